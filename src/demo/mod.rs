@@ -1,0 +1,4 @@
+//! The built-in demo cluster: a Kubernetes-API-compatible server on loopback.
+//!
+//! Never imported by the informer core.
+pub mod mutation;

@@ -1,0 +1,1 @@
+//! TODO: thread_safe_store

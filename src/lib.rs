@@ -1,0 +1,13 @@
+//! kinformer: a terminal dashboard for Kubernetes fed by a Rust port of client-go's informers.
+//!
+//! - [`informer`]: the informer core (reflector, DeltaFIFO, indexer, shared informers, workqueue);
+//!   it never imports anything else from this crate but [`selector`]-free plain data.
+//! - [`selector`]: label and field selectors (parse, match), as in apimachinery's `labels`/`fields`.
+//! - [`demo`]: a Kubernetes-API-compatible server on loopback with a churn simulator and faults.
+//! - [`render`]: pure object → table row functions, per kind.
+//! - [`ui`]: the terminal dashboard (app state, key bindings, widgets, runtime glue).
+pub mod demo;
+pub mod informer;
+pub mod render;
+pub mod selector;
+pub mod ui;

@@ -1,0 +1,1 @@
+//! Object to table row functions. TODO
