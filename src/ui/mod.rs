@@ -1,1 +1,2 @@
-//! The terminal dashboard. TODO
+//! The terminal dashboard.
+pub mod terminal;
