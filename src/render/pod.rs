@@ -69,8 +69,66 @@ fn has_condition(data: &Value, type_: &str) -> bool {
         .any(|c| str_at(c, &["type"]) == type_ && str_at(c, &["status"]) == "True")
 }
 
-/// Compute kubectl's STATUS, READY and RESTARTS for a pod (`printPod`).
+/// The key under which [`super::prune`] stores a pod's precomputed [`PodSummary`] and IP, as
+/// `[reason, ready, total, restarts, lastRestart|null, ip]`: a pruned pod keeps only
+/// `spec.nodeName`, `status.phase` and this array instead of its container statuses (each JSON
+/// map costs ~630 bytes, and a pod's statuses hold a dozen of them).
+pub const POD_SUMMARY_KEY: &str = "kinformer.io/podSummary";
+
+/// The summary and IP a pruned pod carries, when well-formed.
+pub(super) fn cached_summary(data: &Value) -> Option<(PodSummary, String)> {
+    let a = data.get(POD_SUMMARY_KEY)?.as_array()?;
+    let [reason, ready, total, restarts, last, ip] = a.as_slice() else {
+        return None;
+    };
+    let last_restart = match last {
+        Value::Null => None,
+        v => Some(v.as_i64()?),
+    };
+    Some((
+        PodSummary {
+            reason: reason.as_str()?.to_string(),
+            ready: u32::try_from(ready.as_u64()?).ok()?,
+            total: u32::try_from(total.as_u64()?).ok()?,
+            restarts: restarts.as_i64()?,
+            last_restart,
+        },
+        ip.as_str()?.to_string(),
+    ))
+}
+
+/// The summary as stored under [`POD_SUMMARY_KEY`].
+pub(super) fn summary_value(s: &PodSummary, ip: &str) -> Value {
+    Value::Array(vec![
+        Value::String(s.reason.clone()),
+        Value::from(s.ready),
+        Value::from(s.total),
+        Value::from(s.restarts),
+        s.last_restart.map(Value::from).unwrap_or(Value::Null),
+        Value::String(ip.to_string()),
+    ])
+}
+
+/// The IP column: `status.podIPs[0].ip` as kubectl reads it, falling back to the legacy
+/// single `status.podIP`.
+pub(super) fn pod_ip(data: &Value) -> &str {
+    arr_at(data, &["status", "podIPs"])
+        .first()
+        .map(|p| str_at(p, &["ip"]))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| str_at(data, &["status", "podIP"]))
+}
+
+/// Compute kubectl's STATUS, READY and RESTARTS for a pod (`printPod`); a pruned pod answers
+/// from the summary [`super::prune`] stored.
 pub fn pod_phase_reason(obj: &DynamicObject) -> PodSummary {
+    if let Some((s, _)) = cached_summary(&obj.data) {
+        return s;
+    }
+    compute(obj)
+}
+
+pub(super) fn compute(obj: &DynamicObject) -> PodSummary {
     let data = &obj.data;
     let spec_init = arr_at(data, &["spec", "initContainers"]);
     let phase = str_at(data, &["status", "phase"]);
@@ -217,14 +275,11 @@ fn health(s: &PodSummary) -> Health {
 }
 
 pub(super) fn row(obj: &DynamicObject) -> Row {
-    let s = pod_phase_reason(obj);
     let data = &obj.data;
-    // kubectl reads status.podIPs[0].ip; fall back to the legacy single podIP field.
-    let ip = arr_at(data, &["status", "podIPs"])
-        .first()
-        .map(|p| str_at(p, &["ip"]))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| str_at(data, &["status", "podIP"]));
+    let (s, ip) = match cached_summary(data) {
+        Some((s, ip)) => (s, ip),
+        None => (compute(obj), pod_ip(data).to_string()),
+    };
     let node = str_at(data, &["spec", "nodeName"]);
     let health = health(&s);
     Row {
@@ -234,7 +289,7 @@ pub(super) fn row(obj: &DynamicObject) -> Row {
             Cell::Text(s.reason),
             Cell::Restarts(s.restarts, s.last_restart),
             age_cell(obj),
-            Cell::Text(or_none(ip)),
+            Cell::Text(or_none(&ip)),
             Cell::Text(or_none(node)),
         ],
         health,

@@ -8,11 +8,15 @@
 //! - metadata keeps name, namespace, uid, resourceVersion, generation, timestamps, labels,
 //!   ownerReferences and finalizers; `managedFields` and the last-applied annotation always go;
 //! - pruning works in place on the owned object (no deep clone) and is idempotent;
+//! - a pod's row inputs are replaced by its computed row summary (see
+//!   [`POD_SUMMARY_KEY`](super::POD_SUMMARY_KEY)); only `spec.nodeName` and `status.phase` stay;
 //! - kinds without a dedicated rule (custom resources) keep their spec and status, since their
 //!   printer columns may point anywhere.
 
 use kube::api::DynamicObject;
 use serde_json::{Map, Value};
+
+use super::pod::{self, POD_SUMMARY_KEY, cached_summary, pod_ip, summary_value};
 
 /// Annotations worth their bytes in the cache (the rest is read from a GET when needed).
 const KEPT_ANNOTATIONS: &[&str] = &[
@@ -25,6 +29,11 @@ const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 /// Strip `obj` of kind `kind` down to what rows, indexes and drill-down need.
 pub fn prune(kind: &str, mut obj: DynamicObject) -> DynamicObject {
     obj.metadata.managed_fields = None;
+    if kind == "Pod" {
+        // Pods are the bulk of a cache: no annotations at all, no generateName.
+        obj.metadata.annotations = None;
+        obj.metadata.generate_name = None;
+    }
     let builtin = is_builtin(kind);
     if let Some(ann) = obj.metadata.annotations.as_mut() {
         if builtin {
@@ -36,9 +45,12 @@ pub fn prune(kind: &str, mut obj: DynamicObject) -> DynamicObject {
             obj.metadata.annotations = None;
         }
     }
+    if kind == "Pod" {
+        prune_pod(&mut obj);
+        return obj;
+    }
     let d = &mut obj.data;
     match kind {
-        "Pod" => prune_pod(d),
         "Deployment" | "ReplicaSet" | "StatefulSet" => {
             keep(d, &["spec", "status"]);
             with(d, "spec", |s| keep(s, &["replicas", "selector"]));
@@ -206,70 +218,36 @@ fn is_builtin(kind: &str) -> bool {
     )
 }
 
-fn prune_pod(d: &mut Value) {
-    keep(d, &["spec", "status"]);
-    with(d, "spec", |s| {
-        keep(s, &["nodeName", "containers", "initContainers"]);
-        each(s, "containers", |c| keep(c, &["name", "image"]));
-        each(s, "initContainers", |c| {
-            keep(c, &["name", "image", "restartPolicy"])
-        });
-    });
-    with(d, "status", |s| {
-        keep(
-            s,
-            &[
-                "phase",
-                "reason",
-                "podIP",
-                "podIPs",
-                "nominatedNodeName",
-                "conditions",
-                "containerStatuses",
-                "initContainerStatuses",
-            ],
-        );
-        each(s, "podIPs", |p| keep(p, &["ip"]));
-        // Only the conditions STATUS reads (PodScheduled for SchedulingGated, Initialized, Ready).
-        if let Some(Value::Array(conds)) = s.get_mut("conditions") {
-            conds.retain(|c| {
-                matches!(
-                    c.get("type").and_then(Value::as_str),
-                    Some("PodScheduled" | "Initialized" | "Ready")
-                )
-            });
-            for c in conds.iter_mut() {
-                keep(c, &["type", "status", "reason"]);
-            }
-        }
-        each(s, "containerStatuses", prune_container_status);
-        each(s, "initContainerStatuses", prune_container_status);
-    });
-}
-
-fn prune_container_status(cs: &mut Value) {
-    keep(
-        cs,
-        &[
-            "name",
-            "ready",
-            "started",
-            "restartCount",
-            "state",
-            "lastState",
-        ],
-    );
-    with(cs, "state", |st| {
-        with(st, "waiting", |w| keep(w, &["reason"]));
-        with(st, "running", |r| keep(r, &[]));
-        with(st, "terminated", |t| {
-            keep(t, &["reason", "exitCode", "signal"])
-        });
-    });
-    with(cs, "lastState", |ls| {
-        keep(ls, &["terminated"]);
-        with(ls, "terminated", |t| keep(t, &["finishedAt"]));
-    });
+/// A pod keeps `spec.nodeName` (node index), `status.phase` (field selectors) and its row
+/// summary under [`POD_SUMMARY_KEY`], computed here by the same printer `row` uses; its
+/// containers and statuses go (three small maps instead of a dozen).
+fn prune_pod(obj: &mut DynamicObject) {
+    let (summary, ip) = match cached_summary(&obj.data) {
+        Some(cached) => cached,
+        None => (pod::compute(obj), pod_ip(&obj.data).to_string()),
+    };
+    let d = &mut obj.data;
+    let node = d
+        .get_mut("spec")
+        .and_then(|s| s.get_mut("nodeName"))
+        .map(Value::take);
+    let phase = d
+        .get_mut("status")
+        .and_then(|s| s.get_mut("phase"))
+        .map(Value::take);
+    let mut root = Map::new();
+    if let Some(node) = node {
+        let mut spec = Map::new();
+        spec.insert("nodeName".to_string(), node);
+        root.insert("spec".to_string(), Value::Object(spec));
+    }
+    if let Some(phase) = phase {
+        let mut status = Map::new();
+        status.insert("phase".to_string(), phase);
+        root.insert("status".to_string(), Value::Object(status));
+    }
+    root.insert(POD_SUMMARY_KEY.to_string(), summary_value(&summary, &ip));
+    *d = Value::Object(root);
 }
 
 /// Keep only `keys` of the object `v` (non-objects are left alone).
