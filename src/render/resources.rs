@@ -459,8 +459,8 @@ pub(super) fn node_status(obj: &DynamicObject) -> String {
     // The last Ready condition wins, as in kubectl's condition map.
     let ready = arr_at(d, &["status", "conditions"])
         .iter()
-        .filter(|c| str_at(c, &["type"]) == "Ready")
-        .last();
+        .rev()
+        .find(|c| str_at(c, &["type"]) == "Ready");
     let mut status = match ready {
         Some(c) if str_at(c, &["status"]) == "True" => "Ready".to_string(),
         Some(_) => "NotReady".to_string(),
