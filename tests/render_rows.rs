@@ -597,6 +597,32 @@ fn event_last_seen_prefers_series_then_falls_back_to_event_time() {
 }
 
 #[test]
+fn events_k8s_io_event_reads_regarding_and_note() {
+    let e = obj(json!({
+        "apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "e1", "namespace": "shop"},
+        "regarding": {"kind": "Deployment", "name": "web", "uid": "uid-web"},
+        "note": "Scaled up replica set web-7d9c8b7f6d to 3",
+        "reason": "ScalingReplicaSet", "type": "Normal",
+        "eventTime": "2026-11-22T11:59:00.000000Z",
+        "reportingController": "deployment-controller"
+    }));
+    assert_eq!(
+        texts("Event", &e, None),
+        [
+            "60s",
+            "Normal",
+            "ScalingReplicaSet",
+            "deployment/web",
+            "Scaled up replica set web-7d9c8b7f6d to 3"
+        ]
+    );
+    let text = describe_at(&fixture("deployment"), &[Arc::new(e)], NOW);
+    assert!(text.contains("deployment-controller"), "{text}");
+    assert!(text.contains("Scaled up replica set"), "{text}");
+}
+
+#[test]
 fn crd_row_shows_created_at() {
     assert_eq!(
         headers("CustomResourceDefinition", None),
@@ -632,7 +658,7 @@ fn custom_resource_uses_additional_printer_columns() {
             "shop-tls-secret",
             "letsencrypt",
             "Certificate is up to date and has not expired",
-            "<none>",
+            "",
             "2d2h"
         ]
     );

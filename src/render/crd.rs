@@ -1,7 +1,8 @@
 //! CustomResourceDefinitions and custom resources: the CRD row (NAME, CREATED AT) and rows of a
 //! custom resource from its version's `additionalPrinterColumns`, as the apiextensions-apiserver
 //! table convertor builds them (a version without printer columns gets a single Age column on
-//! `.metadata.creationTimestamp`). A cell whose path selects nothing prints `<none>`.
+//! `.metadata.creationTimestamp`). A cell whose path selects nothing is blank (the server
+//! sends null, kubectl prints nothing); an unparseable date is `<invalid>`.
 
 use kube::api::DynamicObject;
 use serde_json::Value;
@@ -110,8 +111,9 @@ fn print_value(v: &Value) -> String {
     }
 }
 
+/// A cell the path selects nothing for: the server sends null and kubectl prints it blank.
 fn none() -> Cell {
-    Cell::text("<none>")
+    Cell::Text(String::new())
 }
 
 fn cell_for(pc: &PrinterColumn, root: &Value) -> Cell {
@@ -138,8 +140,11 @@ fn cell_for(pc: &PrinterColumn, root: &Value) -> Cell {
             Value::Bool(b) => Cell::Text(b.to_string()),
             _ => none(),
         },
-        "date" => match v.as_str().and_then(parse_time) {
-            Some(t) => Cell::Age(Some(t)),
+        "date" => match v.as_str() {
+            Some(s) => match parse_time(s) {
+                Some(t) => Cell::Age(Some(t)),
+                None => Cell::text("<invalid>"),
+            },
             None => none(),
         },
         _ => Cell::Text(print_value(v)),

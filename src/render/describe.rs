@@ -11,7 +11,7 @@ use kube::api::DynamicObject;
 use serde_json::Value;
 
 use super::pod::pod_phase_reason;
-use super::resources::{event_last_seen, node_roles, node_status};
+use super::resources::{event_last_seen, event_message, event_subject, node_roles, node_status};
 use super::{Cell, arr_at, at, bool_at, format_age, int_at, int_opt, str_at, time_at};
 
 /// Describe `obj` with its `events` (any events; those about other objects are skipped), ages
@@ -474,7 +474,9 @@ fn describe_events(out: &mut String, obj: &DynamicObject, events: &[Arc<DynamicO
     let mut mine: Vec<&DynamicObject> = events
         .iter()
         .map(Arc::as_ref)
-        .filter(|e| !uid.is_empty() && str_at(&e.data, &["involvedObject", "uid"]) == uid)
+        .filter(|e| {
+            !uid.is_empty() && event_subject(&e.data).is_some_and(|s| str_at(s, &["uid"]) == uid)
+        })
         .collect();
     if mine.is_empty() {
         let _ = writeln!(out, "Events:             <none>");
@@ -503,7 +505,10 @@ fn describe_events(out: &mut String, obj: &DynamicObject, events: &[Arc<DynamicO
             };
             let component = str_at(d, &["source", "component"]);
             let from = if component.is_empty() {
-                str_at(d, &["reportingComponent"]).to_string()
+                match str_at(d, &["reportingComponent"]) {
+                    "" => str_at(d, &["reportingController"]).to_string(),
+                    c => c.to_string(),
+                }
             } else {
                 let host = str_at(d, &["source", "host"]);
                 if host.is_empty() {
@@ -517,7 +522,7 @@ fn describe_events(out: &mut String, obj: &DynamicObject, events: &[Arc<DynamicO
                 str_at(d, &["reason"]).to_string(),
                 age,
                 from,
-                str_at(d, &["message"]).trim().to_string(),
+                event_message(d).trim().to_string(),
             ]
         })
         .collect();

@@ -532,20 +532,39 @@ pub(super) fn event_columns() -> Vec<Column> {
 }
 
 /// kubectl's LAST SEEN for an event: `series.lastObservedTime`, else `lastTimestamp`, else
-/// `firstTimestamp`, else `eventTime`.
+/// `firstTimestamp`, else `eventTime` (events.k8s.io/v1 spells the first two
+/// `deprecatedLastTimestamp` / `deprecatedFirstTimestamp`).
 pub(super) fn event_last_seen(d: &Value) -> Option<i64> {
     if at(d, &["series"]).is_some_and(Value::is_object) {
         return time_at(d, &["series", "lastObservedTime"]);
     }
     time_at(d, &["lastTimestamp"])
+        .or_else(|| time_at(d, &["deprecatedLastTimestamp"]))
         .or_else(|| time_at(d, &["firstTimestamp"]))
+        .or_else(|| time_at(d, &["deprecatedFirstTimestamp"]))
         .or_else(|| time_at(d, &["eventTime"]))
+}
+
+/// The object an event is about: core/v1 `involvedObject`, events.k8s.io/v1 `regarding`.
+pub(super) fn event_subject(d: &Value) -> Option<&Value> {
+    at(d, &["involvedObject"])
+        .filter(|v| v.is_object())
+        .or_else(|| at(d, &["regarding"]))
+}
+
+/// The event text: core/v1 `message`, events.k8s.io/v1 `note`.
+pub(super) fn event_message(d: &Value) -> &str {
+    match str_at(d, &["message"]) {
+        "" => str_at(d, &["note"]),
+        m => m,
+    }
 }
 
 /// `kind/name` of the involved object, kind lower-cased, as kubectl's OBJECT column.
 pub(super) fn event_object(d: &Value) -> String {
-    let kind = str_at(d, &["involvedObject", "kind"]).to_lowercase();
-    let name = str_at(d, &["involvedObject", "name"]);
+    let subject = event_subject(d).unwrap_or(&Value::Null);
+    let kind = str_at(subject, &["kind"]).to_lowercase();
+    let name = str_at(subject, &["name"]);
     if name.is_empty() {
         kind
     } else {
@@ -562,7 +581,7 @@ pub(super) fn event_row(obj: &DynamicObject) -> Row {
             Cell::text(type_),
             Cell::text(str_at(d, &["reason"])),
             Cell::Text(event_object(d)),
-            Cell::text(str_at(d, &["message"]).trim()),
+            Cell::text(event_message(d).trim()),
         ],
         health: if type_ == "Warning" {
             Health::Warning
