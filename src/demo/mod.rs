@@ -2,3 +2,5 @@
 //!
 //! Never imported by the informer core.
 pub mod mutation;
+pub mod objects;
+pub mod sim;
