@@ -855,6 +855,16 @@ impl<K: Object> SharedIndexInformer<K> {
         tracing::debug!(kind = %self.kind, "informer stopped");
     }
 
+    #[cfg(test)]
+    pub(crate) fn fifo_prepare_for_test(&self, obj: K) -> Arc<K> {
+        self.fifo.prepare(obj)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn reflector_config_for_test(&self) -> &ReflectorConfig {
+        &self.reflector_config
+    }
+
     /// Counters and reflector status for the dashboard's informer panel.
     pub fn stats(&self) -> InformerStats {
         let listeners = self.listeners.lock();
