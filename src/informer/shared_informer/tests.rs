@@ -559,3 +559,48 @@ async fn informer_end_to_end_over_fake_lister_watcher() {
         Some(ReflectorState::Stopped)
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn reflector_resync_timer_reaches_only_handlers_with_a_period() {
+    use crate::informer::list_watch::FakeListerWatcher;
+    let fake = FakeListerWatcher::<ConfigMap>::shared();
+    fake.push_list_page(
+        vec![(*cm("a", "1")).clone(), (*cm("b", "2")).clone()],
+        "2",
+        None,
+    );
+    let _watch = fake.push_watch_live();
+    let lw: Arc<dyn ListerWatcher<ConfigMap>> = fake.clone();
+    let inf = SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "configmaps".into(),
+            ..Default::default()
+        },
+    );
+    let (every10, rx10) = recorder();
+    let (none, rx_none) = recorder();
+    let r10 = inf
+        .add_event_handler(every10, Some(Duration::from_secs(10)))
+        .unwrap();
+    let rn = inf.add_event_handler(none, Some(Duration::ZERO)).unwrap();
+    let (cancel, task) = start(&inf);
+    // 35 s of (virtual) time: the reflector's resync timer fires at 10, 20 and 30 s.
+    tokio::time::sleep(Duration::from_secs(35)).await;
+    // Let the handler threads drain (real time; the paused clock does not move meanwhile).
+    let deadline = std::time::Instant::now() + WAIT;
+    while r10.buffered() + rn.buffered() > 0 || !r10.has_synced() {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let got10: Vec<Ev> = rx10.try_iter().collect();
+    let got_none: Vec<Ev> = rx_none.try_iter().collect();
+    assert_eq!(got_none.len(), 2, "only the initial adds: {got_none:?}");
+    let syncs: Vec<&Ev> = got10
+        .iter()
+        .filter(|e| matches!(e, Ev::Update(_, old, new) if old == new))
+        .collect();
+    assert_eq!(syncs.len(), 6, "2 objects x 3 resyncs: {got10:?}");
+    cancel.cancel();
+    task.await.unwrap();
+}
