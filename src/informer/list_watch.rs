@@ -6,10 +6,31 @@
 //! - `list` returns one page; the caller drives pagination with `continue_token`;
 //! - `watch` returns a stream of events that ends when the server closes the watch; an `ERROR`
 //!   event carrying a 410 is surfaced as [`WatchEvent::Error`] with [`Error::Gone`];
-//! - nothing outside this file performs cluster I/O for the informer.
+//! - nothing outside this file performs cluster I/O for the informer;
+//! - a malformed object (in a list page or a watch event) never fails the request: it is skipped,
+//!   logged, and counted ([`ListPage::malformed`], [`WatchEvent::Malformed`]); the rest arrives;
+//! - every non-success `Status` is classified into [`Error`] by [`classify_status`] the same way
+//!   for lists, watch requests and watch `ERROR` events.
+//!
+//! Implementations: [`KubeListerWatcher`] (over a [`kube::Client`], typed or dynamic kinds) and
+//! [`FakeListerWatcher`] (scriptable, for tests anywhere in the crate and in `tests/`).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
+use futures::{AsyncBufReadExt, FutureExt, StreamExt};
+use kube::Resource;
+use kube::api::DynamicObject;
+use kube::discovery::ApiResource;
+use parking_lot::Mutex;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use tokio::sync::{Notify, mpsc};
 
 use super::{Error, Object};
 
@@ -70,6 +91,9 @@ pub enum WatchEvent<K> {
     },
     /// An ERROR event (a `Status`), already classified.
     Error(Error),
+    /// An event whose object could not be decoded; it was skipped (and logged) and the watch
+    /// continues. The reflector counts these in its status.
+    Malformed(String),
 }
 
 /// A stream of watch events; an `Err` item is a transport/decode failure that ends the watch.
@@ -81,4 +105,705 @@ pub trait ListerWatcher<K: Object>: Send + Sync {
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>>;
     /// Open a watch.
     fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Status classification
+// ---------------------------------------------------------------------------------------------
+
+/// Classify a non-success API `Status` (HTTP code, `reason`, `message`) into an [`Error`].
+///
+/// - "Too large resource version" (message, or a `ResourceVersionTooLarge` cause) →
+///   [`Error::TooLargeResourceVersion`] (checked first: the server sends it as a 504);
+/// - 410, or reason `Expired`/`Gone` (also an expired `continue` token) → [`Error::Gone`];
+/// - 403 → [`Error::Forbidden`]; 429 → [`Error::TooManyRequests`];
+/// - anything else → [`Error::Api`].
+pub fn classify_status(code: u16, reason: &str, message: &str) -> Error {
+    if message.contains("Too large resource version") || reason == "ResourceVersionTooLarge" {
+        return Error::TooLargeResourceVersion(message.to_string());
+    }
+    match (code, reason) {
+        (410, _) | (_, "Expired") | (_, "Gone") => Error::Gone(message.to_string()),
+        (403, _) | (_, "Forbidden") => Error::Forbidden(message.to_string()),
+        (429, _) | (_, "TooManyRequests") => Error::TooManyRequests(message.to_string()),
+        _ => Error::Api {
+            code,
+            reason: reason.to_string(),
+            message: message.to_string(),
+        },
+    }
+}
+
+fn classify_kube_status(status: &kube::core::Status) -> Error {
+    let too_large_cause = status.details.as_ref().is_some_and(|d| {
+        d.causes
+            .iter()
+            .any(|c| c.reason == "ResourceVersionTooLarge")
+    });
+    if too_large_cause {
+        return Error::TooLargeResourceVersion(status.message.clone());
+    }
+    classify_status(status.code, &status.reason, &status.message)
+}
+
+/// Map a `kube` client error into the informer's [`Error`].
+pub fn map_kube_error(err: kube::Error) -> Error {
+    match err {
+        kube::Error::Api(status) => classify_kube_status(&status),
+        kube::Error::SerdeError(e) => Error::Decode(e.to_string()),
+        kube::Error::FromUtf8(e) => Error::Decode(e.to_string()),
+        kube::Error::LinesCodecMaxLineLengthExceeded => {
+            Error::Decode("watch line too long".to_string())
+        }
+        kube::Error::BuildRequest(e) => Error::Api {
+            code: 0,
+            reason: "BadRequest".to_string(),
+            message: e.to_string(),
+        },
+        kube::Error::HttpError(e) => Error::Api {
+            code: 0,
+            reason: "BadRequest".to_string(),
+            message: e.to_string(),
+        },
+        kube::Error::Auth(e) => Error::Api {
+            code: 401,
+            reason: "Unauthorized".to_string(),
+            message: e.to_string(),
+        },
+        // Hyper, service (timeouts, connection refused), TLS, read errors: the server is not
+        // reachable right now.
+        other => Error::Connect(other.to_string()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query building (our own, so the parameters are exactly client-go's: kube's `ListParams` drops
+// `resourceVersion=0` when a limit is set, which changes the served semantics)
+// ---------------------------------------------------------------------------------------------
+
+fn push_param(query: &mut String, key: &str, value: &str) {
+    query.push(if query.contains('?') { '&' } else { '?' });
+    query.push_str(key);
+    query.push('=');
+    for b in value.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                query.push(b as char)
+            }
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                query.push('%');
+                query.push(HEX[usize::from(b >> 4)] as char);
+                query.push(HEX[usize::from(b & 0xf)] as char);
+            }
+        }
+    }
+}
+
+/// The URL (path and query) of a list request, as client-go's `ListOptions` encodes it.
+pub fn list_url(path: &str, opts: &ListOptions) -> String {
+    let mut url = path.to_string();
+    if let Some(s) = opts.label_selector.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "labelSelector", s);
+    }
+    if let Some(s) = opts.field_selector.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "fieldSelector", s);
+    }
+    if let Some(limit) = opts.limit.filter(|l| *l > 0) {
+        push_param(&mut url, "limit", &limit.to_string());
+    }
+    if let Some(token) = opts.continue_token.as_deref().filter(|s| !s.is_empty()) {
+        // The token encodes the snapshot; resourceVersion must not be sent with it.
+        push_param(&mut url, "continue", token);
+    } else if let Some(rv) = opts.resource_version.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "resourceVersion", rv);
+        if let Some(m) = opts.resource_version_match.as_deref() {
+            push_param(&mut url, "resourceVersionMatch", m);
+        }
+    }
+    url
+}
+
+/// The URL (path and query) of a watch request.
+pub fn watch_url(path: &str, opts: &WatchOptions) -> String {
+    let mut url = path.to_string();
+    push_param(&mut url, "watch", "true");
+    if let Some(s) = opts.label_selector.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "labelSelector", s);
+    }
+    if let Some(s) = opts.field_selector.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "fieldSelector", s);
+    }
+    if let Some(rv) = opts.resource_version.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "resourceVersion", rv);
+    }
+    if let Some(t) = opts.timeout_seconds {
+        push_param(&mut url, "timeoutSeconds", &t.to_string());
+    }
+    if opts.allow_watch_bookmarks {
+        push_param(&mut url, "allowWatchBookmarks", "true");
+    }
+    if opts.send_initial_events {
+        push_param(&mut url, "sendInitialEvents", "true");
+        let m = opts
+            .resource_version_match
+            .as_deref()
+            .unwrap_or("NotOlderThan");
+        push_param(&mut url, "resourceVersionMatch", m);
+    }
+    url
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding, one item / one event at a time
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ListMetaLite {
+    #[serde(default)]
+    resource_version: Option<String>,
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+    #[serde(default)]
+    remaining_item_count: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct ListEnvelope<'a> {
+    #[serde(default)]
+    metadata: ListMetaLite,
+    #[serde(default, borrow)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+/// Decode a list response body: the envelope first, then each item on its own, so a malformed
+/// item is skipped and counted instead of failing the page.
+pub fn decode_list_page<K: DeserializeOwned>(body: &str) -> Result<ListPage<K>, Error> {
+    let env: ListEnvelope<'_> =
+        serde_json::from_str(body).map_err(|e| Error::Decode(format!("list envelope: {e}")))?;
+    let raw_items = env.items.unwrap_or_default();
+    let mut items = Vec::with_capacity(raw_items.len());
+    let mut malformed = 0;
+    for raw in raw_items {
+        match serde_json::from_str::<K>(raw.get()) {
+            Ok(obj) => items.push(obj),
+            Err(e) => {
+                malformed += 1;
+                tracing::warn!(error = %e, item = %truncate(raw.get(), 200), "skipping malformed object in list page");
+            }
+        }
+    }
+    Ok(ListPage {
+        items,
+        resource_version: env.metadata.resource_version.unwrap_or_default(),
+        continue_token: env.metadata.continue_token.filter(|c| !c.is_empty()),
+        remaining_item_count: env.metadata.remaining_item_count,
+        malformed,
+    })
+}
+
+#[derive(Deserialize)]
+struct EventEnvelope<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(borrow)]
+    object: &'a RawValue,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct BookmarkMeta {
+    #[serde(default)]
+    resource_version: Option<String>,
+    #[serde(default)]
+    annotations: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+struct BookmarkObject {
+    #[serde(default)]
+    metadata: BookmarkMeta,
+}
+
+/// The annotation a server puts on the bookmark that ends a streaming list's initial events.
+pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";
+
+/// Decode one line of a watch stream. `None` for a blank line. Never fails: an undecodable line
+/// or object becomes [`WatchEvent::Malformed`].
+pub fn decode_watch_line<K: DeserializeOwned>(line: &str) -> Option<WatchEvent<K>> {
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    let env: EventEnvelope<'_> = match serde_json::from_str(line) {
+        Ok(env) => env,
+        Err(e) => {
+            tracing::warn!(error = %e, line = %truncate(line, 200), "skipping undecodable watch line");
+            return Some(WatchEvent::Malformed(format!("watch event envelope: {e}")));
+        }
+    };
+    let obj = env.object.get();
+    let decode = |ctor: fn(K) -> WatchEvent<K>| match serde_json::from_str::<K>(obj) {
+        Ok(o) => ctor(o),
+        Err(e) => {
+            tracing::warn!(error = %e, event = %env.kind, object = %truncate(obj, 200), "skipping malformed object in watch event");
+            WatchEvent::Malformed(format!("{} object: {e}", env.kind))
+        }
+    };
+    Some(match env.kind.as_str() {
+        "ADDED" => decode(WatchEvent::Added),
+        "MODIFIED" => decode(WatchEvent::Modified),
+        "DELETED" => decode(WatchEvent::Deleted),
+        "BOOKMARK" => match serde_json::from_str::<BookmarkObject>(obj) {
+            Ok(b) => WatchEvent::Bookmark {
+                resource_version: b.metadata.resource_version.unwrap_or_default(),
+                initial_events_end: b
+                    .metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(INITIAL_EVENTS_END_ANNOTATION))
+                    .is_some_and(|v| v == "true"),
+            },
+            Err(e) => {
+                tracing::warn!(error = %e, "skipping malformed bookmark");
+                WatchEvent::Malformed(format!("BOOKMARK object: {e}"))
+            }
+        },
+        "ERROR" => match serde_json::from_str::<kube::core::Status>(obj) {
+            Ok(status) => WatchEvent::Error(classify_kube_status(&status)),
+            Err(e) => WatchEvent::Error(Error::Decode(format!("ERROR event status: {e}"))),
+        },
+        other => {
+            tracing::warn!(event = %other, "skipping watch event of unknown type");
+            WatchEvent::Malformed(format!("unknown watch event type {other:?}"))
+        }
+    })
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+// ---------------------------------------------------------------------------------------------
+// KubeListerWatcher
+// ---------------------------------------------------------------------------------------------
+
+/// A [`ListerWatcher`] over a [`kube::Client`] for one kind in one scope (a namespace or the
+/// whole cluster). Works for typed kinds (`KubeListerWatcher::<Pod>::typed`) and for any kind as
+/// [`DynamicObject`] described by an [`ApiResource`] (`KubeListerWatcher::dynamic`).
+pub struct KubeListerWatcher<K> {
+    client: kube::Client,
+    /// Collection path, e.g. `/api/v1/namespaces/ns/pods`; never changes.
+    path: String,
+    _kind: PhantomData<fn() -> K>,
+}
+
+impl<K> Clone for KubeListerWatcher<K> {
+    fn clone(&self) -> Self {
+        Self {
+            client: self.client.clone(),
+            path: self.path.clone(),
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl<K> std::fmt::Debug for KubeListerWatcher<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubeListerWatcher")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl<K: Resource<DynamicType = ()>> KubeListerWatcher<K> {
+    /// A lister-watcher for a typed kind; `namespace: None` means all namespaces (or a
+    /// cluster-scoped kind).
+    pub fn typed(client: kube::Client, namespace: Option<&str>) -> Self {
+        Self {
+            client,
+            path: K::url_path(&(), namespace),
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl KubeListerWatcher<DynamicObject> {
+    /// A lister-watcher for any kind (CRDs included) found by discovery.
+    pub fn dynamic(client: kube::Client, resource: &ApiResource, namespace: Option<&str>) -> Self {
+        Self {
+            client,
+            path: DynamicObject::url_path(resource, namespace),
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl<K> KubeListerWatcher<K> {
+    /// The collection path this lister-watcher lists and watches.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn get(&self, url: String, watch: bool) -> Result<http::Request<Vec<u8>>, Error> {
+        let mut builder = http::Request::get(url);
+        if watch {
+            // One JSON event per line; keep the stream uncompressed so it can be read as it comes.
+            builder = builder.header(http::header::ACCEPT_ENCODING, "identity");
+        }
+        builder.body(Vec::new()).map_err(|e| Error::Api {
+            code: 0,
+            reason: "BadRequest".to_string(),
+            message: e.to_string(),
+        })
+    }
+}
+
+impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
+    fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
+        let url = list_url(&self.path, opts);
+        async move {
+            let req = self.get(url, false)?;
+            let body = self
+                .client
+                .request_text(req)
+                .await
+                .map_err(map_kube_error)?;
+            decode_list_page::<K>(&body)
+        }
+        .boxed()
+    }
+
+    fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>> {
+        let url = watch_url(&self.path, opts);
+        async move {
+            let req = self.get(url, true)?;
+            let reader = self
+                .client
+                .request_stream(req)
+                .await
+                .map_err(map_kube_error)?;
+            let stream = reader.lines().filter_map(|line| async move {
+                match line {
+                    Ok(line) => decode_watch_line::<K>(&line).map(Ok),
+                    Err(e) => Some(Err(Error::Connect(format!("watch stream: {e}")))),
+                }
+            });
+            Ok(stream.boxed())
+        }
+        .boxed()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// FakeListerWatcher
+// ---------------------------------------------------------------------------------------------
+
+/// One step of a scripted watch.
+#[derive(Debug)]
+pub enum WatchStep<K> {
+    /// Deliver this event.
+    Event(WatchEvent<K>),
+    /// Deliver a transport error (an `Err` item); the stream ends after it.
+    Fail(Error),
+    /// Wait this long (on tokio's clock) before the next step.
+    Sleep(Duration),
+}
+
+/// How a scripted watch ends after its steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchEnd {
+    /// The server closes the watch normally.
+    Close,
+    /// The watch stays open (silent) until the consumer drops it.
+    Hang,
+}
+
+/// A scripted watch: steps, then an end. Build with [`WatchScript::new`] and the builder methods.
+#[derive(Debug)]
+pub struct WatchScript<K> {
+    steps: Vec<WatchStep<K>>,
+    end: WatchEnd,
+    live: Option<mpsc::UnboundedReceiver<Result<WatchEvent<K>, Error>>>,
+}
+
+impl<K> Default for WatchScript<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> WatchScript<K> {
+    /// An empty script that closes normally.
+    pub fn new() -> Self {
+        Self {
+            steps: Vec::new(),
+            end: WatchEnd::Close,
+            live: None,
+        }
+    }
+    /// Deliver `event`.
+    pub fn event(mut self, event: WatchEvent<K>) -> Self {
+        self.steps.push(WatchStep::Event(event));
+        self
+    }
+    /// Deliver an `ADDED`.
+    pub fn added(self, obj: K) -> Self {
+        self.event(WatchEvent::Added(obj))
+    }
+    /// Deliver a `MODIFIED`.
+    pub fn modified(self, obj: K) -> Self {
+        self.event(WatchEvent::Modified(obj))
+    }
+    /// Deliver a `DELETED`.
+    pub fn deleted(self, obj: K) -> Self {
+        self.event(WatchEvent::Deleted(obj))
+    }
+    /// Deliver a `BOOKMARK`.
+    pub fn bookmark(self, rv: &str, initial_events_end: bool) -> Self {
+        self.event(WatchEvent::Bookmark {
+            resource_version: rv.to_string(),
+            initial_events_end,
+        })
+    }
+    /// Deliver an `ERROR` event carrying `err`.
+    pub fn error_event(self, err: Error) -> Self {
+        self.event(WatchEvent::Error(err))
+    }
+    /// Wait `d` before the next step.
+    pub fn sleep(mut self, d: Duration) -> Self {
+        self.steps.push(WatchStep::Sleep(d));
+        self
+    }
+    /// End with a transport error.
+    pub fn then_fail(mut self, err: Error) -> Self {
+        self.steps.push(WatchStep::Fail(err));
+        self.end = WatchEnd::Close;
+        self
+    }
+    /// End with a normal close (the default).
+    pub fn then_close(mut self) -> Self {
+        self.end = WatchEnd::Close;
+        self
+    }
+    /// Stay open until the consumer drops the stream.
+    pub fn then_hang(mut self) -> Self {
+        self.end = WatchEnd::Hang;
+        self
+    }
+}
+
+impl<K: Send + 'static> WatchScript<K> {
+    fn into_stream(self) -> WatchStream<K> {
+        let WatchScript { steps, end, live } = self;
+        async_stream::stream! {
+            for step in steps {
+                match step {
+                    WatchStep::Event(ev) => yield Ok(ev),
+                    WatchStep::Fail(err) => {
+                        yield Err(err);
+                        return;
+                    }
+                    WatchStep::Sleep(d) => tokio::time::sleep(d).await,
+                }
+            }
+            if let Some(mut rx) = live {
+                while let Some(item) = rx.recv().await {
+                    let failed = item.is_err();
+                    yield item;
+                    if failed {
+                        return;
+                    }
+                }
+                return;
+            }
+            if end == WatchEnd::Hang {
+                futures::future::pending::<()>().await;
+            }
+        }
+        .boxed()
+    }
+}
+
+struct FakeState<K> {
+    lists: VecDeque<Result<ListPage<K>, Error>>,
+    watches: VecDeque<Result<WatchScript<K>, Error>>,
+    list_calls: Vec<ListOptions>,
+    watch_calls: Vec<WatchOptions>,
+}
+
+/// A scriptable [`ListerWatcher`] for tests: queue list responses and watch scripts, then assert
+/// on the options every call received. A call with nothing queued waits (until the caller gives
+/// up on it), so an over-eager consumer is visible as a recorded call, not as an invented answer.
+pub struct FakeListerWatcher<K> {
+    state: Mutex<FakeState<K>>,
+    /// Signalled after every recorded call and every newly queued response.
+    changed: Notify,
+}
+
+impl<K> Default for FakeListerWatcher<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> FakeListerWatcher<K> {
+    /// An empty fake.
+    pub fn new() -> Self {
+        Self {
+            state: Mutex::new(FakeState {
+                lists: VecDeque::new(),
+                watches: VecDeque::new(),
+                list_calls: Vec::new(),
+                watch_calls: Vec::new(),
+            }),
+            changed: Notify::new(),
+        }
+    }
+
+    /// Queue one list page.
+    pub fn push_list_page(
+        &self,
+        items: Vec<K>,
+        resource_version: &str,
+        continue_token: Option<&str>,
+    ) {
+        self.push_list(Ok(ListPage {
+            items,
+            resource_version: resource_version.to_string(),
+            continue_token: continue_token.map(str::to_string),
+            remaining_item_count: None,
+            malformed: 0,
+        }));
+    }
+
+    /// Queue one list response (a page, or an error).
+    pub fn push_list(&self, response: Result<ListPage<K>, Error>) {
+        self.state.lock().lists.push_back(response);
+        self.changed.notify_waiters();
+    }
+
+    /// Queue one list error.
+    pub fn push_list_error(&self, err: Error) {
+        self.push_list(Err(err));
+    }
+
+    /// Queue one watch script.
+    pub fn push_watch(&self, script: WatchScript<K>) {
+        self.state.lock().watches.push_back(Ok(script));
+        self.changed.notify_waiters();
+    }
+
+    /// Queue one failing watch request.
+    pub fn push_watch_error(&self, err: Error) {
+        self.state.lock().watches.push_back(Err(err));
+        self.changed.notify_waiters();
+    }
+
+    /// Queue a live watch: events sent on the returned sender are delivered as they come; an `Err`
+    /// ends the watch with that transport error; dropping the sender closes it normally.
+    pub fn push_watch_live(&self) -> mpsc::UnboundedSender<Result<WatchEvent<K>, Error>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let script = WatchScript {
+            steps: Vec::new(),
+            end: WatchEnd::Close,
+            live: Some(rx),
+        };
+        self.state.lock().watches.push_back(Ok(script));
+        self.changed.notify_waiters();
+        tx
+    }
+
+    /// Every `ListOptions` received so far, in order.
+    pub fn list_calls(&self) -> Vec<ListOptions> {
+        self.state.lock().list_calls.clone()
+    }
+
+    /// Every `WatchOptions` received so far, in order.
+    pub fn watch_calls(&self) -> Vec<WatchOptions> {
+        self.state.lock().watch_calls.clone()
+    }
+
+    /// Responses queued and not yet consumed: (lists, watches).
+    pub fn pending(&self) -> (usize, usize) {
+        let st = self.state.lock();
+        (st.lists.len(), st.watches.len())
+    }
+
+    /// Wait until at least `n` list calls have been received.
+    pub async fn wait_for_list_calls(&self, n: usize) {
+        self.wait_until(|st| st.list_calls.len() >= n).await;
+    }
+
+    /// Wait until at least `n` watch calls have been received.
+    pub async fn wait_for_watch_calls(&self, n: usize) {
+        self.wait_until(|st| st.watch_calls.len() >= n).await;
+    }
+
+    async fn wait_until(&self, cond: impl Fn(&FakeState<K>) -> bool) {
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if cond(&self.state.lock()) {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+impl<K: Object> ListerWatcher<K> for FakeListerWatcher<K> {
+    fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
+        let opts = opts.clone();
+        async move {
+            self.state.lock().list_calls.push(opts);
+            self.changed.notify_waiters();
+            loop {
+                let notified = self.changed.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if let Some(resp) = self.state.lock().lists.pop_front() {
+                    return resp;
+                }
+                notified.await;
+            }
+        }
+        .boxed()
+    }
+
+    fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>> {
+        let opts = opts.clone();
+        async move {
+            self.state.lock().watch_calls.push(opts);
+            self.changed.notify_waiters();
+            loop {
+                let notified = self.changed.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                let next = self.state.lock().watches.pop_front();
+                if let Some(resp) = next {
+                    return resp.map(WatchScript::into_stream);
+                }
+                notified.await;
+            }
+        }
+        .boxed()
+    }
+}
+
+/// Share a fake as the `Arc<dyn ListerWatcher<K>>` the reflector takes, keeping a handle.
+impl<K: Object> FakeListerWatcher<K> {
+    /// A new fake in an `Arc`.
+    pub fn shared() -> Arc<Self> {
+        Arc::new(Self::new())
+    }
 }

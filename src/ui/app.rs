@@ -16,7 +16,9 @@ use tui_input::backend::crossterm::EventHandler;
 use super::action::{
     Action, ConnectionState, Effect, InformerRow, ObjectSummary, ViewId, resource_label,
 };
-use super::compat::{Column, LABEL_INDEX, ResourceInfo, ThreadSafeStore, columns, to_yaml};
+use super::compat::{
+    Column, LABEL_INDEX, ResourceInfo, ThreadSafeStore, columns, printer_columns_of, to_yaml,
+};
 use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
 use super::resources::{builtin_resources, complete, resolve};
@@ -337,10 +339,7 @@ impl App {
     ) -> ViewId {
         let id = self.next_view;
         self.next_view += 1;
-        let cols = columns(
-            &resource.api_resource.kind,
-            resource.printer_columns.as_deref(),
-        );
+        let cols = columns(&resource.api_resource.kind, printer_columns_of(&resource));
         fx.push(Effect::OpenResource {
             view: id,
             resource: resource.clone(),
@@ -465,14 +464,9 @@ impl App {
                 let Some(v) = self.views.get_mut(&view) else {
                     return fx;
                 };
-                let mut changed = false;
-                for s in upserts {
-                    changed |= v.table.upsert(s, now);
-                }
-                for k in deletes {
-                    changed |= v.table.delete(&k, now);
-                }
-                if changed {
+                // The initial list is not news: highlight only once the view is synced.
+                let highlight = v.synced;
+                if v.table.apply(upserts, deletes, now, highlight) {
                     self.after_rows(view);
                 }
             }
@@ -505,6 +499,17 @@ impl App {
             Action::InformerStats(rows) => {
                 if rows != self.informers {
                     self.informers = rows;
+                    let synced: Vec<ViewId> = self
+                        .views
+                        .values()
+                        .filter(|v| !v.synced && self.informer_for(v).is_some_and(|r| r.synced))
+                        .map(|v| v.id)
+                        .collect();
+                    for id in synced {
+                        if let Some(v) = self.views.get_mut(&id) {
+                            v.synced = true;
+                        }
+                    }
                     self.informer_cursor = self
                         .informer_cursor
                         .min(self.informers.len().saturating_sub(1));
@@ -536,10 +541,10 @@ impl App {
                         if let Some(fresh) = self.resources.iter().find(|r| {
                             r.api_resource.group == v.resource.api_resource.group
                                 && r.api_resource.plural == v.resource.api_resource.plural
-                        }) && fresh.printer_columns != v.resource.printer_columns
+                        }) && printer_columns_of(fresh) != printer_columns_of(&v.resource)
                         {
                             v.columns =
-                                columns(&fresh.api_resource.kind, fresh.printer_columns.as_deref());
+                                columns(&fresh.api_resource.kind, printer_columns_of(fresh));
                         }
                     }
                     self.dirty = true;

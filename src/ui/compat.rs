@@ -7,10 +7,10 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use kube::api::{ApiResource, DynamicObject};
+use kube::api::DynamicObject;
 use parking_lot::RwLock;
 
 // ---------------------------------------------------------------- render
@@ -202,142 +202,6 @@ pub fn to_yaml(obj: &serde_json::Value, reveal_secrets: bool) -> String {
     serde_norway::to_string(&v).unwrap_or_else(|e| format!("# cannot render YAML: {e}"))
 }
 
-// ---------------------------------------------------------------- selector
-
-/// Placeholder of `crate::selector::SelectorError`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid selector: {0}")]
-pub struct SelectorError(pub String);
-
-/// Placeholder of `crate::selector::Operator`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Operator {
-    Equals,
-    NotEquals,
-    In,
-    NotIn,
-    Exists,
-    DoesNotExist,
-}
-
-/// Placeholder of `crate::selector::Requirement`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Requirement {
-    pub key: String,
-    pub op: Operator,
-    pub values: Vec<String>,
-}
-
-impl Requirement {
-    fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        let v = labels.get(&self.key);
-        match self.op {
-            Operator::Equals | Operator::In => v.is_some_and(|v| self.values.contains(v)),
-            Operator::NotEquals | Operator::NotIn => !v.is_some_and(|v| self.values.contains(v)),
-            Operator::Exists => v.is_some(),
-            Operator::DoesNotExist => v.is_none(),
-        }
-    }
-}
-
-/// Placeholder of `crate::selector::LabelSelector`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct LabelSelector {
-    pub requirements: Vec<Requirement>,
-}
-
-fn valid_label_part(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-}
-
-impl LabelSelector {
-    pub fn parse(input: &str) -> Result<Self, SelectorError> {
-        let mut requirements = Vec::new();
-        let mut terms = Vec::new();
-        let mut depth = 0;
-        let mut start = 0;
-        for (i, c) in input.char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => depth -= 1,
-                ',' if depth == 0 => {
-                    terms.push(&input[start..i]);
-                    start = i + 1;
-                }
-                _ => {}
-            }
-        }
-        terms.push(&input[start..]);
-        for term in terms.into_iter().map(str::trim) {
-            if term.is_empty() {
-                if input.trim().is_empty() {
-                    continue;
-                }
-                return Err(SelectorError(format!("empty term in {input:?}")));
-            }
-            let err = || SelectorError(format!("cannot parse {term:?}"));
-            let req = if let Some(k) = term.strip_prefix('!') {
-                Requirement {
-                    key: k.trim().to_string(),
-                    op: Operator::DoesNotExist,
-                    values: vec![],
-                }
-            } else if let Some((k, v)) = term.split_once("!=") {
-                Requirement {
-                    key: k.trim().to_string(),
-                    op: Operator::NotEquals,
-                    values: vec![v.trim().to_string()],
-                }
-            } else if let Some((k, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
-                Requirement {
-                    key: k.trim().to_string(),
-                    op: Operator::Equals,
-                    values: vec![v.trim().to_string()],
-                }
-            } else if let Some((k, rest)) = term
-                .split_once(" notin ")
-                .map(|(k, r)| (k, (r, Operator::NotIn)))
-                .or_else(|| term.split_once(" in ").map(|(k, r)| (k, (r, Operator::In))))
-            {
-                let (list, op) = rest;
-                let list = list.trim();
-                let inner = list
-                    .strip_prefix('(')
-                    .and_then(|l| l.strip_suffix(')'))
-                    .ok_or_else(err)?;
-                Requirement {
-                    key: k.trim().to_string(),
-                    op,
-                    values: inner.split(',').map(|s| s.trim().to_string()).collect(),
-                }
-            } else {
-                Requirement {
-                    key: term.to_string(),
-                    op: Operator::Exists,
-                    values: vec![],
-                }
-            };
-            if !valid_label_part(&req.key)
-                || req
-                    .values
-                    .iter()
-                    .any(|v| !v.is_empty() && !valid_label_part(v))
-            {
-                return Err(err());
-            }
-            requirements.push(req);
-        }
-        Ok(LabelSelector { requirements })
-    }
-
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.requirements.iter().all(|r| r.matches(labels))
-    }
-}
-
 // ---------------------------------------------------------------- informer tap
 
 /// Placeholder of `crate::informer::delta_fifo::DeltaType`.
@@ -456,13 +320,9 @@ impl ThreadSafeStore<DynamicObject> {
 
 // ---------------------------------------------------------------- discovery
 
-/// Placeholder of `crate::cluster::ResourceInfo`: one API resource found by discovery.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResourceInfo {
-    pub api_resource: ApiResource,
-    pub namespaced: bool,
-    pub short_names: Vec<String>,
-    pub singular: String,
-    pub verbs: Vec<String>,
-    pub printer_columns: Option<Vec<PrinterColumn>>,
+pub use crate::cluster::ResourceInfo;
+
+/// The CRD printer columns of a resource, once discovery carries them (`None` until then).
+pub fn printer_columns_of(_resource: &ResourceInfo) -> Option<&[PrinterColumn]> {
+    None
 }

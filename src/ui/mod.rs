@@ -16,6 +16,7 @@ pub mod event_log;
 pub mod keys;
 pub mod resources;
 pub mod table;
+pub mod terminal;
 pub mod widgets;
 
 pub use action::{Action, Effect};

@@ -3,7 +3,7 @@
 //! Until discovery answers, a built-in table of the common kinds lets the first view open at once;
 //! discovery results (CRDs included) replace it.
 
-use kube::api::ApiResource;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
 
 use super::compat::ResourceInfo;
 
@@ -14,34 +14,25 @@ fn builtin(
     plural: &str,
     namespaced: bool,
     short: &[&str],
-) -> ResourceInfo {
-    let api_version = if group.is_empty() {
-        version.to_string()
-    } else {
-        format!("{group}/{version}")
-    };
-    ResourceInfo {
-        api_resource: ApiResource {
-            group: group.to_string(),
-            version: version.to_string(),
-            api_version,
-            kind: kind.to_string(),
-            plural: plural.to_string(),
-        },
+) -> Option<ResourceInfo> {
+    let r = APIResource {
+        name: plural.to_string(),
+        kind: kind.to_string(),
         namespaced,
-        short_names: short.iter().map(|s| s.to_string()).collect(),
-        singular: kind.to_lowercase(),
+        singular_name: kind.to_lowercase(),
+        short_names: Some(short.iter().map(|s| s.to_string()).collect()),
         verbs: ["get", "list", "watch", "delete"]
             .iter()
             .map(|s| s.to_string())
             .collect(),
-        printer_columns: None,
-    }
+        ..Default::default()
+    };
+    ResourceInfo::from_api_resource(group, version, &r)
 }
 
 /// The common built-in kinds (used until discovery answers).
 pub fn builtin_resources() -> Vec<ResourceInfo> {
-    vec![
+    [
         builtin("", "v1", "Pod", "pods", true, &["po"]),
         builtin("apps", "v1", "Deployment", "deployments", true, &["deploy"]),
         builtin("apps", "v1", "ReplicaSet", "replicasets", true, &["rs"]),
@@ -65,26 +56,15 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
             &["crd", "crds"],
         ),
     ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
-/// Find a resource by plural, singular, short name, kind (case-insensitive) or `plural.group`.
-/// Core and well-known groups win over CRDs sharing a name.
+/// Find a resource by plural, singular, short name, kind (case-insensitive) or `plural.group`
+/// (kubectl's rules, see [`crate::cluster::resolve`]).
 pub fn resolve<'a>(resources: &'a [ResourceInfo], name: &str) -> Option<&'a ResourceInfo> {
-    let n = name.to_lowercase();
-    let hit = |r: &&ResourceInfo| {
-        let ar = &r.api_resource;
-        ar.plural == n
-            || r.singular == n
-            || ar.kind.to_lowercase() == n
-            || r.short_names.iter().any(|s| s.to_lowercase() == n)
-            || (!ar.group.is_empty() && format!("{}.{}", ar.plural, ar.group) == n)
-    };
-    resources.iter().filter(hit).min_by_key(|r| {
-        (
-            !r.api_resource.group.is_empty(),
-            r.api_resource.group.contains('.'),
-        )
-    })
+    crate::cluster::resolve(resources, name)
 }
 
 /// Words accepted after `:` besides resources.
