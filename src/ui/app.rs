@@ -709,7 +709,14 @@ impl App {
                 self.show_events_pane = !self.show_events_pane;
                 self.scroll_current();
             }
-            KeyAction::SortName => self.sort_table(|_, _| SortBy::Cell(0), true),
+            KeyAction::SortName => {
+                // Outside -A the key order is the name order.
+                let all_ns = self
+                    .current_view()
+                    .is_some_and(|v| v.namespace.is_none() && v.resource.namespaced);
+                let by = if all_ns { SortBy::Cell(0) } else { SortBy::Key };
+                self.sort_table(move |_, _| by, true)
+            }
             KeyAction::SortAge => self.sort_table(
                 |cols, _| {
                     cols.iter()

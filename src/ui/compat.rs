@@ -39,7 +39,7 @@ impl Cell {
         match (self, other) {
             (Cell::Text(a), Cell::Text(b)) => a.cmp(b),
             (Cell::Int(a), Cell::Int(b)) => a.cmp(b),
-            // Older first means larger age: sort ages by timestamp descending.
+            // Ascending age (youngest first) is descending creation time.
             (Cell::Age(a), Cell::Age(b)) => b.cmp(a),
             (Cell::Ratio(a, _), Cell::Ratio(b, _)) => a.cmp(b),
             _ => self.rank().cmp(&other.rank()),
@@ -234,7 +234,7 @@ pub const LABEL_INDEX: &str = "label";
 
 /// Placeholder of `crate::informer::thread_safe_store::ThreadSafeStore<DynamicObject>` with only
 /// the label index (values `key=value` and `key`), enough for the dashboard's label filter.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ThreadSafeStore<K> {
     inner: RwLock<StoreInner<K>>,
 }
@@ -250,6 +250,14 @@ impl<K> Default for StoreInner<K> {
         StoreInner {
             items: HashMap::new(),
             label: HashMap::new(),
+        }
+    }
+}
+
+impl<K> Default for ThreadSafeStore<K> {
+    fn default() -> Self {
+        ThreadSafeStore {
+            inner: RwLock::new(StoreInner::default()),
         }
     }
 }

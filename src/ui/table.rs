@@ -449,6 +449,9 @@ impl TableModel {
             }
             self.order = self.entries.keys().cloned().collect();
             self.resort();
+            if self.filtered {
+                self.refilter(None);
+            }
             return true;
         }
         let present: HashSet<Arc<str>> = rows.iter().map(|s| s.key.clone()).collect();
