@@ -23,6 +23,19 @@ use super::table::{Mark, SortBy};
 const TITLE: Color = Color::Cyan;
 const DIM: Color = Color::DarkGray;
 const KEY: Color = Color::Magenta;
+const INFORMER_HEADERS: [&str; 11] = [
+    "RESOURCE",
+    "NAMESPACE",
+    "STATE",
+    "SYNCED",
+    "OBJECTS",
+    "QUEUE",
+    "DELTAS",
+    "Δ/S",
+    "RELISTS",
+    "LAST RV",
+    "LAST ERROR",
+];
 
 fn health_style(h: Health) -> Style {
     Style::default().fg(match h {
@@ -163,6 +176,12 @@ impl App {
                     .bg(Color::Red)
                     .add_modifier(Modifier::BOLD),
             ));
+            l2.push(Span::styled(
+                " STALE: cached data",
+                Style::default()
+                    .fg(Color::Yellow)
+                    .add_modifier(Modifier::BOLD),
+            ));
             if let Some(at) = c.retry_at_ms {
                 l2.push(Span::styled(
                     format!(" retry in {}", countdown(self.now_ms, at)),
@@ -175,12 +194,6 @@ impl App {
                     Style::default().fg(DIM),
                 ));
             }
-            l2.push(Span::styled(
-                "  STALE: showing cached data",
-                Style::default()
-                    .fg(Color::Yellow)
-                    .add_modifier(Modifier::BOLD),
-            ));
         } else if let Some(v) = view {
             match self.informer_for(v) {
                 Some(r) => {
@@ -289,7 +302,7 @@ impl App {
         let stale = !self.connection.reachable;
         let title = format!(
             " {}({}){}[{}] ",
-            v.resource.api_resource.plural,
+            capitalized(&v.resource.api_resource.plural),
             v.namespace
                 .as_deref()
                 .unwrap_or(if v.resource.namespaced { "all" } else { "-" }),
@@ -461,7 +474,9 @@ impl App {
             Paragraph::new(Line::styled(msg, Style::default().fg(DIM)).centered()).render(r, buf);
         }
         if n > height && height > 0 {
-            let mut st = ScrollbarState::new(n.saturating_sub(height)).position(offset);
+            let mut st = ScrollbarState::new(n.saturating_sub(height))
+                .position(offset)
+                .viewport_content_length(height);
             let sb_area = Rect {
                 y: inner.y + 1,
                 height: inner.height.saturating_sub(1),
@@ -488,23 +503,7 @@ impl App {
                 )
                 .centered(),
             );
-        let header = TRow::new(
-            [
-                "RESOURCE",
-                "NAMESPACE",
-                "STATE",
-                "SYNCED",
-                "OBJECTS",
-                "QUEUE",
-                "DELTAS",
-                "Δ/S",
-                "RELISTS",
-                "LAST RV",
-                "LAST ERROR",
-            ]
-            .map(TCell::from),
-        )
-        .style(
+        let header = TRow::new(INFORMER_HEADERS.map(TCell::from)).style(
             Style::default()
                 .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
@@ -513,7 +512,7 @@ impl App {
         let start = self
             .informer_cursor
             .saturating_sub(inner_h.saturating_sub(1));
-        let rows = self
+        let texts: Vec<([String; 11], Style)> = self
             .informers
             .iter()
             .enumerate()
@@ -530,7 +529,7 @@ impl App {
                 if i == self.informer_cursor {
                     style = style.add_modifier(Modifier::REVERSED);
                 }
-                TRow::new([
+                let cells = [
                     r.resource.clone(),
                     r.namespace.clone().unwrap_or_else(|| "(all)".into()),
                     state_text(&r.state, self.now_ms),
@@ -543,24 +542,31 @@ impl App {
                     r.last_rv.clone(),
                     r.last_error
                         .as_deref()
-                        .map(|e| truncate(e, 50).into_owned())
+                        .map(|e| truncate(e, 80).into_owned())
                         .unwrap_or_default(),
-                ])
-                .style(style)
-            });
-        let widths = [
-            Constraint::Length(22),
-            Constraint::Length(12),
-            Constraint::Length(24),
-            Constraint::Length(6),
-            Constraint::Length(8),
-            Constraint::Length(6),
-            Constraint::Length(8),
-            Constraint::Length(7),
-            Constraint::Length(7),
-            Constraint::Length(9),
-            Constraint::Fill(1),
-        ];
+                ];
+                (cells, style)
+            })
+            .collect();
+        let mut widths: Vec<Constraint> = INFORMER_HEADERS
+            .iter()
+            .enumerate()
+            .map(|(c, h)| {
+                let w = texts
+                    .iter()
+                    .map(|(t, _)| t[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .max(h.chars().count());
+                Constraint::Length(w as u16)
+            })
+            .collect();
+        if let Some(last) = widths.last_mut() {
+            *last = Constraint::Fill(1);
+        }
+        let rows = texts
+            .into_iter()
+            .map(|(t, style)| TRow::new(t).style(style));
         Widget::render(
             Table::new(rows, widths)
                 .header(header)
@@ -615,12 +621,11 @@ impl App {
                 continue;
             };
             let Some(k) = b.keys.first() else { continue };
-            let name = format!("{:?}", a);
             spans.push(Span::styled(
                 format!(" <{k}>"),
                 Style::default().fg(KEY).add_modifier(Modifier::BOLD),
             ));
-            spans.push(Span::styled(short_name(&name), Style::default().fg(DIM)));
+            spans.push(Span::styled(hint_name(a), Style::default().fg(DIM)));
         }
         Paragraph::new(Line::from(spans)).render(area, buf);
     }
@@ -697,20 +702,45 @@ impl App {
     }
 }
 
-/// `SortName` → `sort-name`: the footer's name of an action.
-fn short_name(debug: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in debug.chars().enumerate() {
-        if c.is_uppercase() {
-            if i > 0 {
-                out.push('-');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
+/// `pods` → `Pods`, as k9s titles its tables.
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
     }
-    out
+}
+
+/// The footer's short name of an action.
+fn hint_name(a: KeyAction) -> &'static str {
+    match a {
+        KeyAction::Quit => "quit",
+        KeyAction::Help => "help",
+        KeyAction::Command => "cmd",
+        KeyAction::Filter => "filter",
+        KeyAction::LabelFilter => "labels",
+        KeyAction::Back => "back",
+        KeyAction::Up => "up",
+        KeyAction::Down => "down",
+        KeyAction::PageUp => "pgup",
+        KeyAction::PageDown => "pgdn",
+        KeyAction::Top => "top",
+        KeyAction::Bottom => "bottom",
+        KeyAction::Enter => "drill",
+        KeyAction::Yaml => "yaml",
+        KeyAction::Describe => "describe",
+        KeyAction::Delete => "delete",
+        KeyAction::RevealSecrets => "reveal",
+        KeyAction::ToggleEvents => "events",
+        KeyAction::SortName => "sort name",
+        KeyAction::SortAge => "sort age",
+        KeyAction::SortNext => "sort next",
+        KeyAction::SortPrev => "sort prev",
+        KeyAction::SortFlip => "reverse",
+        KeyAction::Pause => "pause",
+        KeyAction::EventType => "type",
+        KeyAction::EventKind => "kind",
+    }
 }
 
 fn render_events(log: &EventLog, _now_ms: i64, area: Rect, buf: &mut Buffer, full: bool) {
