@@ -638,6 +638,9 @@ struct FakeState<K> {
     watches: VecDeque<Result<WatchScript<K>, Error>>,
     list_calls: Vec<ListOptions>,
     watch_calls: Vec<WatchOptions>,
+    /// When each call arrived (tokio's clock), parallel to `list_calls` / `watch_calls`.
+    list_times: Vec<tokio::time::Instant>,
+    watch_times: Vec<tokio::time::Instant>,
 }
 
 /// A scriptable [`ListerWatcher`] for tests: queue list responses and watch scripts, then assert
@@ -664,6 +667,8 @@ impl<K> FakeListerWatcher<K> {
                 watches: VecDeque::new(),
                 list_calls: Vec::new(),
                 watch_calls: Vec::new(),
+                list_times: Vec::new(),
+                watch_times: Vec::new(),
             }),
             changed: Notify::new(),
         }
@@ -732,6 +737,16 @@ impl<K> FakeListerWatcher<K> {
         self.state.lock().watch_calls.clone()
     }
 
+    /// When each list call arrived (tokio's clock).
+    pub fn list_call_times(&self) -> Vec<tokio::time::Instant> {
+        self.state.lock().list_times.clone()
+    }
+
+    /// When each watch call arrived (tokio's clock).
+    pub fn watch_call_times(&self) -> Vec<tokio::time::Instant> {
+        self.state.lock().watch_times.clone()
+    }
+
     /// Responses queued and not yet consumed: (lists, watches).
     pub fn pending(&self) -> (usize, usize) {
         let st = self.state.lock();
@@ -765,7 +780,11 @@ impl<K: Object> ListerWatcher<K> for FakeListerWatcher<K> {
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
         let opts = opts.clone();
         async move {
-            self.state.lock().list_calls.push(opts);
+            {
+                let mut st = self.state.lock();
+                st.list_calls.push(opts);
+                st.list_times.push(tokio::time::Instant::now());
+            }
             self.changed.notify_waiters();
             loop {
                 let notified = self.changed.notified();
@@ -783,7 +802,11 @@ impl<K: Object> ListerWatcher<K> for FakeListerWatcher<K> {
     fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>> {
         let opts = opts.clone();
         async move {
-            self.state.lock().watch_calls.push(opts);
+            {
+                let mut st = self.state.lock();
+                st.watch_calls.push(opts);
+                st.watch_times.push(tokio::time::Instant::now());
+            }
             self.changed.notify_waiters();
             loop {
                 let notified = self.changed.notified();
