@@ -27,6 +27,43 @@
 //!   [`ReflectorState::Stopped`];
 //! - status: the state is published (and receivers woken) at every transition and error; counters
 //!   and the RV are updated in place on every event, read them with `borrow()`.
+//!
+//! # Example
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use std::sync::Arc;
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kinformer::informer::delta_fifo::{DeltaFifo, DeltaFifoOptions};
+//! use kinformer::informer::list_watch::{FakeListerWatcher, WatchScript};
+//! use kinformer::informer::reflector::{Reflector, ReflectorConfig};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let mut cm = ConfigMap::default();
+//! cm.metadata.name = Some("settings".into());
+//! cm.metadata.namespace = Some("default".into());
+//! cm.metadata.resource_version = Some("7".into());
+//!
+//! // A scripted API: one list page, then a watch that stays open.
+//! let lw = FakeListerWatcher::shared();
+//! lw.push_list_page(vec![cm], "10", None);
+//! lw.push_watch(WatchScript::new().then_hang());
+//!
+//! let fifo = Arc::new(DeltaFifo::new(DeltaFifoOptions::default()));
+//! let config = ReflectorConfig { kind: "v1/ConfigMap".into(), ..ReflectorConfig::default() };
+//! let reflector = Reflector::new(lw.clone(), fifo.clone(), config);
+//! let mut status = reflector.status();
+//! let cancel = CancellationToken::new();
+//! let task = tokio::spawn(reflector.run(cancel.clone()));
+//!
+//! status.wait_for(|s| s.lists == 1).await.expect("reflector running");
+//! assert_eq!(fifo.list_keys(), vec!["default/settings".to_string()]);
+//! assert_eq!(lw.list_calls()[0].resource_version.as_deref(), Some("0"));
+//! cancel.cancel();
+//! task.await.expect("reflector task");
+//! # }
+//! ```
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -751,7 +788,8 @@ impl<K: Object> Reflector<K> {
         };
         self.count_event();
         let obj = self.store.prepare(obj);
-        let rv = resource_version(obj.as_ref()).to_string();
+        // A second handle (a refcount, not a copy) to read the RV after the store took the object.
+        let seen = Arc::clone(&obj);
         let res = match op {
             Op::Add => self.store.add(obj),
             Op::Update => self.store.update(obj),
@@ -761,7 +799,7 @@ impl<K: Object> Reflector<K> {
             tracing::warn!(kind = %self.config.kind, error = %err, ?op, "store rejected a watch event");
             self.record_error(&err);
         }
-        self.set_last_sync_rv(&rv);
+        self.set_last_sync_rv(resource_version(seen.as_ref()));
         None
     }
 
