@@ -28,6 +28,26 @@
 //! - status: the state is published (and receivers woken) at every transition and error; counters
 //!   and the RV are updated in place on every event, read them with `borrow()`.
 //!
+//! # Where this differs from client-go, and why
+//! - **Relists stay paged.** client-go turns paging off for relists at a specific RV (so the
+//!   watch cache can serve them) unless the server paged the first list. We always send
+//!   `limit=page_size`: an unpaged relist of a 150k-pod fleet is a response body of a gigabyte
+//!   held at once, against the memory budget (peak ≤ 1.5× steady state). Current API servers serve
+//!   paged lists from the watch cache as well.
+//! - **5xx on a watch request re-watches** after the backoff, like connection refused and 429;
+//!   client-go relists. An API server restarting (503) does not invalidate our RV.
+//! - **A refused streaming list is not retried** for the rest of the reflector's life (client-go
+//!   tries again at every `ListAndWatch`): the server will not learn the feature meanwhile, and each
+//!   attempt costs a request. Transient failures (connect, 429, 5xx, expired RV) do retry it.
+//!   A server that silently ignores `sendInitialEvents` is detected when that watch ends without
+//!   the initial-events-end bookmark (at the latest after its timeout); the events received so
+//!   far are discarded, never half-applied.
+//! - **Transport errors in the middle of a watch** (connection reset) count as a close, subject to
+//!   the very-short-watch rule, as client-go's probable-EOF handling; other stream failures relist.
+//! - **kube's client-side retry** of 429/503/504 is turned off by
+//!   [`client_for_informers`](super::list_watch::client_for_informers), so those answers reach the
+//!   reflector at once (a "Too large resource version" 504 must trigger the consistent relist).
+//!
 //! # Example
 //!
 //! ```
