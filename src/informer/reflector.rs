@@ -684,9 +684,11 @@ impl<K: Object> Reflector<K> {
             send_initial_events: false,
             resource_version_match: None,
         };
-        let started = Instant::now();
         match self.lw.watch(&opts).await {
             Ok(stream) => {
+                // The watch's age counts from when it is open (as `handleWatch` does), so a
+                // slow request is not mistaken for a long-lived watch.
+                let started = Instant::now();
                 self.status.send_modify(|s| {
                     s.watches += 1;
                     s.state = ReflectorState::Watching;
@@ -1616,6 +1618,57 @@ mod tests {
         assert_eq!(run.store.ops().last(), Some(&Rec::Resync));
         assert_eq!(run.store.ops().len(), 2);
         run.stop().await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn failed_list_backs_off_and_lists_again_at_the_same_rv() {
+        let fake = FakeListerWatcher::shared();
+        fake.push_list_error(Error::Forbidden("rbac".into()));
+        fake.push_list_error(Error::Connect("refused".into()));
+        fake.push_list_page(vec![cm("a", "5")], "10", None);
+        fake.push_watch(WatchScript::new().then_hang());
+        let run = start(&fake, config());
+        fake.wait_for_watch_calls(1).await;
+        assert_eq!(
+            rvs(&fake.list_calls()),
+            vec![Some("0".into()), Some("0".into()), Some("0".into())],
+            "a failed list must not change the RV asked for"
+        );
+        let t = fake.list_call_times();
+        assert_eq!(t[1] - t[0], Duration::from_millis(800));
+        assert_eq!(t[2] - t[1], Duration::from_millis(1600));
+        let status = run.stop().await;
+        assert_eq!(status.lists, 1, "only completed lists count");
+        assert_eq!(status.relists, 0);
+        assert!(matches!(status.last_error, Some(Error::Connect(_))));
+        assert!(status.last_error_at.is_some());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn watch_error_event_relists_after_backoff_from_last_rv() {
+        let fake = FakeListerWatcher::shared();
+        fake.push_list_page(vec![cm("a", "5")], "10", None);
+        fake.push_watch(
+            WatchScript::new()
+                .bookmark("14", false)
+                .error_event(Error::Api {
+                    code: 500,
+                    reason: "InternalError".into(),
+                    message: "etcd leader changed".into(),
+                })
+                .then_hang(),
+        );
+        fake.push_list_page(vec![cm("a", "5")], "16", None);
+        fake.push_watch(WatchScript::new().then_hang());
+        let run = start(&fake, config());
+        fake.wait_for_watch_calls(2).await;
+        assert_eq!(
+            rvs(&fake.list_calls()),
+            vec![Some("0".into()), Some("14".into())]
+        );
+        let status = run.stop().await;
+        assert_eq!(status.relists, 1);
+        assert_eq!(status.last_sync_resource_version, "16");
     }
 
     #[tokio::test(start_paused = true)]
