@@ -309,6 +309,43 @@ async fn admin(
     json_response(StatusCode::OK, &json!({"ok": true, "action": action}))
 }
 
+/// `/openapi/v2`: the gnostic `openapi_v2.Document` with only `swagger` and `info`, as protobuf
+/// (what kubectl asks for) or JSON.
+fn openapi_v2(headers: &HeaderMap) -> Response {
+    let wants_pb = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("protobuf"));
+    if !wants_pb {
+        return json_response(
+            StatusCode::OK,
+            &json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.33.0"},
+                    "paths": {}, "definitions": {}}),
+        );
+    }
+    fn field(out: &mut Vec<u8>, tag: u8, bytes: &[u8]) {
+        out.push(tag);
+        // All lengths here are < 128: a one-byte varint.
+        out.push(u8::try_from(bytes.len()).unwrap_or(0));
+        out.extend_from_slice(bytes);
+    }
+    let mut info = Vec::new();
+    field(&mut info, 0x0a, b"Kubernetes"); // Info.title = 1
+    field(&mut info, 0x12, b"v1.33.0"); // Info.version = 2
+    let mut doc = Vec::new();
+    field(&mut doc, 0x0a, b"2.0"); // Document.swagger = 1
+    field(&mut doc, 0x12, &info); // Document.info = 2
+    (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+        )],
+        doc,
+    )
+        .into_response()
+}
+
 /// Parsed request target.
 struct Target {
     idx: usize,
@@ -319,6 +356,9 @@ struct Target {
 
 enum Route {
     Doc(Value),
+    /// A schema-less OpenAPI v2 document: kubectl's client-side validation finds no schema for
+    /// any kind and skips validation (as it does for kinds a server does not describe).
+    OpenApiV2,
     Resource(Target),
 }
 
@@ -345,6 +385,7 @@ fn route(path: &str) -> Result<Route, StatusError> {
                 .map(Route::Doc)
                 .ok_or_else(not_found);
         }
+        ["openapi", "v2"] => return Ok(Route::OpenApiV2),
         ["api", v, rest @ ..] => ("", *v, rest),
         ["apis", g, v, rest @ ..] => (*g, *v, rest),
         _ => return Err(not_found()),
@@ -542,6 +583,7 @@ async fn handle(
             }
             return Ok(json_response(StatusCode::OK, &v));
         }
+        Route::OpenApiV2 => return Ok(openapi_v2(headers)),
         Route::Resource(t) => t,
     };
     let info = &RESOURCES[t.idx];
@@ -586,7 +628,8 @@ async fn handle(
             if info.namespaced && t.ns.is_none() {
                 return Err(StatusError::unknown_path());
             }
-            let v = parse_body(headers, &body)?;
+            let mut v = parse_body(headers, &body)?;
+            reset_status_on_create(info, &mut v);
             let v = cluster.create(t.idx, t.ns.as_deref(), v)?;
             Ok(json_response(StatusCode::CREATED, &v))
         }
@@ -643,6 +686,29 @@ async fn handle(
         _ => Err(StatusError::method_not_allowed(format!(
             "the server does not allow this method on the requested resource ({method})"
         ))),
+    }
+}
+
+/// What the create strategies of kube-apiserver do to `status`: it is owned by controllers (and,
+/// for pods, the kubelet), so a client's create starts from the initial status.
+fn reset_status_on_create(info: &ResourceInfo, v: &mut Value) {
+    let Some(obj) = v.as_object_mut() else {
+        return;
+    };
+    match info.id.plural {
+        "pods" => {
+            obj.insert(
+                "status".into(),
+                json!({"phase": "Pending", "qosClass": "BestEffort"}),
+            );
+        }
+        "namespaces" => {
+            obj.insert("status".into(), json!({"phase": "Active"}));
+        }
+        _ if info.status_subresource && !matches!(info.id.plural, "customresourcedefinitions") => {
+            obj.remove("status");
+        }
+        _ => {}
     }
 }
 
