@@ -763,3 +763,38 @@ async fn large_list_streams_every_pod() {
     assert_eq!(paged, 20_000);
     env.cleanup().await;
 }
+
+#[tokio::test]
+async fn admin_endpoint_arms_faults_over_http() {
+    let Some(env) = demo_only(
+        DemoOptions::default(),
+        "admin_endpoint_arms_faults_over_http",
+    )
+    .await
+    else {
+        return;
+    };
+    let post = |path: &str| {
+        http::Request::post(path.to_string())
+            .body(Vec::new())
+            .unwrap()
+    };
+    env.client
+        .request_text(post("/_demo/faults/forbid?resource=configmaps"))
+        .await
+        .unwrap();
+    let err = env.cms().list(&ListParams::default()).await.unwrap_err();
+    assert_eq!(api_code(&err), Some((403, "Forbidden".into())));
+    env.client
+        .request_text(post("/_demo/faults/clear"))
+        .await
+        .unwrap();
+    assert!(env.cms().list(&ListParams::default()).await.is_ok());
+    let err = env
+        .client
+        .request_text(post("/_demo/faults/no-such-fault"))
+        .await
+        .unwrap_err();
+    assert_eq!(api_code(&err).map(|c| c.0), Some(404));
+    env.cleanup().await;
+}
