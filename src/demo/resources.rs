@@ -295,6 +295,17 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
             entry["categories"] = json!(r.categories);
         }
         resources.push(entry);
+        if matches!(r.id.plural, "deployments" | "replicasets" | "statefulsets") {
+            resources.push(json!({
+                "name": format!("{}/scale", r.id.plural),
+                "singularName": "",
+                "namespaced": true,
+                "group": "autoscaling",
+                "version": "v1",
+                "kind": "Scale",
+                "verbs": ["get", "patch", "update"],
+            }));
+        }
         if r.status_subresource {
             resources.push(json!({
                 "name": format!("{}/status", r.id.plural),

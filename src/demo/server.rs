@@ -346,12 +346,110 @@ fn openapi_v2(headers: &HeaderMap) -> Response {
         .into_response()
 }
 
+fn has_scale(info: &ResourceInfo) -> bool {
+    matches!(
+        info.id.plural,
+        "deployments" | "replicasets" | "statefulsets"
+    )
+}
+
+/// The `autoscaling/v1 Scale` view of a workload.
+fn scale_of(obj: &Value) -> Value {
+    let selector = obj
+        .pointer("/spec/selector/matchLabels")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .unwrap_or_default();
+    let meta = obj.get("metadata").cloned().unwrap_or(json!({}));
+    let mut m = json!({});
+    for f in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
+        if let Some(v) = meta.get(f) {
+            m[f] = v.clone();
+        }
+    }
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": m,
+        "spec": {"replicas": obj.pointer("/spec/replicas").cloned().unwrap_or(json!(1))},
+        "status": {
+            "replicas": obj.pointer("/status/replicas").cloned().unwrap_or(json!(0)),
+            "selector": selector,
+        },
+    })
+}
+
+/// GET / PUT / PATCH on `.../{name}/scale`.
+fn scale_handler(
+    app: &Arc<App>,
+    t: &Target,
+    verb: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, StatusError> {
+    let name = t.name.as_deref().unwrap_or_default();
+    let ns = t.ns.as_deref();
+    let cluster = &app.cluster;
+    let current = cluster.get_stored(t.idx, ns, name)?;
+    let obj = current.value()?;
+    let mut scale = scale_of(&obj);
+    match verb {
+        "get" => return Ok(json_response(StatusCode::OK, &scale)),
+        "update" => scale = parse_body(headers, body)?,
+        "patch" => {
+            let ct = headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            let kind = PatchType::from_content_type(ct)?;
+            let patch: Value = serde_json::from_slice(body)
+                .map_err(|e| StatusError::bad_request(format!("error decoding patch: {e}")))?;
+            super::patch::apply(kind, &mut scale, &patch)?;
+        }
+        _ => {
+            return Err(StatusError::method_not_allowed(format!(
+                "{verb} is not allowed on the scale subresource"
+            )));
+        }
+    }
+    let replicas = scale
+        .pointer("/spec/replicas")
+        .and_then(Value::as_i64)
+        .filter(|r| *r >= 0)
+        .ok_or_else(|| StatusError::bad_request("spec.replicas must be a non-negative integer"))?;
+    let mut next = obj;
+    next["spec"]["replicas"] = json!(replicas);
+    // A resourceVersion in the Scale is a precondition on the workload.
+    let rv = scale
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| current.rv.to_string());
+    next["metadata"]["resourceVersion"] = json!(rv);
+    let updated = cluster.update(t.idx, ns, name, next, UpdateMode::Spec)?;
+    Ok(json_response(StatusCode::OK, &scale_of(&updated)))
+}
+
 /// Parsed request target.
 struct Target {
     idx: usize,
     ns: Option<String>,
     name: Option<String>,
     status: bool,
+    /// The `scale` subresource (deployments, replicasets, statefulsets).
+    scale: bool,
 }
 
 enum Route {
@@ -412,9 +510,10 @@ fn route(path: &str) -> Result<Route, StatusError> {
     if info.namespaced && ns.is_none() && name.is_some() {
         return Err(not_found());
     }
-    let status = match sub {
-        None => false,
-        Some("status") => true,
+    let (status, scale) = match sub {
+        None => (false, false),
+        Some("status") if info.status_subresource => (true, false),
+        Some("scale") if has_scale(info) => (false, true),
         Some(_) => return Err(not_found()),
     };
     Ok(Route::Resource(Target {
@@ -422,6 +521,7 @@ fn route(path: &str) -> Result<Route, StatusError> {
         ns,
         name,
         status,
+        scale,
     }))
 }
 
@@ -603,6 +703,9 @@ async fn handle(
         ));
     }
     let out = output(headers, &q);
+    if t.scale {
+        return scale_handler(app, &t, verb, headers, &body);
+    }
     let mode = if t.status {
         UpdateMode::Status
     } else if info.status_subresource {
