@@ -57,7 +57,7 @@ impl Kubectl {
 struct Setup {
     kubectl: Kubectl,
     _demo: Option<DemoHandle>,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     ns: String,
 }
 
@@ -78,22 +78,13 @@ async fn setup(test: &str) -> Option<Setup> {
     };
     let kubectl = Kubectl { bin, kubeconfig };
     let ns = format!("kinformer-kubectl-{}", rand::random::<u32>());
-    // `kubectl create namespace` would send protobuf, which the demo does not speak; a manifest
-    // goes through the JSON (unstructured) path, like `apply`.
-    let manifest = dir.path().join("ns.yaml");
-    std::fs::write(
-        &manifest,
-        format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {ns}\n"),
-    )
-    .unwrap();
-    let out = kubectl
-        .ok(&["create", "-f", manifest.to_str().unwrap()])
-        .await;
+    // A typed-client create: kubectl sends this one as protobuf.
+    let out = kubectl.ok(&["create", "namespace", &ns]).await;
     assert_eq!(out.trim(), format!("namespace/{ns} created"));
     Some(Setup {
         kubectl,
         _demo: demo,
-        _dir: dir,
+        dir: dir,
         ns,
     })
 }
@@ -215,6 +206,73 @@ async fn kubectl_gets_labels_deletes_and_watches_pods() {
         // The demo deletes immediately (no kubelet, no grace period).
         assert_eq!(out.trim(), "pod/web-a");
     }
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_creates_applies_and_scales() {
+    let Some(s) = setup("kubectl_creates_applies_and_scales").await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    let out = k
+        .ok(&["create", "configmap", "cfg", "-n", ns, "--from-literal=a=b"])
+        .await;
+    assert_eq!(out.trim(), "configmap/cfg created");
+    let out = k
+        .ok(&[
+            "get",
+            "configmap",
+            "cfg",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.data.a}",
+        ])
+        .await;
+    assert_eq!(out, "b");
+    let manifest = s.dir.path().join("deploy.yaml");
+    let deploy = |replicas: u32| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
+        )
+    };
+    let path = manifest.to_str().unwrap();
+    std::fs::write(&manifest, deploy(1)).unwrap();
+    assert_eq!(
+        k.ok(&["apply", "-f", path]).await.trim(),
+        "deployment.apps/web created"
+    );
+    std::fs::write(&manifest, deploy(2)).unwrap();
+    assert_eq!(
+        k.ok(&["apply", "-f", path]).await.trim(),
+        "deployment.apps/web configured"
+    );
+    let out = k
+        .ok(&["scale", "deployment", "web", "-n", ns, "--replicas=3"])
+        .await;
+    assert_eq!(out.trim(), "deployment.apps/web scaled");
+    let out = k
+        .ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ])
+        .await;
+    assert_eq!(out, "3");
+    let out = k.ok(&["get", "deploy", "-n", ns]).await;
+    let header: Vec<&str> = out
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(header, ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]);
     s.cleanup().await;
 }
 

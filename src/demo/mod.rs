@@ -4,6 +4,7 @@
 //! - [`cluster`]: storage with one global resourceVersion, history/compaction, watch fan-out;
 //! - [`resources`]: the served kinds and discovery documents; [`table`]: server-side printing;
 //! - [`patch`]: merge / JSON / strategic-merge patches; [`faults`]: fault injection;
+//! - [`proto`]: the little protobuf kubectl's `create namespace|configmap|secret` sends;
 //! - [`churn`]: the loop feeding simulator mutations into the cluster.
 //!
 //! Never imported by the informer core.
@@ -13,6 +14,7 @@ pub mod error;
 pub mod faults;
 pub mod mutation;
 pub mod patch;
+pub mod proto;
 pub mod resources;
 pub mod server;
 pub mod table;

@@ -821,13 +821,7 @@ fn parse_body(headers: &HeaderMap, body: &[u8]) -> Result<Value, StatusError> {
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
     if ct.contains("protobuf") {
-        return Err(StatusError::new(
-            415,
-            "UnsupportedMediaType",
-            format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json; got {ct:?}"
-            ),
-        ));
+        return super::proto::decode(body);
     }
     let v: Value = if ct.contains("yaml") {
         serde_norway::from_slice(body)
