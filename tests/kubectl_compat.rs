@@ -84,7 +84,7 @@ async fn setup(test: &str) -> Option<Setup> {
     Some(Setup {
         kubectl,
         _demo: demo,
-        dir: dir,
+        dir,
         ns,
     })
 }
