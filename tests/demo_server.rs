@@ -132,9 +132,12 @@ async fn list_pages_with_continue_return_a_consistent_snapshot() {
     let env = env().await;
     let api = env.cms();
     for i in 0..25 {
-        api.create(&PostParams::default(), &cm(&format!("cm-{i:02}"), json!({})))
-            .await
-            .unwrap();
+        api.create(
+            &PostParams::default(),
+            &cm(&format!("cm-{i:02}"), json!({})),
+        )
+        .await
+        .unwrap();
     }
     let mut names = Vec::new();
     let mut token: Option<String> = None;
@@ -299,7 +302,13 @@ async fn watch_from_resource_version_replays_every_change_in_order() {
     for _ in 0..3 {
         let ev = next_event(&mut w).await;
         if let WatchEvent::Added(o) | WatchEvent::Deleted(o) = &ev {
-            let r: u64 = o.metadata.resource_version.as_ref().unwrap().parse().unwrap();
+            let r: u64 = o
+                .metadata
+                .resource_version
+                .as_ref()
+                .unwrap()
+                .parse()
+                .unwrap();
             assert!(r > last_rv, "resourceVersions increase");
             last_rv = r;
         }
@@ -388,9 +397,12 @@ async fn update_with_stale_resource_version_is_409_conflict() {
 async fn merge_json_and_strategic_patches_apply() {
     let env = env().await;
     let api = env.cms();
-    api.create(&PostParams::default(), &cm("p", json!({"a": "1", "b": "2"})))
-        .await
-        .unwrap();
+    api.create(
+        &PostParams::default(),
+        &cm("p", json!({"a": "1", "b": "2"})),
+    )
+    .await
+    .unwrap();
     let pp = PatchParams::default();
     let v = api
         .patch(
@@ -430,10 +442,8 @@ async fn merge_json_and_strategic_patches_apply() {
             "p",
             &pp,
             &Patch::<()>::Json(
-                serde_json::from_value(
-                    json!([{"op": "test", "path": "/data/k", "value": "nope"}]),
-                )
-                .unwrap(),
+                serde_json::from_value(json!([{"op": "test", "path": "/data/k", "value": "nope"}]))
+                    .unwrap(),
             ),
         )
         .await
@@ -700,7 +710,10 @@ async fn pod_field_selectors_filter_on_node_and_phase() {
     }
     let api: Api<Pod> = Api::namespaced(env.client.clone(), &env.ns);
     let names = |l: kube::core::ObjectList<Pod>| -> Vec<String> {
-        l.items.into_iter().filter_map(|p| p.metadata.name).collect()
+        l.items
+            .into_iter()
+            .filter_map(|p| p.metadata.name)
+            .collect()
     };
     let l = api
         .list(&ListParams::default().fields("spec.nodeName=n1,status.phase!=Pending"))
@@ -717,8 +730,7 @@ async fn pod_field_selectors_filter_on_node_and_phase() {
 
 #[tokio::test]
 async fn large_list_streams_every_pod() {
-    let Some(env) = demo_only(DemoOptions::default(), "large_list_streams_every_pod").await
-    else {
+    let Some(env) = demo_only(DemoOptions::default(), "large_list_streams_every_pod").await else {
         return;
     };
     let cluster = env.demo.as_ref().unwrap().cluster();

@@ -4,8 +4,9 @@
 mod ui_support;
 
 use crossterm::event::KeyCode;
+use kinformer::informer::delta_fifo::DeltaType;
 use kinformer::ui::action::{Action, ConnectionState, InformerRow, InformerState};
-use kinformer::ui::compat::{DeltaType, TapEntry};
+use kinformer::ui::compat::TapEntry;
 use kinformer::ui::{App, AppConfig};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -12,7 +12,10 @@ use std::sync::Arc;
 use crossterm::event::{KeyEvent, MouseEvent};
 use kube::api::DynamicObject;
 
-use super::compat::{ResourceInfo, Row, TapEntry, ThreadSafeStore};
+use super::compat::TapEntry;
+use crate::cluster::ResourceInfo;
+use crate::informer::thread_safe_store::ThreadSafeStore;
+use crate::render::Row;
 
 /// Identifies one resource view (one informer subscription) for the lifetime of the app.
 /// Allocated by the app in [`Effect::OpenResource`]; the runtime tags data for that view with it.

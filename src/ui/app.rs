@@ -16,13 +16,15 @@ use tui_input::backend::crossterm::EventHandler;
 use super::action::{
     Action, ConnectionState, Effect, InformerRow, ObjectSummary, ViewId, resource_label,
 };
-use super::compat::{
-    Column, LABEL_INDEX, ResourceInfo, ThreadSafeStore, columns, printer_columns_of, to_yaml,
-};
 use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
+use super::resources::printer_columns_of;
 use super::resources::{builtin_resources, complete, resolve};
 use super::table::{Drill, LabelFilter, SortBy, TableModel, TextFilter};
+use crate::cluster::ResourceInfo;
+use crate::informer::index::LABEL_INDEX;
+use crate::informer::thread_safe_store::ThreadSafeStore;
+use crate::render::{Column, columns, to_yaml};
 
 /// How the app was started (from the command line).
 #[derive(Debug, Clone)]
@@ -578,7 +580,7 @@ impl App {
             .table
             .entries()
             .filter(|e| e.mark != super::table::Mark::Deleted)
-            .filter(|e| e.summary.owner_uids.iter().any(|u| *u == feed.root))
+            .filter(|e| e.summary.owner_uids.contains(&feed.root))
             .map(|e| e.summary.uid.clone())
             .collect();
         uids.insert(feed.root.clone());
@@ -1251,7 +1253,8 @@ impl App {
         let store = v.store.as_ref();
         let from_index = match store {
             Some(s) if !lf.index_terms.is_empty() => {
-                s.by_index_all(LABEL_INDEX, &lf.index_terms).ok()
+                let terms: Vec<&str> = lf.index_terms.iter().map(String::as_str).collect();
+                s.by_index_all(LABEL_INDEX, &terms).ok()
             }
             _ => None,
         };

@@ -107,7 +107,7 @@ impl TextFilter {
         s.row.cells.iter().any(|c| {
             // Only textual cells: ages and counts change meaning with time.
             let shown = c.display(0);
-            matches!(c, super::compat::Cell::Text(_)) && self.matches_str(&shown)
+            matches!(c, crate::render::Cell::Text(_)) && self.matches_str(&shown)
         })
     }
 }
@@ -131,12 +131,12 @@ impl LabelFilter {
         for r in &selector.requirements {
             match r.op {
                 Operator::Equals | Operator::DoubleEquals => {
-                    if let Some(v) = r.values.iter().next() {
+                    if let Some(v) = r.values.first() {
                         index_terms.push(format!("{}={}", r.key, v));
                     }
                 }
-                Operator::In if r.values.iter().count() == 1 => {
-                    if let Some(v) = r.values.iter().next() {
+                Operator::In if r.values.len() == 1 => {
+                    if let Some(v) = r.values.first() {
                         index_terms.push(format!("{}={}", r.key, v));
                     }
                 }
