@@ -262,6 +262,8 @@ pub struct ResourceInfo {
     pub singular: String,
     pub short_names: Vec<String>,
     pub verbs: Vec<String>,
+    /// A custom resource's `additionalPrinterColumns` for the served version (from its CRD).
+    pub printer_columns: Option<Vec<crate::render::PrinterColumn>>,
 }
 
 impl ResourceInfo {
@@ -296,6 +298,7 @@ impl ResourceInfo {
             },
             short_names: r.short_names.clone().unwrap_or_default(),
             verbs,
+            printer_columns: None,
         })
     }
 
