@@ -951,3 +951,45 @@ fn rows_for_closed_views_are_ignored() {
     assert!(fx.is_empty());
     assert!(!app.views.contains_key(&v));
 }
+
+#[test]
+fn discovered_custom_resources_open_by_plural_with_their_printer_columns() {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+    use kinformer::cluster::ResourceInfo;
+    use kinformer::render::PrinterColumn;
+    let (mut app, _) = app_with(config(), three_pods());
+    let mut widget = ResourceInfo::from_api_resource(
+        "demo.kinformer.dev",
+        "v1",
+        &APIResource {
+            name: "widgets".into(),
+            kind: "Widget".into(),
+            namespaced: true,
+            singular_name: "widget".into(),
+            short_names: Some(vec!["wg".into()]),
+            verbs: vec!["list".into(), "watch".into(), "get".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    widget.printer_columns = Some(vec![PrinterColumn {
+        name: "Size".into(),
+        json_path: ".spec.size".into(),
+        type_: "integer".into(),
+        priority: 0,
+    }]);
+    let mut resources = kinformer::ui::resources::builtin_resources();
+    resources.push(widget);
+    app.update(Action::Discovery(resources));
+    app.update(key(':'));
+    type_str(&mut app, "wg");
+    let fx = app.update(code(KeyCode::Enter));
+    let (view, plural, _) = opened(&fx)[0].clone();
+    assert_eq!(plural, "widgets");
+    let names: Vec<String> = app.views[&view]
+        .columns
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert!(names.contains(&"SIZE".to_string()), "{names:?}");
+}

@@ -68,10 +68,10 @@ pub fn resolve<'a>(resources: &'a [ResourceInfo], name: &str) -> Option<&'a Reso
     crate::cluster::resolve(resources, name)
 }
 
-/// The CRD printer columns of a resource, once discovery carries them (`None` until then:
-/// custom resources show NAME AGE).
-pub fn printer_columns_of(_resource: &ResourceInfo) -> Option<&[PrinterColumn]> {
-    None
+/// The CRD additionalPrinterColumns of a resource, from discovery (`None`: built-in kind, or a
+/// CRD without them, shown as NAME AGE).
+pub fn printer_columns_of(resource: &ResourceInfo) -> Option<&[PrinterColumn]> {
+    resource.printer_columns.as_deref()
 }
 
 /// Words accepted after `:` besides resources.
