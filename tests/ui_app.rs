@@ -993,3 +993,45 @@ fn discovered_custom_resources_open_by_plural_with_their_printer_columns() {
         .collect();
     assert!(names.contains(&"SIZE".to_string()), "{names:?}");
 }
+
+#[test]
+fn forbidden_all_namespaces_view_falls_back_to_the_context_namespace() {
+    let cfg = AppConfig {
+        namespace: None,
+        context_namespace: Some("team-a".into()),
+        ..config()
+    };
+    let (mut app, v) = app_with(cfg, vec![]);
+    let mut row = informer_row(
+        "pods",
+        None,
+        InformerState::BackingOff {
+            until_ms: NOW_MS + 5_000,
+        },
+    );
+    row.forbidden = true;
+    let fx = app.update(Action::InformerStats(vec![row]));
+    assert!(fx.contains(&Effect::CloseView { view: v }));
+    assert_eq!(opened(&fx)[0].2.as_deref(), Some("team-a"));
+    assert_eq!(app.namespace.as_deref(), Some("team-a"));
+    assert!(
+        app.message
+            .clone()
+            .unwrap()
+            .0
+            .contains("showing namespace team-a")
+    );
+}
+
+#[test]
+fn forbidden_namespaced_view_stays_and_says_so() {
+    let cfg = AppConfig {
+        context_namespace: Some("team-a".into()),
+        ..config()
+    };
+    let (mut app, v) = app_with(cfg, vec![]);
+    let mut row = informer_row("pods", Some("default"), InformerState::Watching);
+    row.forbidden = true;
+    assert!(app.update(Action::InformerStats(vec![row])).is_empty());
+    assert_eq!(app.current_view_id(), Some(v));
+}

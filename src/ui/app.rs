@@ -39,6 +39,9 @@ pub struct AppConfig {
     pub readonly: bool,
     /// Wall clock at start, unix ms.
     pub now_ms: i64,
+    /// The kubeconfig context's namespace: where an all-namespaces view falls back to when
+    /// listing across namespaces is forbidden (instead of showing nothing).
+    pub context_namespace: Option<String>,
 }
 
 impl Default for AppConfig {
@@ -50,6 +53,7 @@ impl Default for AppConfig {
             selector: None,
             readonly: false,
             now_ms: 0,
+            context_namespace: None,
         }
     }
 }
@@ -185,6 +189,7 @@ pub struct App {
     pub ns_view: Option<ViewId>,
     initial_resource: String,
     initial_selector: Option<String>,
+    context_namespace: Option<String>,
     next_view: ViewId,
     next_request: u64,
     dirty: bool,
@@ -219,6 +224,7 @@ impl App {
             should_quit: false,
             ns_view: None,
             initial_resource: config.resource,
+            context_namespace: config.context_namespace,
             initial_selector: config.selector,
             next_view: 1,
             next_request: 1,
@@ -512,6 +518,7 @@ impl App {
                             v.synced = true;
                         }
                     }
+                    self.fall_back_from_forbidden_all_namespaces(&mut fx);
                     self.informer_cursor = self
                         .informer_cursor
                         .min(self.informers.len().saturating_sub(1));
@@ -559,6 +566,32 @@ impl App {
             }
         }
         fx
+    }
+
+    /// An all-namespaces view that may not list across namespaces switches to the context's
+    /// namespace (once), rather than showing nothing.
+    fn fall_back_from_forbidden_all_namespaces(&mut self, fx: &mut Vec<Effect>) {
+        let Some(Screen::Table(id)) = self.current_screen() else {
+            return;
+        };
+        let Some(v) = self.views.get(id) else { return };
+        if v.namespace.is_some() || !v.resource.namespaced || v.drilled_from.is_some() {
+            return;
+        }
+        if !self.informer_for(v).is_some_and(|r| r.forbidden) {
+            return;
+        }
+        let Some(ns) = self.context_namespace.take() else {
+            return;
+        };
+        let resource = v.resource.clone();
+        let plural = resource.api_resource.plural.clone();
+        self.namespace = Some(ns.clone());
+        self.reset_to(resource, fx);
+        self.error(format!(
+            "no permission to list {plural} in all namespaces: showing namespace {ns}"
+        ));
+        self.dirty = true;
     }
 
     fn after_rows(&mut self, view: ViewId) {
