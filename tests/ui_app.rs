@@ -4,9 +4,9 @@ mod ui_support;
 
 use crossterm::event::KeyCode;
 use kinformer::informer::delta_fifo::DeltaType;
+use kinformer::informer::shared_informer::TapEntry;
 use kinformer::ui::action::{Action, ConnectionState, Effect, InformerState};
 use kinformer::ui::app::{Mode, Screen};
-use kinformer::ui::compat::TapEntry;
 use kinformer::ui::table::{Mark, SortBy};
 use kinformer::ui::{App, AppConfig, KeyMap};
 use ui_support::*;

@@ -5,8 +5,8 @@ mod ui_support;
 
 use crossterm::event::KeyCode;
 use kinformer::informer::delta_fifo::DeltaType;
+use kinformer::informer::shared_informer::TapEntry;
 use kinformer::ui::action::{Action, ConnectionState, InformerRow, InformerState};
-use kinformer::ui::compat::TapEntry;
 use kinformer::ui::{App, AppConfig};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use crossterm::event::{KeyEvent, MouseEvent};
 use kube::api::DynamicObject;
 
-use super::compat::TapEntry;
 use crate::cluster::ResourceInfo;
+use crate::informer::shared_informer::TapEntry;
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::render::Row;
 

@@ -7,8 +7,8 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use super::compat::TapEntry;
 use crate::informer::delta_fifo::DeltaType;
+use crate::informer::shared_informer::TapEntry;
 
 /// Default ring capacity.
 pub const EVENT_LOG_CAPACITY: usize = 5_000;

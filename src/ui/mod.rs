@@ -11,7 +11,6 @@
 
 pub mod action;
 pub mod app;
-pub mod compat;
 pub mod event_log;
 pub mod keys;
 pub mod resources;
