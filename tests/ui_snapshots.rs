@@ -375,3 +375,33 @@ fn delete_confirmation_dialog() {
     app.update(ctrl('d'));
     insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
 }
+
+/// Rows made by the real row functions from the render fixtures, as the runtime makes them.
+#[test]
+fn pods_table_from_real_objects() {
+    use kinformer::ui::action::ObjectSummary;
+    let mut rows = Vec::new();
+    for f in [
+        "pod",
+        "pod_crashloop",
+        "pod_init",
+        "pod_terminating",
+        "pod_completed",
+    ] {
+        let text = std::fs::read_to_string(format!("tests/fixtures/{f}.json")).unwrap();
+        let obj: kube::api::DynamicObject = serde_json::from_str(&text).unwrap();
+        rows.push(ObjectSummary::from_object("Pod", &obj, None).unwrap());
+    }
+    let cfg = AppConfig {
+        namespace: None,
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, rows);
+    connected(&mut app);
+    app.update(Action::InformerStats(vec![informer_row(
+        "pods",
+        None,
+        InformerState::Watching,
+    )]));
+    insta::assert_snapshot!(draw(&mut app, 120, 14).backend());
+}
