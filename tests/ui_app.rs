@@ -1035,3 +1035,49 @@ fn forbidden_namespaced_view_stays_and_says_so() {
     assert!(app.update(Action::InformerStats(vec![row])).is_empty());
     assert_eq!(app.current_view_id(), Some(v));
 }
+
+#[test]
+fn enter_on_an_informer_row_opens_its_resource() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::InformerStats(vec![
+        informer_row("pods", Some("default"), InformerState::Watching),
+        informer_row("deployments.apps", Some("shop"), InformerState::Watching),
+    ]));
+    app.update(key(':'));
+    type_str(&mut app, "informers");
+    app.update(code(KeyCode::Enter));
+    app.update(key('j'));
+    let fx = app.update(code(KeyCode::Enter));
+    let (view, plural, ns) = opened(&fx)[0].clone();
+    assert_eq!(
+        (plural.as_str(), ns.as_deref()),
+        ("deployments", Some("shop"))
+    );
+    assert_eq!(app.current_view_id(), Some(view));
+    let fx = app.update(code(KeyCode::Esc));
+    assert_eq!(fx, vec![Effect::CloseView { view }]);
+    assert!(matches!(app.current_screen(), Some(Screen::Informers)));
+}
+
+#[test]
+fn mouse_wheel_scrolls_and_click_selects_a_row() {
+    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let rows = (0..30)
+        .map(|i| simple_pod("default", &format!("p{i:02}")))
+        .collect();
+    let (mut app, v) = app_with(config(), rows);
+    let mouse = |kind, row| {
+        Action::Mouse(MouseEvent {
+            kind,
+            column: 10,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    app.update(mouse(MouseEventKind::ScrollDown, 10));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p03"));
+    app.update(mouse(MouseEventKind::ScrollUp, 10));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p00"));
+    app.update(mouse(MouseEventKind::Down(MouseButton::Left), 7));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p02"));
+}

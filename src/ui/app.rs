@@ -444,6 +444,21 @@ impl App {
                     self.dirty = true;
                     self.nav(KeyAction::Up, 3);
                 }
+                MouseEventKind::Down(crossterm::event::MouseButton::Left) => {
+                    // Table rows start below the header (3 lines), the border and the column
+                    // header.
+                    if matches!(self.mode, Mode::Normal)
+                        && let Some(Screen::Table(id)) = self.current_screen().cloned()
+                        && let Some(v) = self.views.get_mut(&id)
+                        && m.row >= 5
+                    {
+                        let i = v.table.offset + usize::from(m.row - 5);
+                        if i < v.table.list().len() {
+                            v.table.select_index(i);
+                            self.dirty = true;
+                        }
+                    }
+                }
                 _ => {}
             },
             Action::Resize(w, h) => {
@@ -912,6 +927,25 @@ impl App {
     }
 
     fn enter(&mut self, fx: &mut Vec<Effect>) {
+        if let Some(Screen::Informers) = self.current_screen() {
+            // Enter on an informer opens its resource in its scope.
+            let Some(row) = self.informers.get(self.informer_cursor) else {
+                return;
+            };
+            let ns = row.namespace.clone();
+            let Some(r) = self
+                .resources
+                .iter()
+                .find(|r| resource_label(r) == row.resource)
+                .cloned()
+            else {
+                return;
+            };
+            let id = self.open_view(r, ns, fx);
+            self.stack.push(Screen::Table(id));
+            self.scroll_current();
+            return;
+        }
         let Some((view, obj)) = self.selected_object() else {
             return;
         };
