@@ -2,7 +2,7 @@
 //! recent changes, and a selection that follows its object.
 //!
 //! Invariants:
-//! - `order` holds every key of `entries` exactly once, sorted by [`TableModel::cmp_entries`]
+//! - `order` holds every key of `entries` exactly once, sorted by `cmp_entries`
 //!   (sort cell, then key; reversed when descending). An update costs a binary search and one
 //!   `Vec` insert/remove (a memmove of pointers), never a re-sort.
 //! - `visible` holds, in the same order, exactly the keys of `order` whose entry passes the
