@@ -405,3 +405,47 @@ fn pods_table_from_real_objects() {
     )]));
     insta::assert_snapshot!(draw(&mut app, 120, 14).backend());
 }
+
+#[test]
+fn rendering_never_panics_at_any_size_on_any_screen() {
+    let setups: Vec<Box<dyn Fn(&mut App)>> = vec![
+        Box::new(|_| {}),
+        Box::new(|a| {
+            a.update(key('?'));
+        }),
+        Box::new(|a| {
+            a.update(key('l'));
+        }),
+        Box::new(|a| {
+            a.update(ctrl('d'));
+        }),
+        Box::new(|a| {
+            a.update(key('e'));
+            a.update(Action::Tap(taps()));
+        }),
+        Box::new(|a| {
+            a.update(key(':'));
+            type_str(a, "events");
+            a.update(code(KeyCode::Enter));
+        }),
+        Box::new(|a| {
+            a.update(key(':'));
+            type_str(a, "informers");
+            a.update(code(KeyCode::Enter));
+        }),
+        Box::new(|a| {
+            a.update(key('y'));
+        }),
+        Box::new(|a| {
+            a.update(key('/'));
+            type_str(a, "web");
+        }),
+    ];
+    for setup in &setups {
+        for (w, h) in [(0, 0), (1, 1), (5, 3), (20, 6), (40, 10), (300, 100)] {
+            let (mut app, _) = app_demo(config());
+            setup(&mut app);
+            draw(&mut app, w, h);
+        }
+    }
+}
