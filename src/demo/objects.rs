@@ -626,7 +626,7 @@ impl PodTemplate {
     /// as `data` for stateful pods.
     pub fn pod_spec(&self, pvc: Option<&str>) -> Map<String, Value> {
         let mut s = Map::new();
-        s.insert("containers".into(), json!([self.container()]));
+        s.insert("containers".into(), Value::Array(vec![self.container()]));
         s.insert(
             "dnsPolicy".into(),
             Value::from(if self.host_network {
@@ -720,7 +720,12 @@ impl PodTemplate {
         for (k, v) in extra_labels {
             l.insert((*k).to_string(), Value::from(*v));
         }
-        json!({"metadata": {"labels": l}, "spec": self.pod_spec(None)})
+        let mut md = Map::new();
+        md.insert("labels".into(), Value::Object(l));
+        let mut t = Map::new();
+        t.insert("metadata".into(), Value::Object(md));
+        t.insert("spec".into(), Value::Object(self.pod_spec(None)));
+        Value::Object(t)
     }
 
     /// QoS class as the kubelet computes it from requests and limits.
@@ -729,6 +734,22 @@ impl PodTemplate {
             "Guaranteed"
         } else {
             "Burstable"
+        }
+    }
+}
+
+/// A [`PodTemplate`]'s labels and pod spec rendered once, for many pods.
+#[derive(Debug, Clone)]
+pub struct RenderedTemplate {
+    pub labels: Map<String, Value>,
+    pub spec: Map<String, Value>,
+}
+
+impl RenderedTemplate {
+    pub fn new(t: &PodTemplate) -> Self {
+        Self {
+            labels: t.label_map(),
+            spec: t.pod_spec(None),
         }
     }
 }
@@ -863,11 +884,11 @@ pub fn replicaset(r: &ReplicaSetView<'_>) -> Value {
     );
     md.insert(
         "ownerReferences".into(),
-        json!([controller_ref(
+        Value::Array(vec![controller_ref(
             "apps/v1",
             "Deployment",
             r.deployment,
-            r.deployment_uid
+            r.deployment_uid,
         )]),
     );
     let mut o = object("apps/v1", "ReplicaSet", md);
@@ -1130,6 +1151,9 @@ pub struct PodView<'a> {
     pub hostname: Option<&'a str>,
     pub subdomain: Option<&'a str>,
     pub pvc: Option<&'a str>,
+    /// Pre-rendered `template.label_map()` and `template.pod_spec(None)`, if the caller caches
+    /// them (rendering 150k pods from a cached template is several times faster).
+    pub cached: Option<&'a RenderedTemplate>,
     pub stage: PodStage,
     pub scheduled_at: i64,
     /// When the current container started (Running) or the pod became ready.
@@ -1142,7 +1166,10 @@ pub struct PodView<'a> {
 
 pub fn pod(p: &PodView<'_>) -> Value {
     let t = p.template;
-    let mut l = t.label_map();
+    let mut l = match p.cached {
+        Some(c) => c.labels.clone(),
+        None => t.label_map(),
+    };
     for (k, v) in p.extra_labels {
         l.insert((*k).to_string(), Value::from(*v));
     }
@@ -1163,9 +1190,25 @@ pub fn pod(p: &PodView<'_>) -> Value {
     }
     md.insert(
         "ownerReferences".into(),
-        json!([controller_ref(p.owner.0, p.owner.1, p.owner.2, p.owner.3)]),
+        Value::Array(vec![controller_ref(
+            p.owner.0, p.owner.1, p.owner.2, p.owner.3,
+        )]),
     );
-    let mut spec = t.pod_spec(p.pvc);
+    let mut spec = match p.cached {
+        Some(c) => {
+            let mut spec = c.spec.clone();
+            if let Some(pvc) = p.pvc
+                && let Some(Value::Array(vols)) = spec.get_mut("volumes")
+            {
+                vols.insert(
+                    0,
+                    json!({"name": "data", "persistentVolumeClaim": {"claimName": pvc}}),
+                );
+            }
+            spec
+        }
+        None => t.pod_spec(p.pvc),
+    };
     if let Some(h) = p.hostname {
         spec.insert("hostname".into(), Value::from(h));
     }
@@ -1224,12 +1267,12 @@ fn pod_status(p: &PodView<'_>) -> Value {
     };
     s.insert(
         "conditions".into(),
-        json!([
+        Value::Array(vec![
             cond(
                 "PodReadyToStartContainers",
                 sandbox && p.stage != PodStage::Succeeded,
                 p.started_at.max(p.scheduled_at),
-                None
+                None,
             ),
             cond(
                 "Initialized",
@@ -1239,19 +1282,19 @@ fn pod_status(p: &PodView<'_>) -> Value {
                     Some("PodCompleted")
                 } else {
                     None
-                }
+                },
             ),
             cond(
                 "Ready",
                 ready,
                 p.started_at.max(p.scheduled_at),
-                if ready { None } else { not_ready_reason }
+                if ready { None } else { not_ready_reason },
             ),
             cond(
                 "ContainersReady",
                 ready,
                 p.started_at.max(p.scheduled_at),
-                if ready { None } else { not_ready_reason }
+                if ready { None } else { not_ready_reason },
             ),
             cond("PodScheduled", true, p.scheduled_at, None),
         ]),
@@ -1313,7 +1356,10 @@ fn pod_status(p: &PodView<'_>) -> Value {
         json!([{"name": "kube-api-access", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
                 "readOnly": true, "recursiveReadOnly": "Disabled"}]),
     );
-    s.insert("containerStatuses".into(), json!([Value::Object(cs)]));
+    s.insert(
+        "containerStatuses".into(),
+        Value::Array(vec![Value::Object(cs)]),
+    );
     s.insert("qosClass".into(), Value::from(t.qos_class()));
     Value::Object(s)
 }
