@@ -500,6 +500,8 @@ pub enum AppFlavor {
     Database,
     /// A node agent (daemonset), usually hostNetwork.
     Agent,
+    /// A control-plane static pod (etcd, kube-apiserver, ...) run by the kubelet from a manifest.
+    ControlPlane,
     /// A batch job that runs to completion.
     Batch,
 }
@@ -712,7 +714,95 @@ impl PodTemplate {
             {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}},
         ]}}));
         s.insert("volumes".into(), Value::Array(volumes));
+        if self.flavor == AppFlavor::ControlPlane {
+            self.control_plane_spec(&mut s);
+        }
         s
+    }
+
+    /// What kubeadm's static pod manifests look like: no service account, host paths, a
+    /// command line, a liveness probe on the component's localhost port.
+    fn control_plane_spec(&self, s: &mut Map<String, Value>) {
+        s.remove("serviceAccount");
+        s.remove("serviceAccountName");
+        s.remove("enableServiceLinks");
+        s.insert(
+            "securityContext".into(),
+            json!({"seccompProfile": {"type": "RuntimeDefault"}}),
+        );
+        s.insert(
+            "tolerations".into(),
+            json!([{"effect": "NoExecute", "operator": "Exists"}]),
+        );
+        s.insert(
+            "volumes".into(),
+            json!([
+                {"name": "k8s-certs", "hostPath": {"path": "/etc/kubernetes/pki", "type": "DirectoryOrCreate"}},
+                {"name": "etc-ca-certificates", "hostPath": {"path": "/etc/ca-certificates", "type": "DirectoryOrCreate"}},
+            ]),
+        );
+        let (port, scheme, cmd): (u16, &str, Vec<&str>) = match self.container.as_str() {
+            "etcd" => (
+                2381,
+                "HTTP",
+                vec![
+                    "etcd",
+                    "--data-dir=/var/lib/etcd",
+                    "--listen-metrics-urls=http://127.0.0.1:2381",
+                    "--snapshot-count=10000",
+                ],
+            ),
+            "kube-apiserver" => (
+                6443,
+                "HTTPS",
+                vec![
+                    "kube-apiserver",
+                    "--authorization-mode=Node,RBAC",
+                    "--enable-admission-plugins=NodeRestriction",
+                    "--secure-port=6443",
+                    "--service-cluster-ip-range=10.96.0.0/12",
+                ],
+            ),
+            "kube-controller-manager" => (
+                10257,
+                "HTTPS",
+                vec![
+                    "kube-controller-manager",
+                    "--cluster-cidr=10.64.0.0/10",
+                    "--leader-elect=true",
+                    "--use-service-account-credentials=true",
+                ],
+            ),
+            _ => (
+                10259,
+                "HTTPS",
+                vec![
+                    "kube-scheduler",
+                    "--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
+                    "--bind-address=127.0.0.1",
+                    "--leader-elect=true",
+                ],
+            ),
+        };
+        if let Some(Value::Array(cs)) = s.get_mut("containers")
+            && let Some(Value::Object(c)) = cs.first_mut()
+        {
+            c.remove("env");
+            c.remove("securityContext");
+            c.remove("readinessProbe");
+            c.insert("command".into(), json!(cmd));
+            let probe = json!({"httpGet": {"host": "127.0.0.1", "path": if port == 2381 { "/livez" } else { "/healthz" }, "port": port, "scheme": scheme},
+                               "initialDelaySeconds": 10, "periodSeconds": 10, "timeoutSeconds": 15, "successThreshold": 1, "failureThreshold": 8});
+            c.insert("livenessProbe".into(), probe.clone());
+            c.insert("startupProbe".into(), probe);
+            c.insert(
+                "volumeMounts".into(),
+                json!([
+                    {"name": "k8s-certs", "mountPath": "/etc/kubernetes/pki", "readOnly": true},
+                    {"name": "etc-ca-certificates", "mountPath": "/etc/ca-certificates", "readOnly": true},
+                ]),
+            );
+        }
     }
 
     pub fn template(&self, extra_labels: &[(&str, &str)]) -> Value {
@@ -1351,11 +1441,13 @@ fn pod_status(p: &PodView<'_>) -> Value {
         _ => json!({}),
     };
     cs.insert("lastState".into(), last);
-    cs.insert(
-        "volumeMounts".into(),
-        json!([{"name": "kube-api-access", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
-                "readOnly": true, "recursiveReadOnly": "Disabled"}]),
-    );
+    if t.flavor != AppFlavor::ControlPlane {
+        cs.insert(
+            "volumeMounts".into(),
+            json!([{"name": "kube-api-access", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                    "readOnly": true, "recursiveReadOnly": "Disabled"}]),
+        );
+    }
     s.insert(
         "containerStatuses".into(),
         Value::Array(vec![Value::Object(cs)]),

@@ -803,7 +803,7 @@ impl Simulator {
     fn make_template(&mut self, t: TemplateSpec<'_>) -> PodTemplate {
         let (cpu, mem, mem_limit, cpu_limit): (&str, &str, &str, Option<&str>) = match t.flavor {
             AppFlavor::Database => ("500m", "1Gi", "2Gi", None),
-            AppFlavor::Agent => ("100m", "128Mi", "256Mi", None),
+            AppFlavor::Agent | AppFlavor::ControlPlane => ("100m", "128Mi", "256Mi", None),
             AppFlavor::Batch => ("250m", "256Mi", "512Mi", None),
             AppFlavor::Worker => {
                 const W: [(&str, &str, &str); 3] = [
@@ -828,7 +828,7 @@ impl Simulator {
             AppFlavor::Http => Some((8080, "http")),
             AppFlavor::Database => Some((5432, "tcp")),
             AppFlavor::Agent => Some((9100, "metrics")),
-            AppFlavor::Worker | AppFlavor::Batch => None,
+            AppFlavor::Worker | AppFlavor::Batch | AppFlavor::ControlPlane => None,
         };
         let log_level = if self.chance(0.2) { "debug" } else { "info" };
         let mut env = vec![
@@ -1017,7 +1017,8 @@ impl Simulator {
                 set_created + 20 + self.below(age_span as usize).min(age_span as usize) as i64 / 2;
             let created = created.min(now - 30);
             let roll = self.rng.random::<f64>();
-            let crashy = kind != WKind::Job && roll < self.cfg.crash_fraction;
+            let crashy =
+                crash_prone(kind, &wl_ns(&self.workloads, w)) && roll < self.cfg.crash_fraction;
             let stage = if kind == WKind::Job {
                 PodStage::Succeeded
             } else if crashy {
@@ -1026,6 +1027,12 @@ impl Simulator {
                 PodStage::ContainerCreating
             } else {
                 PodStage::Running
+            };
+            // Pods still starting were created moments ago.
+            let created = if stage == PodStage::ContainerCreating {
+                now - 3 - self.below(40) as i64
+            } else {
+                created
             };
             let ordinal = matches!(kind, WKind::StatefulSet).then_some(i);
             let idx = self.insert_pod(w, set_id, node, created, stage, ordinal);
@@ -1193,6 +1200,7 @@ impl Simulator {
                         ],
                     );
                     t.host_network = true;
+                    t.flavor = AppFlavor::ControlPlane;
                     t.priority_class = Some("system-node-critical");
                     t.cpu_request = cpu;
                     t.port = None;
@@ -1617,7 +1625,7 @@ impl Simulator {
             } else {
                 String::new()
             };
-            if i % app_ns.len() == 0 {
+            if i.is_multiple_of(app_ns.len()) {
                 round += 1;
             }
             let base = if base.is_empty() {
@@ -1861,7 +1869,7 @@ impl Simulator {
                     && let Some(e) = self.events.get_mut(&last)
                 {
                     e.count = restarts * 3 + 2;
-                    e.first = self.pods[i].started;
+                    e.first = e.last - i64::from(restarts) * 300;
                 }
                 done += 1;
             }
@@ -2449,7 +2457,8 @@ impl Simulator {
         let Some(i) = self.insert_pod(w, set_id, node, now, stage, ordinal) else {
             return;
         };
-        let crashy = kind != WKind::Job && self.chance(self.cfg.crash_fraction);
+        let crashy =
+            crash_prone(kind, &wl_ns(&self.workloads, w)) && self.chance(self.cfg.crash_fraction);
         if let Some(p) = self.pods.get_mut(i) {
             p.crashy = crashy;
             p.scheduled = now;
@@ -3465,6 +3474,18 @@ impl Simulator {
         }
         self.rollouts.retain(|&x| x != w);
     }
+}
+
+/// Application pods crash-loop now and then; system and batch pods are left alone.
+fn crash_prone(kind: WKind, ns: &str) -> bool {
+    matches!(kind, WKind::Deployment | WKind::StatefulSet) && ns != "kube-system"
+}
+
+fn wl_ns(workloads: &[Workload], w: u32) -> Arc<str> {
+    workloads
+        .get(w as usize)
+        .map(|wl| wl.ns.clone())
+        .unwrap_or_else(|| Arc::from(""))
 }
 
 fn wl_node(workloads: &[Workload], w: u32) -> Option<u32> {
