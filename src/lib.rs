@@ -6,8 +6,12 @@
 //! - [`demo`]: a Kubernetes-API-compatible server on loopback with a churn simulator and faults.
 //! - [`render`]: pure object → table row functions, per kind.
 //! - [`ui`]: the terminal dashboard (app state, key bindings, widgets, runtime glue).
+pub mod app_main;
+pub mod cli;
+pub mod cluster;
 pub mod demo;
 pub mod informer;
+pub mod logging;
 pub mod render;
 pub mod selector;
 pub mod ui;

@@ -1,1 +1,51 @@
-fn main() {}
+//! kinformer's entry point: parses flags, sets up logging to a file, and runs the dashboard,
+//! the standalone demo server, or the benchmarks.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use kinformer::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let log_path = cli
+        .dashboard
+        .log_file
+        .clone()
+        .unwrap_or_else(kinformer::logging::default_log_file);
+    let _guard = match kinformer::logging::init(&log_path) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            eprintln!(
+                "kinformer: cannot open log file {}: {e} (continuing without logs)",
+                log_path.display()
+            );
+            None
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("kinformer: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            None => kinformer::app_main::run_dashboard(cli.dashboard).await,
+            Some(Command::DemoServer(args)) => kinformer::app_main::run_demo_server(args).await,
+            Some(Command::Bench(args)) => kinformer::app_main::run_bench(args).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "exiting with an error");
+            eprintln!("kinformer: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

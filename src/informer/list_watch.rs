@@ -6,10 +6,31 @@
 //! - `list` returns one page; the caller drives pagination with `continue_token`;
 //! - `watch` returns a stream of events that ends when the server closes the watch; an `ERROR`
 //!   event carrying a 410 is surfaced as [`WatchEvent::Error`] with [`Error::Gone`];
-//! - nothing outside this file performs cluster I/O for the informer.
+//! - nothing outside this file performs cluster I/O for the informer;
+//! - a malformed object (in a list page or a watch event) never fails the request: it is skipped,
+//!   logged, and counted ([`ListPage::malformed`], [`WatchEvent::Malformed`]); the rest arrives;
+//! - every non-success `Status` is classified into [`Error`] by [`classify_status`] the same way
+//!   for lists, watch requests and watch `ERROR` events.
+//!
+//! Implementations: [`KubeListerWatcher`] (over a [`kube::Client`], typed or dynamic kinds) and
+//! [`FakeListerWatcher`] (scriptable, for tests anywhere in the crate and in `tests/`).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
+use futures::{AsyncBufReadExt, FutureExt, StreamExt};
+use kube::Resource;
+use kube::api::DynamicObject;
+use kube::discovery::ApiResource;
+use parking_lot::Mutex;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use tokio::sync::{Notify, mpsc};
 
 use super::{Error, Object};
 
@@ -70,6 +91,9 @@ pub enum WatchEvent<K> {
     },
     /// An ERROR event (a `Status`), already classified.
     Error(Error),
+    /// An event whose object could not be decoded; it was skipped (and logged) and the watch
+    /// continues. The reflector counts these in its status.
+    Malformed(String),
 }
 
 /// A stream of watch events; an `Err` item is a transport/decode failure that ends the watch.
@@ -81,4 +105,1112 @@ pub trait ListerWatcher<K: Object>: Send + Sync {
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>>;
     /// Open a watch.
     fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Status classification
+// ---------------------------------------------------------------------------------------------
+
+/// Classify a non-success API `Status` (HTTP code, `reason`, `message`) into an [`Error`].
+///
+/// - "Too large resource version" (message, or a `ResourceVersionTooLarge` cause) →
+///   [`Error::TooLargeResourceVersion`] (checked first: the server sends it as a 504);
+/// - 410, or reason `Expired`/`Gone` (also an expired `continue` token) → [`Error::Gone`];
+/// - 403 → [`Error::Forbidden`]; 429 → [`Error::TooManyRequests`];
+/// - anything else → [`Error::Api`].
+pub fn classify_status(code: u16, reason: &str, message: &str) -> Error {
+    if message.contains("Too large resource version") || reason == "ResourceVersionTooLarge" {
+        return Error::TooLargeResourceVersion(message.to_string());
+    }
+    match (code, reason) {
+        (410, _) | (_, "Expired") | (_, "Gone") => Error::Gone(message.to_string()),
+        (403, _) | (_, "Forbidden") => Error::Forbidden(message.to_string()),
+        (429, _) | (_, "TooManyRequests") => Error::TooManyRequests(message.to_string()),
+        _ => Error::Api {
+            code,
+            reason: reason.to_string(),
+            message: message.to_string(),
+        },
+    }
+}
+
+fn classify_kube_status(status: &kube::core::Status) -> Error {
+    let too_large_cause = status.details.as_ref().is_some_and(|d| {
+        d.causes
+            .iter()
+            .any(|c| c.reason == "ResourceVersionTooLarge")
+    });
+    if too_large_cause {
+        return Error::TooLargeResourceVersion(status.message.clone());
+    }
+    classify_status(status.code, &status.reason, &status.message)
+}
+
+/// Map a `kube` client error into the informer's [`Error`].
+pub fn map_kube_error(err: kube::Error) -> Error {
+    match err {
+        kube::Error::Api(status) => classify_kube_status(&status),
+        kube::Error::SerdeError(e) => Error::Decode(e.to_string()),
+        kube::Error::FromUtf8(e) => Error::Decode(e.to_string()),
+        kube::Error::LinesCodecMaxLineLengthExceeded => {
+            Error::Decode("watch line too long".to_string())
+        }
+        kube::Error::BuildRequest(e) => Error::Api {
+            code: 0,
+            reason: "BadRequest".to_string(),
+            message: e.to_string(),
+        },
+        kube::Error::HttpError(e) => Error::Api {
+            code: 0,
+            reason: "BadRequest".to_string(),
+            message: e.to_string(),
+        },
+        kube::Error::Auth(e) => Error::Api {
+            code: 401,
+            reason: "Unauthorized".to_string(),
+            message: e.to_string(),
+        },
+        // Hyper, service (timeouts, connection refused), TLS, read errors: the server is not
+        // reachable right now.
+        other => Error::Connect(other.to_string()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query building (our own, so the parameters are exactly client-go's: kube's `ListParams` drops
+// `resourceVersion=0` when a limit is set, which changes the served semantics)
+// ---------------------------------------------------------------------------------------------
+
+fn push_param(query: &mut String, key: &str, value: &str) {
+    query.push(if query.contains('?') { '&' } else { '?' });
+    query.push_str(key);
+    query.push('=');
+    for b in value.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                query.push(b as char)
+            }
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                query.push('%');
+                query.push(HEX[usize::from(b >> 4)] as char);
+                query.push(HEX[usize::from(b & 0xf)] as char);
+            }
+        }
+    }
+}
+
+/// The URL (path and query) of a list request, as client-go's `ListOptions` encodes it.
+pub fn list_url(path: &str, opts: &ListOptions) -> String {
+    let mut url = path.to_string();
+    if let Some(s) = opts.label_selector.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "labelSelector", s);
+    }
+    if let Some(s) = opts.field_selector.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "fieldSelector", s);
+    }
+    if let Some(limit) = opts.limit.filter(|l| *l > 0) {
+        push_param(&mut url, "limit", &limit.to_string());
+    }
+    if let Some(token) = opts.continue_token.as_deref().filter(|s| !s.is_empty()) {
+        // The token encodes the snapshot; resourceVersion must not be sent with it.
+        push_param(&mut url, "continue", token);
+    } else if let Some(rv) = opts.resource_version.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "resourceVersion", rv);
+        if let Some(m) = opts.resource_version_match.as_deref() {
+            push_param(&mut url, "resourceVersionMatch", m);
+        }
+    }
+    url
+}
+
+/// The URL (path and query) of a watch request.
+pub fn watch_url(path: &str, opts: &WatchOptions) -> String {
+    let mut url = path.to_string();
+    push_param(&mut url, "watch", "true");
+    if let Some(s) = opts.label_selector.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "labelSelector", s);
+    }
+    if let Some(s) = opts.field_selector.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "fieldSelector", s);
+    }
+    if let Some(rv) = opts.resource_version.as_deref().filter(|s| !s.is_empty()) {
+        push_param(&mut url, "resourceVersion", rv);
+    }
+    if let Some(t) = opts.timeout_seconds {
+        push_param(&mut url, "timeoutSeconds", &t.to_string());
+    }
+    if opts.allow_watch_bookmarks {
+        push_param(&mut url, "allowWatchBookmarks", "true");
+    }
+    if opts.send_initial_events {
+        push_param(&mut url, "sendInitialEvents", "true");
+        let m = opts
+            .resource_version_match
+            .as_deref()
+            .unwrap_or("NotOlderThan");
+        push_param(&mut url, "resourceVersionMatch", m);
+    }
+    url
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding, one item / one event at a time
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ListMetaLite {
+    #[serde(default)]
+    resource_version: Option<String>,
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+    #[serde(default)]
+    remaining_item_count: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct ListEnvelope<'a> {
+    #[serde(default)]
+    metadata: ListMetaLite,
+    #[serde(default, borrow)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+/// Decode a list response body: the envelope first, then each item on its own, so a malformed
+/// item is skipped and counted instead of failing the page.
+pub fn decode_list_page<K: DeserializeOwned>(body: &str) -> Result<ListPage<K>, Error> {
+    let env: ListEnvelope<'_> =
+        serde_json::from_str(body).map_err(|e| Error::Decode(format!("list envelope: {e}")))?;
+    let raw_items = env.items.unwrap_or_default();
+    let mut items = Vec::with_capacity(raw_items.len());
+    let mut malformed = 0;
+    for raw in raw_items {
+        match serde_json::from_str::<K>(raw.get()) {
+            Ok(obj) => items.push(obj),
+            Err(e) => {
+                malformed += 1;
+                tracing::warn!(error = %e, item = %truncate(raw.get(), 200), "skipping malformed object in list page");
+            }
+        }
+    }
+    Ok(ListPage {
+        items,
+        resource_version: env.metadata.resource_version.unwrap_or_default(),
+        continue_token: env.metadata.continue_token.filter(|c| !c.is_empty()),
+        remaining_item_count: env.metadata.remaining_item_count,
+        malformed,
+    })
+}
+
+#[derive(Deserialize)]
+struct EventEnvelope<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(borrow)]
+    object: &'a RawValue,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct BookmarkMeta {
+    #[serde(default)]
+    resource_version: Option<String>,
+    #[serde(default)]
+    annotations: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+struct BookmarkObject {
+    #[serde(default)]
+    metadata: BookmarkMeta,
+}
+
+/// The annotation a server puts on the bookmark that ends a streaming list's initial events.
+pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";
+
+/// Decode one line of a watch stream. `None` for a blank line. Never fails: an undecodable line
+/// or object becomes [`WatchEvent::Malformed`].
+pub fn decode_watch_line<K: DeserializeOwned>(line: &str) -> Option<WatchEvent<K>> {
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    let env: EventEnvelope<'_> = match serde_json::from_str(line) {
+        Ok(env) => env,
+        Err(e) => {
+            tracing::warn!(error = %e, line = %truncate(line, 200), "skipping undecodable watch line");
+            return Some(WatchEvent::Malformed(format!("watch event envelope: {e}")));
+        }
+    };
+    let obj = env.object.get();
+    let decode = |ctor: fn(K) -> WatchEvent<K>| match serde_json::from_str::<K>(obj) {
+        Ok(o) => ctor(o),
+        Err(e) => {
+            tracing::warn!(error = %e, event = %env.kind, object = %truncate(obj, 200), "skipping malformed object in watch event");
+            WatchEvent::Malformed(format!("{} object: {e}", env.kind))
+        }
+    };
+    Some(match env.kind.as_str() {
+        "ADDED" => decode(WatchEvent::Added),
+        "MODIFIED" => decode(WatchEvent::Modified),
+        "DELETED" => decode(WatchEvent::Deleted),
+        "BOOKMARK" => match serde_json::from_str::<BookmarkObject>(obj) {
+            Ok(b) => WatchEvent::Bookmark {
+                resource_version: b.metadata.resource_version.unwrap_or_default(),
+                initial_events_end: b
+                    .metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get(INITIAL_EVENTS_END_ANNOTATION))
+                    .is_some_and(|v| v == "true"),
+            },
+            Err(e) => {
+                tracing::warn!(error = %e, "skipping malformed bookmark");
+                WatchEvent::Malformed(format!("BOOKMARK object: {e}"))
+            }
+        },
+        "ERROR" => match serde_json::from_str::<kube::core::Status>(obj) {
+            Ok(status) => WatchEvent::Error(classify_kube_status(&status)),
+            Err(e) => WatchEvent::Error(Error::Decode(format!("ERROR event status: {e}"))),
+        },
+        other => {
+            tracing::warn!(event = %other, "skipping watch event of unknown type");
+            WatchEvent::Malformed(format!("unknown watch event type {other:?}"))
+        }
+    })
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+// ---------------------------------------------------------------------------------------------
+// KubeListerWatcher
+// ---------------------------------------------------------------------------------------------
+
+/// Build a [`kube::Client`] for informers: like `Client::try_from(config)`, but with kube's
+/// built-in retry of 429/503/504 turned off. The reflector backs off and classifies those errors
+/// itself (a 504 "Too large resource version" must come back at once to trigger a consistent
+/// relist; kube's retry would hide it for minutes behind 15 exponential retries).
+pub fn client_for_informers(mut config: kube::Config) -> Result<kube::Client, Error> {
+    config.default_retry = false;
+    kube::Client::try_from(config).map_err(map_kube_error)
+}
+
+/// A [`ListerWatcher`] over a [`kube::Client`] for one kind in one scope (a namespace or the
+/// whole cluster). Works for typed kinds (`KubeListerWatcher::<Pod>::typed`) and for any kind as
+/// [`DynamicObject`] described by an [`ApiResource`] (`KubeListerWatcher::dynamic`).
+///
+/// Prefer a client made by [`client_for_informers`]: with kube's default retry policy, 429/503/504
+/// answers are retried inside the client before the reflector sees them.
+pub struct KubeListerWatcher<K> {
+    client: kube::Client,
+    /// Collection path, e.g. `/api/v1/namespaces/ns/pods`; never changes.
+    path: String,
+    _kind: PhantomData<fn() -> K>,
+}
+
+impl<K> Clone for KubeListerWatcher<K> {
+    fn clone(&self) -> Self {
+        Self {
+            client: self.client.clone(),
+            path: self.path.clone(),
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl<K> std::fmt::Debug for KubeListerWatcher<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KubeListerWatcher")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl<K: Resource<DynamicType = ()>> KubeListerWatcher<K> {
+    /// A lister-watcher for a typed kind; `namespace: None` means all namespaces (or a
+    /// cluster-scoped kind).
+    pub fn typed(client: kube::Client, namespace: Option<&str>) -> Self {
+        Self {
+            client,
+            path: K::url_path(&(), namespace),
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl KubeListerWatcher<DynamicObject> {
+    /// A lister-watcher for any kind (CRDs included) found by discovery.
+    pub fn dynamic(client: kube::Client, resource: &ApiResource, namespace: Option<&str>) -> Self {
+        Self {
+            client,
+            path: DynamicObject::url_path(resource, namespace),
+            _kind: PhantomData,
+        }
+    }
+}
+
+impl<K> KubeListerWatcher<K> {
+    /// The collection path this lister-watcher lists and watches.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn get(&self, url: String, watch: bool) -> Result<http::Request<Vec<u8>>, Error> {
+        let mut builder = http::Request::get(url);
+        if watch {
+            // One JSON event per line; keep the stream uncompressed so it can be read as it comes.
+            builder = builder.header(http::header::ACCEPT_ENCODING, "identity");
+        }
+        builder.body(Vec::new()).map_err(|e| Error::Api {
+            code: 0,
+            reason: "BadRequest".to_string(),
+            message: e.to_string(),
+        })
+    }
+}
+
+impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
+    fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
+        let url = list_url(&self.path, opts);
+        async move {
+            let req = self.get(url, false)?;
+            let body = self
+                .client
+                .request_text(req)
+                .await
+                .map_err(map_kube_error)?;
+            decode_list_page::<K>(&body)
+        }
+        .boxed()
+    }
+
+    fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>> {
+        let url = watch_url(&self.path, opts);
+        async move {
+            let req = self.get(url, true)?;
+            let reader = self
+                .client
+                .request_stream(req)
+                .await
+                .map_err(map_kube_error)?;
+            let stream = reader.lines().filter_map(|line| async move {
+                match line {
+                    Ok(line) => decode_watch_line::<K>(&line).map(Ok),
+                    Err(e) => Some(Err(Error::Connect(format!("watch stream: {e}")))),
+                }
+            });
+            Ok(stream.boxed())
+        }
+        .boxed()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// FakeListerWatcher
+// ---------------------------------------------------------------------------------------------
+
+/// One step of a scripted watch.
+#[derive(Debug)]
+pub enum WatchStep<K> {
+    /// Deliver this event.
+    Event(WatchEvent<K>),
+    /// Deliver a transport error (an `Err` item); the stream ends after it.
+    Fail(Error),
+    /// Wait this long (on tokio's clock) before the next step.
+    Sleep(Duration),
+}
+
+/// How a scripted watch ends after its steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchEnd {
+    /// The server closes the watch normally.
+    Close,
+    /// The watch stays open (silent) until the consumer drops it.
+    Hang,
+}
+
+/// A scripted watch: steps, then an end. Build with [`WatchScript::new`] and the builder methods.
+#[derive(Debug)]
+pub struct WatchScript<K> {
+    steps: Vec<WatchStep<K>>,
+    end: WatchEnd,
+    live: Option<mpsc::UnboundedReceiver<Result<WatchEvent<K>, Error>>>,
+}
+
+impl<K> Default for WatchScript<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> WatchScript<K> {
+    /// An empty script that closes normally.
+    pub fn new() -> Self {
+        Self {
+            steps: Vec::new(),
+            end: WatchEnd::Close,
+            live: None,
+        }
+    }
+    /// Deliver `event`.
+    pub fn event(mut self, event: WatchEvent<K>) -> Self {
+        self.steps.push(WatchStep::Event(event));
+        self
+    }
+    /// Deliver an `ADDED`.
+    pub fn added(self, obj: K) -> Self {
+        self.event(WatchEvent::Added(obj))
+    }
+    /// Deliver a `MODIFIED`.
+    pub fn modified(self, obj: K) -> Self {
+        self.event(WatchEvent::Modified(obj))
+    }
+    /// Deliver a `DELETED`.
+    pub fn deleted(self, obj: K) -> Self {
+        self.event(WatchEvent::Deleted(obj))
+    }
+    /// Deliver a `BOOKMARK`.
+    pub fn bookmark(self, rv: &str, initial_events_end: bool) -> Self {
+        self.event(WatchEvent::Bookmark {
+            resource_version: rv.to_string(),
+            initial_events_end,
+        })
+    }
+    /// Deliver an `ERROR` event carrying `err`.
+    pub fn error_event(self, err: Error) -> Self {
+        self.event(WatchEvent::Error(err))
+    }
+    /// Wait `d` before the next step.
+    pub fn sleep(mut self, d: Duration) -> Self {
+        self.steps.push(WatchStep::Sleep(d));
+        self
+    }
+    /// End with a transport error.
+    pub fn then_fail(mut self, err: Error) -> Self {
+        self.steps.push(WatchStep::Fail(err));
+        self.end = WatchEnd::Close;
+        self
+    }
+    /// End with a normal close (the default).
+    pub fn then_close(mut self) -> Self {
+        self.end = WatchEnd::Close;
+        self
+    }
+    /// Stay open until the consumer drops the stream.
+    pub fn then_hang(mut self) -> Self {
+        self.end = WatchEnd::Hang;
+        self
+    }
+}
+
+impl<K: Send + 'static> WatchScript<K> {
+    fn into_stream(self) -> WatchStream<K> {
+        let WatchScript { steps, end, live } = self;
+        async_stream::stream! {
+            for step in steps {
+                match step {
+                    WatchStep::Event(ev) => yield Ok(ev),
+                    WatchStep::Fail(err) => {
+                        yield Err(err);
+                        return;
+                    }
+                    WatchStep::Sleep(d) => tokio::time::sleep(d).await,
+                }
+            }
+            if let Some(mut rx) = live {
+                while let Some(item) = rx.recv().await {
+                    let failed = item.is_err();
+                    yield item;
+                    if failed {
+                        return;
+                    }
+                }
+                return;
+            }
+            if end == WatchEnd::Hang {
+                futures::future::pending::<()>().await;
+            }
+        }
+        .boxed()
+    }
+}
+
+struct FakeState<K> {
+    lists: VecDeque<Result<ListPage<K>, Error>>,
+    watches: VecDeque<Result<WatchScript<K>, Error>>,
+    list_calls: Vec<ListOptions>,
+    watch_calls: Vec<WatchOptions>,
+    /// When each call arrived (tokio's clock), parallel to `list_calls` / `watch_calls`.
+    list_times: Vec<tokio::time::Instant>,
+    watch_times: Vec<tokio::time::Instant>,
+}
+
+/// A scriptable [`ListerWatcher`] for tests: queue list responses and watch scripts, then assert
+/// on the options every call received. A call with nothing queued waits (until the caller gives
+/// up on it), so an over-eager consumer is visible as a recorded call, not as an invented answer.
+pub struct FakeListerWatcher<K> {
+    state: Mutex<FakeState<K>>,
+    /// Signalled after every recorded call and every newly queued response.
+    changed: Notify,
+}
+
+impl<K> Default for FakeListerWatcher<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K> FakeListerWatcher<K> {
+    /// An empty fake.
+    pub fn new() -> Self {
+        Self {
+            state: Mutex::new(FakeState {
+                lists: VecDeque::new(),
+                watches: VecDeque::new(),
+                list_calls: Vec::new(),
+                watch_calls: Vec::new(),
+                list_times: Vec::new(),
+                watch_times: Vec::new(),
+            }),
+            changed: Notify::new(),
+        }
+    }
+
+    /// Queue one list page.
+    pub fn push_list_page(
+        &self,
+        items: Vec<K>,
+        resource_version: &str,
+        continue_token: Option<&str>,
+    ) {
+        self.push_list(Ok(ListPage {
+            items,
+            resource_version: resource_version.to_string(),
+            continue_token: continue_token.map(str::to_string),
+            remaining_item_count: None,
+            malformed: 0,
+        }));
+    }
+
+    /// Queue one list response (a page, or an error).
+    pub fn push_list(&self, response: Result<ListPage<K>, Error>) {
+        self.state.lock().lists.push_back(response);
+        self.changed.notify_waiters();
+    }
+
+    /// Queue one list error.
+    pub fn push_list_error(&self, err: Error) {
+        self.push_list(Err(err));
+    }
+
+    /// Queue one watch script.
+    pub fn push_watch(&self, script: WatchScript<K>) {
+        self.state.lock().watches.push_back(Ok(script));
+        self.changed.notify_waiters();
+    }
+
+    /// Queue one failing watch request.
+    pub fn push_watch_error(&self, err: Error) {
+        self.state.lock().watches.push_back(Err(err));
+        self.changed.notify_waiters();
+    }
+
+    /// Queue a live watch: events sent on the returned sender are delivered as they come; an `Err`
+    /// ends the watch with that transport error; dropping the sender closes it normally.
+    pub fn push_watch_live(&self) -> mpsc::UnboundedSender<Result<WatchEvent<K>, Error>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let script = WatchScript {
+            steps: Vec::new(),
+            end: WatchEnd::Close,
+            live: Some(rx),
+        };
+        self.state.lock().watches.push_back(Ok(script));
+        self.changed.notify_waiters();
+        tx
+    }
+
+    /// Every `ListOptions` received so far, in order.
+    pub fn list_calls(&self) -> Vec<ListOptions> {
+        self.state.lock().list_calls.clone()
+    }
+
+    /// Every `WatchOptions` received so far, in order.
+    pub fn watch_calls(&self) -> Vec<WatchOptions> {
+        self.state.lock().watch_calls.clone()
+    }
+
+    /// When each list call arrived (tokio's clock).
+    pub fn list_call_times(&self) -> Vec<tokio::time::Instant> {
+        self.state.lock().list_times.clone()
+    }
+
+    /// When each watch call arrived (tokio's clock).
+    pub fn watch_call_times(&self) -> Vec<tokio::time::Instant> {
+        self.state.lock().watch_times.clone()
+    }
+
+    /// Responses queued and not yet consumed: (lists, watches).
+    pub fn pending(&self) -> (usize, usize) {
+        let st = self.state.lock();
+        (st.lists.len(), st.watches.len())
+    }
+
+    /// Wait until at least `n` list calls have been received.
+    pub async fn wait_for_list_calls(&self, n: usize) {
+        self.wait_until(|st| st.list_calls.len() >= n).await;
+    }
+
+    /// Wait until at least `n` watch calls have been received.
+    pub async fn wait_for_watch_calls(&self, n: usize) {
+        self.wait_until(|st| st.watch_calls.len() >= n).await;
+    }
+
+    async fn wait_until(&self, cond: impl Fn(&FakeState<K>) -> bool) {
+        loop {
+            let notified = self.changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if cond(&self.state.lock()) {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+impl<K: Object> ListerWatcher<K> for FakeListerWatcher<K> {
+    fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
+        let opts = opts.clone();
+        async move {
+            {
+                let mut st = self.state.lock();
+                st.list_calls.push(opts);
+                st.list_times.push(tokio::time::Instant::now());
+            }
+            self.changed.notify_waiters();
+            loop {
+                let notified = self.changed.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                if let Some(resp) = self.state.lock().lists.pop_front() {
+                    return resp;
+                }
+                notified.await;
+            }
+        }
+        .boxed()
+    }
+
+    fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>> {
+        let opts = opts.clone();
+        async move {
+            {
+                let mut st = self.state.lock();
+                st.watch_calls.push(opts);
+                st.watch_times.push(tokio::time::Instant::now());
+            }
+            self.changed.notify_waiters();
+            loop {
+                let notified = self.changed.notified();
+                tokio::pin!(notified);
+                notified.as_mut().enable();
+                let next = self.state.lock().watches.pop_front();
+                if let Some(resp) = next {
+                    return resp.map(WatchScript::into_stream);
+                }
+                notified.await;
+            }
+        }
+        .boxed()
+    }
+}
+
+/// Share a fake as the `Arc<dyn ListerWatcher<K>>` the reflector takes, keeping a handle.
+impl<K: Object> FakeListerWatcher<K> {
+    /// A new fake in an `Arc`.
+    pub fn shared() -> Arc<Self> {
+        Arc::new(Self::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use axum::extract::{Query, RawQuery};
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    use axum::routing::get;
+    use futures::TryStreamExt;
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    use super::*;
+
+    fn cm_json(name: &str, rv: &str) -> String {
+        format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"default","resourceVersion":"{rv}"}},"data":{{"k":"v"}}}}"#
+        )
+    }
+
+    #[test]
+    fn list_page_skips_malformed_items_and_keeps_the_rest() {
+        let body = format!(
+            r#"{{"kind":"ConfigMapList","apiVersion":"v1","metadata":{{"resourceVersion":"42","continue":"tok","remainingItemCount":7}},
+               "items":[{},{{"metadata":{{"name":"bad"}},"data":{{"k":17}}}},{}]}}"#,
+            cm_json("a", "1"),
+            cm_json("c", "3")
+        );
+        let page = decode_list_page::<ConfigMap>(&body).expect("envelope decodes");
+        let names: Vec<_> = page
+            .items
+            .iter()
+            .map(|o| o.metadata.name.clone().unwrap_or_default())
+            .collect();
+        assert_eq!(names, vec!["a", "c"]);
+        assert_eq!(page.malformed, 1);
+        assert_eq!(page.resource_version, "42");
+        assert_eq!(page.continue_token.as_deref(), Some("tok"));
+        assert_eq!(page.remaining_item_count, Some(7));
+    }
+
+    #[test]
+    fn list_page_with_null_items_and_empty_continue_is_last_page() {
+        let page = decode_list_page::<ConfigMap>(
+            r#"{"metadata":{"resourceVersion":"5","continue":""},"items":null}"#,
+        )
+        .expect("decodes");
+        assert!(page.items.is_empty());
+        assert_eq!(page.continue_token, None);
+        assert!(matches!(
+            decode_list_page::<ConfigMap>("not json"),
+            Err(Error::Decode(_))
+        ));
+    }
+
+    #[test]
+    fn watch_lines_decode_one_event_at_a_time() {
+        let added = format!(r#"{{"type":"ADDED","object":{}}}"#, cm_json("a", "1"));
+        assert!(
+            matches!(decode_watch_line::<ConfigMap>(&added), Some(WatchEvent::Added(o)) if o.metadata.name.as_deref() == Some("a"))
+        );
+        let bad = r#"{"type":"MODIFIED","object":{"metadata":{"name":"a"},"data":[1]}}"#;
+        assert!(matches!(
+            decode_watch_line::<ConfigMap>(bad),
+            Some(WatchEvent::Malformed(_))
+        ));
+        assert!(matches!(
+            decode_watch_line::<ConfigMap>("{garbage"),
+            Some(WatchEvent::Malformed(_))
+        ));
+        assert!(decode_watch_line::<ConfigMap>("   ").is_none());
+        let bookmark = r#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"99","annotations":{"k8s.io/initial-events-end":"true"}}}}"#;
+        assert!(matches!(
+            decode_watch_line::<ConfigMap>(bookmark),
+            Some(WatchEvent::Bookmark { resource_version, initial_events_end: true }) if resource_version == "99"
+        ));
+        let plain = r#"{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"100"}}}"#;
+        assert!(matches!(
+            decode_watch_line::<ConfigMap>(plain),
+            Some(WatchEvent::Bookmark {
+                initial_events_end: false,
+                ..
+            })
+        ));
+        let gone = r#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 1 (5)","reason":"Expired","code":410}}"#;
+        assert!(matches!(
+            decode_watch_line::<ConfigMap>(gone),
+            Some(WatchEvent::Error(Error::Gone(_)))
+        ));
+    }
+
+    #[test]
+    fn statuses_are_classified_like_client_go() {
+        assert!(matches!(
+            classify_status(410, "Expired", "x"),
+            Error::Gone(_)
+        ));
+        assert!(matches!(classify_status(410, "Gone", "x"), Error::Gone(_)));
+        assert!(matches!(
+            classify_status(
+                504,
+                "Timeout",
+                "Too large resource version: 12, current: 10"
+            ),
+            Error::TooLargeResourceVersion(_)
+        ));
+        assert!(matches!(
+            classify_status(403, "Forbidden", "x"),
+            Error::Forbidden(_)
+        ));
+        assert!(matches!(
+            classify_status(429, "TooManyRequests", "x"),
+            Error::TooManyRequests(_)
+        ));
+        assert!(matches!(
+            classify_status(500, "InternalError", "x"),
+            Error::Api { code: 500, .. }
+        ));
+    }
+
+    #[test]
+    fn list_url_keeps_rv_zero_with_limit_and_drops_rv_with_continue() {
+        let opts = ListOptions {
+            label_selector: Some("app in (a,b)".into()),
+            limit: Some(500),
+            resource_version: Some("0".into()),
+            ..ListOptions::default()
+        };
+        assert_eq!(
+            list_url("/api/v1/pods", &opts),
+            "/api/v1/pods?labelSelector=app%20in%20%28a%2Cb%29&limit=500&resourceVersion=0"
+        );
+        let next = ListOptions {
+            continue_token: Some("abc=".into()),
+            ..opts
+        };
+        assert_eq!(
+            list_url("/api/v1/pods", &next),
+            "/api/v1/pods?labelSelector=app%20in%20%28a%2Cb%29&limit=500&continue=abc%3D"
+        );
+        let consistent = ListOptions {
+            resource_version: Some(String::new()),
+            ..ListOptions::default()
+        };
+        assert_eq!(list_url("/api/v1/pods", &consistent), "/api/v1/pods");
+    }
+
+    #[test]
+    fn watch_url_carries_bookmarks_timeout_and_streaming_list() {
+        let opts = WatchOptions {
+            resource_version: Some("10".into()),
+            timeout_seconds: Some(301),
+            allow_watch_bookmarks: true,
+            ..WatchOptions::default()
+        };
+        assert_eq!(
+            watch_url("/api/v1/pods", &opts),
+            "/api/v1/pods?watch=true&resourceVersion=10&timeoutSeconds=301&allowWatchBookmarks=true"
+        );
+        let streaming = WatchOptions {
+            resource_version: Some(String::new()),
+            send_initial_events: true,
+            resource_version_match: Some("NotOlderThan".into()),
+            ..opts
+        };
+        assert_eq!(
+            watch_url("/api/v1/pods", &streaming),
+            "/api/v1/pods?watch=true&timeoutSeconds=301&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+        );
+    }
+
+    fn status_body(code: u16, reason: &str, message: &str) -> String {
+        format!(
+            r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"{message}","reason":"{reason}","code":{code}}}"#
+        )
+    }
+
+    /// A tiny loopback server speaking the list/watch protocol for ConfigMaps in `default`.
+    async fn serve() -> (String, tokio::task::JoinHandle<()>) {
+        async fn handler(
+            Query(q): Query<HashMap<String, String>>,
+            RawQuery(raw): RawQuery,
+        ) -> axum::response::Response {
+            let raw = raw.unwrap_or_default();
+            if q.get("watch").map(String::as_str) == Some("true") {
+                let body = [
+                    format!(r#"{{"type":"ADDED","object":{}}}"#, cm_json("w", "11")),
+                    r#"{"type":"MODIFIED","object":{"metadata":{"name":"w"},"data":5}}"#.to_string(),
+                    r#"{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"12","annotations":{"k8s.io/initial-events-end":"true"}}}}"#.to_string(),
+                    r#"{"type":"ERROR","object":{"kind":"Status","status":"Failure","reason":"Expired","code":410,"message":"too old"}}"#.to_string(),
+                ]
+                .join("\n")
+                    + "\n";
+                return (StatusCode::OK, [("x-query", raw)], body).into_response();
+            }
+            match q.get("labelSelector").map(String::as_str) {
+                Some("fail=gone") => (
+                    StatusCode::GONE,
+                    status_body(410, "Expired", "The provided continue parameter is too old"),
+                )
+                    .into_response(),
+                Some("fail=forbidden") => {
+                    (StatusCode::FORBIDDEN, status_body(403, "Forbidden", "no")).into_response()
+                }
+                Some("fail=429") => (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    status_body(429, "TooManyRequests", "slow"),
+                )
+                    .into_response(),
+                Some("fail=toolarge") => (
+                    StatusCode::GATEWAY_TIMEOUT,
+                    status_body(
+                        504,
+                        "Timeout",
+                        "Too large resource version: 20, current: 10",
+                    ),
+                )
+                    .into_response(),
+                _ => {
+                    let body = format!(
+                        r#"{{"kind":"ConfigMapList","apiVersion":"v1","metadata":{{"resourceVersion":"10"}},"items":[{},{{"metadata":{{"name":"bad"}},"data":[]}}]}}"#,
+                        cm_json("a", "7")
+                    );
+                    (StatusCode::OK, body).into_response()
+                }
+            }
+        }
+        let app = axum::Router::new().route("/api/v1/namespaces/default/configmaps", get(handler));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        (format!("http://{addr}"), task)
+    }
+
+    fn client(url: &str) -> kube::Client {
+        let uri: http::Uri = url.parse().expect("valid uri");
+        client_for_informers(kube::Config::new(uri)).expect("client")
+    }
+
+    #[tokio::test]
+    async fn kube_lister_watcher_lists_and_watches_over_http() {
+        let (url, server) = serve().await;
+        let lw = KubeListerWatcher::<ConfigMap>::typed(client(&url), Some("default"));
+        assert_eq!(lw.path(), "/api/v1/namespaces/default/configmaps");
+
+        let page = lw
+            .list(&ListOptions {
+                limit: Some(500),
+                resource_version: Some("0".into()),
+                ..ListOptions::default()
+            })
+            .await
+            .expect("list");
+        assert_eq!(page.items.len(), 1);
+        assert_eq!(page.malformed, 1);
+        assert_eq!(page.resource_version, "10");
+
+        let events: Vec<WatchEvent<ConfigMap>> = lw
+            .watch(&WatchOptions {
+                resource_version: Some("10".into()),
+                allow_watch_bookmarks: true,
+                timeout_seconds: Some(300),
+                ..WatchOptions::default()
+            })
+            .await
+            .expect("watch")
+            .try_collect()
+            .await
+            .expect("stream");
+        assert_eq!(events.len(), 4);
+        assert!(
+            matches!(&events[0], WatchEvent::Added(o) if o.metadata.name.as_deref() == Some("w"))
+        );
+        assert!(matches!(events[1], WatchEvent::Malformed(_)));
+        assert!(matches!(
+            &events[2],
+            WatchEvent::Bookmark { resource_version, initial_events_end: true } if resource_version == "12"
+        ));
+        assert!(matches!(events[3], WatchEvent::Error(Error::Gone(_))));
+
+        let fail = |sel: &str| ListOptions {
+            label_selector: Some(sel.into()),
+            ..ListOptions::default()
+        };
+        assert!(matches!(
+            lw.list(&fail("fail=gone")).await,
+            Err(Error::Gone(_))
+        ));
+        assert!(matches!(
+            lw.list(&fail("fail=forbidden")).await,
+            Err(Error::Forbidden(_))
+        ));
+        assert!(matches!(
+            lw.list(&fail("fail=429")).await,
+            Err(Error::TooManyRequests(_))
+        ));
+        assert!(matches!(
+            lw.list(&fail("fail=toolarge")).await,
+            Err(Error::TooLargeResourceVersion(_))
+        ));
+
+        // The same server through the dynamic flavour.
+        let ar = ApiResource::erase::<ConfigMap>(&());
+        let dyn_lw = KubeListerWatcher::dynamic(client(&url), &ar, Some("default"));
+        let page = dyn_lw
+            .list(&ListOptions::default())
+            .await
+            .expect("dynamic list");
+        assert_eq!(
+            page.items.len(),
+            2,
+            "a DynamicObject accepts any data shape"
+        );
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn connection_refused_is_a_connect_error() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        drop(listener);
+        let lw = KubeListerWatcher::<ConfigMap>::typed(client(&format!("http://{addr}")), None);
+        assert!(matches!(
+            lw.list(&ListOptions::default()).await,
+            Err(Error::Connect(_))
+        ));
+        assert!(matches!(
+            lw.watch(&WatchOptions::default()).await.map(|_| ()),
+            Err(Error::Connect(_))
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fake_records_options_and_plays_scripts() {
+        let fake = FakeListerWatcher::<ConfigMap>::new();
+        fake.push_list_error(Error::Gone("x".into()));
+        let opts = ListOptions {
+            resource_version: Some("0".into()),
+            ..ListOptions::default()
+        };
+        assert!(matches!(fake.list(&opts).await, Err(Error::Gone(_))));
+        assert_eq!(fake.list_calls(), vec![opts]);
+
+        let tx = fake.push_watch_live();
+        let mut stream = fake.watch(&WatchOptions::default()).await.expect("watch");
+        let _ = tx.send(Ok(WatchEvent::Bookmark {
+            resource_version: "3".into(),
+            initial_events_end: false,
+        }));
+        assert!(matches!(
+            stream.next().await,
+            Some(Ok(WatchEvent::Bookmark { .. }))
+        ));
+        drop(tx);
+        assert!(
+            stream.next().await.is_none(),
+            "dropping the sender closes the watch"
+        );
+
+        // An unscripted call waits instead of inventing an answer.
+        let pending =
+            tokio::time::timeout(Duration::from_secs(5), fake.list(&ListOptions::default())).await;
+        assert!(pending.is_err());
+        assert_eq!(fake.list_calls().len(), 2);
+    }
 }

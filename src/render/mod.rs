@@ -1,1 +1,504 @@
-//! Object to table row functions. TODO
+//! Object → table row functions, per kind (k9s's `render` package; the column logic follows
+//! kubectl's `pkg/printers/internalversion/printers.go` and, for custom resources, the
+//! apiextensions-apiserver table convertor driven by `additionalPrinterColumns`).
+//!
+//! Everything here is a pure function of a [`DynamicObject`]: no I/O, no clock (times are kept as
+//! unix seconds in [`Cell::Age`] / [`Cell::Restarts`] / [`Cell::Elapsed`] and turned into "5m"
+//! at draw time by [`Cell::display`]), and no panics on any input: a missing or mistyped field
+//! shows as kubectl shows it (`<none>`, `<unknown>`, `0`, or an empty cell).
+//!
+//! - [`columns`] / [`row`]: the table for a Kind (cells in column order, without NAMESPACE).
+//! - [`prune`]: the cache transform that keeps only what rows, indexes and drill-down read;
+//!   `row(kind, &prune(kind, obj)) == row(kind, &obj)` holds for every kind.
+//! - [`to_yaml`] / [`describe`]: the `y` and `d` views (fed by a full GET, not the cache).
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use kube::api::DynamicObject;
+use serde_json::Value;
+
+mod crd;
+mod describe;
+mod jsonpath;
+mod pod;
+mod prune;
+mod resources;
+mod yaml;
+
+pub use crd::{PrinterColumn, printer_columns_from_crd};
+pub use describe::{describe, describe_at};
+pub use jsonpath::{JsonPath, JsonPathError};
+pub use pod::{POD_SUMMARY_KEY, PodSummary, pod_phase_reason};
+pub use prune::prune;
+pub use yaml::to_yaml;
+
+/// One table cell. Values that change with the clock are stored as timestamps and rendered at
+/// draw time, so a row computed once stays correct while it ages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cell {
+    /// Plain text, sorted lexically.
+    Text(String),
+    /// An integer, sorted numerically.
+    Int(i64),
+    /// The unix seconds of a timestamp, rendered as its age ("5m10s"); `None` renders as
+    /// kubectl's `<unknown>` (a zero timestamp).
+    Age(Option<i64>),
+    /// `ready/total` (READY 1/2), sorted by the first number, then the second.
+    Ratio(u32, u32),
+    /// Pod RESTARTS: the count and the unix seconds of the last restart, rendered as kubectl's
+    /// `5 (2m ago)` (just `5` when there is no last-restart time, `0` when there are none).
+    Restarts(i64, Option<i64>),
+    /// A duration from `start` to `end` (or to now while `end` is `None`), e.g. Job DURATION.
+    Elapsed {
+        /// Unix seconds of the start.
+        start: i64,
+        /// Unix seconds of the end, `None` while still running.
+        end: Option<i64>,
+    },
+}
+
+impl Cell {
+    /// A text cell.
+    pub fn text(s: impl Into<String>) -> Self {
+        Cell::Text(s.into())
+    }
+
+    /// The cell as kubectl prints it, with ages computed against `now_unix` (unix seconds).
+    pub fn display(&self, now_unix: i64) -> Cow<'_, str> {
+        match self {
+            Cell::Text(s) => Cow::Borrowed(s.as_str()),
+            Cell::Int(n) => Cow::Owned(n.to_string()),
+            Cell::Age(None) => Cow::Borrowed("<unknown>"),
+            Cell::Age(Some(t)) => Cow::Owned(format_age(now_unix.saturating_sub(*t))),
+            Cell::Ratio(a, b) => Cow::Owned(format!("{a}/{b}")),
+            Cell::Restarts(n, Some(t)) if *n != 0 => Cow::Owned(format!(
+                "{n} ({} ago)",
+                format_age(now_unix.saturating_sub(*t))
+            )),
+            Cell::Restarts(n, _) => Cow::Owned(n.to_string()),
+            Cell::Elapsed { start, end } => {
+                Cow::Owned(format_age(end.unwrap_or(now_unix).saturating_sub(*start)))
+            }
+        }
+    }
+
+    /// A total order for sorting a column: numbers numerically, ages youngest first (ascending
+    /// age), ratios by the first number then the second, text lexically. Cells of different
+    /// variants (only possible with malformed data) order by variant.
+    pub fn cmp_for_sort(&self, other: &Cell) -> Ordering {
+        match (self, other) {
+            (Cell::Text(a), Cell::Text(b)) => a.cmp(b),
+            (Cell::Int(a), Cell::Int(b)) => a.cmp(b),
+            // Ascending age = descending timestamp; unknown ages sort last.
+            (Cell::Age(a), Cell::Age(b)) => match (a, b) {
+                (Some(a), Some(b)) => b.cmp(a),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+            (Cell::Ratio(a1, a2), Cell::Ratio(b1, b2)) => a1.cmp(b1).then(a2.cmp(b2)),
+            (Cell::Restarts(a, ta), Cell::Restarts(b, tb)) => a.cmp(b).then(ta.cmp(tb)),
+            (Cell::Elapsed { start: s1, end: e1 }, Cell::Elapsed { start: s2, end: e2 }) => {
+                // Still-running spans are open-ended: longer than any finished one.
+                let d1 = e1.map(|e| e.saturating_sub(*s1));
+                let d2 = e2.map(|e| e.saturating_sub(*s2));
+                match (d1, d2) {
+                    (Some(a), Some(b)) => a.cmp(&b),
+                    (Some(_), None) => Ordering::Less,
+                    (None, Some(_)) => Ordering::Greater,
+                    // Both running: the earlier start has run longer.
+                    (None, None) => s2.cmp(s1),
+                }
+            }
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            Cell::Text(_) => 0,
+            Cell::Int(_) => 1,
+            Cell::Age(_) => 2,
+            Cell::Ratio(..) => 3,
+            Cell::Restarts(..) => 4,
+            Cell::Elapsed { .. } => 5,
+        }
+    }
+}
+
+/// A row's health, for colouring (k9s's row colours).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Health {
+    /// Running and ready / fully available.
+    Ok,
+    /// Starting up: scheduling, pulling, creating, initializing.
+    Pending,
+    /// Degraded but not failed: not all ready, progressing, a Warning event.
+    Warning,
+    /// Failed: crash loops, pull errors, non-zero exits, NotReady nodes.
+    Error,
+    /// Being deleted.
+    Terminating,
+    /// Finished successfully (completed pods and jobs).
+    Completed,
+}
+
+/// A table column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// The header, upper-case as kubectl prints it (`NAME`, `READY`, `PORT(S)`).
+    pub name: String,
+    /// A width under which the column's usual content would be cut.
+    pub min_width: u16,
+    /// Shown only in wide mode (kubectl's `-o wide`, printer-column priority > 0).
+    pub wide: bool,
+}
+
+impl Column {
+    fn new(name: &str, min_width: u16) -> Self {
+        Column {
+            name: name.to_string(),
+            min_width,
+            wide: false,
+        }
+    }
+}
+
+/// One table row: cells in [`columns`] order (NAMESPACE excluded) and the row's health.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The cells, one per column of [`columns`] for the same kind.
+    pub cells: Vec<Cell>,
+    /// The row colour.
+    pub health: Health,
+}
+
+/// The columns for `kind` (a Kind such as `"Pod"`). With `printer_columns` (a custom resource's
+/// `additionalPrinterColumns`, see [`printer_columns_from_crd`]) the columns are NAME followed by
+/// those; kinds without a dedicated printer get NAME AGE.
+pub fn columns(kind: &str, printer_columns: Option<&[PrinterColumn]>) -> Vec<Column> {
+    if let Some(pcs) = printer_columns {
+        return crd::custom_columns(pcs);
+    }
+    match kind {
+        "Pod" => pod::columns(),
+        "Deployment" => resources::deployment_columns(),
+        "ReplicaSet" => resources::replicaset_columns(),
+        "StatefulSet" => resources::statefulset_columns(),
+        "DaemonSet" => resources::daemonset_columns(),
+        "Job" => resources::job_columns(),
+        "Service" => resources::service_columns(),
+        "ConfigMap" => resources::configmap_columns(),
+        "Secret" => resources::secret_columns(),
+        "Node" => resources::node_columns(),
+        "Namespace" => resources::namespace_columns(),
+        "Event" => resources::event_columns(),
+        "ServiceAccount" => resources::serviceaccount_columns(),
+        "CustomResourceDefinition" => crd::crd_columns(),
+        _ => name_age_columns(),
+    }
+}
+
+/// The row for `obj` of kind `kind`, cells in [`columns`] order. Never panics: missing or
+/// malformed fields render as kubectl renders them.
+pub fn row(kind: &str, obj: &DynamicObject, printer_columns: Option<&[PrinterColumn]>) -> Row {
+    if let Some(pcs) = printer_columns {
+        return crd::custom_row(obj, pcs);
+    }
+    match kind {
+        "Pod" => pod::row(obj),
+        "Deployment" => resources::deployment_row(obj),
+        "ReplicaSet" => resources::replicaset_row(obj),
+        "StatefulSet" => resources::statefulset_row(obj),
+        "DaemonSet" => resources::daemonset_row(obj),
+        "Job" => resources::job_row(obj),
+        "Service" => resources::service_row(obj),
+        "ConfigMap" => resources::configmap_row(obj),
+        "Secret" => resources::secret_row(obj),
+        "Node" => resources::node_row(obj),
+        "Namespace" => resources::namespace_row(obj),
+        "Event" => resources::event_row(obj),
+        "ServiceAccount" => resources::serviceaccount_row(obj),
+        "CustomResourceDefinition" => crd::crd_row(obj),
+        _ => name_age_row(obj),
+    }
+}
+
+pub(crate) fn name_age_columns() -> Vec<Column> {
+    vec![Column::new("NAME", 20), Column::new("AGE", 5)]
+}
+
+pub(crate) fn name_age_row(obj: &DynamicObject) -> Row {
+    Row {
+        cells: vec![name_cell(obj), age_cell(obj)],
+        health: if obj.metadata.deletion_timestamp.is_some() {
+            Health::Terminating
+        } else {
+            Health::Ok
+        },
+    }
+}
+
+/// kubectl's `duration.HumanDuration` for a duration in whole seconds: `45s` (under 2 minutes),
+/// `5m10s` (under 10 minutes), `42m` (under 3 hours), `3h2m` (under 8 hours), `20h` (under 2
+/// days), `2d5h` (under 8 days), `45d` (under 2 years), `2y40d` (under 8 years), else `9y`.
+/// A negative duration of more than one second (clock skew) is `<invalid>`, of one second `0s`.
+pub fn format_age(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".to_string();
+    }
+    if seconds < 0 {
+        return "0s".to_string();
+    }
+    if seconds < 60 * 2 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        let s = seconds % 60;
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
+    }
+    if minutes < 60 * 3 {
+        return format!("{minutes}m");
+    }
+    let hours = seconds / 3600;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 {
+            format!("{}d", hours / 24)
+        } else {
+            format!("{}d{h}h", hours / 24)
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        let dy = (hours / 24) % 365;
+        return if dy == 0 {
+            format!("{}y", hours / 24 / 365)
+        } else {
+            format!("{}y{dy}d", hours / 24 / 365)
+        };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+// ---- helpers shared by the per-kind printers -------------------------------------------------
+
+/// `v` at `path` (object keys only).
+pub(crate) fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    let mut cur = v;
+    for key in path {
+        cur = cur.as_object()?.get(*key)?;
+    }
+    Some(cur)
+}
+
+/// The string at `path`, or `""`.
+pub(crate) fn str_at<'a>(v: &'a Value, path: &[&str]) -> &'a str {
+    at(v, path).and_then(Value::as_str).unwrap_or("")
+}
+
+/// The integer at `path` (floats truncated), or `None`.
+pub(crate) fn int_opt(v: &Value, path: &[&str]) -> Option<i64> {
+    let x = at(v, path)?;
+    x.as_i64().or_else(|| x.as_f64().map(|f| f as i64))
+}
+
+/// The integer at `path`, or 0.
+pub(crate) fn int_at(v: &Value, path: &[&str]) -> i64 {
+    int_opt(v, path).unwrap_or(0)
+}
+
+/// The bool at `path`, or `false`.
+pub(crate) fn bool_at(v: &Value, path: &[&str]) -> bool {
+    at(v, path).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// The array at `path`, or an empty slice.
+pub(crate) fn arr_at<'a>(v: &'a Value, path: &[&str]) -> &'a [Value] {
+    at(v, path)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// The number of entries of the object or array at `path`.
+pub(crate) fn len_at(v: &Value, path: &[&str]) -> usize {
+    match at(v, path) {
+        Some(Value::Object(m)) => m.len(),
+        Some(Value::Array(a)) => a.len(),
+        _ => 0,
+    }
+}
+
+/// An RFC 3339 timestamp as unix seconds.
+pub(crate) fn parse_time(s: &str) -> Option<i64> {
+    s.parse::<k8s_openapi::jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_second())
+}
+
+/// The timestamp at `path` as unix seconds.
+pub(crate) fn time_at(v: &Value, path: &[&str]) -> Option<i64> {
+    at(v, path).and_then(Value::as_str).and_then(parse_time)
+}
+
+/// The NAME cell.
+pub(crate) fn name_cell(obj: &DynamicObject) -> Cell {
+    Cell::Text(obj.metadata.name.clone().unwrap_or_default())
+}
+
+/// The AGE cell (creationTimestamp).
+pub(crate) fn age_cell(obj: &DynamicObject) -> Cell {
+    Cell::Age(
+        obj.metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| t.0.as_second()),
+    )
+}
+
+/// `s`, or `<none>` when empty (kubectl's habit for optional strings).
+pub(crate) fn or_none(s: &str) -> String {
+    if s.is_empty() {
+        "<none>".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// apimachinery's `labels.FormatLabels`: `k=v,k2=v2` sorted by key, `<none>` when empty.
+pub(crate) fn format_labels(v: Option<&Value>) -> String {
+    let Some(Value::Object(m)) = v else {
+        return "<none>".to_string();
+    };
+    if m.is_empty() {
+        return "<none>".to_string();
+    }
+    let mut pairs: Vec<(&String, String)> = m
+        .iter()
+        .map(|(k, v)| (k, v.as_str().map(str::to_string).unwrap_or_default()))
+        .collect();
+    pairs.sort();
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_age_matches_kubectl_human_duration() {
+        let cases = [
+            (-5, "<invalid>"),
+            (-1, "0s"),
+            (0, "0s"),
+            (45, "45s"),
+            (119, "119s"),
+            (120, "2m"),
+            (310, "5m10s"),
+            (599, "9m59s"),
+            (600, "10m"),
+            (179 * 60 + 59, "179m"),
+            (3 * 3600 + 2 * 60, "3h2m"),
+            (5 * 3600, "5h"),
+            (8 * 3600, "8h"),
+            (47 * 3600 + 59 * 60, "47h"),
+            (48 * 3600, "2d"),
+            (2 * 86400 + 5 * 3600, "2d5h"),
+            (7 * 86400 + 23 * 3600, "7d23h"),
+            (8 * 86400, "8d"),
+            (45 * 86400, "45d"),
+            (729 * 86400, "729d"),
+            (730 * 86400, "2y"),
+            (770 * 86400, "2y40d"),
+            (8 * 365 * 86400, "8y"),
+            (20 * 365 * 86400 + 100 * 86400, "20y"),
+        ];
+        for (secs, want) in cases {
+            assert_eq!(format_age(secs), want, "format_age({secs})");
+        }
+    }
+
+    #[test]
+    fn cell_display_renders_ages_against_now() {
+        assert_eq!(Cell::Age(Some(1000)).display(1310), "5m10s");
+        assert_eq!(Cell::Age(None).display(1310), "<unknown>");
+        assert_eq!(Cell::Ratio(1, 2).display(0), "1/2");
+        assert_eq!(Cell::Restarts(5, Some(880)).display(1000), "5 (2m ago)");
+        assert_eq!(Cell::Restarts(0, Some(880)).display(1000), "0");
+        assert_eq!(Cell::Restarts(3, None).display(1000), "3");
+        assert_eq!(
+            Cell::Elapsed {
+                start: 0,
+                end: Some(30)
+            }
+            .display(1000),
+            "30s"
+        );
+        assert_eq!(
+            Cell::Elapsed {
+                start: 0,
+                end: None
+            }
+            .display(150),
+            "2m30s"
+        );
+    }
+
+    #[test]
+    fn cmp_for_sort_orders_numbers_numerically_and_ages_youngest_first() {
+        assert_eq!(Cell::Int(9).cmp_for_sort(&Cell::Int(10)), Ordering::Less);
+        assert_eq!(
+            Cell::text("9").cmp_for_sort(&Cell::text("10")),
+            Ordering::Greater
+        );
+        // created at 200 is younger than created at 100
+        assert_eq!(
+            Cell::Age(Some(200)).cmp_for_sort(&Cell::Age(Some(100))),
+            Ordering::Less
+        );
+        assert_eq!(
+            Cell::Age(None).cmp_for_sort(&Cell::Age(Some(100))),
+            Ordering::Greater
+        );
+        assert_eq!(
+            Cell::Ratio(2, 3).cmp_for_sort(&Cell::Ratio(10, 10)),
+            Ordering::Less
+        );
+        assert_eq!(
+            Cell::Restarts(2, None).cmp_for_sort(&Cell::Restarts(10, Some(5))),
+            Ordering::Less
+        );
+    }
+
+    #[test]
+    fn format_labels_sorts_by_key() {
+        let v = serde_json::json!({"b": "2", "a": "1"});
+        assert_eq!(format_labels(Some(&v)), "a=1,b=2");
+        assert_eq!(format_labels(None), "<none>");
+        assert_eq!(format_labels(Some(&serde_json::json!({}))), "<none>");
+    }
+}

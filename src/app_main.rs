@@ -1,0 +1,166 @@
+//! What each command does, wired from the layers: cluster connection, demo server, dashboard
+//! runtime and benchmarks. Kept out of `main.rs` so integration tests can call it.
+
+use crate::cli::{BenchArgs, DashboardArgs, DemoServerArgs};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::cluster::{ClusterError, ConnectOptions, Connection};
+use crate::demo::churn::{apply_all, run_churn};
+use crate::demo::sim::{SimConfig, Simulator};
+use crate::demo::{DemoHandle, DemoOptions, DemoServer};
+
+/// Top-level errors, each printed as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum MainError {
+    #[error("{0}")]
+    Cluster(#[from] ClusterError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Runtime(String),
+}
+
+impl MainError {
+    /// 2 for bad input (flags, kubeconfig, context), 1 for everything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            MainError::Usage(_) => 2,
+            MainError::Cluster(
+                ClusterError::KubeconfigMissing { .. }
+                | ClusterError::NoKubeconfig
+                | ClusterError::KubeconfigInvalid { .. }
+                | ClusterError::UnknownContext { .. }
+                | ClusterError::NoCurrentContext { .. },
+            ) => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// The dashboard (default command).
+pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
+    let conn = Connection::open(&ConnectOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+    })
+    .await?;
+    let version = conn.server_version().await?;
+    let resources = conn.discover().await?;
+    tracing::info!(context = %conn.context, %version, kinds = resources.len(), "connected");
+    Err(MainError::Runtime("the dashboard is not wired yet".into()))
+}
+
+/// A running demo cluster: the HTTP server plus the churn loop feeding it.
+pub struct RunningDemo {
+    pub handle: DemoHandle,
+    pub churn: tokio::task::JoinHandle<()>,
+    pub seeded_objects: usize,
+}
+
+/// What a demo cluster should look like.
+#[derive(Debug, Clone)]
+pub struct DemoSpec {
+    pub port: u16,
+    pub pods: usize,
+    pub nodes: Option<usize>,
+    pub churn_per_sec: f64,
+    pub seed: u64,
+    pub history: usize,
+}
+
+/// Start the demo API server on loopback, seed it from the simulator and start churn.
+pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
+    let handle = DemoServer::start(DemoOptions {
+        port: spec.port,
+        history: spec.history,
+        ..DemoOptions::default()
+    })
+    .await
+    .map_err(|e| MainError::Runtime(format!("demo server: {e}")))?;
+    let sim = Simulator::new(SimConfig {
+        pods: spec.pods,
+        nodes: spec.nodes.unwrap_or((spec.pods / 30).max(3)),
+        seed: spec.seed,
+        start: chrono::Utc::now(),
+        ..SimConfig::default()
+    });
+    let sim = Arc::new(Mutex::new(sim));
+    let seed = sim.lock().seed_mutations();
+    let seeded_objects = seed.len();
+    let cluster = handle.cluster();
+    let rejected = apply_all(&cluster, seed, |m, _| sim.lock().rejected(m));
+    if rejected > 0 {
+        tracing::warn!(rejected, "demo seed mutations rejected");
+    }
+    let tick_sim = sim.clone();
+    let churn = run_churn(
+        cluster,
+        move |n| tick_sim.lock().tick(n),
+        move |m, _| sim.lock().rejected(m),
+        spec.churn_per_sec,
+    );
+    Ok(RunningDemo {
+        handle,
+        churn,
+        seeded_objects,
+    })
+}
+
+/// `kinformer demo-server`: serve until Ctrl-C / SIGTERM.
+pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
+    let demo = start_demo(&DemoSpec {
+        port: args.port,
+        pods: args.pods,
+        nodes: args.nodes,
+        churn_per_sec: args.churn,
+        seed: args.seed,
+        history: args.history,
+    })
+    .await?;
+    demo.handle
+        .write_kubeconfig(&args.kubeconfig_out)
+        .map_err(|e| MainError::Runtime(format!("writing kubeconfig: {e}")))?;
+    println!(
+        "demo API server listening on {} ({} objects seeded, {} pods, churn {}/s)",
+        demo.handle.base_url(),
+        demo.seeded_objects,
+        args.pods,
+        args.churn
+    );
+    println!(
+        "kubeconfig written to {0}: kubectl --kubeconfig {0} get pods -A",
+        args.kubeconfig_out.display()
+    );
+    println!(
+        "fault injection: POST {}/_demo/faults/<action>; Ctrl-C stops",
+        demo.handle.base_url()
+    );
+    wait_for_shutdown_signal().await;
+    demo.churn.abort();
+    demo.handle.shutdown().await;
+    Ok(())
+}
+
+async fn wait_for_shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
+}
+
+/// `kinformer bench`.
+pub async fn run_bench(_args: BenchArgs) -> Result<(), MainError> {
+    Err(MainError::Runtime(
+        "the benchmarks are not wired yet".into(),
+    ))
+}

@@ -1,0 +1,147 @@
+//! Command-line interface: flags as kubectl users expect them.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// A terminal dashboard for Kubernetes fed by shared informers: live tables, the DeltaFIFO event
+/// log, and label filters answered from the indexer.
+#[derive(Debug, Parser)]
+#[command(name = "kinformer", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub dashboard: DashboardArgs,
+}
+
+/// Flags of the dashboard (the default command).
+#[derive(Debug, Clone, Args)]
+pub struct DashboardArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use (default: current-context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Namespace scope (default: the context's namespace).
+    #[arg(
+        short = 'n',
+        long,
+        value_name = "NAMESPACE",
+        conflicts_with = "all_namespaces"
+    )]
+    pub namespace: Option<String>,
+    /// Show every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Label selector applied to the first view, e.g. `app=web,tier!=db` or `env in (prod,stage)`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Resource to show first (any name `:` accepts: po, deploy, svc, a CRD plural...).
+    #[arg(short = 'r', long, value_name = "RESOURCE", default_value = "pods")]
+    pub resource: String,
+    /// Never write to the cluster: delete and other writes are refused.
+    #[arg(long)]
+    pub readonly: bool,
+    /// Run against a built-in demo cluster on loopback (no cluster needed).
+    #[arg(long)]
+    pub demo: bool,
+    /// Pods in the demo cluster (with --demo).
+    #[arg(long, value_name = "N", default_value_t = 600)]
+    pub demo_pods: usize,
+    /// Demo churn in events per second (with --demo).
+    #[arg(long, value_name = "EV_PER_S", default_value_t = 20.0)]
+    pub demo_churn: f64,
+    /// Where logs go (default: ~/.local/state/kinformer/kinformer.log). Logs never go to the screen.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log_file: Option<PathBuf>,
+    /// Key-binding override file (default: ~/.config/kinformer/keys.toml if it exists).
+    #[arg(long, value_name = "FILE")]
+    pub keys: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the demo API server standalone and write a kubeconfig for it.
+    DemoServer(DemoServerArgs),
+    /// Run the benchmark suite and print a table of figures.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DemoServerArgs {
+    /// Port on 127.0.0.1 (0 = any free port).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Write a kubeconfig for the server to this file.
+    #[arg(long, value_name = "FILE", default_value = "kinformer-demo.kubeconfig")]
+    pub kubeconfig_out: PathBuf,
+    /// Pods to seed.
+    #[arg(long, default_value_t = 600)]
+    pub pods: usize,
+    /// Nodes to seed (default: one per 30 pods, at least 3).
+    #[arg(long)]
+    pub nodes: Option<usize>,
+    /// Churn rate in events per second (0 = none).
+    #[arg(long, value_name = "EV_PER_S", default_value_t = 20.0)]
+    pub churn: f64,
+    /// Seed of the simulator (same seed, same cluster).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Watch history kept before compaction (events); older resourceVersions get 410 Gone.
+    #[arg(long, default_value_t = 50_000)]
+    pub history: usize,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Pod counts to measure (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "10000")]
+    pub pods: Vec<usize>,
+    /// Runs per figure (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Skip the slow kube-rs reflector peer.
+    #[arg(long)]
+    pub no_peer: bool,
+    /// Churn rates (events/s) for the event-to-screen latency figure.
+    #[arg(long, value_delimiter = ',', default_value = "100,1000")]
+    pub churn: Vec<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn namespace_and_all_namespaces_conflict() {
+        let r = Cli::try_parse_from(["kinformer", "-n", "x", "-A"]);
+        assert!(r.is_err());
+    }
+
+    #[test]
+    fn kubectl_style_flags_parse() {
+        let cli = Cli::try_parse_from([
+            "kinformer",
+            "--context",
+            "prod",
+            "-n",
+            "shop",
+            "-l",
+            "app=web",
+            "--readonly",
+        ])
+        .expect("parses");
+        assert_eq!(cli.dashboard.context.as_deref(), Some("prod"));
+        assert_eq!(cli.dashboard.namespace.as_deref(), Some("shop"));
+        assert_eq!(cli.dashboard.selector.as_deref(), Some("app=web"));
+        assert!(cli.dashboard.readonly && cli.command.is_none());
+    }
+}

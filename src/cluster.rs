@@ -1,0 +1,472 @@
+//! Connecting to a cluster: kubeconfig loading, context selection, server version and discovery.
+//!
+//! Everything here turns bad input into one clear [`ClusterError`] line (missing or malformed
+//! kubeconfig, unknown context, unreachable server, forbidden discovery): never a stack trace.
+
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
+use kube::discovery::ApiResource;
+
+/// Errors of the cluster-connection layer.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("kubeconfig {path}: file not found")]
+    KubeconfigMissing { path: String },
+    #[error(
+        "no kubeconfig found: set $KUBECONFIG, create ~/.kube/config, or pass --kubeconfig (or try --demo)"
+    )]
+    NoKubeconfig,
+    #[error("kubeconfig {path}: {message}")]
+    KubeconfigInvalid { path: String, message: String },
+    #[error("context {context:?} not found in kubeconfig {path} (available: {available})")]
+    UnknownContext {
+        context: String,
+        path: String,
+        available: String,
+    },
+    #[error("kubeconfig {path} has no current-context: pass --context (available: {available})")]
+    NoCurrentContext { path: String, available: String },
+    #[error("cannot build a client for context {context:?}: {message}")]
+    Client { context: String, message: String },
+    #[error("cannot reach the API server at {server}: {message}")]
+    Unreachable { server: String, message: String },
+    #[error("the API server at {server} refused discovery: {message}")]
+    Discovery { server: String, message: String },
+}
+
+/// What the user asked for on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct ConnectOptions {
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+}
+
+/// A loaded kubeconfig context: the client plus what the header shows.
+#[derive(Clone)]
+pub struct Connection {
+    pub client: kube::Client,
+    /// Name of the context in use.
+    pub context: String,
+    /// All context names in the kubeconfig (for `:ctx` completion).
+    pub contexts: Vec<String>,
+    /// The context's namespace (or `default`).
+    pub default_namespace: String,
+    /// The server URL.
+    pub server: String,
+    /// Where the kubeconfig came from (for messages and `:ctx`).
+    pub kubeconfig_path: String,
+    kubeconfig: Kubeconfig,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the kubeconfig: it holds tokens and keys.
+        f.debug_struct("Connection")
+            .field("context", &self.context)
+            .field("server", &self.server)
+            .field("default_namespace", &self.default_namespace)
+            .finish_non_exhaustive()
+    }
+}
+
+fn describe_kubeconfig_error(e: &KubeconfigError) -> String {
+    // KubeconfigError's Display is already one line and never includes credentials.
+    e.to_string()
+}
+
+/// Load the kubeconfig (explicit path, else `$KUBECONFIG`, else `~/.kube/config`).
+pub fn load_kubeconfig(path: Option<&Path>) -> Result<(Kubeconfig, String), ClusterError> {
+    match path {
+        Some(p) => {
+            let shown = p.display().to_string();
+            if !p.exists() {
+                return Err(ClusterError::KubeconfigMissing { path: shown });
+            }
+            let kc = Kubeconfig::read_from(p).map_err(|e| ClusterError::KubeconfigInvalid {
+                path: shown.clone(),
+                message: describe_kubeconfig_error(&e),
+            })?;
+            Ok((kc, shown))
+        }
+        None => {
+            let shown = std::env::var("KUBECONFIG").unwrap_or_else(|_| {
+                dirs::home_dir()
+                    .map(|h| h.join(".kube").join("config").display().to_string())
+                    .unwrap_or_else(|| "~/.kube/config".into())
+            });
+            if std::env::var_os("KUBECONFIG").is_none() && !Path::new(&shown).exists() {
+                return Err(ClusterError::NoKubeconfig);
+            }
+            let kc = Kubeconfig::read().map_err(|e| ClusterError::KubeconfigInvalid {
+                path: shown.clone(),
+                message: describe_kubeconfig_error(&e),
+            })?;
+            Ok((kc, shown))
+        }
+    }
+}
+
+impl Connection {
+    /// Load the kubeconfig and build a client for the requested (or current) context.
+    /// Does not contact the server; see [`Connection::server_version`].
+    pub async fn open(opts: &ConnectOptions) -> Result<Self, ClusterError> {
+        let (kubeconfig, path) = load_kubeconfig(opts.kubeconfig.as_deref())?;
+        Self::from_kubeconfig(kubeconfig, path, opts.context.clone()).await
+    }
+
+    /// Build a client for `context` (or the current context) of an already-loaded kubeconfig.
+    pub async fn from_kubeconfig(
+        kubeconfig: Kubeconfig,
+        path: String,
+        context: Option<String>,
+    ) -> Result<Self, ClusterError> {
+        let contexts: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
+        let available = if contexts.is_empty() {
+            "none".to_string()
+        } else {
+            contexts.join(", ")
+        };
+        let context = match context.or_else(|| kubeconfig.current_context.clone()) {
+            Some(c) if !c.is_empty() => c,
+            _ => {
+                return Err(ClusterError::NoCurrentContext { path, available });
+            }
+        };
+        if !contexts.iter().any(|c| c == &context) {
+            return Err(ClusterError::UnknownContext {
+                context,
+                path,
+                available,
+            });
+        }
+        let options = KubeConfigOptions {
+            context: Some(context.clone()),
+            ..Default::default()
+        };
+        let config = kube::Config::from_custom_kubeconfig(kubeconfig.clone(), &options)
+            .await
+            .map_err(|e| ClusterError::KubeconfigInvalid {
+                path: path.clone(),
+                message: format!("context {context:?}: {}", describe_kubeconfig_error(&e)),
+            })?;
+        let server = config.cluster_url.to_string();
+        let default_namespace = config.default_namespace.clone();
+        let client = kube::Client::try_from(config).map_err(|e| ClusterError::Client {
+            context: context.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(Self {
+            client,
+            context,
+            contexts,
+            default_namespace,
+            server,
+            kubeconfig_path: path,
+            kubeconfig,
+        })
+    }
+
+    /// Switch to another context of the same kubeconfig (`:ctx NAME`).
+    pub async fn switch_context(&self, context: &str) -> Result<Self, ClusterError> {
+        Self::from_kubeconfig(
+            self.kubeconfig.clone(),
+            self.kubeconfig_path.clone(),
+            Some(context.to_string()),
+        )
+        .await
+    }
+
+    /// `GET /version`: proves the server is reachable and gives the header its version.
+    pub async fn server_version(&self) -> Result<String, ClusterError> {
+        let info =
+            self.client
+                .apiserver_version()
+                .await
+                .map_err(|e| ClusterError::Unreachable {
+                    server: self.server.clone(),
+                    message: one_line(&e.to_string()),
+                })?;
+        Ok(info.git_version)
+    }
+
+    /// Discover every listable and watchable resource the server serves (core group first, then
+    /// each group's preferred version), with short names, as `kubectl api-resources` does.
+    pub async fn discover(&self) -> Result<Vec<ResourceInfo>, ClusterError> {
+        let client = &self.client;
+        let mut out = Vec::new();
+        let disc_err = |e: kube::Error| {
+            let msg = one_line(&e.to_string());
+            if is_connect_error(&e) {
+                ClusterError::Unreachable {
+                    server: self.server.clone(),
+                    message: msg,
+                }
+            } else {
+                ClusterError::Discovery {
+                    server: self.server.clone(),
+                    message: msg,
+                }
+            }
+        };
+        let core = client
+            .list_core_api_resources("v1")
+            .await
+            .map_err(disc_err)?;
+        out.extend(
+            core.resources
+                .iter()
+                .filter_map(|r| ResourceInfo::from_api_resource("", "v1", r)),
+        );
+        let groups = client.list_api_groups().await.map_err(disc_err)?;
+        for group in groups.groups {
+            let Some(version) = group
+                .preferred_version
+                .as_ref()
+                .or_else(|| group.versions.first())
+            else {
+                continue;
+            };
+            match client
+                .list_api_group_resources(&version.group_version)
+                .await
+            {
+                Ok(list) => out.extend(list.resources.iter().filter_map(|r| {
+                    ResourceInfo::from_api_resource(&group.name, &version.version, r)
+                })),
+                // One broken aggregated API (metrics-server down, say) must not hide the rest.
+                Err(e) => {
+                    tracing::warn!(group = %version.group_version, error = %e, "discovery of group failed; skipping it")
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn is_connect_error(e: &kube::Error) -> bool {
+    !matches!(e, kube::Error::Api(_))
+}
+
+/// Collapse an error message to one line.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// One resource kind the server serves (a row of `kubectl api-resources`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceInfo {
+    pub api_resource: ApiResource,
+    pub namespaced: bool,
+    pub singular: String,
+    pub short_names: Vec<String>,
+    pub verbs: Vec<String>,
+    /// A custom resource's `additionalPrinterColumns` for the served version (from its CRD).
+    pub printer_columns: Option<Vec<crate::render::PrinterColumn>>,
+}
+
+impl ResourceInfo {
+    /// From a discovery `APIResource`; `None` for subresources and kinds that cannot be listed
+    /// and watched (an informer needs both).
+    pub fn from_api_resource(group: &str, version: &str, r: &APIResource) -> Option<Self> {
+        if r.name.contains('/') {
+            return None;
+        }
+        let verbs = r.verbs.clone();
+        if !verbs.iter().any(|v| v == "list") || !verbs.iter().any(|v| v == "watch") {
+            return None;
+        }
+        let api_version = if group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{group}/{version}")
+        };
+        Some(Self {
+            api_resource: ApiResource {
+                group: group.to_string(),
+                version: version.to_string(),
+                api_version,
+                kind: r.kind.clone(),
+                plural: r.name.clone(),
+            },
+            namespaced: r.namespaced,
+            singular: if r.singular_name.is_empty() {
+                r.kind.to_lowercase()
+            } else {
+                r.singular_name.clone()
+            },
+            short_names: r.short_names.clone().unwrap_or_default(),
+            verbs,
+            printer_columns: None,
+        })
+    }
+
+    /// `pods`, `deployments.apps`, … as kubectl names it.
+    pub fn display_name(&self) -> String {
+        if self.api_resource.group.is_empty() {
+            self.api_resource.plural.clone()
+        } else {
+            format!("{}.{}", self.api_resource.plural, self.api_resource.group)
+        }
+    }
+
+    /// Every name a user may type for this resource in `:` (lower-case).
+    pub fn aliases(&self) -> Vec<String> {
+        let mut v = vec![
+            self.api_resource.plural.to_lowercase(),
+            self.singular.to_lowercase(),
+            self.api_resource.kind.to_lowercase(),
+            self.display_name().to_lowercase(),
+        ];
+        v.extend(self.short_names.iter().map(|s| s.to_lowercase()));
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Whether the verb is allowed (e.g. `delete`).
+    pub fn supports(&self, verb: &str) -> bool {
+        self.verbs.iter().any(|v| v == verb)
+    }
+}
+
+/// Resolve what a user typed (`po`, `pods`, `Pod`, `deploy`, `deployments.apps`, `widgets`) to a
+/// resource, as kubectl does: exact alias match, core group preferred over other groups on ties
+/// (kubectl's group priority), then the first group in discovery order.
+pub fn resolve<'a>(resources: &'a [ResourceInfo], typed: &str) -> Option<&'a ResourceInfo> {
+    let typed = typed.trim().to_lowercase();
+    if typed.is_empty() {
+        return None;
+    }
+    let mut matches = resources.iter().filter(|r| r.aliases().contains(&typed));
+    let first = matches.next()?;
+    if first.api_resource.group.is_empty() {
+        return Some(first);
+    }
+    Some(
+        std::iter::once(first)
+            .chain(matches)
+            .find(|r| r.api_resource.group.is_empty())
+            .unwrap_or(first),
+    )
+}
+
+/// Completion candidates for a prefix (sorted, deduplicated), for the `:` command line.
+pub fn complete(resources: &[ResourceInfo], prefix: &str) -> Vec<String> {
+    let prefix = prefix.to_lowercase();
+    let mut out: Vec<String> = resources
+        .iter()
+        .flat_map(|r| r.aliases())
+        .filter(|a| a.starts_with(&prefix))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn res(group: &str, plural: &str, kind: &str, short: &[&str]) -> ResourceInfo {
+        let r = APIResource {
+            name: plural.into(),
+            kind: kind.into(),
+            namespaced: true,
+            singular_name: kind.to_lowercase(),
+            short_names: Some(short.iter().map(|s| s.to_string()).collect()),
+            verbs: vec!["list".into(), "watch".into(), "get".into()],
+            ..Default::default()
+        };
+        ResourceInfo::from_api_resource(group, "v1", &r).expect("listable")
+    }
+
+    #[test]
+    fn resolve_accepts_plural_singular_short_name_and_kind() {
+        let all = vec![
+            res("", "pods", "Pod", &["po"]),
+            res("apps", "deployments", "Deployment", &["deploy"]),
+        ];
+        for typed in ["po", "pods", "pod", "Pod", "POD"] {
+            assert_eq!(
+                resolve(&all, typed).map(|r| r.api_resource.plural.as_str()),
+                Some("pods")
+            );
+        }
+        assert_eq!(
+            resolve(&all, "deployments.apps").map(|r| r.api_resource.kind.as_str()),
+            Some("Deployment")
+        );
+        assert!(resolve(&all, "nosuchthing").is_none());
+    }
+
+    #[test]
+    fn resolve_prefers_core_group_on_ambiguous_names() {
+        let all = vec![
+            res("events.k8s.io", "events", "Event", &["ev"]),
+            res("", "events", "Event", &["ev"]),
+        ];
+        assert_eq!(
+            resolve(&all, "ev").map(|r| r.api_resource.group.as_str()),
+            Some("")
+        );
+    }
+
+    #[test]
+    fn subresources_and_unwatchable_kinds_are_not_resources() {
+        let sub = APIResource {
+            name: "pods/log".into(),
+            verbs: vec!["get".into()],
+            ..Default::default()
+        };
+        assert!(ResourceInfo::from_api_resource("", "v1", &sub).is_none());
+        let nowatch = APIResource {
+            name: "bindings".into(),
+            verbs: vec!["create".into()],
+            ..Default::default()
+        };
+        assert!(ResourceInfo::from_api_resource("", "v1", &nowatch).is_none());
+    }
+
+    #[test]
+    fn complete_lists_aliases_with_prefix() {
+        let all = vec![
+            res("", "pods", "Pod", &["po"]),
+            res("", "podtemplates", "PodTemplate", &[]),
+        ];
+        let c = complete(&all, "pod");
+        assert!(c.contains(&"pods".to_string()) && c.contains(&"podtemplates".to_string()));
+        assert!(!c.contains(&"po".to_string()));
+    }
+
+    #[tokio::test]
+    async fn unknown_context_names_the_available_ones() {
+        let yaml = r#"
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: one, context: {cluster: c, user: u}}]
+current-context: one
+"#;
+        let kc = Kubeconfig::from_yaml(yaml).expect("valid yaml");
+        let err = Connection::from_kubeconfig(kc, "test".into(), Some("two".into()))
+            .await
+            .expect_err("unknown context");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("\"two\"") && msg.contains("available: one"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn missing_kubeconfig_file_is_a_clear_error() {
+        let err = load_kubeconfig(Some(Path::new("/nonexistent/kubeconfig"))).expect_err("missing");
+        assert_eq!(
+            err.to_string(),
+            "kubeconfig /nonexistent/kubeconfig: file not found"
+        );
+    }
+}

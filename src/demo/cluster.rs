@@ -1,0 +1,1112 @@
+//! The demo cluster's storage: an etcd-like keyspace with one global, monotonically increasing
+//! resourceVersion, a bounded event history (compaction) and a broadcast of committed events.
+//!
+//! Invariants:
+//! - every write gets `rv = previous rv + 1` and produces exactly one [`Event`], so the history is
+//!   contiguous: all events with `rv > compacted` are in `history`, in rv order;
+//! - events are broadcast while the state lock is held, so every subscriber sees them in rv order,
+//!   and a watcher that subscribes under the lock misses nothing after its snapshot;
+//! - objects are stored pre-serialized (`bytes`, with `metadata.resourceVersion` set) together with
+//!   the few parsed fields selectors need; lists and watches never re-serialize them;
+//! - a past state (continue tokens, `resourceVersionMatch=Exact`) is rebuilt from the current state
+//!   and the history's `prev` objects; it is refused with 410 Expired once compacted away.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use bytes::Bytes;
+use parking_lot::Mutex;
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use super::error::{StatusError, Target};
+use super::mutation::{Mutation, ResourceId};
+use super::patch::{self, PatchType};
+use super::resources::{self, RESOURCES, ResourceInfo};
+
+/// One stored object version.
+#[derive(Debug)]
+pub struct Stored {
+    pub rv: u64,
+    /// `namespace/name` or `name` (etcd key order).
+    pub key: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub uid: String,
+    pub labels: BTreeMap<String, String>,
+    /// Field selector values (besides name and namespace) this resource supports.
+    pub fields: Vec<(&'static str, String)>,
+    /// The JSON object, `metadata.resourceVersion` included.
+    pub bytes: Bytes,
+}
+
+impl Stored {
+    /// A field selector value; absent fields read as `None` (matched as `""`).
+    pub fn field(&self, field: &str) -> Option<&str> {
+        match field {
+            "metadata.name" => Some(&self.name),
+            "metadata.namespace" => Some(self.namespace.as_deref().unwrap_or("")),
+            f => self
+                .fields
+                .iter()
+                .find(|(k, _)| *k == f)
+                .map(|(_, v)| v.as_str()),
+        }
+    }
+
+    /// The parsed object.
+    pub fn value(&self) -> Result<Value, StatusError> {
+        serde_json::from_slice(&self.bytes)
+            .map_err(|e| StatusError::internal(format!("stored object is corrupt: {e}")))
+    }
+}
+
+/// Watch event type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One committed change.
+#[derive(Debug)]
+pub struct Event {
+    pub rv: u64,
+    /// Index into [`RESOURCES`].
+    pub resource: usize,
+    pub kind: EventType,
+    /// The new object (for `Deleted`: the last state, carrying the deletion's rv).
+    pub obj: Arc<Stored>,
+    /// The object before this change (`None` for `Added`).
+    pub prev: Option<Arc<Stored>>,
+}
+
+struct State {
+    rv: u64,
+    objects: Vec<BTreeMap<String, Arc<Stored>>>,
+    history: VecDeque<Arc<Event>>,
+    /// Every event with `rv > compacted` is in `history`.
+    compacted: u64,
+}
+
+/// Which state a list reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadAt {
+    /// The current state (consistent read, or "not older than").
+    Latest,
+    /// Exactly this resourceVersion.
+    Exact(u64),
+}
+
+/// What one list page asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct PageRequest<'a> {
+    /// Namespace, or `None` for all namespaces / cluster-scoped.
+    pub ns: Option<&'a str>,
+    pub at: ReadAt,
+    /// The last key returned by the previous page (from a continue token).
+    pub after: Option<&'a str>,
+    /// Page size; `None` = everything.
+    pub limit: Option<usize>,
+    /// Whether this continues a previous page (changes the 410 message).
+    pub continuing: bool,
+}
+
+/// One list page, ready to serialize.
+#[derive(Debug)]
+pub struct ListResult {
+    pub rv: u64,
+    pub items: Vec<Arc<Stored>>,
+    pub continue_token: Option<String>,
+}
+
+/// What a new watch starts with.
+pub struct WatchStart {
+    /// Synthetic `ADDED` objects (state at `rv`), when requested.
+    pub initial: Vec<Arc<Stored>>,
+    /// History events after the requested rv, up to `rv`.
+    pub backlog: Vec<Arc<Event>>,
+    pub rx: broadcast::Receiver<Arc<Event>>,
+    /// The cluster rv at subscription time.
+    pub rv: u64,
+}
+
+/// The demo cluster's state, shared by the HTTP server, the churn loop and tests.
+pub struct DemoCluster {
+    state: Mutex<State>,
+    history_limit: usize,
+    events: broadcast::Sender<Arc<Event>>,
+}
+
+impl std::fmt::Debug for DemoCluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DemoCluster")
+            .field("resource_version", &self.resource_version())
+            .finish()
+    }
+}
+
+fn target<'a>(info: &'a ResourceInfo, name: &'a str) -> Target<'a> {
+    Target {
+        group: info.id.group,
+        plural: info.id.plural,
+        name,
+    }
+}
+
+fn make_key(ns: Option<&str>, name: &str) -> String {
+    match ns {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+fn lookup<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(v, |cur, seg| cur.get(seg))
+}
+
+fn field_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn random_suffix(n: usize) -> String {
+    use rand::Rng as _;
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut rng = rand::rng();
+    (0..n)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+fn new_uid() -> String {
+    let b: [u8; 16] = rand::random();
+    format!(
+        "{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-4{:01x}{:02x}-{:01x}{:01x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+        b[0],
+        b[1],
+        b[2],
+        b[3],
+        b[4],
+        b[5],
+        b[6] & 0x0f,
+        b[7],
+        8 | (b[8] & 0x3),
+        b[8] >> 4,
+        b[9],
+        b[10],
+        b[11],
+        b[12],
+        b[13],
+        b[14],
+        b[15]
+    )
+}
+
+/// `metav1.Time` formatting, as the apiserver writes `creationTimestamp`.
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn is_dns_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|l| {
+            let ok = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+            l.chars().next().is_some_and(ok)
+                && l.chars().last().is_some_and(ok)
+                && l.chars().all(|c| ok(c) || c == '-')
+        })
+}
+
+/// Parse a resourceVersion parameter.
+pub fn parse_rv(s: &str) -> Result<u64, StatusError> {
+    s.parse::<u64>()
+        .map_err(|_| StatusError::bad_request(format!("invalid resource version: {s:?}")))
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ContinueToken {
+    v: String,
+    rv: u64,
+    start: String,
+}
+
+/// Encode a continue token the way kube-apiserver's etcd3 store does.
+fn encode_continue(rv: u64, last_key: &str) -> String {
+    let t = ContinueToken {
+        v: "meta.k8s.io/v1".into(),
+        rv,
+        start: format!("{last_key}\u{0}"),
+    };
+    let raw = serde_json::to_vec(&t).unwrap_or_default();
+    base64::engine::general_purpose::URL_SAFE.encode(raw)
+}
+
+/// Decode a continue token into (rv, last key returned).
+pub fn decode_continue(token: &str) -> Result<(u64, String), StatusError> {
+    let invalid = |why: &str| StatusError::bad_request(format!("continue key is not valid: {why}"));
+    let raw = base64::engine::general_purpose::URL_SAFE
+        .decode(token)
+        .or_else(|_| base64::engine::general_purpose::STANDARD.decode(token))
+        .map_err(|_| invalid("incorrect encoded start resourceVersion (version meta.k8s.io/v1)"))?;
+    let t: ContinueToken =
+        serde_json::from_slice(&raw).map_err(|_| invalid("cannot decode token"))?;
+    if t.v != "meta.k8s.io/v1" {
+        return Err(invalid("server does not recognize this encoded key"));
+    }
+    let Some(start) = t.start.strip_suffix('\u{0}') else {
+        return Err(invalid("start key is malformed"));
+    };
+    if t.rv == 0 {
+        return Err(invalid("incorrect encoded start resourceVersion"));
+    }
+    Ok((t.rv, start.to_string()))
+}
+
+fn key_bounds(ns: Option<&str>, after: Option<&str>) -> (Bound<String>, Bound<String>) {
+    let (lo, hi) = match ns {
+        Some(ns) => (
+            Bound::Included(format!("{ns}/")),
+            Bound::Excluded(format!("{ns}0")),
+        ),
+        None => (Bound::Unbounded, Bound::Unbounded),
+    };
+    let lo = match (after, &lo) {
+        (Some(a), Bound::Included(l)) if a < l.as_str() => lo,
+        (Some(a), _) => Bound::Excluded(a.to_string()),
+        (None, _) => lo,
+    };
+    (lo, hi)
+}
+
+/// Whether a key range is empty (`BTreeMap::range` panics on inverted bounds).
+fn bounds_empty(b: &(Bound<String>, Bound<String>)) -> bool {
+    match b {
+        (Bound::Included(l) | Bound::Excluded(l), Bound::Excluded(h)) => l >= h,
+        _ => false,
+    }
+}
+
+/// Turn a JSON value into a stored object, setting `metadata.resourceVersion`.
+fn store_value(
+    info: &ResourceInfo,
+    mut v: Value,
+    rv: u64,
+) -> Result<(Arc<Stored>, Value), StatusError> {
+    let meta = v
+        .get_mut("metadata")
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| StatusError::bad_request("object has no metadata"))?;
+    meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
+    let name = meta
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let namespace = meta
+        .get("namespace")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let uid = meta
+        .get("uid")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let labels = meta
+        .get("labels")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let fields = info
+        .extra_fields
+        .iter()
+        .filter_map(|f| lookup(&v, f).and_then(field_string).map(|s| (*f, s)))
+        .collect();
+    let bytes = serde_json::to_vec(&v)
+        .map_err(|e| StatusError::internal(format!("cannot serialize object: {e}")))?;
+    let stored = Stored {
+        rv,
+        key: make_key(namespace.as_deref(), &name),
+        namespace,
+        name,
+        uid,
+        labels,
+        fields,
+        bytes: Bytes::from(bytes),
+    };
+    Ok((Arc::new(stored), v))
+}
+
+/// A copy of `obj` with another resourceVersion (for DELETED events of objects leaving a selector).
+pub fn with_rv(obj: &Stored, rv: u64) -> Result<Bytes, StatusError> {
+    let mut v = obj.value()?;
+    if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.insert("resourceVersion".into(), Value::String(rv.to_string()));
+    }
+    serde_json::to_vec(&v)
+        .map(Bytes::from)
+        .map_err(|e| StatusError::internal(e.to_string()))
+}
+
+/// How a write treats the incoming object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateMode {
+    /// Replace everything but server-owned metadata (what the simulator does).
+    Full,
+    /// A main-resource PUT/PATCH: `status` is kept from the stored object.
+    Spec,
+    /// A `/status` PUT/PATCH: only `status` is taken from the request.
+    Status,
+}
+
+impl DemoCluster {
+    /// An empty cluster with the built-in namespaces and the demo CRD.
+    pub fn new(history_limit: usize) -> Arc<Self> {
+        let (events, _) = broadcast::channel(65_536);
+        let cluster = Arc::new(Self {
+            state: Mutex::new(State {
+                rv: 0,
+                objects: RESOURCES.iter().map(|_| BTreeMap::new()).collect(),
+                history: VecDeque::new(),
+                compacted: 0,
+            }),
+            history_limit: history_limit.max(1),
+            events,
+        });
+        let ns = RESOURCES_NAMESPACES;
+        for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+            let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
+                "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
+            if let Err(e) = cluster.create(ns, None, obj) {
+                tracing::warn!(error = %e, "cannot create built-in namespace");
+            }
+        }
+        if let Some(crd) =
+            resources::find("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+            && let Err(e) = cluster.create(crd, None, resources::widget_crd())
+        {
+            tracing::warn!(error = %e, "cannot create the demo CRD");
+        }
+        cluster
+    }
+
+    /// The latest committed resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.state.lock().rv
+    }
+
+    /// The oldest resourceVersion one can still watch from or list exactly.
+    pub fn compacted_resource_version(&self) -> u64 {
+        self.state.lock().compacted
+    }
+
+    /// Number of objects of a resource.
+    pub fn len(&self, id: &ResourceId) -> usize {
+        resources::find_id(id)
+            .map(|i| self.state.lock().objects[i].len())
+            .unwrap_or(0)
+    }
+
+    /// Whether the cluster holds no object of this resource.
+    pub fn is_empty(&self, id: &ResourceId) -> bool {
+        self.len(id) == 0
+    }
+
+    /// Subscribe to all committed events.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.events.subscribe()
+    }
+
+    /// Apply a simulator mutation exactly as the equivalent API request would be applied.
+    pub fn apply(&self, m: Mutation) -> Result<Value, StatusError> {
+        let unknown = |id: &ResourceId| {
+            StatusError::new(
+                404,
+                "NotFound",
+                format!(
+                    "the server could not find the requested resource {}",
+                    id.plural
+                ),
+            )
+        };
+        match m {
+            Mutation::Create { resource, object } => {
+                let idx = resources::find_id(&resource).ok_or_else(|| unknown(&resource))?;
+                let ns = object
+                    .pointer("/metadata/namespace")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let ns = if RESOURCES[idx].namespaced {
+                    Some(ns.unwrap_or_else(|| "default".into()))
+                } else {
+                    None
+                };
+                self.create(idx, ns.as_deref(), object)
+            }
+            Mutation::Update {
+                resource,
+                mut object,
+            } => {
+                let idx = resources::find_id(&resource).ok_or_else(|| unknown(&resource))?;
+                let ns = object
+                    .pointer("/metadata/namespace")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .filter(|_| RESOURCES[idx].namespaced);
+                let name = object
+                    .pointer("/metadata/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                if let Some(m) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+                    m.remove("resourceVersion");
+                }
+                self.update(idx, ns.as_deref(), &name, object, UpdateMode::Full)
+            }
+            Mutation::Delete {
+                resource,
+                namespace,
+                name,
+            } => {
+                let idx = resources::find_id(&resource).ok_or_else(|| unknown(&resource))?;
+                self.delete(idx, namespace.as_deref(), &name, None, None)
+                    .and_then(|s| s.value())
+            }
+        }
+    }
+
+    /// Get an object as JSON (test helper).
+    pub fn get(&self, id: &ResourceId, namespace: Option<&str>, name: &str) -> Option<Value> {
+        let idx = resources::find_id(id)?;
+        self.get_stored(idx, namespace, name).ok()?.value().ok()
+    }
+
+    /// All objects of a resource (in one namespace, or all), as JSON (test helper).
+    pub fn list(&self, id: &ResourceId, namespace: Option<&str>) -> Vec<Value> {
+        let Some(idx) = resources::find_id(id) else {
+            return Vec::new();
+        };
+        let st = self.state.lock();
+        st.objects[idx]
+            .range(key_bounds(namespace, None))
+            .filter_map(|(_, s)| s.value().ok())
+            .collect()
+    }
+
+    pub(crate) fn get_stored(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        name: &str,
+    ) -> Result<Arc<Stored>, StatusError> {
+        let st = self.state.lock();
+        st.objects[idx]
+            .get(&make_key(ns, name))
+            .cloned()
+            .ok_or_else(|| StatusError::not_found(&target(&RESOURCES[idx], name)))
+    }
+
+    /// Commit one change: assign nothing (the caller used `st.rv`), record and broadcast.
+    fn commit(
+        &self,
+        st: &mut State,
+        idx: usize,
+        kind: EventType,
+        obj: Arc<Stored>,
+        prev: Option<Arc<Stored>>,
+    ) {
+        match kind {
+            EventType::Deleted => {
+                st.objects[idx].remove(&obj.key);
+            }
+            _ => {
+                st.objects[idx].insert(obj.key.clone(), obj.clone());
+            }
+        }
+        let ev = Arc::new(Event {
+            rv: obj.rv,
+            resource: idx,
+            kind,
+            obj,
+            prev,
+        });
+        st.history.push_back(ev.clone());
+        while st.history.len() > self.history_limit {
+            if let Some(old) = st.history.pop_front() {
+                st.compacted = old.rv;
+            }
+        }
+        // No receiver is fine.
+        let _ = self.events.send(ev);
+    }
+
+    fn check_kind(info: &ResourceInfo, v: &mut Value) -> Result<(), StatusError> {
+        let Some(obj) = v.as_object_mut() else {
+            return Err(StatusError::bad_request(
+                "the body of the request must be a JSON object",
+            ));
+        };
+        let api_version = info.api_version();
+        match obj.get("apiVersion").and_then(Value::as_str) {
+            None | Some("") => {
+                obj.insert("apiVersion".into(), Value::String(api_version));
+            }
+            Some(a) if a == api_version => {}
+            Some(a) => {
+                return Err(StatusError::bad_request(format!(
+                    "the API version in the data ({a}) does not match the expected API version ({api_version})"
+                )));
+            }
+        }
+        match obj.get("kind").and_then(Value::as_str) {
+            None | Some("") => {
+                obj.insert("kind".into(), Value::String(info.kind.into()));
+            }
+            Some(k) if k == info.kind => {}
+            Some(k) => {
+                return Err(StatusError::bad_request(format!(
+                    "the kind in the data ({k}) does not match the expected kind ({})",
+                    info.kind
+                )));
+            }
+        }
+        match obj.get("metadata") {
+            None => {
+                obj.insert("metadata".into(), json!({}));
+            }
+            Some(Value::Object(_)) => {}
+            Some(_) => return Err(StatusError::bad_request("metadata must be an object")),
+        }
+        Ok(())
+    }
+
+    /// Create an object (`POST`). `ns` is the request namespace for namespaced kinds.
+    pub fn create(&self, idx: usize, ns: Option<&str>, mut v: Value) -> Result<Value, StatusError> {
+        let info = &RESOURCES[idx];
+        Self::check_kind(info, &mut v)?;
+        let mut st = self.state.lock();
+        let meta = v
+            .get_mut("metadata")
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| StatusError::bad_request("metadata must be an object"))?;
+        // Name / generateName.
+        let mut name = meta
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        if name.is_empty()
+            && let Some(g) = meta.get("generateName").and_then(Value::as_str)
+        {
+            name = format!("{g}{}", random_suffix(5));
+        }
+        let t = target(info, &name);
+        if name.is_empty() {
+            return Err(StatusError::invalid(
+                &t,
+                info.kind,
+                "metadata.name",
+                "Required value: name or generateName is required",
+            ));
+        }
+        if !is_dns_subdomain(&name) {
+            return Err(StatusError::invalid(
+                &t,
+                info.kind,
+                "metadata.name",
+                &format!(
+                    "Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+                ),
+            ));
+        }
+        meta.insert("name".into(), Value::String(name.clone()));
+        let ns = if info.namespaced {
+            let body_ns = meta.get("namespace").and_then(Value::as_str).unwrap_or("");
+            let ns = match ns {
+                Some(ns) => {
+                    if !body_ns.is_empty() && body_ns != ns {
+                        return Err(StatusError::bad_request(
+                            "the namespace of the provided object does not match the namespace sent on the request",
+                        ));
+                    }
+                    ns.to_string()
+                }
+                None if !body_ns.is_empty() => body_ns.to_string(),
+                None => "default".to_string(),
+            };
+            meta.insert("namespace".into(), Value::String(ns.clone()));
+            Some(ns)
+        } else {
+            meta.remove("namespace");
+            None
+        };
+        if let Some(ns) = &ns
+            && !st.objects[RESOURCES_NAMESPACES].contains_key(ns.as_str())
+        {
+            return Err(StatusError::not_found(&Target {
+                group: "",
+                plural: "namespaces",
+                name: ns,
+            }));
+        }
+        let key = make_key(ns.as_deref(), &name);
+        if st.objects[idx].contains_key(&key) {
+            return Err(StatusError::already_exists(&t));
+        }
+        if meta
+            .get("uid")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            meta.insert("uid".into(), Value::String(new_uid()));
+        }
+        if meta
+            .get("creationTimestamp")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            meta.insert("creationTimestamp".into(), Value::String(now_rfc3339()));
+        }
+        meta.remove("deletionTimestamp");
+        if v.get("spec").is_some()
+            && v.pointer("/metadata/generation").is_none()
+            && let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut)
+        {
+            m.insert("generation".into(), json!(1));
+        }
+        let rv = st.rv + 1;
+        let (stored, v) = store_value(info, v, rv)?;
+        st.rv = rv;
+        self.commit(&mut st, idx, EventType::Added, stored, None);
+        Ok(v)
+    }
+
+    /// Replace an object (`PUT`). A non-empty `metadata.resourceVersion` must equal the stored one.
+    pub fn update(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        name: &str,
+        mut v: Value,
+        mode: UpdateMode,
+    ) -> Result<Value, StatusError> {
+        let info = &RESOURCES[idx];
+        Self::check_kind(info, &mut v)?;
+        let mut st = self.state.lock();
+        let t = target(info, name);
+        let key = make_key(ns, name);
+        let current = st.objects[idx]
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| StatusError::not_found(&t))?;
+        let body_name = v
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !body_name.is_empty() && body_name != name {
+            return Err(StatusError::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        if let Some(body_ns) = v.pointer("/metadata/namespace").and_then(Value::as_str)
+            && !body_ns.is_empty()
+            && Some(body_ns) != ns
+        {
+            return Err(StatusError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+        if let Some(rv) = v
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            && !rv.is_empty()
+            && parse_rv(rv)? != current.rv
+        {
+            return Err(StatusError::conflict(&t));
+        }
+        let old = current.value()?;
+        let mut new = match mode {
+            UpdateMode::Full | UpdateMode::Spec => v,
+            UpdateMode::Status => {
+                let mut n = old.clone();
+                match v.get("status") {
+                    Some(s) => n["status"] = s.clone(),
+                    None => {
+                        if let Some(o) = n.as_object_mut() {
+                            o.remove("status");
+                        }
+                    }
+                }
+                n
+            }
+        };
+        if mode == UpdateMode::Spec {
+            match old.get("status") {
+                Some(s) => new["status"] = s.clone(),
+                None => {
+                    if let Some(o) = new.as_object_mut() {
+                        o.remove("status");
+                    }
+                }
+            }
+        }
+        {
+            let meta = new
+                .get_mut("metadata")
+                .and_then(Value::as_object_mut)
+                .ok_or_else(|| StatusError::bad_request("metadata must be an object"))?;
+            meta.insert("name".into(), Value::String(name.to_string()));
+            match ns {
+                Some(ns) => {
+                    meta.insert("namespace".into(), Value::String(ns.to_string()));
+                }
+                None => {
+                    meta.remove("namespace");
+                }
+            }
+            for f in ["uid", "creationTimestamp", "generation"] {
+                match old.pointer(&format!("/metadata/{f}")) {
+                    Some(x) => {
+                        meta.insert(f.into(), x.clone());
+                    }
+                    None => {
+                        meta.remove(f);
+                    }
+                }
+            }
+        }
+        if new.get("spec") != old.get("spec") && new.get("spec").is_some() {
+            let g = old
+                .pointer("/metadata/generation")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            if let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+                m.insert("generation".into(), json!(g + 1));
+            }
+        }
+        // A no-op update does not bump the resourceVersion (as kube-apiserver does).
+        let mut probe = new.clone();
+        if let Some(m) = probe.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.insert(
+                "resourceVersion".into(),
+                Value::String(current.rv.to_string()),
+            );
+        }
+        if probe == old {
+            return Ok(old);
+        }
+        let rv = st.rv + 1;
+        let (stored, new) = store_value(info, new, rv)?;
+        st.rv = rv;
+        self.commit(&mut st, idx, EventType::Modified, stored, Some(current));
+        Ok(new)
+    }
+
+    /// Patch an object (`PATCH`).
+    pub fn patch(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        name: &str,
+        kind: PatchType,
+        body: &Value,
+        mode: UpdateMode,
+    ) -> Result<Value, StatusError> {
+        // Retry on a concurrent write, as the apiserver's GuaranteedUpdate does, unless the patch
+        // itself carries a resourceVersion precondition.
+        for _ in 0..16 {
+            let current = self.get_stored(idx, ns, name)?;
+            let mut v = current.value()?;
+            patch::apply(kind, &mut v, body)?;
+            let pinned = v
+                .pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_default();
+            if pinned.is_empty() || pinned == current.rv.to_string() {
+                // Pin to the version we patched so a concurrent write makes us retry.
+                if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+                    m.insert(
+                        "resourceVersion".into(),
+                        Value::String(current.rv.to_string()),
+                    );
+                }
+                match self.update(idx, ns, name, v, mode) {
+                    Err(e) if e.reason == "Conflict" && pinned.is_empty() => continue,
+                    r => return r,
+                }
+            }
+            return self.update(idx, ns, name, v, mode);
+        }
+        Err(StatusError::conflict(&target(&RESOURCES[idx], name)))
+    }
+
+    /// Delete an object; returns its last state (carrying the deletion's resourceVersion).
+    /// Deleting a namespace deletes everything in it first.
+    pub fn delete(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        name: &str,
+        precondition_rv: Option<u64>,
+        precondition_uid: Option<&str>,
+    ) -> Result<Arc<Stored>, StatusError> {
+        let info = &RESOURCES[idx];
+        let t = target(info, name);
+        let mut st = self.state.lock();
+        let key = make_key(ns, name);
+        let current = st.objects[idx]
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| StatusError::not_found(&t))?;
+        if precondition_rv.is_some_and(|rv| rv != current.rv)
+            || precondition_uid.is_some_and(|u| u != current.uid)
+        {
+            return Err(StatusError::conflict(&t));
+        }
+        if idx == RESOURCES_NAMESPACES {
+            let bounds = key_bounds(Some(name), None);
+            for (r, info) in RESOURCES.iter().enumerate() {
+                if !info.namespaced {
+                    continue;
+                }
+                let victims: Vec<Arc<Stored>> = st.objects[r]
+                    .range(bounds.clone())
+                    .map(|(_, s)| s.clone())
+                    .collect();
+                for s in victims {
+                    self.delete_locked(&mut st, r, s)?;
+                }
+            }
+        }
+        self.delete_locked(&mut st, idx, current)
+    }
+
+    fn delete_locked(
+        &self,
+        st: &mut State,
+        idx: usize,
+        current: Arc<Stored>,
+    ) -> Result<Arc<Stored>, StatusError> {
+        let rv = st.rv + 1;
+        let bytes = with_rv(&current, rv)?;
+        let gone = Arc::new(Stored {
+            rv,
+            key: current.key.clone(),
+            namespace: current.namespace.clone(),
+            name: current.name.clone(),
+            uid: current.uid.clone(),
+            labels: current.labels.clone(),
+            fields: current.fields.clone(),
+            bytes,
+        });
+        st.rv = rv;
+        self.commit(st, idx, EventType::Deleted, gone.clone(), Some(current));
+        Ok(gone)
+    }
+
+    /// Validate a list's resourceVersion against the cluster and decide what state to read.
+    pub fn check_read_at(&self, at: ReadAt) -> Result<(), StatusError> {
+        let st = self.state.lock();
+        if let ReadAt::Exact(rv) = at {
+            if rv > st.rv {
+                return Err(StatusError::too_large_resource_version(rv, st.rv));
+            }
+            if rv < st.compacted {
+                return Err(StatusError::expired(format!(
+                    "The resourceVersion for the provided list is too old. (requested {rv}, oldest available {})",
+                    st.compacted
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// List one page. `after` is the last key returned by the previous page (from a continue
+    /// token, whose rv then arrives as `ReadAt::Exact`). `filter` applies the selectors.
+    pub fn list_page(
+        &self,
+        idx: usize,
+        req: &PageRequest<'_>,
+        filter: &dyn Fn(&Stored) -> bool,
+    ) -> Result<ListResult, StatusError> {
+        let PageRequest {
+            ns,
+            at,
+            after,
+            limit,
+            continuing,
+        } = *req;
+        let st = self.state.lock();
+        let snapshot = match at {
+            ReadAt::Latest => st.rv,
+            ReadAt::Exact(rv) => {
+                if rv < st.compacted {
+                    return Err(if continuing {
+                        StatusError::expired(
+                            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+                        )
+                    } else {
+                        StatusError::expired(format!(
+                            "The resourceVersion for the provided list is too old. (requested {rv}, oldest available {})",
+                            st.compacted
+                        ))
+                    });
+                }
+                if rv > st.rv {
+                    return Err(StatusError::too_large_resource_version(rv, st.rv));
+                }
+                rv
+            }
+        };
+        let bounds = key_bounds(ns, after);
+        if bounds_empty(&bounds) {
+            return Ok(ListResult {
+                rv: snapshot,
+                items: Vec::new(),
+                continue_token: None,
+            });
+        }
+        // Objects changed after the snapshot: their state at the snapshot.
+        let mut overlay: BTreeMap<&str, Option<&Arc<Stored>>> = BTreeMap::new();
+        if snapshot < st.rv {
+            let first = st.history.partition_point(|e| e.rv <= snapshot);
+            for ev in st.history.range(first..) {
+                if ev.resource != idx {
+                    continue;
+                }
+                overlay
+                    .entry(ev.obj.key.as_str())
+                    .or_insert(ev.prev.as_ref());
+            }
+        }
+        let limit = limit.filter(|l| *l > 0).unwrap_or(usize::MAX);
+        let mut items = Vec::new();
+        let mut current = st.objects[idx].range(bounds.clone()).peekable();
+        let mut past = overlay
+            .range::<str, _>((
+                bounds.0.as_ref().map(String::as_str),
+                bounds.1.as_ref().map(String::as_str),
+            ))
+            .peekable();
+        let mut last_key: Option<String> = None;
+        let mut more = false;
+        loop {
+            let next: Option<Option<&Arc<Stored>>> = match (current.peek(), past.peek()) {
+                (None, None) => break,
+                (Some((ck, cv)), Some((pk, pv))) => {
+                    if ck.as_str() < **pk {
+                        let v = Some(*cv);
+                        current.next();
+                        Some(v)
+                    } else if ck.as_str() == **pk {
+                        let v = **pv;
+                        current.next();
+                        past.next();
+                        Some(v)
+                    } else {
+                        let v = **pv;
+                        past.next();
+                        Some(v)
+                    }
+                }
+                (Some((_, cv)), None) => {
+                    let v = Some(*cv);
+                    current.next();
+                    Some(v)
+                }
+                (None, Some((_, pv))) => {
+                    let v = **pv;
+                    past.next();
+                    Some(v)
+                }
+            };
+            let Some(Some(obj)) = next else { continue };
+            if items.len() >= limit {
+                more = true;
+                break;
+            }
+            last_key = Some(obj.key.clone());
+            if filter(obj) {
+                items.push(obj.clone());
+            }
+        }
+        let continue_token = match (more, last_key) {
+            (true, Some(k)) => Some(encode_continue(snapshot, &k)),
+            _ => None,
+        };
+        Ok(ListResult {
+            rv: snapshot,
+            items,
+            continue_token,
+        })
+    }
+
+    /// Start a watch: subscribe under the lock, with the backlog after `from` (or the current
+    /// state as synthetic ADDED events when `initial`).
+    pub fn watch(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        from: Option<u64>,
+        initial: bool,
+    ) -> Result<WatchStart, StatusError> {
+        let st = self.state.lock();
+        let rx = self.events.subscribe();
+        let mut backlog = Vec::new();
+        if let Some(from) = from {
+            if from < st.compacted {
+                return Err(StatusError::expired(format!(
+                    "too old resource version: {from} ({})",
+                    st.compacted
+                )));
+            }
+            let first = st.history.partition_point(|e| e.rv <= from);
+            backlog = st
+                .history
+                .range(first..)
+                .filter(|e| e.resource == idx)
+                .cloned()
+                .collect();
+        }
+        let initial = if initial {
+            st.objects[idx]
+                .range(key_bounds(ns, None))
+                .map(|(_, s)| s.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(WatchStart {
+            initial,
+            backlog,
+            rx,
+            rv: st.rv,
+        })
+    }
+}
+
+/// Index of `namespaces` in [`RESOURCES`] (it is first).
+pub const RESOURCES_NAMESPACES: usize = 0;

@@ -1,0 +1,234 @@
+//! The demo server's errors: [`DemoError`] for starting/stopping it, [`StatusError`] for API
+//! answers (serialized as a `v1 Status`, exactly as kube-apiserver reports failures).
+
+use serde_json::{Value, json};
+
+/// Failures of the demo server itself (not of an API request).
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    #[error("cannot bind 127.0.0.1:{port}: {source}")]
+    Bind {
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("seeding the demo cluster failed: {0}")]
+    Seed(StatusError),
+    #[error("the demo server is not running")]
+    NotRunning,
+}
+
+/// A failed API request, rendered as a `Status` object with an HTTP code and a reason.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{code} {reason}: {message}")]
+pub struct StatusError {
+    pub code: u16,
+    /// `NotFound`, `AlreadyExists`, `Conflict`, `Expired`, `Gone`, `Forbidden`, ...
+    pub reason: &'static str,
+    pub message: String,
+    /// `details` (name, group, kind, causes, retryAfterSeconds), if any.
+    pub details: Option<Value>,
+}
+
+/// What a `Status` names: the resource (plural, as in `details.kind`), its group and the name.
+pub struct Target<'a> {
+    pub group: &'a str,
+    pub plural: &'a str,
+    pub name: &'a str,
+}
+
+impl Target<'_> {
+    /// `pods` or `deployments.apps`, as kube-apiserver prints a qualified resource.
+    pub fn qualified(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.to_string()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    fn details(&self) -> Value {
+        let mut d = json!({"name": self.name, "kind": self.plural});
+        if !self.group.is_empty() {
+            d["group"] = json!(self.group);
+        }
+        d
+    }
+}
+
+impl StatusError {
+    pub fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    pub fn not_found(t: &Target<'_>) -> Self {
+        Self {
+            details: Some(t.details()),
+            ..Self::new(
+                404,
+                "NotFound",
+                format!("{} \"{}\" not found", t.qualified(), t.name),
+            )
+        }
+    }
+
+    pub fn already_exists(t: &Target<'_>) -> Self {
+        Self {
+            details: Some(t.details()),
+            ..Self::new(
+                409,
+                "AlreadyExists",
+                format!("{} \"{}\" already exists", t.qualified(), t.name),
+            )
+        }
+    }
+
+    pub fn conflict(t: &Target<'_>) -> Self {
+        Self {
+            details: Some(t.details()),
+            ..Self::new(
+                409,
+                "Conflict",
+                format!(
+                    "Operation cannot be fulfilled on {} \"{}\": the object has been modified; please apply your changes to the latest version and try again",
+                    t.qualified(),
+                    t.name
+                ),
+            )
+        }
+    }
+
+    /// 410 Gone with reason `Expired` (a too-old resourceVersion or continue token).
+    pub fn expired(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    pub fn forbidden(verb: &str, group: &str, plural: &str, namespace: Option<&str>) -> Self {
+        let scope = match namespace {
+            Some(ns) => format!(" in the namespace \"{ns}\""),
+            None => " at the cluster scope".to_string(),
+        };
+        let mut d = json!({"kind": plural});
+        if !group.is_empty() {
+            d["group"] = json!(group);
+        }
+        let qualified = if group.is_empty() {
+            plural.to_string()
+        } else {
+            format!("{plural}.{group}")
+        };
+        Self {
+            details: Some(d),
+            ..Self::new(
+                403,
+                "Forbidden",
+                format!(
+                    "{qualified} is forbidden: User \"system:anonymous\" cannot {verb} resource \"{plural}\" in API group \"{group}\"{scope}"
+                ),
+            )
+        }
+    }
+
+    pub fn too_many_requests(retry_after: u32) -> Self {
+        Self {
+            details: Some(json!({"retryAfterSeconds": retry_after})),
+            ..Self::new(
+                429,
+                "TooManyRequests",
+                "The server has received too many requests and has asked us to try again later",
+            )
+        }
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {}", message.into()),
+        )
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    /// 422 with one cause.
+    pub fn invalid(t: &Target<'_>, kind: &str, field: &str, message: &str) -> Self {
+        let mut d = json!({"name": t.name, "kind": kind, "causes": [{
+            "reason": "FieldValueInvalid", "message": message, "field": field}]});
+        if !t.group.is_empty() {
+            d["group"] = json!(t.group);
+        }
+        Self {
+            details: Some(d),
+            ..Self::new(
+                422,
+                "Invalid",
+                format!("{kind} \"{}\" is invalid: {field}: {message}", t.name),
+            )
+        }
+    }
+
+    pub fn method_not_allowed(message: impl Into<String>) -> Self {
+        Self::new(405, "MethodNotAllowed", message)
+    }
+
+    pub fn unsupported_media_type(content_type: &str) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {content_type:?}"
+            ),
+        )
+    }
+
+    /// The resource (path) does not exist on this server.
+    pub fn unknown_path() -> Self {
+        Self {
+            details: Some(json!({})),
+            ..Self::new(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            )
+        }
+    }
+
+    /// `Too large resource version` (504 Timeout with a ResourceVersionTooLarge cause).
+    pub fn too_large_resource_version(requested: u64, current: u64) -> Self {
+        Self {
+            details: Some(json!({"causes": [{"reason": "ResourceVersionTooLarge",
+                "message": "Too large resource version"}], "retryAfterSeconds": 1})),
+            ..Self::new(
+                504,
+                "Timeout",
+                format!("Too large resource version: {requested}, current: {current}"),
+            )
+        }
+    }
+
+    /// The `v1 Status` object.
+    pub fn to_status(&self) -> Value {
+        let mut s = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let Some(d) = &self.details {
+            s["details"] = d.clone();
+        }
+        s
+    }
+}

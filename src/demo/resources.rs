@@ -1,0 +1,397 @@
+//! The kinds the demo server serves, and the discovery documents describing them.
+
+use serde_json::{Value, json};
+
+use super::mutation::ResourceId;
+
+/// Static description of one served resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResourceInfo {
+    pub id: ResourceId,
+    pub kind: &'static str,
+    pub singular: &'static str,
+    pub namespaced: bool,
+    pub short_names: &'static [&'static str],
+    pub categories: &'static [&'static str],
+    /// Subresources served (`status`).
+    pub status_subresource: bool,
+    /// Field selector labels accepted besides `metadata.name` and `metadata.namespace`.
+    pub extra_fields: &'static [&'static str],
+}
+
+const ALL: &[&str] = &["all"];
+const NONE: &[&str] = &[];
+
+#[allow(clippy::too_many_arguments)] // a row of the static table below
+const fn r(
+    group: &'static str,
+    plural: &'static str,
+    kind: &'static str,
+    singular: &'static str,
+    namespaced: bool,
+    short_names: &'static [&'static str],
+    categories: &'static [&'static str],
+    extra_fields: &'static [&'static str],
+) -> ResourceInfo {
+    ResourceInfo {
+        id: ResourceId::new(group, "v1", plural),
+        kind,
+        singular,
+        namespaced,
+        short_names,
+        categories,
+        status_subresource: true,
+        extra_fields,
+    }
+}
+
+/// The demo CRD group.
+pub const DEMO_GROUP: &str = "demo.kinformer.io";
+
+/// Every resource served, in discovery order.
+pub const RESOURCES: &[ResourceInfo] = &[
+    r(
+        "",
+        "namespaces",
+        "Namespace",
+        "namespace",
+        false,
+        &["ns"],
+        NONE,
+        &["status.phase"],
+    ),
+    r(
+        "",
+        "nodes",
+        "Node",
+        "node",
+        false,
+        &["no"],
+        NONE,
+        &["spec.unschedulable"],
+    ),
+    r(
+        "",
+        "pods",
+        "Pod",
+        "pod",
+        true,
+        &["po"],
+        ALL,
+        &[
+            "spec.nodeName",
+            "status.phase",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "status.podIP",
+            "status.nominatedNodeName",
+        ],
+    ),
+    r(
+        "",
+        "services",
+        "Service",
+        "service",
+        true,
+        &["svc"],
+        ALL,
+        &["spec.type", "spec.clusterIP"],
+    ),
+    r(
+        "",
+        "configmaps",
+        "ConfigMap",
+        "configmap",
+        true,
+        &["cm"],
+        NONE,
+        &[],
+    ),
+    r(
+        "",
+        "secrets",
+        "Secret",
+        "secret",
+        true,
+        NONE,
+        NONE,
+        &["type"],
+    ),
+    r(
+        "",
+        "events",
+        "Event",
+        "event",
+        true,
+        &["ev"],
+        NONE,
+        &[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        ],
+    ),
+    r(
+        "",
+        "serviceaccounts",
+        "ServiceAccount",
+        "serviceaccount",
+        true,
+        &["sa"],
+        NONE,
+        &[],
+    ),
+    r(
+        "apps",
+        "deployments",
+        "Deployment",
+        "deployment",
+        true,
+        &["deploy"],
+        ALL,
+        &[],
+    ),
+    r(
+        "apps",
+        "replicasets",
+        "ReplicaSet",
+        "replicaset",
+        true,
+        &["rs"],
+        ALL,
+        &["status.replicas"],
+    ),
+    r(
+        "apps",
+        "statefulsets",
+        "StatefulSet",
+        "statefulset",
+        true,
+        &["sts"],
+        ALL,
+        &[],
+    ),
+    r(
+        "apps",
+        "daemonsets",
+        "DaemonSet",
+        "daemonset",
+        true,
+        &["ds"],
+        ALL,
+        &[],
+    ),
+    r(
+        "batch",
+        "jobs",
+        "Job",
+        "job",
+        true,
+        NONE,
+        ALL,
+        &["status.successful"],
+    ),
+    r(
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "CustomResourceDefinition",
+        "customresourcedefinition",
+        false,
+        &["crd", "crds"],
+        NONE,
+        &[],
+    ),
+    r(
+        DEMO_GROUP,
+        "widgets",
+        "Widget",
+        "widget",
+        true,
+        &["wd"],
+        NONE,
+        &[],
+    ),
+];
+
+/// Index of a resource in [`RESOURCES`].
+pub fn find(group: &str, version: &str, plural: &str) -> Option<usize> {
+    RESOURCES
+        .iter()
+        .position(|r| r.id.group == group && r.id.version == version && r.id.plural == plural)
+}
+
+/// Index of a resource by its [`ResourceId`].
+pub fn find_id(id: &ResourceId) -> Option<usize> {
+    find(id.group, id.version, id.plural)
+}
+
+impl ResourceInfo {
+    /// `v1` or `apps/v1`.
+    pub fn api_version(&self) -> String {
+        if self.id.group.is_empty() {
+            self.id.version.to_string()
+        } else {
+            format!("{}/{}", self.id.group, self.id.version)
+        }
+    }
+
+    /// Whether `field` may be used in a field selector for this resource.
+    pub fn supports_field(&self, field: &str) -> bool {
+        field == "metadata.name"
+            || field == "metadata.namespace"
+            || self.extra_fields.contains(&field)
+    }
+}
+
+const VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// `APIResourceList` for one group/version (`/api/v1`, `/apis/apps/v1`).
+pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+    let gv = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    let mut resources = Vec::new();
+    for r in RESOURCES
+        .iter()
+        .filter(|r| r.id.group == group && r.id.version == version)
+    {
+        let mut entry = json!({
+            "name": r.id.plural,
+            "singularName": r.singular,
+            "namespaced": r.namespaced,
+            "kind": r.kind,
+            "verbs": VERBS,
+        });
+        if !r.short_names.is_empty() {
+            entry["shortNames"] = json!(r.short_names);
+        }
+        if !r.categories.is_empty() {
+            entry["categories"] = json!(r.categories);
+        }
+        resources.push(entry);
+        if r.status_subresource {
+            resources.push(json!({
+                "name": format!("{}/status", r.id.plural),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": r.kind,
+                "verbs": ["get", "patch", "update"],
+            }));
+        }
+    }
+    if resources.is_empty() {
+        return None;
+    }
+    Some(json!({
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": gv,
+        "resources": resources,
+    }))
+}
+
+/// `APIVersions` for `/api`.
+pub fn api_versions(server_address: &str) -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}],
+    })
+}
+
+fn groups() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for r in RESOURCES {
+        if !r.id.group.is_empty() && !out.contains(&r.id.group) {
+            out.push(r.id.group);
+        }
+    }
+    out
+}
+
+fn api_group(name: &str) -> Value {
+    let gv = json!({"groupVersion": format!("{name}/v1"), "version": "v1"});
+    json!({"name": name, "versions": [gv.clone()], "preferredVersion": gv})
+}
+
+/// `APIGroupList` for `/apis`.
+pub fn api_group_list() -> Value {
+    let groups: Vec<Value> = groups().into_iter().map(api_group).collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `APIGroup` for `/apis/{group}`.
+pub fn api_group_doc(group: &str) -> Option<Value> {
+    groups().contains(&group).then(|| {
+        let mut g = api_group(group);
+        g["kind"] = json!("APIGroup");
+        g["apiVersion"] = json!("v1");
+        g
+    })
+}
+
+/// `/version`.
+pub fn version_info() -> Value {
+    json!({
+        "major": "1",
+        "minor": "33",
+        "gitVersion": "v1.33.0",
+        "gitCommit": "kinformer-demo",
+        "gitTreeState": "clean",
+        "buildDate": "2025-04-23T00:00:00Z",
+        "goVersion": "go1.24.2",
+        "compiler": "gc",
+        "platform": "linux/amd64",
+    })
+}
+
+/// The `CustomResourceDefinition` describing the demo `Widget` kind.
+pub fn widget_crd() -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("widgets.{DEMO_GROUP}")},
+        "spec": {
+            "group": DEMO_GROUP,
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget",
+                      "listKind": "WidgetList", "shortNames": ["wd"]},
+            "scope": "Namespaced",
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object",
+                    "x-kubernetes-preserve-unknown-fields": true}},
+                "subresources": {"status": {}},
+                "additionalPrinterColumns": [
+                    {"name": "Color", "type": "string", "jsonPath": ".spec.color"},
+                    {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
+                    {"name": "Phase", "type": "string", "jsonPath": ".status.phase"},
+                    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
+                ]
+            }]
+        },
+        "status": {"acceptedNames": {"plural": "widgets", "singular": "widget", "kind": "Widget",
+                   "listKind": "WidgetList", "shortNames": ["wd"]},
+                   "storedVersions": ["v1"],
+                   "conditions": [{"type": "Established", "status": "True", "reason": "InitialNamesAccepted"}]}
+    })
+}

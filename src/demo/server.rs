@@ -1,0 +1,1112 @@
+//! The HTTP face of the demo cluster: an axum server on 127.0.0.1 that speaks the kube-apiserver
+//! REST protocol for the resources in [`super::resources::RESOURCES`].
+//!
+//! Invariants:
+//! - every API failure is a `v1 Status` with the apiserver's code and reason, never a panic;
+//! - lists stream pre-serialized objects in chunks (no whole-body string for 100k pods);
+//! - a watch sends history after its resourceVersion, then live events, in rv order; objects
+//!   entering a selector arrive as ADDED, leaving as DELETED; a too-old rv is a 410 ERROR event;
+//! - bookmarks carry the rv of the last event this watch has seen (from any kind), never more.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use futures::StreamExt as _;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+
+use super::cluster::{
+    DemoCluster, EventType, PageRequest, ReadAt, Stored, UpdateMode, decode_continue, parse_rv,
+    with_rv,
+};
+use super::error::{DemoError, StatusError};
+use super::faults::FaultInjector;
+use super::patch::PatchType;
+use super::resources::{self, RESOURCES, ResourceInfo};
+use super::table::{self, IncludeObject};
+use crate::selector::{FieldSelector, LabelSelector};
+
+/// How to start the demo server.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    /// TCP port on 127.0.0.1; 0 picks a free port.
+    pub port: u16,
+    /// Number of events kept for watch resumption and consistent continuation (etcd compaction).
+    pub history: usize,
+    /// Period of BOOKMARK events on watches that allow them.
+    pub bookmark_interval: Duration,
+    /// Watches without `timeoutSeconds` end after a random time in `[t, 2t)` (kube-apiserver's
+    /// `--min-request-timeout` behaviour).
+    pub min_request_timeout: Duration,
+}
+
+impl Default for DemoOptions {
+    fn default() -> Self {
+        Self {
+            port: 0,
+            history: 100_000,
+            bookmark_interval: Duration::from_secs(60),
+            min_request_timeout: Duration::from_secs(1800),
+        }
+    }
+}
+
+/// Entry point.
+pub struct DemoServer;
+
+impl DemoServer {
+    /// Bind 127.0.0.1:`port` and serve a fresh cluster.
+    pub async fn start(opts: DemoOptions) -> Result<DemoHandle, DemoError> {
+        let cluster = DemoCluster::new(opts.history);
+        Self::start_with(opts, cluster).await
+    }
+
+    /// Serve an existing cluster.
+    pub async fn start_with(
+        opts: DemoOptions,
+        cluster: Arc<DemoCluster>,
+    ) -> Result<DemoHandle, DemoError> {
+        let listener = TcpListener::bind(("127.0.0.1", opts.port))
+            .await
+            .map_err(|source| DemoError::Bind {
+                port: opts.port,
+                source,
+            })?;
+        let addr = listener.local_addr()?;
+        let faults = FaultInjector::new();
+        let (restart_tx, restart_rx) = mpsc::unbounded_channel();
+        faults.set_restart_channel(restart_tx);
+        let app = Arc::new(App {
+            cluster: cluster.clone(),
+            faults: faults.clone(),
+            opts: opts.clone(),
+            addr,
+        });
+        let router = Router::new()
+            .route("/_demo/faults/{action}", post(admin))
+            .fallback(api)
+            .with_state(app);
+        let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        let task = tokio::spawn(serve_loop(
+            listener,
+            addr,
+            router,
+            faults.clone(),
+            restart_rx,
+            shutdown_rx,
+        ));
+        tracing::info!(%addr, "demo API server listening");
+        Ok(DemoHandle {
+            addr,
+            cluster,
+            faults,
+            shutdown_tx,
+            task,
+        })
+    }
+}
+
+async fn serve_loop(
+    listener: TcpListener,
+    addr: SocketAddr,
+    router: Router,
+    faults: FaultInjector,
+    mut restart_rx: mpsc::UnboundedReceiver<Duration>,
+    mut shutdown_rx: watch::Receiver<bool>,
+) {
+    let mut listener = Some(listener);
+    loop {
+        let l = match listener.take() {
+            Some(l) => l,
+            None => match TcpListener::bind(addr).await {
+                Ok(l) => l,
+                Err(e) => {
+                    tracing::warn!(%addr, error = %e, "cannot re-bind the demo server; retrying");
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis(100)) => continue,
+                        _ = shutdown_rx.changed() => return,
+                    }
+                }
+            },
+        };
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let serve = axum::serve(l, router.clone()).with_graceful_shutdown(async move {
+            let _ = stop_rx.await;
+        });
+        let mut serving = tokio::spawn(async move { serve.await });
+        let downtime = tokio::select! {
+            d = restart_rx.recv() => d,
+            _ = shutdown_rx.changed() => None,
+            r = &mut serving => {
+                tracing::warn!(?r, "demo server stopped");
+                return;
+            }
+        };
+        faults.drop_watches();
+        let _ = stop_tx.send(());
+        if tokio::time::timeout(Duration::from_secs(2), &mut serving)
+            .await
+            .is_err()
+        {
+            serving.abort();
+        }
+        match downtime {
+            Some(d) => {
+                tracing::info!(?d, "demo server restarting");
+                tokio::time::sleep(d).await;
+            }
+            None => return,
+        }
+    }
+}
+
+/// A running demo server.
+#[derive(Debug)]
+pub struct DemoHandle {
+    addr: SocketAddr,
+    cluster: Arc<DemoCluster>,
+    faults: FaultInjector,
+    shutdown_tx: watch::Sender<bool>,
+    task: JoinHandle<()>,
+}
+
+impl DemoHandle {
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A kubeconfig with context `kinformer-demo` pointing at this server (namespace `default`).
+    pub fn kubeconfig_yaml(&self) -> String {
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: kinformer-demo\n  cluster:\n    server: {}\ncontexts:\n- name: kinformer-demo\n  context:\n    cluster: kinformer-demo\n    user: kinformer-demo\n    namespace: default\ncurrent-context: kinformer-demo\nusers:\n- name: kinformer-demo\n  user: {{}}\npreferences: {{}}\n",
+            self.base_url()
+        )
+    }
+
+    /// Write [`Self::kubeconfig_yaml`] to `path`.
+    pub fn write_kubeconfig(&self, path: impl AsRef<Path>) -> Result<(), DemoError> {
+        std::fs::write(path, self.kubeconfig_yaml())?;
+        Ok(())
+    }
+
+    pub fn cluster(&self) -> Arc<DemoCluster> {
+        self.cluster.clone()
+    }
+
+    pub fn faults(&self) -> FaultInjector {
+        self.faults.clone()
+    }
+
+    /// Stop serving (open watches are closed) and wait for the server task.
+    pub async fn shutdown(self) {
+        let _ = self.shutdown_tx.send(true);
+        let _ = self.task.await;
+    }
+}
+
+struct App {
+    cluster: Arc<DemoCluster>,
+    faults: FaultInjector,
+    opts: DemoOptions,
+    addr: SocketAddr,
+}
+
+fn json_response(code: StatusCode, v: &Value) -> Response {
+    let body = serde_json::to_vec(v).unwrap_or_default();
+    (
+        code,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-cache, private"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn bytes_response(code: StatusCode, b: Bytes) -> Response {
+    (
+        code,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-cache, private"),
+        ],
+        b,
+    )
+        .into_response()
+}
+
+fn status_response(e: &StatusError) -> Response {
+    let code = StatusCode::from_u16(e.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut r = json_response(code, &e.to_status());
+    if e.code == 429 || e.code == 504 {
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+    }
+    r
+}
+
+impl IntoResponse for StatusError {
+    fn into_response(self) -> Response {
+        status_response(&self)
+    }
+}
+
+async fn admin(
+    State(app): State<Arc<App>>,
+    axum::extract::Path(action): axum::extract::Path<String>,
+    uri: Uri,
+) -> Response {
+    let q: HashMap<String, String> = Query::try_from_uri(&uri)
+        .map(|Query(q)| q)
+        .unwrap_or_default();
+    let num = |k: &str, d: u64| q.get(k).and_then(|v| v.parse::<u64>().ok()).unwrap_or(d);
+    let f = &app.faults;
+    match action.as_str() {
+        "drop-watches" => f.drop_watches(),
+        "gone-next-watch" => f.gone_next_watch(),
+        "gone-next-list" => f.gone_next_list(),
+        "fail" => f.fail_next(
+            u16::try_from(num("code", 500)).unwrap_or(500),
+            u32::try_from(num("count", 1)).unwrap_or(1),
+        ),
+        "latency" => f.set_latency(Duration::from_millis(num("ms", 0))),
+        "forbid" | "allow" => {
+            let Some(res) = q.get("resource") else {
+                return StatusError::bad_request("resource is required").into_response();
+            };
+            let group = q.get("group").map(String::as_str).unwrap_or("");
+            if action == "forbid" {
+                f.forbid(group, res);
+            } else {
+                f.allow(group, res);
+            }
+        }
+        "restart" => {
+            if !f.restart(Duration::from_millis(num("downtime_ms", 500))) {
+                return StatusError::internal("server is not running").into_response();
+            }
+        }
+        "clear" => f.clear(),
+        _ => return StatusError::unknown_path().into_response(),
+    }
+    json_response(StatusCode::OK, &json!({"ok": true, "action": action}))
+}
+
+/// Parsed request target.
+struct Target {
+    idx: usize,
+    ns: Option<String>,
+    name: Option<String>,
+    status: bool,
+}
+
+enum Route {
+    Doc(Value),
+    Resource(Target),
+}
+
+fn route(path: &str) -> Result<Route, StatusError> {
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let not_found = StatusError::unknown_path;
+    let (group, version, rest): (&str, &str, &[&str]) = match segs.as_slice() {
+        ["version"] => return Ok(Route::Doc(resources::version_info())),
+        ["api"] => return Ok(Route::Doc(resources::api_versions("127.0.0.1"))),
+        ["apis"] => return Ok(Route::Doc(resources::api_group_list())),
+        ["healthz" | "livez" | "readyz"] => return Ok(Route::Doc(json!("ok"))),
+        ["api", v] => {
+            return resources::api_resource_list("", v)
+                .map(Route::Doc)
+                .ok_or_else(not_found);
+        }
+        ["apis", g] => {
+            return resources::api_group_doc(g)
+                .map(Route::Doc)
+                .ok_or_else(not_found);
+        }
+        ["apis", g, v] => {
+            return resources::api_resource_list(g, v)
+                .map(Route::Doc)
+                .ok_or_else(not_found);
+        }
+        ["api", v, rest @ ..] => ("", *v, rest),
+        ["apis", g, v, rest @ ..] => (*g, *v, rest),
+        _ => return Err(not_found()),
+    };
+    let namespaced_prefix = rest.len() >= 3
+        && rest[0] == "namespaces"
+        && resources::find(group, version, rest[2]).is_some_and(|i| RESOURCES[i].namespaced);
+    let (ns, rest) = if namespaced_prefix {
+        (Some(rest[1].to_string()), &rest[2..])
+    } else {
+        (None, rest)
+    };
+    let (plural, name, sub) = match rest {
+        [p] => (*p, None, None),
+        [p, n] => (*p, Some(n.to_string()), None),
+        [p, n, s] => (*p, Some(n.to_string()), Some(*s)),
+        _ => return Err(not_found()),
+    };
+    let idx = resources::find(group, version, plural).ok_or_else(not_found)?;
+    let info = &RESOURCES[idx];
+    if (ns.is_some() && !info.namespaced) || name.as_deref() == Some("") {
+        return Err(not_found());
+    }
+    if info.namespaced && ns.is_none() && name.is_some() {
+        return Err(not_found());
+    }
+    let status = match sub {
+        None => false,
+        Some("status") => true,
+        Some(_) => return Err(not_found()),
+    };
+    Ok(Route::Resource(Target {
+        idx,
+        ns,
+        name,
+        status,
+    }))
+}
+
+type Params = HashMap<String, String>;
+
+fn param<'a>(q: &'a Params, k: &str) -> Option<&'a str> {
+    q.get(k).map(String::as_str).filter(|s| !s.is_empty())
+}
+
+fn bool_param(q: &Params, k: &str) -> Result<Option<bool>, StatusError> {
+    match param(q, k) {
+        None => Ok(None),
+        Some("true" | "1") => Ok(Some(true)),
+        Some("false" | "0") => Ok(Some(false)),
+        Some(v) => Err(StatusError::bad_request(format!(
+            "invalid value for {k}: {v:?}"
+        ))),
+    }
+}
+
+/// Representation the client asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Output {
+    Json,
+    Table(IncludeObject),
+    Metadata,
+}
+
+fn output(headers: &HeaderMap, q: &Params) -> Output {
+    let accept: String = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(",")
+        .replace(' ', "");
+    for range in accept.split(',') {
+        let params: Vec<&str> = range.split(';').skip(1).collect();
+        let has = |p: &str| params.contains(&p);
+        if has("g=meta.k8s.io") && has("v=v1") {
+            if has("as=Table") {
+                return Output::Table(IncludeObject::parse(param(q, "includeObject")));
+            }
+            if has("as=PartialObjectMetadataList") || has("as=PartialObjectMetadata") {
+                return Output::Metadata;
+            }
+        }
+    }
+    Output::Json
+}
+
+fn metadata_object(v: &Value) -> Value {
+    json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+           "metadata": v.get("metadata").cloned().unwrap_or(json!({}))})
+}
+
+/// The selectors of a request, validated.
+struct Filter {
+    ns: Option<String>,
+    labels: LabelSelector,
+    fields: FieldSelector,
+}
+
+impl Filter {
+    fn new(info: &ResourceInfo, ns: Option<String>, q: &Params) -> Result<Self, StatusError> {
+        let labels =
+            LabelSelector::parse(param(q, "labelSelector").unwrap_or("")).map_err(|e| {
+                StatusError::bad_request(format!("unable to parse requested label selector: {e}"))
+            })?;
+        let fields =
+            FieldSelector::parse(param(q, "fieldSelector").unwrap_or("")).map_err(|e| {
+                StatusError::bad_request(format!("unable to parse requested field selector: {e}"))
+            })?;
+        for r in &fields.requirements {
+            if !info.supports_field(&r.field) {
+                return Err(StatusError::bad_request(format!(
+                    "field label not supported: {}",
+                    r.field
+                )));
+            }
+        }
+        Ok(Self { ns, labels, fields })
+    }
+
+    fn matches(&self, s: &Stored) -> bool {
+        if let Some(ns) = &self.ns
+            && s.namespace.as_deref() != Some(ns.as_str())
+        {
+            return false;
+        }
+        self.labels
+            .matches_fn(|k| s.labels.get(k).map(String::as_str))
+            && self.fields.matches(|f| s.field(f))
+    }
+}
+
+async fn api(
+    State(app): State<Arc<App>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    match handle(&app, method, &uri, &headers, body).await {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::debug!(%uri, error = %e, "demo API request failed");
+            status_response(&e)
+        }
+    }
+}
+
+fn verb(method: &Method, t: &Target, watch: bool) -> &'static str {
+    match (method.as_str(), t.name.is_some()) {
+        ("GET", _) if watch => "watch",
+        ("GET", true) => "get",
+        ("GET", false) => "list",
+        ("POST", _) => "create",
+        ("PUT", _) => "update",
+        ("PATCH", _) => "patch",
+        ("DELETE", true) => "delete",
+        ("DELETE", false) => "deletecollection",
+        _ => "unknown",
+    }
+}
+
+async fn handle(
+    app: &Arc<App>,
+    method: Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Bytes,
+) -> Result<Response, StatusError> {
+    let faults = &app.faults;
+    faults.count_request();
+    let latency = faults.latency();
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    if let Some(code) = faults.take_error() {
+        return Err(match code {
+            429 => StatusError::too_many_requests(1),
+            500 => StatusError::internal("injected fault"),
+            c => StatusError::new(c, "InternalError", "injected fault"),
+        });
+    }
+    let q: Params = Query::try_from_uri(uri)
+        .map(|Query(q)| q)
+        .map_err(|e| StatusError::bad_request(format!("malformed query: {e}")))?;
+    let t = match route(uri.path())? {
+        Route::Doc(mut v) => {
+            if method != Method::GET {
+                return Err(StatusError::method_not_allowed(format!(
+                    "the server does not allow this method on the requested resource ({method})"
+                )));
+            }
+            if uri.path().trim_matches('/') == "api" {
+                v = resources::api_versions(&app.addr.to_string());
+            }
+            return Ok(json_response(StatusCode::OK, &v));
+        }
+        Route::Resource(t) => t,
+    };
+    let info = &RESOURCES[t.idx];
+    let watch = method == Method::GET && bool_param(&q, "watch")?.unwrap_or(false);
+    let verb = verb(&method, &t, watch);
+    if faults.is_forbidden(info.id.group, info.id.plural) {
+        return Err(StatusError::forbidden(
+            verb,
+            info.id.group,
+            info.id.plural,
+            t.ns.as_deref(),
+        ));
+    }
+    if param(&q, "dryRun").is_some() {
+        return Err(StatusError::bad_request(
+            "dryRun is not supported by the kinformer demo server",
+        ));
+    }
+    let out = output(headers, &q);
+    let mode = if t.status {
+        UpdateMode::Status
+    } else if info.status_subresource {
+        UpdateMode::Spec
+    } else {
+        UpdateMode::Full
+    };
+    let cluster = &app.cluster;
+    match verb {
+        "watch" => watch_handler(app, &t, &q, out),
+        "list" => list_handler(app, &t, &q, out),
+        "get" => {
+            let name = t.name.as_deref().unwrap_or_default();
+            let s = cluster.get_stored(t.idx, t.ns.as_deref(), name)?;
+            single(info, &s.bytes, out, s.rv)
+        }
+        "create" => {
+            if t.status {
+                return Err(StatusError::method_not_allowed(
+                    "create is not allowed on status",
+                ));
+            }
+            if info.namespaced && t.ns.is_none() {
+                return Err(StatusError::unknown_path());
+            }
+            let v = parse_body(headers, &body)?;
+            let v = cluster.create(t.idx, t.ns.as_deref(), v)?;
+            Ok(json_response(StatusCode::CREATED, &v))
+        }
+        "update" => {
+            let v = parse_body(headers, &body)?;
+            let name = t.name.as_deref().unwrap_or_default();
+            let v = cluster.update(t.idx, t.ns.as_deref(), name, v, mode)?;
+            Ok(json_response(StatusCode::OK, &v))
+        }
+        "patch" => {
+            let ct = headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            let kind = PatchType::from_content_type(ct)?;
+            let patch: Value = serde_json::from_slice(&body)
+                .map_err(|e| StatusError::bad_request(format!("error decoding patch: {e}")))?;
+            let name = t.name.as_deref().unwrap_or_default();
+            let v = cluster.patch(t.idx, t.ns.as_deref(), name, kind, &patch, mode)?;
+            Ok(json_response(StatusCode::OK, &v))
+        }
+        "delete" => {
+            if t.status {
+                return Err(StatusError::method_not_allowed(
+                    "delete is not allowed on status",
+                ));
+            }
+            let (rv, uid) = delete_preconditions(&body)?;
+            let name = t.name.as_deref().unwrap_or_default();
+            let s = cluster.delete(t.idx, t.ns.as_deref(), name, rv, uid.as_deref())?;
+            Ok(bytes_response(StatusCode::OK, s.bytes.clone()))
+        }
+        "deletecollection" => {
+            let filter = Filter::new(info, t.ns.clone(), &q)?;
+            let req = PageRequest {
+                ns: t.ns.as_deref(),
+                at: ReadAt::Latest,
+                after: None,
+                limit: None,
+                continuing: false,
+            };
+            let page = cluster.list_page(t.idx, &req, &|s| filter.matches(s))?;
+            let mut items = Vec::new();
+            for s in page.items {
+                match cluster.delete(t.idx, s.namespace.as_deref(), &s.name, None, None) {
+                    Ok(d) => items.push(d),
+                    Err(e) if e.code == 404 => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            let rv = cluster.resource_version();
+            Ok(list_body(info, rv, None, items))
+        }
+        _ => Err(StatusError::method_not_allowed(format!(
+            "the server does not allow this method on the requested resource ({method})"
+        ))),
+    }
+}
+
+fn parse_body(headers: &HeaderMap, body: &[u8]) -> Result<Value, StatusError> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json");
+    if ct.contains("protobuf") {
+        return Err(StatusError::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json; got {ct:?}"
+            ),
+        ));
+    }
+    let v: Value = if ct.contains("yaml") {
+        serde_norway::from_slice(body)
+            .map_err(|e| StatusError::bad_request(format!("error decoding YAML: {e}")))?
+    } else {
+        serde_json::from_slice(body).map_err(|e| {
+            StatusError::bad_request(format!(
+                "the object provided is unrecognized (must be of type JSON object): {e}"
+            ))
+        })?
+    };
+    if !v.is_object() {
+        return Err(StatusError::bad_request(
+            "the object provided is unrecognized (must be a JSON object)",
+        ));
+    }
+    Ok(v)
+}
+
+fn delete_preconditions(body: &[u8]) -> Result<(Option<u64>, Option<String>), StatusError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok((None, None));
+    }
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| StatusError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+    let rv = v
+        .pointer("/preconditions/resourceVersion")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(parse_rv)
+        .transpose()?;
+    let uid = v
+        .pointer("/preconditions/uid")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    Ok((rv, uid))
+}
+
+fn single(
+    info: &ResourceInfo,
+    bytes: &Bytes,
+    out: Output,
+    rv: u64,
+) -> Result<Response, StatusError> {
+    match out {
+        Output::Json => Ok(bytes_response(StatusCode::OK, bytes.clone())),
+        Output::Table(inc) => {
+            let v: Value =
+                serde_json::from_slice(bytes).map_err(|e| StatusError::internal(e.to_string()))?;
+            let t = table::table(info, vec![table::row(info, &v, inc)], rv, None);
+            Ok(json_response(StatusCode::OK, &t))
+        }
+        Output::Metadata => {
+            let v: Value =
+                serde_json::from_slice(bytes).map_err(|e| StatusError::internal(e.to_string()))?;
+            Ok(json_response(StatusCode::OK, &metadata_object(&v)))
+        }
+    }
+}
+
+/// A streamed `XxxList` body.
+fn list_body(
+    info: &ResourceInfo,
+    rv: u64,
+    continue_token: Option<String>,
+    items: Vec<Arc<Stored>>,
+) -> Response {
+    let mut meta = json!({"resourceVersion": rv.to_string()});
+    if let Some(c) = continue_token {
+        meta["continue"] = json!(c);
+    }
+    let head = format!(
+        "{{\"kind\":\"{}List\",\"apiVersion\":\"{}\",\"metadata\":{},\"items\":[",
+        info.kind,
+        info.api_version(),
+        meta
+    );
+    let stream = async_stream::stream! {
+        yield Ok::<Bytes, std::io::Error>(Bytes::from(head));
+        let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+        for (i, s) in items.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            buf.extend_from_slice(&s.bytes);
+            if buf.len() >= 64 * 1024 {
+                yield Ok(Bytes::from(std::mem::take(&mut buf)));
+                buf.reserve(64 * 1024);
+            }
+        }
+        buf.extend_from_slice(b"]}");
+        yield Ok(Bytes::from(buf));
+    };
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-cache, private"),
+        ],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+fn list_handler(
+    app: &Arc<App>,
+    t: &Target,
+    q: &Params,
+    out: Output,
+) -> Result<Response, StatusError> {
+    let info = &RESOURCES[t.idx];
+    let filter = Filter::new(info, t.ns.clone(), q)?;
+    let rv = param(q, "resourceVersion");
+    let rvm = param(q, "resourceVersionMatch");
+    let cont = param(q, "continue");
+    let limit = param(q, "limit")
+        .map(|l| {
+            l.parse::<i64>()
+                .map_err(|_| StatusError::bad_request(format!("invalid limit: {l:?}")))
+        })
+        .transpose()?
+        .filter(|l| *l > 0)
+        .map(|l| usize::try_from(l).unwrap_or(usize::MAX));
+    match rvm {
+        None | Some("NotOlderThan" | "Exact") => {}
+        Some(other) => {
+            return Err(StatusError::bad_request(format!(
+                "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
+            )));
+        }
+    }
+    if rvm.is_some() && rv.is_none() {
+        return Err(StatusError::bad_request(
+            "resourceVersionMatch is forbidden unless resourceVersion is provided",
+        ));
+    }
+    if cont.is_some() && rv.is_some_and(|r| r != "0") {
+        return Err(StatusError::bad_request(
+            "specifying resource version is not allowed when using continue",
+        ));
+    }
+    if cont.is_some() && rvm.is_some() {
+        return Err(StatusError::bad_request(
+            "resourceVersionMatch is forbidden when continue is provided",
+        ));
+    }
+    if rvm == Some("Exact") && rv == Some("0") {
+        return Err(StatusError::bad_request(
+            "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+        ));
+    }
+    let (at, after, continuing) = match (cont, rv) {
+        (Some(c), _) => {
+            let (rv, key) = decode_continue(c)?;
+            (ReadAt::Exact(rv), Some(key), true)
+        }
+        (None, None | Some("0")) => (ReadAt::Latest, None, false),
+        (None, Some(r)) => {
+            let n = parse_rv(r)?;
+            if rvm == Some("Exact") {
+                (ReadAt::Exact(n), None, false)
+            } else {
+                let cur = app.cluster.resource_version();
+                if n > cur {
+                    return Err(StatusError::too_large_resource_version(n, cur));
+                }
+                (ReadAt::Latest, None, false)
+            }
+        }
+    };
+    if app.faults.take_gone_list() {
+        return Err(StatusError::expired(
+            "The resourceVersion for the provided list is too old.",
+        ));
+    }
+    let req = PageRequest {
+        ns: t.ns.as_deref(),
+        at,
+        after: after.as_deref(),
+        limit,
+        continuing,
+    };
+    let page = app.cluster.list_page(t.idx, &req, &|s| filter.matches(s))?;
+    match out {
+        Output::Json => Ok(list_body(info, page.rv, page.continue_token, page.items)),
+        Output::Table(inc) => {
+            let rows = page
+                .items
+                .iter()
+                .filter_map(|s| s.value().ok())
+                .map(|v| table::row(info, &v, inc))
+                .collect();
+            let t = table::table(info, rows, page.rv, page.continue_token.as_deref());
+            Ok(json_response(StatusCode::OK, &t))
+        }
+        Output::Metadata => {
+            let items: Vec<Value> = page
+                .items
+                .iter()
+                .filter_map(|s| s.value().ok())
+                .map(|v| metadata_object(&v))
+                .collect();
+            let mut meta = json!({"resourceVersion": page.rv.to_string()});
+            if let Some(c) = page.continue_token {
+                meta["continue"] = json!(c);
+            }
+            Ok(json_response(
+                StatusCode::OK,
+                &json!({"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+                        "metadata": meta, "items": items}),
+            ))
+        }
+    }
+}
+
+/// Serialize one watch event line.
+fn event_line(info: &ResourceInfo, kind: &str, obj: &Bytes, out: Output, rv: u64) -> Bytes {
+    let mut line = Vec::with_capacity(obj.len() + 40);
+    line.extend_from_slice(b"{\"type\":\"");
+    line.extend_from_slice(kind.as_bytes());
+    line.extend_from_slice(b"\",\"object\":");
+    match out {
+        Output::Json => line.extend_from_slice(obj),
+        Output::Table(_) | Output::Metadata if kind != "BOOKMARK" && kind != "ERROR" => {
+            let v: Value = serde_json::from_slice(obj).unwrap_or(Value::Null);
+            let converted = if let Output::Table(inc) = out {
+                table::table(info, vec![table::row(info, &v, inc)], rv, None)
+            } else {
+                metadata_object(&v)
+            };
+            line.extend_from_slice(&serde_json::to_vec(&converted).unwrap_or_default());
+        }
+        _ => line.extend_from_slice(obj),
+    }
+    line.extend_from_slice(b"}\n");
+    Bytes::from(line)
+}
+
+fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
+    let mut meta = json!({"resourceVersion": rv.to_string(), "creationTimestamp": null});
+    if initial_end {
+        meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+    }
+    let obj = json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": meta});
+    Bytes::from(serde_json::to_vec(&obj).unwrap_or_default())
+}
+
+fn error_event(e: &StatusError) -> Bytes {
+    let line = json!({"type": "ERROR", "object": e.to_status()});
+    let mut b = serde_json::to_vec(&line).unwrap_or_default();
+    b.push(b'\n');
+    Bytes::from(b)
+}
+
+fn watch_body(stream: impl futures::Stream<Item = Bytes> + Send + 'static) -> Response {
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-cache, private"),
+        ],
+        Body::from_stream(stream.map(Ok::<Bytes, std::io::Error>)),
+    )
+        .into_response()
+}
+
+fn watch_handler(
+    app: &Arc<App>,
+    t: &Target,
+    q: &Params,
+    out: Output,
+) -> Result<Response, StatusError> {
+    let info: &'static ResourceInfo = &RESOURCES[t.idx];
+    let mut filter = Filter::new(info, t.ns.clone(), q)?;
+    if let Some(name) = &t.name {
+        // GET .../pods/NAME?watch=true is a watch on that single object.
+        filter
+            .fields
+            .requirements
+            .push(crate::selector::FieldRequirement {
+                field: "metadata.name".into(),
+                op: crate::selector::FieldOperator::Equals,
+                value: name.clone(),
+            });
+    }
+    let rv = param(q, "resourceVersion");
+    let rvm = param(q, "resourceVersionMatch");
+    let bookmarks = bool_param(q, "allowWatchBookmarks")?.unwrap_or(false);
+    let send_initial = bool_param(q, "sendInitialEvents")?;
+    let timeout = match param(q, "timeoutSeconds") {
+        Some(s) => Duration::from_secs(
+            s.parse::<u64>()
+                .map_err(|_| StatusError::bad_request(format!("invalid timeoutSeconds: {s:?}")))?,
+        ),
+        None => {
+            let min = app.opts.min_request_timeout;
+            min + min.mul_f64(rand::random::<f64>())
+        }
+    };
+    match (send_initial, rvm) {
+        (Some(_), Some("NotOlderThan")) => {
+            if !bookmarks {
+                return Err(StatusError::bad_request(
+                    "sendInitialEvents requires setting allowWatchBookmarks to true",
+                ));
+            }
+        }
+        (Some(_), _) => {
+            return Err(StatusError::bad_request(
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(StatusError::bad_request(
+                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+            ));
+        }
+        (None, None) => {}
+    }
+    let rv_num = match rv {
+        None | Some("0") => None,
+        Some(r) => Some(parse_rv(r)?),
+    };
+    let (from, initial) = match send_initial {
+        Some(true) => {
+            if let Some(n) = rv_num {
+                let cur = app.cluster.resource_version();
+                if n > cur {
+                    return Err(StatusError::too_large_resource_version(n, cur));
+                }
+            }
+            (None, true)
+        }
+        Some(false) => (rv_num.or(Some(app.cluster.resource_version())), false),
+        None => match rv_num {
+            Some(n) => (Some(n), false),
+            None => (None, true),
+        },
+    };
+    if app.faults.take_gone_watch() {
+        let e = StatusError::expired(format!(
+            "too old resource version: {} ({})",
+            rv_num.unwrap_or(0),
+            app.cluster.resource_version()
+        ));
+        return Ok(watch_body(futures::stream::once(
+            async move { error_event(&e) },
+        )));
+    }
+    let start = match app.cluster.watch(t.idx, t.ns.as_deref(), from, initial) {
+        Ok(s) => s,
+        Err(e) if e.code == 410 => {
+            return Ok(watch_body(futures::stream::once(
+                async move { error_event(&e) },
+            )));
+        }
+        Err(e) => return Err(e),
+    };
+    let mut drop_rx = app.faults.drop_signal();
+    let bookmark_every = app.opts.bookmark_interval;
+    let idx = t.idx;
+    let min_rv = from.unwrap_or(start.rv);
+    let initial_end = send_initial == Some(true);
+    let stream = async_stream::stream! {
+        let crate::demo::cluster::WatchStart { initial, backlog, mut rx, rv: start_rv } = start;
+        drop_rx.borrow_and_update();
+        for s in &initial {
+            if filter.matches(s) {
+                yield event_line(info, "ADDED", &s.bytes, out, s.rv);
+            }
+        }
+        if initial_end {
+            yield event_line(info, "BOOKMARK", &bookmark(info, start_rv, true), out, start_rv);
+        }
+        let mut progress = start_rv.max(min_rv);
+        for ev in &backlog {
+            if ev.rv <= min_rv {
+                continue;
+            }
+            if let Some(line) = translate(info, ev, &filter, out) {
+                yield line;
+            }
+        }
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let mut ticker = tokio::time::interval_at(
+            tokio::time::Instant::now() + bookmark_every,
+            bookmark_every,
+        );
+        loop {
+            tokio::select! {
+                r = rx.recv() => match r {
+                    Ok(ev) => {
+                        if ev.rv <= progress {
+                            continue;
+                        }
+                        progress = ev.rv;
+                        if ev.resource != idx {
+                            continue;
+                        }
+                        if let Some(line) = translate(info, &ev, &filter, out) {
+                            yield line;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(n)) => {
+                        tracing::debug!(n, "watcher fell behind; closing its watch");
+                        break;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => break,
+                },
+                _ = ticker.tick(), if bookmarks => {
+                    yield event_line(info, "BOOKMARK", &bookmark(info, progress, false), out, progress);
+                }
+                _ = &mut deadline => break,
+                _ = drop_rx.changed() => break,
+            }
+        }
+    };
+    Ok(watch_body(stream))
+}
+
+/// Apply the watcher's selectors to one event (enter = ADDED, leave = DELETED).
+fn translate(
+    info: &ResourceInfo,
+    ev: &crate::demo::cluster::Event,
+    f: &Filter,
+    out: Output,
+) -> Option<Bytes> {
+    let now = f.matches(&ev.obj);
+    match ev.kind {
+        EventType::Added => now.then(|| event_line(info, "ADDED", &ev.obj.bytes, out, ev.rv)),
+        EventType::Deleted => {
+            let was = ev.prev.as_ref().is_some_and(|p| f.matches(p)) || now;
+            was.then(|| event_line(info, "DELETED", &ev.obj.bytes, out, ev.rv))
+        }
+        EventType::Modified => {
+            let was = ev.prev.as_ref().is_some_and(|p| f.matches(p));
+            match (was, now) {
+                (true, true) => Some(event_line(info, "MODIFIED", &ev.obj.bytes, out, ev.rv)),
+                (false, true) => Some(event_line(info, "ADDED", &ev.obj.bytes, out, ev.rv)),
+                (true, false) => {
+                    let prev = ev.prev.as_ref()?;
+                    let bytes = with_rv(prev, ev.rv).ok()?;
+                    Some(event_line(info, "DELETED", &bytes, out, ev.rv))
+                }
+                (false, false) => None,
+            }
+        }
+    }
+}

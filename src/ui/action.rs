@@ -1,0 +1,189 @@
+//! What flows into the [`App`](super::app::App) ([`Action`]) and what it asks the runtime to do
+//! ([`Effect`]).
+//!
+//! The runtime (src/ui/runtime.rs) owns every piece of I/O: terminal events, informers, API calls.
+//! It turns them into [`Action`]s and feeds them to `App::update`, which returns [`Effect`]s that the
+//! runtime carries out, answering with further actions. `update` never blocks on I/O, so every key
+//! path is unit-testable.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+use kube::api::DynamicObject;
+
+use super::compat::{ResourceInfo, Row, TapEntry, ThreadSafeStore};
+
+/// Identifies one resource view (one informer subscription) for the lifetime of the app.
+/// Allocated by the app in [`Effect::OpenResource`]; the runtime tags data for that view with it.
+pub type ViewId = u64;
+
+/// The view model of one cached object, built by the runtime from the indexer's object with
+/// `crate::render::row`. Cheap to move; strings are shared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectSummary {
+    /// `namespace/name` or `name` (client-go's `MetaNamespaceKeyFunc`).
+    pub key: Arc<str>,
+    pub namespace: Option<Arc<str>>,
+    pub name: Arc<str>,
+    pub uid: Arc<str>,
+    /// Labels, for display and for evaluating a selector's set terms.
+    pub labels: BTreeMap<String, String>,
+    /// The kind's table cells (without NAMESPACE) and health.
+    pub row: Row,
+    /// `metadata.ownerReferences[].uid`, for drill-down from owners.
+    pub owner_uids: Vec<Arc<str>>,
+    /// `spec.nodeName` for pods, for drill-down from nodes.
+    pub node: Option<Arc<str>>,
+}
+
+/// State of one informer as the informer panel and the header show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InformerState {
+    Starting,
+    Listing,
+    Watching,
+    /// Waiting before the next list/watch attempt, until this unix time (milliseconds).
+    BackingOff {
+        until_ms: i64,
+    },
+    Stopped,
+}
+
+/// One row of the informer panel (`:informers`), built by the runtime from the informer's stats.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InformerRow {
+    /// `plural` for the core group, else `plural.group` (see [`resource_label`]).
+    pub resource: String,
+    /// `None` = all namespaces / cluster-scoped.
+    pub namespace: Option<String>,
+    pub state: InformerState,
+    pub last_rv: String,
+    pub cached: usize,
+    pub queue_depth: usize,
+    pub deltas_total: u64,
+    pub deltas_per_sec: f64,
+    pub relists: u64,
+    pub last_error: Option<String>,
+    pub synced: bool,
+    /// The last error was a 403: the view for this resource says so.
+    pub forbidden: bool,
+}
+
+/// Reachability of the API server, as the header shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ConnectionState {
+    pub context: String,
+    pub server_version: Option<String>,
+    pub reachable: bool,
+    /// When unreachable: the next attempt, unix milliseconds (the header counts down to it).
+    pub retry_at_ms: Option<i64>,
+    pub last_error: Option<String>,
+}
+
+/// Everything the app reacts to.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    /// The wall clock, unix milliseconds. Send on a slow timer (ages) and at
+    /// [`App::next_deadline_ms`](super::app::App::next_deadline_ms) (highlight expiry).
+    Tick(i64),
+    /// Incremental changes for a view: the latest summaries of changed keys, and deleted keys.
+    Rows {
+        view: ViewId,
+        upserts: Vec<ObjectSummary>,
+        deletes: Vec<Arc<str>>,
+    },
+    /// The complete content of a view (initial sync or relist); keys absent are deletions.
+    Resync {
+        view: ViewId,
+        rows: Vec<ObjectSummary>,
+    },
+    /// The indexer behind a view: label filters and pickers read its label index.
+    Store {
+        view: ViewId,
+        store: Arc<ThreadSafeStore<DynamicObject>>,
+    },
+    /// A view's informer failed (e.g. 403 Forbidden); shown in the view instead of rows.
+    ViewError {
+        view: ViewId,
+        message: String,
+        forbidden: bool,
+    },
+    InformerStats(Vec<InformerRow>),
+    /// New entries of the informers' event tap, any order (the log orders by `seq`).
+    Tap(Vec<TapEntry>),
+    /// Answer to [`Effect::FetchYaml`]: the full object as JSON, or an error.
+    Yaml {
+        request: u64,
+        result: Result<serde_json::Value, String>,
+    },
+    /// Answer to [`Effect::FetchDescribe`]: the describe text, or an error.
+    Describe {
+        request: u64,
+        result: Result<String, String>,
+    },
+    Connection(ConnectionState),
+    Discovery(Vec<ResourceInfo>),
+    /// Known contexts of the kubeconfig, for `:ctx` completion and validation.
+    Contexts(Vec<String>),
+    /// A one-line message for the footer (e.g. the result of a delete).
+    Notify {
+        message: String,
+        error: bool,
+    },
+}
+
+/// Requests the runtime carries out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Quit,
+    /// Start or reuse the informer for `resource` in `namespace` (`None`: all namespaces or
+    /// cluster-scoped) and stream its content to `view` ([`Action::Store`], then
+    /// [`Action::Resync`], then [`Action::Rows`]).
+    OpenResource {
+        view: ViewId,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+    },
+    /// The view is gone: stop streaming to it (the informer may be stopped if unused).
+    CloseView {
+        view: ViewId,
+    },
+    /// GET the full object; answer with [`Action::Yaml`].
+    FetchYaml {
+        request: u64,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: String,
+    },
+    /// Build the describe text (object + its Events); answer with [`Action::Describe`].
+    FetchDescribe {
+        request: u64,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: String,
+    },
+    /// Delete the object. Only emitted after the user confirmed, never in read-only mode.
+    Delete {
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: String,
+    },
+    /// Switch kubeconfig context: the runtime rebuilds its client and factory, then sends
+    /// Connection/Discovery again. Views are reopened by the OpenResource effects that follow.
+    SwitchContext(String),
+}
+
+/// `plural` for the core group, else `plural.group`: how resources are named in the informer
+/// panel and matched to views.
+pub fn resource_label(resource: &ResourceInfo) -> String {
+    let ar = &resource.api_resource;
+    if ar.group.is_empty() {
+        ar.plural.clone()
+    } else {
+        format!("{}.{}", ar.plural, ar.group)
+    }
+}

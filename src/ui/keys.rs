@@ -1,0 +1,383 @@
+//! Key bindings as data: defaults in `assets/keys.toml` (embedded), overridable by
+//! `~/.config/kinformer/keys.toml`. A binding in the user file replaces the default keys of that
+//! action; the help screen and footer hints are generated from the table.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::Deserialize;
+
+use super::Error;
+
+/// The defaults shipped with the binary.
+pub const DEFAULT_KEYS: &str = include_str!("../../assets/keys.toml");
+
+/// Everything a key can be bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyAction {
+    Quit,
+    Help,
+    Command,
+    Filter,
+    LabelFilter,
+    Back,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Enter,
+    Yaml,
+    Describe,
+    Delete,
+    RevealSecrets,
+    ToggleEvents,
+    SortName,
+    SortAge,
+    SortNext,
+    SortPrev,
+    SortFlip,
+    Pause,
+    EventType,
+    EventKind,
+}
+
+/// A key with modifiers, normalised (shifted letters are upper-case chars without SHIFT).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeySpec {
+    pub code: KeyCode,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+impl KeySpec {
+    /// Normalise a terminal key event.
+    pub fn from_event(ev: &KeyEvent) -> KeySpec {
+        let code = match ev.code {
+            KeyCode::Char(c) if ev.modifiers.contains(KeyModifiers::SHIFT) => {
+                KeyCode::Char(c.to_ascii_uppercase())
+            }
+            KeyCode::BackTab => KeyCode::BackTab,
+            c => c,
+        };
+        KeySpec {
+            code,
+            ctrl: ev.modifiers.contains(KeyModifiers::CONTROL),
+            alt: ev.modifiers.contains(KeyModifiers::ALT),
+        }
+    }
+
+    /// Parse `"ctrl-d"`, `"G"`, `"shift-n"`, `"pgdn"`, ...
+    pub fn parse(s: &str) -> Result<KeySpec, String> {
+        let mut ctrl = false;
+        let mut alt = false;
+        let mut shift = false;
+        let mut rest = s;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if rest.len() > 1 && lower.starts_with("ctrl-") {
+                ctrl = true;
+                rest = &rest[5..];
+            } else if rest.len() > 1 && lower.starts_with("alt-") {
+                alt = true;
+                rest = &rest[4..];
+            } else if rest.len() > 1 && lower.starts_with("shift-") {
+                shift = true;
+                rest = &rest[6..];
+            } else {
+                break;
+            }
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) => KeyCode::Char(if shift { c.to_ascii_uppercase() } else { c }),
+            _ => match rest.to_ascii_lowercase().as_str() {
+                "up" => KeyCode::Up,
+                "down" => KeyCode::Down,
+                "left" => KeyCode::Left,
+                "right" => KeyCode::Right,
+                "pgup" | "pageup" => KeyCode::PageUp,
+                "pgdn" | "pagedown" => KeyCode::PageDown,
+                "home" => KeyCode::Home,
+                "end" => KeyCode::End,
+                "enter" | "return" => KeyCode::Enter,
+                "esc" | "escape" => KeyCode::Esc,
+                "tab" => KeyCode::Tab,
+                "backtab" => KeyCode::BackTab,
+                "space" => KeyCode::Char(' '),
+                "backspace" => KeyCode::Backspace,
+                "delete" | "del" => KeyCode::Delete,
+                f if f.starts_with('f') => match f[1..].parse::<u8>() {
+                    Ok(n) if (1..=12).contains(&n) => KeyCode::F(n),
+                    _ => return Err(format!("unknown key {s:?}")),
+                },
+                _ => return Err(format!("unknown key {s:?}")),
+            },
+        };
+        Ok(KeySpec { code, ctrl, alt })
+    }
+}
+
+impl fmt::Display for KeySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ctrl {
+            f.write_str("ctrl-")?;
+        }
+        if self.alt {
+            f.write_str("alt-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::PageUp => f.write_str("pgup"),
+            KeyCode::PageDown => f.write_str("pgdn"),
+            KeyCode::Home => f.write_str("home"),
+            KeyCode::End => f.write_str("end"),
+            KeyCode::Enter => f.write_str("enter"),
+            KeyCode::Esc => f.write_str("esc"),
+            KeyCode::Tab => f.write_str("tab"),
+            KeyCode::BackTab => f.write_str("backtab"),
+            KeyCode::Backspace => f.write_str("backspace"),
+            KeyCode::Delete => f.write_str("del"),
+            KeyCode::F(n) => write!(f, "f{n}"),
+            _ => f.write_str("?"),
+        }
+    }
+}
+
+/// One entry of the key table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    pub action: KeyAction,
+    pub keys: Vec<KeySpec>,
+    pub help: String,
+    pub hint: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyFile {
+    #[serde(default)]
+    bind: Vec<RawBinding>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBinding {
+    action: KeyAction,
+    keys: Vec<String>,
+    help: Option<String>,
+    hint: Option<bool>,
+}
+
+/// The key table: bindings in help order, and a lookup from key to action.
+#[derive(Debug, Clone)]
+pub struct KeyMap {
+    bindings: Vec<Binding>,
+    lookup: HashMap<KeySpec, KeyAction>,
+}
+
+impl KeyMap {
+    /// The embedded defaults.
+    pub fn defaults() -> Result<KeyMap, Error> {
+        Self::from_toml(DEFAULT_KEYS, "assets/keys.toml")
+    }
+
+    /// Parse a key file (`origin` names it in errors).
+    pub fn from_toml(text: &str, origin: &str) -> Result<KeyMap, Error> {
+        let bad = |message: String| Error::KeyMap {
+            origin: origin.to_string(),
+            message,
+        };
+        let file: KeyFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let mut map = KeyMap {
+            bindings: Vec::new(),
+            lookup: HashMap::new(),
+        };
+        for raw in file.bind {
+            let keys = raw
+                .keys
+                .iter()
+                .map(|k| KeySpec::parse(k))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(bad)?;
+            map.bindings.push(Binding {
+                action: raw.action,
+                keys,
+                help: raw.help.unwrap_or_default(),
+                hint: raw.hint.unwrap_or(false),
+            });
+        }
+        map.rebuild();
+        Ok(map)
+    }
+
+    /// Apply a user file on top of these bindings: each action it lists gets the user's keys (and
+    /// help/hint when given).
+    pub fn overlay(&mut self, text: &str, origin: &str) -> Result<(), Error> {
+        let user = Self::from_toml(text, origin)?;
+        for ub in user.bindings {
+            match self.bindings.iter_mut().find(|b| b.action == ub.action) {
+                Some(b) => {
+                    b.keys = ub.keys;
+                    if !ub.help.is_empty() {
+                        b.help = ub.help;
+                    }
+                    b.hint |= ub.hint;
+                }
+                None => self.bindings.push(ub),
+            }
+        }
+        self.rebuild();
+        Ok(())
+    }
+
+    /// Defaults overlaid with the user's file at `path` if it exists (usually
+    /// [`user_keys_path`]). A file that cannot be read or parsed is an error naming it.
+    pub fn load(path: Option<&Path>) -> Result<KeyMap, Error> {
+        let mut map = Self::defaults()?;
+        if let Some(path) = path
+            && path.exists()
+        {
+            let origin = path.display().to_string();
+            let text = std::fs::read_to_string(path).map_err(|e| Error::KeyMap {
+                origin: origin.clone(),
+                message: e.to_string(),
+            })?;
+            map.overlay(&text, &origin)?;
+        }
+        Ok(map)
+    }
+
+    fn rebuild(&mut self) {
+        self.lookup.clear();
+        // Later bindings win, so a user's key takes over a default one.
+        for b in &self.bindings {
+            for k in &b.keys {
+                self.lookup.insert(*k, b.action);
+            }
+        }
+    }
+
+    /// The action bound to this key, if any.
+    pub fn action(&self, ev: &KeyEvent) -> Option<KeyAction> {
+        self.lookup.get(&KeySpec::from_event(ev)).copied()
+    }
+
+    /// All bindings, in help order.
+    pub fn bindings(&self) -> &[Binding] {
+        &self.bindings
+    }
+
+    /// The first key of an action, for hints (`"?"` if unbound).
+    pub fn key_for(&self, action: KeyAction) -> String {
+        self.bindings
+            .iter()
+            .find(|b| b.action == action)
+            .and_then(|b| b.keys.first())
+            .map_or_else(|| "?".to_string(), ToString::to_string)
+    }
+}
+
+/// `~/.config/kinformer/keys.toml` (platform config dir).
+pub fn user_keys_path() -> Option<PathBuf> {
+    dirs::config_dir().map(|d| d.join("kinformer").join("keys.toml"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, m: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, m)
+    }
+
+    #[test]
+    fn default_keys_parse_and_bind_k9s_navigation() {
+        let map = KeyMap::defaults().unwrap();
+        assert_eq!(
+            map.action(&key(KeyCode::Char('j'), KeyModifiers::NONE)),
+            Some(KeyAction::Down)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(KeyAction::Quit)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('G'), KeyModifiers::SHIFT)),
+            Some(KeyAction::Bottom)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('d'), KeyModifiers::CONTROL)),
+            Some(KeyAction::Delete)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('d'), KeyModifiers::NONE)),
+            Some(KeyAction::Describe)
+        );
+    }
+
+    #[test]
+    fn user_file_replaces_keys_of_listed_actions_only() {
+        let mut map = KeyMap::defaults().unwrap();
+        map.overlay("[[bind]]\naction = \"down\"\nkeys = [\"n\"]\n", "user")
+            .unwrap();
+        assert_eq!(
+            map.action(&key(KeyCode::Char('n'), KeyModifiers::NONE)),
+            Some(KeyAction::Down)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('j'), KeyModifiers::NONE)),
+            None
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('k'), KeyModifiers::NONE)),
+            Some(KeyAction::Up)
+        );
+    }
+
+    #[test]
+    fn bad_key_file_gives_error_naming_the_file() {
+        let err = KeyMap::defaults()
+            .unwrap()
+            .overlay(
+                "[[bind]]\naction = \"fly\"\nkeys = [\"f\"]\n",
+                "/home/u/keys.toml",
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("/home/u/keys.toml"), "{err}");
+        let err = KeyMap::from_toml("[[bind]]\naction = \"up\"\nkeys = [\"hyper-x\"]\n", "f")
+            .unwrap_err();
+        assert!(err.to_string().contains("hyper-x"), "{err}");
+    }
+
+    #[test]
+    fn missing_user_file_falls_back_to_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let map = KeyMap::load(Some(&dir.path().join("nope.toml"))).unwrap();
+        assert_eq!(
+            map.bindings().len(),
+            KeyMap::defaults().unwrap().bindings().len()
+        );
+    }
+
+    #[test]
+    fn key_spec_round_trips_through_display() {
+        for s in ["ctrl-d", "G", "?", "pgdn", "enter", "esc", "f5"] {
+            let k = KeySpec::parse(s).unwrap();
+            assert_eq!(KeySpec::parse(&k.to_string()).unwrap(), k, "{s}");
+        }
+        assert_eq!(
+            KeySpec::parse("shift-n").unwrap(),
+            KeySpec::parse("N").unwrap()
+        );
+    }
+}

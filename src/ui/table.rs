@@ -1,0 +1,668 @@
+//! The view model of one resource table: rows kept sorted incrementally, filters, highlights of
+//! recent changes, and a selection that follows its object.
+//!
+//! Invariants:
+//! - `order` holds every key of `entries` exactly once, sorted by [`TableModel::cmp_entries`]
+//!   (sort cell, then key; reversed when descending). An update costs a binary search and one
+//!   `Vec` insert/remove (a memmove of pointers), never a re-sort.
+//! - `visible` holds, in the same order, exactly the keys of `order` whose entry passes the
+//!   filters; it is only maintained while a filter is active (`filtered`), else `order` is shown.
+//! - `selected`, when set, is a key of the shown list; `cursor` is its index there.
+//! - a deleted object stays (marked) for [`DELETED_LINGER_MS`] so the user sees it go, then is
+//!   removed; `expiries` lists those removals and highlight ends in deadline order.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+use regex::Regex;
+
+use super::action::ObjectSummary;
+use crate::selector::{LabelSelector, Operator};
+
+/// How long an added/updated row stays highlighted.
+pub const HIGHLIGHT_MS: i64 = 1_500;
+/// How long a deleted row stays on screen (struck, red) before it is removed.
+pub const DELETED_LINGER_MS: i64 = 1_000;
+
+/// Why a row is highlighted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    None,
+    Added,
+    Updated,
+    Deleted,
+}
+
+/// One object in the table.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub summary: ObjectSummary,
+    pub mark: Mark,
+    /// When `mark` was set (unix ms).
+    pub since_ms: i64,
+}
+
+impl Entry {
+    /// The highlight to draw at `now_ms` (None once it has faded).
+    pub fn mark_at(&self, now_ms: i64) -> Mark {
+        match self.mark {
+            Mark::Deleted => Mark::Deleted,
+            Mark::None => Mark::None,
+            m if now_ms - self.since_ms < HIGHLIGHT_MS => m,
+            _ => Mark::None,
+        }
+    }
+}
+
+/// The sort column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortBy {
+    /// By key (`namespace/name`): NAMESPACE then NAME, kubectl's order.
+    Key,
+    /// By the row's cell at this index (0 = NAME).
+    Cell(usize),
+}
+
+/// Restricts a table to the objects related to a drilled-down object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drill {
+    /// Objects with an ownerReference to one of these uids.
+    Owners(HashSet<Arc<str>>),
+    /// Pods scheduled on this node.
+    Node(Arc<str>),
+}
+
+/// A text filter (`/text`, `/~regex`).
+#[derive(Debug, Clone)]
+pub enum TextFilter {
+    Substring(String),
+    Regex(Regex),
+}
+
+impl TextFilter {
+    /// Parse what the user typed after `/`: `~re` is a regex, anything else a case-insensitive
+    /// substring.
+    pub fn parse(text: &str) -> Result<TextFilter, String> {
+        match text.strip_prefix('~') {
+            Some(re) => Regex::new(&format!("(?i){re}"))
+                .map(TextFilter::Regex)
+                .map_err(|e| format!("invalid regex: {e}")),
+            None => Ok(TextFilter::Substring(text.to_lowercase())),
+        }
+    }
+
+    fn matches_str(&self, s: &str) -> bool {
+        match self {
+            TextFilter::Substring(sub) => s.to_lowercase().contains(sub.as_str()),
+            TextFilter::Regex(re) => re.is_match(s),
+        }
+    }
+
+    fn matches(&self, s: &ObjectSummary) -> bool {
+        if self.matches_str(&s.name) || s.namespace.as_deref().is_some_and(|n| self.matches_str(n))
+        {
+            return true;
+        }
+        s.row.cells.iter().any(|c| {
+            // Only textual cells: ages and counts change meaning with time.
+            let shown = c.display(0);
+            matches!(c, super::compat::Cell::Text(_)) && self.matches_str(&shown)
+        })
+    }
+}
+
+/// A label selector filter and how it was answered.
+#[derive(Debug, Clone)]
+pub struct LabelFilter {
+    pub text: String,
+    pub selector: LabelSelector,
+    /// Label-index values (`key=value`, `key`) answering the equality and existence terms.
+    pub index_terms: Vec<String>,
+    /// True when the index answered the initial match (else a scan of the rows did).
+    pub from_index: bool,
+}
+
+impl LabelFilter {
+    /// Parse a selector and split out the terms the label index can answer.
+    pub fn parse(text: &str) -> Result<LabelFilter, String> {
+        let selector = LabelSelector::parse(text).map_err(|e| e.to_string())?;
+        let mut index_terms = Vec::new();
+        for r in &selector.requirements {
+            match r.op {
+                Operator::Equals | Operator::DoubleEquals => {
+                    if let Some(v) = r.values.iter().next() {
+                        index_terms.push(format!("{}={}", r.key, v));
+                    }
+                }
+                Operator::In if r.values.iter().count() == 1 => {
+                    if let Some(v) = r.values.iter().next() {
+                        index_terms.push(format!("{}={}", r.key, v));
+                    }
+                }
+                Operator::In => index_terms.push(r.key.clone()),
+                Operator::Exists => index_terms.push(r.key.clone()),
+                _ => {}
+            }
+        }
+        Ok(LabelFilter {
+            text: text.to_string(),
+            selector,
+            index_terms,
+            from_index: false,
+        })
+    }
+}
+
+/// All active filters of a table.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    pub drill: Option<Drill>,
+    pub text: Option<TextFilter>,
+    pub text_raw: String,
+    pub label: Option<LabelFilter>,
+}
+
+impl Filters {
+    fn active(&self) -> bool {
+        self.drill.is_some() || self.text.is_some() || self.label.is_some()
+    }
+
+    fn passes(&self, s: &ObjectSummary) -> bool {
+        if let Some(d) = &self.drill {
+            let ok = match d {
+                Drill::Owners(uids) => s.owner_uids.iter().any(|u| uids.contains(u)),
+                Drill::Node(n) => s.node.as_deref() == Some(&**n),
+            };
+            if !ok {
+                return false;
+            }
+        }
+        if let Some(t) = &self.text
+            && !t.matches(s)
+        {
+            return false;
+        }
+        if let Some(l) = &self.label
+            && !l.selector.matches(&s.labels)
+        {
+            return false;
+        }
+        true
+    }
+}
+
+/// The rows of one resource view.
+#[derive(Debug, Clone)]
+pub struct TableModel {
+    entries: HashMap<Arc<str>, Entry>,
+    order: Vec<Arc<str>>,
+    visible: Vec<Arc<str>>,
+    filtered: bool,
+    pub filters: Filters,
+    sort: SortBy,
+    descending: bool,
+    selected: Option<Arc<str>>,
+    cursor: usize,
+    /// First shown row (scroll position), kept so the cursor stays in the viewport.
+    pub offset: usize,
+    expiries: VecDeque<(i64, Option<Arc<str>>)>,
+}
+
+impl Default for TableModel {
+    fn default() -> Self {
+        TableModel {
+            entries: HashMap::new(),
+            order: Vec::new(),
+            visible: Vec::new(),
+            filtered: false,
+            filters: Filters::default(),
+            sort: SortBy::Key,
+            descending: false,
+            selected: None,
+            cursor: 0,
+            offset: 0,
+            expiries: VecDeque::new(),
+        }
+    }
+}
+
+fn cmp_entries(sort: SortBy, descending: bool, a: &Entry, b: &Entry) -> Ordering {
+    let primary = match sort {
+        SortBy::Key => Ordering::Equal,
+        SortBy::Cell(i) => match (a.summary.row.cells.get(i), b.summary.row.cells.get(i)) {
+            (Some(x), Some(y)) => x.cmp_for_sort(y),
+            (x, y) => x.is_some().cmp(&y.is_some()),
+        },
+    };
+    let o = primary.then_with(|| a.summary.key.cmp(&b.summary.key));
+    if descending { o.reverse() } else { o }
+}
+
+impl TableModel {
+    /// Number of objects held (including rows about to disappear).
+    pub fn total(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The shown rows' keys, in order.
+    pub fn list(&self) -> &[Arc<str>] {
+        if self.filtered {
+            &self.visible
+        } else {
+            &self.order
+        }
+    }
+
+    pub fn entry(&self, key: &str) -> Option<&Entry> {
+        self.entries.get(key)
+    }
+
+    pub fn sort(&self) -> (SortBy, bool) {
+        (self.sort, self.descending)
+    }
+
+    pub fn selected(&self) -> Option<&Entry> {
+        self.selected.as_deref().and_then(|k| self.entries.get(k))
+    }
+
+    pub fn selected_key(&self) -> Option<&Arc<str>> {
+        self.selected.as_ref()
+    }
+
+    /// Index of the selection in [`list`](Self::list).
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    fn search(&self, list: &[Arc<str>], e: &Entry) -> Result<usize, usize> {
+        list.binary_search_by(|k| match self.entries.get(k) {
+            Some(p) => cmp_entries(self.sort, self.descending, p, e),
+            None => Ordering::Less,
+        })
+    }
+
+    fn remove_positions(&mut self, key: &str) {
+        let Some(e) = self.entries.get(key) else {
+            return;
+        };
+        if let Ok(i) = self.search(&self.order, e) {
+            self.order.remove(i);
+        }
+        if self.filtered
+            && let Ok(i) = self.search(&self.visible, e)
+        {
+            self.visible.remove(i);
+        }
+    }
+
+    fn insert_positions(&mut self, key: &Arc<str>) {
+        let Some(e) = self.entries.get(key) else {
+            return;
+        };
+        let pos = self.search(&self.order, e).unwrap_or_else(|p| p);
+        let vis = self.filtered && self.filters.passes(&e.summary);
+        let vpos = if vis {
+            Some(self.search(&self.visible, e).unwrap_or_else(|p| p))
+        } else {
+            None
+        };
+        self.order.insert(pos, key.clone());
+        if let Some(vp) = vpos {
+            self.visible.insert(vp, key.clone());
+        }
+    }
+
+    /// Add or replace an object. Identical summaries are ignored (a resync or Sync delta is not
+    /// a change). Returns true when the table changed.
+    pub fn upsert(&mut self, summary: ObjectSummary, now_ms: i64) -> bool {
+        self.upsert_marked(summary, now_ms, true)
+    }
+
+    /// [`upsert`](Self::upsert); `highlight = false` for the initial list (nothing to point out).
+    pub fn upsert_marked(&mut self, summary: ObjectSummary, now_ms: i64, highlight: bool) -> bool {
+        let key = summary.key.clone();
+        let mark = match self.entries.get(&key) {
+            Some(old) if old.mark != Mark::Deleted && old.summary == summary => return false,
+            _ if !highlight => Mark::None,
+            Some(old) if old.mark != Mark::Deleted => Mark::Updated,
+            _ => Mark::Added,
+        };
+        let new = Entry {
+            summary,
+            mark,
+            since_ms: now_ms,
+        };
+        let keeps_place = self.entries.get(&key).is_some_and(|old| {
+            cmp_entries(self.sort, false, old, &new) == Ordering::Equal
+                && (!self.filtered
+                    || self.filters.passes(&old.summary) == self.filters.passes(&new.summary))
+        });
+        if keeps_place {
+            self.entries.insert(key, new);
+        } else {
+            self.remove_positions(&key);
+            self.entries.insert(key.clone(), new);
+            self.insert_positions(&key);
+        }
+        if highlight {
+            self.expiries.push_back((now_ms + HIGHLIGHT_MS, None));
+        }
+        self.fix_selection(None);
+        true
+    }
+
+    /// Apply a batch of changes. A batch large against the table (the initial list arriving in
+    /// chunks, a relist) is applied in bulk with one sort, O((n+m) log(n+m)), instead of m
+    /// insertions that each move up to n pointers.
+    pub fn apply(
+        &mut self,
+        upserts: Vec<ObjectSummary>,
+        deletes: Vec<Arc<str>>,
+        now_ms: i64,
+        highlight: bool,
+    ) -> bool {
+        let mut changed = false;
+        if upserts.len() > 256 && upserts.len() * 8 > self.entries.len() {
+            for summary in upserts {
+                let mark = match self.entries.get(&summary.key) {
+                    Some(old) if old.mark != Mark::Deleted && old.summary == summary => continue,
+                    _ if !highlight => Mark::None,
+                    Some(old) if old.mark != Mark::Deleted => Mark::Updated,
+                    _ => Mark::Added,
+                };
+                changed = true;
+                self.entries.insert(
+                    summary.key.clone(),
+                    Entry {
+                        summary,
+                        mark,
+                        since_ms: now_ms,
+                    },
+                );
+            }
+            if changed {
+                if highlight {
+                    self.expiries.push_back((now_ms + HIGHLIGHT_MS, None));
+                }
+                self.order = self.entries.keys().cloned().collect();
+                let (sort, desc) = (self.sort, self.descending);
+                let entries = &self.entries;
+                self.order
+                    .sort_unstable_by(|a, b| match (entries.get(a), entries.get(b)) {
+                        (Some(x), Some(y)) => cmp_entries(sort, desc, x, y),
+                        _ => a.cmp(b),
+                    });
+                if self.filtered {
+                    self.refilter(None);
+                } else {
+                    self.fix_selection(None);
+                }
+            }
+        } else {
+            for s in upserts {
+                changed |= self.upsert_marked(s, now_ms, highlight);
+            }
+        }
+        for k in deletes {
+            changed |= self.delete(&k, now_ms);
+        }
+        changed
+    }
+
+    /// Mark an object deleted: it stays, struck, for [`DELETED_LINGER_MS`], then
+    /// [`expire`](Self::expire) removes it. Returns true when the table changed.
+    pub fn delete(&mut self, key: &str, now_ms: i64) -> bool {
+        let Some(e) = self.entries.get_mut(key) else {
+            return false;
+        };
+        if e.mark == Mark::Deleted {
+            return false;
+        }
+        e.mark = Mark::Deleted;
+        e.since_ms = now_ms;
+        let key = e.summary.key.clone();
+        self.expiries
+            .push_back((now_ms + DELETED_LINGER_MS, Some(key.clone())));
+        if self.selected.as_deref() == Some(&*key) {
+            self.select_live_neighbour();
+        }
+        true
+    }
+
+    /// Replace the whole content (initial sync or relist): absent keys are deleted, identical
+    /// rows untouched. The first fill sorts once instead of inserting row by row.
+    pub fn resync(&mut self, rows: Vec<ObjectSummary>, now_ms: i64) -> bool {
+        if self.entries.is_empty() {
+            if rows.is_empty() {
+                return false;
+            }
+            for s in rows {
+                self.entries.insert(
+                    s.key.clone(),
+                    Entry {
+                        summary: s,
+                        mark: Mark::None,
+                        since_ms: now_ms,
+                    },
+                );
+            }
+            self.order = self.entries.keys().cloned().collect();
+            self.resort();
+            if self.filtered {
+                self.refilter(None);
+            }
+            return true;
+        }
+        let present: HashSet<Arc<str>> = rows.iter().map(|s| s.key.clone()).collect();
+        let gone: Vec<Arc<str>> = self
+            .entries
+            .keys()
+            .filter(|k| !present.contains(*k))
+            .cloned()
+            .collect();
+        let mut changed = false;
+        for s in rows {
+            changed |= self.upsert(s, now_ms);
+        }
+        for k in gone {
+            changed |= self.delete(&k, now_ms);
+        }
+        changed
+    }
+
+    /// Remove deleted rows whose time is up. Returns true if something changed on screen (a row
+    /// removed or a highlight faded).
+    pub fn expire(&mut self, now_ms: i64) -> bool {
+        let mut changed = false;
+        while let Some((deadline, _)) = self.expiries.front() {
+            if *deadline > now_ms {
+                break;
+            }
+            changed = true;
+            let Some((_, key)) = self.expiries.pop_front() else {
+                break;
+            };
+            if let Some(key) = key {
+                let due = self.entries.get(&key).is_some_and(|e| {
+                    e.mark == Mark::Deleted && e.since_ms + DELETED_LINGER_MS <= now_ms
+                });
+                if due {
+                    self.remove_key(&key);
+                }
+            }
+        }
+        changed
+    }
+
+    /// The next time something on screen changes by itself (a highlight fades, a deleted row goes).
+    pub fn next_deadline(&self) -> Option<i64> {
+        self.expiries.front().map(|(d, _)| *d)
+    }
+
+    fn remove_key(&mut self, key: &Arc<str>) {
+        let was_selected = self.selected.as_deref() == Some(&**key);
+        self.remove_positions(key);
+        self.entries.remove(key);
+        if was_selected {
+            self.selected = None;
+            let list = self.list();
+            if !list.is_empty() {
+                let i = self.cursor.min(list.len() - 1);
+                self.selected = Some(list[i].clone());
+            }
+        }
+        self.fix_selection(None);
+    }
+
+    fn select_live_neighbour(&mut self) {
+        let list = self.list();
+        let n = list.len();
+        let cur = self.cursor.min(n.saturating_sub(1));
+        let live = |i: usize| {
+            self.entries
+                .get(&list[i])
+                .is_some_and(|e| e.mark != Mark::Deleted)
+        };
+        let pick = (cur + 1..n)
+            .find(|&i| live(i))
+            .or_else(|| (0..cur).rev().find(|&i| live(i)));
+        if let Some(i) = pick {
+            self.selected = Some(list[i].clone());
+            self.cursor = i;
+        }
+    }
+
+    /// Recompute `cursor` from `selected` (or select the first row when nothing is selected).
+    fn fix_selection(&mut self, _hint: Option<usize>) {
+        let found = self
+            .selected
+            .as_deref()
+            .and_then(|k| self.entries.get(k))
+            .and_then(|e| self.search(self.list(), e).ok());
+        match found {
+            Some(i) => self.cursor = i,
+            None => {
+                let list = self.list();
+                if list.is_empty() {
+                    self.selected = None;
+                    self.cursor = 0;
+                } else {
+                    let i = self.cursor.min(list.len() - 1);
+                    self.selected = Some(list[i].clone());
+                    self.cursor = i;
+                }
+            }
+        }
+    }
+
+    fn resort(&mut self) {
+        let (sort, desc) = (self.sort, self.descending);
+        let entries = &self.entries;
+        let cmp = |a: &Arc<str>, b: &Arc<str>| match (entries.get(a), entries.get(b)) {
+            (Some(x), Some(y)) => cmp_entries(sort, desc, x, y),
+            _ => a.cmp(b),
+        };
+        self.order.sort_by(cmp);
+        if self.filtered {
+            self.visible.sort_by(cmp);
+        }
+        self.fix_selection(None);
+    }
+
+    /// Sort by `by`; choosing the current column again flips the order (k9s behaviour).
+    pub fn set_sort(&mut self, by: SortBy) {
+        if self.sort == by {
+            self.descending = !self.descending;
+            // Reversing a total order is a reverse of the list.
+            self.order.reverse();
+            self.visible.reverse();
+            self.fix_selection(None);
+        } else {
+            self.sort = by;
+            self.descending = false;
+            self.resort();
+        }
+    }
+
+    /// Flip the sort order.
+    pub fn flip_sort(&mut self) {
+        self.set_sort(self.sort);
+    }
+
+    /// Recompute the shown list after a filter change. With a label filter and an index, the
+    /// candidates come from the index (`index_keys`: O(matches)); else from all rows.
+    pub fn refilter(&mut self, index_candidates: Option<Vec<Arc<str>>>) {
+        self.filtered = self.filters.active();
+        self.visible.clear();
+        if self.filtered {
+            let passes = |k: &Arc<str>| {
+                self.entries
+                    .get(k)
+                    .is_some_and(|e| self.filters.passes(&e.summary))
+            };
+            match index_candidates {
+                Some(keys) => {
+                    self.visible = keys.into_iter().filter(|k| passes(k)).collect();
+                    let (sort, desc) = (self.sort, self.descending);
+                    let entries = &self.entries;
+                    self.visible
+                        .sort_by(|a, b| match (entries.get(a), entries.get(b)) {
+                            (Some(x), Some(y)) => cmp_entries(sort, desc, x, y),
+                            _ => a.cmp(b),
+                        });
+                }
+                None => {
+                    self.visible = self.order.iter().filter(|k| passes(k)).cloned().collect();
+                }
+            }
+        }
+        self.fix_selection(None);
+    }
+
+    /// Key of a table row held by this model (index candidates may name rows not received yet).
+    pub fn intern(&self, key: &str) -> Option<Arc<str>> {
+        self.entries.get_key_value(key).map(|(k, _)| k.clone())
+    }
+
+    /// Move the cursor by `delta` rows (clamped).
+    pub fn move_by(&mut self, delta: isize) {
+        let n = self.list().len();
+        if n == 0 {
+            return;
+        }
+        let cur = self.cursor.min(n - 1) as isize;
+        let i = (cur + delta).clamp(0, n as isize - 1) as usize;
+        self.select_index(i);
+    }
+
+    /// Select the row at `i` of the shown list (clamped).
+    pub fn select_index(&mut self, i: usize) {
+        let list = self.list();
+        if list.is_empty() {
+            return;
+        }
+        let i = i.min(list.len() - 1);
+        self.selected = Some(list[i].clone());
+        self.cursor = i;
+    }
+
+    /// Adjust `offset` so the cursor is inside a viewport of `height` rows.
+    pub fn scroll_into_view(&mut self, height: usize) {
+        let height = height.max(1);
+        if self.cursor < self.offset {
+            self.offset = self.cursor;
+        } else if self.cursor >= self.offset + height {
+            self.offset = self.cursor + 1 - height;
+        }
+        let n = self.list().len();
+        if self.offset + height > n {
+            self.offset = n.saturating_sub(height);
+        }
+    }
+
+    /// Iterate over all entries (any order).
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.values()
+    }
+}

@@ -1,0 +1,765 @@
+//! The demo API server over real HTTP, through `kube::Client`.
+//!
+//! With `KINFORMER_TEST_KUBECONFIG` set, the portable tests run against that cluster instead (in
+//! their own namespace, deleted afterwards); demo-only tests (fault injection, compaction, tight
+//! bookmark periods, server-owned status) print why and skip there.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
+use kinformer::demo::mutation::{Mutation, ResourceId};
+use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
+use kube::api::{
+    Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
+};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+use serde_json::json;
+
+/// Only guards against a hang; no test asserts on elapsed time.
+const HANG_GUARD: Duration = Duration::from_secs(20);
+
+struct Env {
+    client: Client,
+    demo: Option<DemoHandle>,
+    ns: String,
+}
+
+async fn client_for(yaml: &str) -> Client {
+    let kc = Kubeconfig::from_yaml(yaml).unwrap();
+    let cfg = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .unwrap();
+    Client::try_from(cfg).unwrap()
+}
+
+/// A client and a fresh namespace, on the demo server or on `KINFORMER_TEST_KUBECONFIG`.
+async fn env() -> Env {
+    env_with(DemoOptions::default()).await
+}
+
+async fn env_with(opts: DemoOptions) -> Env {
+    let (client, demo) = match std::env::var("KINFORMER_TEST_KUBECONFIG") {
+        Ok(path) => {
+            let yaml = std::fs::read_to_string(path).unwrap();
+            (client_for(&yaml).await, None)
+        }
+        Err(_) => {
+            let h = DemoServer::start(opts).await.unwrap();
+            (client_for(&h.kubeconfig_yaml()).await, Some(h))
+        }
+    };
+    let ns = format!("kinformer-test-{}", rand::random::<u32>());
+    let nss: Api<Namespace> = Api::all(client.clone());
+    nss.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    Env { client, demo, ns }
+}
+
+/// A demo server only (fault injection, compaction): `None` on a real cluster.
+async fn demo_only(opts: DemoOptions, test: &str) -> Option<Env> {
+    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
+        println!("skipping {test}: demo-only behaviour, KINFORMER_TEST_KUBECONFIG is set");
+        return None;
+    }
+    Some(env_with(opts).await)
+}
+
+impl Env {
+    fn cms(&self) -> Api<ConfigMap> {
+        Api::namespaced(self.client.clone(), &self.ns)
+    }
+
+    async fn cleanup(self) {
+        let nss: Api<Namespace> = Api::all(self.client.clone());
+        let _ = nss.delete(&self.ns, &DeleteParams::default()).await;
+        if let Some(h) = self.demo {
+            h.shutdown().await;
+        }
+    }
+}
+
+fn cm(name: &str, labels: serde_json::Value) -> ConfigMap {
+    serde_json::from_value(
+        json!({"metadata": {"name": name, "labels": labels}, "data": {"k": "v"}}),
+    )
+    .unwrap()
+}
+
+fn api_code(e: &kube::Error) -> Option<(u16, String)> {
+    match e {
+        kube::Error::Api(s) => Some((s.code, s.reason.clone())),
+        _ => None,
+    }
+}
+
+async fn next_event<K>(
+    s: &mut (impl futures::Stream<Item = kube::Result<WatchEvent<K>>> + Unpin),
+) -> WatchEvent<K> {
+    tokio::time::timeout(HANG_GUARD, s.next())
+        .await
+        .expect("watch event within the hang guard")
+        .expect("watch stream still open")
+        .expect("watch event decodes")
+}
+
+fn name_of<K: kube::Resource>(ev: &WatchEvent<K>) -> (&'static str, String) {
+    match ev {
+        WatchEvent::Added(o) => ("ADDED", o.meta().name.clone().unwrap_or_default()),
+        WatchEvent::Modified(o) => ("MODIFIED", o.meta().name.clone().unwrap_or_default()),
+        WatchEvent::Deleted(o) => ("DELETED", o.meta().name.clone().unwrap_or_default()),
+        WatchEvent::Bookmark(_) => ("BOOKMARK", String::new()),
+        WatchEvent::Error(s) => ("ERROR", s.reason.clone()),
+    }
+}
+
+async fn list_rv(api: &Api<ConfigMap>) -> String {
+    api.list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap()
+}
+
+#[tokio::test]
+async fn list_pages_with_continue_return_a_consistent_snapshot() {
+    let env = env().await;
+    let api = env.cms();
+    for i in 0..25 {
+        api.create(
+            &PostParams::default(),
+            &cm(&format!("cm-{i:02}"), json!({})),
+        )
+        .await
+        .unwrap();
+    }
+    let mut names = Vec::new();
+    let mut token: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let mut lp = ListParams::default().limit(10);
+        if let Some(t) = &token {
+            lp = lp.continue_token(t);
+        }
+        let page = api.list(&lp).await.unwrap();
+        pages += 1;
+        assert!(page.items.len() <= 10);
+        names.extend(page.items.iter().filter_map(|c| c.metadata.name.clone()));
+        token = page.metadata.continue_.filter(|c| !c.is_empty());
+        if token.is_none() {
+            break;
+        }
+        // Writes between pages must not show up: a continued list reads the first page's snapshot.
+        if pages == 1 {
+            api.create(&PostParams::default(), &cm("cm-99-late", json!({})))
+                .await
+                .unwrap();
+            api.delete("cm-24", &DeleteParams::default()).await.unwrap();
+        }
+    }
+    assert_eq!(pages, 3);
+    let expected: Vec<String> = (0..25).map(|i| format!("cm-{i:02}")).collect();
+    assert_eq!(names, expected);
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn expired_continue_token_is_410_expired() {
+    let Some(env) = demo_only(
+        DemoOptions {
+            history: 10,
+            ..Default::default()
+        },
+        "expired_continue_token_is_410_expired",
+    )
+    .await
+    else {
+        return;
+    };
+    let api = env.cms();
+    for i in 0..5 {
+        api.create(&PostParams::default(), &cm(&format!("a{i}"), json!({})))
+            .await
+            .unwrap();
+    }
+    let page = api.list(&ListParams::default().limit(2)).await.unwrap();
+    let token = page.metadata.continue_.unwrap();
+    for i in 0..20 {
+        api.create(&PostParams::default(), &cm(&format!("b{i}"), json!({})))
+            .await
+            .unwrap();
+    }
+    let err = api
+        .list(&ListParams::default().limit(2).continue_token(&token))
+        .await
+        .unwrap_err();
+    assert_eq!(api_code(&err), Some((410, "Expired".into())));
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn watch_sends_periodic_bookmarks() {
+    let Some(env) = demo_only(
+        DemoOptions {
+            bookmark_interval: Duration::from_millis(100),
+            ..Default::default()
+        },
+        "watch_sends_periodic_bookmarks",
+    )
+    .await
+    else {
+        return;
+    };
+    let api = env.cms();
+    let rv = list_rv(&api).await;
+    let mut w = api
+        .watch(&WatchParams::default().timeout(30), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    api.create(&PostParams::default(), &cm("x", json!({})))
+        .await
+        .unwrap();
+    // Bookmarks may come before the ADDED; after it, one must carry an rv at least as new.
+    let mut created_rv = None;
+    loop {
+        match next_event(&mut w).await {
+            WatchEvent::Added(o) => created_rv = o.metadata.resource_version.clone(),
+            WatchEvent::Bookmark(b) => {
+                let b: u64 = b.metadata.resource_version.parse().unwrap();
+                assert!(b >= rv.parse::<u64>().unwrap());
+                if let Some(c) = &created_rv {
+                    assert!(b >= c.parse::<u64>().unwrap());
+                    break;
+                }
+            }
+            other => panic!("unexpected {:?}", name_of(&other)),
+        }
+    }
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn watch_from_compacted_resource_version_is_410() {
+    let Some(env) = demo_only(
+        DemoOptions {
+            history: 5,
+            ..Default::default()
+        },
+        "watch_from_compacted_resource_version_is_410",
+    )
+    .await
+    else {
+        return;
+    };
+    let api = env.cms();
+    let rv = list_rv(&api).await;
+    for i in 0..10 {
+        api.create(&PostParams::default(), &cm(&format!("c{i}"), json!({})))
+            .await
+            .unwrap();
+    }
+    let mut w = api
+        .watch(&WatchParams::default(), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    match next_event(&mut w).await {
+        WatchEvent::Error(s) => {
+            assert_eq!(s.code, 410);
+            assert_eq!(s.reason, "Expired");
+        }
+        other => panic!("expected a 410 ERROR, got {:?}", name_of(&other)),
+    }
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn watch_from_resource_version_replays_every_change_in_order() {
+    let env = env().await;
+    let api = env.cms();
+    let rv = list_rv(&api).await;
+    api.create(&PostParams::default(), &cm("one", json!({})))
+        .await
+        .unwrap();
+    api.create(&PostParams::default(), &cm("two", json!({})))
+        .await
+        .unwrap();
+    api.delete("one", &DeleteParams::default()).await.unwrap();
+    let mut w = api
+        .watch(&WatchParams::default().timeout(60), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    let mut seen = Vec::new();
+    let mut last_rv = 0u64;
+    for _ in 0..3 {
+        let ev = next_event(&mut w).await;
+        if let WatchEvent::Added(o) | WatchEvent::Deleted(o) = &ev {
+            let r: u64 = o
+                .metadata
+                .resource_version
+                .as_ref()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(r > last_rv, "resourceVersions increase");
+            last_rv = r;
+        }
+        let (t, n) = name_of(&ev);
+        seen.push(format!("{t} {n}"));
+    }
+    assert_eq!(seen, ["ADDED one", "ADDED two", "DELETED one"]);
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn objects_entering_and_leaving_a_selector_are_added_and_deleted() {
+    let env = env().await;
+    let api = env.cms();
+    let rv = list_rv(&api).await;
+    let mut w = api
+        .watch(&WatchParams::default().labels("app=web").timeout(60), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    api.create(&PostParams::default(), &cm("s", json!({"app": "db"})))
+        .await
+        .unwrap();
+    let pp = PatchParams::default();
+    api.patch(
+        "s",
+        &pp,
+        &Patch::Merge(json!({"metadata": {"labels": {"app": "web"}}})),
+    )
+    .await
+    .unwrap();
+    api.patch("s", &pp, &Patch::Merge(json!({"data": {"k": "changed"}})))
+        .await
+        .unwrap();
+    api.patch(
+        "s",
+        &pp,
+        &Patch::Merge(json!({"metadata": {"labels": {"app": "other"}}})),
+    )
+    .await
+    .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let ev = next_event(&mut w).await;
+        if let WatchEvent::Deleted(o) = &ev {
+            // The DELETED object is the last state that matched.
+            assert_eq!(o.metadata.labels.as_ref().unwrap()["app"], "web");
+        }
+        let (t, n) = name_of(&ev);
+        seen.push(format!("{t} {n}"));
+    }
+    assert_eq!(seen, ["ADDED s", "MODIFIED s", "DELETED s"]);
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn update_with_stale_resource_version_is_409_conflict() {
+    let env = env().await;
+    let api = env.cms();
+    let created = api
+        .create(&PostParams::default(), &cm("u", json!({})))
+        .await
+        .unwrap();
+    let mut fresh = created.clone();
+    fresh.data = Some([("k".to_string(), "new".to_string())].into());
+    let updated = api
+        .replace("u", &PostParams::default(), &fresh)
+        .await
+        .unwrap();
+    assert_ne!(
+        updated.metadata.resource_version,
+        created.metadata.resource_version
+    );
+    let mut stale = created;
+    stale.data = Some([("k".to_string(), "lost".to_string())].into());
+    let err = api
+        .replace("u", &PostParams::default(), &stale)
+        .await
+        .unwrap_err();
+    assert_eq!(api_code(&err), Some((409, "Conflict".into())));
+    assert_eq!(api.get("u").await.unwrap().data.unwrap()["k"], "new");
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn merge_json_and_strategic_patches_apply() {
+    let env = env().await;
+    let api = env.cms();
+    api.create(
+        &PostParams::default(),
+        &cm("p", json!({"a": "1", "b": "2"})),
+    )
+    .await
+    .unwrap();
+    let pp = PatchParams::default();
+    let v = api
+        .patch(
+            "p",
+            &pp,
+            &Patch::Merge(json!({"metadata": {"labels": {"a": null, "c": "3"}}})),
+        )
+        .await
+        .unwrap();
+    let labels = v.metadata.labels.unwrap();
+    assert_eq!(labels.len(), 2);
+    assert_eq!(labels["c"], "3");
+    let v = api
+        .patch(
+            "p",
+            &pp,
+            &Patch::<()>::Json(
+                serde_json::from_value(json!([{"op": "add", "path": "/data/j", "value": "x"}]))
+                    .unwrap(),
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(v.data.unwrap()["j"], "x");
+    let v = api
+        .patch(
+            "p",
+            &pp,
+            &Patch::Strategic(json!({"metadata": {"labels": {"s": "y"}}})),
+        )
+        .await
+        .unwrap();
+    let labels = v.metadata.labels.unwrap();
+    assert_eq!((labels["b"].as_str(), labels["s"].as_str()), ("2", "y"));
+    let err = api
+        .patch(
+            "p",
+            &pp,
+            &Patch::<()>::Json(
+                serde_json::from_value(json!([{"op": "test", "path": "/data/k", "value": "nope"}]))
+                    .unwrap(),
+            ),
+        )
+        .await
+        .unwrap_err();
+    assert!(api_code(&err).is_some_and(|(c, _)| (400..500).contains(&c)));
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn forbidden_fault_answers_403_for_one_kind_only() {
+    let Some(env) = demo_only(
+        DemoOptions::default(),
+        "forbidden_fault_answers_403_for_one_kind_only",
+    )
+    .await
+    else {
+        return;
+    };
+    let faults = env.demo.as_ref().unwrap().faults();
+    faults.forbid("", "configmaps");
+    let err = env.cms().list(&ListParams::default()).await.unwrap_err();
+    assert_eq!(api_code(&err), Some((403, "Forbidden".into())));
+    let pods: Api<Pod> = Api::namespaced(env.client.clone(), &env.ns);
+    assert!(pods.list(&ListParams::default()).await.is_ok());
+    faults.allow("", "configmaps");
+    assert!(env.cms().list(&ListParams::default()).await.is_ok());
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn injected_errors_and_gone_answer_once_then_recover() {
+    let Some(env) = demo_only(
+        DemoOptions::default(),
+        "injected_errors_and_gone_answer_once_then_recover",
+    )
+    .await
+    else {
+        return;
+    };
+    let faults = env.demo.as_ref().unwrap().faults();
+    let api = env.cms();
+    // kube's client retries a 429 (with Retry-After) by itself: two requests, one success.
+    let before = faults.request_count();
+    faults.fail_next(429, 1);
+    assert!(api.list(&ListParams::default()).await.is_ok());
+    assert_eq!(faults.request_count() - before, 2);
+    faults.fail_next(500, 1);
+    let err = api.list(&ListParams::default()).await.unwrap_err();
+    assert_eq!(api_code(&err), Some((500, "InternalError".into())));
+    faults.gone_next_list();
+    let err = api.list(&ListParams::default()).await.unwrap_err();
+    assert_eq!(api_code(&err), Some((410, "Expired".into())));
+    faults.gone_next_watch();
+    let mut w = api
+        .watch(&WatchParams::default(), "0")
+        .await
+        .unwrap()
+        .boxed();
+    assert_eq!(
+        name_of(&next_event(&mut w).await),
+        ("ERROR", "Expired".into())
+    );
+    assert!(api.list(&ListParams::default()).await.is_ok());
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn dropped_watch_ends_and_restart_keeps_state_on_the_same_port() {
+    let Some(env) = demo_only(
+        DemoOptions::default(),
+        "dropped_watch_ends_and_restart_keeps_state_on_the_same_port",
+    )
+    .await
+    else {
+        return;
+    };
+    let h = env.demo.as_ref().unwrap();
+    let api = env.cms();
+    api.create(&PostParams::default(), &cm("keep", json!({})))
+        .await
+        .unwrap();
+    let rv = list_rv(&api).await;
+    let mut w = api
+        .watch(&WatchParams::default(), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    h.faults().drop_watches();
+    let end = tokio::time::timeout(HANG_GUARD, w.next()).await.unwrap();
+    assert!(end.is_none(), "the watch must end when watches are dropped");
+    let addr = h.addr();
+    assert!(h.faults().restart(Duration::from_millis(200)));
+    let mut got = None;
+    for _ in 0..200 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if let Ok(c) = api.get("keep").await {
+            got = Some(c);
+            break;
+        }
+    }
+    assert!(got.is_some(), "the restarted server serves the old state");
+    assert_eq!(h.addr(), addr);
+    assert_eq!(list_rv(&api).await, rv);
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn streaming_list_ends_with_initial_events_end_bookmark() {
+    let Some(env) = demo_only(
+        DemoOptions::default(),
+        "streaming_list_ends_with_initial_events_end_bookmark",
+    )
+    .await
+    else {
+        return;
+    };
+    let api = env.cms();
+    for i in 0..3 {
+        api.create(&PostParams::default(), &cm(&format!("i{i}"), json!({})))
+            .await
+            .unwrap();
+    }
+    let mut w = api
+        .watch(&WatchParams::streaming_lists().timeout(30), "")
+        .await
+        .unwrap()
+        .boxed();
+    let mut added = Vec::new();
+    loop {
+        match next_event(&mut w).await {
+            WatchEvent::Added(o) => added.push(o.metadata.name.unwrap()),
+            WatchEvent::Bookmark(b) => {
+                assert_eq!(
+                    b.metadata
+                        .annotations
+                        .get("k8s.io/initial-events-end")
+                        .map(String::as_str),
+                    Some("true")
+                );
+                break;
+            }
+            other => panic!("unexpected {:?}", name_of(&other)),
+        }
+    }
+    assert_eq!(added, ["i0", "i1", "i2"]);
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn discovery_lists_every_served_kind() {
+    let env = env().await;
+    let d = kube::discovery::Discovery::new(env.client.clone())
+        .run()
+        .await
+        .unwrap();
+    let mut kinds = Vec::new();
+    for g in d.groups() {
+        for (ar, caps) in g.recommended_resources() {
+            kinds.push((
+                ar.kind.clone(),
+                caps.scope == kube::discovery::Scope::Namespaced,
+            ));
+        }
+    }
+    for (kind, namespaced) in [
+        ("Pod", true),
+        ("Namespace", false),
+        ("Node", false),
+        ("Deployment", true),
+        ("ReplicaSet", true),
+        ("StatefulSet", true),
+        ("DaemonSet", true),
+        ("Job", true),
+        ("ConfigMap", true),
+        ("Secret", true),
+        ("Service", true),
+        ("Event", true),
+        ("ServiceAccount", true),
+        ("CustomResourceDefinition", false),
+    ] {
+        assert!(
+            kinds.contains(&(kind.to_string(), namespaced)),
+            "{kind} missing from discovery"
+        );
+    }
+    if env.demo.is_some() {
+        assert!(kinds.contains(&("Widget".to_string(), true)));
+    }
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn bad_requests_get_4xx_status_objects() {
+    let env = env().await;
+    let api = env.cms();
+    let err = api
+        .list(&ListParams::default().labels("a in (b"))
+        .await
+        .unwrap_err();
+    assert_eq!(api_code(&err), Some((400, "BadRequest".into())));
+    let err = api
+        .list(&ListParams::default().fields("no.such.field=x"))
+        .await
+        .unwrap_err();
+    assert_eq!(api_code(&err).map(|c| c.0), Some(400));
+    let req = http::Request::post(format!("/api/v1/namespaces/{}/configmaps", env.ns))
+        .header("content-type", "application/json")
+        .body(b"{not json".to_vec())
+        .unwrap();
+    let err = env.client.request::<ConfigMap>(req).await.unwrap_err();
+    assert_eq!(api_code(&err).map(|c| c.0), Some(400));
+    let req = http::Request::get("/api/v1/nosuchthings")
+        .body(Vec::new())
+        .unwrap();
+    let err = env
+        .client
+        .request::<serde_json::Value>(req)
+        .await
+        .unwrap_err();
+    assert_eq!(api_code(&err), Some((404, "NotFound".into())));
+    let err = api.get("missing").await.unwrap_err();
+    assert_eq!(api_code(&err), Some((404, "NotFound".into())));
+    api.create(&PostParams::default(), &cm("dup", json!({})))
+        .await
+        .unwrap();
+    let err = api
+        .create(&PostParams::default(), &cm("dup", json!({})))
+        .await
+        .unwrap_err();
+    assert_eq!(api_code(&err), Some((409, "AlreadyExists".into())));
+    env.cleanup().await;
+}
+
+fn pod(ns: &str, name: &str, node: &str, phase: &str) -> serde_json::Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": ns, "labels": {"app": "big"}},
+        "spec": {"nodeName": node, "containers": [{"name": "c", "image": "i"}]},
+        "status": {"phase": phase}})
+}
+
+#[tokio::test]
+async fn pod_field_selectors_filter_on_node_and_phase() {
+    let Some(env) = demo_only(
+        DemoOptions::default(),
+        "pod_field_selectors_filter_on_node_and_phase",
+    )
+    .await
+    else {
+        return;
+    };
+    // Pods are written through the cluster (as the simulator does): status is server-owned.
+    let cluster = env.demo.as_ref().unwrap().cluster();
+    let pods = ResourceId::new("", "v1", "pods");
+    for (i, (node, phase)) in [("n1", "Running"), ("n1", "Pending"), ("n2", "Running")]
+        .iter()
+        .enumerate()
+    {
+        cluster
+            .apply(Mutation::Create {
+                resource: pods,
+                object: pod(&env.ns, &format!("p{i}"), node, phase),
+            })
+            .unwrap();
+    }
+    let api: Api<Pod> = Api::namespaced(env.client.clone(), &env.ns);
+    let names = |l: kube::core::ObjectList<Pod>| -> Vec<String> {
+        l.items
+            .into_iter()
+            .filter_map(|p| p.metadata.name)
+            .collect()
+    };
+    let l = api
+        .list(&ListParams::default().fields("spec.nodeName=n1,status.phase!=Pending"))
+        .await
+        .unwrap();
+    assert_eq!(names(l), ["p0"]);
+    let l = api
+        .list(&ListParams::default().fields("status.phase=Running"))
+        .await
+        .unwrap();
+    assert_eq!(names(l), ["p0", "p2"]);
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn large_list_streams_every_pod() {
+    let Some(env) = demo_only(DemoOptions::default(), "large_list_streams_every_pod").await else {
+        return;
+    };
+    let cluster = env.demo.as_ref().unwrap().cluster();
+    let pods = ResourceId::new("", "v1", "pods");
+    for i in 0..20_000 {
+        cluster
+            .apply(Mutation::Create {
+                resource: pods,
+                object: pod(&env.ns, &format!("p{i:05}"), "n1", "Running"),
+            })
+            .unwrap();
+    }
+    let api: Api<Pod> = Api::namespaced(env.client.clone(), &env.ns);
+    let all = api.list(&ListParams::default()).await.unwrap();
+    assert_eq!(all.items.len(), 20_000);
+    let mut paged = 0;
+    let mut token: Option<String> = None;
+    loop {
+        let mut lp = ListParams::default().limit(5000).labels("app=big");
+        if let Some(t) = &token {
+            lp = lp.continue_token(t);
+        }
+        let page = api.list(&lp).await.unwrap();
+        paged += page.items.len();
+        token = page.metadata.continue_;
+        if token.is_none() {
+            break;
+        }
+    }
+    assert_eq!(paged, 20_000);
+    env.cleanup().await;
+}

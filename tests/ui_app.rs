@@ -1,0 +1,952 @@
+//! `App::update` tests: every key path, and data arriving and leaving with the selection kept.
+
+mod ui_support;
+
+use crossterm::event::KeyCode;
+use kinformer::ui::action::{Action, ConnectionState, Effect, InformerState};
+use kinformer::ui::app::{Mode, Screen};
+use kinformer::ui::compat::{DeltaType, TapEntry};
+use kinformer::ui::table::{Mark, SortBy};
+use kinformer::ui::{App, AppConfig, KeyMap};
+use ui_support::*;
+
+fn three_pods() -> Vec<kinformer::ui::action::ObjectSummary> {
+    vec![
+        simple_pod("default", "web-2"),
+        simple_pod("default", "api-1"),
+        simple_pod("default", "db-0"),
+    ]
+}
+
+#[test]
+fn init_opens_first_resource_in_namespace_and_the_namespaces_view() {
+    let mut app = App::new(config(), KeyMap::defaults().unwrap());
+    let fx = app.init();
+    let views = opened(&fx);
+    assert_eq!(views[0].1, "pods");
+    assert_eq!(views[0].2.as_deref(), Some("default"));
+    assert!(
+        views
+            .iter()
+            .any(|(_, p, ns)| p == "namespaces" && ns.is_none())
+    );
+}
+
+#[test]
+fn unknown_start_resource_shows_error_and_falls_back_to_pods() {
+    let cfg = AppConfig {
+        resource: "gizmos".into(),
+        ..config()
+    };
+    let mut app = App::new(cfg, KeyMap::defaults().unwrap());
+    let fx = app.init();
+    assert_eq!(opened(&fx)[0].1, "pods");
+    assert!(app.message.as_ref().unwrap().0.contains("gizmos"));
+}
+
+#[test]
+fn rows_are_sorted_by_name_and_first_row_selected() {
+    let (app, v) = app_with(config(), three_pods());
+    assert_eq!(
+        shown(&app, v),
+        ["default/api-1", "default/db-0", "default/web-2"]
+    );
+    assert_eq!(selected(&app, v).as_deref(), Some("default/api-1"));
+}
+
+#[test]
+fn navigation_keys_move_the_selection() {
+    let rows = (0..50)
+        .map(|i| simple_pod("default", &format!("p{i:02}")))
+        .collect();
+    let (mut app, v) = app_with(config(), rows);
+    app.update(key('j'));
+    app.update(code(KeyCode::Down));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p02"));
+    app.update(key('k'));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p01"));
+    app.update(key('G'));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p49"));
+    app.update(key('g'));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p00"));
+    app.update(code(KeyCode::PageDown));
+    let page = app.table_height() - 1;
+    assert_eq!(app.views[&v].table.cursor(), page);
+    app.update(code(KeyCode::PageUp));
+    assert_eq!(app.views[&v].table.cursor(), 0);
+    app.update(code(KeyCode::Up));
+    assert_eq!(app.views[&v].table.cursor(), 0, "clamped at the top");
+}
+
+#[test]
+fn selection_stays_on_the_same_object_when_rows_move() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('j')); // db-0
+    assert_eq!(selected(&app, v).as_deref(), Some("default/db-0"));
+    // New rows sorting before the selection shift it down.
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![simple_pod("default", "aaa"), simple_pod("default", "abc")],
+        deletes: vec![],
+    });
+    assert_eq!(selected(&app, v).as_deref(), Some("default/db-0"));
+    assert_eq!(app.views[&v].table.cursor(), 3);
+    // Sorting by RESTARTS, an update moving the selected row keeps it selected.
+    app.update(key('>')); // READY
+    app.update(key('>')); // STATUS
+    app.update(key('>')); // RESTARTS
+    assert_eq!(app.views[&v].table.sort().0, SortBy::Cell(3));
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![pod(PodSpec {
+            name: "db-0",
+            restarts: 9,
+            ..PodSpec::default()
+        })],
+        deletes: vec![],
+    });
+    assert_eq!(selected(&app, v).as_deref(), Some("default/db-0"));
+    assert_eq!(
+        shown(&app, v).last().map(String::as_str),
+        Some("default/db-0")
+    );
+    assert_eq!(app.views[&v].table.cursor(), 4);
+}
+
+#[test]
+fn deleting_the_selected_row_selects_its_neighbour() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('j')); // db-0
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec!["default/db-0".into()],
+    });
+    assert_eq!(selected(&app, v).as_deref(), Some("default/web-2"));
+    // The deleted row lingers, struck, then goes.
+    let e = app.views[&v].table.entry("default/db-0").unwrap();
+    assert_eq!(e.mark, Mark::Deleted);
+    app.update(Action::Tick(NOW_MS + 1_100));
+    assert!(app.views[&v].table.entry("default/db-0").is_none());
+    assert_eq!(shown(&app, v), ["default/api-1", "default/web-2"]);
+    assert_eq!(selected(&app, v).as_deref(), Some("default/web-2"));
+}
+
+#[test]
+fn deleting_the_last_selected_row_selects_the_previous_one() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('G'));
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec!["default/web-2".into()],
+    });
+    assert_eq!(selected(&app, v).as_deref(), Some("default/db-0"));
+}
+
+#[test]
+fn initial_list_is_not_highlighted_but_later_changes_are_then_fade() {
+    let mut app = App::new(config(), KeyMap::defaults().unwrap());
+    let v = opened(&app.init())[0].0;
+    app.update(Action::Rows {
+        view: v,
+        upserts: three_pods(),
+        deletes: vec![],
+    });
+    let t = &app.views[&v].table;
+    assert!(
+        t.entries().all(|e| e.mark == Mark::None),
+        "initial list is not news"
+    );
+    app.update(Action::InformerStats(vec![informer_row(
+        "pods",
+        Some("default"),
+        InformerState::Watching,
+    )]));
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![
+            simple_pod("default", "new-1"),
+            pod(PodSpec {
+                name: "web-2",
+                restarts: 1,
+                ..PodSpec::default()
+            }),
+        ],
+        deletes: vec![],
+    });
+    let t = &app.views[&v].table;
+    assert_eq!(
+        t.entry("default/new-1").unwrap().mark_at(NOW_MS),
+        Mark::Added
+    );
+    assert_eq!(
+        t.entry("default/web-2").unwrap().mark_at(NOW_MS),
+        Mark::Updated
+    );
+    let deadline = app.next_deadline_ms().unwrap();
+    assert!(deadline > NOW_MS);
+    app.update(Action::Tick(deadline));
+    assert_eq!(
+        app.views[&v]
+            .table
+            .entry("default/new-1")
+            .unwrap()
+            .mark_at(deadline),
+        Mark::None
+    );
+    assert_eq!(app.next_deadline_ms(), None, "idle: nothing to wake up for");
+}
+
+#[test]
+fn identical_rows_do_not_redraw() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.take_dirty();
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![simple_pod("default", "web-2")],
+        deletes: vec![],
+    });
+    assert!(!app.take_dirty());
+    app.update(Action::Resync {
+        view: v,
+        rows: three_pods(),
+    });
+    assert!(app.views[&v].table.entries().all(|e| e.mark == Mark::None));
+}
+
+#[test]
+fn resync_deletes_rows_missing_from_the_new_list() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(Action::Resync {
+        view: v,
+        rows: vec![simple_pod("default", "api-1")],
+    });
+    app.update(Action::Tick(NOW_MS + 2_000));
+    assert_eq!(shown(&app, v), ["default/api-1"]);
+}
+
+#[test]
+fn large_batches_are_applied_in_bulk_and_sorted() {
+    let mut app = App::new(config(), KeyMap::defaults().unwrap());
+    let v = opened(&app.init())[0].0;
+    let mut rows: Vec<_> = (0..20_000)
+        .map(|i| simple_pod("default", &format!("p{:05}", (i * 7919) % 20_000)))
+        .collect();
+    let second = rows.split_off(10_000);
+    app.update(Action::Rows {
+        view: v,
+        upserts: rows,
+        deletes: vec![],
+    });
+    app.update(Action::Rows {
+        view: v,
+        upserts: second,
+        deletes: vec![],
+    });
+    let keys = shown(&app, v);
+    assert_eq!(keys.len(), 20_000);
+    assert!(keys.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p00000"));
+}
+
+#[test]
+fn sort_keys_choose_columns_and_flip_order() {
+    let rows = vec![
+        pod(PodSpec {
+            name: "a",
+            age_secs: 10,
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "b",
+            age_secs: 300,
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "c",
+            age_secs: 60,
+            ..PodSpec::default()
+        }),
+    ];
+    let (mut app, v) = app_with(config(), rows);
+    app.update(key('A')); // by AGE, youngest first
+    assert_eq!(app.views[&v].table.sort(), (SortBy::Cell(4), false));
+    assert_eq!(shown(&app, v), ["default/a", "default/c", "default/b"]);
+    app.update(key('A')); // again: flipped
+    assert_eq!(shown(&app, v), ["default/b", "default/c", "default/a"]);
+    app.update(key('N'));
+    assert_eq!(shown(&app, v), ["default/a", "default/b", "default/c"]);
+    app.update(key('R'));
+    assert_eq!(shown(&app, v), ["default/c", "default/b", "default/a"]);
+    assert_eq!(
+        app.views[&v].table.sort().0,
+        SortBy::Key,
+        "NAME is the key order in one namespace"
+    );
+    app.update(key('>'));
+    assert_eq!(app.views[&v].table.sort().0, SortBy::Cell(1));
+    app.update(key('<'));
+    app.update(key('<'));
+    assert_eq!(
+        app.views[&v].table.sort().0,
+        SortBy::Cell(6),
+        "wraps around"
+    );
+}
+
+#[test]
+fn command_line_opens_a_resource_by_short_name_and_closes_the_old_view() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key(':'));
+    assert!(matches!(app.mode, Mode::Command { .. }));
+    let mut fx = type_str(&mut app, "deploy");
+    fx.extend(app.update(code(KeyCode::Enter)));
+    assert!(fx.contains(&Effect::CloseView { view: v }));
+    let opened = opened(&fx);
+    assert_eq!(opened.len(), 1);
+    assert_eq!(opened[0].1, "deployments");
+    assert_eq!(opened[0].2.as_deref(), Some("default"));
+    assert!(matches!(app.current_screen(), Some(Screen::Table(id)) if *id == opened[0].0));
+    assert!(matches!(app.mode, Mode::Normal));
+}
+
+#[test]
+fn tab_completes_the_command_line() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "inf");
+    app.update(code(KeyCode::Tab));
+    match &app.mode {
+        Mode::Command { input, .. } => assert_eq!(input.value(), "informers"),
+        m => panic!("{m:?}"),
+    }
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.current_screen(), Some(Screen::Informers)));
+}
+
+#[test]
+fn unknown_resource_shows_an_inline_error() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "gizmos");
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(fx.is_empty());
+    let (msg, err) = app.message.clone().unwrap();
+    assert!(
+        err && msg.contains("unknown resource") && msg.contains("gizmos"),
+        "{msg}"
+    );
+    assert_eq!(app.current_view_id(), Some(v));
+}
+
+#[test]
+fn ns_command_switches_namespace_and_rejects_unknown_ones() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "ns nosuch");
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(fx.is_empty());
+    assert!(
+        app.message
+            .clone()
+            .unwrap()
+            .0
+            .contains("unknown namespace: nosuch")
+    );
+
+    app.update(key(':'));
+    type_str(&mut app, "ns kube-system");
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(fx.contains(&Effect::CloseView { view: v }));
+    assert_eq!(opened(&fx)[0].2.as_deref(), Some("kube-system"));
+    assert_eq!(app.namespace.as_deref(), Some("kube-system"));
+
+    app.update(key(':'));
+    type_str(&mut app, "ns");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(opened(&fx)[0].2, None, ":ns alone = all namespaces");
+    assert_eq!(app.namespace, None);
+}
+
+#[test]
+fn ns_command_trusts_the_user_when_namespaces_cannot_be_listed() {
+    let mut app = App::new(config(), KeyMap::defaults().unwrap());
+    let fx = app.init();
+    let ns_view = opened(&fx)
+        .iter()
+        .find(|(_, p, _)| p == "namespaces")
+        .unwrap()
+        .0;
+    app.update(Action::ViewError {
+        view: ns_view,
+        message: "namespaces is forbidden".into(),
+        forbidden: true,
+    });
+    app.update(key(':'));
+    type_str(&mut app, "ns team-a");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(opened(&fx)[0].2.as_deref(), Some("team-a"));
+}
+
+#[test]
+fn ctx_command_switches_context_and_reopens_the_view() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(Action::Contexts(vec!["demo".into(), "prod".into()]));
+    app.update(key(':'));
+    type_str(&mut app, "ctx nope");
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    assert!(app.message.clone().unwrap().0.contains("unknown context"));
+    app.update(key(':'));
+    type_str(&mut app, "ctx prod");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(fx[0], Effect::SwitchContext("prod".into()));
+    assert!(fx.contains(&Effect::CloseView { view: v }));
+    assert!(opened(&fx).iter().any(|(_, p, _)| p == "pods"));
+    assert_eq!(app.connection.context, "prod");
+}
+
+#[test]
+fn quit_command_and_keys_quit() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "q");
+    assert_eq!(app.update(code(KeyCode::Enter)), vec![Effect::Quit]);
+    let (mut app, _) = app_with(config(), three_pods());
+    assert_eq!(app.update(key('q')), vec![Effect::Quit]);
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    assert_eq!(
+        app.update(ctrl('c')),
+        vec![Effect::Quit],
+        "ctrl-c quits from any mode"
+    );
+}
+
+#[test]
+fn esc_cancels_the_command_line() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "deploy");
+    assert!(app.update(code(KeyCode::Esc)).is_empty());
+    assert!(matches!(app.mode, Mode::Normal));
+}
+
+#[test]
+fn text_filter_matches_substrings_live_and_regex_with_tilde() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('/'));
+    type_str(&mut app, "WEB");
+    assert_eq!(shown(&app, v), ["default/web-2"], "live, case-insensitive");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/web-2"));
+    // New matching rows join the filtered list; others stay hidden.
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![simple_pod("default", "web-1"), simple_pod("default", "zzz")],
+        deletes: vec![],
+    });
+    assert_eq!(shown(&app, v), ["default/web-1", "default/web-2"]);
+    assert_eq!(selected(&app, v).as_deref(), Some("default/web-2"));
+    app.update(code(KeyCode::Esc)); // clears the filter
+    assert_eq!(shown(&app, v).len(), 5);
+    app.update(key('/'));
+    type_str(&mut app, "~^(api|db)-");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(shown(&app, v), ["default/api-1", "default/db-0"]);
+}
+
+#[test]
+fn invalid_regex_shows_an_inline_error() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('/'));
+    type_str(&mut app, "~(unclosed");
+    app.update(code(KeyCode::Enter));
+    assert!(app.message.clone().unwrap().0.contains("invalid regex"));
+    assert_eq!(shown(&app, v).len(), 3, "rows stay visible");
+}
+
+fn labelled_pods() -> Vec<kinformer::ui::action::ObjectSummary> {
+    vec![
+        pod(PodSpec {
+            name: "web-1",
+            labels: &[("app", "web"), ("env", "prod")],
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "web-2",
+            labels: &[("app", "web"), ("env", "stage"), ("canary", "true")],
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "web-3",
+            labels: &[("app", "web"), ("env", "dev")],
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "db-0",
+            labels: &[("app", "db"), ("env", "prod")],
+            ..PodSpec::default()
+        }),
+    ]
+}
+
+#[test]
+fn label_filter_is_answered_from_the_label_index() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    assert!(app.apply_label_filter(v, "app=web,env=prod"));
+    assert_eq!(shown(&app, v), ["default/web-1"]);
+    let lf = app.views[&v].table.filters.label.clone().unwrap();
+    assert!(lf.from_index);
+    assert_eq!(
+        lf.index_terms,
+        vec!["app=web".to_string(), "env=prod".to_string()]
+    );
+}
+
+#[test]
+fn label_filter_set_terms_refine_the_index_result() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.apply_label_filter(v, "app=web,env in (prod,stage),!canary");
+    assert_eq!(shown(&app, v), ["default/web-1"]);
+    app.apply_label_filter(v, "env notin (prod)");
+    assert_eq!(shown(&app, v), ["default/web-2", "default/web-3"]);
+    assert!(
+        !app.views[&v]
+            .table
+            .filters
+            .label
+            .as_ref()
+            .unwrap()
+            .from_index,
+        "no index term: scan"
+    );
+    // Rows arriving later are matched against the selector.
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![pod(PodSpec {
+            name: "web-4",
+            labels: &[("env", "qa")],
+            ..PodSpec::default()
+        })],
+        deletes: vec![],
+    });
+    assert_eq!(shown(&app, v).len(), 3);
+}
+
+#[test]
+fn slash_dash_l_applies_a_label_selector() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('/'));
+    type_str(&mut app, "-l app=db");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(shown(&app, v), ["default/db-0"]);
+}
+
+#[test]
+fn invalid_label_selector_shows_an_inline_error() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    type_str(&mut app, "app in (web");
+    app.update(code(KeyCode::Enter));
+    match &app.mode {
+        Mode::Labels(p) => assert!(
+            p.error
+                .as_deref()
+                .unwrap()
+                .contains("invalid label selector"),
+            "{:?}",
+            p.error
+        ),
+        m => panic!("picker should stay open: {m:?}"),
+    }
+    assert_eq!(shown(&app, v).len(), 4);
+}
+
+#[test]
+fn label_picker_lists_index_values_and_applies_the_choice() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    let values: Vec<&str> = p.shown.iter().map(|i| p.all[*i].0.as_str()).collect();
+    assert!(
+        values.contains(&"app=web") && values.contains(&"canary"),
+        "{values:?}"
+    );
+    let web = p.all.iter().find(|(v, _)| v == "app=web").unwrap();
+    assert_eq!(web.1, 3, "count from the index");
+    type_str(&mut app, "env=st");
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    assert_eq!(p.shown.len(), 1);
+    app.update(code(KeyCode::Tab));
+    type_str(&mut app, ",app");
+    app.update(code(KeyCode::Down)); // app=db
+    app.update(code(KeyCode::Down)); // app=web
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    assert_eq!(p.all[p.shown[p.selected]].0, "app=web");
+    app.update(code(KeyCode::Tab));
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.mode, Mode::Normal));
+    assert_eq!(
+        app.views[&v].table.filters.label.as_ref().unwrap().text,
+        "env=stage,app=web"
+    );
+    assert_eq!(shown(&app, v), ["default/web-2"]);
+    assert!(
+        app.message
+            .clone()
+            .unwrap()
+            .0
+            .contains("1 matches (label index)")
+    );
+}
+
+#[test]
+fn start_selector_is_applied_to_the_first_view() {
+    let cfg = AppConfig {
+        selector: Some("app=db".into()),
+        ..config()
+    };
+    let (app, v) = app_with(cfg, labelled_pods());
+    assert_eq!(shown(&app, v), ["default/db-0"]);
+}
+
+#[test]
+fn enter_on_a_replicaset_drills_down_to_its_pods_and_esc_returns() {
+    let cfg = AppConfig {
+        resource: "rs".into(),
+        ..config()
+    };
+    let (mut app, rs_view) = app_with(cfg, vec![workload("default", "web-5d8f", Some("uid-web"))]);
+    let fx = app.update(code(KeyCode::Enter));
+    let pods_view = opened(&fx)[0].0;
+    assert_eq!(opened(&fx)[0].1, "pods");
+    assert_eq!(opened(&fx)[0].2.as_deref(), Some("default"));
+    app.update(Action::Resync {
+        view: pods_view,
+        rows: vec![
+            pod(PodSpec {
+                name: "web-5d8f-a",
+                owner: Some("uid-web-5d8f"),
+                ..PodSpec::default()
+            }),
+            pod(PodSpec {
+                name: "other",
+                owner: Some("uid-other"),
+                ..PodSpec::default()
+            }),
+        ],
+    });
+    assert_eq!(shown(&app, pods_view), ["default/web-5d8f-a"]);
+    let fx = app.update(code(KeyCode::Esc));
+    assert_eq!(fx, vec![Effect::CloseView { view: pods_view }]);
+    assert_eq!(app.current_view_id(), Some(rs_view));
+}
+
+#[test]
+fn enter_on_a_deployment_shows_the_pods_of_its_replicasets() {
+    let cfg = AppConfig {
+        resource: "deploy".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![workload("default", "web", None)]);
+    let fx = app.update(code(KeyCode::Enter));
+    let views = opened(&fx);
+    let pods_view = views.iter().find(|(_, p, _)| p == "pods").unwrap().0;
+    let rs_view = views.iter().find(|(_, p, _)| p == "replicasets").unwrap().0;
+    app.update(Action::Resync {
+        view: pods_view,
+        rows: vec![
+            pod(PodSpec {
+                name: "web-5d8f-a",
+                owner: Some("uid-web-5d8f"),
+                ..PodSpec::default()
+            }),
+            pod(PodSpec {
+                name: "api-77-b",
+                owner: Some("uid-api-77"),
+                ..PodSpec::default()
+            }),
+        ],
+    });
+    assert!(
+        shown(&app, pods_view).is_empty(),
+        "ReplicaSets not known yet"
+    );
+    app.update(Action::Resync {
+        view: rs_view,
+        rows: vec![
+            workload("default", "web-5d8f", Some("uid-web")),
+            workload("default", "api-77", Some("uid-api")),
+        ],
+    });
+    assert_eq!(shown(&app, pods_view), ["default/web-5d8f-a"]);
+    let fx = app.update(key('q'));
+    assert!(fx.contains(&Effect::CloseView { view: pods_view }));
+    assert!(
+        fx.contains(&Effect::CloseView { view: rs_view }),
+        "the feeder goes with it"
+    );
+}
+
+#[test]
+fn enter_on_a_node_shows_the_pods_on_it_in_all_namespaces() {
+    let cfg = AppConfig {
+        resource: "nodes".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![cluster_object("node-2", "Ready")]);
+    let fx = app.update(code(KeyCode::Enter));
+    let (pods_view, _, ns) = opened(&fx)[0].clone();
+    assert_eq!(ns, None);
+    app.update(Action::Resync {
+        view: pods_view,
+        rows: vec![
+            pod(PodSpec {
+                ns: "shop",
+                name: "a",
+                node: "node-2",
+                ..PodSpec::default()
+            }),
+            pod(PodSpec {
+                name: "b",
+                node: "node-1",
+                ..PodSpec::default()
+            }),
+        ],
+    });
+    assert_eq!(shown(&app, pods_view), ["shop/a"]);
+}
+
+#[test]
+fn enter_on_a_namespace_shows_its_pods() {
+    let cfg = AppConfig {
+        resource: "ns".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![cluster_object("shop", "Active")]);
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(opened(&fx)[0].1, "pods");
+    assert_eq!(opened(&fx)[0].2.as_deref(), Some("shop"));
+}
+
+#[test]
+fn yaml_key_fetches_the_object_and_hides_secret_values_until_x() {
+    let cfg = AppConfig {
+        resource: "secrets".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![workload("default", "db-creds", None)]);
+    let fx = app.update(key('y'));
+    let Effect::FetchYaml {
+        request,
+        name,
+        namespace,
+        ..
+    } = fx[0].clone()
+    else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(
+        (name.as_str(), namespace.as_deref()),
+        ("db-creds", Some("default"))
+    );
+    let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db-creds"}, "data": {"password": "aHVudGVyMg=="}});
+    app.update(Action::Yaml {
+        request,
+        result: Ok(secret),
+    });
+    let text = |app: &App| match app.current_screen() {
+        Some(Screen::Text(t)) => t.lines.clone().unwrap().unwrap().join("\n"),
+        _ => panic!(),
+    };
+    assert!(!text(&app).contains("aHVudGVyMg=="));
+    app.update(key('x'));
+    assert!(text(&app).contains("aHVudGVyMg=="));
+    app.update(key('x'));
+    assert!(!text(&app).contains("aHVudGVyMg=="));
+    app.update(code(KeyCode::Esc));
+    assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
+}
+
+#[test]
+fn text_views_scroll_and_show_fetch_errors() {
+    let (mut app, _) = app_with(config(), three_pods());
+    let fx = app.update(key('d'));
+    let Effect::FetchDescribe { request, .. } = fx[0].clone() else {
+        panic!("{fx:?}")
+    };
+    let body: String = (0..100).map(|i| format!("line {i}\n")).collect();
+    app.update(Action::Describe {
+        request,
+        result: Ok(body),
+    });
+    app.update(key('j'));
+    app.update(key('j'));
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    assert_eq!(t.scroll, 2);
+    app.update(key('G'));
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    assert_eq!(t.scroll, 99);
+    app.update(key('q'));
+    let fx = app.update(key('y'));
+    let Effect::FetchYaml { request, .. } = fx[0].clone() else {
+        panic!()
+    };
+    app.update(Action::Yaml {
+        request,
+        result: Err("pods \"api-1\" not found".into()),
+    });
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    assert!(t.lines.clone().unwrap().is_err());
+}
+
+#[test]
+fn ctrl_d_asks_for_confirmation_before_deleting() {
+    let (mut app, _) = app_with(config(), three_pods());
+    assert!(app.update(ctrl('d')).is_empty());
+    assert!(matches!(app.mode, Mode::Confirm(_)));
+    assert!(
+        app.update(code(KeyCode::Enter)).is_empty(),
+        "Cancel has the focus"
+    );
+    assert!(matches!(app.mode, Mode::Normal));
+    app.update(ctrl('d'));
+    app.update(code(KeyCode::Tab));
+    let fx = app.update(code(KeyCode::Enter));
+    match &fx[..] {
+        [
+            Effect::Delete {
+                name,
+                namespace,
+                resource,
+            },
+        ] => {
+            assert_eq!(name, "api-1");
+            assert_eq!(namespace.as_deref(), Some("default"));
+            assert_eq!(resource.api_resource.plural, "pods");
+        }
+        other => panic!("{other:?}"),
+    }
+    app.update(ctrl('d'));
+    assert_eq!(app.update(key('y')).len(), 1);
+    app.update(ctrl('d'));
+    assert!(app.update(code(KeyCode::Esc)).is_empty());
+}
+
+#[test]
+fn delete_is_refused_in_readonly_mode() {
+    let cfg = AppConfig {
+        readonly: true,
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, three_pods());
+    assert!(app.update(ctrl('d')).is_empty());
+    assert!(matches!(app.mode, Mode::Normal), "no confirmation dialog");
+    assert!(app.message.clone().unwrap().0.contains("read-only"));
+}
+
+fn tap(seq: u64, delta: DeltaType, tombstone: bool) -> TapEntry {
+    TapEntry {
+        seq,
+        at: std::time::UNIX_EPOCH + std::time::Duration::from_millis(NOW_MS as u64 + seq),
+        kind: "Pod".into(),
+        delta,
+        tombstone,
+        key: format!("default/p{seq}").into(),
+        resource_version: (1000 + seq).to_string(),
+        queue_depth: 0,
+    }
+}
+
+#[test]
+fn event_log_pane_toggles_and_event_screen_pauses_and_filters() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key('e'));
+    assert!(app.show_events_pane);
+    app.update(Action::Tap(vec![
+        tap(1, DeltaType::Added, false),
+        tap(2, DeltaType::Deleted, true),
+    ]));
+    assert!(app.take_dirty(), "visible pane redraws on new entries");
+    app.update(key('e'));
+    app.take_dirty();
+    app.update(Action::Tap(vec![tap(3, DeltaType::Sync, false)]));
+    assert!(!app.take_dirty(), "hidden log does not redraw");
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.current_screen(), Some(Screen::Events)));
+    app.update(key('p'));
+    assert!(app.events.paused());
+    app.update(Action::Tap(vec![tap(4, DeltaType::Updated, false)]));
+    assert_eq!(app.events.shown().next().unwrap().seq, 3);
+    app.update(key('p'));
+    app.update(key('t')); // Added only
+    assert_eq!(
+        app.events.shown().map(|e| e.seq).collect::<Vec<_>>(),
+        vec![1]
+    );
+    app.update(code(KeyCode::Esc));
+    assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
+}
+
+#[test]
+fn informer_stats_and_connection_changes_redraw_only_when_different() {
+    let (mut app, _) = app_with(config(), three_pods());
+    let rows = vec![informer_row(
+        "pods",
+        Some("default"),
+        InformerState::Watching,
+    )];
+    app.update(Action::InformerStats(rows.clone()));
+    assert!(app.take_dirty());
+    app.update(Action::InformerStats(rows));
+    assert!(!app.take_dirty());
+    let down = ConnectionState {
+        context: "demo".into(),
+        reachable: false,
+        retry_at_ms: Some(NOW_MS + 4_500),
+        last_error: Some("connection refused".into()),
+        ..ConnectionState::default()
+    };
+    app.update(Action::Connection(down));
+    assert!(app.take_dirty());
+    assert_eq!(
+        app.next_deadline_ms(),
+        Some(NOW_MS + 1_000),
+        "countdown ticks each second"
+    );
+}
+
+#[test]
+fn help_opens_with_question_mark_and_closes_with_any_other_key() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key('?'));
+    assert!(matches!(app.mode, Mode::Help { .. }));
+    app.update(key('j'));
+    assert!(matches!(app.mode, Mode::Help { scroll: 1 }));
+    app.update(code(KeyCode::Esc));
+    assert!(matches!(app.mode, Mode::Normal));
+}
+
+#[test]
+fn rows_for_closed_views_are_ignored() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "svc");
+    app.update(code(KeyCode::Enter));
+    let fx = app.update(Action::Rows {
+        view: v,
+        upserts: three_pods(),
+        deletes: vec![],
+    });
+    assert!(fx.is_empty());
+    assert!(!app.views.contains_key(&v));
+}

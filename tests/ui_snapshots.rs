@@ -1,0 +1,376 @@
+//! Rendering snapshots of the main screens with ratatui's `TestBackend` (text only; colours and
+//! highlights are checked on the buffer's styles where they matter).
+
+mod ui_support;
+
+use crossterm::event::KeyCode;
+use kinformer::ui::action::{Action, ConnectionState, InformerRow, InformerState};
+use kinformer::ui::compat::{DeltaType, TapEntry};
+use kinformer::ui::{App, AppConfig};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::style::{Color, Modifier};
+use ui_support::*;
+
+fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    app.update(Action::Resize(w, h));
+    let app = &*app;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    terminal
+}
+
+fn connected(app: &mut App) {
+    app.update(Action::Connection(ConnectionState {
+        context: "kind-demo".into(),
+        server_version: Some("v1.33.1".into()),
+        reachable: true,
+        retry_at_ms: None,
+        last_error: None,
+    }));
+}
+
+fn demo_pods() -> Vec<kinformer::ui::action::ObjectSummary> {
+    vec![
+        pod(PodSpec {
+            name: "web-7d4b9c-x2lq",
+            labels: &[("app", "web"), ("tier", "frontend")],
+            age_secs: 7_200,
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "web-7d4b9c-k8pz",
+            labels: &[("app", "web"), ("tier", "frontend")],
+            age_secs: 7_100,
+            node: "node-2",
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "api-5f6d8-q9wt",
+            status: "CrashLoopBackOff",
+            restarts: 7,
+            labels: &[("app", "api"), ("tier", "backend")],
+            age_secs: 1_800,
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "db-0",
+            labels: &[("app", "db"), ("tier", "backend")],
+            age_secs: 864_000,
+            node: "node-3",
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "migrate-28841-7xk",
+            status: "Completed",
+            labels: &[("job-name", "migrate")],
+            age_secs: 300,
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "cache-6c9f-zz1",
+            status: "Pending",
+            labels: &[("app", "cache")],
+            age_secs: 45,
+            node: "",
+            ..PodSpec::default()
+        }),
+    ]
+}
+
+fn app_demo(cfg: AppConfig) -> (App, u64) {
+    let (mut app, v) = app_with(cfg, demo_pods());
+    connected(&mut app);
+    app.update(Action::Resize(100, 24));
+    app.update(Action::InformerStats(vec![
+        informer_row("pods", Some("default"), InformerState::Watching),
+        informer_row("pods", None, InformerState::Watching),
+    ]));
+    (app, v)
+}
+
+#[test]
+fn pods_table() {
+    let (mut app, _) = app_demo(config());
+    app.update(key('j'));
+    insta::assert_snapshot!(draw(&mut app, 100, 24).backend());
+}
+
+#[test]
+fn all_namespaces_table_has_namespace_column() {
+    let cfg = AppConfig {
+        namespace: None,
+        ..config()
+    };
+    let (mut app, v) = app_with(cfg, vec![]);
+    connected(&mut app);
+    app.update(Action::Resize(100, 16));
+    app.update(Action::Resync {
+        view: v,
+        rows: vec![
+            pod(PodSpec {
+                ns: "shop",
+                name: "cart-1",
+                ..PodSpec::default()
+            }),
+            pod(PodSpec {
+                ns: "kube-system",
+                name: "coredns-abc",
+                ..PodSpec::default()
+            }),
+            pod(PodSpec {
+                ns: "default",
+                name: "web-1",
+                ..PodSpec::default()
+            }),
+        ],
+    });
+    app.update(Action::InformerStats(vec![informer_row(
+        "pods",
+        None,
+        InformerState::Watching,
+    )]));
+    insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}
+
+#[test]
+fn large_table_shows_position_and_renders_only_the_window() {
+    let (mut app, v) = app_with(config(), vec![]);
+    connected(&mut app);
+    app.update(Action::Resize(100, 16));
+    let rows = (0..100_000)
+        .map(|i| simple_pod("default", &format!("pod-{i:06}")))
+        .collect();
+    app.update(Action::Resync { view: v, rows });
+    for _ in 0..3 {
+        app.update(code(KeyCode::PageDown));
+    }
+    insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}
+
+#[test]
+fn changed_rows_are_highlighted_and_deleted_rows_struck() {
+    let (mut app, v) = app_demo(config());
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![simple_pod("default", "new-pod")],
+        deletes: vec!["default/db-0".into()],
+    });
+    let t = draw(&mut app, 100, 24);
+    let buf = t.backend().buffer();
+    let find = |text: &str| {
+        (0..buf.area.height)
+            .find(|y| {
+                let line: String = (0..buf.area.width).map(|x| buf[(x, *y)].symbol()).collect();
+                line.contains(text)
+            })
+            .unwrap()
+    };
+    let y_new = find("new-pod");
+    assert_eq!(buf[(3, y_new)].bg, Color::Green, "added row highlighted");
+    let y_del = find("db-0");
+    assert_eq!(buf[(3, y_del)].fg, Color::Red);
+    assert!(
+        buf[(3, y_del)].modifier.contains(Modifier::CROSSED_OUT),
+        "deleted row struck"
+    );
+}
+
+fn tap(seq: u64, kind: &str, delta: DeltaType, tombstone: bool, key: &str) -> TapEntry {
+    TapEntry {
+        seq,
+        at: std::time::UNIX_EPOCH + std::time::Duration::from_millis(NOW_MS as u64 + seq * 137),
+        kind: kind.into(),
+        delta,
+        tombstone,
+        key: key.into(),
+        resource_version: (48_200 + seq).to_string(),
+        queue_depth: (seq % 3) as usize,
+    }
+}
+
+fn taps() -> Vec<TapEntry> {
+    vec![
+        tap(
+            1,
+            "Pod",
+            DeltaType::Replaced,
+            false,
+            "default/web-7d4b9c-x2lq",
+        ),
+        tap(2, "Pod", DeltaType::Added, false, "default/cache-6c9f-zz1"),
+        tap(3, "Deployment", DeltaType::Updated, false, "default/web"),
+        tap(
+            4,
+            "Pod",
+            DeltaType::Updated,
+            false,
+            "default/api-5f6d8-q9wt",
+        ),
+        tap(5, "Pod", DeltaType::Deleted, true, "default/old-1"),
+        tap(6, "Pod", DeltaType::Deleted, false, "default/old-2"),
+        tap(7, "Pod", DeltaType::Sync, false, "default/db-0"),
+    ]
+}
+
+#[test]
+fn event_log_full_screen() {
+    let (mut app, _) = app_demo(config());
+    app.update(Action::Tap(taps()));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}
+
+#[test]
+fn event_log_pane_paused_and_filtered() {
+    let (mut app, _) = app_demo(config());
+    app.update(Action::Tap(taps()));
+    app.update(key('e'));
+    app.update(key('p'));
+    app.update(key('o')); // kind: Deployment
+    app.update(key('o')); // kind: Pod
+    app.update(Action::Tap(vec![tap(
+        8,
+        "Pod",
+        DeltaType::Added,
+        false,
+        "default/late",
+    )]));
+    insta::assert_snapshot!(draw(&mut app, 100, 24).backend());
+}
+
+#[test]
+fn informer_panel() {
+    let (mut app, _) = app_demo(config());
+    let mut forbidden = informer_row(
+        "secrets",
+        Some("default"),
+        InformerState::BackingOff {
+            until_ms: NOW_MS + 8_000,
+        },
+    );
+    forbidden.forbidden = true;
+    forbidden.synced = false;
+    forbidden.cached = 0;
+    forbidden.last_error = Some("secrets is forbidden: User \"dev\" cannot list secrets".into());
+    app.update(Action::InformerStats(vec![
+        informer_row("pods", Some("default"), InformerState::Watching),
+        InformerRow {
+            cached: 12,
+            deltas_total: 40,
+            deltas_per_sec: 0.0,
+            ..informer_row("deployments.apps", Some("default"), InformerState::Listing)
+        },
+        forbidden,
+    ]));
+    app.update(key(':'));
+    type_str(&mut app, "informers");
+    app.update(code(KeyCode::Enter));
+    insta::assert_snapshot!(draw(&mut app, 130, 12).backend());
+}
+
+#[test]
+fn label_filter_with_picker() {
+    let (mut app, _) = app_demo(config());
+    app.update(key('l'));
+    type_str(&mut app, "tier=backend,app");
+    insta::assert_snapshot!(draw(&mut app, 100, 24).backend());
+}
+
+#[test]
+fn label_filter_applied_shows_match_count_from_index() {
+    let (mut app, _) = app_demo(config());
+    app.update(key('l'));
+    type_str(&mut app, "tier=backend,app in (db,api)");
+    app.update(code(KeyCode::Enter));
+    insta::assert_snapshot!(draw(&mut app, 100, 14).backend());
+}
+
+#[test]
+fn yaml_view() {
+    let (mut app, _) = app_demo(config());
+    let fx = app.update(key('y'));
+    let kinformer::ui::Effect::FetchYaml { request, .. } = fx[0].clone() else {
+        panic!()
+    };
+    let obj = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "api-5f6d8-q9wt", "namespace": "default", "labels": {"app": "api"}},
+        "spec": {"nodeName": "node-1", "containers": [{"name": "api", "image": "example/api:1.4"}]},
+        "status": {"phase": "Running", "podIP": "10.0.0.1"}
+    });
+    app.update(Action::Yaml {
+        request,
+        result: Ok(obj),
+    });
+    insta::assert_snapshot!(draw(&mut app, 80, 20).backend());
+}
+
+#[test]
+fn help_screen() {
+    let (mut app, _) = app_demo(config());
+    app.update(key('?'));
+    insta::assert_snapshot!(draw(&mut app, 110, 46).backend());
+}
+
+#[test]
+fn command_line_with_completion() {
+    let (mut app, _) = app_demo(config());
+    app.update(key(':'));
+    type_str(&mut app, "de");
+    insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
+}
+
+#[test]
+fn forbidden_view_says_so() {
+    let cfg = AppConfig {
+        resource: "secrets".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![]);
+    connected(&mut app);
+    let mut row = informer_row(
+        "secrets",
+        Some("default"),
+        InformerState::BackingOff {
+            until_ms: NOW_MS + 5_000,
+        },
+    );
+    row.forbidden = true;
+    row.synced = false;
+    row.last_error = Some("secrets is forbidden: User \"dev\" cannot list resource \"secrets\" in the namespace \"default\"".into());
+    app.update(Action::InformerStats(vec![row]));
+    insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
+}
+
+#[test]
+fn unreachable_api_marks_cached_data_stale_with_countdown() {
+    let (mut app, _) = app_demo(config());
+    app.update(Action::Connection(ConnectionState {
+        context: "kind-demo".into(),
+        server_version: Some("v1.33.1".into()),
+        reachable: false,
+        retry_at_ms: Some(NOW_MS + 7_400),
+        last_error: Some("connect: connection refused (127.0.0.1:6443)".into()),
+    }));
+    insta::assert_snapshot!(draw(&mut app, 100, 14).backend());
+}
+
+#[test]
+fn unknown_resource_inline_error() {
+    let (mut app, _) = app_demo(config());
+    app.update(key(':'));
+    type_str(&mut app, "gizmos");
+    app.update(code(KeyCode::Enter));
+    insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
+}
+
+#[test]
+fn delete_confirmation_dialog() {
+    let (mut app, _) = app_demo(config());
+    app.update(ctrl('d'));
+    insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}

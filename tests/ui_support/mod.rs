@@ -1,0 +1,258 @@
+//! Shared builders for the UI tests: pods/deployments as the runtime would summarise them, a
+//! label-indexed store, key events, and an app with a synced first view.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kinformer::ui::action::{Action, Effect, InformerRow, InformerState, ObjectSummary, ViewId};
+use kinformer::ui::compat::{Cell, Health, Row, ThreadSafeStore};
+use kinformer::ui::{App, AppConfig, KeyMap};
+use kube::api::DynamicObject;
+
+/// 2026-11-22T12:00:00Z, the tests' "now".
+pub const NOW: i64 = 1_795_608_000;
+pub const NOW_MS: i64 = NOW * 1000;
+
+pub struct PodSpec<'a> {
+    pub ns: &'a str,
+    pub name: &'a str,
+    pub status: &'a str,
+    pub restarts: i64,
+    pub age_secs: i64,
+    pub node: &'a str,
+    pub labels: &'a [(&'a str, &'a str)],
+    pub owner: Option<&'a str>,
+}
+
+impl Default for PodSpec<'_> {
+    fn default() -> Self {
+        PodSpec {
+            ns: "default",
+            name: "pod",
+            status: "Running",
+            restarts: 0,
+            age_secs: 3600,
+            node: "node-1",
+            labels: &[],
+            owner: None,
+        }
+    }
+}
+
+fn labels(l: &[(&str, &str)]) -> BTreeMap<String, String> {
+    l.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A pod summary with kubectl's pod columns.
+pub fn pod(p: PodSpec<'_>) -> ObjectSummary {
+    let health = match p.status {
+        "Running" => Health::Ok,
+        "Pending" | "ContainerCreating" => Health::Pending,
+        "Completed" => Health::Completed,
+        "Terminating" => Health::Terminating,
+        _ => Health::Error,
+    };
+    let ready: u32 = if p.status == "Running" { 1 } else { 0 };
+    ObjectSummary {
+        key: format!("{}/{}", p.ns, p.name).into(),
+        namespace: Some(p.ns.into()),
+        name: p.name.into(),
+        uid: format!("uid-{}", p.name).into(),
+        labels: labels(p.labels),
+        row: Row {
+            cells: vec![
+                Cell::Text(p.name.into()),
+                Cell::Ratio(ready, 1),
+                Cell::Text(p.status.into()),
+                Cell::Int(p.restarts),
+                Cell::Age(Some(NOW - p.age_secs)),
+                Cell::Text("10.0.0.1".into()),
+                Cell::Text(p.node.into()),
+            ],
+            health,
+        },
+        owner_uids: p.owner.map(|o| vec![Arc::from(o)]).unwrap_or_default(),
+        node: Some(p.node.into()),
+    }
+}
+
+pub fn simple_pod(ns: &str, name: &str) -> ObjectSummary {
+    pod(PodSpec {
+        ns,
+        name,
+        ..PodSpec::default()
+    })
+}
+
+/// A workload summary (Deployment/ReplicaSet...) with NAME READY AGE-like cells.
+pub fn workload(ns: &str, name: &str, owner: Option<&str>) -> ObjectSummary {
+    ObjectSummary {
+        key: format!("{ns}/{name}").into(),
+        namespace: Some(ns.into()),
+        name: name.into(),
+        uid: format!("uid-{name}").into(),
+        labels: BTreeMap::new(),
+        row: Row {
+            cells: vec![
+                Cell::Text(name.into()),
+                Cell::Ratio(2, 2),
+                Cell::Int(2),
+                Cell::Int(2),
+                Cell::Age(Some(NOW - 86_400)),
+            ],
+            health: Health::Ok,
+        },
+        owner_uids: owner.map(|o| vec![Arc::from(o)]).unwrap_or_default(),
+        node: None,
+    }
+}
+
+/// A cluster-scoped summary (Node, Namespace).
+pub fn cluster_object(name: &str, status: &str) -> ObjectSummary {
+    ObjectSummary {
+        key: name.into(),
+        namespace: None,
+        name: name.into(),
+        uid: format!("uid-{name}").into(),
+        labels: BTreeMap::new(),
+        row: Row {
+            cells: vec![
+                Cell::Text(name.into()),
+                Cell::Text(status.into()),
+                Cell::Age(Some(NOW - 86_400 * 3)),
+            ],
+            health: Health::Ok,
+        },
+        owner_uids: vec![],
+        node: None,
+    }
+}
+
+/// A label-indexed store holding these summaries as DynamicObjects, as the informer's indexer.
+pub fn store_of(rows: &[ObjectSummary]) -> Arc<ThreadSafeStore<DynamicObject>> {
+    let store = Arc::new(ThreadSafeStore::<DynamicObject>::default());
+    for s in rows {
+        let obj: DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": &*s.name,
+                "namespace": s.namespace.as_deref(),
+                "uid": &*s.uid,
+                "labels": s.labels,
+            }
+        }))
+        .unwrap();
+        store.add(s.key.to_string(), Arc::new(obj));
+    }
+    store
+}
+
+pub fn key(c: char) -> Action {
+    let m = if c.is_ascii_uppercase() {
+        KeyModifiers::SHIFT
+    } else {
+        KeyModifiers::NONE
+    };
+    Action::Key(KeyEvent::new(KeyCode::Char(c), m))
+}
+
+pub fn code(c: KeyCode) -> Action {
+    Action::Key(KeyEvent::new(c, KeyModifiers::NONE))
+}
+
+pub fn ctrl(c: char) -> Action {
+    Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+/// Type a string key by key, collecting effects.
+pub fn type_str(app: &mut App, s: &str) -> Vec<Effect> {
+    s.chars().flat_map(|c| app.update(key(c))).collect()
+}
+
+pub fn config() -> AppConfig {
+    AppConfig {
+        context: "demo".into(),
+        namespace: Some("default".into()),
+        now_ms: NOW_MS,
+        ..AppConfig::default()
+    }
+}
+
+/// The first view's id among init effects.
+pub fn opened(fx: &[Effect]) -> Vec<(ViewId, String, Option<String>)> {
+    fx.iter()
+        .filter_map(|e| match e {
+            Effect::OpenResource {
+                view,
+                resource,
+                namespace,
+            } => Some((
+                *view,
+                resource.api_resource.plural.clone(),
+                namespace.clone(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An app at `size`, initialised, with the namespaces view synced and `rows` in the first view.
+pub fn app_with(cfg: AppConfig, rows: Vec<ObjectSummary>) -> (App, ViewId) {
+    let mut app = App::new(cfg, KeyMap::defaults().unwrap());
+    app.update(Action::Resize(120, 30));
+    let fx = app.init();
+    let views = opened(&fx);
+    let first = views[0].0;
+    if let Some((ns_view, _, _)) = views.iter().find(|(_, p, _)| p == "namespaces") {
+        app.update(Action::Resync {
+            view: *ns_view,
+            rows: vec![
+                cluster_object("default", "Active"),
+                cluster_object("kube-system", "Active"),
+                cluster_object("shop", "Active"),
+            ],
+        });
+    }
+    app.update(Action::Store {
+        view: first,
+        store: store_of(&rows),
+    });
+    app.update(Action::Resync { view: first, rows });
+    (app, first)
+}
+
+pub fn informer_row(resource: &str, ns: Option<&str>, state: InformerState) -> InformerRow {
+    InformerRow {
+        resource: resource.into(),
+        namespace: ns.map(str::to_string),
+        state,
+        last_rv: "48213".into(),
+        cached: 3,
+        queue_depth: 0,
+        deltas_total: 1234,
+        deltas_per_sec: 12.5,
+        relists: 1,
+        last_error: None,
+        synced: true,
+        forbidden: false,
+    }
+}
+
+/// Keys of the shown rows in order.
+pub fn shown(app: &App, view: ViewId) -> Vec<String> {
+    app.views[&view]
+        .table
+        .list()
+        .iter()
+        .map(|k| k.to_string())
+        .collect()
+}
+
+pub fn selected(app: &App, view: ViewId) -> Option<String> {
+    app.views[&view].table.selected_key().map(|k| k.to_string())
+}
