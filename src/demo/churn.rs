@@ -180,8 +180,10 @@ where
             break;
         }
         owed += per_period;
-        let n = owed.floor();
+        // Absurd rates are capped per batch rather than allocating without bound.
+        let n = owed.floor().min(1_000_000.0);
         owed -= n;
+        owed = owed.min(1_000_000.0);
         let n = n as usize;
         if n == 0 {
             continue;

@@ -1809,7 +1809,9 @@ impl Simulator {
             .cloned()
             .collect();
         for i in 0..self.cfg.widgets {
-            let ns = app_ns[i % app_ns.len().max(1)].clone();
+            let Some(ns) = app_ns.get(i % app_ns.len().max(1)).cloned() else {
+                break;
+            };
             let color = WIDGET_COLORS[self.below(WIDGET_COLORS.len())];
             let size = WIDGET_SIZES[self.below(WIDGET_SIZES.len())];
             let name = format!(
@@ -2353,7 +2355,7 @@ impl Simulator {
     /// The next `n` changes (exactly `n` unless `n` is 0). Seeds first if not seeded yet? No:
     /// ticks before `seed_mutations` only see an empty cluster and return nothing.
     pub fn tick(&mut self, n: usize) -> Vec<Mutation> {
-        let mut out = Vec::with_capacity(n);
+        let mut out = Vec::with_capacity(n.min(65_536));
         if !self.seeded || self.workloads.is_empty() && self.nodes.is_empty() {
             return out;
         }
