@@ -4208,13 +4208,8 @@ mod tests {
             rejections < victims.len() * 4 + 50,
             "{rejections} rejections"
         );
-        // The model stays consistent: pods it manages still point at owners it manages.
-        let mut fresh = Shadow::default();
-        let mut sim2 = Simulator::new(SimConfig { seed: 9, ..small() });
-        for m in sim2.seed_mutations() {
-            fresh.apply(&m).unwrap();
-        }
-        assert!(sim.pod_count() > 0);
+        // Deleted pods were replaced by their controllers rather than lost for good.
+        assert!(sim.pod_count() >= 380, "{} pods", sim.pod_count());
     }
 
     /// User + system CPU seconds of this process (Linux), to report a time that does not depend
