@@ -1,14 +1,33 @@
 //! The churn loop: pulls mutations from a generator (the simulator) at a steady rate and applies
 //! them to the cluster exactly as API writes.
+//!
+//! Two loops are offered:
+//! - [`run_churn`] spawns a task applying a `tick(n)` generator to a [`DemoCluster`] in 100 ms steps;
+//! - [`run_paced`] owns a [`Simulator`] and hands its mutations to any `apply` closure at a
+//!   [`ChurnRate`], batching high rates, following tokio's clock (testable on a paused clock).
+//!
+//! Invariants kept by [`run_paced`]:
+//! - over any whole number of periods, the number of mutations applied is the requested rate times
+//!   the elapsed (tokio) time, rounded down: fractional owed changes carry over;
+//! - at most [`ChurnRate::MAX_TICKS_PER_SEC`] wake-ups per second: high rates are applied in
+//!   batches, low rates one change per period;
+//! - a mutation the server refuses is reported through [`Simulator::rejected`] and the loop goes on;
+//! - the simulated clock follows tokio's clock (start instant + elapsed), so timestamps look live
+//!   in a demo and stay deterministic under a paused test clock;
+//! - cancellation is checked before every batch; nothing is applied after it.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::{Map, Value};
 use tokio::task::JoinHandle;
+use tokio::time::{Instant, MissedTickBehavior};
+use tokio_util::sync::CancellationToken;
 
 use super::cluster::DemoCluster;
 use super::error::StatusError;
 use super::mutation::Mutation;
+use super::sim::Simulator;
 
 /// Apply `tick(n)`'s mutations at about `events_per_sec`, in 100 ms steps, until the task is
 /// aborted. Mutations the cluster refuses are handed to `rejected` (the simulator's
@@ -64,4 +83,272 @@ pub fn apply_all(
         }
     }
     failures
+}
+
+/// How fast to churn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChurnRate {
+    /// Changes (mutations) per second; 0 or less (or NaN) means no churn.
+    pub events_per_sec: f64,
+}
+
+impl ChurnRate {
+    /// Wake-ups per second at most; above this rate, changes are applied in batches.
+    pub const MAX_TICKS_PER_SEC: f64 = 100.0;
+
+    pub fn new(events_per_sec: f64) -> Self {
+        Self { events_per_sec }
+    }
+
+    fn active(&self) -> bool {
+        self.events_per_sec.is_finite() && self.events_per_sec > 0.0
+    }
+
+    /// The pacing period: one change per period for low rates, 1/MAX_TICKS_PER_SEC for high ones.
+    pub fn period(&self) -> Duration {
+        if !self.active() {
+            return Duration::from_secs(3600);
+        }
+        let per_sec = self.events_per_sec.min(Self::MAX_TICKS_PER_SEC);
+        Duration::from_secs_f64(1.0 / per_sec)
+    }
+}
+
+/// What a churn loop did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChurnStats {
+    /// Mutations the server accepted.
+    pub applied: u64,
+    /// Mutations the server refused (reported to the simulator).
+    pub rejected: u64,
+    /// Batches (wake-ups that applied at least one change).
+    pub batches: u64,
+}
+
+/// A stand-in carrying only what [`Simulator::rejected`] reads (resource, namespace, name), so
+/// the loop does not clone whole objects just in case the server refuses them.
+fn rejection_key(m: &Mutation) -> Mutation {
+    match m {
+        Mutation::Create { resource, object } | Mutation::Update { resource, object } => {
+            let mut md = Map::new();
+            for k in ["name", "namespace"] {
+                if let Some(v) = object.pointer(&format!("/metadata/{k}")) {
+                    md.insert(k.to_string(), v.clone());
+                }
+            }
+            let mut o = Map::new();
+            o.insert("metadata".into(), Value::Object(md));
+            Mutation::Update {
+                resource: *resource,
+                object: Value::Object(o),
+            }
+        }
+        Mutation::Delete { .. } => m.clone(),
+    }
+}
+
+/// Runs the simulator itself at `rate` until `cancel` fires, handing each mutation to `apply` (the
+/// demo server's apply; `Err` = refused). Returns the simulator (to continue later) and stats.
+pub async fn run_paced<F>(
+    mut apply: F,
+    mut sim: Simulator,
+    rate: ChurnRate,
+    cancel: CancellationToken,
+) -> (Simulator, ChurnStats)
+where
+    F: FnMut(Mutation) -> Result<(), String>,
+{
+    let mut stats = ChurnStats::default();
+    if !rate.active() {
+        cancel.cancelled().await;
+        return (sim, stats);
+    }
+    let period = rate.period();
+    let per_period = rate.events_per_sec * period.as_secs_f64();
+    let started = Instant::now();
+    let sim_start = sim.now();
+    let mut interval = tokio::time::interval_at(started + period, period);
+    interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut owed = 0.0_f64;
+    loop {
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => break,
+            _ = interval.tick() => {}
+        }
+        if cancel.is_cancelled() {
+            break;
+        }
+        owed += per_period;
+        // Absurd rates are capped per batch rather than allocating without bound.
+        let n = owed.floor().min(1_000_000.0);
+        owed -= n;
+        owed = owed.min(1_000_000.0);
+        let n = n as usize;
+        if n == 0 {
+            continue;
+        }
+        let elapsed = chrono::Duration::from_std(started.elapsed()).unwrap_or_default();
+        sim.advance_clock_to(sim_start + elapsed);
+        let batch = sim.tick(n);
+        stats.batches += 1;
+        for m in batch {
+            let key = rejection_key(&m);
+            match apply(m) {
+                Ok(()) => stats.applied += 1,
+                Err(reason) => {
+                    tracing::debug!(%reason, "demo churn: mutation refused");
+                    stats.rejected += 1;
+                    sim.rejected(&key);
+                }
+            }
+        }
+    }
+    (sim, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::sim::SimConfig;
+    use std::collections::HashSet;
+    use std::sync::{Arc, Mutex};
+
+    fn seeded() -> Simulator {
+        let mut sim = Simulator::new(SimConfig {
+            pods: 200,
+            nodes: 6,
+            namespaces: 6,
+            ..SimConfig::default()
+        });
+        let _ = sim.seed_mutations();
+        sim
+    }
+
+    async fn run_for(rate: f64, secs: u64) -> (ChurnStats, Vec<Instant>) {
+        let cancel = CancellationToken::new();
+        let times = Arc::new(Mutex::new(Vec::new()));
+        let t2 = times.clone();
+        let apply = move |_m: Mutation| {
+            if let Ok(mut t) = t2.lock() {
+                t.push(Instant::now());
+            }
+            Ok(())
+        };
+        let task = tokio::spawn(run_paced(
+            apply,
+            seeded(),
+            ChurnRate::new(rate),
+            cancel.clone(),
+        ));
+        tokio::time::sleep(Duration::from_secs(secs) + Duration::from_millis(1)).await;
+        cancel.cancel();
+        let (_, stats) = task.await.unwrap();
+        let times = times.lock().unwrap().clone();
+        (stats, times)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn churn_applies_the_requested_rate() {
+        let (stats, times) = run_for(50.0, 10).await;
+        assert_eq!(stats.applied, 500);
+        assert_eq!(times.len(), 500);
+        assert_eq!(stats.batches, 500, "one change per period at low rates");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn fractional_rates_carry_over() {
+        let (stats, _) = run_for(2.5, 4).await;
+        // period 0.4 s → 10 wake-ups in 4 s, 1 change each
+        assert_eq!(stats.applied, 10);
+        let (stats, _) = run_for(250.0, 1).await;
+        // 100 wake-ups of 2.5 changes: 250 in total
+        assert_eq!(stats.applied, 250);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn high_rates_are_applied_in_batches() {
+        let (stats, times) = run_for(20_000.0, 2).await;
+        assert_eq!(stats.applied, 40_000);
+        let distinct: HashSet<Instant> = times.iter().copied().collect();
+        assert_eq!(distinct.len(), 200, "100 wake-ups per second");
+        assert_eq!(stats.batches, 200);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn cancel_stops_the_loop_before_anything_more_is_applied() {
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let (_, stats) = run_paced(|_| Ok(()), seeded(), ChurnRate::new(1_000.0), cancel).await;
+        assert_eq!(stats, ChurnStats::default());
+        let cancel = CancellationToken::new();
+        let c2 = cancel.clone();
+        let (_, stats) = run_paced(
+            move |_| {
+                c2.cancel();
+                Ok(())
+            },
+            seeded(),
+            ChurnRate::new(10.0),
+            cancel,
+        )
+        .await;
+        assert_eq!(stats.applied, 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn zero_rate_waits_for_cancel_without_churning() {
+        let cancel = CancellationToken::new();
+        let c2 = cancel.clone();
+        let task = tokio::spawn(run_paced(|_| Ok(()), seeded(), ChurnRate::new(0.0), c2));
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        assert!(!task.is_finished());
+        cancel.cancel();
+        let (_, stats) = task.await.unwrap();
+        assert_eq!(stats.applied, 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn refused_mutations_are_reported_and_the_loop_goes_on() {
+        let cancel = CancellationToken::new();
+        // The server refuses every pod update (as if each pod had been deleted with kubectl).
+        let apply = |m: Mutation| match &m {
+            Mutation::Update { resource, .. } if resource.plural == "pods" => {
+                Err("NotFound".to_string())
+            }
+            _ => Ok(()),
+        };
+        let task = tokio::spawn(run_paced(
+            apply,
+            seeded(),
+            ChurnRate::new(200.0),
+            cancel.clone(),
+        ));
+        tokio::time::sleep(Duration::from_secs(20) + Duration::from_millis(1)).await;
+        cancel.cancel();
+        let (sim, stats) = task.await.unwrap();
+        assert!(stats.rejected > 0);
+        assert!(stats.applied > 0);
+        assert_eq!(stats.applied + stats.rejected, 4_000);
+        // Forgotten pods were replaced by their controllers, not lost for good.
+        assert!(sim.pod_count() > 100, "{} pods left", sim.pod_count());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn simulated_clock_follows_the_tokio_clock() {
+        let sim = seeded();
+        let before = sim.now();
+        let cancel = CancellationToken::new();
+        let task = tokio::spawn(run_paced(
+            |_| Ok(()),
+            sim,
+            ChurnRate::new(1.0),
+            cancel.clone(),
+        ));
+        tokio::time::sleep(Duration::from_secs(600)).await;
+        cancel.cancel();
+        let (sim, _) = task.await.unwrap();
+        let advanced = (sim.now() - before).num_seconds();
+        assert!((598..=601).contains(&advanced), "{advanced}");
+    }
 }

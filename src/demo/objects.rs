@@ -253,7 +253,7 @@ pub fn node(n: &NodeInfo) -> Value {
         Value::from(format!(
             "aws:///{}/i-0{}",
             n.zone,
-            &n.machine_id[..16.min(n.machine_id.len())]
+            n.machine_id.get(..16).unwrap_or(&n.machine_id)
         )),
     );
     if !taints.is_empty() {
@@ -345,7 +345,7 @@ pub fn node(n: &NodeInfo) -> Value {
         "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
         "nodeInfo": {
             "architecture": "amd64",
-            "bootID": format!("{}-boot", &n.machine_id[..8.min(n.machine_id.len())]),
+            "bootID": format!("{}-boot", n.machine_id.get(..8).unwrap_or(&n.machine_id)),
             "containerRuntimeVersion": "containerd://1.7.27",
             "kernelVersion": n.kernel,
             "kubeProxyVersion": "",
@@ -353,7 +353,7 @@ pub fn node(n: &NodeInfo) -> Value {
             "machineID": n.machine_id,
             "operatingSystem": "linux",
             "osImage": "Ubuntu 24.04.2 LTS",
-            "systemUUID": format!("ec2{}", &n.machine_id[3..]),
+            "systemUUID": format!("ec2{}", n.machine_id.get(3..).unwrap_or("")),
         },
     });
     let mut o = object("v1", "Node", md);
@@ -1519,7 +1519,8 @@ pub fn service(s: &ServiceView<'_>) -> Value {
     if s.service_type == "LoadBalancer" {
         spec.insert("externalTrafficPolicy".into(), Value::from("Cluster"));
         spec.insert("allocateLoadBalancerNodePorts".into(), Value::from(true));
-        status = json!({"loadBalancer": {"ingress": [{"hostname": format!("a{}-1893021122.eu-west-1.elb.amazonaws.com", &s.uid.replace('-', "")[..20]), "ipMode": "Proxy"}]}});
+        let id: String = s.uid.chars().filter(|c| *c != '-').take(20).collect();
+        status = json!({"loadBalancer": {"ingress": [{"hostname": format!("a{id}-1893021122.eu-west-1.elb.amazonaws.com"), "ipMode": "Proxy"}]}});
     }
     let mut o = object("v1", "Service", md);
     o.insert("spec".into(), Value::Object(spec));
