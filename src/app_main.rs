@@ -7,7 +7,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::cluster::{ClusterError, ConnectOptions, Connection};
-use crate::demo::churn::{apply_all, run_churn};
+use crate::demo::churn::run_churn;
 use crate::demo::sim::{SimConfig, Simulator};
 use crate::demo::{DemoHandle, DemoOptions, DemoServer};
 use crate::selector::LabelSelector;
@@ -179,14 +179,27 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         start: chrono::Utc::now(),
         ..SimConfig::default()
     });
-    let sim = Arc::new(Mutex::new(sim));
-    let seed = sim.lock().seed_mutations();
-    let seeded_objects = seed.len();
+    // Stream the seed: each object is rendered, stored and dropped in turn, so seeding 150k pods
+    // never holds every seed object at once. Refusals are reported after the iterator ends (it
+    // borrows the simulator).
+    let mut sim = sim;
     let cluster = handle.cluster();
-    let rejected = apply_all(&cluster, seed, |m, _| sim.lock().rejected(m));
-    if rejected > 0 {
-        tracing::warn!(rejected, "demo seed mutations rejected");
+    let mut refused = Vec::new();
+    let mut seeded_objects = 0usize;
+    for m in sim.seed_iter() {
+        seeded_objects += 1;
+        if let Err(e) = cluster.apply(m.clone()) {
+            // The demo cluster creates the system namespaces and the Widget CRD itself.
+            if e.code != 409 {
+                tracing::warn!(error = %e, "demo seed mutation rejected");
+            }
+            refused.push(m);
+        }
     }
+    for m in &refused {
+        sim.rejected(m);
+    }
+    let sim = Arc::new(Mutex::new(sim));
     let tick_sim = sim.clone();
     let churn = run_churn(
         cluster,

@@ -153,7 +153,9 @@ impl Connection {
             })?;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
-        let client = kube::Client::try_from(config).map_err(|e| ClusterError::Client {
+        // kube's built-in retry of 429/503/504 is off: the reflector must see those answers at
+        // once (a "too large resource version" 504 calls for a consistent relist).
+        let client = crate::informer::list_watch::client_for_informers(config).map_err(|e| ClusterError::Client {
             context: context.clone(),
             message: e.to_string(),
         })?;
