@@ -2,7 +2,19 @@
 //! runtime and benchmarks. Kept out of `main.rs` so integration tests can call it.
 
 use crate::cli::{BenchArgs, DashboardArgs, DemoServerArgs};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
 use crate::cluster::{ClusterError, ConnectOptions, Connection};
+use crate::demo::churn::{apply_all, run_churn};
+use crate::demo::sim::{SimConfig, Simulator};
+use crate::demo::{DemoHandle, DemoOptions, DemoServer};
+use crate::selector::LabelSelector;
+use crate::ui::AppConfig;
+use crate::ui::keys::KeyMap;
+use crate::ui::runtime::{self, RuntimeConfig};
+use kube::config::Kubeconfig;
 
 /// Top-level errors, each printed as one line.
 #[derive(Debug, thiserror::Error)]
@@ -34,22 +46,209 @@ impl MainError {
 
 /// The dashboard (default command).
 pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
-    let conn = Connection::open(&ConnectOptions {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
+    // Bad input is reported before the terminal is touched.
+    let keys_path = match &args.keys {
+        Some(p) if !p.exists() => {
+            return Err(MainError::Usage(format!(
+                "key-binding file {} not found",
+                p.display()
+            )));
+        }
+        Some(p) => Some(p.clone()),
+        None => crate::ui::keys::user_keys_path(),
+    };
+    let keys = KeyMap::load(keys_path.as_deref()).map_err(|e| MainError::Usage(e.to_string()))?;
+    if let Some(sel) = &args.selector {
+        LabelSelector::parse(sel)
+            .map_err(|e| MainError::Usage(format!("invalid label selector {sel:?}: {e}")))?;
+    }
+    let demo = if args.demo {
+        Some(
+            start_demo(&DemoSpec {
+                port: 0,
+                pods: args.demo_pods,
+                nodes: None,
+                churn_per_sec: args.demo_churn,
+                seed: 1,
+                history: 100_000,
+            })
+            .await?,
+        )
+    } else {
+        None
+    };
+    let connection = match &demo {
+        Some(d) => {
+            let kubeconfig = Kubeconfig::from_yaml(&d.handle.kubeconfig_yaml())
+                .map_err(|e| MainError::Runtime(format!("demo kubeconfig: {e}")))?;
+            Connection::from_kubeconfig(kubeconfig, "demo".into(), None).await?
+        }
+        None => {
+            Connection::open(&ConnectOptions {
+                kubeconfig: args.kubeconfig.clone(),
+                context: args.context.clone(),
+            })
+            .await?
+        }
+    };
+    let server_version = connection.server_version().await?;
+    let resources = connection.discover().await?;
+    if crate::cluster::resolve(&resources, &args.resource).is_none() {
+        return Err(MainError::Usage(format!(
+            "the server doesn't have a resource type {:?}",
+            args.resource
+        )));
+    }
+    tracing::info!(context = %connection.context, %server_version, kinds = resources.len(), "connected");
+    let namespace = if args.all_namespaces {
+        None
+    } else {
+        Some(
+            args.namespace
+                .clone()
+                .unwrap_or_else(|| connection.default_namespace.clone()),
+        )
+    };
+    let banner = demo.as_ref().map(|d| {
+        format!(
+            "demo cluster at {} ({} objects)",
+            d.handle.base_url(),
+            d.seeded_objects
+        )
+    });
+    let app = AppConfig {
+        context: connection.context.clone(),
+        namespace,
+        resource: args.resource.clone(),
+        selector: args.selector.clone(),
+        readonly: args.readonly,
+        context_namespace: Some(connection.default_namespace.clone()),
+        now_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0),
+    };
+    let result = runtime::run(RuntimeConfig {
+        connection,
+        server_version,
+        resources,
+        app,
+        keys,
+        banner,
     })
-    .await?;
-    let version = conn.server_version().await?;
-    let resources = conn.discover().await?;
-    tracing::info!(context = %conn.context, %version, kinds = resources.len(), "connected");
-    Err(MainError::Runtime("the dashboard is not wired yet".into()))
+    .await
+    .map_err(|e| MainError::Runtime(e.to_string()));
+    if let Some(d) = demo {
+        d.churn.abort();
+        d.handle.shutdown().await;
+    }
+    result
 }
 
-/// `kinformer demo-server`.
-pub async fn run_demo_server(_args: DemoServerArgs) -> Result<(), MainError> {
-    Err(MainError::Runtime(
-        "the demo server is not wired yet".into(),
-    ))
+/// A running demo cluster: the HTTP server plus the churn loop feeding it.
+pub struct RunningDemo {
+    pub handle: DemoHandle,
+    pub churn: tokio::task::JoinHandle<()>,
+    pub seeded_objects: usize,
+}
+
+/// What a demo cluster should look like.
+#[derive(Debug, Clone)]
+pub struct DemoSpec {
+    pub port: u16,
+    pub pods: usize,
+    pub nodes: Option<usize>,
+    pub churn_per_sec: f64,
+    pub seed: u64,
+    pub history: usize,
+}
+
+/// Start the demo API server on loopback, seed it from the simulator and start churn.
+pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
+    let handle = DemoServer::start(DemoOptions {
+        port: spec.port,
+        history: spec.history,
+        ..DemoOptions::default()
+    })
+    .await
+    .map_err(|e| MainError::Runtime(format!("demo server: {e}")))?;
+    let sim = Simulator::new(SimConfig {
+        pods: spec.pods,
+        nodes: spec.nodes.unwrap_or((spec.pods / 30).max(3)),
+        seed: spec.seed,
+        start: chrono::Utc::now(),
+        ..SimConfig::default()
+    });
+    let sim = Arc::new(Mutex::new(sim));
+    let seed = sim.lock().seed_mutations();
+    let seeded_objects = seed.len();
+    let cluster = handle.cluster();
+    let rejected = apply_all(&cluster, seed, |m, _| sim.lock().rejected(m));
+    if rejected > 0 {
+        tracing::warn!(rejected, "demo seed mutations rejected");
+    }
+    let tick_sim = sim.clone();
+    let churn = run_churn(
+        cluster,
+        move |n| tick_sim.lock().tick(n),
+        move |m, _| sim.lock().rejected(m),
+        spec.churn_per_sec,
+    );
+    Ok(RunningDemo {
+        handle,
+        churn,
+        seeded_objects,
+    })
+}
+
+/// `kinformer demo-server`: serve until Ctrl-C / SIGTERM.
+pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
+    let demo = start_demo(&DemoSpec {
+        port: args.port,
+        pods: args.pods,
+        nodes: args.nodes,
+        churn_per_sec: args.churn,
+        seed: args.seed,
+        history: args.history,
+    })
+    .await?;
+    demo.handle
+        .write_kubeconfig(&args.kubeconfig_out)
+        .map_err(|e| MainError::Runtime(format!("writing kubeconfig: {e}")))?;
+    println!(
+        "demo API server listening on {} ({} objects seeded, {} pods, churn {}/s)",
+        demo.handle.base_url(),
+        demo.seeded_objects,
+        args.pods,
+        args.churn
+    );
+    println!(
+        "kubeconfig written to {0}: kubectl --kubeconfig {0} get pods -A",
+        args.kubeconfig_out.display()
+    );
+    println!(
+        "fault injection: POST {}/_demo/faults/<action>; Ctrl-C stops",
+        demo.handle.base_url()
+    );
+    wait_for_shutdown_signal().await;
+    demo.churn.abort();
+    demo.handle.shutdown().await;
+    Ok(())
+}
+
+async fn wait_for_shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
 }
 
 /// `kinformer bench`.
