@@ -24,7 +24,15 @@ use kinformer::informer::shared_informer::{
 use kinformer::informer::thread_safe_store::ThreadSafeStore;
 use tokio_util::sync::CancellationToken;
 
-const N: usize = 100_000;
+/// 100k objects under `cargo bench`; 10k when `cargo test --all-targets` runs the benches once
+/// in test mode (a debug build), so CI stays quick.
+fn n() -> usize {
+    if std::env::args().any(|a| a == "--bench") {
+        100_000
+    } else {
+        10_000
+    }
+}
 
 /// 100k pods cloned from the realistic fixture (managedFields, containers, env, volumes), each
 /// with its own name, rv, node and an `app` label shared by 1% of them.
@@ -65,7 +73,8 @@ impl ResourceEventHandler<Pod> for Counter {
 }
 
 fn pipeline(c: &mut Criterion) {
-    let fixture = pods(N);
+    let n = n();
+    let fixture = pods(n);
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -77,7 +86,7 @@ fn pipeline(c: &mut Criterion) {
     let mut g = c.benchmark_group("pipeline");
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(20));
-    g.throughput(Throughput::Elements(N as u64));
+    g.throughput(Throughput::Elements(n as u64));
 
     g.bench_function("informer_100k", |b| {
         b.iter_custom(|iters| {
@@ -109,7 +118,7 @@ fn pipeline(c: &mut Criterion) {
                     let cancel = cancel.clone();
                     rt.spawn(async move { inf.run(cancel).await })
                 };
-                while counter.0.load(Ordering::Relaxed) < N || !reg.has_synced() {
+                while counter.0.load(Ordering::Relaxed) < n || !reg.has_synced() {
                     std::thread::sleep(Duration::from_micros(200));
                 }
                 total += start.elapsed();
@@ -164,8 +173,9 @@ fn pipeline(c: &mut Criterion) {
 }
 
 fn by_index(c: &mut Criterion) {
+    let n = n();
     let store = ThreadSafeStore::new(default_indexers::<Pod>());
-    for p in pods(N) {
+    for p in pods(n) {
         let key = format!(
             "{}/{}",
             p.metadata.namespace.as_deref().unwrap_or_default(),
@@ -175,7 +185,7 @@ fn by_index(c: &mut Criterion) {
             panic!("add: {e}");
         }
     }
-    assert_eq!(store.index_cardinality(LABEL_INDEX, "app=app-7"), N / 100);
+    assert_eq!(store.index_cardinality(LABEL_INDEX, "app=app-7"), n / 100);
     let mut g = c.benchmark_group("by_index");
     g.sample_size(20);
     g.bench_function("label_1pct_of_100k_index", |b| {

@@ -604,3 +604,121 @@ async fn reflector_resync_timer_reaches_only_handlers_with_a_period() {
     cancel.cancel();
     task.await.unwrap();
 }
+
+/// A handler that rebuilds the cache from notifications alone, recording any notification that
+/// does not fit what it saw before (handler panics are caught by the informer, so no asserts here).
+#[derive(Default)]
+struct Mirror {
+    seen: Mutex<std::collections::BTreeMap<String, String>>,
+    violations: Mutex<Vec<String>>,
+}
+
+impl ResourceEventHandler<ConfigMap> for Mirror {
+    fn on_add(&self, obj: &Arc<ConfigMap>, _: bool) {
+        if let Some(prev) = self.seen.lock().insert(k(obj), rv(obj)) {
+            self.violations
+                .lock()
+                .push(format!("add of {} already held at rv {prev}", k(obj)));
+        }
+    }
+    fn on_update(&self, old: &Arc<ConfigMap>, new: &Arc<ConfigMap>) {
+        let prev = self.seen.lock().insert(k(new), rv(new));
+        if prev != Some(rv(old)) {
+            self.violations.lock().push(format!(
+                "update of {}: old rv {} but handler had {prev:?}",
+                k(new),
+                rv(old)
+            ));
+        }
+    }
+    fn on_delete(&self, obj: &DeleteObject<ConfigMap>) {
+        let key = match obj {
+            DeltaObject::Object(o) => k(o),
+            DeltaObject::Tombstone(t) => t.key.clone(),
+        };
+        if self.seen.lock().remove(&key).is_none() {
+            self.violations
+                .lock()
+                .push(format!("delete of {key} never added"));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handlers_never_lose_or_invent_objects_under_missed_events_and_relists() {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let inf = informer(1000);
+    let mirror = Arc::new(Mirror::default());
+    let reg = inf.add_event_handler(mirror.clone(), None).unwrap();
+    let (cancel, task) = start(&inf);
+    let mut rng = SmallRng::seed_from_u64(7);
+    let mut server: std::collections::BTreeMap<String, String> = Default::default();
+    let mut rv_counter = 1u64;
+    let relist = |server: &std::collections::BTreeMap<String, String>| {
+        let list = server
+            .iter()
+            .map(|(key, rv)| cm(key.trim_start_matches("ns/"), rv))
+            .collect();
+        feed(&inf).replace(list, "x").unwrap();
+    };
+    relist(&server);
+    for _ in 0..5_000 {
+        let name = format!("o{}", rng.random_range(0..40));
+        let key = format!("ns/{name}");
+        rv_counter += 1;
+        let rv = rv_counter.to_string();
+        let delivered = rng.random_bool(0.7);
+        match (server.contains_key(&key), rng.random_range(0..10)) {
+            (_, 0) => relist(&server),
+            (false, _) => {
+                server.insert(key, rv.clone());
+                if delivered {
+                    feed(&inf).add(cm(&name, &rv)).unwrap();
+                }
+            }
+            (true, n) if n < 6 => {
+                server.insert(key, rv.clone());
+                if delivered {
+                    feed(&inf).update(cm(&name, &rv)).unwrap();
+                }
+            }
+            (true, _) => {
+                server.remove(&key);
+                if delivered {
+                    feed(&inf).delete(cm(&name, &rv)).unwrap();
+                }
+            }
+        }
+        // Sometimes let the informer catch up, so relists also meet keys that are only in the
+        // indexer (not queued): both deletion-detection paths get exercised.
+        if rng.random_bool(0.2) {
+            let deadline = std::time::Instant::now() + WAIT;
+            while !inf.fifo.is_empty() {
+                assert!(std::time::Instant::now() < deadline, "informer stuck");
+                tokio::task::yield_now().await;
+            }
+        }
+    }
+    relist(&server);
+    // Drain: the FIFO empties, then the handler's buffer.
+    let deadline = std::time::Instant::now() + WAIT;
+    while !(inf.fifo.is_empty() && reg.buffered() == 0) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pipeline did not drain"
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let cached: std::collections::BTreeMap<String, String> =
+        inf.indexer().list().iter().map(|o| (k(o), rv(o))).collect();
+    assert_eq!(cached, server, "indexer converged to the server");
+    assert_eq!(*mirror.violations.lock(), Vec::<String>::new());
+    assert_eq!(
+        *mirror.seen.lock(),
+        server,
+        "handler converged to the server"
+    );
+    cancel.cancel();
+    task.await.unwrap();
+}
