@@ -487,7 +487,7 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            ["apps/v1/deployments", "v1/pods"].map(String::from).into()
+            ["deployments.apps", "pods"].map(String::from).into()
         );
         f.shutdown().await;
     }
