@@ -56,7 +56,7 @@ impl Kubectl {
 
 struct Setup {
     kubectl: Kubectl,
-    _demo: Option<DemoHandle>,
+    demo: Option<DemoHandle>,
     dir: tempfile::TempDir,
     ns: String,
 }
@@ -83,7 +83,7 @@ async fn setup(test: &str) -> Option<Setup> {
     assert_eq!(out.trim(), format!("namespace/{ns} created"));
     Some(Setup {
         kubectl,
-        _demo: demo,
+        demo,
         dir,
         ns,
     })
@@ -133,7 +133,7 @@ async fn kubectl_gets_labels_deletes_and_watches_pods() {
         .collect();
     let names: Vec<&str> = ours.iter().map(|c| c[1]).collect();
     assert_eq!(names, ["web-a", "web-b"]);
-    assert!(ours.iter().all(|c| c[2] == "0/1"), "{out}");
+    assert!(ours.iter().all(|c| c[2] == "0/1" || c[2] == "1/1"), "{out}");
 
     // get po/NAME -o yaml shows the object as stored.
     let out = k.ok(&["get", "po/web-a", "-n", ns, "-o", "yaml"]).await;
@@ -194,15 +194,19 @@ async fn kubectl_gets_labels_deletes_and_watches_pods() {
         seen.push_str(&String::from_utf8_lossy(&buf[..n]));
     }
     let _ = watch.kill().await;
-    let first = seen.lines().next().unwrap_or("");
-    assert_eq!(
-        first, "pod/web-a",
-        "the first watch line is the label change: {seen:?}"
-    );
+    if s.demo.is_some() {
+        // Nothing else touches these pods on the demo (a real kubelet would update their status).
+        let first = seen.lines().next().unwrap_or("");
+        assert_eq!(
+            first, "pod/web-a",
+            "the first watch line is the label change: {seen:?}"
+        );
+    }
+    assert!(seen.lines().any(|l| l == "pod/web-a"), "{seen:?}");
     assert!(seen.lines().any(|l| l == "pod/web-b"), "{seen:?}");
 
     let out = k.ok(&["get", "pods", "-n", ns, "-o", "name"]).await;
-    if s._demo.is_some() {
+    if s.demo.is_some() {
         // The demo deletes immediately (no kubelet, no grace period).
         assert_eq!(out.trim(), "pod/web-a");
     }

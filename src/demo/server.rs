@@ -454,6 +454,8 @@ struct Target {
 
 enum Route {
     Doc(Value),
+    /// `/healthz`, `/livez`, `/readyz`: plain-text `ok`.
+    Healthy,
     /// A schema-less OpenAPI v2 document: kubectl's client-side validation finds no schema for
     /// any kind and skips validation (as it does for kinds a server does not describe).
     OpenApiV2,
@@ -467,7 +469,7 @@ fn route(path: &str) -> Result<Route, StatusError> {
         ["version"] => return Ok(Route::Doc(resources::version_info())),
         ["api"] => return Ok(Route::Doc(resources::api_versions("127.0.0.1"))),
         ["apis"] => return Ok(Route::Doc(resources::api_group_list())),
-        ["healthz" | "livez" | "readyz"] => return Ok(Route::Doc(json!("ok"))),
+        ["healthz" | "livez" | "readyz"] => return Ok(Route::Healthy),
         ["api", v] => {
             return resources::api_resource_list("", v)
                 .map(Route::Doc)
@@ -684,6 +686,14 @@ async fn handle(
             return Ok(json_response(StatusCode::OK, &v));
         }
         Route::OpenApiV2 => return Ok(openapi_v2(headers)),
+        Route::Healthy => {
+            return Ok((
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                "ok",
+            )
+                .into_response());
+        }
         Route::Resource(t) => t,
     };
     let info = &RESOURCES[t.idx];

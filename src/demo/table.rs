@@ -1,6 +1,7 @@
 //! Server-side printing: `meta.k8s.io/v1 Table` responses, as kubectl asks for them
 //! (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`). Columns follow kube-apiserver's
-//! printers for pods, deployments, nodes and namespaces, the CRD's additionalPrinterColumns for
+//! printers for pods, deployments, replicasets, nodes, namespaces, services, events, configmaps
+//! and secrets, the CRD's additionalPrinterColumns for
 //! widgets, and `NAME, AGE` for everything else.
 
 use serde_json::{Value, json};
@@ -171,8 +172,95 @@ pub fn columns(info: &ResourceInfo) -> Vec<Value> {
             col("Phase", "string", "", 0, ""),
             age_col(),
         ],
+        "events" => vec![
+            col(
+                "Last Seen",
+                "string",
+                "",
+                0,
+                "Time when this Event was last observed.",
+            ),
+            col(
+                "Type",
+                "string",
+                "",
+                0,
+                "Type of this event (Normal, Warning).",
+            ),
+            col(
+                "Reason",
+                "string",
+                "",
+                0,
+                "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+            ),
+            col(
+                "Object",
+                "string",
+                "",
+                0,
+                "The object that this event is about.",
+            ),
+            col(
+                "Message",
+                "string",
+                "",
+                0,
+                "A human-readable description of the status of this operation.",
+            ),
+        ],
+        "services" => vec![
+            name_col(),
+            col("Type", "string", "", 0, "The type of service."),
+            col(
+                "Cluster-IP",
+                "string",
+                "",
+                0,
+                "The cluster IP of the service.",
+            ),
+            col(
+                "External-IP",
+                "string",
+                "",
+                0,
+                "The external IP of the service.",
+            ),
+            col("Port(s)", "string", "", 0, "The ports of the service."),
+            age_col(),
+        ],
+        "replicasets" => vec![
+            name_col(),
+            col("Desired", "integer", "", 0, "Number of desired pods."),
+            col("Current", "integer", "", 0, "Number of actual replicas."),
+            col("Ready", "integer", "", 0, "The number of ready replicas."),
+            age_col(),
+        ],
+        "configmaps" => vec![
+            name_col(),
+            col(
+                "Data",
+                "string",
+                "",
+                0,
+                "Number of entries in data and binaryData.",
+            ),
+            age_col(),
+        ],
+        "secrets" => vec![
+            name_col(),
+            col("Type", "string", "", 0, "The type of the secret."),
+            col("Data", "string", "", 0, "Number of entries in data."),
+            age_col(),
+        ],
         _ => vec![name_col(), age_col()],
     }
+}
+
+fn count(o: &Value, ptr: &str) -> usize {
+    o.pointer(ptr)
+        .and_then(Value::as_object)
+        .map_or(0, |m| m.len())
 }
 
 /// `5s`, `3m`, `2d4h`... (apimachinery's `duration.HumanDuration`, simplified).
@@ -374,6 +462,92 @@ fn cells(info: &ResourceInfo, o: &Value) -> Vec<Value> {
             o.pointer("/status/phase").cloned().unwrap_or(Value::Null),
             json!(age),
         ],
+        "events" => {
+            let last = o
+                .pointer("/lastTimestamp")
+                .or_else(|| o.pointer("/eventTime"))
+                .or_else(|| o.pointer("/metadata/creationTimestamp"))
+                .and_then(Value::as_str);
+            let kind = s(o, "/involvedObject/kind").to_lowercase();
+            vec![
+                json!(human_age(last)),
+                json!(s(o, "/type")),
+                json!(s(o, "/reason")),
+                json!(format!("{kind}/{}", s(o, "/involvedObject/name"))),
+                json!(s(o, "/message")),
+            ]
+        }
+        "services" => {
+            let ports: Vec<String> = o
+                .pointer("/spec/ports")
+                .and_then(Value::as_array)
+                .map(|ps| {
+                    ps.iter()
+                        .map(|p| {
+                            let proto = match s(p, "/protocol") {
+                                "" => "TCP",
+                                x => x,
+                            };
+                            match p.pointer("/nodePort").and_then(Value::as_i64) {
+                                Some(np) => format!("{}:{np}/{proto}", n(p, "/port")),
+                                None => format!("{}/{proto}", n(p, "/port")),
+                            }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let external: Vec<String> = o
+                .pointer("/status/loadBalancer/ingress")
+                .and_then(Value::as_array)
+                .map(|is| {
+                    is.iter()
+                        .map(|i| {
+                            let ip = s(i, "/ip");
+                            if ip.is_empty() { s(i, "/hostname") } else { ip }.to_string()
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let ty = match s(o, "/spec/type") {
+                "" => "ClusterIP",
+                t => t,
+            };
+            let cluster_ip = match s(o, "/spec/clusterIP") {
+                "" => "<none>",
+                ip => ip,
+            };
+            let external = if external.is_empty() && ty == "LoadBalancer" {
+                "<pending>".to_string()
+            } else {
+                join(external)
+            };
+            vec![
+                name,
+                json!(ty),
+                json!(cluster_ip),
+                json!(external),
+                json!(join(ports)),
+                json!(age),
+            ]
+        }
+        "replicasets" => vec![
+            name,
+            json!(n(o, "/spec/replicas")),
+            json!(n(o, "/status/replicas")),
+            json!(n(o, "/status/readyReplicas")),
+            json!(age),
+        ],
+        "configmaps" => vec![
+            name,
+            json!((count(o, "/data") + count(o, "/binaryData")).to_string()),
+            json!(age),
+        ],
+        "secrets" => vec![
+            name,
+            json!(s(o, "/type")),
+            json!(count(o, "/data").to_string()),
+            json!(age),
+        ],
         _ => vec![name, json!(age)],
     }
 }
@@ -413,4 +587,58 @@ pub fn table(
         "columnDefinitions": columns(info),
         "rows": rows,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::resources::{RESOURCES, find};
+
+    fn info(group: &str, plural: &str) -> &'static ResourceInfo {
+        &RESOURCES[find(group, "v1", plural).unwrap()]
+    }
+
+    #[test]
+    fn pod_row_shows_waiting_reason_readiness_and_restarts() {
+        let p = json!({"metadata": {"name": "p", "creationTimestamp": "2020-01-01T00:00:00Z"},
+            "spec": {"nodeName": "n1", "containers": [{"name": "a"}, {"name": "b"}]},
+            "status": {"phase": "Running", "podIP": "10.0.0.9", "containerStatuses": [
+                {"name": "a", "ready": true, "restartCount": 2, "state": {"running": {}}},
+                {"name": "b", "ready": false, "restartCount": 5,
+                 "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}});
+        let r = row(info("", "pods"), &p, IncludeObject::Metadata);
+        let cells = r["cells"].as_array().unwrap();
+        assert_eq!(
+            cells[..4],
+            [
+                json!("p"),
+                json!("1/2"),
+                json!("CrashLoopBackOff"),
+                json!("7")
+            ]
+        );
+        assert_eq!(cells[5..7], [json!("10.0.0.9"), json!("n1")]);
+        assert_eq!(r["object"]["kind"], "PartialObjectMetadata");
+        assert_eq!(columns(info("", "pods")).len(), cells.len());
+    }
+
+    #[test]
+    fn every_kind_has_as_many_cells_as_columns() {
+        let o = json!({"metadata": {"name": "x"}});
+        for i in RESOURCES {
+            assert_eq!(columns(i).len(), cells(i, &o).len(), "{}", i.id.plural);
+        }
+    }
+
+    #[test]
+    fn human_age_rounds_like_kubectl() {
+        let ago = |secs: i64| {
+            (chrono::Utc::now() - chrono::Duration::seconds(secs))
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        };
+        assert_eq!(human_age(Some(&ago(30))), "30s");
+        assert_eq!(human_age(Some(&ago(150))), "2m30s");
+        assert_eq!(human_age(Some(&ago(3 * 86_400 + 4 * 3600))), "3d4h");
+        assert_eq!(human_age(None), "<unknown>");
+    }
 }
