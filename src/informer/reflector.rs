@@ -343,7 +343,7 @@ impl<K: Object> Reflector<K> {
     pub async fn run(mut self, cancel: CancellationToken) {
         tracing::debug!(kind = %self.config.kind, "reflector starting");
         self.next_resync = self.resync_period().map(|p| Instant::now() + p);
-        let mut state = self.initial_list("first list");
+        let mut state = self.list_state("first list");
         loop {
             let next = tokio::select! {
                 biased;
@@ -360,7 +360,8 @@ impl<K: Object> Reflector<K> {
         self.config.resync_period.filter(|p| !p.is_zero())
     }
 
-    fn initial_list(&self, why: &'static str) -> State<K> {
+    /// The list to do next: a streaming list when asked for and not refused, else a paged list.
+    fn list_state(&self, why: &'static str) -> State<K> {
         if self.config.use_streaming_list && !self.streaming_refused {
             State::StreamList { why }
         } else {
@@ -433,6 +434,12 @@ impl<K: Object> Reflector<K> {
         });
     }
 
+    /// Wait out the backoff, then list again (streaming or paged, see [`Self::list_state`]).
+    fn backoff_then_list(&mut self, why: &'static str) -> State<K> {
+        let then = self.list_state(why);
+        self.backoff(then)
+    }
+
     /// Wait out the backoff, then go to `then`.
     fn backoff(&mut self, then: State<K>) -> State<K> {
         let now = Instant::now();
@@ -455,9 +462,7 @@ impl<K: Object> Reflector<K> {
                         tracing::warn!(kind = %self.config.kind, error = %err, "list failed");
                         self.record_error(&err);
                         // Relist: the store has no consistent state to watch from.
-                        self.backoff(State::List {
-                            why: "previous list failed",
-                        })
+                        self.backoff_then_list("previous list failed")
                     }
                 }
             }
@@ -710,9 +715,7 @@ impl<K: Object> Reflector<K> {
                     // The RV is expired (relist at the last synced RV, which the watch cache may
                     // still serve; if not, the list falls back to a consistent read) or the
                     // request is refused for another reason: relist after the backoff.
-                    self.backoff(State::List {
-                        why: "watch request failed",
-                    })
+                    self.backoff_then_list("watch request failed")
                 }
             }
         }
@@ -745,9 +748,7 @@ impl<K: Object> Reflector<K> {
                     tracing::warn!(kind = %self.config.kind, error = %err, "watch stream failed");
                     self.record_error(&err);
                     // Relist: events may have been lost with the undecodable part of the stream.
-                    return self.backoff(State::List {
-                        why: "watch stream failed",
-                    });
+                    return self.backoff_then_list("watch stream failed");
                 }
                 Some(Ok(event)) => {
                     received += 1;
@@ -805,7 +806,7 @@ impl<K: Object> Reflector<K> {
                 } else {
                     "watch ERROR event"
                 };
-                return Some(self.backoff(State::List { why }));
+                return Some(self.backoff_then_list(why));
             }
         };
         self.count_event();
@@ -845,9 +846,7 @@ impl<K: Object> Reflector<K> {
             ));
             tracing::warn!(kind = %self.config.kind, error = %err, "unexpected watch close");
             self.record_error(&err);
-            return self.backoff(State::List {
-                why: "very short watch",
-            });
+            return self.backoff_then_list("very short watch");
         }
         tracing::debug!(kind = %self.config.kind, ?lasted, received, "watch closed; watching again");
         // A normal close (server timeout, load balancing): our RV is good, re-watch from it at
@@ -1559,6 +1558,43 @@ mod tests {
             vec![Rec::Replace(tags(&["a@5"]), "10".into())]
         );
         run.stop().await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn relist_after_gone_during_watch_streams_again_from_last_rv() {
+        let fake = FakeListerWatcher::shared();
+        fake.push_watch(
+            WatchScript::new()
+                .added(cm("a", "5"))
+                .bookmark("20", true)
+                .modified(cm("a", "22"))
+                .error_event(Error::Gone("compacted".into()))
+                .then_hang(),
+        );
+        fake.push_watch(
+            WatchScript::new()
+                .added(cm("a", "30"))
+                .bookmark("31", true)
+                .then_hang(),
+        );
+        let run = start(&fake, streaming());
+        run.store.wait_ops(3).await;
+        assert!(fake.list_calls().is_empty());
+        let w = fake.watch_calls();
+        assert_eq!(w.len(), 2);
+        assert!(
+            w[1].send_initial_events,
+            "the relist is a streaming list too"
+        );
+        assert_eq!(w[1].resource_version.as_deref(), Some("22"));
+        let t = fake.watch_call_times();
+        assert_eq!(t[1] - t[0], Duration::from_millis(800));
+        assert_eq!(
+            run.store.ops().last(),
+            Some(&Rec::Replace(tags(&["a@30"]), "31".into()))
+        );
+        let status = run.stop().await;
+        assert_eq!(status.relists, 1);
     }
 
     #[tokio::test(start_paused = true)]

@@ -682,6 +682,68 @@ mod tests {
         );
     }
 
+    #[derive(Debug, Clone)]
+    enum Op {
+        Add(u8),
+        Get,
+        Done(usize),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0u8..6).prop_map(Op::Add),
+            Just(Op::Get),
+            (0usize..8).prop_map(Op::Done),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Against a reference model of `queue.go`: the order items are handed out, that no item is
+        /// handed out while being processed, and that a re-add during processing is queued once.
+        #[test]
+        fn queue_matches_reference_model(ops in proptest::collection::vec(op(), 1..200)) {
+            use futures::FutureExt;
+            let q: RateLimitingQueue<u8> = RateLimitingQueue::new();
+            let mut queue: VecDeque<u8> = VecDeque::new();
+            let mut dirty: HashSet<u8> = HashSet::new();
+            let mut processing: Vec<u8> = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Add(k) => {
+                        q.add(k);
+                        if dirty.insert(k) && !processing.contains(&k) {
+                            queue.push_back(k);
+                        }
+                    }
+                    Op::Get => {
+                        let got = q.get().now_or_never();
+                        match queue.pop_front() {
+                            Some(k) => {
+                                proptest::prop_assert_eq!(got, Some(Some(k)));
+                                proptest::prop_assert!(!processing.contains(&k));
+                                dirty.remove(&k);
+                                processing.push(k);
+                            }
+                            None => proptest::prop_assert_eq!(got, None, "nothing is ready"),
+                        }
+                    }
+                    Op::Done(i) => {
+                        if processing.is_empty() {
+                            continue;
+                        }
+                        let k = processing.remove(i % processing.len());
+                        q.done(&k);
+                        if dirty.contains(&k) {
+                            queue.push_back(k);
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(q.len(), queue.len());
+            }
+        }
+    }
+
     #[tokio::test(start_paused = true)]
     async fn shut_down_wakes_getters_with_none() {
         let q = plain_queue();
