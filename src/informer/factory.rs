@@ -336,6 +336,16 @@ impl SharedInformerFactory {
     }
 }
 
+impl SharedInformerFactory {
+    /// Every informer's stats, ordered by key (the dashboard's informer panel).
+    pub fn stats(&self) -> Vec<(InformerKey, super::shared_informer::InformerStats)> {
+        self.informers()
+            .into_iter()
+            .map(|(k, i)| (k, i.stats()))
+            .collect()
+    }
+}
+
 impl Drop for SharedInformerFactory {
     fn drop(&mut self) {
         // Informer tasks hold no reference to the factory; make sure they do not outlive it.
@@ -507,6 +517,13 @@ mod tests {
         f.start();
         let synced = f.wait_for_cache_sync(Duration::from_secs(10)).await;
         assert!(synced.values().all(|s| *s));
+        let stats = f.stats();
+        assert_eq!(stats.len(), 3);
+        assert!(
+            stats
+                .iter()
+                .all(|(_, s)| s.running && s.has_synced && s.cached_objects == 1)
+        );
         assert!(f.informers().iter().all(|(_, i)| i.is_running()));
         f.shutdown().await;
         for (key, inf) in f.informers() {
