@@ -431,6 +431,15 @@ fn esc_cancels_the_command_line() {
     type_str(&mut app, "deploy");
     assert!(app.update(code(KeyCode::Esc)).is_empty());
     assert!(matches!(app.mode, Mode::Normal));
+    app.update(key(':'));
+    type_str(&mut app, "d");
+    app.update(code(KeyCode::Backspace));
+    assert!(matches!(app.mode, Mode::Command { .. }));
+    app.update(code(KeyCode::Backspace));
+    assert!(
+        matches!(app.mode, Mode::Normal),
+        "backspace on an empty line leaves"
+    );
 }
 
 #[test]
@@ -610,6 +619,30 @@ fn start_selector_is_applied_to_the_first_view() {
     };
     let (app, v) = app_with(cfg, labelled_pods());
     assert_eq!(shown(&app, v), ["default/db-0"]);
+    assert!(
+        app.views[&v]
+            .table
+            .filters
+            .label
+            .as_ref()
+            .unwrap()
+            .from_index,
+        "answered by the index once it is attached"
+    );
+}
+
+#[test]
+fn resource_command_with_a_namespace_switches_both() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "deploy shop");
+    let fx = app.update(code(KeyCode::Enter));
+    let (_, plural, ns) = opened(&fx)[0].clone();
+    assert_eq!(
+        (plural.as_str(), ns.as_deref()),
+        ("deployments", Some("shop"))
+    );
+    assert_eq!(app.namespace.as_deref(), Some("shop"));
 }
 
 #[test]

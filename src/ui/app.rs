@@ -507,6 +507,13 @@ impl App {
             Action::Store { view, store } => {
                 if let Some(v) = self.views.get_mut(&view) {
                     v.store = Some(store);
+                    // A selector given before the index was attached (`-l` at start) is now
+                    // answered by the index.
+                    if v.table.filters.label.is_some() {
+                        let cands = Self::label_candidates(v);
+                        v.table.refilter(cands);
+                        self.dirty = true;
+                    }
                 }
             }
             Action::ViewError {
@@ -1117,6 +1124,8 @@ impl App {
     ) -> Mode {
         match key.code {
             KeyCode::Esc => Mode::Normal,
+            // Backspace on an empty line leaves the command line, as in k9s.
+            KeyCode::Backspace if input.value().is_empty() => Mode::Normal,
             KeyCode::Enter => {
                 let line = input.value().trim().to_string();
                 self.run_command(&line, fx);
