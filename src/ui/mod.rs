@@ -34,6 +34,7 @@ pub mod app;
 pub mod event_log;
 pub mod keys;
 pub mod resources;
+pub mod runtime;
 pub mod table;
 pub mod terminal;
 pub mod widgets;
