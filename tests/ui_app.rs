@@ -612,6 +612,19 @@ fn label_picker_lists_index_values_and_applies_the_choice() {
 }
 
 #[test]
+fn enter_in_the_picker_takes_the_highlighted_value_for_a_partial_term() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    type_str(&mut app, "canar");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(
+        app.views[&v].table.filters.label.as_ref().unwrap().text,
+        "canary"
+    );
+    assert_eq!(shown(&app, v), ["default/web-2"]);
+}
+
+#[test]
 fn start_selector_is_applied_to_the_first_view() {
     let cfg = AppConfig {
         selector: Some("app=db".into()),

@@ -1432,7 +1432,12 @@ impl App {
                 Mode::Labels(p)
             }
             KeyCode::Enter => {
-                if p.input.value().trim().is_empty() || current_term(p.input.value()).is_empty() {
+                // A term being typed that is not yet a complete selector term (no operator, not
+                // an indexed value) takes the highlighted value, as a picker should.
+                let term = current_term(p.input.value()).to_string();
+                let exact = p.all.iter().any(|(v, _)| *v == term);
+                let has_op = term.contains(['=', '!', '(', ' ']);
+                if term.is_empty() || (!exact && !has_op && !p.shown.is_empty()) {
                     complete_picker(&mut p);
                 }
                 let text = p.input.value().trim().trim_end_matches(',').to_string();
