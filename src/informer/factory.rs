@@ -70,6 +70,24 @@ impl InformerKey {
     }
 }
 
+impl InformerKey {
+    /// How people name the informer: `pods`, `deployments.apps`, with `@namespace` for a
+    /// namespace-scoped one. The informer's kind (and so the event log's KIND column) uses it, so
+    /// two informers of one kind in different scopes stay apart.
+    pub fn short_label(&self) -> String {
+        let mut s = if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        };
+        if let Some(ns) = &self.namespace {
+            s.push('@');
+            s.push_str(ns);
+        }
+        s
+    }
+}
+
 impl std::fmt::Display for InformerKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.namespace {
@@ -221,7 +239,7 @@ impl SharedInformerFactory {
         SharedIndexInformer::new(
             lw,
             InformerConfig {
-                kind: key.resource_label(),
+                kind: key.short_label(),
                 resync_period: self.options.default_resync,
                 indexers,
                 transform: Some(transform),
@@ -430,7 +448,7 @@ mod tests {
             keys,
             vec!["v1/pods", "v1/pods in prod", "apps/v1/deployments"]
         );
-        assert_eq!(a.kind(), "v1/pods");
+        assert_eq!(a.kind(), "pods");
         // Pods get the node index on top of the defaults.
         let mut names = a.indexer().index_names();
         names.sort();

@@ -28,7 +28,7 @@ use super::keys::KeyMap;
 use super::terminal;
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
-use crate::informer::factory::{FactoryOptions, SharedInformerFactory};
+use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
 use crate::informer::reflector::ReflectorState;
 use crate::informer::shared_informer::{DeleteObject, HandlerRegistration, ResourceEventHandler};
 use crate::informer::thread_safe_store::ThreadSafeStore;
@@ -134,7 +134,20 @@ impl Runtime {
         } else {
             None
         };
-        let informer = self.factory.informer_for(&resource.api_resource, ns);
+        // One watch per kind: a namespace view of a kind already watched across all namespaces
+        // is served from that informer, its rows filtered to the namespace.
+        let wide = ns.and_then(|_| {
+            let want = InformerKey::new(&resource.api_resource, None);
+            self.factory
+                .informers()
+                .into_iter()
+                .find(|(k, _)| *k == want)
+                .map(|(_, i)| i)
+        });
+        let (informer, only_namespace) = match wide {
+            Some(i) => (i, ns.map(str::to_string)),
+            None => (self.factory.informer_for(&resource.api_resource, ns), None),
+        };
         let _ = self.tx.send(Action::Store {
             view,
             store: informer.indexer(),
@@ -166,7 +179,7 @@ impl Runtime {
             let q = queue.clone();
             tokio::select! {
                 _ = task_cancel.cancelled() => { q.shut_down(); }
-                _ = feed_view(view, kind, printer, store, queue, tx) => {}
+                _ = feed_view(view, kind, printer, only_namespace, store, queue, tx) => {}
             }
         });
         self.views.insert(
@@ -314,6 +327,7 @@ async fn feed_view(
     view: ViewId,
     kind: String,
     printer: Option<Vec<render::PrinterColumn>>,
+    only_namespace: Option<String>,
     store: Arc<ThreadSafeStore<DynamicObject>>,
     queue: Arc<RateLimitingQueue<Arc<str>>>,
     tx: mpsc::UnboundedSender<Action>,
@@ -331,7 +345,13 @@ async fn feed_view(
         }
         let mut upserts = Vec::with_capacity(keys.len());
         let mut deletes = Vec::new();
+        let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
         for key in &keys {
+            if let Some(p) = &prefix
+                && !key.starts_with(p.as_str())
+            {
+                continue;
+            }
             match store.get(key) {
                 Some(obj) => {
                     if let Some(s) = ObjectSummary::from_object(&kind, &obj, printer) {
