@@ -127,6 +127,7 @@ fn deleting_the_selected_row_selects_its_neighbour() {
     // The deleted row lingers, struck, then goes.
     let e = app.views[&v].table.entry("default/db-0").unwrap();
     assert_eq!(e.mark, Mark::Deleted);
+    app.update(Action::Tick(NOW_MS));
     app.update(Action::Tick(NOW_MS + 1_100));
     assert!(app.views[&v].table.entry("default/db-0").is_none());
     assert_eq!(shown(&app, v), ["default/api-1", "default/web-2"]);
@@ -223,6 +224,7 @@ fn resync_deletes_rows_missing_from_the_new_list() {
         view: v,
         rows: vec![simple_pod("default", "api-1")],
     });
+    app.update(Action::Tick(NOW_MS));
     app.update(Action::Tick(NOW_MS + 2_000));
     assert_eq!(shown(&app, v), ["default/api-1"]);
 }
@@ -1126,4 +1128,28 @@ fn mouse_wheel_scrolls_and_click_selects_a_row() {
     assert_eq!(selected(&app, v).as_deref(), Some("default/p00"));
     app.update(mouse(MouseEventKind::Down(MouseButton::Left), 7));
     assert_eq!(selected(&app, v).as_deref(), Some("default/p02"));
+}
+
+#[test]
+fn a_deleted_row_lingers_its_full_time_after_the_first_tick_that_sees_it() {
+    let (mut app, v) = app_with(config(), three_pods());
+    // The app's clock was last read long ago; the deletion arrives now.
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec!["default/db-0".into()],
+    });
+    assert!(
+        app.next_deadline_ms().unwrap() <= NOW_MS,
+        "asks for a tick at once"
+    );
+    app.update(Action::Tick(NOW_MS + 900));
+    assert!(
+        app.views[&v].table.entry("default/db-0").is_some(),
+        "still shown after the late tick"
+    );
+    app.update(Action::Tick(NOW_MS + 1_800));
+    assert!(app.views[&v].table.entry("default/db-0").is_some());
+    app.update(Action::Tick(NOW_MS + 1_900));
+    assert!(app.views[&v].table.entry("default/db-0").is_none());
 }

@@ -209,6 +209,10 @@ pub struct TableModel {
     /// First shown row (scroll position), kept so the cursor stays in the viewport.
     pub offset: usize,
     expiries: VecDeque<(i64, Option<Arc<str>>)>,
+    /// Deletions stamped with the app's last clock reading, not yet seen by a tick: the first
+    /// tick after them restarts their linger from its (fresh) time, so a deleted row stays its
+    /// full [`DELETED_LINGER_MS`] however long ago the previous tick was.
+    unconfirmed: Vec<(Arc<str>, i64)>,
 }
 
 impl Default for TableModel {
@@ -225,6 +229,7 @@ impl Default for TableModel {
             cursor: 0,
             offset: 0,
             expiries: VecDeque::new(),
+            unconfirmed: Vec::new(),
         }
     }
 }
@@ -518,6 +523,7 @@ impl TableModel {
         let key = e.summary.key.clone();
         self.expiries
             .push_back((now_ms + DELETED_LINGER_MS, Some(key.clone())));
+        self.unconfirmed.push((key.clone(), now_ms));
         if self.selected.as_deref() == Some(&*key) {
             self.select_live_neighbour();
         }
@@ -569,6 +575,19 @@ impl TableModel {
     /// removed or a highlight faded).
     pub fn expire(&mut self, now_ms: i64) -> bool {
         let mut changed = false;
+        for (key, stamp) in std::mem::take(&mut self.unconfirmed) {
+            if now_ms <= stamp {
+                continue;
+            }
+            if let Some(e) = self.entries.get_mut(&key)
+                && e.mark == Mark::Deleted
+                && e.since_ms == stamp
+            {
+                e.since_ms = now_ms;
+                self.expiries
+                    .push_back((now_ms + DELETED_LINGER_MS, Some(key)));
+            }
+        }
         while let Some((deadline, _)) = self.expiries.front() {
             if *deadline > now_ms {
                 break;
@@ -591,7 +610,12 @@ impl TableModel {
 
     /// The next time something on screen changes by itself (a highlight fades, a deleted row goes).
     pub fn next_deadline(&self) -> Option<i64> {
-        self.expiries.front().map(|(d, _)| *d)
+        // Unconfirmed deletions want a tick at once (their stamp is already past).
+        let first = self.unconfirmed.iter().map(|(_, t)| *t).min();
+        match (first, self.expiries.front().map(|(d, _)| *d)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn remove_key(&mut self, key: &Arc<str>) {
