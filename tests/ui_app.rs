@@ -127,6 +127,7 @@ fn deleting_the_selected_row_selects_its_neighbour() {
     // The deleted row lingers, struck, then goes.
     let e = app.views[&v].table.entry("default/db-0").unwrap();
     assert_eq!(e.mark, Mark::Deleted);
+    app.update(Action::Tick(NOW_MS));
     app.update(Action::Tick(NOW_MS + 1_100));
     assert!(app.views[&v].table.entry("default/db-0").is_none());
     assert_eq!(shown(&app, v), ["default/api-1", "default/web-2"]);
@@ -223,6 +224,7 @@ fn resync_deletes_rows_missing_from_the_new_list() {
         view: v,
         rows: vec![simple_pod("default", "api-1")],
     });
+    app.update(Action::Tick(NOW_MS));
     app.update(Action::Tick(NOW_MS + 2_000));
     assert_eq!(shown(&app, v), ["default/api-1"]);
 }
@@ -431,6 +433,15 @@ fn esc_cancels_the_command_line() {
     type_str(&mut app, "deploy");
     assert!(app.update(code(KeyCode::Esc)).is_empty());
     assert!(matches!(app.mode, Mode::Normal));
+    app.update(key(':'));
+    type_str(&mut app, "d");
+    app.update(code(KeyCode::Backspace));
+    assert!(matches!(app.mode, Mode::Command { .. }));
+    app.update(code(KeyCode::Backspace));
+    assert!(
+        matches!(app.mode, Mode::Normal),
+        "backspace on an empty line leaves"
+    );
 }
 
 #[test]
@@ -603,6 +614,19 @@ fn label_picker_lists_index_values_and_applies_the_choice() {
 }
 
 #[test]
+fn enter_in_the_picker_takes_the_highlighted_value_for_a_partial_term() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    type_str(&mut app, "canar");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(
+        app.views[&v].table.filters.label.as_ref().unwrap().text,
+        "canary"
+    );
+    assert_eq!(shown(&app, v), ["default/web-2"]);
+}
+
+#[test]
 fn start_selector_is_applied_to_the_first_view() {
     let cfg = AppConfig {
         selector: Some("app=db".into()),
@@ -610,6 +634,30 @@ fn start_selector_is_applied_to_the_first_view() {
     };
     let (app, v) = app_with(cfg, labelled_pods());
     assert_eq!(shown(&app, v), ["default/db-0"]);
+    assert!(
+        app.views[&v]
+            .table
+            .filters
+            .label
+            .as_ref()
+            .unwrap()
+            .from_index,
+        "answered by the index once it is attached"
+    );
+}
+
+#[test]
+fn resource_command_with_a_namespace_switches_both() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "deploy shop");
+    let fx = app.update(code(KeyCode::Enter));
+    let (_, plural, ns) = opened(&fx)[0].clone();
+    assert_eq!(
+        (plural.as_str(), ns.as_deref()),
+        ("deployments", Some("shop"))
+    );
+    assert_eq!(app.namespace.as_deref(), Some("shop"));
 }
 
 #[test]
@@ -1080,4 +1128,28 @@ fn mouse_wheel_scrolls_and_click_selects_a_row() {
     assert_eq!(selected(&app, v).as_deref(), Some("default/p00"));
     app.update(mouse(MouseEventKind::Down(MouseButton::Left), 7));
     assert_eq!(selected(&app, v).as_deref(), Some("default/p02"));
+}
+
+#[test]
+fn a_deleted_row_lingers_its_full_time_after_the_first_tick_that_sees_it() {
+    let (mut app, v) = app_with(config(), three_pods());
+    // The app's clock was last read long ago; the deletion arrives now.
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec!["default/db-0".into()],
+    });
+    assert!(
+        app.next_deadline_ms().unwrap() <= NOW_MS,
+        "asks for a tick at once"
+    );
+    app.update(Action::Tick(NOW_MS + 900));
+    assert!(
+        app.views[&v].table.entry("default/db-0").is_some(),
+        "still shown after the late tick"
+    );
+    app.update(Action::Tick(NOW_MS + 1_800));
+    assert!(app.views[&v].table.entry("default/db-0").is_some());
+    app.update(Action::Tick(NOW_MS + 1_900));
+    assert!(app.views[&v].table.entry("default/db-0").is_none());
 }

@@ -408,7 +408,8 @@ fn pods_table_from_real_objects() {
 
 #[test]
 fn rendering_never_panics_at_any_size_on_any_screen() {
-    let setups: Vec<Box<dyn Fn(&mut App)>> = vec![
+    type Setup = Box<dyn Fn(&mut App)>;
+    let setups: Vec<Setup> = vec![
         Box::new(|_| {}),
         Box::new(|a| {
             a.update(key('?'));

@@ -125,6 +125,7 @@ proptest! {
         }
         // Once every linger is over, only live rows remain.
         t.expire(now + 10_000);
+        t.expire(now + 20_000);
         prop_assert!(t.entries().all(|e| e.mark != Mark::Deleted));
         prop_assert_eq!(t.total(), alive.len());
     }

@@ -507,6 +507,13 @@ impl App {
             Action::Store { view, store } => {
                 if let Some(v) = self.views.get_mut(&view) {
                     v.store = Some(store);
+                    // A selector given before the index was attached (`-l` at start) is now
+                    // answered by the index.
+                    if v.table.filters.label.is_some() {
+                        let cands = Self::label_candidates(v);
+                        v.table.refilter(cands);
+                        self.dirty = true;
+                    }
                 }
             }
             Action::ViewError {
@@ -1117,6 +1124,8 @@ impl App {
     ) -> Mode {
         match key.code {
             KeyCode::Esc => Mode::Normal,
+            // Backspace on an empty line leaves the command line, as in k9s.
+            KeyCode::Backspace if input.value().is_empty() => Mode::Normal,
             KeyCode::Enter => {
                 let line = input.value().trim().to_string();
                 self.run_command(&line, fx);
@@ -1423,7 +1432,12 @@ impl App {
                 Mode::Labels(p)
             }
             KeyCode::Enter => {
-                if p.input.value().trim().is_empty() || current_term(p.input.value()).is_empty() {
+                // A term being typed that is not yet a complete selector term (no operator, not
+                // an indexed value) takes the highlighted value, as a picker should.
+                let term = current_term(p.input.value()).to_string();
+                let exact = p.all.iter().any(|(v, _)| *v == term);
+                let has_op = term.contains(['=', '!', '(', ' ']);
+                if term.is_empty() || (!exact && !has_op && !p.shown.is_empty()) {
                     complete_picker(&mut p);
                 }
                 let text = p.input.value().trim().trim_end_matches(',').to_string();

@@ -224,6 +224,12 @@ impl KeyMap {
     /// help/hint when given).
     pub fn overlay(&mut self, text: &str, origin: &str) -> Result<(), Error> {
         let user = Self::from_toml(text, origin)?;
+        // A key the user binds is taken away from whatever default action had it.
+        for ub in &user.bindings {
+            for b in self.bindings.iter_mut().filter(|b| b.action != ub.action) {
+                b.keys.retain(|k| !ub.keys.contains(k));
+            }
+        }
         for ub in user.bindings {
             match self.bindings.iter_mut().find(|b| b.action == ub.action) {
                 Some(b) => {
@@ -357,6 +363,42 @@ mod tests {
         let err = KeyMap::from_toml("[[bind]]\naction = \"up\"\nkeys = [\"hyper-x\"]\n", "f")
             .unwrap_err();
         assert!(err.to_string().contains("hyper-x"), "{err}");
+    }
+
+    #[test]
+    fn a_key_rebound_by_the_user_leaves_its_default_action() {
+        let mut map = KeyMap::defaults().unwrap();
+        map.overlay("[[bind]]\naction = \"up\"\nkeys = [\"j\"]\n", "user")
+            .unwrap();
+        assert_eq!(
+            map.action(&key(KeyCode::Char('j'), KeyModifiers::NONE)),
+            Some(KeyAction::Up)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Down, KeyModifiers::NONE)),
+            Some(KeyAction::Down)
+        );
+        let down = map
+            .bindings()
+            .iter()
+            .find(|b| b.action == KeyAction::Down)
+            .unwrap();
+        assert!(
+            !down.keys.contains(&KeySpec::parse("j").unwrap()),
+            "help must not list j twice"
+        );
+    }
+
+    #[test]
+    fn unreadable_or_invalid_user_file_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keys.toml");
+        std::fs::write(&path, "[[bind]]\naction = \"down\"\nkeys = 3\n").unwrap();
+        let err = KeyMap::load(Some(&path)).unwrap_err();
+        assert!(
+            err.to_string().contains(&path.display().to_string()),
+            "{err}"
+        );
     }
 
     #[test]

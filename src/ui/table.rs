@@ -24,6 +24,8 @@ use crate::selector::{LabelSelector, Operator};
 pub const HIGHLIGHT_MS: i64 = 1_500;
 /// How long a deleted row stays on screen (struck, red) before it is removed.
 pub const DELETED_LINGER_MS: i64 = 1_000;
+/// Batches larger than this are merged in one pass instead of inserted one by one.
+const BULK_THRESHOLD: usize = 32;
 
 /// Why a row is highlighted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,6 +209,10 @@ pub struct TableModel {
     /// First shown row (scroll position), kept so the cursor stays in the viewport.
     pub offset: usize,
     expiries: VecDeque<(i64, Option<Arc<str>>)>,
+    /// Deletions stamped with the app's last clock reading, not yet seen by a tick: the first
+    /// tick after them restarts their linger from its (fresh) time, so a deleted row stays its
+    /// full [`DELETED_LINGER_MS`] however long ago the previous tick was.
+    unconfirmed: Vec<(Arc<str>, i64)>,
 }
 
 impl Default for TableModel {
@@ -223,6 +229,7 @@ impl Default for TableModel {
             cursor: 0,
             offset: 0,
             expiries: VecDeque::new(),
+            unconfirmed: Vec::new(),
         }
     }
 }
@@ -294,6 +301,14 @@ impl TableModel {
     }
 
     fn search(&self, list: &[Arc<str>], e: &Entry) -> Result<usize, usize> {
+        if self.sort == SortBy::Key {
+            let key = &*e.summary.key;
+            return if self.descending {
+                list.binary_search_by(|k| key.cmp(k))
+            } else {
+                list.binary_search_by(|k| (**k).cmp(key))
+            };
+        }
         list.binary_search_by(|k| match self.entries.get(k) {
             Some(p) => cmp_entries(self.sort, self.descending, p, e),
             None => Ordering::Less,
@@ -381,40 +396,8 @@ impl TableModel {
         highlight: bool,
     ) -> bool {
         let mut changed = false;
-        if upserts.len() > 256 && upserts.len() * 8 > self.entries.len() {
-            for summary in upserts {
-                let mark = match self.entries.get(&summary.key) {
-                    Some(old) if old.mark != Mark::Deleted && old.summary == summary => continue,
-                    _ if !highlight => Mark::None,
-                    Some(old) if old.mark != Mark::Deleted => Mark::Updated,
-                    _ => Mark::Added,
-                };
-                changed = true;
-                self.entries.insert(
-                    summary.key.clone(),
-                    Entry {
-                        summary,
-                        mark,
-                        since_ms: now_ms,
-                    },
-                );
-            }
-            if changed {
-                if highlight {
-                    self.expiries.push_back((now_ms + HIGHLIGHT_MS, None));
-                }
-                self.order = sorted_keys(
-                    &self.entries,
-                    self.entries.keys(),
-                    self.sort,
-                    self.descending,
-                );
-                if self.filtered {
-                    self.refilter(None);
-                } else {
-                    self.fix_selection(None);
-                }
-            }
+        if upserts.len() > BULK_THRESHOLD {
+            changed = self.apply_bulk(upserts, now_ms, highlight);
         } else {
             for s in upserts {
                 changed |= self.upsert_marked(s, now_ms, highlight);
@@ -424,6 +407,106 @@ impl TableModel {
             changed |= self.delete(&k, now_ms);
         }
         changed
+    }
+
+    /// Many upserts at once: O(n + m log m) — entries replaced in place when their sort position
+    /// holds, the others sorted among themselves and merged into `order` in one pass.
+    fn apply_bulk(&mut self, upserts: Vec<ObjectSummary>, now_ms: i64, highlight: bool) -> bool {
+        let mut changed = false;
+        // Keys to (re)insert into `order`, and those of them currently placed there.
+        let mut moving: HashSet<Arc<str>> = HashSet::new();
+        let mut placed_moving: HashSet<Arc<str>> = HashSet::new();
+        let mut membership_changed = false;
+        for summary in upserts {
+            let key = summary.key.clone();
+            let old = self.entries.get(&key);
+            let mark = match old {
+                Some(o) if o.mark != Mark::Deleted && o.summary == summary => continue,
+                _ if !highlight => Mark::None,
+                Some(o) if o.mark != Mark::Deleted => Mark::Updated,
+                _ => Mark::Added,
+            };
+            changed = true;
+            let new = Entry {
+                summary,
+                mark,
+                since_ms: now_ms,
+            };
+            match old {
+                Some(o) if !moving.contains(&key) => {
+                    if cmp_entries(self.sort, false, o, &new) != Ordering::Equal {
+                        placed_moving.insert(key.clone());
+                        moving.insert(key.clone());
+                    } else if self.filtered
+                        && self.filters.passes(&o.summary) != self.filters.passes(&new.summary)
+                    {
+                        membership_changed = true;
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    moving.insert(key.clone());
+                }
+            }
+            self.entries.insert(key, new);
+        }
+        if !changed {
+            return false;
+        }
+        if highlight {
+            self.expiries.push_back((now_ms + HIGHLIGHT_MS, None));
+        }
+        if !placed_moving.is_empty() {
+            self.order.retain(|k| !placed_moving.contains(k));
+        }
+        let incoming = sorted_keys(&self.entries, moving.iter(), self.sort, self.descending);
+        let old_order = std::mem::take(&mut self.order);
+        self.order = self.merge(old_order, incoming);
+        if self.filtered {
+            // The shown list is a filtered copy of `order`; rebuild it in one pass when it may
+            // have changed (O(n), as the merge).
+            if !moving.is_empty() || membership_changed {
+                self.refilter(None);
+            }
+        } else {
+            self.fix_selection(None);
+        }
+        true
+    }
+
+    /// Merge `b` (few, sorted) into `a` (many, sorted): each element of `b` finds its place by
+    /// binary search, O(m log n) comparisons, then the runs of `a` are copied in one pass.
+    fn merge(&self, a: Vec<Arc<str>>, b: Vec<Arc<str>>) -> Vec<Arc<str>> {
+        if b.is_empty() {
+            return a;
+        }
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let mut start = 0;
+        for k in b {
+            let pos = match self.entries.get(&k) {
+                // Key order: compare the keys themselves, no lookups.
+                Some(_) if self.sort == SortBy::Key => {
+                    start
+                        + a[start..]
+                            .partition_point(|x| if self.descending { **x > *k } else { **x < *k })
+                }
+                Some(e) => {
+                    start
+                        + a[start..].partition_point(|x| match self.entries.get(x) {
+                            Some(ex) => {
+                                cmp_entries(self.sort, self.descending, ex, e) == Ordering::Less
+                            }
+                            None => true,
+                        })
+                }
+                None => start,
+            };
+            out.extend_from_slice(&a[start..pos]);
+            out.push(k);
+            start = pos;
+        }
+        out.extend_from_slice(&a[start..]);
+        out
     }
 
     /// Mark an object deleted: it stays, struck, for [`DELETED_LINGER_MS`], then
@@ -440,6 +523,7 @@ impl TableModel {
         let key = e.summary.key.clone();
         self.expiries
             .push_back((now_ms + DELETED_LINGER_MS, Some(key.clone())));
+        self.unconfirmed.push((key.clone(), now_ms));
         if self.selected.as_deref() == Some(&*key) {
             self.select_live_neighbour();
         }
@@ -491,6 +575,19 @@ impl TableModel {
     /// removed or a highlight faded).
     pub fn expire(&mut self, now_ms: i64) -> bool {
         let mut changed = false;
+        for (key, stamp) in std::mem::take(&mut self.unconfirmed) {
+            if now_ms <= stamp {
+                continue;
+            }
+            if let Some(e) = self.entries.get_mut(&key)
+                && e.mark == Mark::Deleted
+                && e.since_ms == stamp
+            {
+                e.since_ms = now_ms;
+                self.expiries
+                    .push_back((now_ms + DELETED_LINGER_MS, Some(key)));
+            }
+        }
         while let Some((deadline, _)) = self.expiries.front() {
             if *deadline > now_ms {
                 break;
@@ -513,7 +610,12 @@ impl TableModel {
 
     /// The next time something on screen changes by itself (a highlight fades, a deleted row goes).
     pub fn next_deadline(&self) -> Option<i64> {
-        self.expiries.front().map(|(d, _)| *d)
+        // Unconfirmed deletions want a tick at once (their stamp is already past).
+        let first = self.unconfirmed.iter().map(|(_, t)| *t).min();
+        match (first, self.expiries.front().map(|(d, _)| *d)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn remove_key(&mut self, key: &Arc<str>) {

@@ -773,6 +773,14 @@ fn render_events(log: &EventLog, _now_ms: i64, area: Rect, buf: &mut Buffer, ful
         .title(Line::from(title).centered());
     let inner_h = block.inner(area).height.saturating_sub(1) as usize;
     let scroll = if full { log.scroll } else { 0 };
+    let kind_w = log
+        .shown()
+        .skip(scroll)
+        .take(inner_h)
+        .map(|e| e.kind.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 40) as u16;
     let rows = log.shown().skip(scroll).take(inner_h).map(|e| {
         let time = chrono::DateTime::<chrono::Utc>::from(e.at)
             .format("%H:%M:%S%.3f")
@@ -811,7 +819,7 @@ fn render_events(log: &EventLog, _now_ms: i64, area: Rect, buf: &mut Buffer, ful
     );
     let widths = [
         Constraint::Length(12),
-        Constraint::Length(12),
+        Constraint::Length(kind_w),
         Constraint::Length(24),
         Constraint::Fill(1),
         Constraint::Length(10),
