@@ -125,13 +125,26 @@ wait_for "label index"
 shot label-filter-applied
 esc
 
-# 4. deployments
+# 4. describe of a CrashLoopBackOff pod, scrolled so its Events section is on screen
+key '/'
+typ "CrashLoop"
+key Enter 1
+key g
+key d
+wait_for "Name:"
+key G
+for _ in $(seq 38); do key k 0.05; done
+shot describe 1
+esc
+esc
+
+# 5. deployments
 cmd deploy
 wait_for "Deployments("
 wait_for "synced"
 shot deployments 1.5
 
-# 5. drill-down: Enter on report-web -> its pods through the owner index
+# 6. drill-down: Enter on report-web -> its pods through the owner index
 key '/'
 typ "report-web"
 key Enter
@@ -140,14 +153,10 @@ key Enter 1.5
 wait_for "<deployments/report-web>"
 shot drilldown 1.5
 
-# 6. YAML of the first pod, 7. describe
+# 7. YAML of the first pod of the drill-down
 key y
 wait_for "apiVersion:"
 shot yaml 1
-esc
-key d
-wait_for "Name:"
-shot describe 1
 esc
 
 # 8. DeltaFIFO event log (full screen)
