@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Regenerate the PNG screenshots in screenshots/ from a real run of kinformer against its
+# built-in demo cluster.
+#
+#   bash screenshots/take.sh            # builds `cargo build --release`, then shoots
+#   bash screenshots/take.sh --debug    # uses a debug build instead (faster to build)
+#   KINFORMER_BIN=/path/to/kinformer bash screenshots/take.sh   # use an existing binary
+#
+# It runs `kinformer --demo -A --demo-pods 400` in a detached 160x45 tmux session, waits until
+# the pods informer is synced, sends keys to reach each screen, captures the pane with its
+# colours (`tmux capture-pane -e -p`) and renders each capture to PNG with ansi2png.py
+# (Pillow + DejaVu Sans Mono, installed here if missing). The raw captures stay in
+# $SHOTS_TMP (default /tmp/kinformer-shots) for inspection.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+COLS=160
+ROWS=45
+TMP="${SHOTS_TMP:-/tmp/kinformer-shots}"
+SOCK="kinformer-shots-$$"
+SESSION="shots"
+PROFILE=release
+[[ "${1:-}" == "--debug" ]] && PROFILE=debug
+
+log() { printf '[take.sh] %s\n' "$*" >&2; }
+
+# --- dependencies -------------------------------------------------------------------------
+need_apt=()
+command -v tmux >/dev/null || need_apt+=(tmux)
+[[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ]] || need_apt+=(fonts-dejavu-core)
+if ((${#need_apt[@]})); then
+    log "installing ${need_apt[*]}"
+    apt-get update -qq && apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+PY="${PYTHON:-python3}"
+if ! "$PY" -c 'import PIL' 2>/dev/null; then
+    log "installing pillow"
+    "$PY" -m pip install -q pillow
+fi
+
+# --- binary -------------------------------------------------------------------------------
+if [[ -n "${KINFORMER_BIN:-}" ]]; then
+    BIN="$KINFORMER_BIN"
+else
+    TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+    log "cargo build --$PROFILE (target dir $TARGET)"
+    if [[ $PROFILE == release ]]; then
+        (cd "$ROOT" && cargo build --release --bin kinformer)
+    else
+        (cd "$ROOT" && cargo build --bin kinformer)
+    fi
+    BIN="$TARGET/$PROFILE/kinformer"
+fi
+[[ -x "$BIN" ]] || { log "no binary at $BIN"; exit 1; }
+
+# --- tmux helpers -------------------------------------------------------------------------
+mkdir -p "$TMP"
+T() { tmux -L "$SOCK" "$@"; }
+cleanup() { T kill-server 2>/dev/null || true; }
+trap cleanup EXIT
+
+# Send one key (tmux key name) and let the app redraw. Escape always goes alone, followed by
+# a pause, or crossterm would read ESC + the next key as Alt+key.
+key() { T send-keys -t "$SESSION" "$1"; sleep "${2:-0.3}"; }
+# Type literal text.
+typ() { T send-keys -t "$SESSION" -l "$1"; sleep 0.3; }
+esc() { T send-keys -t "$SESSION" Escape; sleep 0.6; }
+cmd() { key ':'; typ "$1"; key Enter 1; }
+
+# Wait until the pane shows $1 (fixed string), up to $2 seconds.
+wait_for() {
+    local what="$1" limit="${2:-30}" i
+    for ((i = 0; i < limit * 5; i++)); do
+        if T capture-pane -t "$SESSION" -p | grep -qF -- "$what"; then return 0; fi
+        sleep 0.2
+    done
+    log "timed out waiting for '$what'; pane was:"
+    T capture-pane -t "$SESSION" -p >&2
+    exit 1
+}
+
+# Capture the pane to $TMP/NAME.ansi and render screenshots/NAME.png.
+shot() {
+    local name="$1"
+    sleep "${2:-0.5}"
+    T capture-pane -t "$SESSION" -e -p >"$TMP/$name.ansi"
+    "$PY" "$HERE/ansi2png.py" "$TMP/$name.ansi" "$HERE/$name.png" --cols "$COLS" --rows "$ROWS"
+    log "screenshots/$name.png ($(stat -c %s "$HERE/$name.png") bytes)"
+}
+
+# --- the run ------------------------------------------------------------------------------
+log "starting $BIN --demo in tmux (${COLS}x${ROWS})"
+T -f /dev/null new-session -d -s "$SESSION" -x "$COLS" -y "$ROWS" \
+    "env TERM=xterm-256color COLORTERM=truecolor HOME=$TMP/home \
+     $BIN --demo -A --demo-pods 400 --log-file $TMP/kinformer.log; sleep 30"
+T set-option -t "$SESSION" -g default-terminal tmux-256color >/dev/null 2>&1 || true
+T set-option -t "$SESSION" status off
+T resize-window -t "$SESSION" -x "$COLS" -y "$ROWS" 2>/dev/null || true
+
+# 1. pods table, all namespaces
+wait_for "synced" 60
+sleep 3
+# a key press replaces the start-up status line with the key hints
+key j
+key k
+shot pods 1
+
+# 2. help
+key '?'
+wait_for "Commands"
+shot help
+esc
+
+# 3. label filter with the picker open: typed key, values listed with counts from the index
+key l
+wait_for "Label filter"
+typ "app.kubernetes.io/part-of"
+key Down
+shot label-filter
+# take the highlighted value (tab completes it) and apply: the table narrows to the index's answer
+key Tab
+key Enter 1
+wait_for "label index"
+shot label-filter-applied
+esc
+
+# 4. describe of a CrashLoopBackOff pod, scrolled so its Events section is on screen
+key '/'
+typ "CrashLoop"
+key Enter 1
+key g
+key d
+wait_for "Name:"
+key G
+for _ in $(seq 38); do key k 0.05; done
+shot describe 1
+esc
+esc
+
+# 5. deployments
+cmd deploy
+wait_for "Deployments("
+wait_for "synced"
+shot deployments 1.5
+
+# 6. drill-down: Enter on report-web -> its pods through the owner index
+key '/'
+typ "report-web"
+key Enter
+wait_for "report-web"
+key Enter 1.5
+wait_for "<deployments/report-web>"
+shot drilldown 1.5
+
+# 7. YAML of the first pod of the drill-down
+key y
+wait_for "apiVersion:"
+shot yaml 1
+esc
+
+# 8. DeltaFIFO event log (full screen)
+cmd events
+wait_for "DeltaFIFO events"
+shot events 1
+esc
+
+# 9. informer panel
+cmd informers
+wait_for "RELISTS"
+shot informers 1
+esc
+
+key q
+log "done: $(ls "$HERE"/*.png | wc -l) PNGs in screenshots/"
