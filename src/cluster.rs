@@ -155,9 +155,11 @@ impl Connection {
         let default_namespace = config.default_namespace.clone();
         // kube's built-in retry of 429/503/504 is off: the reflector must see those answers at
         // once (a "too large resource version" 504 calls for a consistent relist).
-        let client = crate::informer::list_watch::client_for_informers(config).map_err(|e| ClusterError::Client {
-            context: context.clone(),
-            message: e.to_string(),
+        let client = crate::informer::list_watch::client_for_informers(config).map_err(|e| {
+            ClusterError::Client {
+                context: context.clone(),
+                message: e.to_string(),
+            }
         })?;
         Ok(Self {
             client,

@@ -37,7 +37,18 @@ impl Session {
             stty.display()
         );
         let status = Command::new("tmux")
-            .args(["-S", &socket, "new-session", "-d", "-s", &name, "-x", "160", "-y", "40"])
+            .args([
+                "-S",
+                &socket,
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-x",
+                "160",
+                "-y",
+                "40",
+            ])
             .arg(script)
             .status()
             .expect("tmux new-session");
@@ -59,7 +70,15 @@ impl Session {
 
     fn text(&self, text: &str) {
         let status = Command::new("tmux")
-            .args(["-S", &self.socket, "send-keys", "-t", &self.name, "-l", text])
+            .args([
+                "-S",
+                &self.socket,
+                "send-keys",
+                "-t",
+                &self.name,
+                "-l",
+                text,
+            ])
             .status()
             .expect("tmux send-keys -l");
         assert!(status.success());
@@ -85,7 +104,10 @@ impl Session {
             if Instant::now() > deadline {
                 let log = std::fs::read_to_string(self.dir.path().join("kinformer.log"))
                     .unwrap_or_default();
-                panic!("timed out waiting for {what}; screen:\n{s}\nlog tail:\n{}", tail(&log, 40));
+                panic!(
+                    "timed out waiting for {what}; screen:\n{s}\nlog tail:\n{}",
+                    tail(&log, 40)
+                );
             }
             std::thread::sleep(Duration::from_millis(200));
         }
@@ -163,7 +185,9 @@ fn dashboard_navigates_deployments_filters_labels_and_quits() {
         t.contains("Pods(") && t.contains("<deployments/") && t.contains("RESTARTS")
     });
     s.keys(&["Escape"]);
-    s.wait_for("back on deployments", 15, |t| t.contains("Deployments(all)"));
+    s.wait_for("back on deployments", 15, |t| {
+        t.contains("Deployments(all)")
+    });
 
     // Label filter, answered from the label index.
     s.keys(&[":"]);
@@ -200,7 +224,11 @@ fn dashboard_navigates_deployments_filters_labels_and_quits() {
     while s.stty().is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert!(is_cooked(&s.stty()), "terminal left in raw mode:\n{}", s.stty());
+    assert!(
+        is_cooked(&s.stty()),
+        "terminal left in raw mode:\n{}",
+        s.stty()
+    );
 }
 
 #[test]
@@ -210,17 +238,25 @@ fn sigterm_restores_the_terminal() {
         return;
     }
     let s = Session::start("term", "");
-    s.wait_for("the dashboard", 60, |t| t.contains("Pods(") && t.contains("synced"));
+    s.wait_for("the dashboard", 60, |t| {
+        t.contains("Pods(") && t.contains("synced")
+    });
     let pid = s.pid().expect("the dashboard's pid");
     let status = Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()
         .expect("kill");
     assert!(status.success());
-    s.wait_for("the dashboard to exit on SIGTERM", 20, |t| t.contains("EXIT="));
+    s.wait_for("the dashboard to exit on SIGTERM", 20, |t| {
+        t.contains("EXIT=")
+    });
     let deadline = Instant::now() + Duration::from_secs(5);
     while s.stty().is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert!(is_cooked(&s.stty()), "terminal left in raw mode:\n{}", s.stty());
+    assert!(
+        is_cooked(&s.stty()),
+        "terminal left in raw mode:\n{}",
+        s.stty()
+    );
 }

@@ -485,10 +485,7 @@ mod tests {
             .iter()
             .map(|e| e.kind.to_string())
             .collect();
-        assert_eq!(
-            kinds,
-            ["deployments.apps", "pods"].map(String::from).into()
-        );
+        assert_eq!(kinds, ["deployments.apps", "pods"].map(String::from).into());
         f.shutdown().await;
     }
 
