@@ -298,9 +298,16 @@ impl App {
     /// The informer row matching a view's resource and scope.
     pub fn informer_for(&self, view: &ResourceView) -> Option<&InformerRow> {
         let label = resource_label(&view.resource);
+        // A namespace view of a kind already watched across all namespaces is served by that
+        // informer (one watch per kind), so fall back to the all-namespaces row.
         self.informers
             .iter()
             .find(|r| r.resource == label && r.namespace == view.namespace)
+            .or_else(|| {
+                self.informers
+                    .iter()
+                    .find(|r| r.resource == label && r.namespace.is_none())
+            })
     }
 
     /// Known namespace names (from the namespaces view).
