@@ -72,8 +72,10 @@ impl std::fmt::Debug for Connection {
 }
 
 fn describe_kubeconfig_error(e: &KubeconfigError) -> String {
-    // KubeconfigError's Display is already one line and never includes credentials.
-    e.to_string()
+    // KubeconfigError's Display never includes credentials; YAML errors add a source snippet on
+    // further lines, which a one-line error leaves out (the first line has line and column).
+    let text = e.to_string();
+    one_line(text.lines().next().unwrap_or_default())
 }
 
 /// Load the kubeconfig (explicit path, else `$KUBECONFIG`, else `~/.kube/config`).
@@ -439,6 +441,17 @@ current-context: one
             msg.contains("\"two\"") && msg.contains("available: one"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn malformed_kubeconfig_is_one_line_with_position() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("kc");
+        std::fs::write(&path, "garbage: [\n").expect("write");
+        let err = load_kubeconfig(Some(&path)).expect_err("malformed");
+        let msg = err.to_string();
+        assert!(!msg.contains('\n'), "{msg}");
+        assert!(msg.contains("line 1"), "{msg}");
     }
 
     #[test]
