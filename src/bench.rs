@@ -791,10 +791,10 @@ impl RowModel {
         let key: Arc<str> = Arc::from(key.as_str());
         let row = render::row("Pod", obj, None);
         let ns = obj.metadata.namespace.as_deref().map(Arc::from);
-        if self.rows.contains_key(&key) {
-            if let Ok(i) = self.position(&key) {
-                self.order.remove(i);
-            }
+        if self.rows.contains_key(&key)
+            && let Ok(i) = self.position(&key)
+        {
+            self.order.remove(i);
         }
         self.rows.insert(key.clone(), (ns, row));
         let at = match self.position(&key) {
@@ -906,12 +906,15 @@ fn fixture_pods(n: usize) -> Result<Vec<DynamicObject>, BenchError> {
 // ---------------------------------------------------------------------------------------------
 // Figure 3: pipeline throughput
 
+/// resourceVersions received per key, not yet in the row model.
+type PendingRvs = Arc<Mutex<HashMap<Arc<str>, Vec<String>>>>;
+
 /// Handler → workqueue, as the dashboard's informer glue does; counts notifications.
 struct QueueHandler {
     queue: RateLimitingQueue<Arc<str>>,
     seen: AtomicUsize,
     /// Pending resourceVersions per key (figure 4 only).
-    rvs: Option<Arc<Mutex<HashMap<Arc<str>, Vec<String>>>>>,
+    rvs: Option<PendingRvs>,
 }
 
 impl QueueHandler {
@@ -1103,7 +1106,7 @@ async fn latency(opts: &BenchOptions, rate: f64, report: &mut Report) -> Result<
         Arc::new(KubeListerWatcher::dynamic(client, &ar, None));
     let running = start_informer(lw);
 
-    let rvs: Arc<Mutex<HashMap<Arc<str>, Vec<String>>>> = Arc::default();
+    let rvs: PendingRvs = Arc::default();
     let queue: RateLimitingQueue<Arc<str>> = RateLimitingQueue::new();
     let handler = Arc::new(QueueHandler {
         queue: queue.clone(),
@@ -1402,17 +1405,17 @@ fn label_and_render(opts: &BenchOptions, report: &mut Report) -> Result<(), Benc
     );
     // Incremental update of one row in the sorted model (what one watch event costs the view).
     let sample = model.order.get(n / 2).cloned();
-    if let Some(key) = sample {
-        if let Some(obj) = store.get(&key) {
-            let t_upd = time_median(101, || model.upsert(&obj));
-            report.fig(
-                &sec,
-                "one row update in the sorted model",
-                ms(t_upd),
-                "",
-                Verdict::Info,
-            );
-        }
+    if let Some(key) = sample
+        && let Some(obj) = store.get(&key)
+    {
+        let t_upd = time_median(101, || model.upsert(&obj));
+        report.fig(
+            &sec,
+            "one row update in the sorted model",
+            ms(t_upd),
+            "",
+            Verdict::Info,
+        );
     }
     Ok(())
 }
