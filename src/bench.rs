@@ -1470,3 +1470,90 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
     );
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str, phase: &str) -> DynamicObject {
+        let mut p = match fixture_pod() {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        p.metadata.name = Some(name.into());
+        p.data["status"]["phase"] = Value::String(phase.into());
+        p
+    }
+
+    #[test]
+    fn row_model_keeps_rows_sorted_by_column_across_updates() {
+        let mut m = RowModel::default();
+        m.sort_by(0);
+        for n in ["c", "a", "b"] {
+            m.upsert(&pod(n, "Running"));
+        }
+        let names: Vec<&str> = m
+            .order
+            .iter()
+            .map(|k| k.rsplit('/').next().unwrap_or(""))
+            .collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        // Re-inserting an existing key must not duplicate it.
+        m.upsert(&pod("b", "Running"));
+        assert_eq!(m.order.len(), 3);
+        m.remove("shop/a");
+        assert_eq!(m.order.len(), 2);
+        assert_eq!(m.rows.len(), 2);
+    }
+
+    #[test]
+    fn percentile_uses_the_nearest_rank() {
+        let v: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(percentile(&v, 0.5), Duration::from_millis(51));
+        assert_eq!(percentile(&v, 0.99), Duration::from_millis(99));
+        assert_eq!(percentile(&[], 0.99), Duration::ZERO);
+    }
+
+    #[test]
+    fn report_table_marks_misses_and_passes() {
+        let mut r = Report::default();
+        r.fig("s", "fast", "1 ms".into(), "≤ 2 ms", verdict(true));
+        r.fig("s", "slow", "3 ms".into(), "≤ 2 ms", verdict(false));
+        let t = r.to_table();
+        assert!(
+            t.lines()
+                .any(|l| l.contains("s · fast") && l.contains("PASS"))
+        );
+        assert!(
+            t.lines()
+                .any(|l| l.contains("s · slow") && l.contains("MISS"))
+        );
+    }
+
+    #[test]
+    fn proc_readers_return_plausible_values() {
+        let rss = rss_bytes().unwrap_or(0);
+        assert!(rss > 0);
+        assert!(peak_rss_bytes().unwrap_or(0) >= rss);
+        assert!(cpu_time().is_some());
+    }
+
+    #[test]
+    fn fixture_pods_label_one_and_ten_percent() {
+        let pods = match fixture_pods(1000) {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        let sel = |s: &str| match LabelSelector::parse(s) {
+            Ok(x) => x,
+            Err(e) => panic!("{e}"),
+        };
+        let count = |s: &LabelSelector| {
+            pods.iter()
+                .filter(|p| p.metadata.labels.as_ref().is_some_and(|l| s.matches(l)))
+                .count()
+        };
+        assert_eq!(count(&sel("app=app-7")), 10);
+        assert_eq!(count(&sel("tier=tier-3")), 100);
+    }
+}
