@@ -5,7 +5,13 @@
 //!   (`fifo_indexer_100k`).
 //! - `by_index/*`: a label value matching 1% of 100k pods, answered from the label index vs a
 //!   linear scan of the cache (what the index replaces).
+//! - `memory/*`: bytes per cached pod, counted by a counting global allocator: live heap after
+//!   decoding realistic pods (tests/fixtures/pod*.json, each with a unique name) and storing them
+//!   in an indexer with the default indexes, minus live heap before decoding, divided by the
+//!   count. Printed once as `bytes per cached pod (...)` lines; the timed part is transform +
+//!   insert of the batch.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,6 +39,39 @@ fn n() -> usize {
         10_000
     }
 }
+
+/// The system allocator, counting live bytes.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded to the system allocator with the caller's layout.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by `alloc` above with this layout.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: same contract as GlobalAlloc::realloc, forwarded.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            LIVE.fetch_add(new_size, Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
 
 /// 100k pods cloned from the realistic fixture (managedFields, containers, env, volumes), each
 /// with its own name, rv, node and an `app` label shared by 1% of them.
@@ -213,5 +252,90 @@ fn by_index(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, pipeline, by_index);
+const MEM_N: usize = 10_000;
+
+/// The JSON texts of `n` realistic pods: the pod fixtures in turn, each with a unique
+/// name, uid and resourceVersion (decoded from text, so strings are sized as a real decode).
+fn pod_texts(n: usize) -> Vec<String> {
+    let fixtures = [
+        include_str!("../tests/fixtures/pod.json"),
+        include_str!("../tests/fixtures/pod_completed.json"),
+        include_str!("../tests/fixtures/pod_crashloop.json"),
+        include_str!("../tests/fixtures/pod_init.json"),
+        include_str!("../tests/fixtures/pod_terminating.json"),
+    ];
+    let bases: Vec<serde_json::Value> = fixtures
+        .iter()
+        .map(|t| match serde_json::from_str(t) {
+            Ok(v) => v,
+            Err(e) => panic!("fixture: {e}"),
+        })
+        .collect();
+    (0..n)
+        .map(|i| {
+            let mut v = bases[i % bases.len()].clone();
+            v["metadata"]["name"] = format!("pod-{i:06}-x2x9z").into();
+            v["metadata"]["uid"] = format!("6f1c2e7a-0000-4000-8000-{i:012}").into();
+            v["metadata"]["resourceVersion"] = format!("{}", 100_000 + i).into();
+            v.to_string()
+        })
+        .collect()
+}
+
+/// Live heap bytes per pod kept by an indexer (default indexes) holding `n` pods decoded from
+/// `texts` as `K` and passed through `transform`.
+fn cached_bytes_per_pod<K>(texts: &[String], transform: impl Fn(K) -> K) -> usize
+where
+    K: kinformer::informer::Object + serde::de::DeserializeOwned,
+{
+    let before = LIVE.load(Ordering::Relaxed);
+    let store = ThreadSafeStore::new(default_indexers::<K>());
+    for t in texts {
+        let obj: K = match serde_json::from_str(t) {
+            Ok(o) => o,
+            Err(e) => panic!("decode: {e}"),
+        };
+        let obj = transform(obj);
+        let key = match kinformer::informer::meta_namespace_key(&obj) {
+            Ok(k) => k,
+            Err(e) => panic!("key: {e}"),
+        };
+        if let Err(e) = store.add(&key, Arc::new(obj)) {
+            panic!("add: {e}");
+        }
+    }
+    let after = LIVE.load(Ordering::Relaxed);
+    let per = after.saturating_sub(before) / texts.len().max(1);
+    drop(black_box(store));
+    per
+}
+
+fn memory(c: &mut Criterion) {
+    use kube::api::DynamicObject;
+    let texts = pod_texts(MEM_N);
+    let raw_json: usize = texts.iter().map(String::len).sum::<usize>() / MEM_N;
+    let typed_default = cached_bytes_per_pod::<Pod>(&texts, |p| default_transform::<Pod>()(p));
+    let dyn_default =
+        cached_bytes_per_pod::<DynamicObject>(&texts, |p| default_transform::<DynamicObject>()(p));
+    let dyn_prune =
+        cached_bytes_per_pod::<DynamicObject>(&texts, |p| kinformer::render::prune("Pod", p));
+    println!("bytes per cached pod ({MEM_N} pods, fixtures pod*.json, JSON {raw_json} B each):");
+    println!("  typed Pod + default transform:          {typed_default} B");
+    println!("  DynamicObject + default transform:      {dyn_default} B");
+    println!("  DynamicObject + render::prune(\"Pod\"): {dyn_prune} B (target <= 6144 B)");
+
+    let mut g = c.benchmark_group("memory");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(MEM_N as u64));
+    g.bench_function("decode_prune_insert_10k", |b| {
+        b.iter(|| {
+            black_box(cached_bytes_per_pod::<DynamicObject>(&texts, |p| {
+                kinformer::render::prune("Pod", p)
+            }))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, pipeline, by_index, memory);
 criterion_main!(benches);

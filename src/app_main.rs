@@ -265,8 +265,24 @@ async fn wait_for_shutdown_signal() {
 }
 
 /// `kinformer bench`.
-pub async fn run_bench(_args: BenchArgs) -> Result<(), MainError> {
-    Err(MainError::Runtime(
-        "the benchmarks are not wired yet".into(),
-    ))
+pub async fn run_bench(args: BenchArgs) -> Result<(), MainError> {
+    // `--kubeconfig` is a global flag of the dashboard's arguments, not of `BenchArgs`.
+    let kubeconfig = <crate::cli::Cli as clap::Parser>::try_parse_from(std::env::args_os())
+        .ok()
+        .and_then(|c| c.dashboard.kubeconfig);
+    if args.pods.is_empty() || args.pods.contains(&0) {
+        return Err(MainError::Usage("--pods needs positive counts".into()));
+    }
+    let report = crate::bench::run(crate::bench::BenchOptions {
+        pods: args.pods,
+        runs: args.runs.max(1),
+        no_peer: args.no_peer,
+        churn: args.churn,
+        kubeconfig,
+        smoke: args.smoke,
+    })
+    .await
+    .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;
+    print!("{}", report.to_table());
+    Ok(())
 }

@@ -108,6 +108,9 @@ pub struct BenchArgs {
     /// Churn rates (events/s) for the event-to-screen latency figure.
     #[arg(long, value_delimiter = ',', default_value = "100,1000")]
     pub churn: Vec<f64>,
+    /// Small sizes and short windows for CI (e.g. `--pods 2000 --runs 1 --smoke`).
+    #[arg(long)]
+    pub smoke: bool,
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! - [`render`]: pure object → table row functions, per kind.
 //! - [`ui`]: the terminal dashboard (app state, key bindings, widgets, runtime glue).
 pub mod app_main;
+pub mod bench;
 pub mod cli;
 pub mod cluster;
 pub mod demo;
