@@ -76,7 +76,7 @@ static ALLOC: Counting = Counting;
 /// 100k pods cloned from the realistic fixture (managedFields, containers, env, volumes), each
 /// with its own name, rv, node and an `app` label shared by 1% of them.
 fn pods(n: usize) -> Vec<Pod> {
-    let base: Pod = match serde_json::from_str(include_str!("../tests/fixtures/pod.json")) {
+    let base: Pod = match serde_json::from_str(include_str!("../fixtures/pod.json")) {
         Ok(p) => p,
         Err(e) => panic!("fixture: {e}"),
     };
@@ -258,11 +258,11 @@ const MEM_N: usize = 10_000;
 /// name, uid and resourceVersion (decoded from text, so strings are sized as a real decode).
 fn pod_texts(n: usize) -> Vec<String> {
     let fixtures = [
-        include_str!("../tests/fixtures/pod.json"),
-        include_str!("../tests/fixtures/pod_completed.json"),
-        include_str!("../tests/fixtures/pod_crashloop.json"),
-        include_str!("../tests/fixtures/pod_init.json"),
-        include_str!("../tests/fixtures/pod_terminating.json"),
+        include_str!("../fixtures/pod.json"),
+        include_str!("../fixtures/pod_completed.json"),
+        include_str!("../fixtures/pod_crashloop.json"),
+        include_str!("../fixtures/pod_init.json"),
+        include_str!("../fixtures/pod_terminating.json"),
     ];
     let bases: Vec<serde_json::Value> = fixtures
         .iter()
