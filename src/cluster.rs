@@ -72,8 +72,10 @@ impl std::fmt::Debug for Connection {
 }
 
 fn describe_kubeconfig_error(e: &KubeconfigError) -> String {
-    // KubeconfigError's Display is already one line and never includes credentials.
-    e.to_string()
+    // A YAML parse error's Display is a multi-line report quoting the offending lines of the
+    // file, which may hold a token or a client key: keep only its first line (what and where).
+    let text = e.to_string();
+    one_line(text.lines().next().unwrap_or_default())
 }
 
 /// Load the kubeconfig (explicit path, else `$KUBECONFIG`, else `~/.kube/config`).
@@ -368,6 +370,19 @@ pub fn complete(resources: &[ResourceInfo], prefix: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn malformed_kubeconfig_error_is_one_line_without_the_file_content() {
+        let yaml =
+            "apiVersion: v1\nusers:\n- name: u\n  user:\n    token: s3cr3t-token\n  - : : [\n";
+        let err = Kubeconfig::from_yaml(yaml).expect_err("malformed YAML");
+        // The raw error quotes the file around the error, token included.
+        assert!(err.to_string().contains("s3cr3t-token"), "{err}");
+        let text = describe_kubeconfig_error(&err);
+        assert!(!text.contains('\n'), "one line: {text:?}");
+        assert!(!text.contains("s3cr3t-token"), "no file content: {text:?}");
+        assert!(text.contains("line"), "says where: {text:?}");
+    }
 
     fn res(group: &str, plural: &str, kind: &str, short: &[&str]) -> ResourceInfo {
         let r = APIResource {
