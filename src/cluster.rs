@@ -57,6 +57,9 @@ pub struct Connection {
     pub server: String,
     /// Where the kubeconfig came from (for messages and `:ctx`).
     pub kubeconfig_path: String,
+    /// TLS certificate verification is off: only when the kubeconfig's cluster says
+    /// `insecure-skip-tls-verify: true` (the header should say so).
+    pub insecure_skip_tls_verify: bool,
     kubeconfig: Kubeconfig,
 }
 
@@ -67,6 +70,7 @@ impl std::fmt::Debug for Connection {
             .field("context", &self.context)
             .field("server", &self.server)
             .field("default_namespace", &self.default_namespace)
+            .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
             .finish_non_exhaustive()
     }
 }
@@ -155,6 +159,7 @@ impl Connection {
             })?;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
+        let insecure_skip_tls_verify = config.accept_invalid_certs;
         let client = kube::Client::try_from(config).map_err(|e| ClusterError::Client {
             context: context.clone(),
             message: e.to_string(),
@@ -166,6 +171,7 @@ impl Connection {
             default_namespace,
             server,
             kubeconfig_path: path,
+            insecure_skip_tls_verify,
             kubeconfig,
         })
     }
