@@ -25,9 +25,10 @@ use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::{Event, Namespace, Pod};
 use kinformer::demo::churn::{apply_all, run_churn};
 use kinformer::demo::cluster::EventType;
+use kinformer::demo::mutation::{Mutation, ResourceId};
 use kinformer::demo::resources::RESOURCES;
 use kinformer::demo::sim::{SimConfig, Simulator};
-use kinformer::demo::{DemoHandle, DemoOptions, DemoServer, FaultInjector};
+use kinformer::demo::{DemoCluster, DemoHandle, DemoOptions, DemoServer, FaultInjector};
 use kinformer::informer::delta_fifo::DeltaObject;
 use kinformer::informer::list_watch::{KubeListerWatcher, client_for_informers};
 use kinformer::informer::meta_namespace_key;
@@ -445,9 +446,12 @@ enum Fault {
     Burst500,
     Latency,
     Restart,
+    /// A burst of writes to an uninformed kind, one history window long: every resourceVersion a
+    /// disconnected watch or an in-flight paged list holds is compacted away (etcd compaction).
+    Compact,
 }
 
-const FAULTS: [Fault; 7] = [
+const FAULTS: [Fault; 8] = [
     Fault::DropWatches,
     Fault::GoneNextWatch,
     Fault::GoneNextList,
@@ -455,11 +459,13 @@ const FAULTS: [Fault; 7] = [
     Fault::Burst500,
     Fault::Latency,
     Fault::Restart,
+    Fault::Compact,
 ];
 
 /// Inject random faults until `until`; returns how many of each kind were injected.
 async fn inject_faults(
     faults: &FaultInjector,
+    cluster: &DemoCluster,
     rng: &mut SmallRng,
     until: Instant,
     counts: &mut BTreeMap<Fault, u64>,
@@ -486,10 +492,34 @@ async fn inject_faults(
                     continue;
                 }
             }
+            Fault::Compact => force_compaction(cluster),
         }
         *counts.entry(f).or_default() += 1;
     }
     faults.clear();
+}
+
+/// Write one history window of configmap changes at once.
+fn force_compaction(cluster: &DemoCluster) {
+    let resource = ResourceId::new("", "v1", "configmaps");
+    for i in 0..DEMO_HISTORY {
+        let object = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "chaos-compactor", "namespace": "default"},
+            "data": {"i": i.to_string()}});
+        let m = if i == 0 {
+            let _ = cluster.apply(Mutation::Delete {
+                resource,
+                namespace: Some("default".into()),
+                name: "chaos-compactor".into(),
+            });
+            Mutation::Create { resource, object }
+        } else {
+            Mutation::Update { resource, object }
+        };
+        if let Err(e) = cluster.apply(m) {
+            panic!("compaction write refused: {e}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -617,7 +647,11 @@ async fn wait_converged(env: &Env, client: &Client, informed: &[Informed]) -> Ve
     let start = Instant::now();
     loop {
         let m = mismatches(env, client, informed).await;
-        if m.is_empty() || start.elapsed() > CONVERGE_GUARD {
+        // Handler anomalies never heal: no point waiting for them.
+        let anomalies = informed
+            .iter()
+            .any(|i| !i.recorder.state.lock().anomalies.is_empty());
+        if m.is_empty() || anomalies || start.elapsed() > CONVERGE_GUARD {
             return m;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -644,7 +678,7 @@ async fn informers_converge_exactly_after_random_faults_and_churn() {
         }
         Err(_) => demo_env(seed).await,
     };
-    let faults = env.demo.as_ref().map(|h| h.faults());
+    let faults = env.demo.as_ref().map(|h| (h.faults(), h.cluster()));
     let check_client = Client::try_from(env.config.clone()).unwrap();
     let informer_client = client_for_informers(env.config.clone()).unwrap();
 
@@ -707,7 +741,7 @@ async fn informers_converge_exactly_after_random_faults_and_churn() {
         env.paused.store(false, Ordering::SeqCst);
         let until = Instant::now() + run_chaos;
         match &faults {
-            Some(f) => inject_faults(f, &mut rng, until, &mut counts).await,
+            Some((f, c)) => inject_faults(f, c, &mut rng, until, &mut counts).await,
             None => tokio::time::sleep(run_chaos).await,
         }
         env.paused.store(true, Ordering::SeqCst);
