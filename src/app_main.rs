@@ -10,6 +10,11 @@ use crate::cluster::{ClusterError, ConnectOptions, Connection};
 use crate::demo::churn::{apply_all, run_churn};
 use crate::demo::sim::{SimConfig, Simulator};
 use crate::demo::{DemoHandle, DemoOptions, DemoServer};
+use crate::selector::LabelSelector;
+use crate::ui::AppConfig;
+use crate::ui::keys::KeyMap;
+use crate::ui::runtime::{self, RuntimeConfig};
+use kube::config::Kubeconfig;
 
 /// Top-level errors, each printed as one line.
 #[derive(Debug, thiserror::Error)]
@@ -41,15 +46,103 @@ impl MainError {
 
 /// The dashboard (default command).
 pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
-    let conn = Connection::open(&ConnectOptions {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
+    // Bad input is reported before the terminal is touched.
+    let keys_path = match &args.keys {
+        Some(p) if !p.exists() => {
+            return Err(MainError::Usage(format!(
+                "key-binding file {} not found",
+                p.display()
+            )));
+        }
+        Some(p) => Some(p.clone()),
+        None => crate::ui::keys::user_keys_path(),
+    };
+    let keys = KeyMap::load(keys_path.as_deref()).map_err(|e| MainError::Usage(e.to_string()))?;
+    if let Some(sel) = &args.selector {
+        LabelSelector::parse(sel)
+            .map_err(|e| MainError::Usage(format!("invalid label selector {sel:?}: {e}")))?;
+    }
+    let demo = if args.demo {
+        Some(
+            start_demo(&DemoSpec {
+                port: 0,
+                pods: args.demo_pods,
+                nodes: None,
+                churn_per_sec: args.demo_churn,
+                seed: 1,
+                history: 100_000,
+            })
+            .await?,
+        )
+    } else {
+        None
+    };
+    let connection = match &demo {
+        Some(d) => {
+            let kubeconfig = Kubeconfig::from_yaml(&d.handle.kubeconfig_yaml())
+                .map_err(|e| MainError::Runtime(format!("demo kubeconfig: {e}")))?;
+            Connection::from_kubeconfig(kubeconfig, "demo".into(), None).await?
+        }
+        None => {
+            Connection::open(&ConnectOptions {
+                kubeconfig: args.kubeconfig.clone(),
+                context: args.context.clone(),
+            })
+            .await?
+        }
+    };
+    let server_version = connection.server_version().await?;
+    let resources = connection.discover().await?;
+    if crate::cluster::resolve(&resources, &args.resource).is_none() {
+        return Err(MainError::Usage(format!(
+            "the server doesn't have a resource type {:?}",
+            args.resource
+        )));
+    }
+    tracing::info!(context = %connection.context, %server_version, kinds = resources.len(), "connected");
+    let namespace = if args.all_namespaces {
+        None
+    } else {
+        Some(
+            args.namespace
+                .clone()
+                .unwrap_or_else(|| connection.default_namespace.clone()),
+        )
+    };
+    let banner = demo.as_ref().map(|d| {
+        format!(
+            "demo cluster at {} ({} objects)",
+            d.handle.base_url(),
+            d.seeded_objects
+        )
+    });
+    let app = AppConfig {
+        context: connection.context.clone(),
+        namespace,
+        resource: args.resource.clone(),
+        selector: args.selector.clone(),
+        readonly: args.readonly,
+        context_namespace: Some(connection.default_namespace.clone()),
+        now_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0),
+    };
+    let result = runtime::run(RuntimeConfig {
+        connection,
+        server_version,
+        resources,
+        app,
+        keys,
+        banner,
     })
-    .await?;
-    let version = conn.server_version().await?;
-    let resources = conn.discover().await?;
-    tracing::info!(context = %conn.context, %version, kinds = resources.len(), "connected");
-    Err(MainError::Runtime("the dashboard is not wired yet".into()))
+    .await
+    .map_err(|e| MainError::Runtime(e.to_string()));
+    if let Some(d) = demo {
+        d.churn.abort();
+        d.handle.shutdown().await;
+    }
+    result
 }
 
 /// A running demo cluster: the HTTP server plus the churn loop feeding it.

@@ -360,19 +360,6 @@ pub fn resolve<'a>(resources: &'a [ResourceInfo], typed: &str) -> Option<&'a Res
     )
 }
 
-/// Completion candidates for a prefix (sorted, deduplicated), for the `:` command line.
-pub fn complete(resources: &[ResourceInfo], prefix: &str) -> Vec<String> {
-    let prefix = prefix.to_lowercase();
-    let mut out: Vec<String> = resources
-        .iter()
-        .flat_map(|r| r.aliases())
-        .filter(|a| a.starts_with(&prefix))
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,17 +435,6 @@ mod tests {
             ..Default::default()
         };
         assert!(ResourceInfo::from_api_resource("", "v1", &nowatch).is_none());
-    }
-
-    #[test]
-    fn complete_lists_aliases_with_prefix() {
-        let all = vec![
-            res("", "pods", "Pod", &["po"]),
-            res("", "podtemplates", "PodTemplate", &[]),
-        ];
-        let c = complete(&all, "pod");
-        assert!(c.contains(&"pods".to_string()) && c.contains(&"podtemplates".to_string()));
-        assert!(!c.contains(&"po".to_string()));
     }
 
     #[tokio::test]

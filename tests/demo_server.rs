@@ -763,3 +763,156 @@ async fn large_list_streams_every_pod() {
     assert_eq!(paged, 20_000);
     env.cleanup().await;
 }
+
+#[tokio::test]
+async fn admin_endpoint_arms_faults_over_http() {
+    let Some(env) = demo_only(
+        DemoOptions::default(),
+        "admin_endpoint_arms_faults_over_http",
+    )
+    .await
+    else {
+        return;
+    };
+    let post = |path: &str| {
+        http::Request::post(path.to_string())
+            .body(Vec::new())
+            .unwrap()
+    };
+    env.client
+        .request_text(post("/_demo/faults/forbid?resource=configmaps"))
+        .await
+        .unwrap();
+    let err = env.cms().list(&ListParams::default()).await.unwrap_err();
+    assert_eq!(api_code(&err), Some((403, "Forbidden".into())));
+    env.client
+        .request_text(post("/_demo/faults/clear"))
+        .await
+        .unwrap();
+    assert!(env.cms().list(&ListParams::default()).await.is_ok());
+    let err = env
+        .client
+        .request_text(post("/_demo/faults/no-such-fault"))
+        .await
+        .unwrap_err();
+    assert_eq!(api_code(&err).map(|c| c.0), Some(404));
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn watch_ends_after_timeout_seconds() {
+    let env = env().await;
+    let api = env.cms();
+    let rv = list_rv(&api).await;
+    let mut w = api
+        .watch(&WatchParams::default().timeout(1).disable_bookmarks(), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    let end = tokio::time::timeout(HANG_GUARD, w.next()).await.unwrap();
+    assert!(
+        end.is_none(),
+        "the server closes the watch at timeoutSeconds"
+    );
+    env.cleanup().await;
+}
+
+#[tokio::test]
+async fn resource_version_match_exact_and_not_older_than() {
+    use kube::api::VersionMatch;
+    let env = env().await;
+    let api = env.cms();
+    api.create(&PostParams::default(), &cm("old", json!({})))
+        .await
+        .unwrap();
+    let then = list_rv(&api).await;
+    api.create(&PostParams::default(), &cm("new", json!({})))
+        .await
+        .unwrap();
+    let exact = api
+        .list(
+            &ListParams::default()
+                .at(&then)
+                .matching(VersionMatch::Exact),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        exact.metadata.resource_version.as_deref(),
+        Some(then.as_str())
+    );
+    let names: Vec<_> = exact
+        .items
+        .iter()
+        .filter_map(|c| c.metadata.name.clone())
+        .collect();
+    assert_eq!(names, ["old"]);
+    let newer = api
+        .list(
+            &ListParams::default()
+                .at(&then)
+                .matching(VersionMatch::NotOlderThan),
+        )
+        .await
+        .unwrap();
+    assert_eq!(newer.items.len(), 2);
+    env.cleanup().await;
+}
+
+/// One raw HTTP/1.1 GET (no client retries): (status code, body).
+async fn raw_get(addr: std::net::SocketAddr, path: &str) -> (u16, serde_json::Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    tokio::time::timeout(HANG_GUARD, s.read_to_end(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&buf);
+    let code = text[9..12].parse().unwrap();
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or("");
+    (
+        code,
+        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn too_large_resource_version_is_504_with_a_cause() {
+    // kube's client retries 504s with a long backoff, so this one goes over a raw socket.
+    let Some(env) = demo_only(
+        DemoOptions::default(),
+        "too_large_resource_version_is_504_with_a_cause",
+    )
+    .await
+    else {
+        return;
+    };
+    let addr = env.demo.as_ref().unwrap().addr();
+    let (code, status) = raw_get(
+        addr,
+        &format!(
+            "/api/v1/namespaces/{}/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan",
+            env.ns
+        ),
+    )
+    .await;
+    assert_eq!(code, 504);
+    assert_eq!(status["reason"], "Timeout");
+    assert_eq!(
+        status["details"]["causes"][0]["reason"],
+        "ResourceVersionTooLarge"
+    );
+    let (code, status) = raw_get(
+        addr,
+        &format!(
+            "/api/v1/namespaces/{}/configmaps?resourceVersionMatch=Exact",
+            env.ns
+        ),
+    )
+    .await;
+    assert_eq!((code, status["reason"].as_str()), (400, Some("BadRequest")));
+    env.cleanup().await;
+}

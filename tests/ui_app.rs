@@ -3,9 +3,10 @@
 mod ui_support;
 
 use crossterm::event::KeyCode;
+use kinformer::informer::delta_fifo::DeltaType;
+use kinformer::informer::shared_informer::TapEntry;
 use kinformer::ui::action::{Action, ConnectionState, Effect, InformerState};
 use kinformer::ui::app::{Mode, Screen};
-use kinformer::ui::compat::{DeltaType, TapEntry};
 use kinformer::ui::table::{Mark, SortBy};
 use kinformer::ui::{App, AppConfig, KeyMap};
 use ui_support::*;
@@ -949,4 +950,134 @@ fn rows_for_closed_views_are_ignored() {
     });
     assert!(fx.is_empty());
     assert!(!app.views.contains_key(&v));
+}
+
+#[test]
+fn discovered_custom_resources_open_by_plural_with_their_printer_columns() {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+    use kinformer::cluster::ResourceInfo;
+    use kinformer::render::PrinterColumn;
+    let (mut app, _) = app_with(config(), three_pods());
+    let mut widget = ResourceInfo::from_api_resource(
+        "demo.kinformer.dev",
+        "v1",
+        &APIResource {
+            name: "widgets".into(),
+            kind: "Widget".into(),
+            namespaced: true,
+            singular_name: "widget".into(),
+            short_names: Some(vec!["wg".into()]),
+            verbs: vec!["list".into(), "watch".into(), "get".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    widget.printer_columns = Some(vec![PrinterColumn {
+        name: "Size".into(),
+        json_path: ".spec.size".into(),
+        type_: "integer".into(),
+        priority: 0,
+    }]);
+    let mut resources = kinformer::ui::resources::builtin_resources();
+    resources.push(widget);
+    app.update(Action::Discovery(resources));
+    app.update(key(':'));
+    type_str(&mut app, "wg");
+    let fx = app.update(code(KeyCode::Enter));
+    let (view, plural, _) = opened(&fx)[0].clone();
+    assert_eq!(plural, "widgets");
+    let names: Vec<String> = app.views[&view]
+        .columns
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert!(names.contains(&"SIZE".to_string()), "{names:?}");
+}
+
+#[test]
+fn forbidden_all_namespaces_view_falls_back_to_the_context_namespace() {
+    let cfg = AppConfig {
+        namespace: None,
+        context_namespace: Some("team-a".into()),
+        ..config()
+    };
+    let (mut app, v) = app_with(cfg, vec![]);
+    let mut row = informer_row(
+        "pods",
+        None,
+        InformerState::BackingOff {
+            until_ms: NOW_MS + 5_000,
+        },
+    );
+    row.forbidden = true;
+    let fx = app.update(Action::InformerStats(vec![row]));
+    assert!(fx.contains(&Effect::CloseView { view: v }));
+    assert_eq!(opened(&fx)[0].2.as_deref(), Some("team-a"));
+    assert_eq!(app.namespace.as_deref(), Some("team-a"));
+    assert!(
+        app.message
+            .clone()
+            .unwrap()
+            .0
+            .contains("showing namespace team-a")
+    );
+}
+
+#[test]
+fn forbidden_namespaced_view_stays_and_says_so() {
+    let cfg = AppConfig {
+        context_namespace: Some("team-a".into()),
+        ..config()
+    };
+    let (mut app, v) = app_with(cfg, vec![]);
+    let mut row = informer_row("pods", Some("default"), InformerState::Watching);
+    row.forbidden = true;
+    assert!(app.update(Action::InformerStats(vec![row])).is_empty());
+    assert_eq!(app.current_view_id(), Some(v));
+}
+
+#[test]
+fn enter_on_an_informer_row_opens_its_resource() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::InformerStats(vec![
+        informer_row("pods", Some("default"), InformerState::Watching),
+        informer_row("deployments.apps", Some("shop"), InformerState::Watching),
+    ]));
+    app.update(key(':'));
+    type_str(&mut app, "informers");
+    app.update(code(KeyCode::Enter));
+    app.update(key('j'));
+    let fx = app.update(code(KeyCode::Enter));
+    let (view, plural, ns) = opened(&fx)[0].clone();
+    assert_eq!(
+        (plural.as_str(), ns.as_deref()),
+        ("deployments", Some("shop"))
+    );
+    assert_eq!(app.current_view_id(), Some(view));
+    let fx = app.update(code(KeyCode::Esc));
+    assert_eq!(fx, vec![Effect::CloseView { view }]);
+    assert!(matches!(app.current_screen(), Some(Screen::Informers)));
+}
+
+#[test]
+fn mouse_wheel_scrolls_and_click_selects_a_row() {
+    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let rows = (0..30)
+        .map(|i| simple_pod("default", &format!("p{i:02}")))
+        .collect();
+    let (mut app, v) = app_with(config(), rows);
+    let mouse = |kind, row| {
+        Action::Mouse(MouseEvent {
+            kind,
+            column: 10,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    app.update(mouse(MouseEventKind::ScrollDown, 10));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p03"));
+    app.update(mouse(MouseEventKind::ScrollUp, 10));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p00"));
+    app.update(mouse(MouseEventKind::Down(MouseButton::Left), 7));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p02"));
 }

@@ -4,8 +4,9 @@
 mod ui_support;
 
 use crossterm::event::KeyCode;
+use kinformer::informer::delta_fifo::DeltaType;
+use kinformer::informer::shared_informer::TapEntry;
 use kinformer::ui::action::{Action, ConnectionState, InformerRow, InformerState};
-use kinformer::ui::compat::{DeltaType, TapEntry};
 use kinformer::ui::{App, AppConfig};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -373,4 +374,78 @@ fn delete_confirmation_dialog() {
     let (mut app, _) = app_demo(config());
     app.update(ctrl('d'));
     insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}
+
+/// Rows made by the real row functions from the render fixtures, as the runtime makes them.
+#[test]
+fn pods_table_from_real_objects() {
+    use kinformer::ui::action::ObjectSummary;
+    let mut rows = Vec::new();
+    for f in [
+        "pod",
+        "pod_crashloop",
+        "pod_init",
+        "pod_terminating",
+        "pod_completed",
+    ] {
+        let text = std::fs::read_to_string(format!("tests/fixtures/{f}.json")).unwrap();
+        let obj: kube::api::DynamicObject = serde_json::from_str(&text).unwrap();
+        rows.push(ObjectSummary::from_object("Pod", &obj, None).unwrap());
+    }
+    let cfg = AppConfig {
+        namespace: None,
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, rows);
+    connected(&mut app);
+    app.update(Action::InformerStats(vec![informer_row(
+        "pods",
+        None,
+        InformerState::Watching,
+    )]));
+    insta::assert_snapshot!(draw(&mut app, 120, 14).backend());
+}
+
+#[test]
+fn rendering_never_panics_at_any_size_on_any_screen() {
+    let setups: Vec<Box<dyn Fn(&mut App)>> = vec![
+        Box::new(|_| {}),
+        Box::new(|a| {
+            a.update(key('?'));
+        }),
+        Box::new(|a| {
+            a.update(key('l'));
+        }),
+        Box::new(|a| {
+            a.update(ctrl('d'));
+        }),
+        Box::new(|a| {
+            a.update(key('e'));
+            a.update(Action::Tap(taps()));
+        }),
+        Box::new(|a| {
+            a.update(key(':'));
+            type_str(a, "events");
+            a.update(code(KeyCode::Enter));
+        }),
+        Box::new(|a| {
+            a.update(key(':'));
+            type_str(a, "informers");
+            a.update(code(KeyCode::Enter));
+        }),
+        Box::new(|a| {
+            a.update(key('y'));
+        }),
+        Box::new(|a| {
+            a.update(key('/'));
+            type_str(a, "web");
+        }),
+    ];
+    for setup in &setups {
+        for (w, h) in [(0, 0), (1, 1), (5, 3), (20, 6), (40, 10), (300, 100)] {
+            let (mut app, _) = app_demo(config());
+            setup(&mut app);
+            draw(&mut app, w, h);
+        }
+    }
 }

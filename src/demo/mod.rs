@@ -4,6 +4,7 @@
 //! - [`cluster`]: storage with one global resourceVersion, history/compaction, watch fan-out;
 //! - [`resources`]: the served kinds and discovery documents; [`table`]: server-side printing;
 //! - [`patch`]: merge / JSON / strategic-merge patches; [`faults`]: fault injection;
+//! - [`proto`]: the little protobuf kubectl's `create namespace|configmap|secret` sends;
 //! - [`churn`]: the loop feeding simulator mutations into the cluster;
 //! - [`sim`] and [`objects`]: the deterministic churn simulator and realistic object builders.
 //!
@@ -15,6 +16,7 @@ pub mod faults;
 pub mod mutation;
 pub mod objects;
 pub mod patch;
+pub mod proto;
 pub mod resources;
 pub mod server;
 pub mod sim;

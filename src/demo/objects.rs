@@ -500,6 +500,8 @@ pub enum AppFlavor {
     Database,
     /// A node agent (daemonset), usually hostNetwork.
     Agent,
+    /// A control-plane static pod (etcd, kube-apiserver, ...) run by the kubelet from a manifest.
+    ControlPlane,
     /// A batch job that runs to completion.
     Batch,
 }
@@ -626,7 +628,7 @@ impl PodTemplate {
     /// as `data` for stateful pods.
     pub fn pod_spec(&self, pvc: Option<&str>) -> Map<String, Value> {
         let mut s = Map::new();
-        s.insert("containers".into(), json!([self.container()]));
+        s.insert("containers".into(), Value::Array(vec![self.container()]));
         s.insert(
             "dnsPolicy".into(),
             Value::from(if self.host_network {
@@ -712,7 +714,95 @@ impl PodTemplate {
             {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}},
         ]}}));
         s.insert("volumes".into(), Value::Array(volumes));
+        if self.flavor == AppFlavor::ControlPlane {
+            self.control_plane_spec(&mut s);
+        }
         s
+    }
+
+    /// What kubeadm's static pod manifests look like: no service account, host paths, a
+    /// command line, a liveness probe on the component's localhost port.
+    fn control_plane_spec(&self, s: &mut Map<String, Value>) {
+        s.remove("serviceAccount");
+        s.remove("serviceAccountName");
+        s.remove("enableServiceLinks");
+        s.insert(
+            "securityContext".into(),
+            json!({"seccompProfile": {"type": "RuntimeDefault"}}),
+        );
+        s.insert(
+            "tolerations".into(),
+            json!([{"effect": "NoExecute", "operator": "Exists"}]),
+        );
+        s.insert(
+            "volumes".into(),
+            json!([
+                {"name": "k8s-certs", "hostPath": {"path": "/etc/kubernetes/pki", "type": "DirectoryOrCreate"}},
+                {"name": "etc-ca-certificates", "hostPath": {"path": "/etc/ca-certificates", "type": "DirectoryOrCreate"}},
+            ]),
+        );
+        let (port, scheme, cmd): (u16, &str, Vec<&str>) = match self.container.as_str() {
+            "etcd" => (
+                2381,
+                "HTTP",
+                vec![
+                    "etcd",
+                    "--data-dir=/var/lib/etcd",
+                    "--listen-metrics-urls=http://127.0.0.1:2381",
+                    "--snapshot-count=10000",
+                ],
+            ),
+            "kube-apiserver" => (
+                6443,
+                "HTTPS",
+                vec![
+                    "kube-apiserver",
+                    "--authorization-mode=Node,RBAC",
+                    "--enable-admission-plugins=NodeRestriction",
+                    "--secure-port=6443",
+                    "--service-cluster-ip-range=10.96.0.0/12",
+                ],
+            ),
+            "kube-controller-manager" => (
+                10257,
+                "HTTPS",
+                vec![
+                    "kube-controller-manager",
+                    "--cluster-cidr=10.64.0.0/10",
+                    "--leader-elect=true",
+                    "--use-service-account-credentials=true",
+                ],
+            ),
+            _ => (
+                10259,
+                "HTTPS",
+                vec![
+                    "kube-scheduler",
+                    "--authentication-kubeconfig=/etc/kubernetes/scheduler.conf",
+                    "--bind-address=127.0.0.1",
+                    "--leader-elect=true",
+                ],
+            ),
+        };
+        if let Some(Value::Array(cs)) = s.get_mut("containers")
+            && let Some(Value::Object(c)) = cs.first_mut()
+        {
+            c.remove("env");
+            c.remove("securityContext");
+            c.remove("readinessProbe");
+            c.insert("command".into(), json!(cmd));
+            let probe = json!({"httpGet": {"host": "127.0.0.1", "path": if port == 2381 { "/livez" } else { "/healthz" }, "port": port, "scheme": scheme},
+                               "initialDelaySeconds": 10, "periodSeconds": 10, "timeoutSeconds": 15, "successThreshold": 1, "failureThreshold": 8});
+            c.insert("livenessProbe".into(), probe.clone());
+            c.insert("startupProbe".into(), probe);
+            c.insert(
+                "volumeMounts".into(),
+                json!([
+                    {"name": "k8s-certs", "mountPath": "/etc/kubernetes/pki", "readOnly": true},
+                    {"name": "etc-ca-certificates", "mountPath": "/etc/ca-certificates", "readOnly": true},
+                ]),
+            );
+        }
     }
 
     pub fn template(&self, extra_labels: &[(&str, &str)]) -> Value {
@@ -720,7 +810,12 @@ impl PodTemplate {
         for (k, v) in extra_labels {
             l.insert((*k).to_string(), Value::from(*v));
         }
-        json!({"metadata": {"labels": l}, "spec": self.pod_spec(None)})
+        let mut md = Map::new();
+        md.insert("labels".into(), Value::Object(l));
+        let mut t = Map::new();
+        t.insert("metadata".into(), Value::Object(md));
+        t.insert("spec".into(), Value::Object(self.pod_spec(None)));
+        Value::Object(t)
     }
 
     /// QoS class as the kubelet computes it from requests and limits.
@@ -729,6 +824,22 @@ impl PodTemplate {
             "Guaranteed"
         } else {
             "Burstable"
+        }
+    }
+}
+
+/// A [`PodTemplate`]'s labels and pod spec rendered once, for many pods.
+#[derive(Debug, Clone)]
+pub struct RenderedTemplate {
+    pub labels: Map<String, Value>,
+    pub spec: Map<String, Value>,
+}
+
+impl RenderedTemplate {
+    pub fn new(t: &PodTemplate) -> Self {
+        Self {
+            labels: t.label_map(),
+            spec: t.pod_spec(None),
         }
     }
 }
@@ -863,11 +974,11 @@ pub fn replicaset(r: &ReplicaSetView<'_>) -> Value {
     );
     md.insert(
         "ownerReferences".into(),
-        json!([controller_ref(
+        Value::Array(vec![controller_ref(
             "apps/v1",
             "Deployment",
             r.deployment,
-            r.deployment_uid
+            r.deployment_uid,
         )]),
     );
     let mut o = object("apps/v1", "ReplicaSet", md);
@@ -1130,6 +1241,9 @@ pub struct PodView<'a> {
     pub hostname: Option<&'a str>,
     pub subdomain: Option<&'a str>,
     pub pvc: Option<&'a str>,
+    /// Pre-rendered `template.label_map()` and `template.pod_spec(None)`, if the caller caches
+    /// them (rendering 150k pods from a cached template is several times faster).
+    pub cached: Option<&'a RenderedTemplate>,
     pub stage: PodStage,
     pub scheduled_at: i64,
     /// When the current container started (Running) or the pod became ready.
@@ -1142,7 +1256,10 @@ pub struct PodView<'a> {
 
 pub fn pod(p: &PodView<'_>) -> Value {
     let t = p.template;
-    let mut l = t.label_map();
+    let mut l = match p.cached {
+        Some(c) => c.labels.clone(),
+        None => t.label_map(),
+    };
     for (k, v) in p.extra_labels {
         l.insert((*k).to_string(), Value::from(*v));
     }
@@ -1163,9 +1280,25 @@ pub fn pod(p: &PodView<'_>) -> Value {
     }
     md.insert(
         "ownerReferences".into(),
-        json!([controller_ref(p.owner.0, p.owner.1, p.owner.2, p.owner.3)]),
+        Value::Array(vec![controller_ref(
+            p.owner.0, p.owner.1, p.owner.2, p.owner.3,
+        )]),
     );
-    let mut spec = t.pod_spec(p.pvc);
+    let mut spec = match p.cached {
+        Some(c) => {
+            let mut spec = c.spec.clone();
+            if let Some(pvc) = p.pvc
+                && let Some(Value::Array(vols)) = spec.get_mut("volumes")
+            {
+                vols.insert(
+                    0,
+                    json!({"name": "data", "persistentVolumeClaim": {"claimName": pvc}}),
+                );
+            }
+            spec
+        }
+        None => t.pod_spec(p.pvc),
+    };
     if let Some(h) = p.hostname {
         spec.insert("hostname".into(), Value::from(h));
     }
@@ -1224,12 +1357,12 @@ fn pod_status(p: &PodView<'_>) -> Value {
     };
     s.insert(
         "conditions".into(),
-        json!([
+        Value::Array(vec![
             cond(
                 "PodReadyToStartContainers",
                 sandbox && p.stage != PodStage::Succeeded,
                 p.started_at.max(p.scheduled_at),
-                None
+                None,
             ),
             cond(
                 "Initialized",
@@ -1239,19 +1372,19 @@ fn pod_status(p: &PodView<'_>) -> Value {
                     Some("PodCompleted")
                 } else {
                     None
-                }
+                },
             ),
             cond(
                 "Ready",
                 ready,
                 p.started_at.max(p.scheduled_at),
-                if ready { None } else { not_ready_reason }
+                if ready { None } else { not_ready_reason },
             ),
             cond(
                 "ContainersReady",
                 ready,
                 p.started_at.max(p.scheduled_at),
-                if ready { None } else { not_ready_reason }
+                if ready { None } else { not_ready_reason },
             ),
             cond("PodScheduled", true, p.scheduled_at, None),
         ]),
@@ -1308,12 +1441,17 @@ fn pod_status(p: &PodView<'_>) -> Value {
         _ => json!({}),
     };
     cs.insert("lastState".into(), last);
-    cs.insert(
-        "volumeMounts".into(),
-        json!([{"name": "kube-api-access", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
-                "readOnly": true, "recursiveReadOnly": "Disabled"}]),
+    if t.flavor != AppFlavor::ControlPlane {
+        cs.insert(
+            "volumeMounts".into(),
+            json!([{"name": "kube-api-access", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                    "readOnly": true, "recursiveReadOnly": "Disabled"}]),
+        );
+    }
+    s.insert(
+        "containerStatuses".into(),
+        Value::Array(vec![Value::Object(cs)]),
     );
-    s.insert("containerStatuses".into(), json!([Value::Object(cs)]));
     s.insert("qosClass".into(), Value::from(t.qos_class()));
     Value::Object(s)
 }

@@ -45,6 +45,12 @@ const fn r(
     }
 }
 
+/// For kinds without a `status` subresource (configmaps, secrets, events, serviceaccounts).
+const fn no_status(mut r: ResourceInfo) -> ResourceInfo {
+    r.status_subresource = false;
+    r
+}
+
 /// The demo CRD group.
 pub const DEMO_GROUP: &str = "demo.kinformer.io";
 
@@ -98,7 +104,7 @@ pub const RESOURCES: &[ResourceInfo] = &[
         ALL,
         &["spec.type", "spec.clusterIP"],
     ),
-    r(
+    no_status(r(
         "",
         "configmaps",
         "ConfigMap",
@@ -107,8 +113,8 @@ pub const RESOURCES: &[ResourceInfo] = &[
         &["cm"],
         NONE,
         &[],
-    ),
-    r(
+    )),
+    no_status(r(
         "",
         "secrets",
         "Secret",
@@ -117,8 +123,8 @@ pub const RESOURCES: &[ResourceInfo] = &[
         NONE,
         NONE,
         &["type"],
-    ),
-    r(
+    )),
+    no_status(r(
         "",
         "events",
         "Event",
@@ -139,8 +145,8 @@ pub const RESOURCES: &[ResourceInfo] = &[
             "source",
             "type",
         ],
-    ),
-    r(
+    )),
+    no_status(r(
         "",
         "serviceaccounts",
         "ServiceAccount",
@@ -149,7 +155,7 @@ pub const RESOURCES: &[ResourceInfo] = &[
         &["sa"],
         NONE,
         &[],
-    ),
+    )),
     r(
         "apps",
         "deployments",
@@ -289,6 +295,17 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
             entry["categories"] = json!(r.categories);
         }
         resources.push(entry);
+        if matches!(r.id.plural, "deployments" | "replicasets" | "statefulsets") {
+            resources.push(json!({
+                "name": format!("{}/scale", r.id.plural),
+                "singularName": "",
+                "namespaced": true,
+                "group": "autoscaling",
+                "version": "v1",
+                "kind": "Scale",
+                "verbs": ["get", "patch", "update"],
+            }));
+        }
         if r.status_subresource {
             resources.push(json!({
                 "name": format!("{}/status", r.id.plural),

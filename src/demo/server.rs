@@ -309,16 +309,154 @@ async fn admin(
     json_response(StatusCode::OK, &json!({"ok": true, "action": action}))
 }
 
+/// `/openapi/v2`: the gnostic `openapi_v2.Document` with only `swagger` and `info`, as protobuf
+/// (what kubectl asks for) or JSON.
+fn openapi_v2(headers: &HeaderMap) -> Response {
+    let wants_pb = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("protobuf"));
+    if !wants_pb {
+        return json_response(
+            StatusCode::OK,
+            &json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.33.0"},
+                    "paths": {}, "definitions": {}}),
+        );
+    }
+    fn field(out: &mut Vec<u8>, tag: u8, bytes: &[u8]) {
+        out.push(tag);
+        // All lengths here are < 128: a one-byte varint.
+        out.push(u8::try_from(bytes.len()).unwrap_or(0));
+        out.extend_from_slice(bytes);
+    }
+    let mut info = Vec::new();
+    field(&mut info, 0x0a, b"Kubernetes"); // Info.title = 1
+    field(&mut info, 0x12, b"v1.33.0"); // Info.version = 2
+    let mut doc = Vec::new();
+    field(&mut doc, 0x0a, b"2.0"); // Document.swagger = 1
+    field(&mut doc, 0x12, &info); // Document.info = 2
+    (
+        StatusCode::OK,
+        [(
+            header::CONTENT_TYPE,
+            "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+        )],
+        doc,
+    )
+        .into_response()
+}
+
+fn has_scale(info: &ResourceInfo) -> bool {
+    matches!(
+        info.id.plural,
+        "deployments" | "replicasets" | "statefulsets"
+    )
+}
+
+/// The `autoscaling/v1 Scale` view of a workload.
+fn scale_of(obj: &Value) -> Value {
+    let selector = obj
+        .pointer("/spec/selector/matchLabels")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .unwrap_or_default();
+    let meta = obj.get("metadata").cloned().unwrap_or(json!({}));
+    let mut m = json!({});
+    for f in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
+        if let Some(v) = meta.get(f) {
+            m[f] = v.clone();
+        }
+    }
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": m,
+        "spec": {"replicas": obj.pointer("/spec/replicas").cloned().unwrap_or(json!(1))},
+        "status": {
+            "replicas": obj.pointer("/status/replicas").cloned().unwrap_or(json!(0)),
+            "selector": selector,
+        },
+    })
+}
+
+/// GET / PUT / PATCH on `.../{name}/scale`.
+fn scale_handler(
+    app: &Arc<App>,
+    t: &Target,
+    verb: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, StatusError> {
+    let name = t.name.as_deref().unwrap_or_default();
+    let ns = t.ns.as_deref();
+    let cluster = &app.cluster;
+    let current = cluster.get_stored(t.idx, ns, name)?;
+    let obj = current.value()?;
+    let mut scale = scale_of(&obj);
+    match verb {
+        "get" => return Ok(json_response(StatusCode::OK, &scale)),
+        "update" => scale = parse_body(headers, body)?,
+        "patch" => {
+            let ct = headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            let kind = PatchType::from_content_type(ct)?;
+            let patch: Value = serde_json::from_slice(body)
+                .map_err(|e| StatusError::bad_request(format!("error decoding patch: {e}")))?;
+            super::patch::apply(kind, &mut scale, &patch)?;
+        }
+        _ => {
+            return Err(StatusError::method_not_allowed(format!(
+                "{verb} is not allowed on the scale subresource"
+            )));
+        }
+    }
+    let replicas = scale
+        .pointer("/spec/replicas")
+        .and_then(Value::as_i64)
+        .filter(|r| *r >= 0)
+        .ok_or_else(|| StatusError::bad_request("spec.replicas must be a non-negative integer"))?;
+    let mut next = obj;
+    next["spec"]["replicas"] = json!(replicas);
+    // A resourceVersion in the Scale is a precondition on the workload.
+    let rv = scale
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| current.rv.to_string());
+    next["metadata"]["resourceVersion"] = json!(rv);
+    let updated = cluster.update(t.idx, ns, name, next, UpdateMode::Spec)?;
+    Ok(json_response(StatusCode::OK, &scale_of(&updated)))
+}
+
 /// Parsed request target.
 struct Target {
     idx: usize,
     ns: Option<String>,
     name: Option<String>,
     status: bool,
+    /// The `scale` subresource (deployments, replicasets, statefulsets).
+    scale: bool,
 }
 
 enum Route {
     Doc(Value),
+    /// A schema-less OpenAPI v2 document: kubectl's client-side validation finds no schema for
+    /// any kind and skips validation (as it does for kinds a server does not describe).
+    OpenApiV2,
     Resource(Target),
 }
 
@@ -345,6 +483,7 @@ fn route(path: &str) -> Result<Route, StatusError> {
                 .map(Route::Doc)
                 .ok_or_else(not_found);
         }
+        ["openapi", "v2"] => return Ok(Route::OpenApiV2),
         ["api", v, rest @ ..] => ("", *v, rest),
         ["apis", g, v, rest @ ..] => (*g, *v, rest),
         _ => return Err(not_found()),
@@ -371,9 +510,10 @@ fn route(path: &str) -> Result<Route, StatusError> {
     if info.namespaced && ns.is_none() && name.is_some() {
         return Err(not_found());
     }
-    let status = match sub {
-        None => false,
-        Some("status") => true,
+    let (status, scale) = match sub {
+        None => (false, false),
+        Some("status") if info.status_subresource => (true, false),
+        Some("scale") if has_scale(info) => (false, true),
         Some(_) => return Err(not_found()),
     };
     Ok(Route::Resource(Target {
@@ -381,6 +521,7 @@ fn route(path: &str) -> Result<Route, StatusError> {
         ns,
         name,
         status,
+        scale,
     }))
 }
 
@@ -542,6 +683,7 @@ async fn handle(
             }
             return Ok(json_response(StatusCode::OK, &v));
         }
+        Route::OpenApiV2 => return Ok(openapi_v2(headers)),
         Route::Resource(t) => t,
     };
     let info = &RESOURCES[t.idx];
@@ -561,6 +703,9 @@ async fn handle(
         ));
     }
     let out = output(headers, &q);
+    if t.scale {
+        return scale_handler(app, &t, verb, headers, &body);
+    }
     let mode = if t.status {
         UpdateMode::Status
     } else if info.status_subresource {
@@ -586,7 +731,8 @@ async fn handle(
             if info.namespaced && t.ns.is_none() {
                 return Err(StatusError::unknown_path());
             }
-            let v = parse_body(headers, &body)?;
+            let mut v = parse_body(headers, &body)?;
+            reset_status_on_create(info, &mut v);
             let v = cluster.create(t.idx, t.ns.as_deref(), v)?;
             Ok(json_response(StatusCode::CREATED, &v))
         }
@@ -646,19 +792,36 @@ async fn handle(
     }
 }
 
+/// What the create strategies of kube-apiserver do to `status`: it is owned by controllers (and,
+/// for pods, the kubelet), so a client's create starts from the initial status.
+fn reset_status_on_create(info: &ResourceInfo, v: &mut Value) {
+    let Some(obj) = v.as_object_mut() else {
+        return;
+    };
+    match info.id.plural {
+        "pods" => {
+            obj.insert(
+                "status".into(),
+                json!({"phase": "Pending", "qosClass": "BestEffort"}),
+            );
+        }
+        "namespaces" => {
+            obj.insert("status".into(), json!({"phase": "Active"}));
+        }
+        _ if info.status_subresource && !matches!(info.id.plural, "customresourcedefinitions") => {
+            obj.remove("status");
+        }
+        _ => {}
+    }
+}
+
 fn parse_body(headers: &HeaderMap, body: &[u8]) -> Result<Value, StatusError> {
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
     if ct.contains("protobuf") {
-        return Err(StatusError::new(
-            415,
-            "UnsupportedMediaType",
-            format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json; got {ct:?}"
-            ),
-        ));
+        return super::proto::decode(body);
     }
     let v: Value = if ct.contains("yaml") {
         serde_norway::from_slice(body)

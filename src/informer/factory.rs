@@ -70,6 +70,24 @@ impl InformerKey {
     }
 }
 
+impl InformerKey {
+    /// How people name the informer: `pods`, `deployments.apps`, with `@namespace` for a
+    /// namespace-scoped one. The informer's kind (and so the event log's KIND column) uses it, so
+    /// two informers of one kind in different scopes stay apart.
+    pub fn short_label(&self) -> String {
+        let mut s = if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        };
+        if let Some(ns) = &self.namespace {
+            s.push('@');
+            s.push_str(ns);
+        }
+        s
+    }
+}
+
 impl std::fmt::Display for InformerKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.namespace {
@@ -221,7 +239,7 @@ impl SharedInformerFactory {
         SharedIndexInformer::new(
             lw,
             InformerConfig {
-                kind: key.resource_label(),
+                kind: key.short_label(),
                 resync_period: self.options.default_resync,
                 indexers,
                 transform: Some(transform),
@@ -336,6 +354,16 @@ impl SharedInformerFactory {
     }
 }
 
+impl SharedInformerFactory {
+    /// Every informer's stats, ordered by key (the dashboard's informer panel).
+    pub fn stats(&self) -> Vec<(InformerKey, super::shared_informer::InformerStats)> {
+        self.informers()
+            .into_iter()
+            .map(|(k, i)| (k, i.stats()))
+            .collect()
+    }
+}
+
 impl Drop for SharedInformerFactory {
     fn drop(&mut self) {
         // Informer tasks hold no reference to the factory; make sure they do not outlive it.
@@ -420,7 +448,7 @@ mod tests {
             keys,
             vec!["v1/pods", "v1/pods in prod", "apps/v1/deployments"]
         );
-        assert_eq!(a.kind(), "v1/pods");
+        assert_eq!(a.kind(), "pods");
         // Pods get the node index on top of the defaults.
         let mut names = a.indexer().index_names();
         names.sort();
@@ -507,6 +535,13 @@ mod tests {
         f.start();
         let synced = f.wait_for_cache_sync(Duration::from_secs(10)).await;
         assert!(synced.values().all(|s| *s));
+        let stats = f.stats();
+        assert_eq!(stats.len(), 3);
+        assert!(
+            stats
+                .iter()
+                .all(|(_, s)| s.running && s.has_synced && s.cached_objects == 1)
+        );
         assert!(f.informers().iter().all(|(_, i)| i.is_running()));
         f.shutdown().await;
         for (key, inf) in f.informers() {

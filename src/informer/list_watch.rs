@@ -14,6 +14,23 @@
 //!
 //! Implementations: [`KubeListerWatcher`] (over a [`kube::Client`], typed or dynamic kinds) and
 //! [`FakeListerWatcher`] (scriptable, for tests anywhere in the crate and in `tests/`).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use k8s_openapi::api::core::v1::Pod;
+//! use kube::core::{ApiResource, GroupVersionKind};
+//! use kinformer::informer::list_watch::{client_for_informers, KubeListerWatcher};
+//!
+//! let client = client_for_informers(kube::Config::infer().await?)?;
+//! // Pods in one namespace, typed.
+//! let pods = KubeListerWatcher::<Pod>::typed(client.clone(), Some("default"));
+//! // Any kind, e.g. a CRD found by discovery, cluster-wide.
+//! let gvk = GroupVersionKind::gvk("example.com", "v1", "Widget");
+//! let widgets = KubeListerWatcher::dynamic(client, &ApiResource::from_gvk_with_plural(&gvk, "widgets"), None);
+//! # let _ = (pods, widgets);
+//! # Ok(())
+//! # }
+//! ```
 
 use std::collections::{BTreeMap, VecDeque};
 use std::marker::PhantomData;

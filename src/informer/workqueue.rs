@@ -18,6 +18,30 @@
 //!
 //! Unlike client-go, the delaying part needs no goroutine (task) of its own: `get` sleeps until the
 //! earliest waiting item is ready, so a queue can be created outside a runtime.
+//!
+//! # Example
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! use kinformer::informer::workqueue::RateLimitingQueue;
+//!
+//! let queue = RateLimitingQueue::new();
+//! // A burst of updates to one object coalesces into one work item.
+//! for _ in 0..3 {
+//!     queue.add("default/web-1".to_string());
+//! }
+//! assert_eq!(queue.len(), 1);
+//! while let Some(key) = queue.get().await {
+//!     // ... handle `key`; on failure: queue.add_rate_limited(key.clone());
+//!     queue.forget(&key);
+//!     queue.done(&key);
+//!     if queue.is_empty() {
+//!         queue.shut_down();
+//!     }
+//! }
+//! # }
+//! ```
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};

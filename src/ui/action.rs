@@ -12,7 +12,11 @@ use std::sync::Arc;
 use crossterm::event::{KeyEvent, MouseEvent};
 use kube::api::DynamicObject;
 
-use super::compat::{ResourceInfo, Row, TapEntry, ThreadSafeStore};
+use crate::cluster::ResourceInfo;
+use crate::informer::meta_namespace_key;
+use crate::informer::shared_informer::TapEntry;
+use crate::informer::thread_safe_store::ThreadSafeStore;
+use crate::render::{PrinterColumn, Row};
 
 /// Identifies one resource view (one informer subscription) for the lifetime of the app.
 /// Allocated by the app in [`Effect::OpenResource`]; the runtime tags data for that view with it.
@@ -35,6 +39,44 @@ pub struct ObjectSummary {
     pub owner_uids: Vec<Arc<str>>,
     /// `spec.nodeName` for pods, for drill-down from nodes.
     pub node: Option<Arc<str>>,
+}
+
+impl ObjectSummary {
+    /// The summary of one cached object: its key, labels, owners, node and the kind's row
+    /// (`crate::render::row`). `None` for an object without a name (it cannot be keyed).
+    pub fn from_object(
+        kind: &str,
+        obj: &DynamicObject,
+        printer_columns: Option<&[PrinterColumn]>,
+    ) -> Option<ObjectSummary> {
+        let key: Arc<str> = Arc::from(meta_namespace_key(obj).ok()?);
+        let meta = &obj.metadata;
+        let node = obj
+            .data
+            .get("spec")
+            .and_then(|s| s.get("nodeName"))
+            .and_then(|n| n.as_str())
+            .map(Arc::from);
+        Some(ObjectSummary {
+            key,
+            namespace: meta
+                .namespace
+                .as_deref()
+                .filter(|n| !n.is_empty())
+                .map(Arc::from),
+            name: Arc::from(meta.name.as_deref()?),
+            uid: Arc::from(meta.uid.as_deref().unwrap_or("")),
+            labels: meta.labels.clone().unwrap_or_default(),
+            row: crate::render::row(kind, obj, printer_columns),
+            owner_uids: meta
+                .owner_references
+                .iter()
+                .flatten()
+                .map(|r| Arc::from(r.uid.as_str()))
+                .collect(),
+            node,
+        })
+    }
 }
 
 /// State of one informer as the informer panel and the header show it.

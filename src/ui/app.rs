@@ -16,13 +16,15 @@ use tui_input::backend::crossterm::EventHandler;
 use super::action::{
     Action, ConnectionState, Effect, InformerRow, ObjectSummary, ViewId, resource_label,
 };
-use super::compat::{
-    Column, LABEL_INDEX, ResourceInfo, ThreadSafeStore, columns, printer_columns_of, to_yaml,
-};
 use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
+use super::resources::printer_columns_of;
 use super::resources::{builtin_resources, complete, resolve};
 use super::table::{Drill, LabelFilter, SortBy, TableModel, TextFilter};
+use crate::cluster::ResourceInfo;
+use crate::informer::index::LABEL_INDEX;
+use crate::informer::thread_safe_store::ThreadSafeStore;
+use crate::render::{Column, columns, to_yaml};
 
 /// How the app was started (from the command line).
 #[derive(Debug, Clone)]
@@ -37,6 +39,9 @@ pub struct AppConfig {
     pub readonly: bool,
     /// Wall clock at start, unix ms.
     pub now_ms: i64,
+    /// The kubeconfig context's namespace: where an all-namespaces view falls back to when
+    /// listing across namespaces is forbidden (instead of showing nothing).
+    pub context_namespace: Option<String>,
 }
 
 impl Default for AppConfig {
@@ -48,6 +53,7 @@ impl Default for AppConfig {
             selector: None,
             readonly: false,
             now_ms: 0,
+            context_namespace: None,
         }
     }
 }
@@ -183,6 +189,7 @@ pub struct App {
     pub ns_view: Option<ViewId>,
     initial_resource: String,
     initial_selector: Option<String>,
+    context_namespace: Option<String>,
     next_view: ViewId,
     next_request: u64,
     dirty: bool,
@@ -217,6 +224,7 @@ impl App {
             should_quit: false,
             ns_view: None,
             initial_resource: config.resource,
+            context_namespace: config.context_namespace,
             initial_selector: config.selector,
             next_view: 1,
             next_request: 1,
@@ -436,6 +444,21 @@ impl App {
                     self.dirty = true;
                     self.nav(KeyAction::Up, 3);
                 }
+                MouseEventKind::Down(crossterm::event::MouseButton::Left) => {
+                    // Table rows start below the header (3 lines), the border and the column
+                    // header.
+                    if matches!(self.mode, Mode::Normal)
+                        && let Some(Screen::Table(id)) = self.current_screen().cloned()
+                        && let Some(v) = self.views.get_mut(&id)
+                        && m.row >= 5
+                    {
+                        let i = v.table.offset + usize::from(m.row - 5);
+                        if i < v.table.list().len() {
+                            v.table.select_index(i);
+                            self.dirty = true;
+                        }
+                    }
+                }
                 _ => {}
             },
             Action::Resize(w, h) => {
@@ -510,6 +533,7 @@ impl App {
                             v.synced = true;
                         }
                     }
+                    self.fall_back_from_forbidden_all_namespaces(&mut fx);
                     self.informer_cursor = self
                         .informer_cursor
                         .min(self.informers.len().saturating_sub(1));
@@ -559,6 +583,32 @@ impl App {
         fx
     }
 
+    /// An all-namespaces view that may not list across namespaces switches to the context's
+    /// namespace (once), rather than showing nothing.
+    fn fall_back_from_forbidden_all_namespaces(&mut self, fx: &mut Vec<Effect>) {
+        let Some(Screen::Table(id)) = self.current_screen() else {
+            return;
+        };
+        let Some(v) = self.views.get(id) else { return };
+        if v.namespace.is_some() || !v.resource.namespaced || v.drilled_from.is_some() {
+            return;
+        }
+        if !self.informer_for(v).is_some_and(|r| r.forbidden) {
+            return;
+        }
+        let Some(ns) = self.context_namespace.take() else {
+            return;
+        };
+        let resource = v.resource.clone();
+        let plural = resource.api_resource.plural.clone();
+        self.namespace = Some(ns.clone());
+        self.reset_to(resource, fx);
+        self.error(format!(
+            "no permission to list {plural} in all namespaces: showing namespace {ns}"
+        ));
+        self.dirty = true;
+    }
+
     fn after_rows(&mut self, view: ViewId) {
         self.dirty = true;
         let feed = self.views.get(&view).and_then(|v| v.feeds.clone());
@@ -578,7 +628,7 @@ impl App {
             .table
             .entries()
             .filter(|e| e.mark != super::table::Mark::Deleted)
-            .filter(|e| e.summary.owner_uids.iter().any(|u| *u == feed.root))
+            .filter(|e| e.summary.owner_uids.contains(&feed.root))
             .map(|e| e.summary.uid.clone())
             .collect();
         uids.insert(feed.root.clone());
@@ -877,6 +927,25 @@ impl App {
     }
 
     fn enter(&mut self, fx: &mut Vec<Effect>) {
+        if let Some(Screen::Informers) = self.current_screen() {
+            // Enter on an informer opens its resource in its scope.
+            let Some(row) = self.informers.get(self.informer_cursor) else {
+                return;
+            };
+            let ns = row.namespace.clone();
+            let Some(r) = self
+                .resources
+                .iter()
+                .find(|r| resource_label(r) == row.resource)
+                .cloned()
+            else {
+                return;
+            };
+            let id = self.open_view(r, ns, fx);
+            self.stack.push(Screen::Table(id));
+            self.scroll_current();
+            return;
+        }
         let Some((view, obj)) = self.selected_object() else {
             return;
         };
@@ -1251,7 +1320,8 @@ impl App {
         let store = v.store.as_ref();
         let from_index = match store {
             Some(s) if !lf.index_terms.is_empty() => {
-                s.by_index_all(LABEL_INDEX, &lf.index_terms).ok()
+                let terms: Vec<&str> = lf.index_terms.iter().map(String::as_str).collect();
+                s.by_index_all(LABEL_INDEX, &terms).ok()
             }
             _ => None,
         };

@@ -7,7 +7,8 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use super::compat::{DeltaType, TapEntry};
+use crate::informer::delta_fifo::DeltaType;
+use crate::informer::shared_informer::TapEntry;
 
 /// Default ring capacity.
 pub const EVENT_LOG_CAPACITY: usize = 5_000;
@@ -210,8 +211,8 @@ mod tests {
         assert_eq!(log.shown().map(|e| e.seq).collect::<Vec<_>>(), vec![2]);
         log.cycle_kind(); // Pod
         assert!(log.shown().next().is_none());
-        for _ in 0..5 {
-            log.cycle_type();
+        for _ in 0..4 {
+            log.cycle_type(); // Deleted, Replaced, Sync, all
         }
         assert_eq!(log.type_filter, None);
         log.cycle_kind(); // back to all kinds

@@ -9,12 +9,32 @@
 //! - [`resources`]: `:` command resolution and completion.
 //! - [`widgets`]: rendering; reads `&App` only, draws only visible rows.
 
+//!
+//! # The runtime's side of the protocol
+//! - Create the app with `App::new(AppConfig, KeyMap::load(keys::user_keys_path().as_deref())?)`
+//!   and carry out the effects of `App::init()` (the first view and a namespaces view).
+//! - `Effect::OpenResource { view, resource, namespace }`: start or reuse the informer, send
+//!   `Action::Store { view, store }` (the indexer, for label filters and the picker), then the
+//!   rows: `Action::Rows` with `ObjectSummary::from_object` summaries of changed keys and the
+//!   deleted keys (or `Action::Resync` with the complete list). `Effect::CloseView`: stop.
+//! - Once a second (only when changed): `Action::InformerStats` (a row per informer, matched to
+//!   views by `resource_label` and namespace; `synced` turns on change highlighting, `forbidden`
+//!   shows the 403 message) and `Action::Connection` (unreachable → header countdown and STALE).
+//! - `Action::Tap` with new event-tap entries; `Action::Discovery`, `Action::Contexts` at start
+//!   and after `Effect::SwitchContext`.
+//! - `Effect::FetchYaml`/`FetchDescribe` → `Action::Yaml`/`Action::Describe` with the same
+//!   `request`; `Effect::Delete` (only ever emitted after confirmation, never in read-only mode)
+//!   → `Action::Notify` with the outcome; `Effect::Quit` → restore the terminal and exit.
+//! - Terminal input → `Action::Key`/`Mouse`/`Resize`; `Action::Tick(now_ms)` once a second (ages)
+//!   and at `App::next_deadline_ms()` (highlights fading, deleted rows leaving, countdowns).
+//!   Draw only when `App::take_dirty()` says so.
+
 pub mod action;
 pub mod app;
-pub mod compat;
 pub mod event_log;
 pub mod keys;
 pub mod resources;
+pub mod runtime;
 pub mod table;
 pub mod terminal;
 pub mod widgets;

@@ -5,7 +5,8 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
 
-use super::compat::ResourceInfo;
+use crate::cluster::ResourceInfo;
+use crate::render::PrinterColumn;
 
 fn builtin(
     group: &str,
@@ -65,6 +66,12 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
 /// (kubectl's rules, see [`crate::cluster::resolve`]).
 pub fn resolve<'a>(resources: &'a [ResourceInfo], name: &str) -> Option<&'a ResourceInfo> {
     crate::cluster::resolve(resources, name)
+}
+
+/// The CRD additionalPrinterColumns of a resource, from discovery (`None`: built-in kind, or a
+/// CRD without them, shown as NAME AGE).
+pub fn printer_columns_of(resource: &ResourceInfo) -> Option<&[PrinterColumn]> {
+    resource.printer_columns.as_deref()
 }
 
 /// Words accepted after `:` besides resources.

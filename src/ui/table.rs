@@ -2,7 +2,7 @@
 //! recent changes, and a selection that follows its object.
 //!
 //! Invariants:
-//! - `order` holds every key of `entries` exactly once, sorted by [`TableModel::cmp_entries`]
+//! - `order` holds every key of `entries` exactly once, sorted by `cmp_entries`
 //!   (sort cell, then key; reversed when descending). An update costs a binary search and one
 //!   `Vec` insert/remove (a memmove of pointers), never a re-sort.
 //! - `visible` holds, in the same order, exactly the keys of `order` whose entry passes the
@@ -107,7 +107,7 @@ impl TextFilter {
         s.row.cells.iter().any(|c| {
             // Only textual cells: ages and counts change meaning with time.
             let shown = c.display(0);
-            matches!(c, super::compat::Cell::Text(_)) && self.matches_str(&shown)
+            matches!(c, crate::render::Cell::Text(_)) && self.matches_str(&shown)
         })
     }
 }
@@ -131,12 +131,12 @@ impl LabelFilter {
         for r in &selector.requirements {
             match r.op {
                 Operator::Equals | Operator::DoubleEquals => {
-                    if let Some(v) = r.values.iter().next() {
+                    if let Some(v) = r.values.first() {
                         index_terms.push(format!("{}={}", r.key, v));
                     }
                 }
-                Operator::In if r.values.iter().count() == 1 => {
-                    if let Some(v) = r.values.iter().next() {
+                Operator::In if r.values.len() == 1 => {
+                    if let Some(v) = r.values.first() {
                         index_terms.push(format!("{}={}", r.key, v));
                     }
                 }
@@ -237,6 +237,24 @@ fn cmp_entries(sort: SortBy, descending: bool, a: &Entry, b: &Entry) -> Ordering
     };
     let o = primary.then_with(|| a.summary.key.cmp(&b.summary.key));
     if descending { o.reverse() } else { o }
+}
+
+/// Sort keys by their entries, resolving each key once (not once per comparison).
+fn sorted_keys<'a>(
+    entries: &'a HashMap<Arc<str>, Entry>,
+    keys: impl Iterator<Item = &'a Arc<str>>,
+    sort: SortBy,
+    descending: bool,
+) -> Vec<Arc<str>> {
+    let mut pairs: Vec<(&Arc<str>, &Entry)> =
+        keys.filter_map(|k| entries.get_key_value(k)).collect();
+    match sort {
+        // Key order needs no entry: plain string comparison.
+        SortBy::Key if !descending => pairs.sort_unstable_by(|a, b| a.0.cmp(b.0)),
+        SortBy::Key => pairs.sort_unstable_by(|a, b| b.0.cmp(a.0)),
+        _ => pairs.sort_unstable_by(|a, b| cmp_entries(sort, descending, a.1, b.1)),
+    }
+    pairs.into_iter().map(|(k, _)| k.clone()).collect()
 }
 
 impl TableModel {
@@ -385,14 +403,12 @@ impl TableModel {
                 if highlight {
                     self.expiries.push_back((now_ms + HIGHLIGHT_MS, None));
                 }
-                self.order = self.entries.keys().cloned().collect();
-                let (sort, desc) = (self.sort, self.descending);
-                let entries = &self.entries;
-                self.order
-                    .sort_unstable_by(|a, b| match (entries.get(a), entries.get(b)) {
-                        (Some(x), Some(y)) => cmp_entries(sort, desc, x, y),
-                        _ => a.cmp(b),
-                    });
+                self.order = sorted_keys(
+                    &self.entries,
+                    self.entries.keys(),
+                    self.sort,
+                    self.descending,
+                );
                 if self.filtered {
                     self.refilter(None);
                 } else {
@@ -557,15 +573,14 @@ impl TableModel {
     }
 
     fn resort(&mut self) {
-        let (sort, desc) = (self.sort, self.descending);
-        let entries = &self.entries;
-        let cmp = |a: &Arc<str>, b: &Arc<str>| match (entries.get(a), entries.get(b)) {
-            (Some(x), Some(y)) => cmp_entries(sort, desc, x, y),
-            _ => a.cmp(b),
-        };
-        self.order.sort_by(cmp);
+        self.order = sorted_keys(&self.entries, self.order.iter(), self.sort, self.descending);
         if self.filtered {
-            self.visible.sort_by(cmp);
+            self.visible = sorted_keys(
+                &self.entries,
+                self.visible.iter(),
+                self.sort,
+                self.descending,
+            );
         }
         self.fix_selection(None);
     }
@@ -603,14 +618,9 @@ impl TableModel {
             };
             match index_candidates {
                 Some(keys) => {
-                    self.visible = keys.into_iter().filter(|k| passes(k)).collect();
-                    let (sort, desc) = (self.sort, self.descending);
-                    let entries = &self.entries;
-                    self.visible
-                        .sort_by(|a, b| match (entries.get(a), entries.get(b)) {
-                            (Some(x), Some(y)) => cmp_entries(sort, desc, x, y),
-                            _ => a.cmp(b),
-                        });
+                    let matched: Vec<Arc<str>> = keys.into_iter().filter(|k| passes(k)).collect();
+                    self.visible =
+                        sorted_keys(&self.entries, matched.iter(), self.sort, self.descending);
                 }
                 None => {
                     self.visible = self.order.iter().filter(|k| passes(k)).cloned().collect();

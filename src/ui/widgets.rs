@@ -15,10 +15,11 @@ use ratatui::widgets::{
 
 use super::action::{InformerRow, InformerState};
 use super::app::{App, ConfirmDelete, LabelPicker, Mode, ResourceView, Screen, TextKind, TextView};
-use super::compat::Health;
 use super::event_log::{EventLog, delta_name};
 use super::keys::KeyAction;
 use super::table::{Mark, SortBy};
+use crate::informer::delta_fifo::DeltaType;
+use crate::render::Health;
 
 const TITLE: Color = Color::Cyan;
 const DIM: Color = Color::DarkGray;
@@ -433,7 +434,11 @@ impl App {
             }
         }
         if rows_text.is_empty() {
-            for (w, c) in widths.iter_mut().zip(v.columns.iter().skip(0)) {
+            for (w, c) in widths
+                .iter_mut()
+                .skip(usize::from(all_ns))
+                .zip(v.columns.iter())
+            {
                 *w = (*w).max(c.min_width.min(20));
             }
         }
@@ -781,11 +786,11 @@ fn render_events(log: &EventLog, _now_ms: i64, area: Rect, buf: &mut Buffer, ful
             )
         } else {
             let s = match e.delta {
-                super::compat::DeltaType::Added => Style::default().fg(Color::Green),
-                super::compat::DeltaType::Updated => Style::default().fg(Color::Cyan),
-                super::compat::DeltaType::Deleted => Style::default().fg(Color::Red),
-                super::compat::DeltaType::Replaced => Style::default().fg(Color::Yellow),
-                super::compat::DeltaType::Sync => Style::default().fg(DIM),
+                DeltaType::Added => Style::default().fg(Color::Green),
+                DeltaType::Updated => Style::default().fg(Color::Cyan),
+                DeltaType::Deleted => Style::default().fg(Color::Red),
+                DeltaType::Replaced => Style::default().fg(Color::Yellow),
+                DeltaType::Sync => Style::default().fg(DIM),
             };
             (delta_name(e.delta).to_string(), s)
         };

@@ -6,8 +6,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kinformer::informer::index::default_indexers;
+use kinformer::informer::thread_safe_store::ThreadSafeStore;
+use kinformer::render::{Cell, Health, Row};
 use kinformer::ui::action::{Action, Effect, InformerRow, InformerState, ObjectSummary, ViewId};
-use kinformer::ui::compat::{Cell, Health, Row, ThreadSafeStore};
 use kinformer::ui::{App, AppConfig, KeyMap};
 use kube::api::DynamicObject;
 
@@ -68,7 +70,7 @@ pub fn pod(p: PodSpec<'_>) -> ObjectSummary {
                 Cell::Text(p.name.into()),
                 Cell::Ratio(ready, 1),
                 Cell::Text(p.status.into()),
-                Cell::Int(p.restarts),
+                Cell::Restarts(p.restarts, None),
                 Cell::Age(Some(NOW - p.age_secs)),
                 Cell::Text("10.0.0.1".into()),
                 Cell::Text(p.node.into()),
@@ -134,7 +136,7 @@ pub fn cluster_object(name: &str, status: &str) -> ObjectSummary {
 
 /// A label-indexed store holding these summaries as DynamicObjects, as the informer's indexer.
 pub fn store_of(rows: &[ObjectSummary]) -> Arc<ThreadSafeStore<DynamicObject>> {
-    let store = Arc::new(ThreadSafeStore::<DynamicObject>::default());
+    let store = Arc::new(ThreadSafeStore::<DynamicObject>::new(default_indexers()));
     for s in rows {
         let obj: DynamicObject = serde_json::from_value(serde_json::json!({
             "apiVersion": "v1",
@@ -147,7 +149,7 @@ pub fn store_of(rows: &[ObjectSummary]) -> Arc<ThreadSafeStore<DynamicObject>> {
             }
         }))
         .unwrap();
-        store.add(s.key.to_string(), Arc::new(obj));
+        store.add(&s.key, Arc::new(obj)).unwrap();
     }
     store
 }

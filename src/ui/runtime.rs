@@ -1,0 +1,632 @@
+//! The dashboard's runtime: all I/O around the pure [`App`].
+//!
+//! Terminal events, informer notifications, the event tap and timers become [`Action`]s; the
+//! [`Effect`]s `App::update` returns are carried out here (informers, GETs, deletes, context
+//! switches). The screen is redrawn only when the app says something changed — no busy loop and
+//! no fixed repaint timer: idle CPU is a timer tick per second for the AGE column.
+//!
+//! Per view, informer handlers feed a [`RateLimitingQueue`] of keys; one task per view takes keys
+//! in batches, reads the latest object from the indexer and sends row summaries, so a burst of
+//! updates to one object costs one row update (client-go's controller pattern).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures::{FutureExt, StreamExt};
+use kube::Resource;
+use kube::api::{Api, DeleteParams, DynamicObject, ListParams};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::action::{
+    Action, ConnectionState, Effect, InformerRow, InformerState, ObjectSummary, ViewId,
+};
+use super::app::{App, AppConfig};
+use super::keys::KeyMap;
+use super::terminal;
+use crate::cluster::{Connection, ResourceInfo, one_line};
+use crate::informer::delta_fifo::{DeltaObject, Transform};
+use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
+use crate::informer::reflector::ReflectorState;
+use crate::informer::shared_informer::{DeleteObject, HandlerRegistration, ResourceEventHandler};
+use crate::informer::thread_safe_store::ThreadSafeStore;
+use crate::informer::workqueue::RateLimitingQueue;
+use crate::informer::{Error as InformerError, meta_namespace_key};
+use crate::render;
+
+/// Errors of the UI layer.
+#[derive(Debug, thiserror::Error)]
+pub enum UiError {
+    #[error("terminal: {0}")]
+    Terminal(#[from] std::io::Error),
+    #[error("key bindings: {0}")]
+    Keys(String),
+}
+
+/// Everything the runtime needs to start.
+pub struct RuntimeConfig {
+    pub connection: Connection,
+    pub server_version: String,
+    pub resources: Vec<ResourceInfo>,
+    pub app: AppConfig,
+    pub keys: KeyMap,
+    /// Extra line for the header, e.g. "demo cluster on 127.0.0.1:PORT".
+    pub banner: Option<String>,
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Most keys taken from the workqueue before one `Rows` action is sent.
+const BATCH: usize = 4096;
+
+/// Handler that turns informer notifications into keys on the view's workqueue.
+struct KeyFeed {
+    queue: Arc<RateLimitingQueue<Arc<str>>>,
+}
+
+impl KeyFeed {
+    fn push<K: Resource>(&self, obj: &K) {
+        if let Ok(key) = meta_namespace_key(obj) {
+            self.queue.add(Arc::from(key));
+        }
+    }
+}
+
+impl ResourceEventHandler<DynamicObject> for KeyFeed {
+    fn on_add(&self, obj: &Arc<DynamicObject>, _is_in_initial_list: bool) {
+        self.push(obj.as_ref());
+    }
+    fn on_update(&self, _old: &Arc<DynamicObject>, new: &Arc<DynamicObject>) {
+        self.push(new.as_ref());
+    }
+    fn on_delete(&self, obj: &DeleteObject<DynamicObject>) {
+        match obj {
+            DeltaObject::Object(o) => self.push(o.as_ref()),
+            DeltaObject::Tombstone(t) => self.queue.add(Arc::from(t.key.as_str())),
+        }
+    }
+}
+
+/// One open view: its informer subscription and the task feeding it.
+struct ViewFeed {
+    registration: Option<HandlerRegistration<DynamicObject>>,
+    cancel: CancellationToken,
+}
+
+struct Runtime {
+    connection: Connection,
+    factory: Arc<SharedInformerFactory>,
+    tx: mpsc::UnboundedSender<Action>,
+    views: HashMap<ViewId, ViewFeed>,
+    /// Cancels background tasks of the current connection (stats, taps).
+    conn_cancel: CancellationToken,
+}
+
+fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
+    let options = FactoryOptions {
+        transform: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
+            let kind = ar.kind.clone();
+            Some(
+                Arc::new(move |obj: DynamicObject| render::prune(&kind, obj))
+                    as Transform<DynamicObject>,
+            )
+        })),
+        ..FactoryOptions::default()
+    };
+    Arc::new(SharedInformerFactory::from_client(
+        connection.client.clone(),
+        options,
+    ))
+}
+
+impl Runtime {
+    fn open_view(&mut self, view: ViewId, resource: ResourceInfo, namespace: Option<String>) {
+        self.close_view(view);
+        let ns = if resource.namespaced {
+            namespace.as_deref()
+        } else {
+            None
+        };
+        // One watch per kind: a namespace view of a kind already watched across all namespaces
+        // is served from that informer, its rows filtered to the namespace.
+        let wide = ns.and_then(|_| {
+            let want = InformerKey::new(&resource.api_resource, None);
+            self.factory
+                .informers()
+                .into_iter()
+                .find(|(k, _)| *k == want)
+                .map(|(_, i)| i)
+        });
+        let (informer, only_namespace) = match wide {
+            Some(i) => (i, ns.map(str::to_string)),
+            None => (self.factory.informer_for(&resource.api_resource, ns), None),
+        };
+        let _ = self.tx.send(Action::Store {
+            view,
+            store: informer.indexer(),
+        });
+        let queue = Arc::new(RateLimitingQueue::<Arc<str>>::new());
+        let registration = match informer.add_event_handler(
+            Arc::new(KeyFeed {
+                queue: queue.clone(),
+            }),
+            None,
+        ) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                let _ = self.tx.send(Action::ViewError {
+                    view,
+                    message: e.to_string(),
+                    forbidden: false,
+                });
+                None
+            }
+        };
+        let cancel = self.conn_cancel.child_token();
+        let tx = self.tx.clone();
+        let kind = resource.api_resource.kind.clone();
+        let printer = resource.printer_columns.clone();
+        let store = informer.indexer();
+        let task_cancel = cancel.clone();
+        tokio::spawn(async move {
+            let q = queue.clone();
+            tokio::select! {
+                _ = task_cancel.cancelled() => { q.shut_down(); }
+                _ = feed_view(view, kind, printer, only_namespace, store, queue, tx) => {}
+            }
+        });
+        self.views.insert(
+            view,
+            ViewFeed {
+                registration,
+                cancel,
+            },
+        );
+    }
+
+    fn close_view(&mut self, view: ViewId) {
+        if let Some(feed) = self.views.remove(&view) {
+            if let Some(r) = feed.registration {
+                r.remove();
+            }
+            feed.cancel.cancel();
+        }
+    }
+
+    async fn carry_out(&mut self, effect: Effect) -> bool {
+        match effect {
+            Effect::Quit => return false,
+            Effect::OpenResource {
+                view,
+                resource,
+                namespace,
+            } => self.open_view(view, resource, namespace),
+            Effect::CloseView { view } => self.close_view(view),
+            Effect::FetchYaml {
+                request,
+                resource,
+                namespace,
+                name,
+            } => {
+                let api = self.api(&resource, namespace.as_deref());
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match api.get(&name).await {
+                        Ok(obj) => serde_json::to_value(&obj).map_err(|e| e.to_string()),
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::Yaml { request, result });
+                });
+            }
+            Effect::FetchDescribe {
+                request,
+                resource,
+                namespace,
+                name,
+            } => {
+                let api = self.api(&resource, namespace.as_deref());
+                let client = self.connection.client.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = describe(client, api, namespace, &name).await;
+                    let _ = tx.send(Action::Describe { request, result });
+                });
+            }
+            Effect::Delete {
+                resource,
+                namespace,
+                name,
+            } => {
+                let api = self.api(&resource, namespace.as_deref());
+                let tx = self.tx.clone();
+                let what = format!("{} {}", resource.singular, name);
+                tokio::spawn(async move {
+                    let (message, error) = match api.delete(&name, &DeleteParams::default()).await {
+                        Ok(_) => (format!("{what} deleted"), false),
+                        Err(e) => (format!("delete {what}: {}", one_line(&e.to_string())), true),
+                    };
+                    let _ = tx.send(Action::Notify { message, error });
+                });
+            }
+            Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
+                Ok(conn) => {
+                    let version = conn.server_version().await;
+                    let resources = conn.discover().await;
+                    for view in self.views.keys().copied().collect::<Vec<_>>() {
+                        self.close_view(view);
+                    }
+                    self.conn_cancel.cancel();
+                    self.factory.shutdown().await;
+                    self.conn_cancel = CancellationToken::new();
+                    self.connection = conn;
+                    self.factory = make_factory(&self.connection);
+                    self.factory.start();
+                    spawn_tap(&self.factory, self.tx.clone(), self.conn_cancel.clone());
+                    spawn_stats(
+                        self.factory.clone(),
+                        self.connection.context.clone(),
+                        version.as_ref().ok().cloned(),
+                        self.tx.clone(),
+                        self.conn_cancel.clone(),
+                    );
+                    let (reachable, server_version, last_error) = match &version {
+                        Ok(v) => (true, Some(v.clone()), None),
+                        Err(e) => (false, None, Some(e.to_string())),
+                    };
+                    let _ = self.tx.send(Action::Connection(ConnectionState {
+                        context: self.connection.context.clone(),
+                        server_version,
+                        reachable,
+                        retry_at_ms: None,
+                        last_error,
+                    }));
+                    match resources {
+                        Ok(r) => {
+                            let _ = self.tx.send(Action::Discovery(r));
+                        }
+                        Err(e) => {
+                            let _ = self.tx.send(Action::Notify {
+                                message: e.to_string(),
+                                error: true,
+                            });
+                        }
+                    }
+                }
+                Err(e) => {
+                    let _ = self.tx.send(Action::Notify {
+                        message: e.to_string(),
+                        error: true,
+                    });
+                }
+            },
+        }
+        true
+    }
+
+    fn api(&self, resource: &ResourceInfo, namespace: Option<&str>) -> Api<DynamicObject> {
+        let client = self.connection.client.clone();
+        match namespace {
+            Some(ns) if resource.namespaced => {
+                Api::namespaced_with(client, ns, &resource.api_resource)
+            }
+            _ => Api::all_with(client, &resource.api_resource),
+        }
+    }
+}
+
+/// Take keys from the view's queue in batches, read the latest objects from the indexer and send
+/// their rows. A key updated many times while queued is taken once.
+async fn feed_view(
+    view: ViewId,
+    kind: String,
+    printer: Option<Vec<render::PrinterColumn>>,
+    only_namespace: Option<String>,
+    store: Arc<ThreadSafeStore<DynamicObject>>,
+    queue: Arc<RateLimitingQueue<Arc<str>>>,
+    tx: mpsc::UnboundedSender<Action>,
+) {
+    let printer = printer.as_deref();
+    while let Some(first) = queue.get().await {
+        let mut keys = vec![first];
+        while keys.len() < BATCH {
+            // `get` takes an item synchronously when one is ready, so polling it once is a
+            // non-blocking take; dropping the pending future takes nothing.
+            match queue.get().now_or_never() {
+                Some(Some(k)) => keys.push(k),
+                _ => break,
+            }
+        }
+        let mut upserts = Vec::with_capacity(keys.len());
+        let mut deletes = Vec::new();
+        let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
+        for key in &keys {
+            if let Some(p) = &prefix
+                && !key.starts_with(p.as_str())
+            {
+                continue;
+            }
+            match store.get(key) {
+                Some(obj) => {
+                    if let Some(s) = ObjectSummary::from_object(&kind, &obj, printer) {
+                        upserts.push(s);
+                    }
+                }
+                None => deletes.push(key.clone()),
+            }
+        }
+        for key in &keys {
+            queue.done(key);
+        }
+        if tx
+            .send(Action::Rows {
+                view,
+                upserts,
+                deletes,
+            })
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+async fn describe(
+    client: kube::Client,
+    api: Api<DynamicObject>,
+    namespace: Option<String>,
+    name: &str,
+) -> Result<String, String> {
+    let obj = api.get(name).await.map_err(|e| one_line(&e.to_string()))?;
+    let uid = obj.metadata.uid.clone().unwrap_or_default();
+    let events_api: Api<DynamicObject> = {
+        let ar = kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Event>(&());
+        match namespace.as_deref() {
+            Some(ns) => Api::namespaced_with(client, ns, &ar),
+            None => Api::all_with(client, &ar),
+        }
+    };
+    let events = match events_api
+        .list(&ListParams::default().fields(&format!("involvedObject.uid={uid}")))
+        .await
+    {
+        Ok(list) => list.items.into_iter().map(Arc::new).collect::<Vec<_>>(),
+        // Events are a bonus: describe still works without permission to list them.
+        Err(e) => {
+            tracing::debug!(error = %e, "listing events for describe failed");
+            Vec::new()
+        }
+    };
+    Ok(render::describe(&obj, &events))
+}
+
+/// Forward the factory-wide event tap (every delta popped by every informer) to the app, woken by
+/// the tap's Notify and coalesced to at most ~30 batches a second.
+fn spawn_tap(
+    factory: &Arc<SharedInformerFactory>,
+    tx: mpsc::UnboundedSender<Action>,
+    cancel: CancellationToken,
+) {
+    let tap = factory.tap();
+    tokio::spawn(async move {
+        let mut seq = tap.latest_seq();
+        loop {
+            let notified = tap.notify().notified();
+            let entries = tap.since(seq);
+            if let Some(last) = entries.last() {
+                seq = last.seq;
+                if tx.send(Action::Tap(entries)).is_err() {
+                    return;
+                }
+            }
+            tokio::select! {
+                _ = cancel.cancelled() => return,
+                _ = notified => {}
+            }
+            tokio::time::sleep(Duration::from_millis(33)).await;
+        }
+    });
+}
+
+/// Informer panel rows and connection state, once a second.
+fn spawn_stats(
+    factory: Arc<SharedInformerFactory>,
+    context: String,
+    server_version: Option<String>,
+    tx: mpsc::UnboundedSender<Action>,
+    cancel: CancellationToken,
+) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        let mut last: Option<(Vec<InformerRow>, ConnectionState)> = None;
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            let mut rows = Vec::new();
+            let mut unreachable: Option<(String, Option<i64>)> = None;
+            let mut any = false;
+            for (key, informer) in factory.informers() {
+                let stats = informer.stats();
+                let Some(status) = stats.reflector.as_ref() else {
+                    continue;
+                };
+                let state = match status.state {
+                    ReflectorState::Listing => InformerState::Listing,
+                    ReflectorState::Watching => InformerState::Watching,
+                    ReflectorState::Backoff { until } => {
+                        let left = until.saturating_duration_since(tokio::time::Instant::now());
+                        InformerState::BackingOff {
+                            until_ms: now_ms() + left.as_millis() as i64,
+                        }
+                    }
+                    ReflectorState::Stopped => InformerState::Stopped,
+                };
+                let connect_err = matches!(status.last_error, Some(InformerError::Connect(_)));
+                any = true;
+                if connect_err && !matches!(state, InformerState::Watching) {
+                    let retry = match state {
+                        InformerState::BackingOff { until_ms } => Some(until_ms),
+                        _ => None,
+                    };
+                    unreachable = Some((
+                        status
+                            .last_error
+                            .as_ref()
+                            .map(|e| e.to_string())
+                            .unwrap_or_default(),
+                        retry,
+                    ));
+                }
+                let label = if key.group.is_empty() {
+                    key.plural.clone()
+                } else {
+                    format!("{}.{}", key.plural, key.group)
+                };
+                rows.push(InformerRow {
+                    resource: label,
+                    namespace: key.namespace.clone(),
+                    state,
+                    last_rv: status.last_sync_resource_version.clone(),
+                    cached: stats.cached_objects,
+                    queue_depth: stats.queue_depth,
+                    deltas_total: stats.deltas_total,
+                    deltas_per_sec: stats.deltas_per_sec,
+                    relists: status.relists,
+                    last_error: status.last_error.as_ref().map(|e| e.to_string()),
+                    synced: stats.has_synced,
+                    forbidden: matches!(status.last_error, Some(InformerError::Forbidden(_))),
+                });
+            }
+            let conn = ConnectionState {
+                context: context.clone(),
+                server_version: server_version.clone(),
+                reachable: unreachable.is_none() || !any,
+                retry_at_ms: unreachable.as_ref().and_then(|u| u.1),
+                last_error: unreachable.map(|u| u.0),
+            };
+            // Only send what changed: an idle dashboard receives nothing and does not redraw.
+            let changed = last.as_ref().is_none_or(|(r, c)| r != &rows || c != &conn);
+            if changed {
+                if tx.send(Action::InformerStats(rows.clone())).is_err()
+                    || tx.send(Action::Connection(conn.clone())).is_err()
+                {
+                    return;
+                }
+                last = Some((rows, conn));
+            }
+        }
+    });
+}
+
+/// Run the dashboard until the user quits or a signal arrives; the terminal is restored on every
+/// way out.
+pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
+    let factory = make_factory(&config.connection);
+    factory.start();
+    let conn_cancel = CancellationToken::new();
+    spawn_stats(
+        factory.clone(),
+        config.connection.context.clone(),
+        Some(config.server_version.clone()),
+        tx.clone(),
+        conn_cancel.clone(),
+    );
+    let mut rt = Runtime {
+        connection: config.connection,
+        factory,
+        tx: tx.clone(),
+        views: HashMap::new(),
+        conn_cancel,
+    };
+    spawn_tap(&rt.factory, tx.clone(), rt.conn_cancel.clone());
+    let mut app = App::new(config.app, config.keys);
+    let _ = tx.send(Action::Connection(ConnectionState {
+        context: rt.connection.context.clone(),
+        server_version: Some(config.server_version),
+        reachable: true,
+        retry_at_ms: None,
+        last_error: None,
+    }));
+    let _ = tx.send(Action::Contexts(rt.connection.contexts.clone()));
+    let _ = tx.send(Action::Discovery(config.resources));
+    if let Some(banner) = config.banner {
+        let _ = tx.send(Action::Notify {
+            message: banner,
+            error: false,
+        });
+    }
+
+    let (mut tui, _guard) = terminal::setup()?;
+    let mut events = EventStream::new();
+    let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt())?;
+    let mut sighup = signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut ages = tokio::time::interval(Duration::from_secs(1));
+    ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+
+    let mut running = true;
+    for effect in app.init() {
+        running &= rt.carry_out(effect).await;
+    }
+    tui.draw(|f| f.render_widget(&app, f.area()))?;
+    while running {
+        let deadline = app.next_deadline_ms();
+        let sleep_for = deadline
+            .map(|d| Duration::from_millis((d - now_ms()).max(0) as u64))
+            .unwrap_or(Duration::from_secs(3600));
+        let action = tokio::select! {
+            ev = events.next() => match ev {
+                Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => Some(Action::Key(k)),
+                Some(Ok(Event::Mouse(m))) => Some(Action::Mouse(m)),
+                Some(Ok(Event::Resize(w, h))) => Some(Action::Resize(w, h)),
+                Some(Ok(_)) => None,
+                Some(Err(e)) => { tracing::error!(error = %e, "terminal input failed"); running = false; None }
+                None => { running = false; None }
+            },
+            a = rx.recv() => a,
+            _ = ages.tick() => Some(Action::Tick(now_ms())),
+            _ = tokio::time::sleep(sleep_for), if deadline.is_some() => Some(Action::Tick(now_ms())),
+            _ = sigterm.recv() => { tracing::info!("SIGTERM: exiting"); running = false; None }
+            _ = sigint.recv() => { tracing::info!("SIGINT: exiting"); running = false; None }
+            _ = sighup.recv() => { tracing::info!("SIGHUP: exiting"); running = false; None }
+        };
+        let mut pending: Vec<Action> = action.into_iter().collect();
+        // Drain what is already queued so a burst becomes one redraw.
+        while pending.len() < 256 {
+            match rx.try_recv() {
+                Ok(a) => pending.push(a),
+                Err(_) => break,
+            }
+        }
+        for action in pending {
+            for effect in app.update(action) {
+                if !rt.carry_out(effect).await {
+                    running = false;
+                }
+            }
+        }
+        if running && app.take_dirty() {
+            tui.draw(|f| f.render_widget(&app, f.area()))?;
+        }
+    }
+    terminal::restore();
+    for view in rt.views.keys().copied().collect::<Vec<_>>() {
+        rt.close_view(view);
+    }
+    rt.conn_cancel.cancel();
+    let _ = tokio::time::timeout(Duration::from_secs(2), rt.factory.shutdown()).await;
+    Ok(())
+}
+
+fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(kind)
+}

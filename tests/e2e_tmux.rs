@@ -1,0 +1,226 @@
+//! End-to-end: the real binary with `--demo` inside tmux, driven with keys like a user, read with
+//! `capture-pane`. Skips (with a printed reason) where tmux is missing.
+//!
+//! Also pins that SIGTERM and a panic-free `q` leave the terminal in cooked mode: the binary runs
+//! under a shell that prints `stty -a` after it exits.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+struct Session {
+    name: String,
+    socket: String,
+    dir: tempfile::TempDir,
+}
+
+impl Session {
+    fn start(tag: &str, args: &str) -> Session {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let name = format!("kinformer-e2e-{tag}-{}", std::process::id());
+        let socket = dir.path().join("tmux.sock").display().to_string();
+        let bin = env!("CARGO_BIN_EXE_kinformer");
+        let log = dir.path().join("kinformer.log");
+        let stty = dir.path().join("stty.txt");
+        // The shell prints the exit code and the terminal mode once the dashboard is gone.
+        let script = format!(
+            "{bin} --demo --demo-pods 120 --demo-churn 5 --log-file {} {args}; echo EXIT=$? ; stty -a > {}; sleep 60",
+            log.display(),
+            stty.display()
+        );
+        let status = Command::new("tmux")
+            .args(["-S", &socket, "new-session", "-d", "-s", &name, "-x", "160", "-y", "40"])
+            .arg(script)
+            .status()
+            .expect("tmux new-session");
+        assert!(status.success(), "tmux new-session failed");
+        Session { name, socket, dir }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let status = Command::new("tmux")
+                .args(["-S", &self.socket, "send-keys", "-t", &self.name, k])
+                .status()
+                .expect("tmux send-keys");
+            assert!(status.success());
+            // Separate keys so ESC is never read as an Alt prefix of the next key.
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+
+    fn text(&self, text: &str) {
+        let status = Command::new("tmux")
+            .args(["-S", &self.socket, "send-keys", "-t", &self.name, "-l", text])
+            .status()
+            .expect("tmux send-keys -l");
+        assert!(status.success());
+        std::thread::sleep(Duration::from_millis(150));
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-S", &self.socket, "capture-pane", "-p", "-t", &self.name])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Wait until the screen satisfies `pred`; panics with the last screen after `secs`.
+    fn wait_for(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if Instant::now() > deadline {
+                let log = std::fs::read_to_string(self.dir.path().join("kinformer.log"))
+                    .unwrap_or_default();
+                panic!("timed out waiting for {what}; screen:\n{s}\nlog tail:\n{}", tail(&log, 40));
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn pid(&self) -> Option<u32> {
+        let out = Command::new("pgrep")
+            // Anchored: the wrapping shell's command line contains the same words after `sh -c`.
+            .args([
+                "-f",
+                &format!(
+                    "^{} --demo .*--log-file {}",
+                    env!("CARGO_BIN_EXE_kinformer"),
+                    self.log_path().display()
+                ),
+            ])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .next()
+    }
+
+    fn log_path(&self) -> PathBuf {
+        self.dir.path().join("kinformer.log")
+    }
+
+    fn stty(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("stty.txt")).unwrap_or_default()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-S", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Raw mode clears `icanon` and `echo`; cooked mode has both.
+fn is_cooked(stty: &str) -> bool {
+    let words: Vec<&str> = stty.split_whitespace().collect();
+    words.contains(&"icanon") && words.contains(&"echo")
+}
+
+#[test]
+fn dashboard_navigates_deployments_filters_labels_and_quits() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("nav", "-A");
+    s.wait_for("the pods table with running pods", 60, |t| {
+        t.contains("Pods(all)") && t.contains("Running") && t.contains("synced")
+    });
+
+    s.keys(&[":"]);
+    s.text("deploy");
+    s.keys(&["Enter"]);
+    let deploys = s.wait_for("the deployments table", 30, |t| {
+        t.contains("Deployments(all)") && t.contains("UP-TO-DATE") && t.contains("AVAILABLE")
+    });
+    assert!(deploys.contains("READY"));
+
+    // Drill down from the selected deployment to its pods (owner index).
+    s.keys(&["Enter"]);
+    s.wait_for("the deployment's pods", 30, |t| {
+        t.contains("Pods(") && t.contains("<deployments/") && t.contains("RESTARTS")
+    });
+    s.keys(&["Escape"]);
+    s.wait_for("back on deployments", 15, |t| t.contains("Deployments(all)"));
+
+    // Label filter, answered from the label index.
+    s.keys(&[":"]);
+    s.text("po");
+    s.keys(&["Enter"]);
+    s.wait_for("pods again", 15, |t| t.contains("Pods(all)"));
+    s.keys(&["l"]);
+    s.text("app.kubernetes.io/part-of=identity");
+    s.keys(&["Enter"]);
+    let filtered = s.wait_for("the label filter applied", 15, |t| {
+        t.contains("app.kubernetes.io/part-of=identity")
+    });
+    assert!(
+        filtered.contains("identity"),
+        "filtered pods should be in the identity namespace:\n{filtered}"
+    );
+
+    // An invalid selector is an inline error, not a crash.
+    s.keys(&["Escape"]);
+    s.keys(&["l"]);
+    s.text("app in (");
+    s.keys(&["Enter"]);
+    s.wait_for("an inline selector error", 15, |t| {
+        t.to_lowercase().contains("invalid") || t.to_lowercase().contains("error")
+    });
+    s.keys(&["Escape", "Escape"]);
+
+    // Quit: the shell prints the exit code, and the terminal is back in cooked mode.
+    s.keys(&["q"]);
+    s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT="));
+    let screen = s.wait_for("exit code", 5, |t| t.contains("EXIT=0"));
+    assert!(!screen.contains("panicked"), "{screen}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while s.stty().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(is_cooked(&s.stty()), "terminal left in raw mode:\n{}", s.stty());
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("term", "");
+    s.wait_for("the dashboard", 60, |t| t.contains("Pods(") && t.contains("synced"));
+    let pid = s.pid().expect("the dashboard's pid");
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    s.wait_for("the dashboard to exit on SIGTERM", 20, |t| t.contains("EXIT="));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while s.stty().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(is_cooked(&s.stty()), "terminal left in raw mode:\n{}", s.stty());
+}

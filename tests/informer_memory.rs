@@ -1,0 +1,97 @@
+//! Bytes per cached Pod, measured with a counting allocator: realistic pods (the fixture has
+//! managedFields, several containers, env, volumes) go through the DeltaFIFO's `prepare` (the
+//! default transform) into the indexer with the default indexes plus the node index.
+//!
+//! Two figures are printed (`cargo test --test informer_memory -- --nocapture`): with the
+//! informer's default transform (managedFields and last-applied dropped, the object otherwise
+//! whole), and with the dashboard's cache transform (`render::prune`, plugged in through the
+//! factory's transform hook), which must fit the 6 KB budget.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use kinformer::informer::delta_fifo::{
+    DeltaFifo, DeltaFifoOptions, KnownObjects, Transform, default_transform,
+};
+use kinformer::informer::index::{NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
+use kinformer::informer::meta_namespace_key;
+use kinformer::informer::thread_safe_store::ThreadSafeStore;
+use kube::api::DynamicObject;
+
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const N: usize = 5_000;
+
+/// Live bytes added by caching N distinct pods, decoded as the dynamic API decodes them, through
+/// `DeltaFifo::prepare` with `transform` into an indexer with the factory's pod indexes.
+fn bytes_per_cached_pod(transform: Transform<DynamicObject>) -> f64 {
+    let json: serde_json::Value = serde_json::from_str(include_str!("fixtures/pod.json")).unwrap();
+    assert!(
+        json["metadata"]["managedFields"].is_array(),
+        "fixture carries managedFields"
+    );
+    let mut indexers = default_indexers::<DynamicObject>();
+    indexers.insert(NODE_INDEX.into(), dynamic_pod_node_index_func());
+    let store = Arc::new(ThreadSafeStore::new(indexers));
+    let known: Arc<dyn KnownObjects<DynamicObject>> = store.clone();
+    let fifo = DeltaFifo::new(DeltaFifoOptions {
+        known_objects: Some(known),
+        transform: Some(transform),
+    });
+    let before = LIVE.load(Ordering::Relaxed);
+    for i in 0..N {
+        let mut v = json.clone();
+        v["metadata"]["name"] = format!("web-7d4b9c8f6d-{i:05}").into();
+        v["metadata"]["namespace"] = format!("team-{}", i % 40).into();
+        v["metadata"]["uid"] = format!("6f1c2b9e-0000-4000-8000-{i:012}").into();
+        v["metadata"]["resourceVersion"] = format!("{}", 100_000 + i).into();
+        v["spec"]["nodeName"] = format!("node-{}", i % 300).into();
+        let obj: DynamicObject = serde_json::from_value(v).unwrap();
+        let obj = fifo.prepare(obj);
+        let key = meta_namespace_key(&*obj).unwrap();
+        store.add(&key, obj).unwrap();
+    }
+    let after = LIVE.load(Ordering::Relaxed);
+    assert_eq!(store.len(), N);
+    let per_pod = (after - before) as f64 / N as f64;
+    drop(store);
+    per_pod
+}
+
+#[test]
+fn cached_pod_after_cache_transform_fits_the_memory_budget() {
+    // One test in this binary, so no other test allocates while we count.
+    let whole = bytes_per_cached_pod(default_transform());
+    let prune: Transform<DynamicObject> = Arc::new(|o| kinformer::render::prune("Pod", o));
+    let pruned = bytes_per_cached_pod(prune);
+    println!("bytes per cached pod: default transform {whole:.0}, render::prune {pruned:.0}");
+    assert!(pruned < whole, "pruning must shrink the cache");
+    assert!(
+        pruned <= 6.0 * 1024.0,
+        "{pruned:.0} bytes per cached pod exceeds 6 KB"
+    );
+}

@@ -1,0 +1,146 @@
+//! The reflector against the demo API server over real HTTP, through `KubeListerWatcher` and into
+//! a real `DeltaFifo`: a paged list (more than two pages) or a streaming list, then live watch
+//! events. No assertion on elapsed time; `HANG_GUARD` only turns a hang into a failure.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kinformer::demo::mutation::{Mutation, ResourceId};
+use kinformer::demo::{DemoOptions, DemoServer};
+use kinformer::informer::delta_fifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
+use kinformer::informer::list_watch::{KubeListerWatcher, client_for_informers};
+use kinformer::informer::reflector::{Reflector, ReflectorConfig, ReflectorState};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+const HANG_GUARD: Duration = Duration::from_secs(60);
+const CONFIGMAPS: ResourceId = ResourceId {
+    group: "",
+    version: "v1",
+    plural: "configmaps",
+};
+const NAMESPACES: ResourceId = ResourceId {
+    group: "",
+    version: "v1",
+    plural: "namespaces",
+};
+
+fn configmap(ns: &str, name: &str) -> serde_json::Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap",
+           "metadata": {"name": name, "namespace": ns}, "data": {"k": name}})
+}
+
+fn last_delta(fifo: &DeltaFifo<ConfigMap>, key: &str) -> Option<DeltaType> {
+    fifo.get_by_key(key)
+        .and_then(|d| d.last().map(|delta| delta.kind))
+}
+
+async fn list_then_watch(streaming: bool) {
+    const N: usize = 1203; // three pages of 500
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo server");
+    let cluster = demo.cluster();
+    for ns in ["refl", "other"] {
+        let _ = cluster.apply(Mutation::Create {
+            resource: NAMESPACES,
+            object: json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+        });
+    }
+    for i in 0..N {
+        cluster
+            .apply(Mutation::Create {
+                resource: CONFIGMAPS,
+                object: configmap("refl", &format!("cm-{i}")),
+            })
+            .expect("seed");
+    }
+    cluster
+        .apply(Mutation::Create {
+            resource: CONFIGMAPS,
+            object: configmap("other", "elsewhere"),
+        })
+        .expect("seed other namespace");
+
+    let url = demo.base_url().parse().expect("url");
+    let client = client_for_informers(kube::Config::new(url)).expect("client");
+    let lw = Arc::new(KubeListerWatcher::<ConfigMap>::typed(client, Some("refl")));
+    let fifo = Arc::new(DeltaFifo::new(DeltaFifoOptions::default()));
+    let reflector = Reflector::new(
+        lw,
+        fifo.clone(),
+        ReflectorConfig {
+            kind: "v1/ConfigMap".into(),
+            use_streaming_list: streaming,
+            ..ReflectorConfig::default()
+        },
+    );
+    let mut status = reflector.status();
+    let cancel = CancellationToken::new();
+    let task = tokio::spawn(reflector.run(cancel.clone()));
+
+    tokio::time::timeout(
+        HANG_GUARD,
+        status.wait_for(|s| s.lists == 1 && s.state == ReflectorState::Watching),
+    )
+    .await
+    .expect("synced in time")
+    .expect("status channel open");
+    let synced = status.borrow().clone();
+    assert_eq!(synced.last_error, None, "no fallback, no retry: {synced:?}");
+    assert_eq!(synced.relists, 0);
+    assert_eq!(synced.malformed, 0);
+    let keys = fifo.list_keys();
+    assert_eq!(keys.len(), N);
+    assert!(keys.iter().all(|k| k.starts_with("refl/")));
+    assert_eq!(last_delta(&fifo, "refl/cm-1202"), Some(DeltaType::Replaced));
+
+    cluster
+        .apply(Mutation::Create {
+            resource: CONFIGMAPS,
+            object: configmap("refl", "late"),
+        })
+        .expect("create");
+    cluster
+        .apply(Mutation::Delete {
+            resource: CONFIGMAPS,
+            namespace: Some("refl".into()),
+            name: "cm-0".into(),
+        })
+        .expect("delete");
+    tokio::time::timeout(HANG_GUARD, async {
+        while last_delta(&fifo, "refl/late") != Some(DeltaType::Added)
+            || last_delta(&fifo, "refl/cm-0") != Some(DeltaType::Deleted)
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("watch events arrive");
+    let after = status.borrow().clone();
+    assert_eq!(after.lists, 1, "watch events must not cause a relist");
+    assert!(after.events >= 2);
+    assert_eq!(
+        after.last_sync_resource_version,
+        cluster.resource_version().to_string()
+    );
+
+    cancel.cancel();
+    tokio::time::timeout(HANG_GUARD, task)
+        .await
+        .expect("reflector stops")
+        .expect("reflector task");
+    assert_eq!(status.borrow().state, ReflectorState::Stopped);
+    demo.shutdown().await;
+}
+
+#[tokio::test]
+async fn paged_list_then_watch_against_demo_server() {
+    list_then_watch(false).await;
+}
+
+#[tokio::test]
+async fn streaming_list_then_watch_against_demo_server() {
+    list_then_watch(true).await;
+}

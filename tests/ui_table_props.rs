@@ -1,0 +1,131 @@
+//! Property tests of the incremental table: whatever the sequence of upserts, deletes, sort
+//! changes, filters and clock ticks, the shown list stays sorted, complete and duplicate-free,
+//! and the selection stays on a shown row.
+
+mod ui_support;
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use kinformer::ui::table::{Mark, SortBy, TableModel, TextFilter};
+use proptest::prelude::*;
+use ui_support::*;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Upsert { name: u8, restarts: i64, age: i64 },
+    Batch(Vec<(u8, i64)>),
+    Delete(u8),
+    Tick(i64),
+    Sort(Option<usize>),
+    Flip,
+    Filter(Option<u8>),
+    Move(i8),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0u8..40, 0i64..5, 0i64..1000).prop_map(|(name, restarts, age)| Op::Upsert { name, restarts, age }),
+        1 => proptest::collection::vec((0u8..40, 0i64..5), 0..300).prop_map(Op::Batch),
+        3 => (0u8..40).prop_map(Op::Delete),
+        2 => (0i64..3000).prop_map(Op::Tick),
+        1 => proptest::option::of(0usize..7).prop_map(Op::Sort),
+        1 => Just(Op::Flip),
+        1 => proptest::option::of(0u8..4).prop_map(Op::Filter),
+        2 => (-5i8..5).prop_map(Op::Move),
+    ]
+}
+
+fn name(n: u8) -> String {
+    format!("p{n:02}")
+}
+
+fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<u8>) {
+    let list = t.list();
+    // Sorted by the sort column, ties by key, reversed when descending.
+    let (sort, desc) = t.sort();
+    for w in list.windows(2) {
+        let (a, b) = (t.entry(&w[0]).unwrap(), t.entry(&w[1]).unwrap());
+        let mut o = match sort {
+            SortBy::Key => Ordering::Equal,
+            SortBy::Cell(i) => a.summary.row.cells[i].cmp_for_sort(&b.summary.row.cells[i]),
+        }
+        .then_with(|| a.summary.key.cmp(&b.summary.key));
+        if desc {
+            o = o.reverse();
+        }
+        assert_eq!(o, Ordering::Less, "{:?} before {:?}", w[0], w[1]);
+    }
+    // Every live (not deleted) object matching the filter is shown; nothing else but lingering
+    // deleted rows.
+    let shown_live: Vec<String> = list
+        .iter()
+        .filter(|k| t.entry(k).unwrap().mark != Mark::Deleted)
+        .map(|k| k.to_string())
+        .collect();
+    let mut expected: Vec<String> = alive
+        .keys()
+        .filter(|k| filter.is_none_or(|f| k.starts_with(&format!("p{f}"))))
+        .map(|k| format!("default/{k}"))
+        .collect();
+    expected.sort();
+    let mut got = shown_live.clone();
+    got.sort();
+    assert_eq!(got, expected);
+    // Selection on a shown row, cursor pointing at it.
+    match t.selected_key() {
+        Some(k) => assert_eq!(&list[t.cursor()], k),
+        None => assert!(list.is_empty()),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn incremental_table_stays_sorted_complete_and_selected(ops in proptest::collection::vec(op(), 1..60)) {
+        let mut t = TableModel::default();
+        let mut alive: BTreeMap<String, ()> = BTreeMap::new();
+        let mut now = NOW_MS;
+        let mut filter: Option<u8> = None;
+        for op in ops {
+            match op {
+                Op::Upsert { name: n, restarts, age } => {
+                    let nm = name(n);
+                    t.upsert(pod(PodSpec { name: &nm, restarts, age_secs: age, ..PodSpec::default() }), now);
+                    alive.insert(nm, ());
+                }
+                Op::Batch(items) => {
+                    let rows = items.iter().map(|(n, r)| {
+                        let nm = name(*n);
+                        alive.insert(nm.clone(), ());
+                        pod(PodSpec { name: &nm, restarts: *r, ..PodSpec::default() })
+                    }).collect();
+                    t.apply(rows, vec![], now, true);
+                }
+                Op::Delete(n) => {
+                    let nm = name(n);
+                    t.delete(&format!("default/{nm}"), now);
+                    alive.remove(&nm);
+                }
+                Op::Tick(d) => {
+                    now += d;
+                    t.expire(now);
+                }
+                Op::Sort(c) => t.set_sort(c.map_or(SortBy::Key, SortBy::Cell)),
+                Op::Flip => t.flip_sort(),
+                Op::Filter(f) => {
+                    filter = f;
+                    // "p{f}" can only match names (no other cell contains a "p").
+                    t.filters.text = f.map(|f| TextFilter::parse(&format!("p{f}")).unwrap());
+                    t.refilter(None);
+                }
+                Op::Move(d) => t.move_by(d as isize),
+            }
+            check(&t, &alive, filter);
+        }
+        // Once every linger is over, only live rows remain.
+        t.expire(now + 10_000);
+        prop_assert!(t.entries().all(|e| e.mark != Mark::Deleted));
+        prop_assert_eq!(t.total(), alive.len());
+    }
+}
