@@ -764,7 +764,7 @@ async fn informers_converge_exactly_after_random_faults_and_churn() {
     // The report.
     println!("chaos report (seed {seed}):");
     println!(
-        "  runs: {runs}, chaos {:.1}s in all",
+        "  runs: {runs}, {:.1}s elapsed (chaos and convergence)",
         started.elapsed().as_secs_f64()
     );
     let total_faults: u64 = counts.values().sum();
