@@ -57,6 +57,9 @@ pub struct Connection {
     pub server: String,
     /// Where the kubeconfig came from (for messages and `:ctx`).
     pub kubeconfig_path: String,
+    /// TLS certificate verification is off: only when the kubeconfig's cluster says
+    /// `insecure-skip-tls-verify: true` (the header should say so).
+    pub insecure_skip_tls_verify: bool,
     kubeconfig: Kubeconfig,
 }
 
@@ -67,13 +70,14 @@ impl std::fmt::Debug for Connection {
             .field("context", &self.context)
             .field("server", &self.server)
             .field("default_namespace", &self.default_namespace)
+            .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
             .finish_non_exhaustive()
     }
 }
 
 fn describe_kubeconfig_error(e: &KubeconfigError) -> String {
-    // KubeconfigError's Display never includes credentials; YAML errors add a source snippet on
-    // further lines, which a one-line error leaves out (the first line has line and column).
+    // A YAML parse error's Display is a multi-line report quoting the offending lines of the
+    // file, which may hold a token or a client key: keep only its first line (what and where).
     let text = e.to_string();
     one_line(text.lines().next().unwrap_or_default())
 }
@@ -155,6 +159,7 @@ impl Connection {
             })?;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
+        let insecure_skip_tls_verify = config.accept_invalid_certs;
         // kube's built-in retry of 429/503/504 is off: the reflector must see those answers at
         // once (a "too large resource version" 504 calls for a consistent relist).
         let client = crate::informer::list_watch::client_for_informers(config).map_err(|e| {
@@ -170,6 +175,7 @@ impl Connection {
             default_namespace,
             server,
             kubeconfig_path: path,
+            insecure_skip_tls_verify,
             kubeconfig,
         })
     }
@@ -362,6 +368,19 @@ pub fn resolve<'a>(resources: &'a [ResourceInfo], typed: &str) -> Option<&'a Res
 mod tests {
     use super::*;
 
+    #[test]
+    fn malformed_kubeconfig_error_is_one_line_without_the_file_content() {
+        let yaml =
+            "apiVersion: v1\nusers:\n- name: u\n  user:\n    token: s3cr3t-token\n  - : : [\n";
+        let err = Kubeconfig::from_yaml(yaml).expect_err("malformed YAML");
+        // The raw error quotes the file around the error, token included.
+        assert!(err.to_string().contains("s3cr3t-token"), "{err}");
+        let text = describe_kubeconfig_error(&err);
+        assert!(!text.contains('\n'), "one line: {text:?}");
+        assert!(!text.contains("s3cr3t-token"), "no file content: {text:?}");
+        assert!(text.contains("line"), "says where: {text:?}");
+    }
+
     fn res(group: &str, plural: &str, kind: &str, short: &[&str]) -> ResourceInfo {
         let r = APIResource {
             name: plural.into(),
@@ -441,17 +460,6 @@ current-context: one
             msg.contains("\"two\"") && msg.contains("available: one"),
             "{msg}"
         );
-    }
-
-    #[test]
-    fn malformed_kubeconfig_is_one_line_with_position() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("kc");
-        std::fs::write(&path, "garbage: [\n").expect("write");
-        let err = load_kubeconfig(Some(&path)).expect_err("malformed");
-        let msg = err.to_string();
-        assert!(!msg.contains('\n'), "{msg}");
-        assert!(msg.contains("line 1"), "{msg}");
     }
 
     #[test]

@@ -15,7 +15,10 @@
 //! - `delete` of a key that is neither queued nor known is dropped (it was already reported,
 //!   presumably by a relist);
 //! - `replace` queues `Replaced` for every listed object and a `Deleted` tombstone for every key
-//!   that is queued or known but not listed, so a missed watch DELETE is never lost;
+//!   that is queued or known but not listed, so a missed watch DELETE is never lost; a listed
+//!   object whose uid differs from the queued or known object under its key (deleted and
+//!   recreated while unwatched) gets a `Deleted` tombstone of the old object first (a deviation
+//!   from client-go, which reports that as an update between two different objects);
 //! - `resync` queues `Sync` only for known keys with nothing queued (a queued change is newer than
 //!   the indexer's copy, and a `Sync` carrying the older copy would resurrect stale state);
 //! - `process` runs under the FIFO's lock, so `replace`/`resync` never observe an object that has
@@ -397,6 +400,16 @@ impl<K: Object> DeltaFifo<K> {
             let mut listed: HashSet<&str> = HashSet::with_capacity(keyed.len());
             for (key, obj) in &keyed {
                 listed.insert(key.as_str());
+                // The key was deleted and recreated (new uid) while nobody watched: the old
+                // object's deletion must reach the handlers as a delete, not hide inside an
+                // update from one object to another (client-go only compares keys here).
+                if let Some(old) = self.replaced_object(&s, key, obj) {
+                    let tomb = DeletedFinalStateUnknown {
+                        key: key.clone(),
+                        obj: Some(old),
+                    };
+                    s.queue_action(key, DeltaType::Deleted, DeltaObject::Tombstone(tomb));
+                }
                 s.queue_action(
                     key,
                     DeltaType::Replaced,
@@ -414,6 +427,7 @@ impl<K: Object> DeltaFifo<K> {
                     (Arc::clone(k), last)
                 })
                 .collect();
+            // Tombstones of recreated keys share their key with a listed object: not counted.
             let mut queued_deletions = missing_queued.len();
             for (key, obj) in missing_queued {
                 let tomb = DeletedFinalStateUnknown {
@@ -453,6 +467,23 @@ impl<K: Object> DeltaFifo<K> {
         }
         self.notify.notify_waiters();
         Ok(())
+    }
+
+    /// The object `listed` replaces under `key` if that is another object (both have a uid and
+    /// they differ): the newest queued state unless the newest delta is already a deletion, else
+    /// the indexer's copy.
+    fn replaced_object(&self, s: &State<K>, key: &str, listed: &K) -> Option<Arc<K>> {
+        let new_uid = listed.meta().uid.as_deref().filter(|u| !u.is_empty())?;
+        let current = match s.items.get(key) {
+            Some(deltas) => match deltas.last() {
+                Some(d) if d.kind == DeltaType::Deleted => None,
+                Some(d) => d.object.object().cloned(),
+                None => None,
+            },
+            None => self.known_objects.as_ref()?.get_by_key(key),
+        }?;
+        let old_uid = current.meta().uid.as_deref().filter(|u| !u.is_empty())?;
+        (old_uid != new_uid).then_some(current)
     }
 
     /// Queue `Sync` for every known key that has nothing queued (client-go's `Resync`).

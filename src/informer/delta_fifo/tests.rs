@@ -582,3 +582,79 @@ proptest! {
         prop_assert!(fifo.has_synced());
     }
 }
+
+fn cm_uid(name: &str, rv: &str, uid: &str) -> Arc<ConfigMap> {
+    let mut c = (*cm(name, rv)).clone();
+    c.metadata.uid = Some(uid.into());
+    Arc::new(c)
+}
+
+#[test]
+fn replace_emits_deleted_for_a_key_recreated_with_a_new_uid() {
+    let (fifo, store) = with_indexer();
+    fifo.replace(
+        vec![cm_uid("a", "1", "uid-1"), cm_uid("b", "1", "uid-b")],
+        "1",
+    )
+    .unwrap();
+    pop_into(&fifo, &store);
+    pop_into(&fifo, &store);
+    // While the watch was down, "a" was deleted and recreated under the same name.
+    fifo.replace(
+        vec![cm_uid("a", "5", "uid-2"), cm_uid("b", "1", "uid-b")],
+        "5",
+    )
+    .unwrap();
+    check_invariants(&fifo);
+    let d = fifo.get_by_key(&key("a")).unwrap();
+    assert_eq!(
+        summary(&d),
+        vec![
+            (DeltaType::Deleted, true, Some("1".into())),
+            (DeltaType::Replaced, false, Some("5".into())),
+        ]
+    );
+    match &d[0].object {
+        DeltaObject::Tombstone(t) => {
+            assert_eq!(
+                t.obj.as_ref().and_then(|o| o.metadata.uid.clone()),
+                Some("uid-1".into())
+            );
+        }
+        DeltaObject::Object(_) => panic!("expected a tombstone of the old object"),
+    }
+    // Same uid: a plain Replaced, no deletion.
+    assert_eq!(
+        summary(&fifo.get_by_key(&key("b")).unwrap()),
+        vec![(DeltaType::Replaced, false, Some("1".into()))]
+    );
+}
+
+#[test]
+fn replace_compares_uid_with_the_newest_queued_state() {
+    let (fifo, _store) = with_indexer();
+    // Queued but not yet popped: the recreated object replaces the queued one.
+    fifo.add(cm_uid("a", "2", "uid-1")).unwrap();
+    fifo.replace(vec![cm_uid("a", "4", "uid-2")], "4").unwrap();
+    assert_eq!(
+        summary(&fifo.get_by_key(&key("a")).unwrap()),
+        vec![
+            (DeltaType::Added, false, Some("2".into())),
+            (DeltaType::Deleted, true, Some("2".into())),
+            (DeltaType::Replaced, false, Some("4".into())),
+        ]
+    );
+    // A queued watch deletion already reports the old object: no second tombstone.
+    let (fifo, _store) = with_indexer();
+    fifo.add(cm_uid("b", "2", "uid-1")).unwrap();
+    fifo.delete(cm_uid("b", "3", "uid-1")).unwrap();
+    fifo.replace(vec![cm_uid("b", "4", "uid-2")], "4").unwrap();
+    assert_eq!(
+        summary(&fifo.get_by_key(&key("b")).unwrap()),
+        vec![
+            (DeltaType::Added, false, Some("2".into())),
+            (DeltaType::Deleted, false, Some("3".into())),
+            (DeltaType::Replaced, false, Some("4".into())),
+        ]
+    );
+}

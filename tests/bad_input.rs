@@ -1,0 +1,195 @@
+//! Bad input on the command line: the real binary must print exactly one clear error line on
+//! stderr (no panic, no backtrace) and exit with 2 for a missing kubeconfig, a malformed
+//! kubeconfig and an unknown context; a kubeconfig pointing at a closed port is one line too.
+
+use std::io::Read as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Only guards against a hang (e.g. a dashboard that waits for a terminal); never asserted on.
+const HANG_GUARD: Duration = Duration::from_secs(30);
+
+struct Outcome {
+    code: Option<i32>,
+    stderr: String,
+    stdout: String,
+}
+
+fn run(dir: &Path, args: &[&str]) -> Outcome {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+        .args(args)
+        .arg("--log-file")
+        .arg(dir.join("kinformer.log"))
+        .env_remove("KUBECONFIG")
+        .env("HOME", dir)
+        .env("RUST_BACKTRACE", "1")
+        .env("RUST_LOG", "debug")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the kinformer binary starts");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waitable child") {
+            break Some(s);
+        }
+        if start.elapsed() > HANG_GUARD {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    let mut stdout = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut stderr);
+    }
+    if let Some(mut o) = child.stdout.take() {
+        let _ = o.read_to_string(&mut stdout);
+    }
+    assert!(
+        status.is_some(),
+        "kinformer {args:?} did not exit within {HANG_GUARD:?}; stderr: {stderr}"
+    );
+    Outcome {
+        code: status.and_then(|s| s.code()),
+        stderr,
+        stdout,
+    }
+}
+
+/// Exactly one non-empty stderr line, prefixed `kinformer:`, mentioning `needle`; no panic.
+fn assert_one_clear_line(o: &Outcome, needle: &str) -> String {
+    let lines: Vec<&str> = o.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "want exactly one error line on stderr, got: {:?}",
+        o.stderr
+    );
+    let line = lines[0];
+    assert!(line.starts_with("kinformer: "), "unprefixed line: {line}");
+    assert!(
+        line.contains(needle),
+        "the line should mention {needle:?}: {line}"
+    );
+    for bad in ["panicked", "backtrace", "RUST_BACKTRACE", "stack backtrace"] {
+        assert!(
+            !o.stderr.contains(bad),
+            "panic output on stderr: {}",
+            o.stderr
+        );
+    }
+    assert!(
+        o.stdout.trim().is_empty(),
+        "nothing on stdout: {}",
+        o.stdout
+    );
+    line.to_string()
+}
+
+const GOOD_KUBECONFIG: &str = "apiVersion: v1
+kind: Config
+clusters:
+- name: c1
+  cluster:
+    server: http://127.0.0.1:PORT
+contexts:
+- name: ctx-one
+  context:
+    cluster: c1
+    user: u1
+current-context: ctx-one
+users:
+- name: u1
+  user:
+    token: kinformer-bad-input-secret-token
+";
+
+#[test]
+fn missing_kubeconfig_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("does-not-exist.yaml");
+    let o = run(dir.path(), &["--kubeconfig", missing.to_str().unwrap()]);
+    let line = assert_one_clear_line(&o, "does-not-exist.yaml");
+    assert!(line.contains("not found"), "{line}");
+    assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
+}
+
+#[test]
+fn malformed_kubeconfig_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Config\nclusters: [ {name: \n  - : :\n",
+    )
+    .unwrap();
+    let o = run(dir.path(), &["--kubeconfig", path.to_str().unwrap()]);
+    assert_one_clear_line(&o, "broken.yaml");
+    assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
+}
+
+#[test]
+fn kubeconfig_of_the_wrong_shape_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wrong-shape.yaml");
+    // Valid YAML, wrong types: contexts must be a list.
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Config\ncontexts: 42\nusers: {a: b}\n",
+    )
+    .unwrap();
+    let o = run(dir.path(), &["--kubeconfig", path.to_str().unwrap()]);
+    assert_one_clear_line(&o, "wrong-shape.yaml");
+    assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
+}
+
+#[test]
+fn unknown_context_is_one_line_naming_the_available_ones_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kc.yaml");
+    std::fs::write(&path, GOOD_KUBECONFIG.replace("PORT", "1")).unwrap();
+    let o = run(
+        dir.path(),
+        &[
+            "--kubeconfig",
+            path.to_str().unwrap(),
+            "--context",
+            "no-such-ctx",
+        ],
+    );
+    let line = assert_one_clear_line(&o, "no-such-ctx");
+    assert!(
+        line.contains("ctx-one"),
+        "lists the available contexts: {line}"
+    );
+    assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
+}
+
+#[test]
+fn kubeconfig_pointing_at_a_closed_port_is_one_line_without_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    // Bind then drop a listener: the port is free and nothing listens on it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let path = dir.path().join("kc.yaml");
+    std::fs::write(&path, GOOD_KUBECONFIG.replace("PORT", &port.to_string())).unwrap();
+    let o = run(dir.path(), &["--kubeconfig", path.to_str().unwrap()]);
+    let line = assert_one_clear_line(&o, &format!("127.0.0.1:{port}"));
+    assert!(!line.contains("kinformer-bad-input-secret-token"), "{line}");
+    // Not a usage error: the input was fine, the server is not there.
+    assert_eq!(o.code, Some(1), "stderr: {}", o.stderr);
+    // The debug-level log of the failed connection never carries the token either.
+    let log = std::fs::read_to_string(dir.path().join("kinformer.log")).unwrap_or_default();
+    assert!(
+        !log.contains("kinformer-bad-input-secret-token"),
+        "token leaked into the log: {log}"
+    );
+}
