@@ -307,7 +307,7 @@ pub fn decode_list_page<K: DeserializeOwned>(body: &str) -> Result<ListPage<K>, 
             Ok(obj) => items.push(obj),
             Err(e) => {
                 malformed += 1;
-                tracing::warn!(error = %e, item = %truncate(raw.get(), 200), "skipping malformed object in list page");
+                tracing::warn!(error = %e, item = %identify(raw.get()), "skipping malformed object in list page");
             }
         }
     }
@@ -356,7 +356,7 @@ pub fn decode_watch_line<K: DeserializeOwned>(line: &str) -> Option<WatchEvent<K
     let env: EventEnvelope<'_> = match serde_json::from_str(line) {
         Ok(env) => env,
         Err(e) => {
-            tracing::warn!(error = %e, line = %truncate(line, 200), "skipping undecodable watch line");
+            tracing::warn!(error = %e, bytes = line.len(), "skipping undecodable watch line");
             return Some(WatchEvent::Malformed(format!("watch event envelope: {e}")));
         }
     };
@@ -364,7 +364,7 @@ pub fn decode_watch_line<K: DeserializeOwned>(line: &str) -> Option<WatchEvent<K
     let decode = |ctor: fn(K) -> WatchEvent<K>| match serde_json::from_str::<K>(obj) {
         Ok(o) => ctor(o),
         Err(e) => {
-            tracing::warn!(error = %e, event = %env.kind, object = %truncate(obj, 200), "skipping malformed object in watch event");
+            tracing::warn!(error = %e, event = %env.kind, object = %identify(obj), "skipping malformed object in watch event");
             WatchEvent::Malformed(format!("{} object: {e}", env.kind))
         }
     };
@@ -398,15 +398,34 @@ pub fn decode_watch_line<K: DeserializeOwned>(line: &str) -> Option<WatchEvent<K
     })
 }
 
-fn truncate(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
+/// Names a malformed object for the log by kind and key only: its content (a Secret's data, say)
+/// never reaches the log.
+fn identify(raw: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        name: Option<String>,
+        namespace: Option<String>,
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
+    #[derive(serde::Deserialize)]
+    struct Head {
+        kind: Option<String>,
+        metadata: Option<Meta>,
     }
-    &s[..end]
+    match serde_json::from_str::<Head>(raw) {
+        Ok(h) => {
+            let (ns, name) = h
+                .metadata
+                .map(|m| (m.namespace, m.name))
+                .unwrap_or((None, None));
+            format!(
+                "{} {}{}",
+                h.kind.as_deref().unwrap_or("<no kind>"),
+                ns.map(|n| format!("{n}/")).unwrap_or_default(),
+                name.as_deref().unwrap_or("<no name>")
+            )
+        }
+        Err(_) => format!("<{} bytes, unparseable>", raw.len()),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -872,6 +891,14 @@ mod tests {
     use k8s_openapi::api::core::v1::ConfigMap;
 
     use super::*;
+
+    #[test]
+    fn malformed_objects_are_logged_by_key_never_by_content() {
+        let raw = r#"{"kind":"Secret","metadata":{"name":"db","namespace":"shop","labels":7},"data":{"password":"aHVudGVyMg=="}}"#;
+        let shown = identify(raw);
+        assert_eq!(shown, "Secret shop/db");
+        assert!(!identify(r#"{"data":"aHVudGVyMg==""#).contains("aHVudGVyMg"));
+    }
 
     fn cm_json(name: &str, rv: &str) -> String {
         format!(
