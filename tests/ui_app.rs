@@ -627,6 +627,57 @@ fn enter_in_the_picker_takes_the_highlighted_value_for_a_partial_term() {
 }
 
 #[test]
+fn enter_in_the_picker_takes_the_highlighted_value_not_the_typed_text() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    type_str(&mut app, "app=");
+    app.update(code(KeyCode::Down)); // app=db → app=web
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.mode, Mode::Normal));
+    assert_eq!(
+        app.views[&v].table.filters.label.as_ref().unwrap().text,
+        "app=web"
+    );
+    assert_eq!(shown(&app, v).len(), 3);
+}
+
+#[test]
+fn picker_ranks_the_exact_value_first_and_highlights_it_after_typing() {
+    let (mut app, _) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    app.update(code(KeyCode::Down));
+    app.update(code(KeyCode::Down));
+    type_str(&mut app, "env");
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    assert_eq!(p.selected, 0, "typing re-highlights the best match");
+    assert_eq!(p.all[p.shown[0]].0, "env");
+}
+
+#[test]
+fn picker_applies_a_typed_selector_that_matches_no_value() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    type_str(&mut app, "env!=prod");
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    assert!(p.shown.is_empty());
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.mode, Mode::Normal));
+    assert_eq!(
+        app.views[&v].table.filters.label.as_ref().unwrap().text,
+        "env!=prod"
+    );
+    assert_eq!(shown(&app, v), ["default/web-2", "default/web-3"]);
+}
+
+#[test]
+fn picker_input_starts_empty_without_a_filter() {
+    let (mut app, _) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    assert_eq!(p.input.value(), "");
+}
+
+#[test]
 fn start_selector_is_applied_to_the_first_view() {
     let cfg = AppConfig {
         selector: Some("app=db".into()),

@@ -281,6 +281,14 @@ fn label_filter_with_picker() {
 }
 
 #[test]
+fn label_picker_with_one_value_says_value() {
+    let (mut app, _) = app_demo(config());
+    app.update(key('l'));
+    type_str(&mut app, "tier=front");
+    insta::assert_snapshot!(draw(&mut app, 100, 14).backend());
+}
+
+#[test]
 fn label_filter_applied_shows_match_count_from_index() {
     let (mut app, _) = app_demo(config());
     app.update(key('l'));

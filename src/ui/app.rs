@@ -1439,12 +1439,10 @@ impl App {
                 Mode::Labels(p)
             }
             KeyCode::Enter => {
-                // A term being typed that is not yet a complete selector term (no operator, not
-                // an indexed value) takes the highlighted value, as a picker should.
-                let term = current_term(p.input.value()).to_string();
-                let exact = p.all.iter().any(|(v, _)| *v == term);
-                let has_op = term.contains(['=', '!', '(', ' ']);
-                if term.is_empty() || (!exact && !has_op && !p.shown.is_empty()) {
+                // Enter takes the highlighted value (as Tab would) whenever one is shown; only a
+                // typed term that matches no indexed value (a complete selector with an operator,
+                // e.g. `env!=prod` or `tier in (a,b)`) is applied as typed.
+                if !p.shown.is_empty() {
                     complete_picker(&mut p);
                 }
                 let text = p.input.value().trim().trim_end_matches(',').to_string();
@@ -1472,8 +1470,13 @@ impl App {
                 }
             }
             _ => {
+                let before = p.input.value().to_string();
                 p.input.handle_event(&Event::Key(key));
                 p.error = None;
+                if p.input.value() != before {
+                    // The list is re-ranked for the new term: highlight its best match.
+                    p.selected = 0;
+                }
                 refresh_picker(&mut p);
                 Mode::Labels(p)
             }
@@ -1500,6 +1503,12 @@ fn refresh_picker(p: &mut LabelPicker) {
         .filter(|(_, (v, _))| term.is_empty() || v.contains(term.as_str()))
         .map(|(i, _)| i)
         .collect();
+    // Best match first: the exact value, then values starting with the term, then the rest.
+    let all = &p.all;
+    p.shown.sort_by_key(|i| {
+        let v = all.get(*i).map(|(v, _)| v.as_str()).unwrap_or("");
+        (v != term, !v.starts_with(term.as_str()))
+    });
     p.selected = p.selected.min(p.shown.len().saturating_sub(1));
 }
 

@@ -970,7 +970,7 @@ fn render_picker(p: &LabelPicker, view: Option<&ResourceView>, area: Rect, buf: 
     ])
     .areas(inner);
     Paragraph::new(Line::from(vec![
-        Span::styled("-l ", Style::default().fg(Color::Yellow)),
+        Span::styled("> ", Style::default().fg(DIM)),
         Span::styled(p.input.value(), Style::default().fg(Color::White)),
         Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
     ]))
@@ -981,7 +981,15 @@ fn render_picker(p: &LabelPicker, view: Option<&ResourceView>, area: Rect, buf: 
             Style::default().fg(Color::Red),
         ),
         None => Line::styled(
-            format!("{} values from the {source}", p.shown.len()),
+            format!(
+                "{} {} from the {source}",
+                p.shown.len(),
+                if p.shown.len() == 1 {
+                    "value"
+                } else {
+                    "values"
+                }
+            ),
             Style::default().fg(DIM),
         ),
     };
