@@ -225,6 +225,25 @@ fn event_log_full_screen() {
 }
 
 #[test]
+fn event_log_screen_header_shows_the_logs_pause_and_filters() {
+    let (mut app, _) = app_demo(config());
+    app.update(Action::Tap(taps()));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    app.update(key('p'));
+    app.update(key('t')); // type: Added
+    app.update(Action::Tap(vec![tap(
+        8,
+        "Pod",
+        DeltaType::Added,
+        false,
+        "default/late",
+    )]));
+    insta::assert_snapshot!(draw(&mut app, 100, 7).backend());
+}
+
+#[test]
 fn event_log_pane_paused_and_filtered() {
     let (mut app, _) = app_demo(config());
     app.update(Action::Tap(taps()));
@@ -240,6 +259,32 @@ fn event_log_pane_paused_and_filtered() {
         "default/late",
     )]));
     insta::assert_snapshot!(draw(&mut app, 100, 24).backend());
+}
+
+#[test]
+fn drill_down_header_shows_the_views_own_namespace() {
+    let cfg = AppConfig {
+        resource: "rs".into(),
+        namespace: None,
+        ..config()
+    };
+    let (mut app, _) = app_with(
+        cfg,
+        vec![workload("identity", "auth-5d8f", Some("uid-auth"))],
+    );
+    connected(&mut app);
+    let fx = app.update(code(KeyCode::Enter));
+    let pods_view = opened(&fx)[0].0;
+    app.update(Action::Resync {
+        view: pods_view,
+        rows: vec![pod(PodSpec {
+            ns: "identity",
+            name: "auth-5d8f-a",
+            owner: Some("uid-auth-5d8f"),
+            ..PodSpec::default()
+        })],
+    });
+    insta::assert_snapshot!(draw(&mut app, 100, 8).backend());
 }
 
 #[test]

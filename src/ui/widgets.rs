@@ -159,13 +159,76 @@ impl App {
             Span::styled("  Server: ", label),
             Span::styled(c.server_version.as_deref().unwrap_or("?"), value),
             Span::styled("  Namespace: ", label),
-            Span::styled(self.namespace.as_deref().unwrap_or("all"), value),
+            Span::styled(self.header_scope(), value),
         ];
         if self.readonly {
             l1.push(Span::styled(
                 "  [readonly]",
                 Style::default().fg(Color::LightRed),
             ));
+        }
+        let screen = self.current_screen();
+        // The informer and filter lines describe the screen on top, not the table beneath it.
+        match screen {
+            Some(Screen::Events) => {
+                let log = &self.events;
+                let mut l2 = vec![
+                    Span::styled(" Event log: ", label),
+                    Span::styled(format!("{}/{} entries", log.len(), log.capacity()), value),
+                ];
+                if log.paused() {
+                    l2.push(Span::styled(
+                        format!(" │ PAUSED (+{} new)", log.new_while_paused()),
+                        Style::default().fg(Color::Yellow),
+                    ));
+                } else {
+                    l2.push(Span::styled(" │ live", Style::default().fg(Color::Green)));
+                }
+                let mut l3 = vec![Span::styled(" Filter: ", label)];
+                if log.type_filter.is_none() && log.kind_filter.is_none() {
+                    l3.push(Span::styled("none", Style::default().fg(DIM)));
+                } else {
+                    l3.push(Span::styled(
+                        format!(
+                            "type:{} kind:{}",
+                            log.type_filter.map_or("all", delta_name),
+                            log.kind_filter.as_deref().unwrap_or("all")
+                        ),
+                        value,
+                    ));
+                }
+                Paragraph::new(vec![Line::from(l1), Line::from(l2), Line::from(l3)])
+                    .render(area, buf);
+                return;
+            }
+            Some(Screen::Informers) => {
+                let n = self.informers.len();
+                let synced = self.informers.iter().filter(|r| r.synced).count();
+                let failing = self
+                    .informers
+                    .iter()
+                    .filter(|r| r.forbidden || r.last_error.is_some())
+                    .count();
+                let mut l2 = vec![
+                    Span::styled(" Informers: ", label),
+                    Span::styled(n.to_string(), value),
+                    Span::raw(format!(" │ {synced} synced")),
+                ];
+                if failing > 0 {
+                    l2.push(Span::styled(
+                        format!(" │ {failing} failing"),
+                        Style::default().fg(Color::Red),
+                    ));
+                }
+                let l3 = vec![
+                    Span::styled(" Filter: ", label),
+                    Span::styled("none", Style::default().fg(DIM)),
+                ];
+                Paragraph::new(vec![Line::from(l1), Line::from(l2), Line::from(l3)])
+                    .render(area, buf);
+                return;
+            }
+            _ => {}
         }
         let mut l2 = vec![Span::styled(" Informer: ", label)];
         let view = self.current_view();
@@ -226,7 +289,7 @@ impl App {
             }
         }
         let mut l3 = vec![Span::styled(" Filter: ", label)];
-        match view {
+        match view.filter(|_| matches!(screen, Some(Screen::Table(_)))) {
             Some(v) => {
                 let f = &v.table.filters;
                 let mut any = false;
@@ -254,6 +317,19 @@ impl App {
             None => l3.push(Span::styled("none", Style::default().fg(DIM))),
         }
         Paragraph::new(vec![Line::from(l1), Line::from(l2), Line::from(l3)]).render(area, buf);
+    }
+
+    /// The namespace scope of what is shown: the table on top's own scope (a drill-down or a
+    /// view opened in another namespace keeps its own), else the app's current namespace.
+    fn header_scope(&self) -> &str {
+        match (self.current_screen(), self.current_view()) {
+            (Some(Screen::Table(_) | Screen::Text(_)), Some(v)) => match &v.namespace {
+                Some(ns) => ns,
+                None if v.resource.namespaced => "all",
+                None => "-",
+            },
+            _ => self.namespace.as_deref().unwrap_or("all"),
+        }
     }
 
     fn render_prompt(&self, area: Rect, buf: &mut Buffer) {
