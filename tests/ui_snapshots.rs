@@ -244,6 +244,19 @@ fn event_log_screen_header_shows_the_logs_pause_and_filters() {
 }
 
 #[test]
+fn event_log_kind_column_fits_group_qualified_kinds_and_delta_narrows_without_tombstones() {
+    let (mut app, _) = app_demo(config());
+    app.update(Action::Tap(vec![
+        tap(1, "deployments.apps", DeltaType::Updated, false, "shop/web"),
+        tap(2, "pods", DeltaType::Added, false, "shop/web-1"),
+    ]));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    insta::assert_snapshot!(draw(&mut app, 80, 8).backend());
+}
+
+#[test]
 fn event_log_pane_paused_and_filtered() {
     let (mut app, _) = app_demo(config());
     app.update(Action::Tap(taps()));

@@ -579,7 +579,7 @@ impl App {
             .border_style(Style::default().fg(Color::Blue))
             .title(
                 Line::styled(
-                    format!(" informers[{}] ", self.informers.len()),
+                    format!(" Informers[{}] ", self.informers.len()),
                     Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
                 )
                 .centered(),
@@ -652,7 +652,7 @@ impl App {
             Table::new(rows, widths)
                 .header(header)
                 .block(block)
-                .column_spacing(1),
+                .column_spacing(2),
             area,
             buf,
         );
@@ -849,14 +849,9 @@ fn render_events(log: &EventLog, _now_ms: i64, area: Rect, buf: &mut Buffer, ful
         .title(Line::from(title).centered());
     let inner_h = block.inner(area).height.saturating_sub(1) as usize;
     let scroll = if full { log.scroll } else { 0 };
-    let kind_w = log
-        .shown()
-        .skip(scroll)
-        .take(inner_h)
-        .map(|e| e.kind.chars().count())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, 40) as u16;
+    // Stable widths: KIND fits the widest kind seen, DELTA is wide only while tombstones exist.
+    let kind_w = log.kind_width().clamp(4, 24) as u16;
+    let delta_w: u16 = if log.has_tombstones() { 24 } else { 8 };
     let rows = log.shown().skip(scroll).take(inner_h).map(|e| {
         let time = chrono::DateTime::<chrono::Utc>::from(e.at)
             .format("%H:%M:%S%.3f")
@@ -896,16 +891,16 @@ fn render_events(log: &EventLog, _now_ms: i64, area: Rect, buf: &mut Buffer, ful
     let widths = [
         Constraint::Length(12),
         Constraint::Length(kind_w),
-        Constraint::Length(24),
+        Constraint::Length(delta_w),
         Constraint::Fill(1),
         Constraint::Length(10),
-        Constraint::Length(6),
+        Constraint::Length(5),
     ];
     Widget::render(
         Table::new(rows, widths)
             .header(header)
             .block(block)
-            .column_spacing(1),
+            .column_spacing(2),
         area,
         buf,
     );
