@@ -516,3 +516,34 @@ fn rendering_never_panics_at_any_size_on_any_screen() {
         }
     }
 }
+
+#[test]
+fn column_widths_stay_put_when_wide_rows_scroll_out_of_view() {
+    let mut rows = vec![pod(PodSpec {
+        name: "a-crashing",
+        status: "CrashLoopBackOff",
+        ..PodSpec::default()
+    })];
+    let names: Vec<String> = (0..40).map(|i| format!("p-{i:02}")).collect();
+    rows.extend(names.iter().map(|n| {
+        pod(PodSpec {
+            name: n,
+            ..PodSpec::default()
+        })
+    }));
+    let (mut app, v) = app_with(config(), rows);
+    let header_line = |t: &Terminal<TestBackend>| -> String {
+        let buf = t.backend().buffer();
+        (0..buf.area.width).map(|x| buf[(x, 4)].symbol()).collect()
+    };
+    let top = header_line(&draw(&mut app, 100, 20));
+    assert!(
+        app.views[&v].col_widths[2] >= 16,
+        "{:?}",
+        app.views[&v].col_widths
+    );
+    app.update(key('G'));
+    let bottom = header_line(&draw(&mut app, 100, 20));
+    assert!(top.contains("STATUS"), "{top}");
+    assert_eq!(top, bottom, "column header must not move while scrolling");
+}

@@ -75,6 +75,10 @@ pub struct ResourceView {
     pub drilled_from: Option<String>,
     /// Not shown: feeds the owner uids of another view (Deployment → ReplicaSets → pods).
     pub feeds: Option<OwnerFeed>,
+    /// Widest cell seen per rendered column (NAMESPACE first in an all-namespaces view), from
+    /// the rows that were visible: grows while the view is open, never shrinks, so columns do
+    /// not jump as rows scroll in and out.
+    pub col_widths: Vec<u16>,
 }
 
 /// An auxiliary view whose rows owned by `root` become owner uids of `target`'s drill filter.
@@ -373,6 +377,7 @@ impl App {
                 store: None,
                 drilled_from: None,
                 feeds: None,
+                col_widths: Vec::new(),
             },
         );
         id
@@ -594,7 +599,44 @@ impl App {
                 self.dirty = true;
             }
         }
+        if self.dirty {
+            self.remember_col_widths();
+        }
         fx
+    }
+
+    /// Grow the current table's remembered column widths to fit its visible rows (O(visible
+    /// rows), never a scan of the whole table).
+    fn remember_col_widths(&mut self) {
+        let h = self.table_height();
+        let now_unix = self.now_ms.div_euclid(1000);
+        let Some(id) = self.current_view_id() else {
+            return;
+        };
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        let all_ns = v.namespace.is_none() && v.resource.namespaced;
+        let skip = usize::from(all_ns);
+        let ncols = v.columns.len() + skip;
+        if v.col_widths.len() != ncols {
+            v.col_widths = vec![0; ncols];
+        }
+        let list = v.table.list();
+        let n = list.len();
+        let start = v.table.offset.min(n);
+        for key in &list[start..(start + h).min(n)] {
+            let Some(e) = v.table.entry(key) else {
+                continue;
+            };
+            if all_ns && let Some(w) = v.col_widths.first_mut() {
+                let len = e.summary.namespace.as_deref().map_or(0, str::len);
+                *w = (*w).max(len.min(60) as u16);
+            }
+            for (w, c) in v.col_widths.iter_mut().skip(skip).zip(&e.summary.row.cells) {
+                *w = (*w).max(c.display(now_unix).chars().count().min(60) as u16);
+            }
+        }
     }
 
     /// An all-namespaces view that may not list across namespaces switches to the context's

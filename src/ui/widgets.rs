@@ -504,6 +504,10 @@ impl App {
             rows_text.push((cells, style, selected));
         }
         let mut widths: Vec<u16> = headers.iter().map(|h| h.chars().count() as u16).collect();
+        // Never narrower than what this view has shown before (stable while scrolling).
+        for (w, seen) in widths.iter_mut().zip(&v.col_widths) {
+            *w = (*w).max(*seen);
+        }
         for (cells, _, _) in &rows_text {
             for (w, c) in widths.iter_mut().zip(cells) {
                 *w = (*w).max(c.chars().count().min(60) as u16);
