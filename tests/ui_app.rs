@@ -869,6 +869,61 @@ fn yaml_key_fetches_the_object_and_hides_secret_values_until_x() {
     assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
 }
 
+fn describe_with(app: &mut kinformer::ui::App, body: String) {
+    let fx = app.update(key('d'));
+    let Effect::FetchDescribe { request, .. } = fx[0].clone() else {
+        panic!("{fx:?}")
+    };
+    app.update(Action::Describe {
+        request,
+        result: Ok(body),
+    });
+}
+
+fn text_scroll(app: &kinformer::ui::App) -> usize {
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    t.scroll
+}
+
+#[test]
+fn bottom_of_a_text_view_is_the_last_full_page_and_paging_stops_there() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Resize(80, 20)); // 14 text rows
+    describe_with(&mut app, (0..40).map(|i| format!("line {i}\n")).collect());
+    app.update(key('G'));
+    assert_eq!(text_scroll(&app), 40 - 14);
+    for _ in 0..5 {
+        app.update(code(KeyCode::PageDown));
+    }
+    assert_eq!(text_scroll(&app), 26);
+    // A text shorter than a page does not scroll at all.
+    app.update(key('q'));
+    describe_with(&mut app, "a\nb\n".to_string());
+    app.update(key('G'));
+    assert_eq!(text_scroll(&app), 0);
+}
+
+#[test]
+fn wrapped_long_lines_take_their_rows_in_the_last_page_and_w_toggles_wrap() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Resize(80, 20)); // 78 wide, 14 rows
+    let mut body: String = (0..20).map(|i| format!("line {i}\n")).collect();
+    body.push_str(&"x".repeat(78 * 3)); // the last line wraps onto 3 rows
+    describe_with(&mut app, body);
+    app.update(key('G'));
+    // 21 lines; the last takes 3 rows, so the last page starts 12 lines before it.
+    assert_eq!(text_scroll(&app), 21 - 12);
+    app.update(key('w'));
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    assert!(!t.wrap);
+    app.update(key('G'));
+    assert_eq!(text_scroll(&app), 21 - 14, "unwrapped: one row per line");
+}
+
 #[test]
 fn text_views_scroll_and_show_fetch_errors() {
     let (mut app, _) = app_with(config(), three_pods());
@@ -891,7 +946,11 @@ fn text_views_scroll_and_show_fetch_errors() {
     let Some(Screen::Text(t)) = app.current_screen() else {
         panic!()
     };
-    assert_eq!(t.scroll, 99);
+    assert_eq!(
+        t.scroll,
+        100 - 24,
+        "G stops at the last full page (30 rows - 6 of chrome)"
+    );
     app.update(key('q'));
     let fx = app.update(key('y'));
     let Effect::FetchYaml { request, .. } = fx[0].clone() else {

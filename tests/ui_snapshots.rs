@@ -377,6 +377,28 @@ fn yaml_view() {
 }
 
 #[test]
+fn secret_yaml_view_offers_reveal_and_wraps_long_values() {
+    let (mut app, _) = app_demo(config());
+    let fx = app.update(key('y'));
+    let kinformer::ui::Effect::FetchYaml { request, .. } = fx[0].clone() else {
+        panic!()
+    };
+    let obj = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "tls", "namespace": "default", "annotations": {
+            "note": "a long annotation value that does not fit on one line of a sixty column terminal"
+        }},
+        "data": {"tls.crt": "c2VjcmV0"}
+    });
+    app.update(Action::Yaml {
+        request,
+        result: Ok(obj),
+    });
+    insta::assert_snapshot!(draw(&mut app, 60, 16).backend());
+}
+
+#[test]
 fn help_screen() {
     let (mut app, _) = app_demo(config());
     app.update(key('?'));

@@ -105,11 +105,30 @@ pub struct TextView {
     pub lines: Option<Result<Vec<String>, String>>,
     pub value: Option<serde_json::Value>,
     pub reveal: bool,
+    /// First line shown (a logical line; wrapped lines take several rows).
     pub scroll: usize,
+    /// Long lines wrap onto the next rows (on by default, `w` toggles); off: they are cut.
+    pub wrap: bool,
 }
 
 impl TextView {
-    fn is_secret(&self) -> bool {
+    /// The greatest `scroll` that still fills a page of `height` rows `width` wide (like less,
+    /// `G` stops at the last full page rather than showing the last line alone).
+    pub fn max_scroll(&self, width: usize, height: usize) -> usize {
+        let Some(Ok(lines)) = &self.lines else {
+            return 0;
+        };
+        let mut rows = 0;
+        for (i, l) in lines.iter().enumerate().rev() {
+            rows += if self.wrap { wrapped_rows(l, width) } else { 1 };
+            if rows > height {
+                return i + 1;
+            }
+        }
+        0
+    }
+
+    pub fn is_secret(&self) -> bool {
         self.value
             .as_ref()
             .and_then(|v| v.get("kind"))
@@ -201,6 +220,15 @@ pub struct App {
 
 /// Lines above and below the table (header, borders, footer) at the default layout.
 const CHROME_ROWS: u16 = 7;
+
+/// Width and height inside a text (YAML/describe) screen's border at a terminal size: the
+/// header (3), footer (1) and border (2) around it.
+pub fn text_area(size: (u16, u16)) -> (usize, usize) {
+    (
+        usize::from(size.0.saturating_sub(2)).max(1),
+        usize::from(size.1.saturating_sub(6)).max(1),
+    )
+}
 
 impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
@@ -811,6 +839,13 @@ impl App {
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
             KeyAction::Delete => self.ask_delete(),
             KeyAction::RevealSecrets => self.toggle_reveal(),
+            KeyAction::ToggleWrap => {
+                let (w, h) = text_area(self.size);
+                if let Some(Screen::Text(t)) = self.stack.last_mut() {
+                    t.wrap = !t.wrap;
+                    t.scroll = t.scroll.min(t.max_scroll(w, h));
+                }
+            }
             KeyAction::ToggleEvents => {
                 self.show_events_pane = !self.show_events_pane;
                 self.scroll_current();
@@ -918,18 +953,13 @@ impl App {
         let n = n as isize;
         match self.stack.last_mut() {
             Some(Screen::Text(t)) => {
-                let len = t
-                    .lines
-                    .as_ref()
-                    .and_then(|l| l.as_ref().ok())
-                    .map_or(0, Vec::len);
+                let (w, h) = text_area(self.size);
+                let max = t.max_scroll(w, h);
                 t.scroll = match action {
                     KeyAction::Up | KeyAction::PageUp => t.scroll.saturating_sub(n as usize),
-                    KeyAction::Down | KeyAction::PageDown => {
-                        (t.scroll + n as usize).min(len.saturating_sub(1))
-                    }
+                    KeyAction::Down | KeyAction::PageDown => (t.scroll + n as usize).min(max),
                     KeyAction::Top => 0,
-                    _ => len.saturating_sub(1),
+                    _ => max,
                 };
             }
             Some(Screen::Events) => {
@@ -1091,6 +1121,7 @@ impl App {
             value: None,
             reveal: false,
             scroll: 0,
+            wrap: true,
         }));
     }
 
@@ -1529,6 +1560,11 @@ impl App {
 enum TextResult {
     Yaml(serde_json::Value),
     Describe(String),
+}
+
+/// Rows a line takes when hard-wrapped at `width` characters (at least one).
+pub fn wrapped_rows(line: &str, width: usize) -> usize {
+    line.chars().count().div_ceil(width.max(1)).max(1)
 }
 
 /// The comma-separated term being typed (the last one).

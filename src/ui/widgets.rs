@@ -680,12 +680,14 @@ impl App {
                 KeyAction::Back,
                 KeyAction::Help,
             ],
-            Some(Screen::Text(_)) => vec![
-                KeyAction::Down,
-                KeyAction::Up,
-                KeyAction::RevealSecrets,
-                KeyAction::Back,
-            ],
+            Some(Screen::Text(t)) => {
+                let mut a = vec![KeyAction::Down, KeyAction::Up, KeyAction::ToggleWrap];
+                if t.kind == TextKind::Yaml && t.is_secret() {
+                    a.push(KeyAction::RevealSecrets);
+                }
+                a.push(KeyAction::Back);
+                a
+            }
             Some(Screen::Informers) => vec![
                 KeyAction::Down,
                 KeyAction::Up,
@@ -816,6 +818,7 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Describe => "describe",
         KeyAction::Delete => "delete",
         KeyAction::RevealSecrets => "reveal",
+        KeyAction::ToggleWrap => "wrap",
         KeyAction::ToggleEvents => "events",
         KeyAction::SortName => "sort name",
         KeyAction::SortAge => "sort age",
@@ -915,7 +918,7 @@ fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
         format!(" {} ", t.title),
         Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
     )];
-    if t.kind == TextKind::Yaml && t.is_secret_view() {
+    if t.kind == TextKind::Yaml && t.is_secret() {
         title.push(Span::styled(
             if t.reveal {
                 " secrets REVEALED (x hides) "
@@ -948,12 +951,33 @@ fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
         ))
         .render(inner, buf),
         Some(Ok(lines)) => {
-            let shown: Vec<Line> = lines
-                .iter()
-                .skip(t.scroll)
-                .take(inner.height as usize)
-                .map(|l| yaml_line(l, t.kind == TextKind::Yaml))
-                .collect();
+            let yaml = t.kind == TextKind::Yaml;
+            let h = inner.height as usize;
+            let w = usize::from(inner.width).max(1);
+            let mut shown: Vec<Line> = Vec::with_capacity(h);
+            for l in lines.iter().skip(t.scroll) {
+                if shown.len() >= h {
+                    break;
+                }
+                if !t.wrap || l.chars().count() <= w {
+                    shown.push(yaml_line(l, yaml));
+                    continue;
+                }
+                // Hard wrap at the width (as `less` does); the first row keeps the key colour.
+                let mut rest = l.as_str();
+                let mut first = true;
+                while !rest.is_empty() && shown.len() < h {
+                    let cut = rest.char_indices().nth(w).map_or(rest.len(), |(i, _)| i);
+                    let (row, tail) = rest.split_at(cut);
+                    shown.push(if first {
+                        yaml_line(row, yaml)
+                    } else {
+                        Line::raw(row)
+                    });
+                    first = false;
+                    rest = tail;
+                }
+            }
             Paragraph::new(shown).render(inner, buf);
         }
     }
@@ -1092,14 +1116,4 @@ fn render_picker(p: &LabelPicker, view: Option<&ResourceView>, area: Rect, buf: 
         })
         .collect();
     Paragraph::new(lines).render(list_area, buf);
-}
-
-impl TextView {
-    fn is_secret_view(&self) -> bool {
-        self.value
-            .as_ref()
-            .and_then(|v| v.get("kind"))
-            .and_then(|k| k.as_str())
-            == Some("Secret")
-    }
 }
