@@ -207,6 +207,9 @@ pub struct App {
     pub mode: Mode,
     /// Footer message and whether it is an error.
     pub message: Option<(String, bool)>,
+    /// When an info message leaves the footer (errors stay until a key). None with an info
+    /// message: the countdown starts at the next tick (the clock is only known from ticks).
+    pub message_until_ms: Option<i64>,
     pub should_quit: bool,
     /// The namespaces view (not shown) used to validate and complete `:ns`.
     pub ns_view: Option<ViewId>,
@@ -220,6 +223,9 @@ pub struct App {
 
 /// Lines above and below the table (header, borders, footer) at the default layout.
 const CHROME_ROWS: u16 = 7;
+
+/// How long an info message (e.g. the start-up banner) replaces the footer's key hints.
+pub const INFO_MESSAGE_MS: i64 = 5_000;
 
 /// Width and height inside a text (YAML/describe) screen's border at a terminal size: the
 /// header (3), footer (1) and border (2) around it.
@@ -253,6 +259,7 @@ impl App {
             show_events_pane: false,
             mode: Mode::Normal,
             message: None,
+            message_until_ms: None,
             should_quit: false,
             ns_view: None,
             initial_resource: config.resource,
@@ -307,6 +314,11 @@ impl App {
         {
             let next_second = self.now_ms + 1000 - self.now_ms.rem_euclid(1000);
             d = Some(d.map_or(next_second, |x| x.min(next_second)));
+        }
+        if matches!(self.message, Some((_, false)))
+            && let Some(until) = self.message_until_ms
+        {
+            d = Some(d.map_or(until, |x| x.min(until)));
         }
         d
     }
@@ -372,10 +384,32 @@ impl App {
 
     fn error(&mut self, msg: impl Into<String>) {
         self.message = Some((msg.into(), true));
+        self.message_until_ms = None;
     }
 
+    /// A transient footer message: shown for [`INFO_MESSAGE_MS`], then the key hints return.
     fn info(&mut self, msg: impl Into<String>) {
         self.message = Some((msg.into(), false));
+        self.message_until_ms = None;
+    }
+
+    /// Start or run out an info message's time on screen.
+    fn expire_message(&mut self, now: i64) -> bool {
+        if !matches!(self.message, Some((_, false))) {
+            return false;
+        }
+        match self.message_until_ms {
+            None => {
+                self.message_until_ms = Some(now + INFO_MESSAGE_MS);
+                false
+            }
+            Some(until) if now >= until => {
+                self.message = None;
+                self.message_until_ms = None;
+                true
+            }
+            Some(_) => false,
+        }
     }
 
     fn open_view(
@@ -509,7 +543,7 @@ impl App {
             Action::Tick(now) => {
                 let second_changed = now / 1000 != self.now_ms / 1000;
                 self.now_ms = now;
-                let mut changed = second_changed;
+                let mut changed = second_changed | self.expire_message(now);
                 for v in self.views.values_mut() {
                     changed |= v.table.expire(now);
                 }
@@ -623,7 +657,11 @@ impl App {
             }
             Action::Contexts(c) => self.contexts = c,
             Action::Notify { message, error } => {
-                self.message = Some((message, error));
+                if error {
+                    self.error(message);
+                } else {
+                    self.info(message);
+                }
                 self.dirty = true;
             }
         }
