@@ -609,7 +609,7 @@ fn label_picker_lists_index_values_and_applies_the_choice() {
             .clone()
             .unwrap()
             .0
-            .contains("1 matches (label index)")
+            .contains("1 match (label index)")
     );
 }
 

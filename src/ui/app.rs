@@ -1563,10 +1563,11 @@ impl App {
                 if self.apply_label_filter(id, &text) {
                     let msg = self.views.get(&id).and_then(|v| {
                         let lf = v.table.filters.label.as_ref()?;
+                        let n = v.table.list().len();
                         Some(format!(
-                            "-l {}: {} matches ({})",
+                            "-l {}: {n} {} ({})",
                             lf.text,
-                            v.table.list().len(),
+                            if n == 1 { "match" } else { "matches" },
                             if lf.from_index { "label index" } else { "scan" }
                         ))
                     });

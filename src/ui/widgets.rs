@@ -299,9 +299,10 @@ impl App {
                 }
                 if let Some(l) = &f.label {
                     l3.push(Span::styled(format!("-l {}", l.text), value));
+                    let n = v.table.list().len();
                     l3.push(Span::raw(format!(
-                        " ({} matches, {})  ",
-                        v.table.list().len(),
+                        " ({n} {}, {})  ",
+                        if n == 1 { "match" } else { "matches" },
                         if l.from_index { "label index" } else { "scan" }
                     )));
                     any = true;
