@@ -589,7 +589,21 @@ impl App {
                 )
                 .centered(),
             );
-        let header = TRow::new(INFORMER_HEADERS.map(TCell::from)).style(
+        // Counters read as numbers: right-aligned under their headers.
+        let cell = |c: usize, text: String| -> TCell<'static> {
+            if (4..=8).contains(&c) {
+                TCell::from(Line::from(text).right_aligned())
+            } else {
+                TCell::from(text)
+            }
+        };
+        let header = TRow::new(
+            INFORMER_HEADERS
+                .iter()
+                .enumerate()
+                .map(|(c, h)| cell(c, h.to_string())),
+        )
+        .style(
             Style::default()
                 .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
@@ -650,9 +664,9 @@ impl App {
         if let Some(last) = widths.last_mut() {
             *last = Constraint::Fill(1);
         }
-        let rows = texts
-            .into_iter()
-            .map(|(t, style)| TRow::new(t).style(style));
+        let rows = texts.into_iter().map(|(t, style)| {
+            TRow::new(t.into_iter().enumerate().map(|(c, x)| cell(c, x))).style(style)
+        });
         Widget::render(
             Table::new(rows, widths)
                 .header(header)
