@@ -670,6 +670,19 @@ fn picker_applies_a_typed_selector_that_matches_no_value() {
 }
 
 #[test]
+fn picker_does_not_complete_inside_an_unclosed_set() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    type_str(&mut app, "env in (prod,st");
+    app.update(code(KeyCode::Enter));
+    let Mode::Labels(p) = &app.mode else {
+        panic!("an invalid selector keeps the picker open")
+    };
+    assert_eq!(p.input.value(), "env in (prod,st", "typed text kept as is");
+    assert!(app.views[&v].table.filters.label.is_none());
+}
+
+#[test]
 fn picker_input_starts_empty_without_a_filter() {
     let (mut app, _) = app_with(config(), labelled_pods());
     app.update(key('l'));

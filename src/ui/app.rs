@@ -1552,8 +1552,11 @@ impl App {
             KeyCode::Enter => {
                 // Enter takes the highlighted value (as Tab would) whenever one is shown; only a
                 // typed term that matches no indexed value (a complete selector with an operator,
-                // e.g. `env!=prod` or `tier in (a,b)`) is applied as typed.
-                if !p.shown.is_empty() {
+                // e.g. `env!=prod` or `tier in (a,b)`), or one inside an unclosed `(...)` set, is
+                // applied as typed.
+                let v = p.input.value();
+                let in_set = v.matches('(').count() > v.matches(')').count();
+                if !p.shown.is_empty() && !in_set {
                     complete_picker(&mut p);
                 }
                 let text = p.input.value().trim().trim_end_matches(',').to_string();
