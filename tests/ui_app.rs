@@ -609,7 +609,7 @@ fn label_picker_lists_index_values_and_applies_the_choice() {
             .clone()
             .unwrap()
             .0
-            .contains("1 matches (label index)")
+            .contains("1 match (label index)")
     );
 }
 
@@ -624,6 +624,70 @@ fn enter_in_the_picker_takes_the_highlighted_value_for_a_partial_term() {
         "canary"
     );
     assert_eq!(shown(&app, v), ["default/web-2"]);
+}
+
+#[test]
+fn enter_in_the_picker_takes_the_highlighted_value_not_the_typed_text() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    type_str(&mut app, "app=");
+    app.update(code(KeyCode::Down)); // app=db → app=web
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.mode, Mode::Normal));
+    assert_eq!(
+        app.views[&v].table.filters.label.as_ref().unwrap().text,
+        "app=web"
+    );
+    assert_eq!(shown(&app, v).len(), 3);
+}
+
+#[test]
+fn picker_ranks_the_exact_value_first_and_highlights_it_after_typing() {
+    let (mut app, _) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    app.update(code(KeyCode::Down));
+    app.update(code(KeyCode::Down));
+    type_str(&mut app, "env");
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    assert_eq!(p.selected, 0, "typing re-highlights the best match");
+    assert_eq!(p.all[p.shown[0]].0, "env");
+}
+
+#[test]
+fn picker_applies_a_typed_selector_that_matches_no_value() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    type_str(&mut app, "env!=prod");
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    assert!(p.shown.is_empty());
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.mode, Mode::Normal));
+    assert_eq!(
+        app.views[&v].table.filters.label.as_ref().unwrap().text,
+        "env!=prod"
+    );
+    assert_eq!(shown(&app, v), ["default/web-2", "default/web-3"]);
+}
+
+#[test]
+fn picker_does_not_complete_inside_an_unclosed_set() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    type_str(&mut app, "env in (prod,st");
+    app.update(code(KeyCode::Enter));
+    let Mode::Labels(p) = &app.mode else {
+        panic!("an invalid selector keeps the picker open")
+    };
+    assert_eq!(p.input.value(), "env in (prod,st", "typed text kept as is");
+    assert!(app.views[&v].table.filters.label.is_none());
+}
+
+#[test]
+fn picker_input_starts_empty_without_a_filter() {
+    let (mut app, _) = app_with(config(), labelled_pods());
+    app.update(key('l'));
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    assert_eq!(p.input.value(), "");
 }
 
 #[test]
@@ -818,6 +882,61 @@ fn yaml_key_fetches_the_object_and_hides_secret_values_until_x() {
     assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
 }
 
+fn describe_with(app: &mut kinformer::ui::App, body: String) {
+    let fx = app.update(key('d'));
+    let Effect::FetchDescribe { request, .. } = fx[0].clone() else {
+        panic!("{fx:?}")
+    };
+    app.update(Action::Describe {
+        request,
+        result: Ok(body),
+    });
+}
+
+fn text_scroll(app: &kinformer::ui::App) -> usize {
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    t.scroll
+}
+
+#[test]
+fn bottom_of_a_text_view_is_the_last_full_page_and_paging_stops_there() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Resize(80, 20)); // 14 text rows
+    describe_with(&mut app, (0..40).map(|i| format!("line {i}\n")).collect());
+    app.update(key('G'));
+    assert_eq!(text_scroll(&app), 40 - 14);
+    for _ in 0..5 {
+        app.update(code(KeyCode::PageDown));
+    }
+    assert_eq!(text_scroll(&app), 26);
+    // A text shorter than a page does not scroll at all.
+    app.update(key('q'));
+    describe_with(&mut app, "a\nb\n".to_string());
+    app.update(key('G'));
+    assert_eq!(text_scroll(&app), 0);
+}
+
+#[test]
+fn wrapped_long_lines_take_their_rows_in_the_last_page_and_w_toggles_wrap() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Resize(80, 20)); // 78 wide, 14 rows
+    let mut body: String = (0..20).map(|i| format!("line {i}\n")).collect();
+    body.push_str(&"x".repeat(78 * 3)); // the last line wraps onto 3 rows
+    describe_with(&mut app, body);
+    app.update(key('G'));
+    // 21 lines; the last takes 3 rows, so the last page starts 12 lines before it.
+    assert_eq!(text_scroll(&app), 21 - 12);
+    app.update(key('w'));
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    assert!(!t.wrap);
+    app.update(key('G'));
+    assert_eq!(text_scroll(&app), 21 - 14, "unwrapped: one row per line");
+}
+
 #[test]
 fn text_views_scroll_and_show_fetch_errors() {
     let (mut app, _) = app_with(config(), three_pods());
@@ -840,7 +959,11 @@ fn text_views_scroll_and_show_fetch_errors() {
     let Some(Screen::Text(t)) = app.current_screen() else {
         panic!()
     };
-    assert_eq!(t.scroll, 99);
+    assert_eq!(
+        t.scroll,
+        100 - 24,
+        "G stops at the last full page (30 rows - 6 of chrome)"
+    );
     app.update(key('q'));
     let fx = app.update(key('y'));
     let Effect::FetchYaml { request, .. } = fx[0].clone() else {
@@ -1152,4 +1275,32 @@ fn a_deleted_row_lingers_its_full_time_after_the_first_tick_that_sees_it() {
     assert!(app.views[&v].table.entry("default/db-0").is_some());
     app.update(Action::Tick(NOW_MS + 1_900));
     assert!(app.views[&v].table.entry("default/db-0").is_none());
+}
+
+#[test]
+fn start_up_banner_is_transient_and_errors_stay_until_a_key() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Notify {
+        message: "demo cluster at http://127.0.0.1:1234 (601 objects)".into(),
+        error: false,
+    });
+    assert!(app.message.is_some());
+    app.update(Action::Tick(NOW_MS + 1_000)); // the countdown starts at the first tick
+    app.update(Action::Tick(NOW_MS + 5_999));
+    assert!(app.message.is_some(), "still shown before its time is up");
+    assert_eq!(
+        app.next_deadline_ms().map(|d| d <= NOW_MS + 6_000),
+        Some(true),
+        "the runtime is asked to tick when it expires"
+    );
+    app.update(Action::Tick(NOW_MS + 6_000));
+    assert!(app.message.is_none(), "the footer hints come back");
+
+    app.update(Action::Notify {
+        message: "boom".into(),
+        error: true,
+    });
+    app.update(Action::Tick(NOW_MS + 7_000));
+    app.update(Action::Tick(NOW_MS + 60_000));
+    assert!(app.message.is_some(), "errors wait for a key");
 }

@@ -225,6 +225,38 @@ fn event_log_full_screen() {
 }
 
 #[test]
+fn event_log_screen_header_shows_the_logs_pause_and_filters() {
+    let (mut app, _) = app_demo(config());
+    app.update(Action::Tap(taps()));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    app.update(key('p'));
+    app.update(key('t')); // type: Added
+    app.update(Action::Tap(vec![tap(
+        8,
+        "Pod",
+        DeltaType::Added,
+        false,
+        "default/late",
+    )]));
+    insta::assert_snapshot!(draw(&mut app, 100, 7).backend());
+}
+
+#[test]
+fn event_log_kind_column_fits_group_qualified_kinds_and_delta_narrows_without_tombstones() {
+    let (mut app, _) = app_demo(config());
+    app.update(Action::Tap(vec![
+        tap(1, "deployments.apps", DeltaType::Updated, false, "shop/web"),
+        tap(2, "pods", DeltaType::Added, false, "shop/web-1"),
+    ]));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    insta::assert_snapshot!(draw(&mut app, 80, 8).backend());
+}
+
+#[test]
 fn event_log_pane_paused_and_filtered() {
     let (mut app, _) = app_demo(config());
     app.update(Action::Tap(taps()));
@@ -240,6 +272,32 @@ fn event_log_pane_paused_and_filtered() {
         "default/late",
     )]));
     insta::assert_snapshot!(draw(&mut app, 100, 24).backend());
+}
+
+#[test]
+fn drill_down_header_shows_the_views_own_namespace() {
+    let cfg = AppConfig {
+        resource: "rs".into(),
+        namespace: None,
+        ..config()
+    };
+    let (mut app, _) = app_with(
+        cfg,
+        vec![workload("identity", "auth-5d8f", Some("uid-auth"))],
+    );
+    connected(&mut app);
+    let fx = app.update(code(KeyCode::Enter));
+    let pods_view = opened(&fx)[0].0;
+    app.update(Action::Resync {
+        view: pods_view,
+        rows: vec![pod(PodSpec {
+            ns: "identity",
+            name: "auth-5d8f-a",
+            owner: Some("uid-auth-5d8f"),
+            ..PodSpec::default()
+        })],
+    });
+    insta::assert_snapshot!(draw(&mut app, 100, 8).backend());
 }
 
 #[test]
@@ -281,6 +339,14 @@ fn label_filter_with_picker() {
 }
 
 #[test]
+fn label_picker_with_one_value_says_value() {
+    let (mut app, _) = app_demo(config());
+    app.update(key('l'));
+    type_str(&mut app, "tier=front");
+    insta::assert_snapshot!(draw(&mut app, 100, 14).backend());
+}
+
+#[test]
 fn label_filter_applied_shows_match_count_from_index() {
     let (mut app, _) = app_demo(config());
     app.update(key('l'));
@@ -308,6 +374,28 @@ fn yaml_view() {
         result: Ok(obj),
     });
     insta::assert_snapshot!(draw(&mut app, 80, 20).backend());
+}
+
+#[test]
+fn secret_yaml_view_offers_reveal_and_wraps_long_values() {
+    let (mut app, _) = app_demo(config());
+    let fx = app.update(key('y'));
+    let kinformer::ui::Effect::FetchYaml { request, .. } = fx[0].clone() else {
+        panic!()
+    };
+    let obj = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "tls", "namespace": "default", "annotations": {
+            "note": "a long annotation value that does not fit on one line of a sixty column terminal"
+        }},
+        "data": {"tls.crt": "c2VjcmV0"}
+    });
+    app.update(Action::Yaml {
+        request,
+        result: Ok(obj),
+    });
+    insta::assert_snapshot!(draw(&mut app, 60, 16).backend());
 }
 
 #[test]
@@ -449,4 +537,35 @@ fn rendering_never_panics_at_any_size_on_any_screen() {
             draw(&mut app, w, h);
         }
     }
+}
+
+#[test]
+fn column_widths_stay_put_when_wide_rows_scroll_out_of_view() {
+    let mut rows = vec![pod(PodSpec {
+        name: "a-crashing",
+        status: "CrashLoopBackOff",
+        ..PodSpec::default()
+    })];
+    let names: Vec<String> = (0..40).map(|i| format!("p-{i:02}")).collect();
+    rows.extend(names.iter().map(|n| {
+        pod(PodSpec {
+            name: n,
+            ..PodSpec::default()
+        })
+    }));
+    let (mut app, v) = app_with(config(), rows);
+    let header_line = |t: &Terminal<TestBackend>| -> String {
+        let buf = t.backend().buffer();
+        (0..buf.area.width).map(|x| buf[(x, 4)].symbol()).collect()
+    };
+    let top = header_line(&draw(&mut app, 100, 20));
+    assert!(
+        app.views[&v].col_widths[2] >= 16,
+        "{:?}",
+        app.views[&v].col_widths
+    );
+    app.update(key('G'));
+    let bottom = header_line(&draw(&mut app, 100, 20));
+    assert!(top.contains("STATUS"), "{top}");
+    assert_eq!(top, bottom, "column header must not move while scrolling");
 }

@@ -75,6 +75,10 @@ pub struct ResourceView {
     pub drilled_from: Option<String>,
     /// Not shown: feeds the owner uids of another view (Deployment → ReplicaSets → pods).
     pub feeds: Option<OwnerFeed>,
+    /// Widest cell seen per rendered column (NAMESPACE first in an all-namespaces view), from
+    /// the rows that were visible: grows while the view is open, never shrinks, so columns do
+    /// not jump as rows scroll in and out.
+    pub col_widths: Vec<u16>,
 }
 
 /// An auxiliary view whose rows owned by `root` become owner uids of `target`'s drill filter.
@@ -101,11 +105,30 @@ pub struct TextView {
     pub lines: Option<Result<Vec<String>, String>>,
     pub value: Option<serde_json::Value>,
     pub reveal: bool,
+    /// First line shown (a logical line; wrapped lines take several rows).
     pub scroll: usize,
+    /// Long lines wrap onto the next rows (on by default, `w` toggles); off: they are cut.
+    pub wrap: bool,
 }
 
 impl TextView {
-    fn is_secret(&self) -> bool {
+    /// The greatest `scroll` that still fills a page of `height` rows `width` wide (like less,
+    /// `G` stops at the last full page rather than showing the last line alone).
+    pub fn max_scroll(&self, width: usize, height: usize) -> usize {
+        let Some(Ok(lines)) = &self.lines else {
+            return 0;
+        };
+        let mut rows = 0;
+        for (i, l) in lines.iter().enumerate().rev() {
+            rows += if self.wrap { wrapped_rows(l, width) } else { 1 };
+            if rows > height {
+                return i + 1;
+            }
+        }
+        0
+    }
+
+    pub fn is_secret(&self) -> bool {
         self.value
             .as_ref()
             .and_then(|v| v.get("kind"))
@@ -184,6 +207,9 @@ pub struct App {
     pub mode: Mode,
     /// Footer message and whether it is an error.
     pub message: Option<(String, bool)>,
+    /// When an info message leaves the footer (errors stay until a key). None with an info
+    /// message: the countdown starts at the next tick (the clock is only known from ticks).
+    pub message_until_ms: Option<i64>,
     pub should_quit: bool,
     /// The namespaces view (not shown) used to validate and complete `:ns`.
     pub ns_view: Option<ViewId>,
@@ -197,6 +223,18 @@ pub struct App {
 
 /// Lines above and below the table (header, borders, footer) at the default layout.
 const CHROME_ROWS: u16 = 7;
+
+/// How long an info message (e.g. the start-up banner) replaces the footer's key hints.
+pub const INFO_MESSAGE_MS: i64 = 5_000;
+
+/// Width and height inside a text (YAML/describe) screen's border at a terminal size: the
+/// header (3), footer (1) and border (2) around it.
+pub fn text_area(size: (u16, u16)) -> (usize, usize) {
+    (
+        usize::from(size.0.saturating_sub(2)).max(1),
+        usize::from(size.1.saturating_sub(6)).max(1),
+    )
+}
 
 impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
@@ -221,6 +259,7 @@ impl App {
             show_events_pane: false,
             mode: Mode::Normal,
             message: None,
+            message_until_ms: None,
             should_quit: false,
             ns_view: None,
             initial_resource: config.resource,
@@ -275,6 +314,11 @@ impl App {
         {
             let next_second = self.now_ms + 1000 - self.now_ms.rem_euclid(1000);
             d = Some(d.map_or(next_second, |x| x.min(next_second)));
+        }
+        if matches!(self.message, Some((_, false)))
+            && let Some(until) = self.message_until_ms
+        {
+            d = Some(d.map_or(until, |x| x.min(until)));
         }
         d
     }
@@ -340,10 +384,32 @@ impl App {
 
     fn error(&mut self, msg: impl Into<String>) {
         self.message = Some((msg.into(), true));
+        self.message_until_ms = None;
     }
 
+    /// A transient footer message: shown for [`INFO_MESSAGE_MS`], then the key hints return.
     fn info(&mut self, msg: impl Into<String>) {
         self.message = Some((msg.into(), false));
+        self.message_until_ms = None;
+    }
+
+    /// Start or run out an info message's time on screen.
+    fn expire_message(&mut self, now: i64) -> bool {
+        if !matches!(self.message, Some((_, false))) {
+            return false;
+        }
+        match self.message_until_ms {
+            None => {
+                self.message_until_ms = Some(now + INFO_MESSAGE_MS);
+                false
+            }
+            Some(until) if now >= until => {
+                self.message = None;
+                self.message_until_ms = None;
+                true
+            }
+            Some(_) => false,
+        }
     }
 
     fn open_view(
@@ -373,6 +439,7 @@ impl App {
                 store: None,
                 drilled_from: None,
                 feeds: None,
+                col_widths: Vec::new(),
             },
         );
         id
@@ -476,7 +543,7 @@ impl App {
             Action::Tick(now) => {
                 let second_changed = now / 1000 != self.now_ms / 1000;
                 self.now_ms = now;
-                let mut changed = second_changed;
+                let mut changed = second_changed | self.expire_message(now);
                 for v in self.views.values_mut() {
                     changed |= v.table.expire(now);
                 }
@@ -590,11 +657,52 @@ impl App {
             }
             Action::Contexts(c) => self.contexts = c,
             Action::Notify { message, error } => {
-                self.message = Some((message, error));
+                if error {
+                    self.error(message);
+                } else {
+                    self.info(message);
+                }
                 self.dirty = true;
             }
         }
+        if self.dirty {
+            self.remember_col_widths();
+        }
         fx
+    }
+
+    /// Grow the current table's remembered column widths to fit its visible rows (O(visible
+    /// rows), never a scan of the whole table).
+    fn remember_col_widths(&mut self) {
+        let h = self.table_height();
+        let now_unix = self.now_ms.div_euclid(1000);
+        let Some(id) = self.current_view_id() else {
+            return;
+        };
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        let all_ns = v.namespace.is_none() && v.resource.namespaced;
+        let skip = usize::from(all_ns);
+        let ncols = v.columns.len() + skip;
+        if v.col_widths.len() != ncols {
+            v.col_widths = vec![0; ncols];
+        }
+        let list = v.table.list();
+        let n = list.len();
+        let start = v.table.offset.min(n);
+        for key in &list[start..(start + h).min(n)] {
+            let Some(e) = v.table.entry(key) else {
+                continue;
+            };
+            if all_ns && let Some(w) = v.col_widths.first_mut() {
+                let len = e.summary.namespace.as_deref().map_or(0, str::len);
+                *w = (*w).max(len.min(60) as u16);
+            }
+            for (w, c) in v.col_widths.iter_mut().skip(skip).zip(&e.summary.row.cells) {
+                *w = (*w).max(c.display(now_unix).chars().count().min(60) as u16);
+            }
+        }
     }
 
     /// An all-namespaces view that may not list across namespaces switches to the context's
@@ -769,6 +877,13 @@ impl App {
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
             KeyAction::Delete => self.ask_delete(),
             KeyAction::RevealSecrets => self.toggle_reveal(),
+            KeyAction::ToggleWrap => {
+                let (w, h) = text_area(self.size);
+                if let Some(Screen::Text(t)) = self.stack.last_mut() {
+                    t.wrap = !t.wrap;
+                    t.scroll = t.scroll.min(t.max_scroll(w, h));
+                }
+            }
             KeyAction::ToggleEvents => {
                 self.show_events_pane = !self.show_events_pane;
                 self.scroll_current();
@@ -876,18 +991,13 @@ impl App {
         let n = n as isize;
         match self.stack.last_mut() {
             Some(Screen::Text(t)) => {
-                let len = t
-                    .lines
-                    .as_ref()
-                    .and_then(|l| l.as_ref().ok())
-                    .map_or(0, Vec::len);
+                let (w, h) = text_area(self.size);
+                let max = t.max_scroll(w, h);
                 t.scroll = match action {
                     KeyAction::Up | KeyAction::PageUp => t.scroll.saturating_sub(n as usize),
-                    KeyAction::Down | KeyAction::PageDown => {
-                        (t.scroll + n as usize).min(len.saturating_sub(1))
-                    }
+                    KeyAction::Down | KeyAction::PageDown => (t.scroll + n as usize).min(max),
                     KeyAction::Top => 0,
-                    _ => len.saturating_sub(1),
+                    _ => max,
                 };
             }
             Some(Screen::Events) => {
@@ -1049,6 +1159,7 @@ impl App {
             value: None,
             reveal: false,
             scroll: 0,
+            wrap: true,
         }));
     }
 
@@ -1439,12 +1550,13 @@ impl App {
                 Mode::Labels(p)
             }
             KeyCode::Enter => {
-                // A term being typed that is not yet a complete selector term (no operator, not
-                // an indexed value) takes the highlighted value, as a picker should.
-                let term = current_term(p.input.value()).to_string();
-                let exact = p.all.iter().any(|(v, _)| *v == term);
-                let has_op = term.contains(['=', '!', '(', ' ']);
-                if term.is_empty() || (!exact && !has_op && !p.shown.is_empty()) {
+                // Enter takes the highlighted value (as Tab would) whenever one is shown; only a
+                // typed term that matches no indexed value (a complete selector with an operator,
+                // e.g. `env!=prod` or `tier in (a,b)`), or one inside an unclosed `(...)` set, is
+                // applied as typed.
+                let v = p.input.value();
+                let in_set = v.matches('(').count() > v.matches(')').count();
+                if !p.shown.is_empty() && !in_set {
                     complete_picker(&mut p);
                 }
                 let text = p.input.value().trim().trim_end_matches(',').to_string();
@@ -1454,10 +1566,11 @@ impl App {
                 if self.apply_label_filter(id, &text) {
                     let msg = self.views.get(&id).and_then(|v| {
                         let lf = v.table.filters.label.as_ref()?;
+                        let n = v.table.list().len();
                         Some(format!(
-                            "-l {}: {} matches ({})",
+                            "-l {}: {n} {} ({})",
                             lf.text,
-                            v.table.list().len(),
+                            if n == 1 { "match" } else { "matches" },
                             if lf.from_index { "label index" } else { "scan" }
                         ))
                     });
@@ -1472,8 +1585,13 @@ impl App {
                 }
             }
             _ => {
+                let before = p.input.value().to_string();
                 p.input.handle_event(&Event::Key(key));
                 p.error = None;
+                if p.input.value() != before {
+                    // The list is re-ranked for the new term: highlight its best match.
+                    p.selected = 0;
+                }
                 refresh_picker(&mut p);
                 Mode::Labels(p)
             }
@@ -1484,6 +1602,11 @@ impl App {
 enum TextResult {
     Yaml(serde_json::Value),
     Describe(String),
+}
+
+/// Rows a line takes when hard-wrapped at `width` characters (at least one).
+pub fn wrapped_rows(line: &str, width: usize) -> usize {
+    line.chars().count().div_ceil(width.max(1)).max(1)
 }
 
 /// The comma-separated term being typed (the last one).
@@ -1500,6 +1623,12 @@ fn refresh_picker(p: &mut LabelPicker) {
         .filter(|(_, (v, _))| term.is_empty() || v.contains(term.as_str()))
         .map(|(i, _)| i)
         .collect();
+    // Best match first: the exact value, then values starting with the term, then the rest.
+    let all = &p.all;
+    p.shown.sort_by_key(|i| {
+        let v = all.get(*i).map(|(v, _)| v.as_str()).unwrap_or("");
+        (v != term, !v.starts_with(term.as_str()))
+    });
     p.selected = p.selected.min(p.shown.len().saturating_sub(1));
 }
 

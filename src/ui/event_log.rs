@@ -44,6 +44,10 @@ pub struct EventLog {
     pub type_filter: Option<DeltaType>,
     pub kind_filter: Option<Arc<str>>,
     kinds: BTreeSet<Arc<str>>,
+    /// Widest kind name ever recorded (chars): the KIND column's stable width.
+    kind_width: usize,
+    /// Tombstone (DeletedFinalStateUnknown) entries currently in the ring.
+    tombstones: usize,
     /// Rows scrolled down from the newest shown entry.
     pub scroll: usize,
 }
@@ -64,6 +68,8 @@ impl EventLog {
             type_filter: None,
             kind_filter: None,
             kinds: BTreeSet::new(),
+            kind_width: 0,
+            tombstones: 0,
             scroll: 0,
         }
     }
@@ -75,10 +81,17 @@ impl EventLog {
         }
         for e in entries {
             if !self.kinds.contains(&e.kind) {
+                self.kind_width = self.kind_width.max(e.kind.chars().count());
                 self.kinds.insert(e.kind.clone());
             }
-            if self.ring.len() == self.capacity {
-                self.ring.pop_front();
+            if self.ring.len() == self.capacity
+                && let Some(old) = self.ring.pop_front()
+                && old.tombstone
+            {
+                self.tombstones -= 1;
+            }
+            if e.tombstone {
+                self.tombstones += 1;
             }
             self.ring.push_back(e);
             self.appended += 1;
@@ -96,6 +109,16 @@ impl EventLog {
 
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// Width of the widest kind name recorded so far.
+    pub fn kind_width(&self) -> usize {
+        self.kind_width
+    }
+
+    /// Whether any tombstone (DeletedFinalStateUnknown) entry is in the ring.
+    pub fn has_tombstones(&self) -> bool {
+        self.tombstones > 0
     }
 
     pub fn paused(&self) -> bool {
@@ -182,6 +205,19 @@ mod tests {
         assert_eq!(log.len(), 3);
         let seqs: Vec<u64> = log.shown().map(|e| e.seq).collect();
         assert_eq!(seqs, vec![5, 4, 3]);
+    }
+
+    #[test]
+    fn event_log_tracks_kind_width_and_tombstones_in_the_ring() {
+        let mut log = EventLog::with_capacity(2);
+        let mut t = entry(1, "deployments.apps", DeltaType::Deleted);
+        t.tombstone = true;
+        log.push(vec![t, entry(2, "pods", DeltaType::Added)]);
+        assert_eq!(log.kind_width(), "deployments.apps".len());
+        assert!(log.has_tombstones());
+        log.push(vec![entry(3, "pods", DeltaType::Added)]);
+        assert!(!log.has_tombstones(), "the tombstone fell out of the ring");
+        assert_eq!(log.kind_width(), 16, "width never shrinks");
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub enum KeyAction {
     Describe,
     Delete,
     RevealSecrets,
+    ToggleWrap,
     ToggleEvents,
     SortName,
     SortAge,

@@ -573,6 +573,11 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     let mut ages = tokio::time::interval(Duration::from_secs(1));
     ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 
+    // The app's paging, column-width memory and text pages depend on the real screen size: give
+    // it before the first frame (crossterm reports only later changes).
+    if let Ok(s) = tui.size() {
+        app.update(Action::Resize(s.width, s.height));
+    }
     let mut running = true;
     for effect in app.init() {
         running &= rt.carry_out(effect).await;

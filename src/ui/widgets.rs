@@ -159,13 +159,76 @@ impl App {
             Span::styled("  Server: ", label),
             Span::styled(c.server_version.as_deref().unwrap_or("?"), value),
             Span::styled("  Namespace: ", label),
-            Span::styled(self.namespace.as_deref().unwrap_or("all"), value),
+            Span::styled(self.header_scope(), value),
         ];
         if self.readonly {
             l1.push(Span::styled(
                 "  [readonly]",
                 Style::default().fg(Color::LightRed),
             ));
+        }
+        let screen = self.current_screen();
+        // The informer and filter lines describe the screen on top, not the table beneath it.
+        match screen {
+            Some(Screen::Events) => {
+                let log = &self.events;
+                let mut l2 = vec![
+                    Span::styled(" Event log: ", label),
+                    Span::styled(format!("{}/{} entries", log.len(), log.capacity()), value),
+                ];
+                if log.paused() {
+                    l2.push(Span::styled(
+                        format!(" │ PAUSED (+{} new)", log.new_while_paused()),
+                        Style::default().fg(Color::Yellow),
+                    ));
+                } else {
+                    l2.push(Span::styled(" │ live", Style::default().fg(Color::Green)));
+                }
+                let mut l3 = vec![Span::styled(" Filter: ", label)];
+                if log.type_filter.is_none() && log.kind_filter.is_none() {
+                    l3.push(Span::styled("none", Style::default().fg(DIM)));
+                } else {
+                    l3.push(Span::styled(
+                        format!(
+                            "type:{} kind:{}",
+                            log.type_filter.map_or("all", delta_name),
+                            log.kind_filter.as_deref().unwrap_or("all")
+                        ),
+                        value,
+                    ));
+                }
+                Paragraph::new(vec![Line::from(l1), Line::from(l2), Line::from(l3)])
+                    .render(area, buf);
+                return;
+            }
+            Some(Screen::Informers) => {
+                let n = self.informers.len();
+                let synced = self.informers.iter().filter(|r| r.synced).count();
+                let failing = self
+                    .informers
+                    .iter()
+                    .filter(|r| r.forbidden || r.last_error.is_some())
+                    .count();
+                let mut l2 = vec![
+                    Span::styled(" Informers: ", label),
+                    Span::styled(n.to_string(), value),
+                    Span::raw(format!(" │ {synced} synced")),
+                ];
+                if failing > 0 {
+                    l2.push(Span::styled(
+                        format!(" │ {failing} failing"),
+                        Style::default().fg(Color::Red),
+                    ));
+                }
+                let l3 = vec![
+                    Span::styled(" Filter: ", label),
+                    Span::styled("none", Style::default().fg(DIM)),
+                ];
+                Paragraph::new(vec![Line::from(l1), Line::from(l2), Line::from(l3)])
+                    .render(area, buf);
+                return;
+            }
+            _ => {}
         }
         let mut l2 = vec![Span::styled(" Informer: ", label)];
         let view = self.current_view();
@@ -226,7 +289,7 @@ impl App {
             }
         }
         let mut l3 = vec![Span::styled(" Filter: ", label)];
-        match view {
+        match view.filter(|_| matches!(screen, Some(Screen::Table(_)))) {
             Some(v) => {
                 let f = &v.table.filters;
                 let mut any = false;
@@ -236,9 +299,10 @@ impl App {
                 }
                 if let Some(l) = &f.label {
                     l3.push(Span::styled(format!("-l {}", l.text), value));
+                    let n = v.table.list().len();
                     l3.push(Span::raw(format!(
-                        " ({} matches, {})  ",
-                        v.table.list().len(),
+                        " ({n} {}, {})  ",
+                        if n == 1 { "match" } else { "matches" },
                         if l.from_index { "label index" } else { "scan" }
                     )));
                     any = true;
@@ -254,6 +318,19 @@ impl App {
             None => l3.push(Span::styled("none", Style::default().fg(DIM))),
         }
         Paragraph::new(vec![Line::from(l1), Line::from(l2), Line::from(l3)]).render(area, buf);
+    }
+
+    /// The namespace scope of what is shown: the table on top's own scope (a drill-down or a
+    /// view opened in another namespace keeps its own), else the app's current namespace.
+    fn header_scope(&self) -> &str {
+        match (self.current_screen(), self.current_view()) {
+            (Some(Screen::Table(_) | Screen::Text(_)), Some(v)) => match &v.namespace {
+                Some(ns) => ns,
+                None if v.resource.namespaced => "all",
+                None => "-",
+            },
+            _ => self.namespace.as_deref().unwrap_or("all"),
+        }
     }
 
     fn render_prompt(&self, area: Rect, buf: &mut Buffer) {
@@ -428,6 +505,10 @@ impl App {
             rows_text.push((cells, style, selected));
         }
         let mut widths: Vec<u16> = headers.iter().map(|h| h.chars().count() as u16).collect();
+        // Never narrower than what this view has shown before (stable while scrolling).
+        for (w, seen) in widths.iter_mut().zip(&v.col_widths) {
+            *w = (*w).max(*seen);
+        }
         for (cells, _, _) in &rows_text {
             for (w, c) in widths.iter_mut().zip(cells) {
                 *w = (*w).max(c.chars().count().min(60) as u16);
@@ -503,12 +584,26 @@ impl App {
             .border_style(Style::default().fg(Color::Blue))
             .title(
                 Line::styled(
-                    format!(" informers[{}] ", self.informers.len()),
+                    format!(" Informers[{}] ", self.informers.len()),
                     Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
                 )
                 .centered(),
             );
-        let header = TRow::new(INFORMER_HEADERS.map(TCell::from)).style(
+        // Counters read as numbers: right-aligned under their headers.
+        let cell = |c: usize, text: String| -> TCell<'static> {
+            if (4..=8).contains(&c) {
+                TCell::from(Line::from(text).right_aligned())
+            } else {
+                TCell::from(text)
+            }
+        };
+        let header = TRow::new(
+            INFORMER_HEADERS
+                .iter()
+                .enumerate()
+                .map(|(c, h)| cell(c, h.to_string())),
+        )
+        .style(
             Style::default()
                 .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
@@ -569,14 +664,14 @@ impl App {
         if let Some(last) = widths.last_mut() {
             *last = Constraint::Fill(1);
         }
-        let rows = texts
-            .into_iter()
-            .map(|(t, style)| TRow::new(t).style(style));
+        let rows = texts.into_iter().map(|(t, style)| {
+            TRow::new(t.into_iter().enumerate().map(|(c, x)| cell(c, x))).style(style)
+        });
         Widget::render(
             Table::new(rows, widths)
                 .header(header)
                 .block(block)
-                .column_spacing(1),
+                .column_spacing(2),
             area,
             buf,
         );
@@ -600,12 +695,14 @@ impl App {
                 KeyAction::Back,
                 KeyAction::Help,
             ],
-            Some(Screen::Text(_)) => vec![
-                KeyAction::Down,
-                KeyAction::Up,
-                KeyAction::RevealSecrets,
-                KeyAction::Back,
-            ],
+            Some(Screen::Text(t)) => {
+                let mut a = vec![KeyAction::Down, KeyAction::Up, KeyAction::ToggleWrap];
+                if t.kind == TextKind::Yaml && t.is_secret() {
+                    a.push(KeyAction::RevealSecrets);
+                }
+                a.push(KeyAction::Back);
+                a
+            }
             Some(Screen::Informers) => vec![
                 KeyAction::Down,
                 KeyAction::Up,
@@ -736,6 +833,7 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Describe => "describe",
         KeyAction::Delete => "delete",
         KeyAction::RevealSecrets => "reveal",
+        KeyAction::ToggleWrap => "wrap",
         KeyAction::ToggleEvents => "events",
         KeyAction::SortName => "sort name",
         KeyAction::SortAge => "sort age",
@@ -773,14 +871,9 @@ fn render_events(log: &EventLog, _now_ms: i64, area: Rect, buf: &mut Buffer, ful
         .title(Line::from(title).centered());
     let inner_h = block.inner(area).height.saturating_sub(1) as usize;
     let scroll = if full { log.scroll } else { 0 };
-    let kind_w = log
-        .shown()
-        .skip(scroll)
-        .take(inner_h)
-        .map(|e| e.kind.chars().count())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, 40) as u16;
+    // Stable widths: KIND fits the widest kind seen, DELTA is wide only while tombstones exist.
+    let kind_w = log.kind_width().clamp(4, 24) as u16;
+    let delta_w: u16 = if log.has_tombstones() { 24 } else { 8 };
     let rows = log.shown().skip(scroll).take(inner_h).map(|e| {
         let time = chrono::DateTime::<chrono::Utc>::from(e.at)
             .format("%H:%M:%S%.3f")
@@ -820,16 +913,16 @@ fn render_events(log: &EventLog, _now_ms: i64, area: Rect, buf: &mut Buffer, ful
     let widths = [
         Constraint::Length(12),
         Constraint::Length(kind_w),
-        Constraint::Length(24),
+        Constraint::Length(delta_w),
         Constraint::Fill(1),
         Constraint::Length(10),
-        Constraint::Length(6),
+        Constraint::Length(5),
     ];
     Widget::render(
         Table::new(rows, widths)
             .header(header)
             .block(block)
-            .column_spacing(1),
+            .column_spacing(2),
         area,
         buf,
     );
@@ -840,7 +933,7 @@ fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
         format!(" {} ", t.title),
         Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
     )];
-    if t.kind == TextKind::Yaml && t.is_secret_view() {
+    if t.kind == TextKind::Yaml && t.is_secret() {
         title.push(Span::styled(
             if t.reveal {
                 " secrets REVEALED (x hides) "
@@ -873,12 +966,33 @@ fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
         ))
         .render(inner, buf),
         Some(Ok(lines)) => {
-            let shown: Vec<Line> = lines
-                .iter()
-                .skip(t.scroll)
-                .take(inner.height as usize)
-                .map(|l| yaml_line(l, t.kind == TextKind::Yaml))
-                .collect();
+            let yaml = t.kind == TextKind::Yaml;
+            let h = inner.height as usize;
+            let w = usize::from(inner.width).max(1);
+            let mut shown: Vec<Line> = Vec::with_capacity(h);
+            for l in lines.iter().skip(t.scroll) {
+                if shown.len() >= h {
+                    break;
+                }
+                if !t.wrap || l.chars().count() <= w {
+                    shown.push(yaml_line(l, yaml));
+                    continue;
+                }
+                // Hard wrap at the width (as `less` does); the first row keeps the key colour.
+                let mut rest = l.as_str();
+                let mut first = true;
+                while !rest.is_empty() && shown.len() < h {
+                    let cut = rest.char_indices().nth(w).map_or(rest.len(), |(i, _)| i);
+                    let (row, tail) = rest.split_at(cut);
+                    shown.push(if first {
+                        yaml_line(row, yaml)
+                    } else {
+                        Line::raw(row)
+                    });
+                    first = false;
+                    rest = tail;
+                }
+            }
             Paragraph::new(shown).render(inner, buf);
         }
     }
@@ -970,7 +1084,7 @@ fn render_picker(p: &LabelPicker, view: Option<&ResourceView>, area: Rect, buf: 
     ])
     .areas(inner);
     Paragraph::new(Line::from(vec![
-        Span::styled("-l ", Style::default().fg(Color::Yellow)),
+        Span::styled("> ", Style::default().fg(DIM)),
         Span::styled(p.input.value(), Style::default().fg(Color::White)),
         Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
     ]))
@@ -981,7 +1095,15 @@ fn render_picker(p: &LabelPicker, view: Option<&ResourceView>, area: Rect, buf: 
             Style::default().fg(Color::Red),
         ),
         None => Line::styled(
-            format!("{} values from the {source}", p.shown.len()),
+            format!(
+                "{} {} from the {source}",
+                p.shown.len(),
+                if p.shown.len() == 1 {
+                    "value"
+                } else {
+                    "values"
+                }
+            ),
             Style::default().fg(DIM),
         ),
     };
@@ -1009,14 +1131,4 @@ fn render_picker(p: &LabelPicker, view: Option<&ResourceView>, area: Rect, buf: 
         })
         .collect();
     Paragraph::new(lines).render(list_area, buf);
-}
-
-impl TextView {
-    fn is_secret_view(&self) -> bool {
-        self.value
-            .as_ref()
-            .and_then(|v| v.get("kind"))
-            .and_then(|k| k.as_str())
-            == Some("Secret")
-    }
 }
