@@ -2,6 +2,7 @@
 //! runtime and benchmarks. Kept out of `main.rs` so integration tests can call it.
 
 use crate::cli::{BenchArgs, DashboardArgs, DemoServerArgs};
+use std::io::IsTerminal;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -91,15 +92,27 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
             .await?
         }
     };
-    let server_version = connection.server_version().await?;
-    let resources = connection.discover().await?;
-    if crate::cluster::resolve(&resources, &args.resource).is_none() {
+    // Unreachable at start: with a terminal, the dashboard starts anyway (the header shows the
+    // outage and its retry countdown, discovery is retried); without one, exit with one line.
+    let (server_version, start_error, resources) = match connection.server_version().await {
+        Ok(v) => (Some(v), None, connection.discover().await?),
+        Err(e @ ClusterError::Unreachable { .. }) if std::io::stdout().is_terminal() => {
+            tracing::warn!(error = %e, "API server unreachable at start; retrying in the background");
+            (
+                None,
+                Some(e.to_string()),
+                crate::ui::resources::builtin_resources(),
+            )
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if server_version.is_some() && crate::cluster::resolve(&resources, &args.resource).is_none() {
         return Err(MainError::Usage(format!(
             "the server doesn't have a resource type {:?}",
             args.resource
         )));
     }
-    tracing::info!(context = %connection.context, %server_version, kinds = resources.len(), "connected");
+    tracing::info!(context = %connection.context, ?server_version, kinds = resources.len(), "connected");
     let namespace = if args.all_namespaces {
         None
     } else {
@@ -131,6 +144,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
     let result = runtime::run(RuntimeConfig {
         connection,
         server_version,
+        start_error,
         resources,
         app,
         keys,
@@ -265,11 +279,10 @@ async fn wait_for_shutdown_signal() {
 }
 
 /// `kinformer bench`.
-pub async fn run_bench(args: BenchArgs) -> Result<(), MainError> {
-    // `--kubeconfig` is a global flag of the dashboard's arguments, not of `BenchArgs`.
-    let kubeconfig = <crate::cli::Cli as clap::Parser>::try_parse_from(std::env::args_os())
-        .ok()
-        .and_then(|c| c.dashboard.kubeconfig);
+pub async fn run_bench(
+    args: BenchArgs,
+    kubeconfig: Option<std::path::PathBuf>,
+) -> Result<(), MainError> {
     if args.pods.is_empty() || args.pods.contains(&0) {
         return Err(MainError::Usage("--pods needs positive counts".into()));
     }

@@ -37,7 +37,9 @@ fn main() -> ExitCode {
         match cli.command {
             None => kinformer::app_main::run_dashboard(cli.dashboard).await,
             Some(Command::DemoServer(args)) => kinformer::app_main::run_demo_server(args).await,
-            Some(Command::Bench(args)) => kinformer::app_main::run_bench(args).await,
+            Some(Command::Bench(args)) => {
+                kinformer::app_main::run_bench(args, cli.dashboard.kubeconfig).await
+            }
         }
     });
     match result {

@@ -48,7 +48,11 @@ pub enum UiError {
 /// Everything the runtime needs to start.
 pub struct RuntimeConfig {
     pub connection: Connection,
-    pub server_version: String,
+    /// `None`: the server could not be reached at start; the dashboard starts anyway (header
+    /// shows it, informers back off) and discovery is retried until it answers.
+    pub server_version: Option<String>,
+    /// Why the server could not be reached at start.
+    pub start_error: Option<String>,
     pub resources: Vec<ResourceInfo>,
     pub app: AppConfig,
     pub keys: KeyMap,
@@ -272,7 +276,7 @@ impl Runtime {
                     spawn_stats(
                         self.factory.clone(),
                         self.connection.context.clone(),
-                        version.as_ref().ok().cloned(),
+                        Arc::new(parking_lot::Mutex::new(version.as_ref().ok().cloned())),
                         self.tx.clone(),
                         self.conn_cancel.clone(),
                     );
@@ -434,11 +438,64 @@ fn spawn_tap(
     });
 }
 
+/// The server version as the header shows it; `None` until the server answered.
+type SharedVersion = Arc<parking_lot::Mutex<Option<String>>>;
+
+/// The server was unreachable at start: retry `/version` and discovery with backoff (1 s doubling
+/// to 30 s) until they answer, then give the app the real resource list (CRDs included).
+fn spawn_rediscovery(
+    connection: Connection,
+    version: SharedVersion,
+    tx: mpsc::UnboundedSender<Action>,
+    cancel: CancellationToken,
+) {
+    tokio::spawn(async move {
+        let mut delay = Duration::from_secs(1);
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return,
+                _ = tokio::time::sleep(delay) => {}
+            }
+            let attempt = async {
+                let v = connection.server_version().await?;
+                let r = connection.discover().await?;
+                Ok::<_, crate::cluster::ClusterError>((v, r))
+            };
+            match attempt.await {
+                Ok((v, resources)) => {
+                    tracing::info!(server_version = %v, kinds = resources.len(), "server reachable again; discovery done");
+                    *version.lock() = Some(v.clone());
+                    let _ = tx.send(Action::Discovery(resources));
+                    let _ = tx.send(Action::Connection(ConnectionState {
+                        context: connection.context.clone(),
+                        server_version: Some(v),
+                        reachable: true,
+                        retry_at_ms: None,
+                        last_error: None,
+                    }));
+                    return;
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, ?delay, "server still unreachable");
+                    delay = (delay * 2).min(Duration::from_secs(30));
+                    let _ = tx.send(Action::Connection(ConnectionState {
+                        context: connection.context.clone(),
+                        server_version: None,
+                        reachable: false,
+                        retry_at_ms: Some(now_ms() + delay.as_millis() as i64),
+                        last_error: Some(e.to_string()),
+                    }));
+                }
+            }
+        }
+    });
+}
+
 /// Informer panel rows and connection state, once a second.
 fn spawn_stats(
     factory: Arc<SharedInformerFactory>,
     context: String,
-    server_version: Option<String>,
+    server_version: SharedVersion,
     tx: mpsc::UnboundedSender<Action>,
     cancel: CancellationToken,
 ) {
@@ -507,7 +564,7 @@ fn spawn_stats(
             }
             let conn = ConnectionState {
                 context: context.clone(),
-                server_version: server_version.clone(),
+                server_version: server_version.lock().clone(),
                 reachable: unreachable.is_none() || !any,
                 retry_at_ms: unreachable.as_ref().and_then(|u| u.1),
                 last_error: unreachable.map(|u| u.0),
@@ -533,13 +590,22 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     let factory = make_factory(&config.connection);
     factory.start();
     let conn_cancel = CancellationToken::new();
+    let version: SharedVersion = Arc::new(parking_lot::Mutex::new(config.server_version.clone()));
     spawn_stats(
         factory.clone(),
         config.connection.context.clone(),
-        Some(config.server_version.clone()),
+        version.clone(),
         tx.clone(),
         conn_cancel.clone(),
     );
+    if config.server_version.is_none() {
+        spawn_rediscovery(
+            config.connection.clone(),
+            version,
+            tx.clone(),
+            conn_cancel.clone(),
+        );
+    }
     let mut rt = Runtime {
         connection: config.connection,
         factory,
@@ -551,10 +617,10 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     let mut app = App::new(config.app, config.keys);
     let _ = tx.send(Action::Connection(ConnectionState {
         context: rt.connection.context.clone(),
-        server_version: Some(config.server_version),
-        reachable: true,
+        reachable: config.server_version.is_some(),
+        server_version: config.server_version,
         retry_at_ms: None,
-        last_error: None,
+        last_error: config.start_error,
     }));
     let _ = tx.send(Action::Contexts(rt.connection.contexts.clone()));
     let _ = tx.send(Action::Discovery(config.resources));
