@@ -139,6 +139,19 @@ impl Session {
     fn stty(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("stty.txt")).unwrap_or_default()
     }
+
+    /// The shell wrote `stty -a` after the dashboard exited: raw mode must be gone.
+    fn assert_terminal_cooked(&self) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while self.stty().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(
+            is_cooked(&self.stty()),
+            "terminal left in raw mode:\n{}",
+            self.stty()
+        );
+    }
 }
 
 impl Drop for Session {
@@ -220,15 +233,7 @@ fn dashboard_navigates_deployments_filters_labels_and_quits() {
     s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT="));
     let screen = s.wait_for("exit code", 5, |t| t.contains("EXIT=0"));
     assert!(!screen.contains("panicked"), "{screen}");
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while s.stty().is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(
-        is_cooked(&s.stty()),
-        "terminal left in raw mode:\n{}",
-        s.stty()
-    );
+    s.assert_terminal_cooked();
 }
 
 #[test]
@@ -250,13 +255,5 @@ fn sigterm_restores_the_terminal() {
     s.wait_for("the dashboard to exit on SIGTERM", 20, |t| {
         t.contains("EXIT=")
     });
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while s.stty().is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(
-        is_cooked(&s.stty()),
-        "terminal left in raw mode:\n{}",
-        s.stty()
-    );
+    s.assert_terminal_cooked();
 }
