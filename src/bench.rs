@@ -753,6 +753,8 @@ async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut R
     let mut ages = tokio::time::interval(Duration::from_secs(1));
     ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut frames = 0u64;
+    // Wall time inside App::update + draw: the App loop's own share of the idle CPU.
+    let mut busy = Duration::ZERO;
     while start.elapsed() < window {
         let sleep_for = app
             .next_deadline_ms()
@@ -762,11 +764,13 @@ async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut R
             _ = ages.tick() => {}
             _ = tokio::time::sleep(sleep_for) => {}
         }
+        let t = Instant::now();
         app.update(Action::Tick(now_ms()));
         if app.take_dirty() {
             let _ = draw(&mut term, &app);
             frames += 1;
         }
+        busy += t.elapsed();
     }
     let elapsed = start.elapsed();
     let Some(c1) = cpu_time() else { return };
@@ -780,6 +784,16 @@ async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut R
         format!("{pct:.2}% of a core"),
         "≤ 1%",
         verdict(pct <= 1.0),
+    );
+    report.fig(
+        "render",
+        "of which App loop (Tick + draw when dirty)",
+        format!(
+            "{:.2}% of a core",
+            busy.as_secs_f64() / elapsed.as_secs_f64() * 100.0
+        ),
+        "",
+        Verdict::Info,
     );
 }
 
