@@ -10,21 +10,25 @@
 //!    informer starts), and peak RSS (VmHWM after `clear_refs`) during a forced relist (the demo
 //!    server answers the next watch with 410 and drops watches) vs steady RSS;
 //! 3. pipeline throughput: watch events/s through DeltaFIFO → indexer → handler → workqueue →
-//!    row model (in-process, [`FakeListerWatcher`]);
+//!    `Action::Rows` → the dashboard's [`App`] (in-process, [`FakeListerWatcher`]);
 //! 4. event → frame latency (p50/p99) under churn: in-process demo server; each pod mutation is
 //!    timestamped when it is applied; informer handler → workqueue → indexer read →
-//!    `render::row` → sorted row model → draw of the visible rows to a ratatui `TestBackend`;
+//!    `ObjectSummary::from_object` → `Action::Rows` → `App::update` (pods sorted by STATUS) →
+//!    the first frame drawn after the App holds the new state (`&App` on a 200×60 `TestBackend`,
+//!    drawn only when `App::take_dirty()`, as src/ui/runtime.rs does);
 //! 5. label filter: `by_index_all(LABEL_INDEX, ..)` for selectors matching 1% / 10% of the pods
-//!    next to a linear scan with [`LabelSelector::matches`], and the full filtered frame;
-//! 6. render: sort of 100k rows by a column and the frame time at 100k rows; CPU while idle.
+//!    next to a linear scan with [`LabelSelector::matches`], and the App's `l` filter
+//!    (`App::apply_label_filter` over the store attached with `Action::Store`) plus its frame;
+//! 6. render: sort of 100k rows of the App's table by a column and the App's frame at 100k rows;
+//!    CPU while idle with the App loop run as the runtime runs it (1 s `Action::Tick`, a frame
+//!    only when dirty).
 //!
 //! The demo server of figures 1-2 runs as a child process (`kinformer demo-server`), so the RSS
 //! of this process is the informer's alone. `--kubeconfig` benchmarks any cluster instead (then
 //! the forced relist is skipped: it needs the demo server's fault endpoint).
 //!
-//! The dashboard's `App` is not driven here yet (its row types are still placeholders); figures
-//! 4 and 6 draw a table of the same rows with ratatui's `Table`, which is what the pods view
-//! draws, and the output says so.
+//! Figures 3, 4, 5 (filtered frame) and 6 drive the dashboard's real [`App`] through the
+//! runtime's protocol (src/ui/mod.rs); none keeps a row model of its own.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -32,18 +36,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::time::{Duration, Instant};
 
-use futures::TryStreamExt;
+use futures::{FutureExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{ApiResource, DynamicObject};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::layout::Constraint;
-use ratatui::widgets::{Block, Borders, Row as TuiRow, Table};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -64,6 +65,9 @@ use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::informer::workqueue::RateLimitingQueue;
 use crate::render;
 use crate::selector::LabelSelector;
+use crate::ui::action::{Action, Effect, ObjectSummary, ViewId};
+use crate::ui::table::SortBy;
+use crate::ui::{App, AppConfig, KeyMap};
 
 /// Errors of the benchmark run, each printed as one line.
 #[derive(Debug, thiserror::Error)]
@@ -704,7 +708,9 @@ async fn sync_and_memory_on(
     Ok(())
 }
 
-/// Figure 6b: CPU of a synced, idle informer plus an app loop (1 s tick that redraws the ages).
+/// Figure 6b: CPU of a synced, idle informer plus the dashboard's App loop as the runtime runs
+/// it: `Action::Tick` once a second (and at `App::next_deadline_ms`), a frame only when
+/// `App::take_dirty()` says so.
 async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut Report) {
     let window = if opts.smoke {
         Duration::from_secs(3)
@@ -712,11 +718,21 @@ async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut R
         Duration::from_secs(10)
     };
     let store = running.informer.indexer();
-    let mut model = RowModel::default();
-    for o in store.list() {
-        model.upsert(&o);
-    }
-    model.sort_by(SORT_COLUMN);
+    let (mut app, view) = match pods_app() {
+        Ok(a) => a,
+        Err(e) => {
+            report.notes.push(format!("idle CPU: {e}"));
+            return;
+        }
+    };
+    app.update(Action::Store {
+        view,
+        store: store.clone(),
+    });
+    app.update(Action::Resync {
+        view,
+        rows: summaries(&store.list()),
+    });
     let mut term = match new_terminal() {
         Ok(t) => t,
         Err(e) => {
@@ -724,6 +740,9 @@ async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut R
             return;
         }
     };
+    if app.take_dirty() {
+        let _ = draw(&mut term, &app);
+    }
     let Some(c0) = cpu_time() else {
         report
             .notes
@@ -731,10 +750,27 @@ async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut R
         return;
     };
     let start = Instant::now();
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut ages = tokio::time::interval(Duration::from_secs(1));
+    ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut frames = 0u64;
+    // Wall time inside App::update + draw: the App loop's own share of the idle CPU.
+    let mut busy = Duration::ZERO;
     while start.elapsed() < window {
-        tick.tick().await;
-        let _ = draw(&mut term, &model, 0);
+        let sleep_for = app
+            .next_deadline_ms()
+            .map(|d| Duration::from_millis((d - now_ms()).max(0) as u64))
+            .unwrap_or(Duration::from_secs(3600));
+        tokio::select! {
+            _ = ages.tick() => {}
+            _ = tokio::time::sleep(sleep_for) => {}
+        }
+        let t = Instant::now();
+        app.update(Action::Tick(now_ms()));
+        if app.take_dirty() {
+            let _ = draw(&mut term, &app);
+            frames += 1;
+        }
+        busy += t.elapsed();
     }
     let elapsed = start.elapsed();
     let Some(c1) = cpu_time() else { return };
@@ -742,131 +778,94 @@ async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut R
     report.fig(
         "render",
         &format!(
-            "idle CPU over {} s (synced informer + 1 Hz redraw)",
+            "idle CPU over {} s (synced informer + App loop: 1 s Tick, {frames} frames when dirty)",
             window.as_secs()
         ),
         format!("{pct:.2}% of a core"),
         "≤ 1%",
         verdict(pct <= 1.0),
     );
+    report.fig(
+        "render",
+        "of which App loop (Tick + draw when dirty)",
+        format!(
+            "{:.2}% of a core",
+            busy.as_secs_f64() / elapsed.as_secs_f64() * 100.0
+        ),
+        "",
+        Verdict::Info,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
-// The row model and the frame (what the pods view keeps and draws)
+// The dashboard App as the runtime drives it (src/ui/runtime.rs)
 
-/// Column the table is sorted by in figures 4 and 6 (index into the pod row's cells: NODE is the
-/// last column kubectl shows without -o wide for pods; we sort by STATUS).
+/// The frame size of figures 4 and 6.
+const WIDTH: u16 = 200;
+const HEIGHT: u16 = 60;
+
+/// Column the pods table is sorted by in figures 4 and 6 (index into the pod row's cells:
+/// NAME READY STATUS ...; we sort by STATUS).
 const SORT_COLUMN: usize = 2;
 
-/// A pods table model: rows by key and the keys in display order. Keeps the order incrementally
-/// (binary search on insert/update), as the dashboard's table model does.
-#[derive(Default)]
-struct RowModel {
-    rows: HashMap<Arc<str>, (Option<Arc<str>>, render::Row)>,
-    order: Vec<Arc<str>>,
-    sort: Option<usize>,
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
 }
 
-impl RowModel {
-    fn cmp_keys(&self, col: usize, a: &Arc<str>, b: &Arc<str>) -> std::cmp::Ordering {
-        let ca = self.rows.get(a).and_then(|r| r.1.cells.get(col));
-        let cb = self.rows.get(b).and_then(|r| r.1.cells.get(col));
-        match (ca, cb) {
-            (Some(x), Some(y)) => x.cmp_for_sort(y).then_with(|| a.cmp(b)),
-            _ => a.cmp(b),
-        }
-    }
-
-    fn position(&self, key: &Arc<str>) -> Result<usize, usize> {
-        match self.sort {
-            Some(col) => self.order.binary_search_by(|k| self.cmp_keys(col, k, key)),
-            None => self.order.binary_search(key),
-        }
-    }
-
-    fn upsert(&mut self, obj: &DynamicObject) {
-        let Ok(key) = crate::informer::meta_namespace_key(obj) else {
-            return;
-        };
-        let key: Arc<str> = Arc::from(key.as_str());
-        let row = render::row("Pod", obj, None);
-        let ns = obj.metadata.namespace.as_deref().map(Arc::from);
-        if self.rows.contains_key(&key)
-            && let Ok(i) = self.position(&key)
-        {
-            self.order.remove(i);
-        }
-        self.rows.insert(key.clone(), (ns, row));
-        let at = match self.position(&key) {
-            Ok(i) | Err(i) => i,
-        };
-        self.order.insert(at, key);
-    }
-
-    fn remove(&mut self, key: &str) {
-        let key: Arc<str> = Arc::from(key);
-        if self.rows.contains_key(&key) {
-            if let Ok(i) = self.position(&key) {
-                self.order.remove(i);
+/// The dashboard's App at 200×60 on all namespaces, initialised; returns the pods view it opened.
+fn pods_app() -> Result<(App, ViewId), BenchError> {
+    let keys = KeyMap::defaults().map_err(|e| BenchError::Setup(format!("key map: {e}")))?;
+    let mut app = App::new(
+        AppConfig {
+            context: "bench".into(),
+            namespace: None,
+            now_ms: now_ms(),
+            ..AppConfig::default()
+        },
+        keys,
+    );
+    app.update(Action::Resize(WIDTH, HEIGHT));
+    let view = app
+        .init()
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::OpenResource { view, resource, .. }
+                if resource.api_resource.plural == "pods" =>
+            {
+                Some(view)
             }
-            self.rows.remove(&key);
-        }
-    }
-
-    fn sort_by(&mut self, col: usize) {
-        self.sort = Some(col);
-        let mut order = std::mem::take(&mut self.order);
-        order.sort_by(|a, b| self.cmp_keys(col, a, b));
-        self.order = order;
-    }
+            _ => None,
+        })
+        .ok_or_else(|| BenchError::Setup("the app opened no pods view".into()))?;
+    Ok((app, view))
 }
 
-/// Draw the visible window of `model` starting at row `offset`: header, NAMESPACE + the pod
-/// columns, only the rows that fit (as the dashboard renders only visible rows).
-fn draw(
-    term: &mut Terminal<TestBackend>,
-    model: &RowModel,
-    offset: usize,
-) -> Result<(), BenchError> {
-    let now = chrono::Utc::now().timestamp();
-    let cols = render::columns("Pod", None);
-    term.draw(|f| {
-        let area = f.area();
-        let height = area.height.saturating_sub(3) as usize;
-        let rows: Vec<TuiRow> = model
-            .order
-            .iter()
-            .skip(offset)
-            .take(height)
-            .filter_map(|k| model.rows.get(k))
-            .map(|(ns, row)| {
-                let mut cells: Vec<String> = Vec::with_capacity(row.cells.len() + 1);
-                cells.push(ns.as_deref().unwrap_or("").to_string());
-                cells.extend(row.cells.iter().map(|c| c.display(now).into_owned()));
-                TuiRow::new(cells)
-            })
-            .collect();
-        let mut widths = vec![Constraint::Min(12)];
-        widths.extend(
-            cols.iter()
-                .filter(|c| !c.wide)
-                .map(|c| Constraint::Min(c.min_width)),
-        );
-        let mut header = vec!["NAMESPACE".to_string()];
-        header.extend(cols.iter().filter(|c| !c.wide).map(|c| c.name.clone()));
-        let table = Table::new(rows, widths).header(TuiRow::new(header)).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(format!(" pods [{}] ", model.order.len())),
-        );
-        f.render_widget(table, area);
-    })
-    .map_err(|e| BenchError::Setup(format!("draw: {e}")))?;
+/// The runtime's summaries of cached pods.
+fn summaries(objs: &[Arc<DynamicObject>]) -> Vec<ObjectSummary> {
+    objs.iter()
+        .filter_map(|o| ObjectSummary::from_object("Pod", o, None))
+        .collect()
+}
+
+/// Rows in the App's view (after filters).
+fn shown_rows(app: &App, view: ViewId) -> usize {
+    app.views.get(&view).map_or(0, |v| v.table.list().len())
+}
+
+/// The App's table of `view`.
+fn table(app: &mut App, view: ViewId) -> Option<&mut crate::ui::table::TableModel> {
+    app.views.get_mut(&view).map(|v| &mut v.table)
+}
+
+/// Draw the App as the runtime does (`impl Widget for &App`, visible rows only).
+fn draw(term: &mut Terminal<TestBackend>, app: &App) -> Result<(), BenchError> {
+    term.draw(|f| f.render_widget(app, f.area()))
+        .map_err(|e| BenchError::Setup(format!("draw: {e}")))?;
     Ok(())
 }
 
 fn new_terminal() -> Result<Terminal<TestBackend>, BenchError> {
-    Terminal::new(TestBackend::new(200, 60))
+    Terminal::new(TestBackend::new(WIDTH, HEIGHT))
         .map_err(|e| BenchError::Setup(format!("terminal: {e}")))
 }
 
@@ -949,27 +948,129 @@ impl ResourceEventHandler<DynamicObject> for QueueHandler {
     }
 }
 
-/// The consumer: workqueue → indexer read → `render::row` → row model; bumps `applied` and
-/// wakes the renderer.
-fn spawn_consumer(
+/// Rows for the App with the resourceVersions they carry (figure 4).
+type Feed = (Action, Vec<String>);
+
+/// The runtime's `feed_view`: workqueue (batches of ready keys) → indexer read →
+/// `ObjectSummary::from_object` → `Action::Rows`; `fed` counts the keys sent.
+fn spawn_feeder(
+    view: ViewId,
     queue: RateLimitingQueue<Arc<str>>,
     store: Arc<ThreadSafeStore<DynamicObject>>,
-    model: Arc<Mutex<RowModel>>,
-    applied: Arc<AtomicU64>,
-    on_applied: impl Fn(&Arc<str>) + Send + 'static,
-    dirty: Arc<Notify>,
+    rvs: Option<PendingRvs>,
+    fed: Arc<AtomicU64>,
+    tx: tokio::sync::mpsc::UnboundedSender<Feed>,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
-        while let Some(key) = queue.get().await {
-            match store.get(&key) {
-                Some(obj) => model.lock().upsert(&obj),
-                None => model.lock().remove(&key),
+        while let Some(first) = queue.get().await {
+            let mut keys = vec![first];
+            while keys.len() < 256 {
+                match queue.get().now_or_never() {
+                    Some(Some(k)) => keys.push(k),
+                    _ => break,
+                }
             }
-            on_applied(&key);
-            queue.done(&key);
-            applied.fetch_add(1, AtomicOrdering::Relaxed);
-            dirty.notify_one();
+            let mut upserts = Vec::with_capacity(keys.len());
+            let mut deletes = Vec::new();
+            let mut carried = Vec::new();
+            for key in &keys {
+                match store.get(key) {
+                    Some(obj) => upserts.extend(ObjectSummary::from_object("Pod", &obj, None)),
+                    None => deletes.push(key.clone()),
+                }
+                if let Some(r) = &rvs
+                    && let Some(v) = r.lock().remove(key)
+                {
+                    carried.extend(v);
+                }
+            }
+            for key in &keys {
+                queue.done(key);
+            }
+            fed.fetch_add(keys.len() as u64, AtomicOrdering::Relaxed);
+            let action = Action::Rows {
+                view,
+                upserts,
+                deletes,
+            };
+            if tx.send((action, carried)).is_err() {
+                return;
+            }
         }
+    })
+}
+
+/// What the App loop shares with the bench while it runs.
+#[derive(Default)]
+struct AppLoopStats {
+    /// Keys applied (upserts + deletes of the `Action::Rows` taken).
+    applied: AtomicU64,
+    /// Rows in the view after the last batch.
+    rows: AtomicUsize,
+    frames: AtomicU64,
+    /// Event → frame latencies (figure 4).
+    samples: Mutex<Vec<Duration>>,
+}
+
+/// The runtime's main loop minus the terminal: take an action, drain what is queued (a burst is
+/// one redraw), update the App, draw when `take_dirty()` (only if `terminal` is given). Each rv
+/// carried by a batch is sampled at the end of the first frame after the App took it.
+fn spawn_app_loop(
+    mut app: App,
+    view: ViewId,
+    mut terminal: Option<Terminal<TestBackend>>,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<Feed>,
+    applied_at: Arc<Mutex<HashMap<String, Instant>>>,
+    stats: Arc<AppLoopStats>,
+    stop: CancellationToken,
+) -> JoinHandle<App> {
+    tokio::spawn(async move {
+        let mut in_app: Vec<String> = Vec::new();
+        loop {
+            let first = tokio::select! {
+                _ = stop.cancelled() => break,
+                f = rx.recv() => match f { Some(f) => f, None => break },
+            };
+            let mut pending = vec![first];
+            while pending.len() < 256 {
+                match rx.try_recv() {
+                    Ok(f) => pending.push(f),
+                    Err(_) => break,
+                }
+            }
+            let mut n = 0u64;
+            for (action, rvs) in pending {
+                if let Action::Rows {
+                    upserts, deletes, ..
+                } = &action
+                {
+                    n += (upserts.len() + deletes.len()) as u64;
+                }
+                app.update(action);
+                in_app.extend(rvs);
+            }
+            stats
+                .rows
+                .store(shown_rows(&app, view), AtomicOrdering::Relaxed);
+            stats.applied.fetch_add(n, AtomicOrdering::Relaxed);
+            if let Some(term) = terminal.as_mut()
+                && app.take_dirty()
+            {
+                if draw(term, &app).is_err() {
+                    break;
+                }
+                let now = Instant::now();
+                stats.frames.fetch_add(1, AtomicOrdering::Relaxed);
+                let at = applied_at.lock();
+                let mut s = stats.samples.lock();
+                for rv in in_app.drain(..) {
+                    if let Some(t0) = at.get(&rv) {
+                        s.push(now.saturating_duration_since(*t0));
+                    }
+                }
+            }
+        }
+        app
     })
 }
 
@@ -1006,22 +1107,34 @@ async fn pipeline_throughput(opts: &BenchOptions, report: &mut Report) -> Result
         rvs: None,
     });
     let reg = running.informer.add_event_handler(handler.clone(), None)?;
-    let model = Arc::new(Mutex::new(RowModel::default()));
-    let applied = Arc::new(AtomicU64::new(0));
-    let consumer = spawn_consumer(
+    let (app, view) = pods_app()?;
+    let fed = Arc::new(AtomicU64::new(0));
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let feeder = spawn_feeder(
+        view,
         queue.clone(),
         running.informer.indexer(),
-        model.clone(),
-        applied.clone(),
-        |_| {},
-        Arc::new(Notify::new()),
+        None,
+        fed.clone(),
+        tx,
+    );
+    let stats = Arc::new(AppLoopStats::default());
+    let stop = CancellationToken::new();
+    let app_loop = spawn_app_loop(
+        app,
+        view,
+        None,
+        rx,
+        Arc::default(),
+        stats.clone(),
+        stop.clone(),
     );
     wait_until("pipeline initial sync", Duration::from_secs(300), || {
         reg.has_synced() && handler.seen.load(AtomicOrdering::Relaxed) >= objects
     })
     .await?;
-    wait_until("pipeline initial model", Duration::from_secs(300), || {
-        queue.is_empty() && model.lock().order.len() == objects
+    wait_until("pipeline initial rows", Duration::from_secs(300), || {
+        queue.is_empty() && stats.rows.load(AtomicOrdering::Relaxed) == objects
     })
     .await?;
     let seen0 = handler.seen.load(AtomicOrdering::Relaxed);
@@ -1036,15 +1149,24 @@ async fn pipeline_throughput(opts: &BenchOptions, report: &mut Report) -> Result
     })
     .await?;
     let t_handler = start.elapsed();
-    wait_until("pipeline model", Duration::from_secs(600), || {
+    // Drained: nothing queued and every key the feeder sent is in the App; a key taken by the
+    // feeder but not yet counted is caught by checking again 5 ms later.
+    let drained = || {
         queue.is_empty()
-    })
-    .await?;
-    // The item being processed when the queue empties: wait for the consumer to settle.
-    tokio::time::sleep(Duration::from_millis(5)).await;
+            && fed.load(AtomicOrdering::Relaxed) == stats.applied.load(AtomicOrdering::Relaxed)
+    };
+    loop {
+        wait_until("pipeline rows", Duration::from_secs(600), drained).await?;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        if drained() {
+            break;
+        }
+    }
     let t_model = start.elapsed().saturating_sub(Duration::from_millis(5));
     queue.shut_down();
-    let _ = consumer.await;
+    let _ = feeder.await;
+    stop.cancel();
+    let _ = app_loop.await;
     running.stop().await;
     let rate_h = events as f64 / t_handler.as_secs_f64();
     let rate_m = events as f64 / t_model.as_secs_f64();
@@ -1058,7 +1180,7 @@ async fn pipeline_throughput(opts: &BenchOptions, report: &mut Report) -> Result
     );
     report.fig(
         sec,
-        "watch ev/s → … → workqueue → row model",
+        "watch ev/s → … → workqueue → Action::Rows → App",
         format!("{rate_m:.0} ev/s"),
         "",
         Verdict::Info,
@@ -1114,81 +1236,50 @@ async fn latency(opts: &BenchOptions, rate: f64, report: &mut Report) -> Result<
         rvs: Some(rvs.clone()),
     });
     let reg = running.informer.add_event_handler(handler.clone(), None)?;
-    let model = Arc::new(Mutex::new(RowModel::default()));
-    model.lock().sort_by(SORT_COLUMN);
-    let applied_n = Arc::new(AtomicU64::new(0));
-    // rvs whose new state is in the model and waits for the next frame.
-    let in_model: Arc<Mutex<Vec<String>>> = Arc::default();
-    let dirty = Arc::new(Notify::new());
-    let consumer = {
-        let rvs = rvs.clone();
-        let in_model = in_model.clone();
-        spawn_consumer(
-            queue.clone(),
-            running.informer.indexer(),
-            model.clone(),
-            applied_n.clone(),
-            move |key| {
-                if let Some(v) = rvs.lock().remove(key) {
-                    in_model.lock().extend(v);
-                }
-            },
-            dirty.clone(),
-        )
-    };
+    let (mut app, view) = pods_app()?;
+    let store = running.informer.indexer();
+    app.update(Action::Store {
+        view,
+        store: store.clone(),
+    });
+    if let Some(v) = app.views.get_mut(&view) {
+        v.table.set_sort(SortBy::Cell(SORT_COLUMN));
+    }
+    let fed = Arc::new(AtomicU64::new(0));
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let feeder = spawn_feeder(
+        view,
+        queue.clone(),
+        store,
+        Some(rvs.clone()),
+        fed.clone(),
+        tx,
+    );
+    let applied_at: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
+    let stats = Arc::new(AppLoopStats::default());
+    let stop = CancellationToken::new();
+    let app_loop = spawn_app_loop(
+        app,
+        view,
+        Some(new_terminal()?),
+        rx,
+        applied_at.clone(),
+        stats.clone(),
+        stop.clone(),
+    );
     let inf = running.informer.clone();
     wait_until("latency sync", Duration::from_secs(300), || {
         inf.has_synced() && reg.has_synced()
     })
     .await?;
-    wait_until("latency model", Duration::from_secs(300), || {
+    wait_until("latency rows", Duration::from_secs(300), || {
         queue.is_empty()
+            && fed.load(AtomicOrdering::Relaxed) == stats.applied.load(AtomicOrdering::Relaxed)
     })
     .await?;
-    in_model.lock().clear();
-
-    // The renderer: one frame per wake-up (wake-ups coalesce), visible rows only.
-    let applied_at: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
-    let samples: Arc<Mutex<Vec<Duration>>> = Arc::default();
-    let frames = Arc::new(AtomicU64::new(0));
-    let stop = CancellationToken::new();
-    let renderer = {
-        let model = model.clone();
-        let in_model = in_model.clone();
-        let applied_at = applied_at.clone();
-        let samples = samples.clone();
-        let frames = frames.clone();
-        let dirty = dirty.clone();
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            let mut term = match new_terminal() {
-                Ok(t) => t,
-                Err(_) => return,
-            };
-            loop {
-                tokio::select! {
-                    _ = stop.cancelled() => break,
-                    _ = dirty.notified() => {}
-                }
-                let shown: Vec<String> = std::mem::take(&mut *in_model.lock());
-                {
-                    let m = model.lock();
-                    if draw(&mut term, &m, 0).is_err() {
-                        break;
-                    }
-                }
-                let now = Instant::now();
-                frames.fetch_add(1, AtomicOrdering::Relaxed);
-                let at = applied_at.lock();
-                let mut s = samples.lock();
-                for rv in shown {
-                    if let Some(t0) = at.get(&rv) {
-                        s.push(now.saturating_duration_since(*t0));
-                    }
-                }
-            }
-        })
-    };
+    // Samples start with the churn (no initial-list rv is in `applied_at`).
+    stats.samples.lock().clear();
+    let frames0 = stats.frames.load(AtomicOrdering::Relaxed);
 
     // Churn: the simulator's mutations at `rate` per second, in 10 ms ticks; pod mutations are
     // timestamped just before they are applied.
@@ -1213,19 +1304,20 @@ async fn latency(opts: &BenchOptions, rate: f64, report: &mut Report) -> Result<
     // Let the tail drain.
     let drain = Instant::now();
     while drain.elapsed() < Duration::from_secs(2)
-        && (!queue.is_empty() || !in_model.lock().is_empty())
+        && (!queue.is_empty()
+            || fed.load(AtomicOrdering::Relaxed) != stats.applied.load(AtomicOrdering::Relaxed))
     {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     tokio::time::sleep(Duration::from_millis(50)).await;
-    stop.cancel();
-    let _ = renderer.await;
     queue.shut_down();
-    let _ = consumer.await;
+    let _ = feeder.await;
+    stop.cancel();
+    let _ = app_loop.await;
     running.stop().await;
     handle.shutdown().await;
 
-    let mut s = std::mem::take(&mut *samples.lock());
+    let mut s = std::mem::take(&mut *stats.samples.lock());
     s.sort();
     let p50 = percentile(&s, 0.50);
     let p99 = percentile(&s, 0.99);
@@ -1237,7 +1329,7 @@ async fn latency(opts: &BenchOptions, rate: f64, report: &mut Report) -> Result<
             "event → frame p50 ({} pod events, {} samples, {} frames)",
             sent_pods,
             s.len(),
-            frames.load(AtomicOrdering::Relaxed)
+            stats.frames.load(AtomicOrdering::Relaxed) - frames0
         ),
         ms(p50),
         "",
@@ -1306,13 +1398,22 @@ fn label_and_render(opts: &BenchOptions, report: &mut Report) -> Result<(), Benc
     let n = if opts.smoke { 20_000 } else { 100_000 };
     let nk = format!("{}k", n / 1000);
     let store = ThreadSafeStore::new(dashboard_pod_indexers());
+    let store = Arc::new(store);
     let transform = pod_transform();
-    let mut model = RowModel::default();
     for p in fixture_pods(n)? {
         let p = Arc::new(transform(p));
-        store.add(&crate::informer::meta_namespace_key(p.as_ref())?, p.clone())?;
-        model.upsert(&p);
+        store.add(&crate::informer::meta_namespace_key(p.as_ref())?, p)?;
     }
+    // The App's pods view holding every row, with the indexer attached (as the runtime does).
+    let (mut app, view) = pods_app()?;
+    app.update(Action::Store {
+        view,
+        store: store.clone(),
+    });
+    app.update(Action::Resync {
+        view,
+        rows: summaries(&store.list()),
+    });
     let runs = 21;
     // Figure 5: label filter.
     for (sel, pct) in [("app=app-7", "1%"), ("tier=tier-3", "10%")] {
@@ -1350,43 +1451,55 @@ fn label_and_render(opts: &BenchOptions, report: &mut Report) -> Result<(), Benc
             "",
             Verdict::Info,
         );
-        // Full frame: index lookup → rows → sort → draw.
+        // Full frame: `l` filter on the App (label index → refilter) → draw.
         let mut term = new_terminal()?;
+        let mut shown = 0;
         let t_frame = time_median(runs, || {
-            let hits = store
-                .by_index_all(LABEL_INDEX, &[idx_term.as_str()])
-                .unwrap_or_default();
-            let mut fm = RowModel::default();
-            for o in &hits {
-                fm.upsert(o);
-            }
-            fm.sort_by(SORT_COLUMN);
-            draw(&mut term, &fm, 0)
+            app.apply_label_filter(view, sel);
+            shown = shown_rows(&app, view);
+            draw(&mut term, &app)
         });
+        if shown != hits {
+            return Err(BenchError::Setup(format!(
+                "label filter `{sel}`: the App shows {shown} rows, the index has {hits}"
+            )));
+        }
         report.fig(
             &sec,
-            "filtered frame (lookup + rows + sort + draw)",
+            "filtered frame (App `l` filter via label index + draw)",
             ms(t_frame),
             "≤ 10 ms",
             verdict(t_frame <= Duration::from_millis(10)),
         );
+        app.apply_label_filter(view, "");
     }
 
     // Figure 6: sort 100k rows by a column, then frames of the visible rows.
     let mut t_sort = Vec::new();
     for _ in 0..5 {
         let t = Instant::now();
-        model.sort_by(SORT_COLUMN);
+        if let Some(tb) = table(&mut app, view) {
+            tb.set_sort(SortBy::Cell(SORT_COLUMN));
+        }
         t_sort.push(t.elapsed());
-        model.sort_by(0);
+        if let Some(tb) = table(&mut app, view) {
+            tb.set_sort(SortBy::Key);
+        }
     }
-    model.sort_by(SORT_COLUMN);
+    if let Some(tb) = table(&mut app, view) {
+        tb.set_sort(SortBy::Cell(SORT_COLUMN));
+    }
     let t_sort = median(&mut t_sort);
     let mut term = new_terminal()?;
+    let height = app.table_height();
     let mut offset = 0usize;
     let t_frame = time_median(101, || {
         offset = (offset + 997) % n;
-        draw(&mut term, &model, offset)
+        if let Some(tb) = table(&mut app, view) {
+            tb.select_index(offset);
+            tb.scroll_into_view(height);
+        }
+        draw(&mut term, &app)
     });
     let sec = format!("render {nk} rows");
     report.fig(
@@ -1398,20 +1511,29 @@ fn label_and_render(opts: &BenchOptions, report: &mut Report) -> Result<(), Benc
     );
     report.fig(
         &sec,
-        "frame (visible rows, 200×60 TestBackend)",
+        "App frame (visible rows, 200×60 TestBackend)",
         ms(t_frame),
         "≤ 10 ms",
         verdict(t_frame <= Duration::from_millis(10)),
     );
-    // Incremental update of one row in the sorted model (what one watch event costs the view).
-    let sample = model.order.get(n / 2).cloned();
+    // One watch event's cost to the view: summary + `Action::Rows` into the sorted App table.
+    let sample = table(&mut app, view).and_then(|tb| tb.list().get(n / 2).cloned());
     if let Some(key) = sample
         && let Some(obj) = store.get(&key)
     {
-        let t_upd = time_median(101, || model.upsert(&obj));
+        let t_upd = time_median(101, || {
+            let upserts: Vec<ObjectSummary> = ObjectSummary::from_object("Pod", &obj, None)
+                .into_iter()
+                .collect();
+            app.update(Action::Rows {
+                view,
+                upserts,
+                deletes: Vec::new(),
+            })
+        });
         report.fig(
             &sec,
-            "one row update in the sorted model",
+            "one row update (summary + Action::Rows, sorted App table)",
             ms(t_upd),
             "",
             Verdict::Info,
@@ -1459,13 +1581,13 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
     tracing::info!("bench: label filter and render");
     label_and_render(&opts, &mut report)?;
     report.notes.push(
-        "figures 4 and 6 draw the pods table with ratatui's Table from render::row rows (the \
-         dashboard App is not driven yet: its row types are still placeholders)"
+        "figures 4 and 6 drive the dashboard's App (Action::Rows of ObjectSummary::from_object, \
+         drawn with `&App` on a 200×60 TestBackend, a frame only when take_dirty())"
             .into(),
     );
     report.notes.push(
         "event → frame: from just before the demo server applies a pod mutation to the end of \
-         the first frame drawn after the row model holds that state"
+         the first frame drawn after the App holds that state"
             .into(),
     );
     Ok(report)
@@ -1486,24 +1608,55 @@ mod tests {
     }
 
     #[test]
-    fn row_model_keeps_rows_sorted_by_column_across_updates() {
-        let mut m = RowModel::default();
-        m.sort_by(0);
-        for n in ["c", "a", "b"] {
-            m.upsert(&pod(n, "Running"));
+    fn bench_app_sorts_fed_rows_by_status_and_draws_them() -> Result<(), BenchError> {
+        let (mut app, view) = pods_app()?;
+        let objs: Vec<Arc<DynamicObject>> = [("c", "Running"), ("a", "Pending"), ("b", "Running")]
+            .into_iter()
+            .map(|(n, ph)| Arc::new(pod(n, ph)))
+            .collect();
+        app.update(Action::Rows {
+            view,
+            upserts: summaries(&objs),
+            deletes: Vec::new(),
+        });
+        if let Some(tb) = table(&mut app, view) {
+            tb.set_sort(SortBy::Cell(SORT_COLUMN));
         }
-        let names: Vec<&str> = m
-            .order
+        let names: Vec<String> = app.views[&view]
+            .table
+            .list()
             .iter()
-            .map(|k| k.rsplit('/').next().unwrap_or(""))
+            .map(|k| k.rsplit('/').next().unwrap_or("").to_string())
             .collect();
         assert_eq!(names, ["a", "b", "c"]);
-        // Re-inserting an existing key must not duplicate it.
-        m.upsert(&pod("b", "Running"));
-        assert_eq!(m.order.len(), 3);
-        m.remove("shop/a");
-        assert_eq!(m.order.len(), 2);
-        assert_eq!(m.rows.len(), 2);
+        assert!(app.take_dirty());
+        let mut term = new_terminal()?;
+        draw(&mut term, &app)?;
+        let screen: String = term
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol())
+            .collect();
+        for name in ["a", "b", "c"] {
+            assert!(screen.contains(&format!(" {name} ")), "{name} not drawn");
+        }
+        // A delete through Action::Rows: the row leaves the view.
+        app.update(Action::Rows {
+            view,
+            upserts: Vec::new(),
+            deletes: vec![Arc::from(
+                format!("{}/a", objs[1].metadata.namespace.as_deref().unwrap_or("")).as_str(),
+            )],
+        });
+        // Struck for a while (the App's linger), gone once the clock has passed it.
+        assert_eq!(shown_rows(&app, view), 3);
+        // The linger counts from the first tick after the delete (the first frame showing it).
+        app.update(Action::Tick(now_ms() + 3_600_000));
+        app.update(Action::Tick(now_ms() + 7_200_000));
+        assert_eq!(shown_rows(&app, view), 2);
+        Ok(())
     }
 
     #[test]
