@@ -740,6 +740,23 @@ async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut R
             return;
         }
     };
+    // Idle means idle: the forced relist of figure 2 may still be draining its deltas through
+    // the FIFO (and the reflector may still be re-opening its watch); measuring then would count
+    // that work as idle CPU.
+    let inf = running.informer.clone();
+    let settled = wait_until("informer idle", Duration::from_secs(300), || {
+        let s = inf.stats();
+        s.queue_depth == 0
+            && s.handler_backlog == 0
+            && s.reflector
+                .is_some_and(|r| r.state == crate::informer::reflector::ReflectorState::Watching)
+    })
+    .await;
+    if settled.is_err() {
+        report
+            .notes
+            .push("idle CPU: the informer did not settle within 300 s".into());
+    }
     if app.take_dirty() {
         let _ = draw(&mut term, &app);
     }

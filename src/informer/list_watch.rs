@@ -297,13 +297,26 @@ struct ListEnvelope<'a> {
 /// Decode a list response body: the envelope first, then each item on its own, so a malformed
 /// item is skipped and counted instead of failing the page.
 pub fn decode_list_page<K: DeserializeOwned>(body: &str) -> Result<ListPage<K>, Error> {
+    decode_list_page_with(body, serde_decode::<K>)
+}
+
+/// serde's `Deserialize` of `K` from JSON text (the default object decoder).
+fn serde_decode<K: DeserializeOwned>(json: &str) -> Result<K, serde_json::Error> {
+    serde_json::from_str(json)
+}
+
+/// [`decode_list_page`] with a given item decoder (e.g. [`super::decode::decode_dynamic`]).
+pub fn decode_list_page_with<K>(
+    body: &str,
+    decode: impl Fn(&str) -> Result<K, serde_json::Error>,
+) -> Result<ListPage<K>, Error> {
     let env: ListEnvelope<'_> =
         serde_json::from_str(body).map_err(|e| Error::Decode(format!("list envelope: {e}")))?;
     let raw_items = env.items.unwrap_or_default();
     let mut items = Vec::with_capacity(raw_items.len());
     let mut malformed = 0;
     for raw in raw_items {
-        match serde_json::from_str::<K>(raw.get()) {
+        match decode(raw.get()) {
             Ok(obj) => items.push(obj),
             Err(e) => {
                 malformed += 1;
@@ -349,6 +362,14 @@ pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";
 /// Decode one line of a watch stream. `None` for a blank line. Never fails: an undecodable line
 /// or object becomes [`WatchEvent::Malformed`].
 pub fn decode_watch_line<K: DeserializeOwned>(line: &str) -> Option<WatchEvent<K>> {
+    decode_watch_line_with(line, serde_decode::<K>)
+}
+
+/// [`decode_watch_line`] with a given object decoder (e.g. [`super::decode::decode_dynamic`]).
+pub fn decode_watch_line_with<K>(
+    line: &str,
+    decode_object: impl Fn(&str) -> Result<K, serde_json::Error>,
+) -> Option<WatchEvent<K>> {
     let line = line.trim();
     if line.is_empty() {
         return None;
@@ -361,7 +382,7 @@ pub fn decode_watch_line<K: DeserializeOwned>(line: &str) -> Option<WatchEvent<K
         }
     };
     let obj = env.object.get();
-    let decode = |ctor: fn(K) -> WatchEvent<K>| match serde_json::from_str::<K>(obj) {
+    let decode = |ctor: fn(K) -> WatchEvent<K>| match decode_object(obj) {
         Ok(o) => ctor(o),
         Err(e) => {
             tracing::warn!(error = %e, event = %env.kind, object = %identify(obj), "skipping malformed object in watch event");
@@ -451,14 +472,20 @@ pub struct KubeListerWatcher<K> {
     client: kube::Client,
     /// Collection path, e.g. `/api/v1/namespaces/ns/pods`; never changes.
     path: String,
+    /// Decoder of one object; `None` = serde's `Deserialize` of `K`.
+    decode: Option<ObjectDecoder<K>>,
     _kind: PhantomData<fn() -> K>,
 }
+
+/// Decodes one object from its JSON text.
+type ObjectDecoder<K> = fn(&str) -> Result<K, serde_json::Error>;
 
 impl<K> Clone for KubeListerWatcher<K> {
     fn clone(&self) -> Self {
         Self {
             client: self.client.clone(),
             path: self.path.clone(),
+            decode: self.decode,
             _kind: PhantomData,
         }
     }
@@ -479,6 +506,7 @@ impl<K: Resource<DynamicType = ()>> KubeListerWatcher<K> {
         Self {
             client,
             path: K::url_path(&(), namespace),
+            decode: None,
             _kind: PhantomData,
         }
     }
@@ -490,6 +518,7 @@ impl KubeListerWatcher<DynamicObject> {
         Self {
             client,
             path: DynamicObject::url_path(resource, namespace),
+            decode: Some(super::decode::decode_dynamic),
             _kind: PhantomData,
         }
     }
@@ -525,7 +554,10 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                 .request_text(req)
                 .await
                 .map_err(map_kube_error)?;
-            decode_list_page::<K>(&body)
+            match self.decode {
+                Some(decode) => decode_list_page_with(&body, decode),
+                None => decode_list_page::<K>(&body),
+            }
         }
         .boxed()
     }
@@ -539,9 +571,10 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                 .request_stream(req)
                 .await
                 .map_err(map_kube_error)?;
-            let stream = reader.lines().filter_map(|line| async move {
+            let decode = self.decode.unwrap_or(serde_decode::<K>);
+            let stream = reader.lines().filter_map(move |line| async move {
                 match line {
-                    Ok(line) => decode_watch_line::<K>(&line).map(Ok),
+                    Ok(line) => decode_watch_line_with(&line, decode).map(Ok),
                     Err(e) => Some(Err(Error::Connect(format!("watch stream: {e}")))),
                 }
             });
