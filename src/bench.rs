@@ -36,7 +36,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 use std::time::{Duration, Instant};
 
-use futures::{FutureExt, TryStreamExt};
+use futures::TryStreamExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{ApiResource, DynamicObject};
 use kube::config::{KubeConfigOptions, Kubeconfig};
@@ -66,6 +66,7 @@ use crate::informer::workqueue::RateLimitingQueue;
 use crate::render;
 use crate::selector::LabelSelector;
 use crate::ui::action::{Action, Effect, ObjectSummary, ViewId};
+use crate::ui::runtime::{next_key_batch, rows_for_keys};
 use crate::ui::table::SortBy;
 use crate::ui::{App, AppConfig, KeyMap};
 
@@ -979,30 +980,16 @@ fn spawn_feeder(
     tx: tokio::sync::mpsc::UnboundedSender<Feed>,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
-        while let Some(first) = queue.get().await {
-            let mut keys = vec![first];
-            while keys.len() < 256 {
-                match queue.get().now_or_never() {
-                    Some(Some(k)) => keys.push(k),
-                    _ => break,
-                }
-            }
-            let mut upserts = Vec::with_capacity(keys.len());
-            let mut deletes = Vec::new();
+        while let Some(keys) = next_key_batch(&queue, 256).await {
+            let (upserts, deletes) = rows_for_keys("Pod", None, &store, &keys);
             let mut carried = Vec::new();
-            for key in &keys {
-                match store.get(key) {
-                    Some(obj) => upserts.extend(ObjectSummary::from_object("Pod", &obj, None)),
-                    None => deletes.push(key.clone()),
+            if let Some(r) = &rvs {
+                let mut pending = r.lock();
+                for key in &keys {
+                    if let Some(v) = pending.remove(key) {
+                        carried.extend(v);
+                    }
                 }
-                if let Some(r) = &rvs
-                    && let Some(v) = r.lock().remove(key)
-                {
-                    carried.extend(v);
-                }
-            }
-            for key in &keys {
-                queue.done(key);
             }
             fed.fetch_add(keys.len() as u64, AtomicOrdering::Relaxed);
             let action = Action::Rows {

@@ -337,37 +337,16 @@ async fn feed_view(
     tx: mpsc::UnboundedSender<Action>,
 ) {
     let printer = printer.as_deref();
-    while let Some(first) = queue.get().await {
-        let mut keys = vec![first];
-        while keys.len() < BATCH {
-            // `get` takes an item synchronously when one is ready, so polling it once is a
-            // non-blocking take; dropping the pending future takes nothing.
-            match queue.get().now_or_never() {
-                Some(Some(k)) => keys.push(k),
-                _ => break,
-            }
-        }
-        let mut upserts = Vec::with_capacity(keys.len());
-        let mut deletes = Vec::new();
-        let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
-        for key in &keys {
-            if let Some(p) = &prefix
-                && !key.starts_with(p.as_str())
-            {
-                continue;
-            }
-            match store.get(key) {
-                Some(obj) => {
-                    if let Some(s) = ObjectSummary::from_object(&kind, &obj, printer) {
-                        upserts.push(s);
-                    }
-                }
-                None => deletes.push(key.clone()),
-            }
-        }
-        for key in &keys {
-            queue.done(key);
-        }
+    let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
+    while let Some(keys) = next_key_batch(&queue, BATCH).await {
+        let keys: Vec<Arc<str>> = match &prefix {
+            Some(p) => keys
+                .into_iter()
+                .filter(|k| k.starts_with(p.as_str()))
+                .collect(),
+            None => keys,
+        };
+        let (upserts, deletes) = rows_for_keys(&kind, printer, &store, &keys);
         if tx
             .send(Action::Rows {
                 view,
@@ -379,6 +358,47 @@ async fn feed_view(
             return;
         }
     }
+}
+
+/// Wait for a key, then take every key already ready, up to `max`, and mark them done (the
+/// caller reads the indexer after this, so a key re-added meanwhile is queued again and read
+/// again). `None` once the queue is shut down.
+pub async fn next_key_batch(
+    queue: &RateLimitingQueue<Arc<str>>,
+    max: usize,
+) -> Option<Vec<Arc<str>>> {
+    let first = queue.get().await?;
+    let mut keys = vec![first];
+    while keys.len() < max {
+        // `get` takes an item synchronously when one is ready, so polling it once is a
+        // non-blocking take; dropping the pending future takes nothing.
+        match queue.get().now_or_never() {
+            Some(Some(k)) => keys.push(k),
+            _ => break,
+        }
+    }
+    for key in &keys {
+        queue.done(key);
+    }
+    Some(keys)
+}
+
+/// The latest row summaries of `keys` from the indexer, and the keys it no longer holds.
+pub fn rows_for_keys(
+    kind: &str,
+    printer: Option<&[render::PrinterColumn]>,
+    store: &ThreadSafeStore<DynamicObject>,
+    keys: &[Arc<str>],
+) -> (Vec<ObjectSummary>, Vec<Arc<str>>) {
+    let mut upserts = Vec::with_capacity(keys.len());
+    let mut deletes = Vec::new();
+    for key in keys {
+        match store.get(key) {
+            Some(obj) => upserts.extend(ObjectSummary::from_object(kind, &obj, printer)),
+            None => deletes.push(key.clone()),
+        }
+    }
+    (upserts, deletes)
 }
 
 async fn describe(
