@@ -113,23 +113,24 @@ impl Session {
         }
     }
 
+    /// The dashboard's pid, from /proc: the process whose argv[0] is the binary and whose
+    /// arguments name this session's log file (the wrapping shell's argv[0] is the shell).
     fn pid(&self) -> Option<u32> {
-        let out = Command::new("pgrep")
-            // Anchored: the wrapping shell's command line contains the same words after `sh -c`.
-            .args([
-                "-f",
-                &format!(
-                    "^{} --demo .*--log-file {}",
-                    env!("CARGO_BIN_EXE_kinformer"),
-                    self.log_path().display()
-                ),
-            ])
-            .output()
-            .ok()?;
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .next()
+        let bin = env!("CARGO_BIN_EXE_kinformer");
+        let log = self.log_path().display().to_string();
+        std::fs::read_dir("/proc")
+            .ok()?
+            .flatten()
+            .find_map(|entry| {
+                let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+                let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+                let args: Vec<String> = cmdline
+                    .split(|b| *b == 0)
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect();
+                (args.first().map(String::as_str) == Some(bin) && args.contains(&log))
+                    .then_some(pid)
+            })
     }
 
     fn log_path(&self) -> PathBuf {
