@@ -113,7 +113,8 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         )));
     }
     tracing::info!(context = %connection.context, ?server_version, kinds = resources.len(), "connected");
-    let namespace = if args.all_namespaces {
+    // The demo cluster's workloads live outside `default`: without -n, show every namespace.
+    let namespace = if args.all_namespaces || (demo.is_some() && args.namespace.is_none()) {
         None
     } else {
         Some(

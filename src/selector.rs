@@ -174,15 +174,20 @@ impl LabelSelector {
     }
 }
 
+/// `a,b,c`: how both selector kinds print their requirements.
+fn write_comma_separated<T: fmt::Display>(f: &mut fmt::Formatter<'_>, items: &[T]) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{item}")?;
+    }
+    Ok(())
+}
+
 impl fmt::Display for LabelSelector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, r) in self.requirements.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{r}")?;
-        }
-        Ok(())
+        write_comma_separated(f, &self.requirements)
     }
 }
 
@@ -677,13 +682,7 @@ impl FieldSelector {
 
 impl fmt::Display for FieldSelector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, r) in self.requirements.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{r}")?;
-        }
-        Ok(())
+        write_comma_separated(f, &self.requirements)
     }
 }
 
