@@ -294,6 +294,7 @@ pub async fn run_bench(
         churn: args.churn,
         kubeconfig,
         smoke: args.smoke,
+        only: args.only,
     })
     .await
     .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;

@@ -102,6 +102,27 @@ pub struct BenchOptions {
     pub kubeconfig: Option<PathBuf>,
     /// Small sizes and short windows (CI): figures 3-6 use fewer objects and shorter windows.
     pub smoke: bool,
+    /// Only these figure groups (empty: all).
+    pub only: Vec<FigureGroup>,
+}
+
+/// A group of figures `--only` can select.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FigureGroup {
+    /// Figures 1-2 and the idle CPU: time to synced, memory, relist peak.
+    Sync,
+    /// Figure 3: pipeline throughput.
+    Pipeline,
+    /// Figure 4: event → frame latency under churn.
+    Latency,
+    /// Figures 5-6: label filter and render.
+    Render,
+}
+
+impl BenchOptions {
+    fn wants(&self, group: FigureGroup) -> bool {
+        self.only.is_empty() || self.only.contains(&group)
+    }
 }
 
 /// PASS / MISS against a target, or an informational figure.
@@ -471,8 +492,9 @@ fn start_informer(lw: Arc<dyn ListerWatcher<DynamicObject>>) -> RunningInformer 
 /// kinformer: informer over the cluster until has_synced. Returns the time and the running informer.
 async fn kinformer_sync(client: &kube::Client) -> Result<(Duration, RunningInformer), BenchError> {
     let ar = ApiResource::erase::<Pod>(&());
-    let lw: Arc<dyn ListerWatcher<DynamicObject>> =
-        Arc::new(KubeListerWatcher::dynamic(client.clone(), &ar, None));
+    let lw: Arc<dyn ListerWatcher<DynamicObject>> = Arc::new(
+        KubeListerWatcher::dynamic(client.clone(), &ar, None).with_mask(render::cache_mask("Pod")),
+    );
     let start = Instant::now();
     let running = start_informer(lw);
     let inf = running.informer.clone();
@@ -1572,18 +1594,26 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
             if opts.smoke { ", SMOKE sizes" } else { "" }
         ),
     ));
-    for (i, &pods) in opts.pods.iter().enumerate() {
-        tracing::info!(pods, "bench: sync and memory");
-        sync_and_memory(&opts, pods, i == 0, &mut report).await?;
+    if opts.wants(FigureGroup::Sync) {
+        for (i, &pods) in opts.pods.iter().enumerate() {
+            tracing::info!(pods, "bench: sync and memory");
+            sync_and_memory(&opts, pods, i == 0, &mut report).await?;
+        }
     }
-    tracing::info!("bench: pipeline");
-    pipeline_throughput(&opts, &mut report).await?;
-    for &rate in &opts.churn {
-        tracing::info!(rate, "bench: latency");
-        latency(&opts, rate, &mut report).await?;
+    if opts.wants(FigureGroup::Pipeline) {
+        tracing::info!("bench: pipeline");
+        pipeline_throughput(&opts, &mut report).await?;
     }
-    tracing::info!("bench: label filter and render");
-    label_and_render(&opts, &mut report)?;
+    if opts.wants(FigureGroup::Latency) {
+        for &rate in &opts.churn {
+            tracing::info!(rate, "bench: latency");
+            latency(&opts, rate, &mut report).await?;
+        }
+    }
+    if opts.wants(FigureGroup::Render) {
+        tracing::info!("bench: label filter and render");
+        label_and_render(&opts, &mut report)?;
+    }
     report.notes.push(
         "figures 4 and 6 drive the dashboard's App (Action::Rows of ObjectSummary::from_object, \
          drawn with `&App` on a 200×60 TestBackend, a frame only when take_dirty())"

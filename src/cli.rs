@@ -111,6 +111,9 @@ pub struct BenchArgs {
     /// Small sizes and short windows for CI (e.g. `--pods 2000 --runs 1 --smoke`).
     #[arg(long)]
     pub smoke: bool,
+    /// Only these figure groups (comma-separated; default: all).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub only: Vec<crate::bench::FigureGroup>,
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@
 //!   makes them panic;
 //! - a selector that parses prints to a canonical form that parses back to the same selector;
 //! - a malformed object inside an otherwise valid list page is skipped and counted while every
-//!   other item decodes, in order; the same object in a watch event is `Malformed`, not an error.
+//!   other item decodes, in order; the same object in a watch event is `Malformed`, not an error;
+//! - decoding through the dashboard's cache mask of any kind gives the same object as a full
+//!   decode with the mask applied afterwards, for every object the full decode accepts.
 
 use k8s_openapi::api::core::v1::Pod;
 use kinformer::informer::list_watch::{WatchEvent, decode_list_page, decode_watch_line};
@@ -159,6 +161,24 @@ fn selector_like() -> impl Strategy<Value = String> {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn masked_decoding_equals_full_decoding_then_mask(
+        v in arb_json(),
+        kind in prop::sample::select(vec![
+            "Pod", "Deployment", "DaemonSet", "Job", "Service", "ConfigMap", "Secret", "Node",
+            "Namespace", "ServiceAccount", "CustomResourceDefinition", "Widget",
+        ]),
+    ) {
+        use kinformer::informer::decode::{decode_dynamic, decode_dynamic_masked};
+        let text = v.to_string();
+        let mask = kinformer::render::cache_mask(kind);
+        if let Ok(mut full) = decode_dynamic(&text) {
+            mask.apply(&mut full);
+            let masked = decode_dynamic_masked(&text, &mask);
+            prop_assert_eq!(masked.ok(), Some(full));
+        }
+    }
 
     #[test]
     fn decoders_never_panic_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..256)) {

@@ -748,6 +748,53 @@ fn pruned_rows_are_identical_for_every_fixture() {
 }
 
 #[test]
+fn masked_decoding_then_prune_equals_decoding_then_prune_for_every_fixture() {
+    use kinformer::informer::decode::{decode_dynamic, decode_dynamic_masked};
+    for name in ALL_FIXTURES {
+        let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let full = decode_dynamic(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let kind = kind_of(&full);
+        let masked = decode_dynamic_masked(&text, &render::cache_mask(&kind))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The mask alone equals the mask applied after a full decode...
+        let mut applied = full.clone();
+        render::cache_mask(&kind).apply(&mut applied);
+        assert_eq!(masked, applied, "{name}: mask while decoding vs after");
+        // ...and the cache holds the same object either way, with the same row.
+        let via_mask = prune(&kind, masked);
+        assert_eq!(via_mask, prune(&kind, full.clone()), "{name}");
+        assert_eq!(
+            row(&kind, &via_mask, None),
+            row(&kind, &full, None),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn pod_mask_skips_images_env_volumes_and_annotations_while_decoding() {
+    use kinformer::informer::decode::decode_dynamic_masked;
+    let text = fixture_json("pod").to_string();
+    let p = decode_dynamic_masked(&text, &render::cache_mask("Pod")).expect("decodes");
+    assert!(p.metadata.annotations.is_none());
+    assert!(p.metadata.managed_fields.is_none());
+    assert!(p.data["spec"].get("volumes").is_none());
+    assert!(p.data["spec"]["containers"][0].get("image").is_none());
+    assert!(p.data["spec"]["containers"][0].get("env").is_none());
+    assert_eq!(
+        p.data["spec"]["containers"][0]["name"],
+        fixture_json("pod")["spec"]["containers"][0]["name"]
+    );
+    assert!(
+        p.data["status"]["containerStatuses"][0]
+            .get("imageID")
+            .is_none()
+    );
+    assert_eq!(p.metadata.labels, fixture("pod").metadata.labels);
+}
+
+#[test]
 fn pruned_pod_renders_same_row() {
     for name in [
         "pod",

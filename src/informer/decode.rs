@@ -1,9 +1,12 @@
-//! Fast JSON decoding of [`DynamicObject`].
+//! Fast JSON decoding of [`DynamicObject`], optionally through an [`ObjectMask`].
 //!
 //! client-go counterpart: none directly (client-go decodes into `unstructured.Unstructured` with
-//! its own JSON reader); this replaces serde's derived `Deserialize` of kube's `DynamicObject`,
-//! whose two `#[serde(flatten)]` fields make serde buffer the whole object into its internal
-//! `Content` tree first and then convert that tree again (about 2-3x the work).
+//! its own JSON reader, then a `TransformFunc` strips what the cache does not need); this replaces
+//! serde's derived `Deserialize` of kube's `DynamicObject`, whose two `#[serde(flatten)]` fields
+//! make serde buffer the whole object into its internal `Content` tree first and then convert that
+//! tree again (about 2-3x the work), and lets a cache transform be pushed down into the decoder
+//! as a mask, so the parts the transform would drop are skipped by the reader instead of being
+//! built and freed.
 //!
 //! Invariants:
 //! - [`decode_dynamic`] returns exactly what `serde_json::from_str::<DynamicObject>` returns for
@@ -13,26 +16,155 @@
 //!   serde's derived implementation, whose result (or error) is returned;
 //! - `metadata` is decoded into `ObjectMeta` straight from the JSON reader, every other key into
 //!   `data` as a `serde_json::Value`, so `data` never holds `apiVersion`, `kind` or `metadata`
-//!   (as with the derived implementation).
+//!   (as with the derived implementation);
+//! - masking commutes with decoding: for every object `json` that [`decode_dynamic`] accepts,
+//!   `decode_dynamic_masked(json, m) == { let mut o = decode_dynamic(json)?; m.apply(&mut o); o }`.
+//!   A masked decode skips dropped parts without building them, so it also accepts an object that
+//!   is malformed only inside a part the mask drops (a cache that never holds that part loses
+//!   nothing by not validating it); when the fast path does not apply, the derived implementation
+//!   decodes and the mask is applied to its result.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
 
 use kube::api::{DynamicObject, ObjectMeta, TypeMeta};
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-/// Decode one object as [`DynamicObject`]; same result as `serde_json::from_str`, faster.
-pub fn decode_dynamic(json: &str) -> Result<DynamicObject, serde_json::Error> {
-    match decode_fast(json) {
-        Ok(obj) => Ok(obj),
-        // Unusual shape or invalid input: the derived implementation decides (and explains).
-        Err(_) => serde_json::from_str(json),
+/// What a masked decode keeps of one JSON value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mask {
+    /// The value, whole.
+    All,
+    /// An object keeps only these keys, each under its own mask.
+    Keys(&'static [(&'static str, Mask)]),
+    /// Each element of an array under this mask.
+    Each(&'static Mask),
+    /// An object keeps its keys, each with `""` as its value (the count without the payload).
+    Blank,
+}
+
+/// Which annotations a masked decode keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnnotationMask {
+    /// Every annotation.
+    All,
+    /// None at all (`metadata.annotations` becomes absent).
+    Drop,
+    /// Only these keys.
+    Only(&'static [&'static str]),
+    /// Every key but these.
+    AllBut(&'static [&'static str]),
+}
+
+/// What a cache keeps of an object: a mask over `data` (everything but `apiVersion`, `kind` and
+/// `metadata`) and rules for the bulky metadata fields. A value whose shape does not fit its mask
+/// (`Keys` or `Blank` on a non-object, `Each` on a non-array) is kept whole, so a malformed object
+/// reaches the row printers as it came. An annotation map left empty is absent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObjectMask {
+    pub data: Mask,
+    pub annotations: AnnotationMask,
+    /// Keep `metadata.managedFields`.
+    pub managed_fields: bool,
+    /// Keep `metadata.generateName`.
+    pub generate_name: bool,
+}
+
+impl ObjectMask {
+    /// Keeps everything.
+    pub const ALL: ObjectMask = ObjectMask {
+        data: Mask::All,
+        annotations: AnnotationMask::All,
+        managed_fields: true,
+        generate_name: true,
+    };
+
+    /// Apply the mask to an already decoded object (what [`decode_dynamic_masked`] skips).
+    pub fn apply(&self, obj: &mut DynamicObject) {
+        let meta = &mut obj.metadata;
+        if !self.managed_fields {
+            meta.managed_fields = None;
+        }
+        if !self.generate_name {
+            meta.generate_name = None;
+        }
+        if let Some(ann) = meta.annotations.as_mut() {
+            match self.annotations {
+                AnnotationMask::All => {}
+                AnnotationMask::Drop => ann.clear(),
+                AnnotationMask::Only(keep) => ann.retain(|k, _| keep.contains(&k.as_str())),
+                AnnotationMask::AllBut(drop) => ann.retain(|k, _| !drop.contains(&k.as_str())),
+            }
+            if ann.is_empty() && self.annotations != AnnotationMask::All {
+                meta.annotations = None;
+            }
+        }
+        apply_mask(&mut obj.data, self.data);
+    }
+
+    fn keeps_annotation(&self, key: &str) -> bool {
+        match self.annotations {
+            AnnotationMask::All => true,
+            AnnotationMask::Drop => false,
+            AnnotationMask::Only(keep) => keep.contains(&key),
+            AnnotationMask::AllBut(drop) => !drop.contains(&key),
+        }
     }
 }
 
-fn decode_fast(json: &str) -> Result<DynamicObject, serde_json::Error> {
+/// Apply `mask` to a decoded value in place.
+pub fn apply_mask(v: &mut Value, mask: Mask) {
+    match (mask, v) {
+        (Mask::All, _) => {}
+        (Mask::Each(sub), Value::Array(items)) => {
+            for x in items {
+                apply_mask(x, *sub);
+            }
+        }
+        (Mask::Keys(keys), Value::Object(m)) => {
+            m.retain(|k, _| keys.iter().any(|(name, _)| name == k));
+            for (name, sub) in keys {
+                if let Some(x) = m.get_mut(*name) {
+                    apply_mask(x, *sub);
+                }
+            }
+        }
+        (Mask::Blank, Value::Object(m)) => {
+            for x in m.values_mut() {
+                *x = Value::String(String::new());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Decode one object as [`DynamicObject`]; same result as `serde_json::from_str`, faster.
+pub fn decode_dynamic(json: &str) -> Result<DynamicObject, serde_json::Error> {
+    decode_dynamic_masked(json, &ObjectMask::ALL)
+}
+
+/// Decode one object keeping only what `mask` keeps (see the module invariants).
+pub fn decode_dynamic_masked(
+    json: &str,
+    mask: &ObjectMask,
+) -> Result<DynamicObject, serde_json::Error> {
+    match decode_fast(json, mask) {
+        Ok(obj) => Ok(obj),
+        // Unusual shape or invalid input: the derived implementation decides (and explains).
+        Err(_) => {
+            let mut obj: DynamicObject = serde_json::from_str(json)?;
+            mask.apply(&mut obj);
+            Ok(obj)
+        }
+    }
+}
+
+fn decode_fast(json: &str, mask: &ObjectMask) -> Result<DynamicObject, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(json);
-    let obj = (&mut de).deserialize_map(ObjectVisitor)?;
+    let obj = (&mut de).deserialize_map(ObjectVisitor { mask })?;
     de.end()?;
     Ok(obj)
 }
@@ -77,7 +209,35 @@ impl<'de> Visitor<'de> for KeySeed {
     }
 }
 
-struct ObjectVisitor;
+/// A map key, borrowed from the input when it has no escapes (so a skipped key costs nothing).
+struct CowKey;
+
+impl<'de> DeserializeSeed<'de> for CowKey {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CowKey {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+struct ObjectVisitor<'m> {
+    mask: &'m ObjectMask,
+}
 
 /// Makes the fast path give up (the caller then uses the derived implementation).
 fn give_up<E: de::Error>(why: &str) -> E {
@@ -86,7 +246,26 @@ fn give_up<E: de::Error>(why: &str) -> E {
     ))
 }
 
-impl<'de> Visitor<'de> for ObjectVisitor {
+/// What happens to the value of `key` in an object under `mask`.
+#[derive(Clone, Copy)]
+enum Field {
+    Keep(Mask),
+    Blank,
+    Drop,
+}
+
+fn field(mask: Mask, key: &str) -> Field {
+    match mask {
+        Mask::All | Mask::Each(_) => Field::Keep(Mask::All),
+        Mask::Keys(keys) => keys
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(Field::Drop, |(_, m)| Field::Keep(*m)),
+        Mask::Blank => Field::Blank,
+    }
+}
+
+impl<'de> Visitor<'de> for ObjectVisitor<'_> {
     type Value = DynamicObject;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a Kubernetes object")
@@ -96,6 +275,7 @@ impl<'de> Visitor<'de> for ObjectVisitor {
         let mut kind: Option<String> = None;
         let mut metadata: Option<ObjectMeta> = None;
         let mut data = Map::new();
+        let mut dropped: Vec<String> = Vec::new();
         while let Some(key) = map.next_key_seed(KeySeed)? {
             match key {
                 Key::ApiVersion | Key::Kind => {
@@ -116,12 +296,25 @@ impl<'de> Visitor<'de> for ObjectVisitor {
                     if metadata.is_some() {
                         return Err(give_up("duplicate metadata"));
                     }
-                    metadata = Some(map.next_value::<ObjectMeta>()?);
+                    metadata = Some(map.next_value_seed(MetaSeed { mask: self.mask })?);
                 }
                 Key::Other(k) => {
-                    let v = map.next_value::<Value>()?;
-                    if data.insert(k, v).is_some() {
+                    if data.contains_key(&k) || dropped.contains(&k) {
                         return Err(give_up("duplicate key"));
+                    }
+                    match field(self.mask.data, &k) {
+                        Field::Keep(sub) => {
+                            let v = map.next_value_seed(Masked(sub))?;
+                            data.insert(k, v);
+                        }
+                        Field::Blank => {
+                            map.next_value::<IgnoredAny>()?;
+                            data.insert(k, Value::String(String::new()));
+                        }
+                        Field::Drop => {
+                            map.next_value::<IgnoredAny>()?;
+                            dropped.push(k);
+                        }
                     }
                 }
             }
@@ -136,6 +329,189 @@ impl<'de> Visitor<'de> for ObjectVisitor {
             metadata: metadata.unwrap_or_default(),
             data: Value::Object(data),
         })
+    }
+}
+
+/// Decodes a value under a [`Mask`] into a `serde_json::Value`, skipping what the mask drops.
+#[derive(Clone, Copy)]
+struct Masked(Mask);
+
+impl<'de> DeserializeSeed<'de> for Masked {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        match self.0 {
+            Mask::All => Value::deserialize(d),
+            _ => d.deserialize_any(self),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Masked {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        // As serde_json's own Value visitor: a non-finite float becomes null.
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        self.deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let element = match self.0 {
+            Mask::Each(sub) => Masked(*sub),
+            _ => Masked(Mask::All),
+        };
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(v) = seq.next_element_seed(element)? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key_seed(CowKey)? {
+            match field(self.0, &key) {
+                Field::Keep(sub) => {
+                    let v = map.next_value_seed(Masked(sub))?;
+                    out.insert(key.into_owned(), v);
+                }
+                Field::Blank => {
+                    map.next_value::<IgnoredAny>()?;
+                    out.insert(key.into_owned(), Value::String(String::new()));
+                }
+                Field::Drop => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// Decodes `metadata` into `ObjectMeta` as k8s-openapi's derived implementation does (unknown
+/// keys ignored, a repeated key's last value wins), skipping what the mask drops.
+struct MetaSeed<'m> {
+    mask: &'m ObjectMask,
+}
+
+impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
+    type Value = ObjectMeta;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ObjectMeta, D::Error> {
+        if *self.mask == ObjectMask::ALL {
+            return ObjectMeta::deserialize(d);
+        }
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MetaSeed<'_> {
+    type Value = ObjectMeta;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ObjectMeta")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ObjectMeta, A::Error> {
+        let mask = self.mask;
+        let mut m = ObjectMeta::default();
+        while let Some(key) = map.next_key_seed(CowKey)? {
+            match &*key {
+                "annotations" => {
+                    m.annotations = match mask.annotations {
+                        AnnotationMask::All => map.next_value()?,
+                        AnnotationMask::Drop => {
+                            map.next_value::<IgnoredAny>()?;
+                            None
+                        }
+                        _ => map
+                            .next_value_seed(AnnotationSeed { mask })?
+                            .filter(|a| !a.is_empty()),
+                    }
+                }
+                "creationTimestamp" => m.creation_timestamp = map.next_value()?,
+                "deletionGracePeriodSeconds" => {
+                    m.deletion_grace_period_seconds = map.next_value()?
+                }
+                "deletionTimestamp" => m.deletion_timestamp = map.next_value()?,
+                "finalizers" => m.finalizers = map.next_value()?,
+                "generateName" if mask.generate_name => m.generate_name = map.next_value()?,
+                "generation" => m.generation = map.next_value()?,
+                "labels" => m.labels = map.next_value()?,
+                "managedFields" if mask.managed_fields => m.managed_fields = map.next_value()?,
+                "name" => m.name = map.next_value()?,
+                "namespace" => m.namespace = map.next_value()?,
+                "ownerReferences" => m.owner_references = map.next_value()?,
+                "resourceVersion" => m.resource_version = map.next_value()?,
+                "selfLink" => m.self_link = map.next_value()?,
+                "uid" => m.uid = map.next_value()?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(m)
+    }
+}
+
+/// Decodes `metadata.annotations` keeping only the keys the mask keeps (a dropped value, such
+/// as a large last-applied configuration, is skipped unread).
+struct AnnotationSeed<'m> {
+    mask: &'m ObjectMask,
+}
+
+impl<'de> DeserializeSeed<'de> for AnnotationSeed<'_> {
+    type Value = Option<BTreeMap<String, String>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AnnotationSeed<'_> {
+    type Value = Option<BTreeMap<String, String>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map of strings")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = BTreeMap::new();
+        while let Some(key) = map.next_key_seed(CowKey)? {
+            if self.mask.keeps_annotation(&key) {
+                let v: String = map.next_value()?;
+                out.insert(key.into_owned(), v);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(Some(out))
     }
 }
 
@@ -157,7 +533,7 @@ mod tests {
     #[test]
     fn the_fast_path_is_taken_for_the_common_shape() {
         let json = include_str!("../../tests/fixtures/pod.json");
-        assert!(decode_fast(json).is_ok());
+        assert!(decode_fast(json, &ObjectMask::ALL).is_ok());
     }
 
     #[test]
@@ -184,5 +560,86 @@ mod tests {
         ] {
             same_as_serde(json);
         }
+    }
+
+    const MASK: ObjectMask = ObjectMask {
+        data: Mask::Keys(&[
+            (
+                "spec",
+                Mask::Keys(&[
+                    ("keep", Mask::All),
+                    ("items", Mask::Each(&Mask::Keys(&[("a", Mask::All)]))),
+                ]),
+            ),
+            ("blank", Mask::Blank),
+            ("whole", Mask::All),
+        ]),
+        annotations: AnnotationMask::Only(&["keep.me/x"]),
+        managed_fields: false,
+        generate_name: false,
+    };
+
+    fn masked_same_as_decode_then_apply(json: &str, mask: &ObjectMask) {
+        let masked = decode_dynamic_masked(json, mask).map_err(|e| e.to_string());
+        let applied = decode_dynamic(json)
+            .map(|mut o| {
+                mask.apply(&mut o);
+                o
+            })
+            .map_err(|e| e.to_string());
+        assert_eq!(masked, applied, "input: {json}");
+    }
+
+    #[test]
+    fn masked_decoding_equals_decoding_then_applying_the_mask() {
+        for json in [
+            r#"{"apiVersion":"v1","kind":"X","metadata":{"name":"a","generateName":"a-","annotations":{"keep.me/x":"1","big":"zzz"},"managedFields":[{"manager":"m"}]},"spec":{"keep":{"deep":[1,2]},"drop":{"x":1},"items":[{"a":1,"b":2},{"b":3},7,null]},"blank":{"k1":"v","k2":{"n":1}},"whole":{"x":[1.5,-2,true,null,"s"]},"other":1}"#,
+            r#"{"metadata":{"annotations":{"big":"zzz"}},"spec":[{"keep":1,"x":2}],"blank":[{"a":1}],"whole":null}"#,
+            r#"{"metadata":{"annotations":null,"name":"a\u00e9"},"spec":{"k\u0065ep":"escaped key","items":{"a":{"z":1},"b":2}}}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"spec":{"keep":1},"spec":{"keep":2}}"#,
+            r#"{"apiVersion":"v1"}"#,
+            r#"{"metadata":{"name":1}}"#,
+            r#"{"a":18446744073709551615,"spec":{"keep":-9223372036854775808,"items":[1e400]}}"#,
+            r#"{"a":"#,
+            r#"[1]"#,
+        ] {
+            masked_same_as_decode_then_apply(json, &MASK);
+            masked_same_as_decode_then_apply(json, &ObjectMask::ALL);
+        }
+        masked_same_as_decode_then_apply(include_str!("../../tests/fixtures/pod.json"), &MASK);
+    }
+
+    #[test]
+    fn masked_decoding_drops_keys_and_blanks_values() {
+        let json = r#"{"metadata":{"name":"a","generateName":"a-","annotations":{"keep.me/x":"1","big":"zzz"},"managedFields":[{"manager":"m"}]},"spec":{"keep":1,"drop":2,"items":[{"a":1,"b":2}]},"blank":{"k":"secret"},"other":1}"#;
+        let o = decode_dynamic_masked(json, &MASK).expect("decodes");
+        assert_eq!(
+            o.data,
+            serde_json::json!({"spec":{"keep":1,"items":[{"a":1}]},"blank":{"k":""}})
+        );
+        assert_eq!(o.metadata.name.as_deref(), Some("a"));
+        assert!(o.metadata.generate_name.is_none());
+        assert!(o.metadata.managed_fields.is_none());
+        assert_eq!(
+            o.metadata.annotations,
+            Some(BTreeMap::from([("keep.me/x".to_string(), "1".to_string())]))
+        );
+    }
+
+    #[test]
+    fn an_object_malformed_only_in_a_dropped_part_is_accepted_by_a_masked_decode() {
+        // managedFields must be a list: the full decode rejects the object, the mask never reads it.
+        let json = r#"{"metadata":{"name":"a","managedFields":"not a list"},"drop":{"x":1}}"#;
+        assert!(decode_dynamic(json).is_err());
+        let o = decode_dynamic_masked(json, &MASK).expect("dropped part is not validated");
+        assert_eq!(o.metadata.name.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn an_annotation_map_left_empty_by_the_mask_is_absent() {
+        let json = r#"{"metadata":{"name":"a","annotations":{"big":"zzz"}}}"#;
+        let o = decode_dynamic_masked(json, &MASK).expect("decodes");
+        assert!(o.metadata.annotations.is_none());
     }
 }

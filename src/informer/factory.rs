@@ -22,6 +22,7 @@ use parking_lot::Mutex;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::decode::ObjectMask;
 use super::delta_fifo::{Transform, default_transform};
 use super::index::{Indexers, NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
 use super::list_watch::{KubeListerWatcher, ListerWatcher};
@@ -38,6 +39,10 @@ pub type ListerWatcherMaker =
 /// Chooses the transform for a kind; `None` = [`default_transform`].
 pub type TransformHook =
     Arc<dyn Fn(&ApiResource) -> Option<Transform<DynamicObject>> + Send + Sync>;
+
+/// Chooses the decode mask for a kind (see [`super::decode`]); `None` = decode everything. It
+/// must drop no more than that kind's transform drops.
+pub type MaskHook = Arc<dyn Fn(&ApiResource) -> Option<ObjectMask> + Send + Sync>;
 
 /// What identifies a shared informer: the resource and the namespace scope.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -106,6 +111,9 @@ pub struct FactoryOptions {
     pub extra_indexers: Indexers<DynamicObject>,
     /// Per-kind transform; kinds it returns `None` for use [`default_transform`].
     pub transform: Option<TransformHook>,
+    /// Per-kind decode mask for [`SharedInformerFactory::from_client`]: the transform pushed
+    /// down into the JSON decoder.
+    pub decode_mask: Option<MaskHook>,
     /// Label selector for every informer (client-go's `WithTweakListOptions`).
     pub label_selector: Option<String>,
     /// Field selector for every informer.
@@ -123,6 +131,7 @@ impl Default for FactoryOptions {
             default_resync: None,
             extra_indexers: Indexers::new(),
             transform: None,
+            decode_mask: None,
             label_selector: None,
             field_selector: None,
             tap_capacity: DEFAULT_TAP_CAPACITY,
@@ -140,6 +149,7 @@ impl std::fmt::Debug for FactoryOptions {
                 &self.extra_indexers.keys().collect::<Vec<_>>(),
             )
             .field("transform", &self.transform.is_some())
+            .field("decode_mask", &self.decode_mask.is_some())
             .field("label_selector", &self.label_selector)
             .field("field_selector", &self.field_selector)
             .field("tap_capacity", &self.tap_capacity)
@@ -199,12 +209,13 @@ impl SharedInformerFactory {
 
     /// A factory over a real cluster (dynamic API, so any kind found by discovery works).
     pub fn from_client(client: kube::Client, options: FactoryOptions) -> Self {
+        let mask_hook = options.decode_mask.clone();
         let maker: ListerWatcherMaker = Arc::new(move |resource, namespace| {
-            Arc::new(KubeListerWatcher::dynamic(
-                client.clone(),
-                resource,
-                namespace,
-            ))
+            let lw = KubeListerWatcher::dynamic(client.clone(), resource, namespace);
+            match mask_hook.as_ref().and_then(|hook| hook(resource)) {
+                Some(mask) => Arc::new(lw.with_mask(mask)),
+                None => Arc::new(lw),
+            }
         });
         Self::new(maker, options)
     }

@@ -49,6 +49,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use tokio::sync::{Notify, mpsc};
 
+use super::decode::ObjectMask;
 use super::{Error, Object};
 
 /// Parameters of one list request (a subset of `metav1.ListOptions`).
@@ -478,14 +479,14 @@ pub struct KubeListerWatcher<K> {
 }
 
 /// Decodes one object from its JSON text.
-type ObjectDecoder<K> = fn(&str) -> Result<K, serde_json::Error>;
+type ObjectDecoder<K> = Arc<dyn Fn(&str) -> Result<K, serde_json::Error> + Send + Sync>;
 
 impl<K> Clone for KubeListerWatcher<K> {
     fn clone(&self) -> Self {
         Self {
             client: self.client.clone(),
             path: self.path.clone(),
-            decode: self.decode,
+            decode: self.decode.clone(),
             _kind: PhantomData,
         }
     }
@@ -518,9 +519,19 @@ impl KubeListerWatcher<DynamicObject> {
         Self {
             client,
             path: DynamicObject::url_path(resource, namespace),
-            decode: Some(super::decode::decode_dynamic),
+            decode: Some(Arc::new(super::decode::decode_dynamic)),
             _kind: PhantomData,
         }
+    }
+
+    /// Decode list items and watch objects through `mask`: the parts it drops are skipped by the
+    /// JSON reader instead of being built (see [`super::decode`]). The informer's transform must
+    /// drop at least what the mask drops (the mask is that transform pushed into the decoder).
+    pub fn with_mask(mut self, mask: ObjectMask) -> Self {
+        self.decode = Some(Arc::new(move |json: &str| {
+            super::decode::decode_dynamic_masked(json, &mask)
+        }));
+        self
     }
 }
 
@@ -554,8 +565,8 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                 .request_text(req)
                 .await
                 .map_err(map_kube_error)?;
-            match self.decode {
-                Some(decode) => decode_list_page_with(&body, decode),
+            match &self.decode {
+                Some(decode) => decode_list_page_with(&body, |json| decode(json)),
                 None => decode_list_page::<K>(&body),
             }
         }
@@ -571,11 +582,17 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                 .request_stream(req)
                 .await
                 .map_err(map_kube_error)?;
-            let decode = self.decode.unwrap_or(serde_decode::<K>);
-            let stream = reader.lines().filter_map(move |line| async move {
-                match line {
-                    Ok(line) => decode_watch_line_with(&line, decode).map(Ok),
-                    Err(e) => Some(Err(Error::Connect(format!("watch stream: {e}")))),
+            let decode: ObjectDecoder<K> = self
+                .decode
+                .clone()
+                .unwrap_or_else(|| Arc::new(serde_decode::<K>));
+            let stream = reader.lines().filter_map(move |line| {
+                let decode = Arc::clone(&decode);
+                async move {
+                    match line {
+                        Ok(line) => decode_watch_line_with(&line, |json| decode(json)).map(Ok),
+                        Err(e) => Some(Err(Error::Connect(format!("watch stream: {e}")))),
+                    }
                 }
             });
             Ok(stream.boxed())

@@ -521,6 +521,7 @@ impl<K: Object> Reflector<K> {
     /// at once as a consistent read (client-go's `Reflector.list`).
     async fn list(&mut self) -> Result<(), Error> {
         let rv = self.relist_resource_version();
+        let started = Instant::now();
         let (items, list_rv) = match self.list_pages(&rv).await {
             Ok(done) => done,
             Err(err) if err.is_expired() && !rv.is_empty() => {
@@ -538,7 +539,12 @@ impl<K: Object> Reflector<K> {
                 return Err(err);
             }
         };
+        let listed = started.elapsed();
+        let count = items.len();
         self.store.replace(items, &list_rv)?;
+        tracing::info!(kind = %self.config.kind, items = count, rv = %list_rv,
+            list_ms = listed.as_millis() as u64,
+            replace_ms = (started.elapsed() - listed).as_millis() as u64, "listed");
         self.rv_unavailable = false;
         self.set_last_sync_rv(&list_rv);
         self.list_completed();

@@ -30,7 +30,7 @@ pub use crd::{PrinterColumn, printer_columns_from_crd};
 pub use describe::{describe, describe_at};
 pub use jsonpath::{JsonPath, JsonPathError};
 pub use pod::{POD_SUMMARY_KEY, PodSummary, pod_phase_reason};
-pub use prune::prune;
+pub use prune::{mask as cache_mask, prune};
 pub use yaml::to_yaml;
 
 /// One table cell. Values that change with the clock are stored as timestamps and rendered at

@@ -8,6 +8,8 @@
 //! - metadata keeps name, namespace, uid, resourceVersion, generation, timestamps, labels,
 //!   ownerReferences and finalizers; `managedFields` and the last-applied annotation always go;
 //! - pruning works in place on the owned object (no deep clone) and is idempotent;
+//! - what is dropped is described once, as the [`mask`] of the kind; the dashboard's decoder
+//!   skips the same parts while reading JSON, so `prune(decode_masked(json)) == prune(decode(json))`;
 //! - a pod's row inputs are replaced by its computed row summary (see
 //!   [`POD_SUMMARY_KEY`](super::POD_SUMMARY_KEY)); only `spec.nodeName` and `status.phase` stay;
 //! - kinds without a dedicated rule (custom resources) keep their spec and status, since their
@@ -17,6 +19,7 @@ use kube::api::DynamicObject;
 use serde_json::{Map, Value};
 
 use super::pod::{self, POD_SUMMARY_KEY, cached_summary, pod_ip, summary_value};
+use crate::informer::decode::{AnnotationMask, Mask, ObjectMask};
 
 /// Annotations worth their bytes in the cache (the rest is read from a GET when needed).
 const KEPT_ANNOTATIONS: &[&str] = &[
@@ -26,174 +29,218 @@ const KEPT_ANNOTATIONS: &[&str] = &[
 
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+use Mask::{All, Blank, Each, Keys};
+
+/// Conditions as rows and describe's summary read them.
+const CONDITIONS: Mask = Each(&Keys(&[("type", All), ("status", All), ("reason", All)]));
+
+/// A container status as kubectl's pod STATUS/READY/RESTARTS read it.
+const CONTAINER_STATUSES: Mask = Each(&Keys(&[
+    ("name", All),
+    ("restartCount", All),
+    ("state", All),
+    ("lastState", All),
+    ("started", All),
+    ("ready", All),
+]));
+
+/// Everything [`pod::compute`] and [`pod_ip`] read, plus what the pod keeps (node, phase);
+/// images, env, resources, volumes, probes... are never decoded.
+const POD: Mask = Keys(&[
+    (
+        "spec",
+        Keys(&[
+            ("nodeName", All),
+            ("containers", Each(&Keys(&[("name", All)]))),
+            (
+                "initContainers",
+                Each(&Keys(&[("name", All), ("restartPolicy", All)])),
+            ),
+        ]),
+    ),
+    (
+        "status",
+        Keys(&[
+            ("phase", All),
+            ("reason", All),
+            ("conditions", CONDITIONS),
+            ("initContainerStatuses", CONTAINER_STATUSES),
+            ("containerStatuses", CONTAINER_STATUSES),
+            ("podIP", All),
+            ("podIPs", Each(&Keys(&[("ip", All)]))),
+        ]),
+    ),
+    // The summary a pruned pod already carries (so pruning stays idempotent).
+    (POD_SUMMARY_KEY, All),
+]);
+
+const WORKLOAD: Mask = Keys(&[
+    ("spec", Keys(&[("replicas", All), ("selector", All)])),
+    (
+        "status",
+        Keys(&[
+            ("replicas", All),
+            ("readyReplicas", All),
+            ("updatedReplicas", All),
+            ("availableReplicas", All),
+            ("currentReplicas", All),
+            ("conditions", CONDITIONS),
+            ("observedGeneration", All),
+        ]),
+    ),
+]);
+
+const DAEMON_SET: Mask = Keys(&[
+    (
+        "spec",
+        Keys(&[
+            ("selector", All),
+            (
+                "template",
+                Keys(&[("spec", Keys(&[("nodeSelector", All)]))]),
+            ),
+        ]),
+    ),
+    (
+        "status",
+        Keys(&[
+            ("desiredNumberScheduled", All),
+            ("currentNumberScheduled", All),
+            ("numberReady", All),
+            ("updatedNumberScheduled", All),
+            ("numberAvailable", All),
+            ("numberMisscheduled", All),
+        ]),
+    ),
+]);
+
+const JOB: Mask = Keys(&[
+    (
+        "spec",
+        Keys(&[
+            ("completions", All),
+            ("parallelism", All),
+            ("selector", All),
+            ("suspend", All),
+        ]),
+    ),
+    (
+        "status",
+        Keys(&[
+            ("conditions", CONDITIONS),
+            ("startTime", All),
+            ("completionTime", All),
+            ("succeeded", All),
+            ("failed", All),
+            ("active", All),
+            ("ready", All),
+        ]),
+    ),
+]);
+
+const SERVICE: Mask = Keys(&[
+    (
+        "spec",
+        Keys(&[
+            ("type", All),
+            ("clusterIP", All),
+            ("clusterIPs", All),
+            ("externalIPs", All),
+            ("externalName", All),
+            (
+                "ports",
+                Each(&Keys(&[
+                    ("name", All),
+                    ("port", All),
+                    ("nodePort", All),
+                    ("protocol", All),
+                    ("targetPort", All),
+                ])),
+            ),
+            ("selector", All),
+        ]),
+    ),
+    ("status", All),
+]);
+
+const NODE: Mask = Keys(&[
+    ("spec", Keys(&[("unschedulable", All), ("podCIDR", All)])),
+    (
+        "status",
+        Keys(&[
+            ("conditions", CONDITIONS),
+            (
+                "nodeInfo",
+                Keys(&[
+                    ("kubeletVersion", All),
+                    ("osImage", All),
+                    ("kernelVersion", All),
+                    ("containerRuntimeVersion", All),
+                ]),
+            ),
+            ("addresses", All),
+        ]),
+    ),
+]);
+
+const CRD: Mask = Keys(&[(
+    "spec",
+    Keys(&[
+        ("group", All),
+        ("names", All),
+        ("scope", All),
+        (
+            "versions",
+            Each(&Keys(&[
+                ("name", All),
+                ("served", All),
+                ("storage", All),
+                ("additionalPrinterColumns", All),
+            ])),
+        ),
+        ("additionalPrinterColumns", All),
+    ]),
+)]);
+
+/// What the cache keeps of an object of kind `kind`: [`prune`] applies it, and the dashboard's
+/// lister-watchers decode through it (so the dropped parts are never built).
+pub fn mask(kind: &str) -> ObjectMask {
+    let data = match kind {
+        "Pod" => POD,
+        "Deployment" | "ReplicaSet" | "StatefulSet" => WORKLOAD,
+        "DaemonSet" => DAEMON_SET,
+        "Job" => JOB,
+        "Service" => SERVICE,
+        "ConfigMap" => Keys(&[("data", Blank), ("binaryData", Blank)]),
+        "Secret" => Keys(&[("type", All), ("data", Blank)]),
+        "Node" => NODE,
+        "Namespace" => Keys(&[("status", Keys(&[("phase", All)]))]),
+        "ServiceAccount" => Keys(&[("secrets", Each(&Keys(&[("name", All)])))]),
+        "CustomResourceDefinition" => CRD,
+        // Events and custom resources keep their data: printer columns may point anywhere.
+        _ => All,
+    };
+    let annotations = if kind == "Pod" {
+        // Pods are the bulk of a cache: no annotations at all.
+        AnnotationMask::Drop
+    } else if is_builtin(kind) {
+        AnnotationMask::Only(KEPT_ANNOTATIONS)
+    } else {
+        AnnotationMask::AllBut(&[LAST_APPLIED])
+    };
+    ObjectMask {
+        data,
+        annotations,
+        managed_fields: false,
+        generate_name: kind != "Pod",
+    }
+}
+
 /// Strip `obj` of kind `kind` down to what rows, indexes and drill-down need.
 pub fn prune(kind: &str, mut obj: DynamicObject) -> DynamicObject {
-    obj.metadata.managed_fields = None;
-    if kind == "Pod" {
-        // Pods are the bulk of a cache: no annotations at all, no generateName.
-        obj.metadata.annotations = None;
-        obj.metadata.generate_name = None;
-    }
-    let builtin = is_builtin(kind);
-    if let Some(ann) = obj.metadata.annotations.as_mut() {
-        if builtin {
-            ann.retain(|k, _| KEPT_ANNOTATIONS.contains(&k.as_str()));
-        } else {
-            ann.remove(LAST_APPLIED);
-        }
-        if ann.is_empty() {
-            obj.metadata.annotations = None;
-        }
-    }
+    mask(kind).apply(&mut obj);
     if kind == "Pod" {
         prune_pod(&mut obj);
-        return obj;
-    }
-    let d = &mut obj.data;
-    match kind {
-        "Deployment" | "ReplicaSet" | "StatefulSet" => {
-            keep(d, &["spec", "status"]);
-            with(d, "spec", |s| keep(s, &["replicas", "selector"]));
-            with(d, "status", |s| {
-                keep(
-                    s,
-                    &[
-                        "replicas",
-                        "readyReplicas",
-                        "updatedReplicas",
-                        "availableReplicas",
-                        "currentReplicas",
-                        "conditions",
-                        "observedGeneration",
-                    ],
-                );
-                each(s, "conditions", |c| {
-                    keep(c, &["type", "status", "reason"]);
-                });
-            });
-        }
-        "DaemonSet" => {
-            keep(d, &["spec", "status"]);
-            with(d, "spec", |s| {
-                keep(s, &["selector", "template"]);
-                with(s, "template", |t| {
-                    keep(t, &["spec"]);
-                    with(t, "spec", |ts| keep(ts, &["nodeSelector"]));
-                });
-            });
-            with(d, "status", |s| {
-                keep(
-                    s,
-                    &[
-                        "desiredNumberScheduled",
-                        "currentNumberScheduled",
-                        "numberReady",
-                        "updatedNumberScheduled",
-                        "numberAvailable",
-                        "numberMisscheduled",
-                    ],
-                )
-            });
-        }
-        "Job" => {
-            keep(d, &["spec", "status"]);
-            with(d, "spec", |s| {
-                keep(s, &["completions", "parallelism", "selector", "suspend"])
-            });
-            with(d, "status", |s| {
-                keep(
-                    s,
-                    &[
-                        "conditions",
-                        "startTime",
-                        "completionTime",
-                        "succeeded",
-                        "failed",
-                        "active",
-                        "ready",
-                    ],
-                );
-                each(s, "conditions", |c| keep(c, &["type", "status", "reason"]));
-            });
-        }
-        "Service" => {
-            keep(d, &["spec", "status"]);
-            with(d, "spec", |s| {
-                keep(
-                    s,
-                    &[
-                        "type",
-                        "clusterIP",
-                        "clusterIPs",
-                        "externalIPs",
-                        "externalName",
-                        "ports",
-                        "selector",
-                    ],
-                );
-                each(s, "ports", |p| {
-                    keep(p, &["name", "port", "nodePort", "protocol", "targetPort"])
-                });
-            });
-        }
-        "ConfigMap" => {
-            keep(d, &["data", "binaryData"]);
-            blank_values(d, "data");
-            blank_values(d, "binaryData");
-        }
-        "Secret" => {
-            keep(d, &["type", "data"]);
-            blank_values(d, "data");
-        }
-        "Node" => {
-            keep(d, &["spec", "status"]);
-            with(d, "spec", |s| keep(s, &["unschedulable", "podCIDR"]));
-            with(d, "status", |s| {
-                keep(s, &["conditions", "nodeInfo", "addresses"]);
-                each(s, "conditions", |c| keep(c, &["type", "status", "reason"]));
-                with(s, "nodeInfo", |n| {
-                    keep(
-                        n,
-                        &[
-                            "kubeletVersion",
-                            "osImage",
-                            "kernelVersion",
-                            "containerRuntimeVersion",
-                        ],
-                    )
-                });
-            });
-        }
-        "Namespace" => {
-            keep(d, &["status"]);
-            with(d, "status", |s| keep(s, &["phase"]));
-        }
-        "ServiceAccount" => {
-            keep(d, &["secrets"]);
-            each(d, "secrets", |s| keep(s, &["name"]));
-        }
-        "CustomResourceDefinition" => {
-            keep(d, &["spec"]);
-            with(d, "spec", |s| {
-                keep(
-                    s,
-                    &[
-                        "group",
-                        "names",
-                        "scope",
-                        "versions",
-                        "additionalPrinterColumns",
-                    ],
-                );
-                each(s, "versions", |v| {
-                    keep(
-                        v,
-                        &["name", "served", "storage", "additionalPrinterColumns"],
-                    )
-                });
-            });
-        }
-        _ => {}
     }
     obj
 }
@@ -248,38 +295,4 @@ fn prune_pod(obj: &mut DynamicObject) {
     }
     root.insert(POD_SUMMARY_KEY.to_string(), summary_value(&summary, &ip));
     *d = Value::Object(root);
-}
-
-/// Keep only `keys` of the object `v` (non-objects are left alone).
-fn keep(v: &mut Value, keys: &[&str]) {
-    if let Value::Object(m) = v {
-        m.retain(|k, _| keys.contains(&k.as_str()));
-    }
-}
-
-/// Apply `f` to `v[key]` when present.
-fn with(v: &mut Value, key: &str, f: impl FnOnce(&mut Value)) {
-    if let Some(x) = v.as_object_mut().and_then(|m| m.get_mut(key)) {
-        f(x);
-    }
-}
-
-/// Apply `f` to every element of the array `v[key]`.
-fn each(v: &mut Value, key: &str, mut f: impl FnMut(&mut Value)) {
-    if let Some(Value::Array(a)) = v.as_object_mut().and_then(|m| m.get_mut(key)) {
-        for x in a.iter_mut() {
-            f(x);
-        }
-    }
-}
-
-/// Replace every value of the map `v[key]` by `""` (keeps the key count, drops the payload).
-fn blank_values(v: &mut Value, key: &str) {
-    if let Some(Value::Object(m)) = v.as_object_mut().and_then(|m| m.get_mut(key)) {
-        let blanked: Map<String, Value> = std::mem::take(m)
-            .into_iter()
-            .map(|(k, _)| (k, Value::String(String::new())))
-            .collect();
-        *m = blanked;
-    }
 }

@@ -122,6 +122,9 @@ fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
                     as Transform<DynamicObject>,
             )
         })),
+        decode_mask: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
+            Some(render::cache_mask(&ar.kind))
+        })),
         ..FactoryOptions::default()
     };
     Arc::new(SharedInformerFactory::from_client(
