@@ -22,14 +22,18 @@ use kube::api::DynamicObject;
 struct Counting;
 
 static LIVE: AtomicIsize = AtomicIsize::new(0);
+/// Live allocations (malloc adds 8 bytes of its own to each and rounds sizes up to 16).
+static ALLOCS: AtomicIsize = AtomicIsize::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        ALLOCS.fetch_sub(1, Ordering::Relaxed);
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -94,4 +98,76 @@ fn cached_pod_after_cache_transform_fits_the_memory_budget() {
         pruned <= 6.0 * 1024.0,
         "{pruned:.0} bytes per cached pod exceeds 6 KB"
     );
+    let ((cache, cache_allocs), (rows, row_allocs)) = dashboard_bytes_per_pod();
+    println!(
+        "dashboard, demo pods: cache {cache:.0} B in {cache_allocs:.1} allocations per pod, \
+         App rows {rows:.0} B in {row_allocs:.1} allocations per pod"
+    );
+}
+
+/// Live bytes and allocations per pod, as the dashboard holds the demo cluster's pods: the list
+/// JSON decoded through the cache mask, pruned into the indexer, then one row summary per pod
+/// in the App's pods view.
+fn dashboard_bytes_per_pod() -> ((f64, f64), (f64, f64)) {
+    use kinformer::demo::mutation::Mutation;
+    use kinformer::demo::sim::{SimConfig, Simulator};
+    use kinformer::informer::decode::decode_dynamic_masked;
+    use kinformer::ui::action::{Action, Effect, ObjectSummary};
+    use kinformer::ui::{App, AppConfig, KeyMap};
+
+    let mut sim = Simulator::new(SimConfig {
+        pods: N,
+        ..SimConfig::default()
+    });
+    let pods: Vec<String> = sim
+        .seed_iter()
+        .filter_map(|m| match m {
+            Mutation::Create { resource, object } if resource.plural == "pods" => {
+                Some(object.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    let mask = kinformer::render::cache_mask("Pod");
+    let mut indexers = default_indexers::<DynamicObject>();
+    indexers.insert(NODE_INDEX.into(), dynamic_pod_node_index_func());
+    let store = Arc::new(ThreadSafeStore::new(indexers));
+    let live = || LIVE.load(Ordering::Relaxed);
+    let allocs = || ALLOCS.load(Ordering::Relaxed);
+    let (b0, a0) = (live(), allocs());
+    for json in &pods {
+        let obj = decode_dynamic_masked(json, &mask).unwrap();
+        let obj = Arc::new(kinformer::render::prune("Pod", obj));
+        let key = meta_namespace_key(&*obj).unwrap();
+        store.add(&key, obj).unwrap();
+    }
+    let (b1, a1) = (live(), allocs());
+    let mut app = App::new(AppConfig::default(), KeyMap::defaults().unwrap());
+    let view = app
+        .init()
+        .into_iter()
+        .find_map(|e| match e {
+            Effect::OpenResource { view, .. } => Some(view),
+            _ => None,
+        })
+        .unwrap();
+    let (b2, a2) = (live(), allocs());
+    let upserts: Vec<ObjectSummary> = store
+        .list()
+        .iter()
+        .filter_map(|o| ObjectSummary::from_object("Pod", o, None))
+        .collect();
+    app.update(Action::Rows {
+        view,
+        upserts,
+        deletes: Vec::new(),
+    });
+    let (b3, a3) = (live(), allocs());
+    let n = store.len() as f64;
+    assert_eq!(store.len(), pods.len());
+    let cache = ((b1 - b0) as f64 / n, (a1 - a0) as f64 / n);
+    let rows = ((b3 - b2) as f64 / n, (a3 - a2) as f64 / n);
+    drop(app);
+    drop(store);
+    cache.0.is_finite().then_some((cache, rows)).unwrap()
 }

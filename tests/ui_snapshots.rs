@@ -478,7 +478,7 @@ fn pods_table_from_real_objects() {
     ] {
         let text = std::fs::read_to_string(format!("tests/fixtures/{f}.json")).unwrap();
         let obj: kube::api::DynamicObject = serde_json::from_str(&text).unwrap();
-        rows.push(ObjectSummary::from_object("Pod", &obj, None).unwrap());
+        rows.push(ObjectSummary::from_object("Pod", &std::sync::Arc::new(obj), None).unwrap());
     }
     let cfg = AppConfig {
         namespace: None,

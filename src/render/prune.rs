@@ -11,7 +11,8 @@
 //! - what is dropped is described once, as the [`mask`] of the kind; the dashboard's decoder
 //!   skips the same parts while reading JSON, so `prune(decode_masked(json)) == prune(decode(json))`;
 //! - a pod's row inputs are replaced by its computed row summary (see
-//!   [`POD_SUMMARY_KEY`](super::POD_SUMMARY_KEY)); only `spec.nodeName` and `status.phase` stay;
+//!   [`POD_SUMMARY_KEY`](super::POD_SUMMARY_KEY)); only `spec.nodeName` stays (the phase is
+//!   inside the summary's STATUS);
 //! - kinds without a dedicated rule (custom resources) keep their spec and status, since their
 //!   printer columns may point anywhere.
 
@@ -44,7 +45,7 @@ const CONTAINER_STATUSES: Mask = Each(&Keys(&[
     ("ready", All),
 ]));
 
-/// Everything [`pod::compute`] and [`pod_ip`] read, plus what the pod keeps (node, phase);
+/// Everything [`pod::compute`] and [`pod_ip`] read, plus what the pod keeps (node);
 /// images, env, resources, volumes, probes... are never decoded.
 const POD: Mask = Keys(&[
     (
@@ -265,9 +266,9 @@ fn is_builtin(kind: &str) -> bool {
     )
 }
 
-/// A pod keeps `spec.nodeName` (node index), `status.phase` (field selectors) and its row
-/// summary under [`POD_SUMMARY_KEY`], computed here by the same printer `row` uses; its
-/// containers and statuses go (three small maps instead of a dozen).
+/// A pod keeps `spec.nodeName` (node index) and its row summary under [`POD_SUMMARY_KEY`],
+/// computed here by the same printer `row` uses; its containers and statuses go (two small maps
+/// instead of a dozen: each map is a 632-byte B-tree node however few keys it holds).
 fn prune_pod(obj: &mut DynamicObject) {
     let (summary, ip) = match cached_summary(&obj.data) {
         Some(cached) => cached,
@@ -278,20 +279,11 @@ fn prune_pod(obj: &mut DynamicObject) {
         .get_mut("spec")
         .and_then(|s| s.get_mut("nodeName"))
         .map(Value::take);
-    let phase = d
-        .get_mut("status")
-        .and_then(|s| s.get_mut("phase"))
-        .map(Value::take);
     let mut root = Map::new();
     if let Some(node) = node {
         let mut spec = Map::new();
         spec.insert("nodeName".to_string(), node);
         root.insert("spec".to_string(), Value::Object(spec));
-    }
-    if let Some(phase) = phase {
-        let mut status = Map::new();
-        status.insert("phase".to_string(), phase);
-        root.insert("status".to_string(), Value::Object(status));
     }
     root.insert(POD_SUMMARY_KEY.to_string(), summary_value(&summary, &ip));
     *d = Value::Object(root);

@@ -22,41 +22,33 @@ use crate::render::{PrinterColumn, Row};
 /// Allocated by the app in [`Effect::OpenResource`]; the runtime tags data for that view with it.
 pub type ViewId = u64;
 
-/// The view model of one cached object, built by the runtime from the indexer's object with
-/// `crate::render::row`. Cheap to move; strings are shared.
+/// The view model of one cached object: its key, name and namespace, the kind's table cells
+/// (`crate::render::row`), and the indexer's own object (shared, not copied) for what filters
+/// and drill-down read: labels, owners, node, uid. Cheap to move.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObjectSummary {
     /// `namespace/name` or `name` (client-go's `MetaNamespaceKeyFunc`).
     pub key: Arc<str>,
     pub namespace: Option<Arc<str>>,
     pub name: Arc<str>,
-    pub uid: Arc<str>,
-    /// Labels, for display and for evaluating a selector's set terms.
-    pub labels: BTreeMap<String, String>,
     /// The kind's table cells (without NAMESPACE) and health.
     pub row: Row,
-    /// `metadata.ownerReferences[].uid`, for drill-down from owners.
-    pub owner_uids: Vec<Arc<str>>,
-    /// `spec.nodeName` for pods, for drill-down from nodes.
-    pub node: Option<Arc<str>>,
+    /// The cached object the row was made from (the indexer's `Arc`).
+    pub object: Arc<DynamicObject>,
 }
 
+static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
+
 impl ObjectSummary {
-    /// The summary of one cached object: its key, labels, owners, node and the kind's row
-    /// (`crate::render::row`). `None` for an object without a name (it cannot be keyed).
+    /// The summary of one cached object: its key and the kind's row (`crate::render::row`).
+    /// `None` for an object without a name (it cannot be keyed).
     pub fn from_object(
         kind: &str,
-        obj: &DynamicObject,
+        obj: &Arc<DynamicObject>,
         printer_columns: Option<&[PrinterColumn]>,
     ) -> Option<ObjectSummary> {
-        let key: Arc<str> = Arc::from(meta_namespace_key(obj).ok()?);
+        let key: Arc<str> = Arc::from(meta_namespace_key(&**obj).ok()?);
         let meta = &obj.metadata;
-        let node = obj
-            .data
-            .get("spec")
-            .and_then(|s| s.get("nodeName"))
-            .and_then(|n| n.as_str())
-            .map(Arc::from);
         Some(ObjectSummary {
             key,
             namespace: meta
@@ -65,17 +57,38 @@ impl ObjectSummary {
                 .filter(|n| !n.is_empty())
                 .map(Arc::from),
             name: Arc::from(meta.name.as_deref()?),
-            uid: Arc::from(meta.uid.as_deref().unwrap_or("")),
-            labels: meta.labels.clone().unwrap_or_default(),
             row: crate::render::row(kind, obj, printer_columns),
-            owner_uids: meta
-                .owner_references
-                .iter()
-                .flatten()
-                .map(|r| Arc::from(r.uid.as_str()))
-                .collect(),
-            node,
+            object: Arc::clone(obj),
         })
+    }
+
+    /// `metadata.uid` (`""` when absent).
+    pub fn uid(&self) -> &str {
+        self.object.metadata.uid.as_deref().unwrap_or("")
+    }
+
+    /// `metadata.labels`, for display and for evaluating a selector's set terms.
+    pub fn labels(&self) -> &BTreeMap<String, String> {
+        self.object.metadata.labels.as_ref().unwrap_or(&NO_LABELS)
+    }
+
+    /// `metadata.ownerReferences[].uid`, for drill-down from owners.
+    pub fn owner_uids(&self) -> impl Iterator<Item = &str> {
+        self.object
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .map(|r| r.uid.as_str())
+    }
+
+    /// `spec.nodeName` (pods), for drill-down from nodes.
+    pub fn node(&self) -> Option<&str> {
+        self.object
+            .data
+            .get("spec")
+            .and_then(|s| s.get("nodeName"))
+            .and_then(|n| n.as_str())
     }
 }
 

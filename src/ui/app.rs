@@ -750,8 +750,8 @@ impl App {
             .table
             .entries()
             .filter(|e| e.mark != super::table::Mark::Deleted)
-            .filter(|e| e.summary.owner_uids.contains(&feed.root))
-            .map(|e| e.summary.uid.clone())
+            .filter(|e| e.summary.owner_uids().any(|u| u == &*feed.root))
+            .map(|e| Arc::from(e.summary.uid()))
             .collect();
         uids.insert(feed.root.clone());
         let Some(target) = self.views.get_mut(&feed.target) else {
@@ -1076,7 +1076,7 @@ impl App {
         let kind = view.resource.api_resource.kind.clone();
         let ns = obj.namespace.as_deref().map(str::to_string);
         let name = obj.name.to_string();
-        let uid = obj.uid.clone();
+        let uid: Arc<str> = Arc::from(obj.uid());
         let Some(pods) = resolve(&self.resources, "pods").cloned() else {
             return;
         };
@@ -1507,7 +1507,7 @@ impl App {
                 // No index attached (yet): offer what the rows carry.
                 let mut counts: HashMap<String, usize> = HashMap::new();
                 for e in v.table.entries() {
-                    for (k, val) in &e.summary.labels {
+                    for (k, val) in e.summary.labels() {
                         *counts.entry(format!("{k}={val}")).or_default() += 1;
                         *counts.entry(k.clone()).or_default() += 1;
                     }

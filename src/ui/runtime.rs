@@ -606,6 +606,35 @@ fn spawn_stats(
     });
 }
 
+/// Log, once, the first frame that shows every object of a synced all-namespaces view (the
+/// "launch → all rows on screen" figure of the README): time since process start and RSS.
+fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> bool {
+    let Some(view) = app.current_view() else {
+        return false;
+    };
+    // The view's handler has seen every object of the initial list (the view's own `synced`
+    // flag follows the once-a-second informer stats, too coarse for this figure).
+    let handler_synced = feeds
+        .get(&view.id)
+        .and_then(|f| f.registration.as_ref())
+        .is_some_and(|r| r.has_synced());
+    let Some(store) = view.store.as_ref() else {
+        return false;
+    };
+    let rows = view.table.list().len();
+    if !handler_synced || view.namespace.is_some() || rows == 0 || rows < store.len() {
+        return false;
+    }
+    tracing::info!(
+        kind = %view.resource.api_resource.plural,
+        rows,
+        since_start_ms = crate::logging::since_process_start().as_millis() as u64,
+        rss_mib = crate::bench::rss_bytes().unwrap_or(0) / (1024 * 1024),
+        "first frame with every row"
+    );
+    true
+}
+
 /// Run the dashboard until the user quits or a signal arrives; the terminal is restored on every
 /// way out.
 pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
@@ -668,6 +697,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         app.update(Action::Resize(s.width, s.height));
     }
     let mut running = true;
+    let mut first_complete_frame_logged = false;
     for effect in app.init() {
         running &= rt.carry_out(effect).await;
     }
@@ -710,6 +740,9 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         }
         if running && app.take_dirty() {
             tui.draw(|f| f.render_widget(&app, f.area()))?;
+            if !first_complete_frame_logged {
+                first_complete_frame_logged = log_first_complete_frame(&app, &rt.views);
+            }
         }
     }
     terminal::restore();

@@ -173,8 +173,8 @@ impl Filters {
     fn passes(&self, s: &ObjectSummary) -> bool {
         if let Some(d) = &self.drill {
             let ok = match d {
-                Drill::Owners(uids) => s.owner_uids.iter().any(|u| uids.contains(u)),
-                Drill::Node(n) => s.node.as_deref() == Some(&**n),
+                Drill::Owners(uids) => s.owner_uids().any(|u| uids.contains(u)),
+                Drill::Node(n) => s.node() == Some(&**n),
             };
             if !ok {
                 return false;
@@ -186,7 +186,7 @@ impl Filters {
             return false;
         }
         if let Some(l) = &self.label
-            && !l.selector.matches(&s.labels)
+            && !l.selector.matches(s.labels())
         {
             return false;
         }

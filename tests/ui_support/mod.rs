@@ -49,6 +49,34 @@ fn labels(l: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The cached object behind a summary: what filters and drill-down read (uid, labels, owner,
+/// node), as the indexer would hold it.
+fn object(
+    ns: Option<&str>,
+    name: &str,
+    labels: BTreeMap<String, String>,
+    owner: Option<&str>,
+    node: Option<&str>,
+) -> Arc<DynamicObject> {
+    let mut v = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": ns,
+            "uid": format!("uid-{name}"),
+            "labels": labels,
+        }
+    });
+    if let Some(o) = owner {
+        v["metadata"]["ownerReferences"] = serde_json::json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": o, "uid": o}]);
+    }
+    if let Some(n) = node {
+        v["spec"] = serde_json::json!({ "nodeName": n });
+    }
+    Arc::new(serde_json::from_value(v).unwrap())
+}
+
 /// A pod summary with kubectl's pod columns.
 pub fn pod(p: PodSpec<'_>) -> ObjectSummary {
     let health = match p.status {
@@ -63,8 +91,6 @@ pub fn pod(p: PodSpec<'_>) -> ObjectSummary {
         key: format!("{}/{}", p.ns, p.name).into(),
         namespace: Some(p.ns.into()),
         name: p.name.into(),
-        uid: format!("uid-{}", p.name).into(),
-        labels: labels(p.labels),
         row: Row {
             cells: vec![
                 Cell::Text(p.name.into()),
@@ -77,8 +103,7 @@ pub fn pod(p: PodSpec<'_>) -> ObjectSummary {
             ],
             health,
         },
-        owner_uids: p.owner.map(|o| vec![Arc::from(o)]).unwrap_or_default(),
-        node: Some(p.node.into()),
+        object: object(Some(p.ns), p.name, labels(p.labels), p.owner, Some(p.node)),
     }
 }
 
@@ -96,8 +121,6 @@ pub fn workload(ns: &str, name: &str, owner: Option<&str>) -> ObjectSummary {
         key: format!("{ns}/{name}").into(),
         namespace: Some(ns.into()),
         name: name.into(),
-        uid: format!("uid-{name}").into(),
-        labels: BTreeMap::new(),
         row: Row {
             cells: vec![
                 Cell::Text(name.into()),
@@ -108,8 +131,7 @@ pub fn workload(ns: &str, name: &str, owner: Option<&str>) -> ObjectSummary {
             ],
             health: Health::Ok,
         },
-        owner_uids: owner.map(|o| vec![Arc::from(o)]).unwrap_or_default(),
-        node: None,
+        object: object(Some(ns), name, BTreeMap::new(), owner, None),
     }
 }
 
@@ -119,8 +141,6 @@ pub fn cluster_object(name: &str, status: &str) -> ObjectSummary {
         key: name.into(),
         namespace: None,
         name: name.into(),
-        uid: format!("uid-{name}").into(),
-        labels: BTreeMap::new(),
         row: Row {
             cells: vec![
                 Cell::Text(name.into()),
@@ -129,8 +149,7 @@ pub fn cluster_object(name: &str, status: &str) -> ObjectSummary {
             ],
             health: Health::Ok,
         },
-        owner_uids: vec![],
-        node: None,
+        object: object(None, name, BTreeMap::new(), None, None),
     }
 }
 
@@ -138,18 +157,7 @@ pub fn cluster_object(name: &str, status: &str) -> ObjectSummary {
 pub fn store_of(rows: &[ObjectSummary]) -> Arc<ThreadSafeStore<DynamicObject>> {
     let store = Arc::new(ThreadSafeStore::<DynamicObject>::new(default_indexers()));
     for s in rows {
-        let obj: DynamicObject = serde_json::from_value(serde_json::json!({
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {
-                "name": &*s.name,
-                "namespace": s.namespace.as_deref(),
-                "uid": &*s.uid,
-                "labels": s.labels,
-            }
-        }))
-        .unwrap();
-        store.add(&s.key, Arc::new(obj)).unwrap();
+        store.add(&s.key, Arc::clone(&s.object)).unwrap();
     }
     store
 }
