@@ -1,13 +1,17 @@
 //! Property tests of the incremental table: whatever the sequence of upserts, deletes, sort
 //! changes, filters and clock ticks, the shown list stays sorted, complete and duplicate-free,
-//! and the selection stays on a shown row.
+//! and the selection stays on a shown row; a label filter answered from index candidates (few:
+//! sorted; many: a pass over the sorted keys by row pointer) shows exactly the matching rows;
+//! every shown key is the very `Arc` that keys the table's entries.
 
 mod ui_support;
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use kinformer::ui::table::{Mark, SortBy, TableModel, TextFilter};
+use std::sync::Arc;
+
+use kinformer::ui::table::{LabelFilter, Mark, SortBy, TableModel, TextFilter};
 use proptest::prelude::*;
 use ui_support::*;
 
@@ -20,6 +24,7 @@ enum Op {
     Sort(Option<usize>),
     Flip,
     Filter(Option<u8>),
+    Label(Option<u8>),
     Move(i8),
 }
 
@@ -32,6 +37,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => proptest::option::of(0usize..7).prop_map(Op::Sort),
         1 => Just(Op::Flip),
         1 => proptest::option::of(0u8..4).prop_map(Op::Filter),
+        1 => proptest::option::of(0u8..3).prop_map(Op::Label),
         2 => (-5i8..5).prop_map(Op::Move),
     ]
 }
@@ -40,7 +46,23 @@ fn name(n: u8) -> String {
     format!("p{n:02}")
 }
 
-fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<u8>) {
+/// The `grp` label of pod `n`.
+fn group(n: u8) -> &'static str {
+    ["g0", "g1", "g2"][(n % 3) as usize]
+}
+
+fn labelled(n: u8, restarts: i64, age: i64) -> kinformer::ui::action::ObjectSummary {
+    let nm = name(n);
+    pod(PodSpec {
+        name: &nm,
+        restarts,
+        age_secs: age,
+        labels: &[("grp", group(n))],
+        ..PodSpec::default()
+    })
+}
+
+fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<u8>, label: Option<u8>) {
     let list = t.list();
     // Sorted by the sort column, ties by key, reversed when descending.
     let (sort, desc) = t.sort();
@@ -63,9 +85,19 @@ fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<u8>) {
         .filter(|k| t.entry(k).unwrap().mark != Mark::Deleted)
         .map(|k| k.to_string())
         .collect();
+    for k in list {
+        let own = t.intern(k).unwrap();
+        assert!(Arc::ptr_eq(&own, k), "{k} is not the entries' own key Arc");
+    }
     let mut expected: Vec<String> = alive
         .keys()
         .filter(|k| filter.is_none_or(|f| k.starts_with(&format!("p{f}"))))
+        .filter(|k| {
+            label.is_none_or(|g| {
+                let n: u8 = k[1..].parse().unwrap();
+                n % 3 == g
+            })
+        })
         .map(|k| format!("default/{k}"))
         .collect();
     expected.sort();
@@ -87,18 +119,17 @@ proptest! {
         let mut alive: BTreeMap<String, ()> = BTreeMap::new();
         let mut now = NOW_MS;
         let mut filter: Option<u8> = None;
+        let mut label: Option<u8> = None;
         for op in ops {
             match op {
                 Op::Upsert { name: n, restarts, age } => {
-                    let nm = name(n);
-                    t.upsert(pod(PodSpec { name: &nm, restarts, age_secs: age, ..PodSpec::default() }), now);
-                    alive.insert(nm, ());
+                    t.upsert(labelled(n, restarts, age), now);
+                    alive.insert(name(n), ());
                 }
                 Op::Batch(items) => {
                     let rows = items.iter().map(|(n, r)| {
-                        let nm = name(*n);
-                        alive.insert(nm.clone(), ());
-                        pod(PodSpec { name: &nm, restarts: *r, ..PodSpec::default() })
+                        alive.insert(name(*n), ());
+                        labelled(*n, *r, 3600)
                     }).collect();
                     t.apply(rows, vec![], now, true);
                 }
@@ -119,9 +150,27 @@ proptest! {
                     t.filters.text = f.map(|f| TextFilter::parse(&format!("p{f}")).unwrap());
                     t.refilter(None);
                 }
+                Op::Label(g) => {
+                    label = g;
+                    t.filters.label = g.map(|g| {
+                        let mut f = LabelFilter::parse(&format!("grp=g{g}")).unwrap();
+                        f.from_index = true;
+                        f
+                    });
+                    // The index's answer: fresh key Arcs (the store's, not the table's), for
+                    // live objects only.
+                    let candidates = g.map(|g| {
+                        alive
+                            .keys()
+                            .filter(|k| k[1..].parse::<u8>().unwrap() % 3 == g)
+                            .map(|k| Arc::from(format!("default/{k}").as_str()))
+                            .collect::<Vec<Arc<str>>>()
+                    });
+                    t.refilter(candidates);
+                }
                 Op::Move(d) => t.move_by(d as isize),
             }
-            check(&t, &alive, filter);
+            check(&t, &alive, filter, label);
         }
         // Once every linger is over, only live rows remain.
         t.expire(now + 10_000);

@@ -211,6 +211,16 @@ impl<K> ThreadSafeStore<K> {
         self.inner.read().items.get(key).cloned()
     }
 
+    /// The object under `key` with the store's own key `Arc` (the one its indexes hold), so a
+    /// consumer keeping the key shares it instead of allocating a copy.
+    pub fn get_key_value(&self, key: &str) -> Option<(Arc<str>, Arc<K>)> {
+        self.inner
+            .read()
+            .items
+            .get_key_value(key)
+            .map(|(k, v)| (Arc::clone(k), Arc::clone(v)))
+    }
+
     /// Whether an object is held under `key`.
     pub fn contains_key(&self, key: &str) -> bool {
         self.inner.read().items.contains_key(key)
@@ -390,6 +400,34 @@ impl<K> ThreadSafeStore<K> {
             .iter()
             .filter(|k| rest.iter().all(|s| s.contains(&***k)))
             .filter_map(|k| inner.items.get(k).cloned())
+            .collect())
+    }
+
+    /// Keys of the objects filed under *every* value in `values` of index `name` (the key-only
+    /// [`by_index_all`](Self::by_index_all), client-go's `IndexKeys` over several values): the
+    /// smallest set is walked and checked against the others; no object is touched.
+    pub fn index_keys_all(&self, name: &str, values: &[&str]) -> Result<Vec<Arc<str>>, Error> {
+        let inner = self.inner.read();
+        Self::indexer(&inner, name)?;
+        if values.is_empty() {
+            return Ok(inner.items.keys().cloned().collect());
+        }
+        let Some(index) = inner.indices.get(name) else {
+            return Ok(Vec::new());
+        };
+        let mut sets = Vec::with_capacity(values.len());
+        for v in values {
+            match index.get(*v) {
+                Some(set) => sets.push(set),
+                None => return Ok(Vec::new()),
+            }
+        }
+        sets.sort_by_key(|s| s.len());
+        let (first, rest) = sets.split_at(1);
+        Ok(first[0]
+            .iter()
+            .filter(|k| rest.iter().all(|s| s.contains(&***k)))
+            .cloned()
             .collect())
     }
 
@@ -630,6 +668,60 @@ mod tests {
         );
         assert_eq!(s.len(), 2);
         assert_indices_match_rebuild(&s);
+    }
+
+    #[test]
+    fn index_keys_all_returns_the_keys_by_index_all_finds_sharing_the_store_arcs() {
+        let s = ThreadSafeStore::new(pod_indexers());
+        s.add(
+            "a/1",
+            pod("a", "1", None, &[("app", "web"), ("tier", "fe")]),
+        )
+        .unwrap();
+        s.add(
+            "a/2",
+            pod("a", "2", None, &[("app", "web"), ("tier", "db")]),
+        )
+        .unwrap();
+        s.add(
+            "b/3",
+            pod("b", "3", None, &[("app", "api"), ("tier", "db")]),
+        )
+        .unwrap();
+        for terms in [
+            &["app=web", "tier=db"][..],
+            &["tier"],
+            &["app=web"],
+            &["app=none"],
+            &[],
+        ] {
+            let mut keys: Vec<String> = s
+                .index_keys_all(LABEL_INDEX, terms)
+                .unwrap()
+                .iter()
+                .map(|k| k.to_string())
+                .collect();
+            keys.sort();
+            let mut expected: Vec<String> = s
+                .by_index_all(LABEL_INDEX, terms)
+                .unwrap()
+                .iter()
+                .map(|p| meta_namespace_key(&**p).unwrap())
+                .collect();
+            expected.sort();
+            assert_eq!(keys, expected, "{terms:?}");
+        }
+        assert!(matches!(
+            s.index_keys_all("nope", &["x"]),
+            Err(Error::IndexNotFound(_))
+        ));
+        // The key handed out is the store's own Arc, the one the index sets hold.
+        let (k, _) = s.get_key_value("a/2").unwrap();
+        let from_index = s
+            .index_keys_all(LABEL_INDEX, &["tier=db", "app=web"])
+            .unwrap();
+        assert!(Arc::ptr_eq(&k, &from_index[0]));
+        assert!(s.get_key_value("a/9").is_none());
     }
 
     #[test]

@@ -48,6 +48,17 @@ impl ObjectSummary {
         printer_columns: Option<&[PrinterColumn]>,
     ) -> Option<ObjectSummary> {
         let key: Arc<str> = Arc::from(meta_namespace_key(&**obj).ok()?);
+        Self::with_key(kind, key, obj, printer_columns)
+    }
+
+    /// [`from_object`](Self::from_object) with the object's key given (the indexer's own `Arc`,
+    /// shared rather than copied; it must be the object's `namespace/name` key).
+    pub fn with_key(
+        kind: &str,
+        key: Arc<str>,
+        obj: &Arc<DynamicObject>,
+        printer_columns: Option<&[PrinterColumn]>,
+    ) -> Option<ObjectSummary> {
         let meta = &obj.metadata;
         Some(ObjectSummary {
             key,

@@ -1444,28 +1444,17 @@ impl App {
     /// Candidates from the label index for the view's label filter (None: scan all rows).
     fn label_candidates(v: &mut ResourceView) -> Option<Vec<Arc<str>>> {
         let lf = v.table.filters.label.as_mut()?;
-        let store = v.store.as_ref();
-        let from_index = match store {
+        let from_index = match v.store.as_ref() {
             Some(s) if !lf.index_terms.is_empty() => {
                 let terms: Vec<&str> = lf.index_terms.iter().map(String::as_str).collect();
-                s.by_index_all(LABEL_INDEX, &terms).ok()
+                s.index_keys_all(LABEL_INDEX, &terms).ok()
             }
             _ => None,
         };
         lf.from_index = from_index.is_some();
-        let objs = from_index?;
-        Some(
-            objs.iter()
-                .filter_map(|o| {
-                    let name = o.metadata.name.as_deref()?;
-                    let key = match o.metadata.namespace.as_deref() {
-                        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
-                        _ => name.to_string(),
-                    };
-                    v.table.intern(&key)
-                })
-                .collect(),
-        )
+        // The store's keys are `namespace/name`, as the table's (a key the table has not
+        // received yet is skipped by `refilter`).
+        from_index
     }
 
     /// Parse and apply a label selector to a view (empty: clear). Invalid → inline error.

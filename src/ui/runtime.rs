@@ -396,8 +396,8 @@ pub fn rows_for_keys(
     let mut upserts = Vec::with_capacity(keys.len());
     let mut deletes = Vec::new();
     for key in keys {
-        match store.get(key) {
-            Some(obj) => upserts.extend(ObjectSummary::from_object(kind, &obj, printer)),
+        match store.get_key_value(key) {
+            Some((k, obj)) => upserts.extend(ObjectSummary::with_key(kind, k, &obj, printer)),
             None => deletes.push(key.clone()),
         }
     }
