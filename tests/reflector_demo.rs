@@ -144,3 +144,75 @@ async fn paged_list_then_watch_against_demo_server() {
 async fn streaming_list_then_watch_against_demo_server() {
     list_then_watch(true).await;
 }
+
+/// `KubeListerWatcher` requests a paged list's next page while the current one is decoded; the
+/// prefetched page is the one the pager asks for next, and any other request (a restarted list,
+/// another page size) gets its own answer.
+#[tokio::test]
+async fn prefetched_next_page_is_used_only_for_the_request_it_answers() {
+    use kinformer::informer::list_watch::{ListOptions, ListerWatcher};
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo server");
+    let cluster = demo.cluster();
+    let _ = cluster.apply(Mutation::Create {
+        resource: NAMESPACES,
+        object: json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "pf"}}),
+    });
+    for i in 0..25 {
+        cluster
+            .apply(Mutation::Create {
+                resource: CONFIGMAPS,
+                object: configmap("pf", &format!("cm-{i:02}")),
+            })
+            .expect("seed");
+    }
+    let url = demo.base_url().parse().expect("url");
+    let client = client_for_informers(kube::Config::new(url)).expect("client");
+    let lw = KubeListerWatcher::<ConfigMap>::typed(client.clone(), Some("pf"));
+    let names = |items: &[ConfigMap]| -> Vec<String> {
+        items
+            .iter()
+            .map(|c| c.metadata.name.clone().unwrap_or_default())
+            .collect()
+    };
+    let first = ListOptions {
+        limit: Some(10),
+        resource_version: Some("0".into()),
+        ..ListOptions::default()
+    };
+    // Walk the pages as the reflector's pager does: every page once, in order.
+    let mut all = Vec::new();
+    let mut opts = first.clone();
+    loop {
+        let page = tokio::time::timeout(HANG_GUARD, lw.list(&opts))
+            .await
+            .expect("hang")
+            .expect("page");
+        all.extend(names(&page.items));
+        match page.continue_token {
+            Some(t) => {
+                opts = ListOptions {
+                    continue_token: Some(t),
+                    resource_version: None,
+                    ..first.clone()
+                }
+            }
+            None => break,
+        }
+    }
+    let expected: Vec<String> = (0..25).map(|i| format!("cm-{i:02}")).collect();
+    assert_eq!(all, expected);
+    // A page 1 (which prefetches page 2), then a different request: it is answered for itself.
+    let page1 = lw.list(&first).await.expect("page 1");
+    assert_eq!(page1.items.len(), 10);
+    let bigger = ListOptions {
+        limit: Some(20),
+        ..first.clone()
+    };
+    let other = lw.list(&bigger).await.expect("other list");
+    assert_eq!(names(&other.items), expected[..20].to_vec());
+    // And the same page twice in a row is the same page (the prefetch of page 2 is not it).
+    let again = lw.list(&bigger).await.expect("again");
+    assert_eq!(names(&again.items), expected[..20].to_vec());
+}

@@ -4,6 +4,9 @@
 //!
 //! Invariants:
 //! - `list` returns one page; the caller drives pagination with `continue_token`;
+//!   [`KubeListerWatcher`] requests the next page (same options, the new token, no
+//!   resourceVersion: what the reflector's pager asks next) while it decodes the current one, and
+//!   answers a `list` call from it only when the URLs are identical;
 //! - `watch` returns a stream of events that ends when the server closes the watch; an `ERROR`
 //!   event carrying a 410 is surfaced as [`WatchEvent::Error`] with [`Error::Gone`];
 //! - nothing outside this file performs cluster I/O for the informer;
@@ -475,7 +478,52 @@ pub struct KubeListerWatcher<K> {
     path: String,
     /// Decoder of one object; `None` = serde's `Deserialize` of `K`.
     decode: Option<ObjectDecoder<K>>,
+    /// The next page of a list in progress, requested while this page is decoded. At most one;
+    /// taken by the `list` call whose URL it is, aborted by any other `list` call or on drop.
+    prefetch: Mutex<Option<Prefetch>>,
     _kind: PhantomData<fn() -> K>,
+}
+
+/// A list page requested before the reflector asked for it.
+struct Prefetch {
+    url: String,
+    task: tokio::task::JoinHandle<Result<String, Error>>,
+}
+
+impl<K> Drop for KubeListerWatcher<K> {
+    fn drop(&mut self) {
+        if let Some(p) = self.prefetch.get_mut().take() {
+            p.task.abort();
+        }
+    }
+}
+
+/// The `continue` token of a list body, reading only up to the list's `metadata` (which API
+/// servers write before `items`; if it comes after them, the whole body is read).
+fn peek_continue(body: &str) -> Option<String> {
+    struct Prefix<'a>(&'a mut Option<String>);
+    impl<'de> serde::de::Visitor<'de> for Prefix<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a list")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "metadata" {
+                    let meta: ListMetaLite = map.next_value()?;
+                    *self.0 = meta.continue_token.filter(|c| !c.is_empty());
+                    // Stop here: the items are decoded by the caller.
+                    return Err(serde::de::Error::custom("metadata read"));
+                }
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let mut token = None;
+    let mut de = serde_json::Deserializer::from_str(body);
+    let _ = serde::Deserializer::deserialize_map(&mut de, Prefix(&mut token));
+    token
 }
 
 /// Decodes one object from its JSON text.
@@ -487,6 +535,7 @@ impl<K> Clone for KubeListerWatcher<K> {
             client: self.client.clone(),
             path: self.path.clone(),
             decode: self.decode.clone(),
+            prefetch: Mutex::new(None),
             _kind: PhantomData,
         }
     }
@@ -508,6 +557,7 @@ impl<K: Resource<DynamicType = ()>> KubeListerWatcher<K> {
             client,
             path: K::url_path(&(), namespace),
             decode: None,
+            prefetch: Mutex::new(None),
             _kind: PhantomData,
         }
     }
@@ -520,6 +570,7 @@ impl KubeListerWatcher<DynamicObject> {
             client,
             path: DynamicObject::url_path(resource, namespace),
             decode: Some(Arc::new(super::decode::decode_dynamic)),
+            prefetch: Mutex::new(None),
             _kind: PhantomData,
         }
     }
@@ -558,13 +609,50 @@ impl<K> KubeListerWatcher<K> {
 impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
         let url = list_url(&self.path, opts);
+        let opts = opts.clone();
         async move {
-            let req = self.get(url, false)?;
-            let body = self
-                .client
-                .request_text(req)
-                .await
-                .map_err(map_kube_error)?;
+            let pending = self.prefetch.lock().take();
+            let prefetched = match pending {
+                Some(p) if p.url == url => p.task.await.ok(),
+                Some(p) => {
+                    p.task.abort();
+                    None
+                }
+                None => None,
+            };
+            let body = match prefetched {
+                Some(result) => result?,
+                None => {
+                    let req = self.get(url, false)?;
+                    self.client
+                        .request_text(req)
+                        .await
+                        .map_err(map_kube_error)?
+                }
+            };
+            // A paged list: ask for the next page now, so that it travels while this one is
+            // decoded (and the caller files its objects). The URL is the one the reflector's
+            // pager asks next (same options, the new token, no resourceVersion); any other
+            // request discards it.
+            if let Some(token) = peek_continue(&body) {
+                let next = ListOptions {
+                    continue_token: Some(token),
+                    resource_version: None,
+                    resource_version_match: None,
+                    ..opts.clone()
+                };
+                let next_url = list_url(&self.path, &next);
+                let req = self.get(next_url.clone(), false)?;
+                let client = self.client.clone();
+                let task =
+                    tokio::spawn(
+                        async move { client.request_text(req).await.map_err(map_kube_error) },
+                    );
+                *self.prefetch.lock() = Some(Prefetch {
+                    url: next_url,
+                    task,
+                });
+            }
             match &self.decode {
                 Some(decode) => decode_list_page_with(&body, |json| decode(json)),
                 None => decode_list_page::<K>(&body),
@@ -989,6 +1077,25 @@ mod tests {
             decode_list_page::<ConfigMap>("not json"),
             Err(Error::Decode(_))
         ));
+    }
+
+    #[test]
+    fn continue_token_is_peeked_from_the_list_metadata_wherever_it_is() {
+        let before = r#"{"kind":"PodList","metadata":{"resourceVersion":"5","continue":"tok"},"items":[{"a":1}]}"#;
+        assert_eq!(peek_continue(before).as_deref(), Some("tok"));
+        let after = r#"{"items":[{"a":1}],"metadata":{"continue":"tok2"}}"#;
+        assert_eq!(peek_continue(after).as_deref(), Some("tok2"));
+        assert_eq!(
+            peek_continue(r#"{"metadata":{"continue":""},"items":[]}"#),
+            None
+        );
+        assert_eq!(
+            peek_continue(r#"{"metadata":{"resourceVersion":"1"}}"#),
+            None
+        );
+        assert_eq!(peek_continue(r#"{"items":[]}"#), None);
+        assert_eq!(peek_continue("not json"), None);
+        assert_eq!(peek_continue(r#"{"metadata":{"continue":7}}"#), None);
     }
 
     #[test]
