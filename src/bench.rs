@@ -1631,6 +1631,14 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
         ),
     ));
     if opts.wants(FigureGroup::Sync) {
+        if opts.pods.len() > 1 {
+            report.notes.push(
+                "memory figures of the second and later pod counts include heap this process kept \
+                 from the earlier ones (the floor and peer runs decode full pods); for clean \
+                 memory figures run one count per invocation (e.g. `--pods 100000 --only sync`)"
+                    .into(),
+            );
+        }
         for (i, &pods) in opts.pods.iter().enumerate() {
             tracing::info!(pods, "bench: sync and memory");
             sync_and_memory(&opts, pods, i == 0, &mut report).await?;
