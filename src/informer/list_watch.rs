@@ -652,6 +652,9 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                     url: next_url,
                     task,
                 });
+                // Let the request go out before decoding: a task spawned from a task sits in this
+                // worker's LIFO slot, which other workers cannot steal, until this task yields.
+                tokio::task::yield_now().await;
             }
             match &self.decode {
                 Some(decode) => decode_list_page_with(&body, |json| decode(json)),
