@@ -380,37 +380,33 @@ impl<K> ThreadSafeStore<K> {
     /// set × terms). With no values, every object matches.
     pub fn by_index_all(&self, name: &str, values: &[&str]) -> Result<Vec<Arc<K>>, Error> {
         let inner = self.inner.read();
-        Self::indexer(&inner, name)?;
-        if values.is_empty() {
-            return Ok(inner.items.values().cloned().collect());
-        }
-        let Some(index) = inner.indices.get(name) else {
-            return Ok(Vec::new());
-        };
-        let mut sets = Vec::with_capacity(values.len());
-        for v in values {
-            match index.get(*v) {
-                Some(set) => sets.push(set),
-                None => return Ok(Vec::new()),
-            }
-        }
-        sets.sort_by_key(|s| s.len());
-        let (first, rest) = sets.split_at(1);
-        Ok(first[0]
-            .iter()
-            .filter(|k| rest.iter().all(|s| s.contains(&***k)))
+        Ok(Self::keys_under_all(&inner, name, values)?
+            .into_iter()
             .filter_map(|k| inner.items.get(k).cloned())
             .collect())
     }
 
     /// Keys of the objects filed under *every* value in `values` of index `name` (the key-only
-    /// [`by_index_all`](Self::by_index_all), client-go's `IndexKeys` over several values): the
-    /// smallest set is walked and checked against the others; no object is touched.
+    /// [`by_index_all`](Self::by_index_all), client-go's `IndexKeys` over several values); no
+    /// object is touched.
     pub fn index_keys_all(&self, name: &str, values: &[&str]) -> Result<Vec<Arc<str>>, Error> {
         let inner = self.inner.read();
-        Self::indexer(&inner, name)?;
+        Ok(Self::keys_under_all(&inner, name, values)?
+            .into_iter()
+            .cloned()
+            .collect())
+    }
+
+    /// The keys filed under every one of `values` (all keys when `values` is empty): the smallest
+    /// set is walked and each key probed in the others.
+    fn keys_under_all<'a>(
+        inner: &'a Inner<K>,
+        name: &str,
+        values: &[&str],
+    ) -> Result<Vec<&'a Arc<str>>, Error> {
+        Self::indexer(inner, name)?;
         if values.is_empty() {
-            return Ok(inner.items.keys().cloned().collect());
+            return Ok(inner.items.keys().collect());
         }
         let Some(index) = inner.indices.get(name) else {
             return Ok(Vec::new());
@@ -427,7 +423,6 @@ impl<K> ThreadSafeStore<K> {
         Ok(first[0]
             .iter()
             .filter(|k| rest.iter().all(|s| s.contains(&***k)))
-            .cloned()
             .collect())
     }
 
