@@ -64,6 +64,7 @@ use crate::informer::shared_informer::{
 };
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::informer::workqueue::RateLimitingQueue;
+use crate::process::{cpu_time, peak_rss_bytes, reset_peak_rss, rss_bytes};
 use crate::render;
 use crate::selector::LabelSelector;
 use crate::ui::action::{Action, Effect, ObjectSummary, ViewId};
@@ -170,25 +171,18 @@ impl Report {
             out.push_str(&format!("{k:<10} {v}\n"));
         }
         out.push('\n');
-        let w_name = self
-            .figures
-            .iter()
-            .map(|f| f.section.len() + f.name.len() + 3)
-            .max()
-            .unwrap_or(10);
-        let w_val = self
-            .figures
-            .iter()
-            .map(|f| f.value.len())
-            .max()
-            .unwrap_or(5);
-        let w_tgt = self
-            .figures
-            .iter()
-            .map(|f| f.target.len())
-            .max()
-            .unwrap_or(6)
-            .max(6);
+        // Column widths: the widest cell, at least the header's.
+        let width = |cell: fn(&Figure) -> usize, header: &str| {
+            self.figures
+                .iter()
+                .map(cell)
+                .max()
+                .unwrap_or(0)
+                .max(header.len())
+        };
+        let w_name = width(|f| f.section.len() + f.name.len() + 3, "figure");
+        let w_val = width(|f| f.value.len(), "value");
+        let w_tgt = width(|f| f.target.len(), "target");
         out.push_str(&format!(
             "| {:<w_name$} | {:>w_val$} | {:<w_tgt$} | result |\n",
             "figure", "value", "target"
@@ -223,46 +217,6 @@ impl Report {
 
 fn verdict(ok: bool) -> Verdict {
     if ok { Verdict::Pass } else { Verdict::Miss }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Process measurements (/proc)
-
-/// A `VmXxx:` line of /proc/self/status, in bytes.
-fn proc_status_bytes(field: &str) -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    s.lines()
-        .find(|l| l.starts_with(field))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<u64>().ok())
-        .map(|kb| kb * 1024)
-}
-
-/// Resident set size now.
-pub fn rss_bytes() -> Option<u64> {
-    proc_status_bytes("VmRSS:")
-}
-
-/// Peak resident set size since start or the last [`reset_peak_rss`].
-pub fn peak_rss_bytes() -> Option<u64> {
-    proc_status_bytes("VmHWM:")
-}
-
-/// Reset VmHWM to the current RSS (`echo 5 > /proc/self/clear_refs`).
-pub fn reset_peak_rss() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
-
-/// User + system CPU time of this process (all threads), from /proc/self/stat (USER_HZ = 100).
-pub fn cpu_time() -> Option<Duration> {
-    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses and may contain spaces).
-    let rest = s.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // rest starts at field 3 (state); utime is field 14, stime field 15.
-    let utime: u64 = f.get(11)?.parse().ok()?;
-    let stime: u64 = f.get(12)?.parse().ok()?;
-    Some(Duration::from_millis((utime + stime) * 10))
 }
 
 fn machine_header(report: &mut Report) {

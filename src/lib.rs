@@ -13,6 +13,7 @@ pub mod cluster;
 pub mod demo;
 pub mod informer;
 pub mod logging;
+pub mod process;
 pub mod render;
 pub mod selector;
 pub mod ui;

@@ -1,8 +1,6 @@
 //! Logging to a file (never to the screen under the TUI), via `tracing`.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
@@ -35,16 +33,4 @@ pub fn init(path: &Path) -> std::io::Result<WorkerGuard> {
         .with_ansi(false)
         .try_init();
     Ok(guard)
-}
-
-static PROCESS_START: OnceLock<Instant> = OnceLock::new();
-
-/// Record the process start (first thing `main` does); later calls keep the first instant.
-pub fn mark_process_start() {
-    let _ = PROCESS_START.get_or_init(Instant::now);
-}
-
-/// Time since [`mark_process_start`] (or since this first call, if it was never marked).
-pub fn since_process_start() -> Duration {
-    PROCESS_START.get_or_init(Instant::now).elapsed()
 }

@@ -7,7 +7,7 @@ use clap::Parser;
 use kinformer::cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    kinformer::logging::mark_process_start();
+    kinformer::process::mark_process_start();
     let cli = Cli::parse();
     let log_path = cli
         .dashboard

@@ -91,14 +91,11 @@ impl ObjectMask {
         if !self.generate_name {
             meta.generate_name = None;
         }
-        if let Some(ann) = meta.annotations.as_mut() {
-            match self.annotations {
-                AnnotationMask::All => {}
-                AnnotationMask::Drop => ann.clear(),
-                AnnotationMask::Only(keep) => ann.retain(|k, _| keep.contains(&k.as_str())),
-                AnnotationMask::AllBut(drop) => ann.retain(|k, _| !drop.contains(&k.as_str())),
-            }
-            if ann.is_empty() && self.annotations != AnnotationMask::All {
+        if self.annotations != AnnotationMask::All
+            && let Some(ann) = meta.annotations.as_mut()
+        {
+            ann.retain(|k, _| self.keeps_annotation(k));
+            if ann.is_empty() {
                 meta.annotations = None;
             }
         }

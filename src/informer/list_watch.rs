@@ -639,7 +639,7 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                     continue_token: Some(token),
                     resource_version: None,
                     resource_version_match: None,
-                    ..opts.clone()
+                    ..opts
                 };
                 let next_url = list_url(&self.path, &next);
                 let req = self.get(next_url.clone(), false)?;
@@ -677,14 +677,12 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                 .decode
                 .clone()
                 .unwrap_or_else(|| Arc::new(serde_decode::<K>));
+            // Decoding is synchronous: each line is decoded in the closure, no per-event task.
             let stream = reader.lines().filter_map(move |line| {
-                let decode = Arc::clone(&decode);
-                async move {
-                    match line {
-                        Ok(line) => decode_watch_line_with(&line, |json| decode(json)).map(Ok),
-                        Err(e) => Some(Err(Error::Connect(format!("watch stream: {e}")))),
-                    }
-                }
+                futures::future::ready(match line {
+                    Ok(line) => decode_watch_line_with(&line, |json| decode(json)).map(Ok),
+                    Err(e) => Some(Err(Error::Connect(format!("watch stream: {e}")))),
+                })
             });
             Ok(stream.boxed())
         }

@@ -665,24 +665,22 @@ mod tests {
         assert_indices_match_rebuild(&s);
     }
 
+    /// a/1 app=web,tier=fe; a/2 app=web,tier=db; a/3 app=api,tier=db.
+    fn web_and_api_pods() -> ThreadSafeStore<Pod> {
+        let s = ThreadSafeStore::new(pod_indexers());
+        for (name, app, tier) in [("1", "web", "fe"), ("2", "web", "db"), ("3", "api", "db")] {
+            s.add(
+                &format!("a/{name}"),
+                pod("a", name, None, &[("app", app), ("tier", tier)]),
+            )
+            .unwrap();
+        }
+        s
+    }
+
     #[test]
     fn index_keys_all_returns_the_keys_by_index_all_finds_sharing_the_store_arcs() {
-        let s = ThreadSafeStore::new(pod_indexers());
-        s.add(
-            "a/1",
-            pod("a", "1", None, &[("app", "web"), ("tier", "fe")]),
-        )
-        .unwrap();
-        s.add(
-            "a/2",
-            pod("a", "2", None, &[("app", "web"), ("tier", "db")]),
-        )
-        .unwrap();
-        s.add(
-            "b/3",
-            pod("b", "3", None, &[("app", "api"), ("tier", "db")]),
-        )
-        .unwrap();
+        let s = web_and_api_pods();
         for terms in [
             &["app=web", "tier=db"][..],
             &["tier"],
@@ -721,22 +719,7 @@ mod tests {
 
     #[test]
     fn by_index_all_intersects_selector_terms() {
-        let s = ThreadSafeStore::new(pod_indexers());
-        s.add(
-            "a/1",
-            pod("a", "1", None, &[("app", "web"), ("tier", "fe")]),
-        )
-        .unwrap();
-        s.add(
-            "a/2",
-            pod("a", "2", None, &[("app", "web"), ("tier", "db")]),
-        )
-        .unwrap();
-        s.add(
-            "a/3",
-            pod("a", "3", None, &[("app", "api"), ("tier", "db")]),
-        )
-        .unwrap();
+        let s = web_and_api_pods();
         assert_eq!(
             names(
                 s.by_index_all(LABEL_INDEX, &["app=web", "tier=db"])

@@ -628,8 +628,8 @@ fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> boo
     tracing::info!(
         kind = %view.resource.api_resource.plural,
         rows,
-        since_start_ms = crate::logging::since_process_start().as_millis() as u64,
-        rss_mib = crate::bench::rss_bytes().unwrap_or(0) / (1024 * 1024),
+        since_start_ms = crate::process::since_process_start().as_millis() as u64,
+        rss_mib = crate::process::rss_bytes().unwrap_or(0) / (1024 * 1024),
         "first frame with every row"
     );
     true

@@ -137,24 +137,18 @@ impl LabelFilter {
         let mut index_terms = Vec::new();
         let mut exact = true;
         for r in &selector.requirements {
-            exact &= matches!(
-                r.op,
-                Operator::Equals | Operator::DoubleEquals | Operator::Exists
-            ) || (r.op == Operator::In && r.values.len() == 1);
-            match r.op {
-                Operator::Equals | Operator::DoubleEquals => {
-                    if let Some(v) = r.values.first() {
-                        index_terms.push(format!("{}={}", r.key, v));
-                    }
+            match (r.op, r.values.as_slice()) {
+                (Operator::Equals | Operator::DoubleEquals | Operator::In, [v]) => {
+                    index_terms.push(format!("{}={}", r.key, v))
                 }
-                Operator::In if r.values.len() == 1 => {
-                    if let Some(v) = r.values.first() {
-                        index_terms.push(format!("{}={}", r.key, v));
-                    }
+                (Operator::Exists, _) => index_terms.push(r.key.clone()),
+                // The key's existence narrows the candidates; the values are checked per row.
+                (Operator::In, _) => {
+                    index_terms.push(r.key.clone());
+                    exact = false;
                 }
-                Operator::In => index_terms.push(r.key.clone()),
-                Operator::Exists => index_terms.push(r.key.clone()),
-                _ => {}
+                // NotIn, DoesNotExist, !=: checked per row.
+                _ => exact = false,
             }
         }
         Ok(LabelFilter {
@@ -742,12 +736,9 @@ impl TableModel {
         self.filtered = self.filters.active();
         self.visible.clear();
         if self.filtered {
-            let label_answered = self
-                .filters
-                .label
-                .as_ref()
-                .is_some_and(|l| l.exact && l.from_index)
-                && index_candidates.is_some();
+            // Candidates come only from the label index (`App::label_candidates`).
+            let label_answered =
+                index_candidates.is_some() && self.filters.label.as_ref().is_some_and(|l| l.exact);
             let needs_check = self.filters.drill.is_some()
                 || self.filters.text.is_some()
                 || (self.filters.label.is_some() && !label_answered);

@@ -1,0 +1,54 @@
+//! This process's own measurements, read from /proc (Linux): time since start, resident memory,
+//! peak resident memory, CPU time. Used by the dashboard's start-up log line and by the benchmark.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+static PROCESS_START: OnceLock<Instant> = OnceLock::new();
+
+/// Record the process start (first thing `main` does); later calls keep the first instant.
+pub fn mark_process_start() {
+    let _ = PROCESS_START.get_or_init(Instant::now);
+}
+
+/// Time since [`mark_process_start`] (or since this first call, if it was never marked).
+pub fn since_process_start() -> Duration {
+    PROCESS_START.get_or_init(Instant::now).elapsed()
+}
+
+/// A `VmXxx:` line of /proc/self/status, in bytes.
+fn proc_status_bytes(field: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    s.lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+}
+
+/// Resident set size now.
+pub fn rss_bytes() -> Option<u64> {
+    proc_status_bytes("VmRSS:")
+}
+
+/// Peak resident set size since start or the last [`reset_peak_rss`].
+pub fn peak_rss_bytes() -> Option<u64> {
+    proc_status_bytes("VmHWM:")
+}
+
+/// Reset VmHWM to the current RSS (`echo 5 > /proc/self/clear_refs`).
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// User + system CPU time of this process (all threads), from /proc/self/stat (USER_HZ = 100).
+pub fn cpu_time() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may contain spaces).
+    let rest = s.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // rest starts at field 3 (state); utime is field 14, stime field 15.
+    let utime: u64 = f.get(11)?.parse().ok()?;
+    let stime: u64 = f.get(12)?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
+}
