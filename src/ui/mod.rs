@@ -2,13 +2,36 @@
 //! answering with [`action::Effect`]s, and drawn by `impl Widget for &App` ([`widgets`]).
 //!
 //! - [`action`]: the messages in and out, and the view-model types the runtime builds.
-//! - [`app`]: `App::update` — key handling, tables, filters, drill-down, dialogs.
+//! - [`app`]: `App::update` — the shared state (config, key map, resources, views, informer
+//!   rows, event ring, footer message, mode, screen stack, clock, dirty flag) and the routing of
+//!   actions and keys to the screen on top.
+//! - [`screens`]: one component per screen or dialog (state, keys, drawing): the resource table,
+//!   YAML/describe, the event log, the informer panel, help, confirm delete, the label picker.
 //! - [`table`]: one resource table, sorted incrementally, with filters and a sticky selection.
 //! - [`event_log`]: the bounded DeltaFIFO event log.
 //! - [`keys`]: key bindings as data (`assets/keys.toml`, overridable by the user).
 //! - [`resources`]: `:` command resolution and completion.
-//! - [`widgets`]: rendering; reads `&App` only, draws only visible rows.
-
+//! - [`operate`]: the one write path (readonly check, confirmation prompt, one log line, the
+//!   server's answer), [`drain`]: a node drain as a cancellable task, [`portforward`]: local
+//!   listeners forwarded to pod ports.
+//! - [`widgets`]: rendering; reads `&App` only, draws only visible rows: the frame (header,
+//!   command line, footer) around the screen on top, which draws itself.
+//!
+//! # How to add a screen
+//! 1. One new file `src/ui/screens/<name>.rs`: the screen's state (a struct, the payload of its
+//!    [`screens::Screen`] variant), its keys (`impl App { pub(crate) fn on_<name>_key(&mut self,
+//!    action, fx) -> bool` (true: taken), `nav_<name>(&mut self, action, n)` }) and its drawing
+//!    (`render_<name>(&self, area, buf)`, a pure function of `&App`: no I/O, locks or awaits).
+//!    A screen that needs nothing shared (a log buffer, a pulse, a history) keeps `update` and
+//!    `draw` as methods of its own state struct and `App` only forwards to them.
+//!    Its own data lives in its state; what other screens read too (views, informer rows, the
+//!    event ring, the footer message) stays on [`App`]. A stream it shows (logs, port-forward) is
+//!    asked for with an [`Effect`] and arrives as an [`Action`].
+//! 2. One variant in [`screens::Screen`], and a `pub mod` line in `screens/mod.rs`.
+//! 3. A routing line in each match of `screens/mod.rs` it takes part in: `on_key`, `nav`,
+//!    `draw`, and optionally `header_lines` and `hints` (footer).
+//! 4. Its keys in `assets/keys.toml` (a [`keys::KeyAction`] variant each; they show in help and
+//!    README's key table); the command or key that pushes it on the stack.
 //!
 //! # The runtime's side of the protocol
 //! - Create the app with `App::new(AppConfig, KeyMap::load(keys::user_keys_path().as_deref())?)`
@@ -17,7 +40,8 @@
 //!   `Action::Store { view, store }` (the indexer, for label filters and the picker), then the
 //!   rows: `Action::Rows` with `ObjectSummary::from_object` summaries of changed keys and the
 //!   deleted keys (or `Action::Resync` with the complete list). `Effect::CloseView`: stop.
-//! - Once a second (only when changed): `Action::InformerStats` (a row per informer, matched to
+//! - Only when changed — with every batch of `Action::Rows` (same frame), on every reflector
+//!   transition, and once a second for rates and countdowns: `Action::InformerStats` (a row per informer, matched to
 //!   views by `resource_label` and namespace; `synced` turns on change highlighting, `forbidden`
 //!   shows the 403 message) and `Action::Connection` (unreachable → header countdown and STALE).
 //! - `Action::Tap` with new event-tap entries; `Action::Discovery`, `Action::Contexts` at start
@@ -31,10 +55,20 @@
 
 pub mod action;
 pub mod app;
+mod command;
+pub mod drain;
 pub mod event_log;
 pub mod keys;
+pub mod log_stream;
+pub mod log_text;
+pub mod log_view;
+pub mod metrics;
+pub mod operate;
+pub mod portforward;
+pub mod pulse;
 pub mod resources;
 pub mod runtime;
+pub mod screens;
 pub mod table;
 pub mod terminal;
 pub mod widgets;

@@ -1,0 +1,756 @@
+use super::*;
+use std::collections::{BTreeMap, HashSet};
+use std::time::Instant;
+
+/// A strict stand-in for the server's store: creates must be new, updates and deletes must
+/// target an existing object.
+#[derive(Default)]
+struct Shadow {
+    objs: BTreeMap<(&'static str, String), Value>,
+}
+
+fn target(m: &Mutation) -> (&'static str, String) {
+    match m {
+        Mutation::Create { resource, object } | Mutation::Update { resource, object } => {
+            let ns = object
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str);
+            let name = object
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            (
+                resource.plural,
+                ns.map(|n| key(n, name)).unwrap_or_else(|| name.to_string()),
+            )
+        }
+        Mutation::Delete {
+            resource,
+            namespace,
+            name,
+        } => (
+            resource.plural,
+            namespace
+                .as_deref()
+                .map(|n| key(n, name))
+                .unwrap_or_else(|| name.clone()),
+        ),
+    }
+}
+
+impl Shadow {
+    fn apply(&mut self, m: &Mutation) -> Result<(), String> {
+        let k = target(m);
+        match m {
+            Mutation::Create { object, .. } => {
+                if self.objs.contains_key(&k) {
+                    return Err(format!("create of existing {k:?}"));
+                }
+                self.objs.insert(k, object.clone());
+            }
+            Mutation::Update { object, .. } => match self.objs.get_mut(&k) {
+                Some(v) => *v = object.clone(),
+                None => return Err(format!("update of missing {k:?}")),
+            },
+            Mutation::Delete { .. } => {
+                if self.objs.remove(&k).is_none() {
+                    return Err(format!("delete of missing {k:?}"));
+                }
+            }
+        }
+        Ok(())
+    }
+    fn count(&self, plural: &str) -> usize {
+        self.objs.keys().filter(|(p, _)| *p == plural).count()
+    }
+    fn get(&self, plural: &'static str, k: &str) -> Option<&Value> {
+        self.objs.get(&(plural, k.to_string()))
+    }
+}
+
+fn small() -> SimConfig {
+    SimConfig {
+        pods: 400,
+        nodes: 8,
+        namespaces: 10,
+        seed: 42,
+        max_events: 500,
+        ..SimConfig::default()
+    }
+}
+
+fn run(cfg: SimConfig, ticks: usize, per_tick: usize) -> (Vec<Mutation>, Vec<Vec<Mutation>>) {
+    let mut sim = Simulator::new(cfg);
+    let seed = sim.seed_mutations();
+    let batches = (0..ticks).map(|_| sim.tick(per_tick)).collect();
+    (seed, batches)
+}
+
+fn str_at<'a>(v: &'a Value, ptr: &str) -> &'a str {
+    v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
+}
+
+#[test]
+fn same_seed_gives_same_mutations() {
+    let a = run(small(), 40, 50);
+    let b = run(small(), 40, 50);
+    assert_eq!(a, b);
+    let c = run(
+        SimConfig {
+            seed: 43,
+            ..small()
+        },
+        40,
+        50,
+    );
+    assert_ne!(a.0, c.0);
+}
+
+#[test]
+fn seed_counts_match_config() {
+    for (pods, nodes, namespaces) in [(5, 1, 2), (30, 3, 4), (1_000, 12, 12), (2_500, 40, 25)] {
+        let mut sim = Simulator::new(SimConfig {
+            pods,
+            nodes,
+            namespaces,
+            ..SimConfig::default()
+        });
+        let mut shadow = Shadow::default();
+        for m in sim.seed_mutations() {
+            shadow.apply(&m).unwrap();
+        }
+        assert_eq!(
+            shadow.count("pods"),
+            pods,
+            "pods for {pods}/{nodes}/{namespaces}"
+        );
+        assert_eq!(shadow.count("nodes"), nodes);
+        assert_eq!(shadow.count("namespaces"), namespaces);
+        assert_eq!(sim.pod_count(), pods);
+        assert_eq!(shadow.count("customresourcedefinitions"), 1);
+        assert_eq!(shadow.count("widgets"), sim.config().widgets);
+        for ns in ["default", "kube-system"] {
+            assert!(shadow.get("namespaces", ns).is_some(), "{ns} missing");
+        }
+    }
+}
+
+#[test]
+fn seed_has_every_kind_a_real_cluster_has() {
+    let mut sim = Simulator::new(SimConfig::default());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    for plural in [
+        "namespaces",
+        "nodes",
+        "pods",
+        "services",
+        "configmaps",
+        "secrets",
+        "serviceaccounts",
+        "events",
+        "deployments",
+        "replicasets",
+        "statefulsets",
+        "daemonsets",
+        "jobs",
+        "customresourcedefinitions",
+        "widgets",
+    ] {
+        assert!(shadow.count(plural) > 0, "no {plural} seeded");
+    }
+    let roles: HashSet<bool> = shadow
+        .objs
+        .iter()
+        .filter(|((p, _), _)| *p == "nodes")
+        .map(|(_, v)| {
+            v.pointer("/metadata/labels/node-role.kubernetes.io~1control-plane")
+                .is_some()
+        })
+        .collect();
+    assert_eq!(roles.len(), 2, "control-plane and worker nodes");
+    let crd = shadow.get("customresourcedefinitions", WIDGET_CRD).unwrap();
+    assert_eq!(str_at(crd, "/spec/names/kind"), "Widget");
+    assert_eq!(str_at(crd, "/spec/scope"), "Namespaced");
+    assert!(
+        crd.pointer("/spec/versions/0/additionalPrinterColumns/0")
+            .is_some()
+    );
+}
+
+const WIDGET_CRD: &str = objects::WIDGET_CRD_NAME;
+
+fn namespaced(plural: &str) -> bool {
+    !matches!(plural, "namespaces" | "nodes" | "customresourcedefinitions")
+}
+
+#[test]
+fn every_mutation_is_a_well_formed_object() {
+    let (seed, batches) = run(small(), 60, 100);
+    for m in seed.iter().chain(batches.iter().flatten()) {
+        match m {
+            Mutation::Create { resource, object } | Mutation::Update { resource, object } => {
+                let text = serde_json::to_string(object).unwrap();
+                let back: Value = serde_json::from_str(&text).unwrap();
+                let gv = if resource.group.is_empty() {
+                    resource.version.to_string()
+                } else {
+                    format!("{}/{}", resource.group, resource.version)
+                };
+                assert_eq!(str_at(&back, "/apiVersion"), gv, "{text}");
+                assert!(!str_at(&back, "/kind").is_empty(), "{text}");
+                assert!(!str_at(&back, "/metadata/name").is_empty(), "{text}");
+                assert!(!str_at(&back, "/metadata/uid").is_empty(), "{text}");
+                assert!(
+                    !str_at(&back, "/metadata/creationTimestamp").is_empty(),
+                    "{text}"
+                );
+                assert_eq!(
+                    back.pointer("/metadata/namespace").is_some(),
+                    namespaced(resource.plural),
+                    "{text}"
+                );
+            }
+            Mutation::Delete {
+                resource,
+                namespace,
+                name,
+            } => {
+                assert!(!name.is_empty());
+                assert_eq!(namespace.is_some(), namespaced(resource.plural));
+            }
+        }
+    }
+}
+
+#[test]
+fn ticks_only_update_or_delete_objects_that_exist() {
+    let mut sim = Simulator::new(small());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let mut kinds = HashSet::new();
+    for _ in 0..300 {
+        let batch = sim.tick(100);
+        assert_eq!(batch.len(), 100);
+        for m in &batch {
+            shadow.apply(m).unwrap();
+            kinds.insert((std::mem::discriminant(m), target(m).0));
+        }
+    }
+    // The churn is varied: pods are created, updated and deleted; events come and go.
+    for (m, plural) in [
+        (
+            Mutation::Delete {
+                resource: PODS,
+                namespace: None,
+                name: String::new(),
+            },
+            "pods",
+        ),
+        (
+            Mutation::Delete {
+                resource: EVENTS,
+                namespace: None,
+                name: String::new(),
+            },
+            "events",
+        ),
+    ] {
+        assert!(
+            kinds.contains(&(std::mem::discriminant(&m), plural)),
+            "no delete of {plural}"
+        );
+    }
+    for plural in [
+        "pods",
+        "replicasets",
+        "deployments",
+        "nodes",
+        "events",
+        "widgets",
+    ] {
+        let upd = Mutation::Update {
+            resource: PODS,
+            object: Value::Null,
+        };
+        assert!(
+            kinds.contains(&(std::mem::discriminant(&upd), plural)),
+            "no update of {plural}"
+        );
+    }
+}
+
+/// Checks every pod's controller reference against the shadow store.
+fn assert_pods_owned(shadow: &Shadow) {
+    let mut rs_owned = 0;
+    for ((plural, k), pod) in &shadow.objs {
+        if *plural != "pods" {
+            continue;
+        }
+        let ns = str_at(pod, "/metadata/namespace");
+        let refs = pod
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .unwrap();
+        let controllers: Vec<&Value> = refs
+            .iter()
+            .filter(|r| r.get("controller") == Some(&Value::Bool(true)))
+            .collect();
+        assert_eq!(controllers.len(), 1, "{k}");
+        let r = controllers[0];
+        let (kind, name, uid) = (str_at(r, "/kind"), str_at(r, "/name"), str_at(r, "/uid"));
+        let owner = match kind {
+            "ReplicaSet" => shadow.get("replicasets", &key(ns, name)),
+            "StatefulSet" => shadow.get("statefulsets", &key(ns, name)),
+            "DaemonSet" => shadow.get("daemonsets", &key(ns, name)),
+            "Job" => shadow.get("jobs", &key(ns, name)),
+            "Node" => shadow.get("nodes", name),
+            other => panic!("unexpected owner kind {other}"),
+        };
+        let owner = owner.unwrap_or_else(|| panic!("{k}: owner {kind} {name} missing"));
+        assert_eq!(str_at(owner, "/metadata/uid"), uid, "{k}");
+        if kind == "ReplicaSet" {
+            rs_owned += 1;
+            let hash = str_at(pod, "/metadata/labels/pod-template-hash");
+            assert_eq!(
+                str_at(owner, "/metadata/labels/pod-template-hash"),
+                hash,
+                "{k}"
+            );
+            assert!(
+                k.starts_with(&format!("{ns}/{name}-")),
+                "{k} not named after {name}"
+            );
+            let d = str_at(owner, "/metadata/ownerReferences/0/name");
+            let duid = str_at(owner, "/metadata/ownerReferences/0/uid");
+            assert_eq!(
+                str_at(owner, "/metadata/ownerReferences/0/kind"),
+                "Deployment"
+            );
+            let dep = shadow
+                .get("deployments", &key(ns, d))
+                .unwrap_or_else(|| panic!("{k}: deployment {d} missing"));
+            assert_eq!(str_at(dep, "/metadata/uid"), duid);
+        }
+    }
+    assert!(rs_owned > 0);
+}
+
+#[test]
+fn pods_are_owned_by_replicasets_owned_by_existing_deployments() {
+    let mut sim = Simulator::new(small());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    assert_pods_owned(&shadow);
+    for round in 0..20 {
+        for m in sim.tick(250) {
+            shadow.apply(&m).unwrap();
+        }
+        if round % 5 == 4 {
+            assert_pods_owned(&shadow);
+        }
+    }
+    // Every ReplicaSet is owned by an existing Deployment too.
+    for ((plural, k), rs) in &shadow.objs {
+        if *plural == "replicasets" {
+            let ns = str_at(rs, "/metadata/namespace");
+            let d = str_at(rs, "/metadata/ownerReferences/0/name");
+            assert!(shadow.get("deployments", &key(ns, d)).is_some(), "{k}");
+        }
+    }
+}
+
+#[test]
+fn crash_looping_pods_restart_count_only_rises() {
+    let mut sim = Simulator::new(SimConfig {
+        crash_fraction: 0.1,
+        ..small()
+    });
+    let mut restarts: HashMap<String, u64> = HashMap::new();
+    let mut rises = 0;
+    let mut backoffs = 0;
+    let (seed, ticks) = (
+        sim.seed_mutations(),
+        (0..200).flat_map(|_| sim.tick(100)).collect::<Vec<_>>(),
+    );
+    for m in seed.iter().chain(ticks.iter()) {
+        if let Mutation::Create { resource, object } | Mutation::Update { resource, object } = m
+            && *resource == PODS
+        {
+            let uid = str_at(object, "/metadata/uid").to_string();
+            let n = object
+                .pointer("/status/containerStatuses/0/restartCount")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            if str_at(object, "/status/containerStatuses/0/state/waiting/reason")
+                == "CrashLoopBackOff"
+            {
+                backoffs += 1;
+                assert!(
+                    object
+                        .pointer("/status/containerStatuses/0/lastState/terminated/exitCode")
+                        .is_some()
+                );
+            }
+            if let Some(prev) = restarts.insert(uid.clone(), n) {
+                assert!(n >= prev, "restartCount of {uid} fell from {prev} to {n}");
+                if n > prev {
+                    rises += 1;
+                }
+            }
+        }
+    }
+    assert!(rises > 10, "only {rises} restarts observed");
+    assert!(
+        backoffs > 10,
+        "only {backoffs} CrashLoopBackOff states observed"
+    );
+}
+
+#[test]
+fn new_pods_move_from_pending_through_container_creating_to_running() {
+    let mut sim = Simulator::new(small());
+    sim.seed_mutations();
+    let mut seen: HashMap<String, Vec<String>> = HashMap::new();
+    for _ in 0..100 {
+        for m in sim.tick(100) {
+            if let Mutation::Create { resource, object } | Mutation::Update { resource, object } =
+                &m
+                && *resource == PODS
+            {
+                let phase = str_at(object, "/status/phase");
+                let waiting = str_at(object, "/status/containerStatuses/0/state/waiting/reason");
+                let ready =
+                    object.pointer("/status/containerStatuses/0/ready") == Some(&Value::Bool(true));
+                let label = match (phase, waiting, ready) {
+                    ("Pending", "ContainerCreating", _) => "ContainerCreating",
+                    ("Pending", _, _) => "Pending",
+                    ("Running", _, true) => {
+                        assert!(!str_at(object, "/status/podIP").is_empty());
+                        assert!(!str_at(object, "/spec/nodeName").is_empty());
+                        assert!(!str_at(object, "/status/startTime").is_empty());
+                        "Running"
+                    }
+                    _ => "other",
+                };
+                seen.entry(str_at(object, "/metadata/uid").to_string())
+                    .or_default()
+                    .push(label.to_string());
+            }
+        }
+    }
+    let full = seen
+        .values()
+        .filter(|v| {
+            v.len() >= 3 && v[0] == "Pending" && v[1] == "ContainerCreating" && v[2] == "Running"
+        })
+        .count();
+    assert!(
+        full > 20,
+        "only {full} pods went Pending → ContainerCreating → Running"
+    );
+}
+
+#[test]
+fn rollouts_create_a_replicaset_with_a_new_template_hash_and_move_pods() {
+    let mut sim = Simulator::new(small());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let mut new_rs = Vec::new();
+    for _ in 0..300 {
+        for m in sim.tick(100) {
+            if let Mutation::Create { resource, object } = &m
+                && *resource == REPLICASETS
+            {
+                new_rs.push(key(
+                    str_at(object, "/metadata/namespace"),
+                    str_at(object, "/metadata/name"),
+                ));
+            }
+            shadow.apply(&m).unwrap();
+        }
+    }
+    assert!(!new_rs.is_empty(), "no rollout happened");
+    let moved = new_rs.iter().any(|k| {
+        shadow.get("replicasets", k).is_some_and(|rs| {
+            let hash = str_at(rs, "/metadata/labels/pod-template-hash");
+            rs.pointer("/spec/replicas")
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+                > 0
+                && shadow.objs.iter().any(|((p, _), pod)| {
+                    *p == "pods" && str_at(pod, "/metadata/labels/pod-template-hash") == hash
+                })
+        })
+    });
+    assert!(moved, "no new ReplicaSet got pods");
+}
+
+#[test]
+fn events_describe_what_happened_and_old_ones_are_deleted() {
+    let mut sim = Simulator::new(SimConfig {
+        max_events: 200,
+        ..small()
+    });
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let mut reasons = HashSet::new();
+    for _ in 0..200 {
+        for m in sim.tick(100) {
+            shadow.apply(&m).unwrap();
+            if let Mutation::Create { resource, object } | Mutation::Update { resource, object } =
+                &m
+                && *resource == EVENTS
+            {
+                reasons.insert(str_at(object, "/reason").to_string());
+                for f in [
+                    "/involvedObject/kind",
+                    "/involvedObject/name",
+                    "/involvedObject/uid",
+                    "/message",
+                    "/type",
+                    "/firstTimestamp",
+                    "/lastTimestamp",
+                    "/source/component",
+                ] {
+                    assert!(!str_at(object, f).is_empty(), "{f} missing in {object}");
+                }
+                assert!(object.get("count").and_then(Value::as_u64).unwrap_or(0) >= 1);
+            }
+        }
+        assert!(
+            shadow.count("events") <= 200 + 60,
+            "{} events kept",
+            shadow.count("events")
+        );
+    }
+    for r in [
+        "Scheduled",
+        "Pulled",
+        "Created",
+        "Started",
+        "BackOff",
+        "Killing",
+        "SuccessfulCreate",
+        "SuccessfulDelete",
+        "ScalingReplicaSet",
+    ] {
+        assert!(reasons.contains(r), "no {r} event in {reasons:?}");
+    }
+}
+
+#[test]
+fn timestamps_follow_the_configured_start() {
+    let cfg = small();
+    let start = cfg.start.timestamp();
+    let (seed, batches) = run(cfg.clone(), 20, 50);
+    let parse = |s: &str| DateTime::parse_from_rfc3339(s).unwrap().timestamp();
+    for m in seed.iter().chain(batches.iter().flatten()) {
+        if let Mutation::Create { object, .. } | Mutation::Update { object, .. } = m {
+            let t = parse(str_at(object, "/metadata/creationTimestamp"));
+            assert!(t <= start + 3600, "{object}");
+            assert!(t > start - 200 * 86_400, "{object}");
+        }
+    }
+    let later = SimConfig {
+        start: cfg.start + chrono::Duration::days(10),
+        ..cfg
+    };
+    let (seed2, _) = run(later, 0, 0);
+    let t1 = parse(str_at(
+        seed.last()
+            .map(|m| match m {
+                Mutation::Create { object, .. } => object,
+                _ => panic!(),
+            })
+            .unwrap(),
+        "/metadata/creationTimestamp",
+    ));
+    let t2 = parse(str_at(
+        seed2
+            .last()
+            .map(|m| match m {
+                Mutation::Create { object, .. } => object,
+                _ => panic!(),
+            })
+            .unwrap(),
+        "/metadata/creationTimestamp",
+    ));
+    assert_eq!(t2 - t1, 10 * 86_400);
+}
+
+#[test]
+fn rejected_objects_are_forgotten_and_not_touched_again() {
+    let mut sim = Simulator::new(SimConfig { seed: 9, ..small() });
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    // A user deletes some pods, a ReplicaSet and a Deployment behind the simulator's back.
+    let victims: Vec<(&'static str, String)> = {
+        let pods: Vec<_> = shadow
+            .objs
+            .keys()
+            .filter(|(p, _)| *p == "pods")
+            .step_by(7)
+            .cloned()
+            .collect();
+        let rs = shadow
+            .objs
+            .keys()
+            .find(|(p, _)| *p == "replicasets")
+            .cloned();
+        let dep = shadow
+            .objs
+            .keys()
+            .filter(|(p, _)| *p == "deployments")
+            .nth(3)
+            .cloned();
+        pods.into_iter().chain(rs).chain(dep).collect()
+    };
+    for v in &victims {
+        shadow.objs.remove(v);
+    }
+    let mut forgotten: HashMap<(&'static str, String), usize> = HashMap::new();
+    let mut rejections = 0;
+    for round in 0..400 {
+        for m in sim.tick(50) {
+            let k = target(&m);
+            if let Mutation::Create { .. } = &m {
+                // A controller may recreate a name (StatefulSet pods do).
+                forgotten.remove(&k);
+            }
+            if let (Mutation::Update { .. }, Some(&r)) = (&m, forgotten.get(&k)) {
+                assert!(
+                    r == round,
+                    "{k:?} updated in tick {round} after its rejection in tick {r}"
+                );
+            }
+            if shadow.apply(&m).is_err() {
+                rejections += 1;
+                sim.rejected(&m);
+                forgotten.entry(k).or_insert(round);
+            }
+        }
+    }
+    assert!(rejections > 0);
+    assert!(
+        rejections < victims.len() * 4 + 50,
+        "{rejections} rejections"
+    );
+    // Deleted pods were replaced by their controllers rather than lost for good.
+    assert!(sim.pod_count() >= 380, "{} pods", sim.pod_count());
+}
+
+/// User + system CPU seconds of this process (Linux), to report a time that does not depend
+/// on how busy the machine is. 0 where /proc is unavailable.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = f.get(11).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0)
+        + f.get(12).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
+    ticks / 100.0
+}
+
+fn peak_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmHWM"))
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn seed_and_churn_are_accepted_by_the_demo_cluster() {
+    let cluster = crate::demo::cluster::DemoCluster::new(10_000);
+    let mut sim = Simulator::new(small());
+    let mut refused = Vec::new();
+    let mut bootstrapped = Vec::new();
+    for m in sim.seed_iter() {
+        let (plural, k) = target(&m);
+        if let Err(e) = cluster.apply(m) {
+            // The server bootstraps system namespaces and the demo CRD itself, as
+            // kube-apiserver creates default/kube-system/kube-public/kube-node-lease.
+            if matches!(plural, "namespaces" | "customresourcedefinitions") && e.code == 409 {
+                bootstrapped.push(k);
+            } else {
+                refused.push(format!("{plural} {k}: {e}"));
+            }
+        }
+    }
+    assert!(refused.is_empty(), "seed refused: {refused:?}");
+    assert_eq!(cluster.len(&PODS), 400);
+    for _ in 0..40 {
+        for m in sim.tick(100) {
+            let desc = format!("{:?}", target(&m));
+            if let Err(e) = cluster.apply(m) {
+                refused.push(format!("{desc}: {e}"));
+            }
+        }
+    }
+    for m in sim.drain_pending() {
+        let desc = format!("{:?}", target(&m));
+        if let Err(e) = cluster.apply(m) {
+            refused.push(format!("{desc}: {e}"));
+        }
+    }
+    assert!(refused.is_empty(), "churn refused: {refused:?}");
+    assert_eq!(cluster.len(&PODS), sim.pod_count());
+    assert_eq!(cluster.len(&EVENTS), sim.events.len());
+}
+
+#[test]
+fn seeding_150k_pods_is_fast() {
+    let cpu0 = cpu_seconds();
+    let t = Instant::now();
+    let mut sim = Simulator::new(SimConfig {
+        pods: 150_000,
+        nodes: 1_000,
+        namespaces: 40,
+        ..SimConfig::default()
+    });
+    // Consumed as a server would: each object handled, serialized and dropped in turn.
+    let (mut pods, mut total, mut bytes) = (0usize, 0usize, 0usize);
+    let iter = sim.seed_iter();
+    let model = t.elapsed();
+    let model_cpu = cpu_seconds() - cpu0;
+    for m in iter {
+        total += 1;
+        if let Mutation::Create { resource, object } = &m
+            && *resource == PODS
+        {
+            pods += 1;
+            bytes += serde_json::to_vec(object).map(|v| v.len()).unwrap_or(0);
+        }
+    }
+    let elapsed = t.elapsed();
+    let cpu = cpu_seconds() - cpu0;
+    println!(
+        "seeded 150000 pods ({total} mutations, serialized) in {elapsed:?} wall, \
+         {cpu:.2}s process CPU (model: {model:?} wall, {model_cpu:.2}s CPU); \
+         {} bytes of JSON per pod; peak {}",
+        bytes / 150_000,
+        peak_rss()
+    );
+    assert_eq!(pods, 150_000);
+    assert_eq!(sim.pod_count(), 150_000);
+    let t = Instant::now();
+    let ticks = sim.tick(10_000);
+    println!(
+        "10000 churn mutations on a 150k-pod cluster in {:?}",
+        t.elapsed()
+    );
+    assert_eq!(ticks.len(), 10_000);
+}

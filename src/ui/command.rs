@@ -1,0 +1,157 @@
+//! The `:` command line: completion, and running a command (`:pods`, `:ns`, `:ctx`,
+//! `:informers`, `:events`, `:q`).
+
+use crossterm::event::{Event, KeyCode, KeyEvent};
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use super::action::Effect;
+use super::app::{App, Mode, Screen};
+use super::resources::{complete, resolve};
+
+impl App {
+    pub(crate) fn on_command_key(
+        &mut self,
+        key: KeyEvent,
+        mut input: Input,
+        mut completions: Vec<String>,
+        fx: &mut Vec<Effect>,
+    ) -> Mode {
+        match key.code {
+            KeyCode::Esc => Mode::Normal,
+            // Backspace on an empty line leaves the command line, as in k9s.
+            KeyCode::Backspace if input.value().is_empty() => Mode::Normal,
+            KeyCode::Enter => {
+                let line = input.value().trim().to_string();
+                self.run_command(&line, fx);
+                Mode::Normal
+            }
+            KeyCode::Tab => {
+                if let Some(c) = completions.first() {
+                    input = Input::new(c.clone());
+                    completions = self.completions(input.value());
+                }
+                Mode::Command { input, completions }
+            }
+            _ => {
+                input.handle_event(&Event::Key(key));
+                completions = self.completions(input.value());
+                Mode::Command { input, completions }
+            }
+        }
+    }
+
+    fn completions(&self, text: &str) -> Vec<String> {
+        let mut c = complete(
+            &self.resources,
+            &self.namespace_names(),
+            &self.contexts,
+            text,
+        );
+        c.retain(|s| s != text);
+        c
+    }
+
+    /// Run a `:` command line.
+    pub fn run_command(&mut self, line: &str, fx: &mut Vec<Effect>) {
+        let mut words = line.split_whitespace();
+        let Some(cmd) = words.next() else { return };
+        let arg = words.next();
+        match cmd {
+            "q" | "q!" | "quit" => {
+                self.should_quit = true;
+                fx.push(Effect::Quit);
+            }
+            "help" | "?" => self.mode = Mode::Help { scroll: 0 },
+            "informers" | "inf" => {
+                if !matches!(self.current_screen(), Some(Screen::Informers)) {
+                    self.stack.push(Screen::Informers);
+                }
+            }
+            "events" if arg.is_none() => {
+                if !matches!(self.current_screen(), Some(Screen::Events)) {
+                    self.stack.push(Screen::Events);
+                }
+            }
+            "ns" | "namespace" => self.switch_namespace(arg, fx),
+            "ctx" | "context" => match arg {
+                None => self.info(format!(
+                    "context: {} (known: {})",
+                    self.connection.context,
+                    self.contexts.join(", ")
+                )),
+                Some(name)
+                    if !self.contexts.is_empty() && !self.contexts.iter().any(|c| c == name) =>
+                {
+                    self.error(format!("unknown context: {name}"))
+                }
+                Some(name) => {
+                    fx.push(Effect::SwitchContext(name.to_string()));
+                    self.connection.context = name.to_string();
+                    self.connection.server_version = None;
+                    let current = self.current_view().map(|v| v.resource.clone());
+                    if let Some(ns) = self.ns_view.take() {
+                        self.close_view(ns, fx);
+                    }
+                    self.informers.clear();
+                    if let Some(r) = current {
+                        self.reset_to(r, fx);
+                    }
+                    self.open_ns_view(fx);
+                    self.info(format!("switched to context {name}"));
+                }
+            },
+            name => match resolve(&self.resources, name).cloned() {
+                Some(r) => {
+                    if let Some(ns) = arg {
+                        if !self.valid_namespace(ns) {
+                            return;
+                        }
+                        self.namespace = Some(ns.to_string());
+                    }
+                    self.reset_to(r, fx);
+                }
+                None => self.error(format!("unknown resource or command: {name}")),
+            },
+        }
+    }
+
+    pub(crate) fn valid_namespace(&mut self, ns: &str) -> bool {
+        let known = self.namespace_names();
+        let ns_view_ok = self
+            .ns_view
+            .and_then(|id| self.views.get(&id))
+            .is_some_and(|v| v.synced && v.error.is_none());
+        // Without permission to list namespaces, trust the user (k9s users hit this often).
+        if ns_view_ok && !known.iter().any(|k| k == ns) {
+            self.error(format!("unknown namespace: {ns}"));
+            return false;
+        }
+        true
+    }
+
+    fn switch_namespace(&mut self, arg: Option<&str>, fx: &mut Vec<Effect>) {
+        let ns = match arg {
+            None | Some("-A") => None,
+            Some("all") if !self.namespace_names().iter().any(|n| n == "all") => None,
+            Some(ns) => {
+                if !self.valid_namespace(ns) {
+                    return;
+                }
+                Some(ns.to_string())
+            }
+        };
+        self.namespace = ns.clone();
+        let current = self
+            .current_view()
+            .map(|v| v.resource.clone())
+            .or_else(|| resolve(&self.resources, "pods").cloned());
+        if let Some(r) = current {
+            self.reset_to(r, fx);
+        }
+        self.info(match ns {
+            Some(n) => format!("namespace: {n}"),
+            None => "all namespaces".to_string(),
+        });
+    }
+}

@@ -1,0 +1,185 @@
+//! The DeltaFIFO event log: full screen (`:events`) and as the pane under a table (`e`).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell as TCell, Row as TRow, Table, Widget};
+
+use super::Screen;
+use crate::informer::delta_fifo::DeltaType;
+use crate::ui::app::App;
+use crate::ui::event_log::{EventLog, delta_name};
+use crate::ui::keys::KeyAction;
+use crate::ui::widgets::{DIM, TITLE};
+
+impl App {
+    /// Header lines 2 and 3 over the full-screen event log.
+    pub(crate) fn events_header(&self, label: Style, value: Style) -> [Line<'_>; 2] {
+        let log = &self.events;
+        let mut l2 = vec![
+            Span::styled(" Event log: ", label),
+            Span::styled(format!("{}/{} entries", log.len(), log.capacity()), value),
+        ];
+        if log.paused() {
+            l2.push(Span::styled(
+                format!(" │ PAUSED (+{} new)", log.new_while_paused()),
+                Style::default().fg(Color::Yellow),
+            ));
+        } else {
+            l2.push(Span::styled(" │ live", Style::default().fg(Color::Green)));
+        }
+        let mut l3 = vec![Span::styled(" Filter: ", label)];
+        if log.type_filter.is_none() && log.kind_filter.is_none() {
+            l3.push(Span::styled("none", Style::default().fg(DIM)));
+        } else {
+            l3.push(Span::styled(
+                format!(
+                    "type:{} kind:{}",
+                    log.type_filter.map_or("all", delta_name),
+                    log.kind_filter.as_deref().unwrap_or("all")
+                ),
+                value,
+            ));
+        }
+        [Line::from(l2), Line::from(l3)]
+    }
+
+    /// Keys of the event log (full screen, or the pane under a table): pause and filters;
+    /// false for any other.
+    pub(crate) fn on_events_key(&mut self, action: KeyAction) -> bool {
+        match action {
+            KeyAction::Pause => {
+                if self.events_visible() {
+                    self.events.toggle_pause();
+                }
+            }
+            KeyAction::EventType => {
+                if self.events_visible() {
+                    self.events.cycle_type();
+                }
+            }
+            KeyAction::EventKind => {
+                if self.events_visible() {
+                    self.events.cycle_kind();
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    pub(crate) fn nav_events(&mut self, action: KeyAction, n: usize) {
+        let n = n as isize;
+        let len = self.events.shown().count();
+        self.events.scroll = match action {
+            KeyAction::Up | KeyAction::PageUp => self.events.scroll.saturating_sub(n as usize),
+            KeyAction::Down | KeyAction::PageDown => {
+                (self.events.scroll + n as usize).min(len.saturating_sub(1))
+            }
+            KeyAction::Top => 0,
+            _ => len.saturating_sub(1),
+        };
+    }
+
+    pub(crate) fn events_visible(&self) -> bool {
+        self.show_events_pane || matches!(self.current_screen(), Some(Screen::Events))
+    }
+}
+
+pub(crate) fn render_events(
+    log: &EventLog,
+    _now_ms: i64,
+    area: Rect,
+    buf: &mut Buffer,
+    full: bool,
+) {
+    let mut title = vec![Span::styled(
+        format!(" DeltaFIFO events[{}/{}] ", log.len(), log.capacity()),
+        Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+    )];
+    title.push(Span::styled(
+        format!(
+            "type:{} kind:{} ",
+            log.type_filter.map_or("all", delta_name),
+            log.kind_filter.as_deref().unwrap_or("all")
+        ),
+        Style::default().fg(Color::White),
+    ));
+    if log.paused() {
+        title.push(Span::styled(
+            format!(" PAUSED (+{} new) ", log.new_while_paused()),
+            Style::default().fg(Color::Black).bg(Color::Yellow),
+        ));
+    }
+    let block = Block::default()
+        .borders(if full { Borders::ALL } else { Borders::TOP })
+        .border_style(Style::default().fg(Color::Blue))
+        .title(Line::from(title).centered());
+    let inner_h = block.inner(area).height.saturating_sub(1) as usize;
+    let scroll = if full { log.scroll } else { 0 };
+    // Stable widths: KIND fits the widest kind seen, DELTA is wide only while tombstones exist.
+    let kind_w = log.kind_width().clamp(4, 24) as u16;
+    let delta_w: u16 = if log.has_tombstones() { 24 } else { 8 };
+    let rows = log.shown().skip(scroll).take(inner_h).map(|e| {
+        let time = chrono::DateTime::<chrono::Utc>::from(e.at)
+            .format("%H:%M:%S%.3f")
+            .to_string();
+        let (ty, style) = if e.tombstone {
+            (
+                "DeletedFinalStateUnknown".to_string(),
+                Style::default()
+                    .fg(Color::LightRed)
+                    .add_modifier(Modifier::BOLD),
+            )
+        } else {
+            let s = match e.delta {
+                DeltaType::Added => Style::default().fg(Color::Green),
+                DeltaType::Updated => Style::default().fg(Color::Cyan),
+                DeltaType::Deleted => Style::default().fg(Color::Red),
+                DeltaType::Replaced => Style::default().fg(Color::Yellow),
+                DeltaType::Sync => Style::default().fg(DIM),
+            };
+            (delta_name(e.delta).to_string(), s)
+        };
+        TRow::new([
+            time,
+            e.kind.to_string(),
+            ty,
+            e.key.to_string(),
+            e.resource_version.clone(),
+            e.queue_depth.to_string(),
+        ])
+        .style(style)
+    });
+    let header = TRow::new(["TIME", "KIND", "DELTA", "KEY", "RV", "QUEUE"].map(TCell::from)).style(
+        Style::default()
+            .fg(Color::White)
+            .add_modifier(Modifier::BOLD),
+    );
+    let widths = [
+        Constraint::Length(12),
+        Constraint::Length(kind_w),
+        Constraint::Length(delta_w),
+        Constraint::Fill(1),
+        Constraint::Length(10),
+        Constraint::Length(5),
+    ];
+    Widget::render(
+        Table::new(rows, widths)
+            .header(header)
+            .block(block)
+            .column_spacing(2),
+        area,
+        buf,
+    );
+}
+
+/// Footer hints on the full-screen event log.
+pub(crate) const HINTS: [KeyAction; 5] = [
+    KeyAction::Pause,
+    KeyAction::EventType,
+    KeyAction::EventKind,
+    KeyAction::Back,
+    KeyAction::Help,
+];

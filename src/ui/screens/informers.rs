@@ -1,0 +1,205 @@
+//! The informer panel (`:informers`): a row per informer, Enter opens its resource.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell as TCell, Row as TRow, Table, Widget};
+
+use super::Screen;
+use crate::ui::action::{Effect, InformerRow, InformerState, resource_label};
+use crate::ui::app::App;
+use crate::ui::keys::KeyAction;
+use crate::ui::widgets::{DIM, TITLE, state_text, truncate};
+
+impl App {
+    /// Header lines 2 and 3 over the informers panel.
+    pub(crate) fn informers_header(&self, label: Style, value: Style) -> [Line<'_>; 2] {
+        let n = self.informers.len();
+        let synced = self.informers.iter().filter(|r| r.synced).count();
+        let failing = self
+            .informers
+            .iter()
+            .filter(|r| r.forbidden || r.last_error.is_some())
+            .count();
+        let mut l2 = vec![
+            Span::styled(" Informers: ", label),
+            Span::styled(n.to_string(), value),
+            Span::raw(format!(" │ {synced} synced")),
+        ];
+        if failing > 0 {
+            l2.push(Span::styled(
+                format!(" │ {failing} failing"),
+                Style::default().fg(Color::Red),
+            ));
+        }
+        let l3 = vec![
+            Span::styled(" Filter: ", label),
+            Span::styled("none", Style::default().fg(DIM)),
+        ];
+        [Line::from(l2), Line::from(l3)]
+    }
+
+    /// Keys of the informers panel: Enter opens the informer's resource in its scope; false
+    /// for any other.
+    pub(crate) fn on_informers_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+        if action != KeyAction::Enter {
+            return false;
+        }
+        self.open_informer(fx);
+        true
+    }
+
+    fn open_informer(&mut self, fx: &mut Vec<Effect>) {
+        // Enter on an informer opens its resource in its scope.
+        let Some(row) = self.informers.get(self.informer_cursor) else {
+            return;
+        };
+        let ns = row.namespace.clone();
+        let Some(r) = self
+            .resources
+            .iter()
+            .find(|r| resource_label(r) == row.resource)
+            .cloned()
+        else {
+            return;
+        };
+        let id = self.open_view(r, ns, fx);
+        self.stack.push(Screen::Table(id));
+        self.scroll_current();
+    }
+
+    pub(crate) fn nav_informers(&mut self, action: KeyAction, n: usize) {
+        let n = n as isize;
+        let len = self.informers.len();
+        let c = self.informer_cursor as isize;
+        self.informer_cursor = match action {
+            KeyAction::Up | KeyAction::PageUp => (c - n).max(0) as usize,
+            KeyAction::Down | KeyAction::PageDown => ((c + n) as usize).min(len.saturating_sub(1)),
+            KeyAction::Top => 0,
+            _ => len.saturating_sub(1),
+        };
+    }
+
+    pub(crate) fn render_informers(&self, area: Rect, buf: &mut Buffer) {
+        let block = Block::bordered()
+            .border_style(Style::default().fg(Color::Blue))
+            .title(
+                Line::styled(
+                    format!(" Informers[{}] ", self.informers.len()),
+                    Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+                )
+                .centered(),
+            );
+        // Counters read as numbers: right-aligned under their headers.
+        let cell = |c: usize, text: String| -> TCell<'static> {
+            if (5..=9).contains(&c) {
+                TCell::from(Line::from(text).right_aligned())
+            } else {
+                TCell::from(text)
+            }
+        };
+        let header = TRow::new(
+            INFORMER_HEADERS
+                .iter()
+                .enumerate()
+                .map(|(c, h)| cell(c, h.to_string())),
+        )
+        .style(
+            Style::default()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+        );
+        let inner_h = area.height.saturating_sub(3) as usize;
+        let start = self
+            .informer_cursor
+            .saturating_sub(inner_h.saturating_sub(1));
+        let texts: Vec<([String; 12], Style)> = self
+            .informers
+            .iter()
+            .enumerate()
+            .skip(start)
+            .take(inner_h)
+            .map(|(i, r): (usize, &InformerRow)| {
+                let mut style = match (&r.state, r.forbidden, r.last_error.is_some()) {
+                    (_, true, _) | (InformerState::BackingOff { .. }, _, _) => {
+                        Style::default().fg(Color::Red)
+                    }
+                    (InformerState::Watching, _, false) => Style::default().fg(Color::Cyan),
+                    _ => Style::default().fg(Color::Yellow),
+                };
+                if i == self.informer_cursor {
+                    style = style.add_modifier(Modifier::REVERSED);
+                }
+                let cells = [
+                    r.resource.clone(),
+                    r.namespace.clone().unwrap_or_else(|| "(all)".into()),
+                    state_text(&r.state, self.now_ms),
+                    r.list_mode.to_string(),
+                    if r.synced { "true" } else { "false" }.to_string(),
+                    r.cached.to_string(),
+                    r.queue_depth.to_string(),
+                    r.deltas_total.to_string(),
+                    format!("{:.1}", r.deltas_per_sec),
+                    r.relists.to_string(),
+                    r.last_rv.clone(),
+                    r.last_error
+                        .as_deref()
+                        .map(|e| truncate(e, 80).into_owned())
+                        .unwrap_or_default(),
+                ];
+                (cells, style)
+            })
+            .collect();
+        let mut widths: Vec<Constraint> = INFORMER_HEADERS
+            .iter()
+            .enumerate()
+            .map(|(c, h)| {
+                let w = texts
+                    .iter()
+                    .map(|(t, _)| t[c].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .max(h.chars().count());
+                Constraint::Length(w as u16)
+            })
+            .collect();
+        if let Some(last) = widths.last_mut() {
+            *last = Constraint::Fill(1);
+        }
+        let rows = texts.into_iter().map(|(t, style)| {
+            TRow::new(t.into_iter().enumerate().map(|(c, x)| cell(c, x))).style(style)
+        });
+        Widget::render(
+            Table::new(rows, widths)
+                .header(header)
+                .block(block)
+                .column_spacing(2),
+            area,
+            buf,
+        );
+    }
+}
+
+const INFORMER_HEADERS: [&str; 12] = [
+    "RESOURCE",
+    "NAMESPACE",
+    "STATE",
+    "LIST",
+    "SYNCED",
+    "OBJECTS",
+    "QUEUE",
+    "DELTAS",
+    "Δ/S",
+    "RELISTS",
+    "LAST RV",
+    "LAST ERROR",
+];
+
+/// Footer hints on the informers panel.
+pub(crate) const HINTS: [KeyAction; 4] = [
+    KeyAction::Down,
+    KeyAction::Up,
+    KeyAction::Back,
+    KeyAction::Help,
+];

@@ -1,0 +1,255 @@
+//! The label picker (`l`): a selector being typed, with the label index's values to choose from.
+
+use std::collections::HashMap;
+
+use crossterm::event::{Event, KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use super::table::ResourceView;
+use crate::informer::index::LABEL_INDEX;
+use crate::ui::app::{App, Mode};
+use crate::ui::widgets::{DIM, TITLE, centered, truncate};
+
+/// The label picker: a selector being typed, with label-index values to choose from.
+#[derive(Debug, Clone)]
+pub struct LabelPicker {
+    pub input: Input,
+    /// `(value, objects)` from the label index (`key=value` and `key`), sorted.
+    pub all: Vec<(String, usize)>,
+    /// Indexes into `all` matching the term being typed.
+    pub shown: Vec<usize>,
+    pub selected: usize,
+    pub error: Option<String>,
+}
+
+impl App {
+    pub(crate) fn open_picker(&mut self) {
+        let Some(v) = self.current_view() else { return };
+        let mut all: Vec<(String, usize)> = match &v.store {
+            Some(s) => s
+                .list_index_func_values(LABEL_INDEX)
+                .into_iter()
+                .map(|val| {
+                    let n = s.index_cardinality(LABEL_INDEX, &val);
+                    (val, n)
+                })
+                .collect(),
+            None => {
+                // No index attached (yet): offer what the rows carry.
+                let mut counts: HashMap<String, usize> = HashMap::new();
+                for e in v.table.entries() {
+                    for (k, val) in e.summary.labels() {
+                        *counts.entry(format!("{k}={val}")).or_default() += 1;
+                        *counts.entry(k.clone()).or_default() += 1;
+                    }
+                }
+                counts.into_iter().collect()
+            }
+        };
+        all.sort();
+        let text = v
+            .table
+            .filters
+            .label
+            .as_ref()
+            .map(|l| l.text.clone())
+            .unwrap_or_default();
+        let mut p = LabelPicker {
+            input: Input::new(text),
+            shown: Vec::new(),
+            all,
+            selected: 0,
+            error: None,
+        };
+        refresh_picker(&mut p);
+        self.mode = Mode::Labels(p);
+    }
+
+    pub(crate) fn on_picker_key(&mut self, key: KeyEvent, mut p: LabelPicker) -> Mode {
+        match key.code {
+            KeyCode::Esc => Mode::Normal,
+            KeyCode::Up => {
+                p.selected = p.selected.saturating_sub(1);
+                Mode::Labels(p)
+            }
+            KeyCode::Down => {
+                p.selected = (p.selected + 1).min(p.shown.len().saturating_sub(1));
+                Mode::Labels(p)
+            }
+            KeyCode::Tab => {
+                complete_picker(&mut p);
+                Mode::Labels(p)
+            }
+            KeyCode::Enter => {
+                // Enter takes the highlighted value (as Tab would) whenever one is shown; only a
+                // typed term that matches no indexed value (a complete selector with an operator,
+                // e.g. `env!=prod` or `tier in (a,b)`), or one inside an unclosed `(...)` set, is
+                // applied as typed.
+                let v = p.input.value();
+                let in_set = v.matches('(').count() > v.matches(')').count();
+                if !p.shown.is_empty() && !in_set {
+                    complete_picker(&mut p);
+                }
+                let text = p.input.value().trim().trim_end_matches(',').to_string();
+                let Some(id) = self.current_view_id() else {
+                    return Mode::Normal;
+                };
+                if self.apply_label_filter(id, &text) {
+                    let msg = self.views.get(&id).and_then(|v| {
+                        let lf = v.table.filters.label.as_ref()?;
+                        let n = v.table.list().len();
+                        Some(format!(
+                            "-l {}: {n} {} ({})",
+                            lf.text,
+                            if n == 1 { "match" } else { "matches" },
+                            if lf.from_index { "label index" } else { "scan" }
+                        ))
+                    });
+                    if let Some(m) = msg {
+                        self.info(m);
+                    }
+                    Mode::Normal
+                } else {
+                    // Keep the picker open with the error inline.
+                    p.error = self.message.take().map(|(m, _)| m);
+                    Mode::Labels(p)
+                }
+            }
+            _ => {
+                let before = p.input.value().to_string();
+                p.input.handle_event(&Event::Key(key));
+                p.error = None;
+                if p.input.value() != before {
+                    // The list is re-ranked for the new term: highlight its best match.
+                    p.selected = 0;
+                }
+                refresh_picker(&mut p);
+                Mode::Labels(p)
+            }
+        }
+    }
+}
+
+/// The comma-separated term being typed (the last one).
+fn current_term(text: &str) -> &str {
+    text.rsplit(',').next().unwrap_or("").trim()
+}
+
+fn refresh_picker(p: &mut LabelPicker) {
+    let term = current_term(p.input.value()).to_string();
+    p.shown = p
+        .all
+        .iter()
+        .enumerate()
+        .filter(|(_, (v, _))| term.is_empty() || v.contains(term.as_str()))
+        .map(|(i, _)| i)
+        .collect();
+    // Best match first: the exact value, then values starting with the term, then the rest.
+    let all = &p.all;
+    p.shown.sort_by_key(|i| {
+        let v = all.get(*i).map(|(v, _)| v.as_str()).unwrap_or("");
+        (v != term, !v.starts_with(term.as_str()))
+    });
+    p.selected = p.selected.min(p.shown.len().saturating_sub(1));
+}
+
+/// Replace the term being typed with the highlighted picker value.
+fn complete_picker(p: &mut LabelPicker) {
+    let Some((val, _)) = p.shown.get(p.selected).and_then(|i| p.all.get(*i)) else {
+        return;
+    };
+    let text = p.input.value();
+    let prefix = match text.rfind(',') {
+        Some(i) => format!("{},", &text[..i]),
+        None => String::new(),
+    };
+    p.input = Input::new(format!("{prefix}{val}"));
+    refresh_picker(p);
+}
+
+pub(crate) fn render_picker(
+    p: &LabelPicker,
+    view: Option<&ResourceView>,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let r = centered(area, 64, area.height.saturating_sub(4).clamp(8, 20));
+    Clear.render(r, buf);
+    let source = if view.is_some_and(|v| v.store.is_some()) {
+        "label index"
+    } else {
+        "rows (index not attached)"
+    };
+    let block = Block::bordered()
+        .border_style(Style::default().fg(Color::Yellow))
+        .title(
+            Line::styled(
+                " Label filter ",
+                Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+            )
+            .centered(),
+        )
+        .title_bottom(Line::from(" ↑↓ choose  tab complete  enter apply  esc cancel ").centered());
+    let inner = block.inner(r);
+    block.render(r, buf);
+    let [input_area, err_area, list_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
+    Paragraph::new(Line::from(vec![
+        Span::styled("> ", Style::default().fg(DIM)),
+        Span::styled(p.input.value(), Style::default().fg(Color::White)),
+        Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
+    ]))
+    .render(input_area, buf);
+    let info = match &p.error {
+        Some(e) => Line::styled(
+            truncate(e, inner.width as usize).into_owned(),
+            Style::default().fg(Color::Red),
+        ),
+        None => Line::styled(
+            format!(
+                "{} {} from the {source}",
+                p.shown.len(),
+                if p.shown.len() == 1 {
+                    "value"
+                } else {
+                    "values"
+                }
+            ),
+            Style::default().fg(DIM),
+        ),
+    };
+    Paragraph::new(info).render(err_area, buf);
+    let h = list_area.height as usize;
+    let start = p.selected.saturating_sub(h.saturating_sub(1));
+    let lines: Vec<Line> = p
+        .shown
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(h)
+        .filter_map(|(i, idx)| {
+            let (val, n) = p.all.get(*idx)?;
+            let style = if i == p.selected {
+                Style::default().fg(Color::Black).bg(Color::Cyan)
+            } else {
+                Style::default().fg(Color::Cyan)
+            };
+            let w = list_area.width.saturating_sub(10) as usize;
+            Some(Line::styled(
+                format!(" {:<w$} {:>7}", truncate(val, w), n),
+                style,
+            ))
+        })
+        .collect();
+    Paragraph::new(lines).render(list_area, buf);
+}

@@ -1,0 +1,120 @@
+//! The screens of the navigation stack and the dialogs over them, one component per file.
+//!
+//! A screen's file holds its state (the [`Screen`] variant's payload, or the [`Mode`] variant's
+//! for a dialog), its key handling (`on_*_key`, `nav_*`, as `impl App` blocks: a screen reads
+//! and writes the shared parts of [`App`] — views, informer rows, the event ring, the footer
+//! message) and its drawing (a pure function of `&App`). This module routes: [`on_key`] and
+//! [`nav`] send a key to the screen on top, [`draw`], [`header_lines`] and [`hints`] ask it how
+//! to look.
+//!
+//! - [`table`]: a resource table (the informer-fed rows), its filters, sort and drill-down.
+//! - [`text`]: YAML / describe of one object.
+//! - [`events`]: the DeltaFIFO event log, full screen and as the pane under a table.
+//! - [`informers`]: the informer panel.
+//! - [`help`], [`confirm`], [`labels`]: dialogs (key help, confirm delete, label picker).
+
+pub mod confirm;
+pub mod events;
+pub mod help;
+pub mod informers;
+pub mod labels;
+pub mod table;
+pub mod text;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::action::{Effect, ViewId};
+use super::app::{App, Mode};
+use super::keys::KeyAction;
+use text::TextView;
+
+/// One screen of the navigation stack.
+#[derive(Debug, Clone)]
+pub enum Screen {
+    Table(ViewId),
+    Events,
+    Informers,
+    Text(TextView),
+}
+
+/// A key that is not global (quit, help, command line, back, moves, the event pane): the screen
+/// on top takes it first; what it does not take goes to the resource table under it (sorting,
+/// filtering, YAML of the selection), then to the event pane.
+pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
+    let taken = match app.current_screen() {
+        Some(Screen::Text(_)) => app.on_text_key(action),
+        Some(Screen::Events) => app.on_events_key(action),
+        Some(Screen::Informers) => app.on_informers_key(action, fx),
+        Some(Screen::Table(_)) | None => false,
+    };
+    if !taken && !app.on_table_key(action, fx) {
+        app.on_events_key(action);
+    }
+}
+
+/// Up, down, page, top, bottom (`n` rows) on the screen on top.
+pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
+    match app.current_screen() {
+        Some(Screen::Text(_)) => app.nav_text(action, n),
+        Some(Screen::Events) => app.nav_events(action, n),
+        Some(Screen::Informers) => app.nav_informers(action, n),
+        Some(Screen::Table(id)) => {
+            let id = *id;
+            app.nav_table(id, action, n);
+        }
+        None => {}
+    }
+}
+
+/// Draw the screen on top into the body area.
+pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buffer) {
+    match screen {
+        Some(Screen::Table(id)) => match app.views.get(id) {
+            Some(v) => app.render_table(v, area, buf),
+            None => Paragraph::new("view closed").render(area, buf),
+        },
+        Some(Screen::Events) => events::render_events(&app.events, app.now_ms, area, buf, true),
+        Some(Screen::Informers) => app.render_informers(area, buf),
+        Some(Screen::Text(t)) => text::render_text(t, area, buf),
+        None => Paragraph::new("starting…").render(area, buf),
+    }
+}
+
+/// Draw the dialog the mode has open, over everything.
+pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
+    match &app.mode {
+        Mode::Help { scroll } => app.render_help(*scroll, area, buf),
+        Mode::Confirm(c) => confirm::render_confirm(c, area, buf),
+        Mode::Labels(p) => labels::render_picker(p, app.current_view(), area, buf),
+        _ => {}
+    }
+}
+
+/// Header lines 2 and 3 of a screen that describes itself there; `None`: the informer and
+/// filter lines of the current resource table.
+pub(crate) fn header_lines<'a>(
+    app: &'a App,
+    screen: Option<&Screen>,
+    label: Style,
+    value: Style,
+) -> Option<[Line<'a>; 2]> {
+    match screen {
+        Some(Screen::Events) => Some(app.events_header(label, value)),
+        Some(Screen::Informers) => Some(app.informers_header(label, value)),
+        _ => None,
+    }
+}
+
+/// The footer's key hints for a screen; `None`: the key map's hinted bindings.
+pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
+    match screen {
+        Some(Screen::Events) => Some(events::HINTS.to_vec()),
+        Some(Screen::Text(t)) => Some(text::hints(t)),
+        Some(Screen::Informers) => Some(informers::HINTS.to_vec()),
+        _ => None,
+    }
+}
