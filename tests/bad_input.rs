@@ -17,11 +17,20 @@ struct Outcome {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Outcome {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+    run_with_kubeconfig_env(dir, args, None)
+}
+
+/// `kubeconfig_env`: the value of `$KUBECONFIG` (`None`: unset).
+fn run_with_kubeconfig_env(dir: &Path, args: &[&str], kubeconfig_env: Option<&str>) -> Outcome {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kinformer"));
+    match kubeconfig_env {
+        Some(v) => command.env("KUBECONFIG", v),
+        None => command.env_remove("KUBECONFIG"),
+    };
+    let mut child = command
         .args(args)
         .arg("--log-file")
         .arg(dir.join("kinformer.log"))
-        .env_remove("KUBECONFIG")
         .env("HOME", dir)
         .env("RUST_BACKTRACE", "1")
         .env("RUST_LOG", "debug")
@@ -192,4 +201,66 @@ fn kubeconfig_pointing_at_a_closed_port_is_one_line_without_the_token() {
         !log.contains("kinformer-bad-input-secret-token"),
         "token leaked into the log: {log}"
     );
+}
+
+/// Issue 11: no kubeconfig anywhere is one clean sentence naming where we looked and pointing a
+/// newcomer at --kubeconfig and --demo (no `kubeconfig : failed to read kubeconfig from
+/// '"/x/.kube/config"'`); an empty $KUBECONFIG counts as unset, as kubectl does.
+#[test]
+fn missing_default_kubeconfig_says_where_it_looked_and_suggests_demo() {
+    let dir = tempfile::tempdir().unwrap();
+    let default = dir.path().join(".kube").join("config");
+    for env in [None, Some("")] {
+        let o = run_with_kubeconfig_env(dir.path(), &[], env);
+        let line = assert_one_clear_line(&o, &default.display().to_string());
+        assert!(
+            line.contains("--demo") && line.contains("--kubeconfig"),
+            "{line}"
+        );
+        assert!(!line.contains("'\""), "no debug-quoted path: {line}");
+        assert!(!line.contains("kubeconfig :"), "no empty path: {line}");
+        assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
+    }
+}
+
+/// Files listed in $KUBECONFIG that do not exist are skipped (kubectl); none existing is one line.
+#[test]
+fn kubeconfig_env_naming_only_missing_files_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("gone.yaml");
+    let o = run_with_kubeconfig_env(dir.path(), &[], Some(missing.to_str().unwrap()));
+    let line = assert_one_clear_line(&o, "gone.yaml");
+    assert!(
+        line.contains("$KUBECONFIG") && line.contains("--demo"),
+        "{line}"
+    );
+    assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
+
+    // One missing, one present (with an unknown context asked for): the present one is read.
+    let present = dir.path().join("kc.yaml");
+    std::fs::write(&present, GOOD_KUBECONFIG.replace("PORT", "1")).unwrap();
+    let list = format!("{}:{}", missing.display(), present.display());
+    let o = run_with_kubeconfig_env(dir.path(), &["--context", "nope"], Some(&list));
+    let line = assert_one_clear_line(&o, "nope");
+    assert!(line.contains("ctx-one"), "{line}");
+    assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
+}
+
+/// A context whose cluster is not defined names the context and the cluster in plain words.
+#[test]
+fn context_with_an_undefined_cluster_is_one_plain_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kc.yaml");
+    std::fs::write(
+        &path,
+        GOOD_KUBECONFIG
+            .replace("PORT", "1")
+            .replace("    cluster: c1\n", "    cluster: no-such-cluster\n"),
+    )
+    .unwrap();
+    let o = run(dir.path(), &["--kubeconfig", path.to_str().unwrap()]);
+    let line = assert_one_clear_line(&o, "no-such-cluster");
+    assert!(line.contains("ctx-one"), "{line}");
+    assert!(!line.contains("failed to"), "plain words: {line}");
+    assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
 }

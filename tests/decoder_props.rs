@@ -266,7 +266,7 @@ proptest! {
     #[test]
     fn equality_label_selectors_of_valid_keys_and_values_parse(
         reqs in prop::collection::vec(
-            ("[a-z]([a-z0-9-]{0,10}[a-z0-9])?", prop::sample::select(vec!["=", "==", "!="]), "([A-Za-z0-9]([A-Za-z0-9_.-]{0,10}[A-Za-z0-9])?)?"),
+            ("[a-z]([a-z0-9-]{0,10}[a-z0-9])?".prop_filter("`in` and `notin` are operators, not keys (apimachinery's lexer)", |k| k != "in" && k != "notin"), prop::sample::select(vec!["=", "==", "!="]), "([A-Za-z0-9]([A-Za-z0-9_.-]{0,10}[A-Za-z0-9])?)?"),
             1..5,
         )
     ) {

@@ -176,9 +176,10 @@ async fn prefetched_next_page_is_used_only_for_the_request_it_answers() {
             .map(|c| c.metadata.name.clone().unwrap_or_default())
             .collect()
     };
+    // A consistent read (RV ""): paged by the server (at RV "0" a watch cache ignores `limit`).
     let first = ListOptions {
         limit: Some(10),
-        resource_version: Some("0".into()),
+        resource_version: Some(String::new()),
         ..ListOptions::default()
     };
     // Walk the pages as the reflector's pager does: every page once, in order.

@@ -100,6 +100,9 @@ struct State {
     history: VecDeque<Arc<Event>>,
     /// Every event with `rv > compacted` is in `history`.
     compacted: u64,
+    /// The RV the API server's watch cache started at (its last restart): watches from an older
+    /// RV get 410 although etcd still has the history, as a restarted kube-apiserver answers.
+    watch_cache_since: u64,
 }
 
 /// Which state a list reads.
@@ -391,6 +394,7 @@ impl DemoCluster {
                 objects: RESOURCES.iter().map(|_| BTreeMap::new()).collect(),
                 history: VecDeque::new(),
                 compacted: 0,
+                watch_cache_since: 0,
             }),
             history_limit: history_limit.max(1),
             events,
@@ -410,6 +414,19 @@ impl DemoCluster {
             tracing::warn!(error = %e, "cannot create the demo CRD");
         }
         cluster
+    }
+
+    /// An API server restart: the store (etcd) is kept, the watch cache starts over at the
+    /// current revision, so watches from older RVs get 410 (exact lists at older RVs still work
+    /// until compaction).
+    pub fn restart_watch_cache(&self) {
+        let mut st = self.state.lock();
+        st.watch_cache_since = st.rv;
+    }
+
+    /// The RV the watch cache started at (see [`Self::restart_watch_cache`]).
+    pub fn watch_cache_resource_version(&self) -> u64 {
+        self.state.lock().watch_cache_since
     }
 
     /// The latest committed resourceVersion.
@@ -1081,6 +1098,13 @@ impl DemoCluster {
                 return Err(StatusError::expired(format!(
                     "too old resource version: {from} ({})",
                     st.compacted
+                )));
+            }
+            if from < st.watch_cache_since {
+                // The watch cache holds no events before its start.
+                return Err(StatusError::expired(format!(
+                    "too old resource version: {from} ({})",
+                    st.watch_cache_since
                 )));
             }
             let first = st.history.partition_point(|e| e.rv <= from);

@@ -226,6 +226,16 @@ pub const RESOURCES: &[ResourceInfo] = &[
         NONE,
         &[],
     ),
+    r(
+        "policy",
+        "poddisruptionbudgets",
+        "PodDisruptionBudget",
+        "poddisruptionbudget",
+        true,
+        &["pdb"],
+        NONE,
+        &[],
+    ),
 ];
 
 /// Index of a resource in [`RESOURCES`].
@@ -304,6 +314,18 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
                 "version": "v1",
                 "kind": "Scale",
                 "verbs": ["get", "patch", "update"],
+            }));
+        }
+        if r.id.plural == "pods" {
+            // What `kubectl drain` looks up to use the Eviction API (policy/v1).
+            resources.push(json!({
+                "name": "pods/eviction",
+                "singularName": "",
+                "namespaced": true,
+                "group": "policy",
+                "version": "v1",
+                "kind": "Eviction",
+                "verbs": ["create"],
             }));
         }
         if r.status_subresource {

@@ -10,8 +10,9 @@
 //! Invariants (kept on the fields of `State`, as client-go documents them):
 //! - a key is in `queue` iff it is in `items`, and `queue` never holds a key twice;
 //! - `items` never holds an empty `Deltas`;
-//! - two consecutive `Deleted` deltas for a key are collapsed into one, keeping the one that is
-//!   not a [`DeletedFinalStateUnknown`] tombstone (the one that carries the real final state);
+//! - two consecutive `Deleted` deltas for a key are collapsed into one: the older one, unless the
+//!   older one is a [`DeletedFinalStateUnknown`] tombstone and so carries no real final state
+//!   (client-go's `isDeletionDup`);
 //! - `delete` of a key that is neither queued nor known is dropped (it was already reported,
 //!   presumably by a relist);
 //! - `replace` queues `Replaced` for every listed object and a `Deleted` tombstone for every key
@@ -279,11 +280,12 @@ fn dedup_last_two<K>(deltas: &mut Deltas<K>) {
     if deltas[n - 1].kind != DeltaType::Deleted || deltas[n - 2].kind != DeltaType::Deleted {
         return;
     }
-    // Keep the newer one unless it is a tombstone (then the older one has the real state).
+    // Keep the older one unless it is a tombstone (client-go's `isDeletionDup`): the first real
+    // deletion reported is the object's final state; a tombstone only stands in for one.
     let Some(newest) = deltas.pop() else {
         return;
     };
-    if !newest.object.is_tombstone() {
+    if deltas[n - 2].object.is_tombstone() {
         deltas[n - 2] = newest;
     }
 }
@@ -368,9 +370,12 @@ impl<K: Object> DeltaFifo<K> {
 
     /// Requeue deltas returned by a failed `process`, unless newer deltas for the key have been
     /// queued meanwhile (those are newer and win). client-go's `AddIfNotPresent`.
+    /// An empty `deltas` is refused with [`Error::ZeroLengthDeltas`] (client-go's
+    /// `ErrZeroLengthDeltasObject`): it names no key and would break "`items` never holds an empty
+    /// `Deltas`".
     pub fn add_if_not_present(&self, deltas: Deltas<K>) -> Result<(), Error> {
         if deltas.is_empty() {
-            return Ok(());
+            return Err(Error::ZeroLengthDeltas);
         }
         let key = deltas_key(&deltas)?;
         {

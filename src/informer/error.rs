@@ -48,6 +48,10 @@ pub enum Error {
     /// The named index does not exist.
     #[error("index {0:?} does not exist")]
     IndexNotFound(String),
+    /// An empty list of deltas was given where one with at least one delta is needed (client-go's
+    /// `ErrZeroLengthDeltasObject`).
+    #[error("0 length Deltas object; can't get key")]
+    ZeroLengthDeltas,
     /// The queue or informer was shut down.
     #[error("closed")]
     Closed,

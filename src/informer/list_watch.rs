@@ -53,6 +53,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{Notify, mpsc};
 
 use super::decode::ObjectMask;
+use super::list_body::{JsonListDecoder, ListBodyDecoder};
 use super::{Error, Object};
 
 /// Parameters of one list request (a subset of `metav1.ListOptions`).
@@ -124,6 +125,25 @@ pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>, Error>>;
 pub trait ListerWatcher<K: Object>: Send + Sync {
     /// List one page.
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>>;
+    /// List one page, handing each item to `sink` as soon as it is decoded; the page returned has
+    /// no items. [`KubeListerWatcher`] decodes the body as it streams in (see
+    /// [`super::list_body`]), so a whole-list body is never held; the default lists, then hands
+    /// the items over.
+    fn list_each<'a>(
+        &'a self,
+        opts: &ListOptions,
+        sink: &'a mut (dyn FnMut(K) + Send),
+    ) -> BoxFuture<'a, Result<ListPage<K>, Error>> {
+        let list = self.list(opts);
+        async move {
+            let mut page = list.await?;
+            for obj in std::mem::take(&mut page.items) {
+                sink(obj);
+            }
+            Ok(page)
+        }
+        .boxed()
+    }
     /// Open a watch.
     fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>>;
 }
@@ -425,7 +445,7 @@ pub fn decode_watch_line_with<K>(
 
 /// Names a malformed object for the log by kind and key only: its content (a Secret's data, say)
 /// never reaches the log.
-fn identify(raw: &str) -> String {
+pub(crate) fn identify(raw: &str) -> String {
     #[derive(serde::Deserialize)]
     struct Meta {
         name: Option<String>,
@@ -606,11 +626,60 @@ impl<K> KubeListerWatcher<K> {
     }
 }
 
+impl<K> KubeListerWatcher<K> {
+    /// Request the page after `token` now, so that it travels while the current page is decoded.
+    /// Its URL is the one the reflector's pager asks next (same options, the new token, no
+    /// resourceVersion); a `list` call for any other URL discards it.
+    async fn start_prefetch(&self, opts: &ListOptions, token: String) -> Result<(), Error> {
+        let next = ListOptions {
+            continue_token: Some(token),
+            resource_version: None,
+            resource_version_match: None,
+            ..opts.clone()
+        };
+        let next_url = list_url(&self.path, &next);
+        let req = self.get(next_url.clone(), false)?;
+        let client = self.client.clone();
+        let task =
+            tokio::spawn(async move { client.request_text(req).await.map_err(map_kube_error) });
+        if let Some(old) = self.prefetch.lock().replace(Prefetch {
+            url: next_url,
+            task,
+        }) {
+            old.task.abort();
+        }
+        // Let the request go out: a task spawned from a task sits in this worker's LIFO slot,
+        // which other workers cannot steal, until this task yields.
+        tokio::task::yield_now().await;
+        Ok(())
+    }
+}
+
 impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
+        let opts = opts.clone();
+        async move {
+            let mut items = Vec::new();
+            let mut page = self.list_each(&opts, &mut |obj| items.push(obj)).await?;
+            page.items = items;
+            Ok(page)
+        }
+        .boxed()
+    }
+
+    fn list_each<'a>(
+        &'a self,
+        opts: &ListOptions,
+        sink: &'a mut (dyn FnMut(K) + Send),
+    ) -> BoxFuture<'a, Result<ListPage<K>, Error>> {
         let url = list_url(&self.path, opts);
         let opts = opts.clone();
         async move {
+            let decode: ObjectDecoder<K> = self
+                .decode
+                .clone()
+                .unwrap_or_else(|| Arc::new(serde_decode::<K>));
+            let mut decoder = JsonListDecoder::new(decode);
             let pending = self.prefetch.lock().take();
             let prefetched = match pending {
                 Some(p) if p.url == url => p.task.await.ok(),
@@ -620,46 +689,58 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                 }
                 None => None,
             };
-            let body = match prefetched {
-                Some(result) => result?,
-                None => {
-                    let req = self.get(url, false)?;
-                    self.client
-                        .request_text(req)
-                        .await
-                        .map_err(map_kube_error)?
+            match prefetched {
+                Some(body) => {
+                    // A page requested ahead (bounded by `limit`): ask for the next one, then
+                    // decode this one.
+                    let body = body?;
+                    if let Some(token) = peek_continue(&body) {
+                        self.start_prefetch(&opts, token).await?;
+                    }
+                    decoder.feed(body.as_bytes(), sink)?;
                 }
-            };
-            // A paged list: ask for the next page now, so that it travels while this one is
-            // decoded (and the caller files its objects). The URL is the one the reflector's
-            // pager asks next (same options, the new token, no resourceVersion); any other
-            // request discards it.
-            if let Some(token) = peek_continue(&body) {
-                let next = ListOptions {
-                    continue_token: Some(token),
-                    resource_version: None,
-                    resource_version_match: None,
-                    ..opts
-                };
-                let next_url = list_url(&self.path, &next);
-                let req = self.get(next_url.clone(), false)?;
-                let client = self.client.clone();
-                let task =
-                    tokio::spawn(
-                        async move { client.request_text(req).await.map_err(map_kube_error) },
-                    );
-                *self.prefetch.lock() = Some(Prefetch {
-                    url: next_url,
-                    task,
-                });
-                // Let the request go out before decoding: a task spawned from a task sits in this
-                // worker's LIFO slot, which other workers cannot steal, until this task yields.
-                tokio::task::yield_now().await;
+                None => {
+                    // Decode the body as it arrives: a list answered whole by a watch cache is
+                    // never held whole.
+                    let req = self.get(url, false)?;
+                    let reader = self
+                        .client
+                        .request_stream(req)
+                        .await
+                        .map_err(map_kube_error)?;
+                    let mut reader = std::pin::pin!(reader);
+                    let mut prefetching = false;
+                    loop {
+                        let chunk = reader
+                            .fill_buf()
+                            .await
+                            .map_err(|e| Error::Connect(format!("list body: {e}")))?;
+                        if chunk.is_empty() {
+                            break;
+                        }
+                        let n = chunk.len();
+                        decoder.feed(chunk, sink)?;
+                        reader.consume_unpin(n);
+                        if !prefetching
+                            && let Some(token) = decoder
+                                .meta()
+                                .and_then(|m| m.continue_token.clone())
+                                .filter(|t| !t.is_empty())
+                        {
+                            prefetching = true;
+                            self.start_prefetch(&opts, token).await?;
+                        }
+                    }
+                }
             }
-            match &self.decode {
-                Some(decode) => decode_list_page_with(&body, |json| decode(json)),
-                None => decode_list_page::<K>(&body),
-            }
+            let (meta, malformed) = decoder.finish()?;
+            Ok(ListPage {
+                items: Vec::new(),
+                resource_version: meta.resource_version.unwrap_or_default(),
+                continue_token: meta.continue_token.filter(|c| !c.is_empty()),
+                remaining_item_count: meta.remaining_item_count,
+                malformed,
+            })
         }
         .boxed()
     }

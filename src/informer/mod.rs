@@ -12,6 +12,7 @@ pub mod delta_fifo;
 pub mod error;
 pub mod factory;
 pub mod index;
+pub mod list_body;
 pub mod list_watch;
 pub mod reflector;
 pub mod shared_informer;

@@ -14,12 +14,23 @@
 //! - the first list asks for RV "0" (any, served from the watch cache); later relists ask for the
 //!   last synced RV; after the server says that RV is expired or too large, exactly one consistent
 //!   list (RV "") follows at once, and a successful list clears that condition;
+//! - a list at RV "" or "0" sends `limit=page_size`; a relist at a specific RV sends no `limit`
+//!   (so the watch cache answers it with data at least as new, where a limit would make it an
+//!   exact read of that RV from etcd) unless the server paged the first list (`paginated_result`:
+//!   no watch cache);
+//! - after a watch is refused as too old at RV X, a list (or streaming list) whose RV is not newer
+//!   than X is never applied: a consistent read replaces it, so no sequence of answers makes the
+//!   reflector relist and re-watch one RV forever;
+//! - list bodies are decoded as they stream in ([`ListerWatcher::list_each`]); each item is
+//!   prepared as soon as it is decoded, so only prepared objects accumulate;
 //! - a page list whose `continue` token expired restarts once as a single unpaged list at the
 //!   original RV (the pager's `FullListIfExpired`), so a list never mixes two snapshots;
 //! - a watch always starts from `last_sync_resource_version` with bookmarks allowed and a timeout
 //!   drawn from `[min_watch_timeout, 2 × min_watch_timeout)`;
 //! - a normal watch close re-watches without relisting and without backoff, unless it was a
 //!   "very short watch" (under one second and nothing received), which is an error;
+//! - a failed resync of the store ends the watch: relist after the backoff (client-go's
+//!   `startResync` error path);
 //! - every failure other than an expired list RV waits out the backoff before the next request;
 //!   the backoff grows 800 ms × 2ⁿ up to 30 s, with jitter, and starts over after 2 minutes
 //!   without a backoff;
@@ -29,21 +40,34 @@
 //!   and the RV are updated in place on every event, read them with `borrow()`.
 //!
 //! # Where this differs from client-go, and why
-//! - **Relists stay paged.** client-go turns paging off for relists at a specific RV (so the
-//!   watch cache can serve them) unless the server paged the first list. We always send
-//!   `limit=page_size`: an unpaged relist of a 150k-pod fleet is a response body of a gigabyte
-//!   held at once, against the memory budget (peak ≤ 1.5× steady state). Current API servers serve
-//!   paged lists from the watch cache as well.
+//! - **Streaming lists are the default** (`use_streaming_list`), as client-go's WatchList since
+//!   1.35; paged lists are the fallback.
 //! - **5xx on a watch request re-watches** after the backoff, like connection refused and 429;
 //!   client-go relists. An API server restarting (503) does not invalidate our RV.
 //! - **A refused streaming list is not retried** for the rest of the reflector's life (client-go
 //!   tries again at every `ListAndWatch`): the server will not learn the feature meanwhile, and each
-//!   attempt costs a request. Transient failures (connect, 429, 5xx, expired RV) do retry it.
+//!   attempt costs a request. Transient failures (connect, 429, 5xx, expired RV) do retry it; a
+//!   500 naming RequestWatchProgress (an etcd without progress notifications) is a refusal.
+//!   [`ReflectorStatus::list_mode`] says which mode is in use.
+//! - **A list no newer than an expired watch RV is replaced by a consistent read.** client-go
+//!   applies it and relies on the watch cache answering "at least as new"; a server that answers
+//!   an old state (an exact read, a paging server without a watch cache) would make it relist the
+//!   same RV forever.
 //!   A server that silently ignores `sendInitialEvents` is detected when that watch ends without
 //!   the initial-events-end bookmark (at the latest after its timeout); the events received so
 //!   far are discarded, never half-applied.
 //! - **Transport errors in the middle of a watch** (connection reset) count as a close, subject to
 //!   the very-short-watch rule, as client-go's probable-EOF handling; other stream failures relist.
+//! - **5xx in an ERROR event inside an open watch** (etcd "no leader" as a 500) re-watches from the
+//!   last synced RV after the backoff; client-go relists unless `MaxInternalErrorRetryDuration`
+//!   is set (kube-apiserver's own watch cache sets it to 30 s for this case). 429 in an ERROR
+//!   event re-watches after the backoff as in client-go; 410 and "too large resource version"
+//!   relist; any other code (403, 404, 401...) relists after the backoff as in client-go.
+//! - **`min_watch_timeout` is not clamped.** client-go never asks for watch timeouts under its
+//!   5-minute minimum (`MinWatchTimeout` below that is ignored). We honour the configured value,
+//!   default 5 minutes: the chaos tests set seconds so that watches time out and re-open many
+//!   times per run against the demo server, which is how the re-watch path gets exercised.
+//!   Against a shared API server keep the default.
 //! - **kube's client-side retry** of 429/503/504 is turned off by
 //!   [`client_for_informers`](super::list_watch::client_for_informers), so those answers reach the
 //!   reflector at once (a "Too large resource version" 504 must trigger the consistent relist).
@@ -71,7 +95,11 @@
 //! lw.push_watch(WatchScript::new().then_hang());
 //!
 //! let fifo = Arc::new(DeltaFifo::new(DeltaFifoOptions::default()));
-//! let config = ReflectorConfig { kind: "v1/ConfigMap".into(), ..ReflectorConfig::default() };
+//! let config = ReflectorConfig {
+//!     kind: "v1/ConfigMap".into(),
+//!     use_streaming_list: false, // a list, then a watch
+//!     ..ReflectorConfig::default()
+//! };
 //! let reflector = Reflector::new(lw.clone(), fifo.clone(), config);
 //! let mut status = reflector.status();
 //! let cancel = CancellationToken::new();
@@ -177,7 +205,7 @@ pub struct ReflectorConfig {
     /// Page size of paged lists (`limit`); 0 lists unpaged. Default 500.
     pub page_size: u32,
     /// Try a streaming list (`sendInitialEvents=true`) instead of a paged list; falls back to the
-    /// paged list if the server refuses it.
+    /// paged list if the server refuses it. Default on, as client-go's WatchList since 1.35.
     pub use_streaming_list: bool,
     pub label_selector: Option<String>,
     pub field_selector: Option<String>,
@@ -186,6 +214,8 @@ pub struct ReflectorConfig {
     /// Asked at every resync tick; resync happens only if it answers true (or is `None`).
     pub should_resync: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
     /// Watch timeouts are drawn from `[min_watch_timeout, 2 × min_watch_timeout)`. Default 5 min.
+    /// Honoured as given, unlike client-go, which raises anything below 5 min to 5 min (see the
+    /// module docs); do not set it lower against a shared API server.
     pub min_watch_timeout: Duration,
     pub backoff: BackoffConfig,
     /// A watch that ends sooner than this having received nothing is an error. Default 1 s.
@@ -197,7 +227,7 @@ impl Default for ReflectorConfig {
         Self {
             kind: String::new(),
             page_size: 500,
-            use_streaming_list: false,
+            use_streaming_list: true,
             label_selector: None,
             field_selector: None,
             resync_period: None,
@@ -239,10 +269,35 @@ pub enum ReflectorState {
     Stopped,
 }
 
+/// How a reflector lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListMode {
+    /// Streaming lists (WatchList: `sendInitialEvents=true`), the default.
+    #[default]
+    Streaming,
+    /// Lists, paged where the server pages (configured so).
+    Paged,
+    /// Lists, because the server refused streaming lists.
+    PagedAfterRefusal,
+}
+
+impl ListMode {
+    /// Short text for the informer panel.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ListMode::Streaming => "stream",
+            ListMode::Paged => "list",
+            ListMode::PagedAfterRefusal => "fallback",
+        }
+    }
+}
+
 /// A snapshot of a reflector's progress, published on a `tokio::sync::watch` channel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReflectorStatus {
     pub state: ReflectorState,
+    /// How this reflector lists (streaming, or lists and why).
+    pub list_mode: ListMode,
     /// The RV the store is in sync with ("" before the first list completes).
     pub last_sync_resource_version: String,
     /// Completed lists (paged or streaming), the first one included.
@@ -263,6 +318,7 @@ impl Default for ReflectorStatus {
     fn default() -> Self {
         Self {
             state: ReflectorState::Stopped,
+            list_mode: ListMode::default(),
             last_sync_resource_version: String::new(),
             lists: 0,
             relists: 0,
@@ -308,6 +364,17 @@ pub struct Reflector<K: Object> {
     rv_unavailable: bool,
     /// The server refused a streaming list; use paged lists from now on.
     streaming_refused: bool,
+    /// client-go's `paginatedResult`: the first list (RV "0") came back in pages, so this server
+    /// honours `limit` without a watch cache; relists stay paged. When false, relists at a
+    /// specific RV are sent without `limit`, so the watch cache answers them with data at least
+    /// as new as that RV (with a limit and no `resourceVersionMatch` the server would read that
+    /// exact, possibly old, RV from etcd).
+    paginated_result: bool,
+    /// The RV a watch was just refused from as too old (410); cleared by the next completed
+    /// list. A list whose RV is not newer than this would lead to the same 410 again: it is
+    /// followed at once by a consistent read instead, so no answer can make us relist one RV
+    /// forever.
+    expired_watch_rv: Option<String>,
     backoff: Backoff,
     /// When the next resync is due (only while watching).
     next_resync: Option<Instant>,
@@ -320,7 +387,14 @@ impl<K: Object> Reflector<K> {
         store: Arc<dyn ReflectorStore<K>>,
         config: ReflectorConfig,
     ) -> Self {
-        let (status, _) = watch::channel(ReflectorStatus::default());
+        let (status, _) = watch::channel(ReflectorStatus {
+            list_mode: if config.use_streaming_list {
+                ListMode::Streaming
+            } else {
+                ListMode::Paged
+            },
+            ..ReflectorStatus::default()
+        });
         Self {
             lw,
             store,
@@ -330,6 +404,8 @@ impl<K: Object> Reflector<K> {
             last_sync_rv: String::new(),
             rv_unavailable: false,
             streaming_refused: false,
+            paginated_result: false,
+            expired_watch_rv: None,
             next_resync: None,
         }
     }
@@ -383,6 +459,24 @@ impl<K: Object> Reflector<K> {
         }
     }
 
+    /// The `limit` of a list at `rv` (client-go's choice of the pager's page size in `list`).
+    fn list_limit(&self, rv: &str) -> Option<u32> {
+        if self.config.page_size == 0 {
+            return None;
+        }
+        if rv.is_empty() || rv == "0" || self.paginated_result {
+            // "" is a consistent read (etcd, paged); a watch cache ignores `limit` at "0", and a
+            // server without one (paginated_result) pages anything.
+            return Some(self.config.page_size);
+        }
+        // A specific RV with a limit and no resourceVersionMatch is an exact read from etcd: the
+        // state at that RV, however old (and a thundering herd on etcd after an API server
+        // restart). Without a limit the watch cache answers with data at least as new.
+        None
+    }
+
+    /// A timeout in `[min_watch_timeout, 2 × min_watch_timeout)`; `min_watch_timeout` is used as
+    /// given, also below 5 minutes (see the module docs).
     fn watch_timeout_seconds(&self) -> u32 {
         let secs = self.config.min_watch_timeout.as_secs_f64() * (1.0 + rand::random::<f64>());
         secs.clamp(1.0, f64::from(u32::MAX)) as u32
@@ -495,6 +589,8 @@ impl<K: Object> Reflector<K> {
                             "server refused the streaming list; falling back to paged lists");
                         self.record_error(&err);
                         self.streaming_refused = true;
+                        self.status
+                            .send_modify(|s| s.list_mode = ListMode::PagedAfterRefusal);
                         // Relist with a paged list at once: making progress beats waiting.
                         State::List {
                             why: "streaming list refused",
@@ -523,14 +619,37 @@ impl<K: Object> Reflector<K> {
         let rv = self.relist_resource_version();
         let started = Instant::now();
         let (items, list_rv) = match self.list_pages(&rv).await {
-            Ok(done) => done,
+            Ok((items, list_rv, paged)) => {
+                if rv == "0" && paged {
+                    // client-go: the server paged an RV "0" list, so no watch cache answered it
+                    // (a watch cache ignores `limit` there); keep relists paged.
+                    self.paginated_result = true;
+                }
+                match self.expired_watch_rv.clone() {
+                    Some(expired) if !rv.is_empty() && !rv_is_newer(&list_rv, &expired) => {
+                        // The server answered with a state no newer than the RV the watch was
+                        // just refused from: watching from it would get the same 410, and
+                        // relisting would get the same answer. Only a consistent read (RV "")
+                        // is sure to be newer.
+                        tracing::info!(kind = %self.config.kind, rv = %rv, list_rv = %list_rv,
+                            expired = %expired,
+                            "list is not newer than the expired watch RV; relisting with a consistent read");
+                        drop(items);
+                        self.rv_unavailable = true;
+                        let (items, list_rv, _) = self.list_pages("").await?;
+                        (items, list_rv)
+                    }
+                    _ => (items, list_rv),
+                }
+            }
             Err(err) if err.is_expired() && !rv.is_empty() => {
                 // Relist once with RV "": the RV we asked for is compacted away, or this API
                 // server has not caught up with it; only a consistent read can succeed.
                 tracing::info!(kind = %self.config.kind, rv = %rv, error = %err,
                     "list RV unavailable; relisting with a consistent read");
                 self.rv_unavailable = true;
-                self.list_pages("").await?
+                let (items, list_rv, _) = self.list_pages("").await?;
+                (items, list_rv)
             }
             Err(err) => {
                 if err.is_expired() {
@@ -546,6 +665,7 @@ impl<K: Object> Reflector<K> {
             list_ms = listed.as_millis() as u64,
             replace_ms = (started.elapsed() - listed).as_millis() as u64, "listed");
         self.rv_unavailable = false;
+        self.expired_watch_rv = None;
         self.set_last_sync_rv(&list_rv);
         self.list_completed();
         Ok(())
@@ -554,19 +674,29 @@ impl<K: Object> Reflector<K> {
     /// All pages of one list (client-go's `ListPager` with `FullListIfExpired`). Objects are
     /// prepared page by page, so a page's decoded copies are dropped as soon as the store has
     /// matched them.
-    async fn list_pages(&mut self, rv: &str) -> Result<(Vec<Arc<K>>, String), Error> {
+    ///
+    /// Returns the items, the list's RV and whether the server paged it.
+    async fn list_pages(&mut self, rv: &str) -> Result<(Vec<Arc<K>>, String, bool), Error> {
         let first = ListOptions {
             label_selector: self.config.label_selector.clone(),
             field_selector: self.config.field_selector.clone(),
-            limit: (self.config.page_size > 0).then_some(self.config.page_size),
+            limit: self.list_limit(rv),
             continue_token: None,
             resource_version: Some(rv.to_string()),
             resource_version_match: None,
         };
         let mut opts = first.clone();
         let mut items: Vec<Arc<K>> = Vec::new();
+        let mut paged = false;
+        let store = Arc::clone(&self.store);
         loop {
-            let page = match self.lw.list(&opts).await {
+            // Items are prepared as the body is decoded: only the prepared (masked, pruned)
+            // objects accumulate, never the response body.
+            let listed = {
+                let mut sink = |obj: K| items.push(store.prepare(obj));
+                self.lw.list_each(&opts, &mut sink).await
+            };
+            let page = match listed {
                 Ok(page) => page,
                 Err(Error::Gone(msg)) if opts.continue_token.is_some() => {
                     // The continue token expired mid-list: the snapshot it pointed into is gone.
@@ -579,19 +709,19 @@ impl<K: Object> Reflector<K> {
                         limit: None,
                         ..first.clone()
                     };
-                    let page = self.lw.list(&full).await?;
+                    let page = {
+                        let mut sink = |obj: K| items.push(store.prepare(obj));
+                        self.lw.list_each(&full, &mut sink).await?
+                    };
                     self.count_malformed(page.malformed as u64);
-                    items.reserve(page.items.len());
-                    items.extend(page.items.into_iter().map(|o| self.store.prepare(o)));
-                    return Ok((items, page.resource_version));
+                    return Ok((items, page.resource_version, true));
                 }
                 Err(err) => return Err(err),
             };
             self.count_malformed(page.malformed as u64);
-            items.reserve(page.items.len());
-            items.extend(page.items.into_iter().map(|o| self.store.prepare(o)));
             match page.continue_token {
                 Some(token) if !token.is_empty() => {
+                    paged = true;
                     // The token pins the snapshot; resourceVersion must not be sent with it.
                     opts = ListOptions {
                         continue_token: Some(token),
@@ -600,7 +730,7 @@ impl<K: Object> Reflector<K> {
                         ..first.clone()
                     };
                 }
-                _ => return Ok((items, page.resource_version)),
+                _ => return Ok((items, page.resource_version, paged)),
             }
         }
     }
@@ -617,7 +747,7 @@ impl<K: Object> Reflector<K> {
         let opts = WatchOptions {
             label_selector: self.config.label_selector.clone(),
             field_selector: self.config.field_selector.clone(),
-            resource_version: Some(rv),
+            resource_version: Some(rv.clone()),
             timeout_seconds: Some(self.watch_timeout_seconds()),
             allow_watch_bookmarks: true,
             send_initial_events: true,
@@ -668,11 +798,23 @@ impl<K: Object> Reflector<K> {
                     initial_events_end,
                 } => {
                     if initial_events_end {
+                        if let Some(expired) = self.expired_watch_rv.as_deref()
+                            && !rv.is_empty()
+                            && !rv_is_newer(&resource_version, expired)
+                        {
+                            // Not newer than the RV a watch was just refused from: watching on
+                            // would meet the same 410. Start over with a consistent read.
+                            self.rv_unavailable = true;
+                            return Err(StreamListError::Retry(Error::Gone(format!(
+                                "streaming list at RV {rv} ended at RV {resource_version}, not newer than the expired watch RV {expired}"
+                            ))));
+                        }
                         let list: Vec<Arc<K>> = initial.into_values().collect();
                         self.store
                             .replace(list, &resource_version)
                             .map_err(StreamListError::Retry)?;
                         self.rv_unavailable = false;
+                        self.expired_watch_rv = None;
                         self.set_last_sync_rv(&resource_version);
                         self.list_completed();
                         return Ok((stream, started));
@@ -718,6 +860,9 @@ impl<K: Object> Reflector<K> {
                     // watch again from it; no relist.
                     self.backoff(State::Watch)
                 } else {
+                    if err.is_expired() {
+                        self.expired_watch_rv = Some(self.last_sync_rv.clone());
+                    }
                     // The RV is expired (relist at the last synced RV, which the watch cache may
                     // still serve; if not, the list falls back to a consistent read) or the
                     // request is refused for another reason: relist after the backoff.
@@ -739,7 +884,14 @@ impl<K: Object> Reflector<K> {
             let item = tokio::select! {
                 item = stream.next() => item,
                 _ = sleep_until_opt(resync_at) => {
-                    self.resync();
+                    if let Err(err) = self.resync() {
+                        // client-go's `startResync` hands the error to the watch, which ends;
+                        // the next `ListAndWatch` relists after the backoff. A store that cannot
+                        // resync is out of step with us: rebuild it from a list.
+                        tracing::warn!(kind = %self.config.kind, error = %err, "resync failed; ending the watch");
+                        self.record_error(&err);
+                        return self.backoff_then_list("resync failed");
+                    }
                     continue;
                 }
             };
@@ -766,20 +918,20 @@ impl<K: Object> Reflector<K> {
         }
     }
 
-    fn resync(&mut self) {
+    /// Resync the store if due and `should_resync` agrees; an error ends the watch (see
+    /// `watching`).
+    fn resync(&mut self) -> Result<(), Error> {
         let Some(period) = self.resync_period() else {
             self.next_resync = None;
-            return;
+            return Ok(());
         };
         self.next_resync = Some(Instant::now() + period);
         let should = self.config.should_resync.as_ref().is_none_or(|f| f());
         if should {
             tracing::trace!(kind = %self.config.kind, "resync");
-            if let Err(err) = self.store.resync() {
-                tracing::warn!(kind = %self.config.kind, error = %err, "resync failed");
-                self.record_error(&err);
-            }
+            self.store.resync()?;
         }
+        Ok(())
     }
 
     /// Apply one watch event; `Some(next)` ends the watch.
@@ -804,15 +956,12 @@ impl<K: Object> Reflector<K> {
             WatchEvent::Error(err) => {
                 tracing::info!(kind = %self.config.kind, error = %err, "watch ended by an ERROR event");
                 self.record_error(&err);
-                // client-go keeps `isLastSyncResourceVersionUnavailable` false here: a list at
-                // the last synced RV already means "at least as new", so relist from it; if the
-                // server cannot serve it either, the list falls back to a consistent read.
-                let why = if err.is_expired() {
-                    "watch RV expired"
-                } else {
-                    "watch ERROR event"
-                };
-                return Some(self.backoff_then_list(why));
+                // The RV a watch was refused from: a list no newer than it must not be trusted
+                // (see `expired_watch_rv`).
+                if err.is_expired() {
+                    self.expired_watch_rv = Some(self.last_sync_rv.clone());
+                }
+                return Some(self.after_watch_error_event(&err));
             }
         };
         self.count_event();
@@ -830,6 +979,37 @@ impl<K: Object> Reflector<K> {
         }
         self.set_last_sync_rv(resource_version(seen.as_ref()));
         None
+    }
+
+    /// Where an ERROR event inside an open watch leads (client-go's `Reflector.watch` after
+    /// `handleWatch` returned the event's status). The events before it were applied in order,
+    /// so the last synced RV stays good unless the server says otherwise.
+    fn after_watch_error_event(&mut self, err: &Error) -> State<K> {
+        match err {
+            // 410 Gone / Expired: the server no longer has our RV's history. Relist after the
+            // backoff. client-go leaves `isLastSyncResourceVersionUnavailable` false here: a list
+            // at the last synced RV already means "at least as new", so relist from it; if the
+            // server cannot serve that either, the list falls back to a consistent read.
+            Error::Gone(_) => self.backoff_then_list("watch RV expired"),
+            // "Too large resource version": this server has not caught up with our RV. Relist,
+            // as client-go's default branch does; the list meets the same answer and retries at
+            // once as a consistent read.
+            Error::TooLargeResourceVersion(_) => self.backoff_then_list("watch RV too large"),
+            // 429: the server is overloaded. Back off and watch again from the last synced RV
+            // (client-go `TestBackoffOnTooManyRequests`): a relist is the most expensive answer
+            // to an overloaded server.
+            Error::TooManyRequests(_) => self.backoff(State::Watch),
+            // 5xx (e.g. etcd "no leader" as a 500): nothing is wrong with our RV. Back off and
+            // watch again from it. client-go relists here unless `MaxInternalErrorRetryDuration`
+            // is set (the API server's own watch cache sets it to 30 s for exactly this case);
+            // we retry, with backoff, as for 5xx on the watch request (documented difference).
+            Error::Api { code, .. } if *code >= 500 => self.backoff(State::Watch),
+            // Anything else (403 after an RBAC change, 404 after a CRD was removed, 401, an
+            // undecodable status): the watch itself was refused, and watching again would be
+            // refused the same way. Relist after the backoff, as client-go's default branch
+            // does; the list reports the refusal to the view (e.g. the 403 message).
+            _ => self.backoff_then_list("watch ERROR event"),
+        }
     }
 
     fn count_event(&self) {
@@ -878,6 +1058,14 @@ enum StreamListError {
 
 impl StreamListError {
     fn classify(err: Error) -> Self {
+        if let Error::Api { message, .. } = &err
+            && message.contains("RequestWatchProgress")
+        {
+            // "a watch stream was requested by the client but the required storage feature
+            // RequestWatchProgress is disabled": a 500 that no retry will cure (its etcd lacks
+            // progress notifications).
+            return StreamListError::Refused(err);
+        }
         if is_retriable_watch_error(&err) || err.is_expired() {
             StreamListError::Retry(err)
         } else {
@@ -896,6 +1084,16 @@ fn is_retriable_watch_error(err: &Error) -> bool {
     }
 }
 
+/// Whether `rv` is newer than `than`. RVs are opaque to clients; this only compares them when
+/// both are integers (etcd revisions, as every API server sends) and otherwise treats any
+/// different RV as newer, so the caller's fallback fires exactly on an identical RV.
+fn rv_is_newer(rv: &str, than: &str) -> bool {
+    match (rv.parse::<u64>(), than.parse::<u64>()) {
+        (Ok(a), Ok(b)) => a > b,
+        _ => rv != than,
+    }
+}
+
 async fn sleep_until_opt(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
@@ -904,850 +1102,4 @@ async fn sleep_until_opt(at: Option<Instant>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    use k8s_openapi::api::core::v1::ConfigMap;
-    use kube::api::ObjectMeta;
-    use parking_lot::Mutex;
-    use tokio::sync::Notify;
-
-    use super::*;
-    use crate::informer::list_watch::{FakeListerWatcher, ListPage, WatchScript};
-
-    fn cm(name: &str, rv: &str) -> ConfigMap {
-        ConfigMap {
-            metadata: ObjectMeta {
-                name: Some(name.to_string()),
-                namespace: Some("default".to_string()),
-                resource_version: Some(rv.to_string()),
-                ..ObjectMeta::default()
-            },
-            ..ConfigMap::default()
-        }
-    }
-
-    fn tag(obj: &ConfigMap) -> String {
-        format!(
-            "{}@{}",
-            obj.metadata.name.as_deref().unwrap_or("?"),
-            resource_version(obj)
-        )
-    }
-
-    #[derive(Debug, Clone, PartialEq)]
-    enum Rec {
-        Add(String),
-        Update(String),
-        Delete(String),
-        Replace(Vec<String>, String),
-        Resync,
-    }
-
-    /// Records what the reflector writes, in order.
-    #[derive(Default)]
-    struct RecordingStore {
-        ops: Mutex<Vec<Rec>>,
-        prepared: Mutex<u64>,
-        changed: Notify,
-    }
-
-    impl RecordingStore {
-        fn push(&self, rec: Rec) {
-            self.ops.lock().push(rec);
-            self.changed.notify_waiters();
-        }
-        fn ops(&self) -> Vec<Rec> {
-            self.ops.lock().clone()
-        }
-        async fn wait_ops(&self, n: usize) {
-            loop {
-                let notified = self.changed.notified();
-                tokio::pin!(notified);
-                notified.as_mut().enable();
-                if self.ops.lock().len() >= n {
-                    return;
-                }
-                notified.await;
-            }
-        }
-    }
-
-    impl ReflectorStore<ConfigMap> for RecordingStore {
-        fn add(&self, obj: Arc<ConfigMap>) -> Result<(), Error> {
-            self.push(Rec::Add(tag(&obj)));
-            Ok(())
-        }
-        fn update(&self, obj: Arc<ConfigMap>) -> Result<(), Error> {
-            self.push(Rec::Update(tag(&obj)));
-            Ok(())
-        }
-        fn delete(&self, obj: Arc<ConfigMap>) -> Result<(), Error> {
-            self.push(Rec::Delete(tag(&obj)));
-            Ok(())
-        }
-        fn replace(&self, list: Vec<Arc<ConfigMap>>, rv: &str) -> Result<(), Error> {
-            let mut tags: Vec<String> = list.iter().map(|o| tag(o)).collect();
-            tags.sort();
-            self.push(Rec::Replace(tags, rv.to_string()));
-            Ok(())
-        }
-        fn prepare(&self, obj: ConfigMap) -> Arc<ConfigMap> {
-            *self.prepared.lock() += 1;
-            Arc::new(obj)
-        }
-        fn resync(&self) -> Result<(), Error> {
-            self.push(Rec::Resync);
-            Ok(())
-        }
-    }
-
-    fn config() -> ReflectorConfig {
-        ReflectorConfig {
-            kind: "v1/ConfigMap".to_string(),
-            backoff: BackoffConfig {
-                jitter: 0.0,
-                ..BackoffConfig::default()
-            },
-            ..ReflectorConfig::default()
-        }
-    }
-
-    struct Running {
-        store: Arc<RecordingStore>,
-        status: watch::Receiver<ReflectorStatus>,
-        cancel: CancellationToken,
-        task: tokio::task::JoinHandle<()>,
-        started: Instant,
-    }
-
-    fn start(fake: &Arc<FakeListerWatcher<ConfigMap>>, config: ReflectorConfig) -> Running {
-        let store = Arc::new(RecordingStore::default());
-        let reflector = Reflector::new(fake.clone(), store.clone(), config);
-        let status = reflector.status();
-        let cancel = CancellationToken::new();
-        let task = tokio::spawn(reflector.run(cancel.clone()));
-        Running {
-            store,
-            status,
-            cancel,
-            task,
-            started: Instant::now(),
-        }
-    }
-
-    impl Running {
-        async fn stop(self) -> ReflectorStatus {
-            self.cancel.cancel();
-            let _ = self.task.await;
-            self.status.borrow().clone()
-        }
-    }
-
-    fn tags(names: &[&str]) -> Vec<String> {
-        names.iter().map(|s| s.to_string()).collect()
-    }
-
-    fn rvs(calls: &[ListOptions]) -> Vec<Option<String>> {
-        calls.iter().map(|c| c.resource_version.clone()).collect()
-    }
-
-    #[test]
-    fn reflector_run_future_is_send() {
-        fn assert_send<T: Send>(_: &T) {}
-        let fake: Arc<FakeListerWatcher<ConfigMap>> = FakeListerWatcher::shared();
-        let store = Arc::new(RecordingStore::default());
-        let reflector = Reflector::new(fake, store, config());
-        let fut = reflector.run(CancellationToken::new());
-        assert_send(&fut);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn first_list_uses_rv_zero_and_pages_with_continue() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5"), cm("b", "7")], "10", Some("c1"));
-        fake.push_list_page(vec![cm("c", "9")], "10", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(1).await;
-
-        let lists = fake.list_calls();
-        assert_eq!(lists.len(), 2);
-        assert_eq!(lists[0].resource_version.as_deref(), Some("0"));
-        assert_eq!(lists[0].limit, Some(500));
-        assert_eq!(lists[0].continue_token, None);
-        assert_eq!(lists[1].continue_token.as_deref(), Some("c1"));
-        assert_eq!(lists[1].limit, Some(500));
-        assert_eq!(
-            lists[1].resource_version, None,
-            "rv must not be sent with continue"
-        );
-        assert_eq!(
-            run.store.ops(),
-            vec![Rec::Replace(tags(&["a@5", "b@7", "c@9"]), "10".to_string())]
-        );
-        assert_eq!(*run.store.prepared.lock(), 3);
-        let status = run.stop().await;
-        assert_eq!(status.lists, 1);
-        assert_eq!(status.relists, 0);
-        assert_eq!(status.last_sync_resource_version, "10");
-        assert_eq!(status.state, ReflectorState::Stopped);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn relist_after_gone_uses_consistent_read() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        // The watch's RV is compacted away.
-        fake.push_watch(WatchScript::new().error_event(Error::Gone("too old".into())));
-        // The relist at the last synced RV is refused too...
-        fake.push_list_error(Error::Gone("too old".into()));
-        // ...so the reflector lists at once with a consistent read.
-        fake.push_list_page(vec![cm("a", "15"), cm("b", "18")], "20", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(2).await;
-
-        assert_eq!(
-            rvs(&fake.list_calls()),
-            vec![Some("0".into()), Some("10".into()), Some("".into())]
-        );
-        let times = fake.list_call_times();
-        // One backoff (800 ms, no jitter) after the ERROR event, none between the two relists.
-        assert_eq!(times[1] - times[0], Duration::from_millis(800));
-        assert_eq!(times[2], times[1]);
-        assert_eq!(
-            fake.watch_calls()[1].resource_version.as_deref(),
-            Some("20")
-        );
-        assert_eq!(
-            run.store.ops().last(),
-            Some(&Rec::Replace(tags(&["a@15", "b@18"]), "20".into()))
-        );
-        let status = run.stop().await;
-        assert_eq!(status.relists, 1);
-        assert_eq!(status.last_sync_resource_version, "20");
-        assert!(matches!(status.last_error, Some(Error::Gone(_))));
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn too_large_resource_version_relists_with_consistent_read() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_error(Error::TooLargeResourceVersion("lagging".into()));
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(1).await;
-        assert_eq!(
-            rvs(&fake.list_calls()),
-            vec![Some("0".into()), Some("".into())]
-        );
-        run.stop().await;
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn expired_continue_token_falls_back_to_full_list() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", Some("c1"));
-        fake.push_list_error(Error::Gone("continue token expired".into()));
-        fake.push_list_page(vec![cm("a", "5"), cm("b", "11")], "12", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(1).await;
-
-        let lists = fake.list_calls();
-        assert_eq!(lists.len(), 3);
-        assert_eq!(lists[1].continue_token.as_deref(), Some("c1"));
-        // The fallback is one unpaged list at the original RV, without the token.
-        assert_eq!(lists[2].continue_token, None);
-        assert_eq!(lists[2].limit, None);
-        assert_eq!(lists[2].resource_version.as_deref(), Some("0"));
-        // Only the full list reaches the store: no page of the abandoned snapshot.
-        assert_eq!(
-            run.store.ops(),
-            vec![Rec::Replace(tags(&["a@5", "b@11"]), "12".into())]
-        );
-        assert_eq!(
-            fake.watch_calls()[0].resource_version.as_deref(),
-            Some("12")
-        );
-        run.stop().await;
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn watch_starts_from_list_rv_with_bookmarks() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(
-            &fake,
-            ReflectorConfig {
-                label_selector: Some("app=web".into()),
-                field_selector: Some("metadata.name!=x".into()),
-                min_watch_timeout: Duration::from_secs(10),
-                ..config()
-            },
-        );
-        fake.wait_for_watch_calls(1).await;
-        let w = &fake.watch_calls()[0];
-        assert_eq!(w.resource_version.as_deref(), Some("10"));
-        assert!(w.allow_watch_bookmarks);
-        assert!(!w.send_initial_events);
-        let timeout = w.timeout_seconds.unwrap_or(0);
-        assert!(
-            (10..20).contains(&timeout),
-            "timeout {timeout} not in [10, 20)"
-        );
-        assert_eq!(w.label_selector.as_deref(), Some("app=web"));
-        assert_eq!(w.field_selector.as_deref(), Some("metadata.name!=x"));
-        assert_eq!(
-            fake.list_calls()[0].label_selector.as_deref(),
-            Some("app=web")
-        );
-        let status = run.status.borrow().clone();
-        assert_eq!(status.state, ReflectorState::Watching);
-        assert_eq!(status.watches, 1);
-        run.stop().await;
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn watch_timeouts_are_spread_between_min_and_twice_min() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![], "10", None);
-        for _ in 0..20 {
-            // Each lasts 2 s with an event, then closes normally: a re-watch follows.
-            fake.push_watch(
-                WatchScript::new()
-                    .bookmark("10", false)
-                    .sleep(Duration::from_secs(2)),
-            );
-        }
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(21).await;
-        let timeouts: Vec<u32> = fake
-            .watch_calls()
-            .iter()
-            .map(|w| w.timeout_seconds.unwrap_or(0))
-            .collect();
-        assert!(
-            timeouts.iter().all(|t| (300..600).contains(t)),
-            "{timeouts:?}"
-        );
-        let first = timeouts[0];
-        assert!(
-            timeouts.iter().any(|t| *t != first),
-            "timeouts not randomized: {timeouts:?}"
-        );
-        run.stop().await;
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn bookmark_advances_rv_without_event() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(
-            WatchScript::new()
-                .bookmark("15", false)
-                .sleep(Duration::from_secs(2)),
-        );
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(2).await;
-        assert_eq!(
-            run.store.ops().len(),
-            1,
-            "a bookmark must not reach the store"
-        );
-        assert_eq!(
-            fake.watch_calls()[1].resource_version.as_deref(),
-            Some("15")
-        );
-        assert_eq!(fake.list_calls().len(), 1);
-        let status = run.stop().await;
-        assert_eq!(status.last_sync_resource_version, "15");
-        assert_eq!(status.events, 1);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn normal_watch_close_rewatches_without_relist() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(
-            WatchScript::new()
-                .added(cm("d", "11"))
-                .modified(cm("a", "12"))
-                .deleted(cm("d", "13"))
-                .then_close(),
-        );
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(2).await;
-        assert_eq!(fake.list_calls().len(), 1, "a normal close must not relist");
-        assert_eq!(
-            fake.watch_calls()[1].resource_version.as_deref(),
-            Some("13")
-        );
-        let times = fake.watch_call_times();
-        assert_eq!(
-            times[1], times[0],
-            "a normal close re-watches without backoff"
-        );
-        assert_eq!(
-            run.store.ops(),
-            vec![
-                Rec::Replace(tags(&["a@5"]), "10".into()),
-                Rec::Add("d@11".into()),
-                Rec::Update("a@12".into()),
-                Rec::Delete("d@13".into()),
-            ]
-        );
-        let status = run.stop().await;
-        assert_eq!(status.events, 3);
-        assert_eq!(status.watches, 2);
-        assert_eq!(status.last_error, None);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn gone_during_watch_relists() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(
-            WatchScript::new()
-                .modified(cm("a", "11"))
-                .error_event(Error::Gone("compacted".into()))
-                .then_hang(),
-        );
-        fake.push_list_page(vec![cm("a", "30")], "30", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(2).await;
-        // The relist asks for the last synced RV (what the watch delivered), not RV "".
-        assert_eq!(
-            rvs(&fake.list_calls()),
-            vec![Some("0".into()), Some("11".into())]
-        );
-        let times = fake.list_call_times();
-        assert_eq!(times[1] - times[0], Duration::from_millis(800));
-        assert_eq!(
-            fake.watch_calls()[1].resource_version.as_deref(),
-            Some("30")
-        );
-        assert_eq!(
-            run.store.ops().last(),
-            Some(&Rec::Replace(tags(&["a@30"]), "30".into()))
-        );
-        let status = run.stop().await;
-        assert_eq!(status.relists, 1);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn very_short_watch_backs_off() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        // Closes at once with nothing received: an error.
-        fake.push_watch(WatchScript::new().then_close());
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        // Lasts two seconds with nothing received: a normal close.
-        fake.push_watch(WatchScript::new().sleep(Duration::from_secs(2)));
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(3).await;
-
-        let status = run.status.borrow().clone();
-        let err = status.last_error.map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.contains("very short watch"), "{err}");
-        let lists = fake.list_call_times();
-        let watches = fake.watch_call_times();
-        assert_eq!(lists.len(), 2, "only the very short watch relists");
-        assert_eq!(lists[1] - watches[0], Duration::from_millis(800));
-        assert_eq!(watches[2] - watches[1], Duration::from_secs(2));
-        run.stop().await;
-    }
-
-    #[test]
-    fn backoff_doubles_to_cap_and_resets_after_health() {
-        let mut b = Backoff::new(BackoffConfig {
-            jitter: 0.0,
-            ..BackoffConfig::default()
-        });
-        let t0 = Instant::now();
-        let delays: Vec<u64> = (0..8)
-            .map(|i| b.next_delay(t0 + Duration::from_secs(i)).as_millis() as u64)
-            .collect();
-        assert_eq!(
-            delays,
-            vec![800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]
-        );
-        // Two minutes since the last backoff began: start over.
-        let later = t0 + Duration::from_secs(7) + Duration::from_secs(121);
-        assert_eq!(b.next_delay(later), Duration::from_millis(800));
-        // Not yet healthy for two minutes: keep growing.
-        let soon = later + Duration::from_secs(60);
-        assert_eq!(b.next_delay(soon), Duration::from_millis(1600));
-
-        // With client-go's jitter of 1.0 every delay is in [base, 2 × base).
-        let mut j = Backoff::new(BackoffConfig::default());
-        for (i, base) in [800u64, 1600, 3200, 6400, 12800, 25600, 30000]
-            .into_iter()
-            .enumerate()
-        {
-            let d = j.next_delay(t0 + Duration::from_secs(i as u64)).as_millis() as u64;
-            assert!(
-                (base..2 * base).contains(&d),
-                "{d} not in [{base}, {})",
-                2 * base
-            );
-        }
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn repeated_watch_failures_back_off_exponentially() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![], "10", None);
-        for _ in 0..3 {
-            fake.push_watch_error(Error::Connect("connection refused".into()));
-        }
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(4).await;
-        let t = fake.watch_call_times();
-        let gaps: Vec<Duration> = t.windows(2).map(|w| w[1] - w[0]).collect();
-        assert_eq!(
-            gaps,
-            vec![
-                Duration::from_millis(800),
-                Duration::from_millis(1600),
-                Duration::from_millis(3200)
-            ]
-        );
-        assert_eq!(
-            fake.list_calls().len(),
-            1,
-            "connection refused must not relist"
-        );
-        run.stop().await;
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn too_many_requests_backs_off_and_rewatches() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch_error(Error::TooManyRequests("slow down".into()));
-        fake.push_watch_error(Error::Api {
-            code: 503,
-            reason: "ServiceUnavailable".into(),
-            message: "apiserver restarting".into(),
-        });
-        fake.push_watch(WatchScript::new().then_hang());
-        let mut run = start(&fake, config());
-        // The reflector reports when it will try again.
-        let backoff = run
-            .status
-            .wait_for(|s| matches!(s.state, ReflectorState::Backoff { .. }))
-            .await
-            .map(|s| s.state);
-        assert_eq!(
-            backoff.ok(),
-            Some(ReflectorState::Backoff {
-                until: run.started + Duration::from_millis(800)
-            })
-        );
-        fake.wait_for_watch_calls(3).await;
-        assert_eq!(fake.list_calls().len(), 1, "429 and 5xx must not relist");
-        let w = fake.watch_calls();
-        assert!(
-            w.iter()
-                .all(|w| w.resource_version.as_deref() == Some("10"))
-        );
-        let t = fake.watch_call_times();
-        assert_eq!(t[1] - t[0], Duration::from_millis(800));
-        assert_eq!(t[2] - t[1], Duration::from_millis(1600));
-        let status = run.stop().await;
-        assert!(matches!(
-            status.last_error,
-            Some(Error::Api { code: 503, .. })
-        ));
-    }
-
-    fn streaming() -> ReflectorConfig {
-        ReflectorConfig {
-            use_streaming_list: true,
-            ..config()
-        }
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn streaming_list_ends_at_initial_events_end_bookmark() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_watch(
-            WatchScript::new()
-                .added(cm("a", "5"))
-                .added(cm("b", "7"))
-                .bookmark("18", false) // a progress bookmark does not end the list
-                .added(cm("c", "9"))
-                .bookmark("20", true)
-                .modified(cm("a", "21"))
-                .then_hang(),
-        );
-        let run = start(&fake, streaming());
-        run.store.wait_ops(2).await;
-        assert!(
-            fake.list_calls().is_empty(),
-            "no paged list when streaming works"
-        );
-        let w = &fake.watch_calls()[0];
-        assert!(w.send_initial_events);
-        assert!(w.allow_watch_bookmarks);
-        assert_eq!(w.resource_version_match.as_deref(), Some("NotOlderThan"));
-        assert_eq!(w.resource_version.as_deref(), Some(""));
-        assert_eq!(
-            run.store.ops(),
-            vec![
-                Rec::Replace(tags(&["a@5", "b@7", "c@9"]), "20".into()),
-                Rec::Update("a@21".into()),
-            ]
-        );
-        assert_eq!(fake.watch_calls().len(), 1, "the same watch continues");
-        let status = run.stop().await;
-        assert_eq!(status.lists, 1);
-        assert_eq!(status.watches, 1);
-        assert_eq!(status.last_sync_resource_version, "21");
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn streaming_list_falls_back_to_paged_list_when_refused() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_watch_error(Error::Api {
-            code: 422,
-            reason: "Invalid".into(),
-            message: "sendInitialEvents is not supported".into(),
-        });
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(WatchScript::new().sleep(Duration::from_secs(2)));
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, streaming());
-        fake.wait_for_watch_calls(3).await;
-        let w = fake.watch_calls();
-        assert!(w[0].send_initial_events);
-        assert!(!w[1].send_initial_events);
-        assert!(
-            !w[2].send_initial_events,
-            "once refused, no more streaming lists"
-        );
-        assert_eq!(rvs(&fake.list_calls()), vec![Some("0".into())]);
-        assert_eq!(
-            fake.list_call_times()[0],
-            fake.watch_call_times()[0],
-            "no backoff"
-        );
-        assert_eq!(
-            run.store.ops(),
-            vec![Rec::Replace(tags(&["a@5"]), "10".into())]
-        );
-        run.stop().await;
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn streaming_list_without_initial_events_end_falls_back_to_paged_list() {
-        let fake = FakeListerWatcher::shared();
-        // An old server ignores sendInitialEvents: events, then a close, never the bookmark.
-        fake.push_watch(WatchScript::new().added(cm("a", "5")).then_close());
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, streaming());
-        fake.wait_for_watch_calls(2).await;
-        assert_eq!(fake.list_calls().len(), 1);
-        // The unfinished streaming list never reaches the store.
-        assert_eq!(
-            run.store.ops(),
-            vec![Rec::Replace(tags(&["a@5"]), "10".into())]
-        );
-        run.stop().await;
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn relist_after_gone_during_watch_streams_again_from_last_rv() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_watch(
-            WatchScript::new()
-                .added(cm("a", "5"))
-                .bookmark("20", true)
-                .modified(cm("a", "22"))
-                .error_event(Error::Gone("compacted".into()))
-                .then_hang(),
-        );
-        fake.push_watch(
-            WatchScript::new()
-                .added(cm("a", "30"))
-                .bookmark("31", true)
-                .then_hang(),
-        );
-        let run = start(&fake, streaming());
-        run.store.wait_ops(3).await;
-        assert!(fake.list_calls().is_empty());
-        let w = fake.watch_calls();
-        assert_eq!(w.len(), 2);
-        assert!(
-            w[1].send_initial_events,
-            "the relist is a streaming list too"
-        );
-        assert_eq!(w[1].resource_version.as_deref(), Some("22"));
-        let t = fake.watch_call_times();
-        assert_eq!(t[1] - t[0], Duration::from_millis(800));
-        assert_eq!(
-            run.store.ops().last(),
-            Some(&Rec::Replace(tags(&["a@30"]), "31".into()))
-        );
-        let status = run.stop().await;
-        assert_eq!(status.relists, 1);
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn malformed_objects_are_counted_not_fatal() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list(Ok(ListPage {
-            items: vec![cm("a", "5")],
-            resource_version: "10".into(),
-            continue_token: None,
-            remaining_item_count: None,
-            malformed: 2,
-        }));
-        fake.push_watch(
-            WatchScript::new()
-                .event(WatchEvent::Malformed("bad object".into()))
-                .added(cm("d", "11"))
-                .then_hang(),
-        );
-        let run = start(&fake, config());
-        run.store.wait_ops(2).await;
-        assert_eq!(
-            run.store.ops(),
-            vec![
-                Rec::Replace(tags(&["a@5"]), "10".into()),
-                Rec::Add("d@11".into())
-            ]
-        );
-        let status = run.stop().await;
-        assert_eq!(status.malformed, 3);
-        assert_eq!(status.last_sync_resource_version, "11");
-        assert_eq!(
-            status.watches, 1,
-            "a malformed event does not end the watch"
-        );
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn resync_calls_store_when_should_resync_says_so() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let allow = Arc::new(AtomicBool::new(false));
-        let allow2 = allow.clone();
-        let run = start(
-            &fake,
-            ReflectorConfig {
-                resync_period: Some(Duration::from_secs(30)),
-                should_resync: Some(Arc::new(move || allow2.load(Ordering::SeqCst))),
-                ..config()
-            },
-        );
-        fake.wait_for_watch_calls(1).await;
-        tokio::time::sleep(Duration::from_secs(31)).await;
-        assert_eq!(run.store.ops().len(), 1, "should_resync said no");
-        allow.store(true, Ordering::SeqCst);
-        tokio::time::sleep(Duration::from_secs(30)).await;
-        assert_eq!(run.store.ops().last(), Some(&Rec::Resync));
-        assert_eq!(run.store.ops().len(), 2);
-        run.stop().await;
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn failed_list_backs_off_and_lists_again_at_the_same_rv() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_error(Error::Forbidden("rbac".into()));
-        fake.push_list_error(Error::Connect("refused".into()));
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(1).await;
-        assert_eq!(
-            rvs(&fake.list_calls()),
-            vec![Some("0".into()), Some("0".into()), Some("0".into())],
-            "a failed list must not change the RV asked for"
-        );
-        let t = fake.list_call_times();
-        assert_eq!(t[1] - t[0], Duration::from_millis(800));
-        assert_eq!(t[2] - t[1], Duration::from_millis(1600));
-        let status = run.stop().await;
-        assert_eq!(status.lists, 1, "only completed lists count");
-        assert_eq!(status.relists, 0);
-        assert!(matches!(status.last_error, Some(Error::Connect(_))));
-        assert!(status.last_error_at.is_some());
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn watch_error_event_relists_after_backoff_from_last_rv() {
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![cm("a", "5")], "10", None);
-        fake.push_watch(
-            WatchScript::new()
-                .bookmark("14", false)
-                .error_event(Error::Api {
-                    code: 500,
-                    reason: "InternalError".into(),
-                    message: "etcd leader changed".into(),
-                })
-                .then_hang(),
-        );
-        fake.push_list_page(vec![cm("a", "5")], "16", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(2).await;
-        assert_eq!(
-            rvs(&fake.list_calls()),
-            vec![Some("0".into()), Some("14".into())]
-        );
-        let status = run.stop().await;
-        assert_eq!(status.relists, 1);
-        assert_eq!(status.last_sync_resource_version, "16");
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn cancel_stops_reflector() {
-        // Cancelled while a list is outstanding.
-        let fake = FakeListerWatcher::shared();
-        let run = start(&fake, config());
-        fake.wait_for_list_calls(1).await;
-        assert_eq!(run.status.borrow().state, ReflectorState::Listing);
-        run.cancel.cancel();
-        let joined = tokio::time::timeout(Duration::from_millis(10), run.task).await;
-        assert!(joined.is_ok(), "reflector did not stop promptly");
-        assert_eq!(run.status.borrow().state, ReflectorState::Stopped);
-
-        // Cancelled while watching, and while backing off.
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_page(vec![], "10", None);
-        fake.push_watch(WatchScript::new().then_hang());
-        let run = start(&fake, config());
-        fake.wait_for_watch_calls(1).await;
-        assert_eq!(run.status.borrow().state, ReflectorState::Watching);
-        assert_eq!(run.stop().await.state, ReflectorState::Stopped);
-
-        let fake = FakeListerWatcher::shared();
-        fake.push_list_error(Error::Connect("refused".into()));
-        let mut run = start(&fake, config());
-        let _ = run
-            .status
-            .wait_for(|s| matches!(s.state, ReflectorState::Backoff { .. }))
-            .await;
-        run.cancel.cancel();
-        let joined = tokio::time::timeout(Duration::from_millis(10), run.task).await;
-        assert!(
-            joined.is_ok(),
-            "reflector did not stop promptly during backoff"
-        );
-        assert_eq!(run.status.borrow().state, ReflectorState::Stopped);
-        assert_eq!(fake.list_calls().len(), 1);
-    }
-}
+mod tests;

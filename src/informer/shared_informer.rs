@@ -20,10 +20,19 @@
 //!   processed every notification that was part of the initial list;
 //! - the event tap holds at most `capacity` entries; sequence numbers increase by one per entry.
 //!
-//! Differences from client-go, on purpose: if the indexer rejects an object (a failing index
-//! function) the remaining deltas of the same pop are still applied (client-go drops them), the
-//! failure is counted as malformed and logged; handler panics are caught and logged so a bug in
-//! one callback does not stop that handler's stream.
+//! # Where this differs from client-go, and why
+//! - If the indexer rejects an object (a failing index function) the remaining deltas of the same
+//!   pop are still applied (client-go drops them), the failure is counted as malformed and logged.
+//! - Handler panics are caught and logged so a bug in one callback does not stop that handler's
+//!   stream.
+//! - **A handler's resync period is honoured on an informer created without one**, if the handler
+//!   is added before the informer starts: the informer's resync check period is lowered to the
+//!   handler's period, exactly as client-go lowers a non-zero check period. client-go instead
+//!   keeps a check period of 0 and silently disables that handler's resync
+//!   (`determineResyncPeriod(desired, 0) == 0`, only a log line): a period the caller asked for
+//!   explicitly is lost because of a default someone else chose when creating the shared
+//!   informer. After the start the reflector's resync timer is fixed, so there, as in client-go,
+//!   the period is dropped with a warning.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -625,6 +634,12 @@ impl<K: Object> SharedIndexInformer<K> {
     pub fn is_running(&self) -> bool {
         let s = self.run_state.lock();
         s.started && !s.stopped
+    }
+
+    /// A receiver of the reflector's status (woken on its transitions: state, errors, completed
+    /// lists; not per event); `None` before the informer starts.
+    pub fn reflector_status(&self) -> Option<watch::Receiver<ReflectorStatus>> {
+        self.reflector_status.lock().clone()
     }
 
     /// The reflector's last resourceVersion (client-go `LastSyncResourceVersion`).

@@ -14,7 +14,9 @@
 //!   asked for; an item becomes ready when a getter observes its time has come;
 //! - after `shut_down`, adds are ignored; `get` keeps handing out what is already queued and
 //!   returns `None` once the queue is empty; items still waiting for their delay are dropped;
-//! - `shut_down_with_drain` returns once no item is being processed.
+//! - `shut_down_with_drain` returns once no item is being processed, or as soon as `shut_down`
+//!   is called (client-go's `ShutDown` clears `drain` and wakes the drainer: the "second Ctrl-C
+//!   forces shutdown" pattern).
 //!
 //! Unlike client-go, the delaying part needs no goroutine (task) of its own: `get` sleeps until the
 //! earliest waiting item is ready, so a queue can be created outside a runtime.
@@ -221,6 +223,9 @@ struct QueueState<T> {
     heap: BinaryHeap<Reverse<(Instant, u64, HeapItem<T>)>>,
     seq: u64,
     shutting_down: bool,
+    /// A `shut_down_with_drain` is waiting for `processing` to empty; cleared by `shut_down`,
+    /// which releases it at once (client-go's `drain`).
+    drain: bool,
 }
 
 /// Wrapper so the heap orders by (time, seq) only, without requiring `T: Ord`.
@@ -324,6 +329,7 @@ impl<T: Hash + Eq + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
                     heap: BinaryHeap::new(),
                     seq: 0,
                     shutting_down: false,
+                    drain: false,
                 }),
                 ready: Notify::new(),
                 drained: Notify::new(),
@@ -455,11 +461,19 @@ impl<T: Hash + Eq + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
         }
     }
 
-    /// Stop accepting items; getters drain what is queued, then get `None`.
+    /// Stop accepting items; getters drain what is queued, then get `None`. A caller blocked in
+    /// [`shut_down_with_drain`](Self::shut_down_with_drain) returns at once, items still in flight
+    /// or not (client-go's `ShutDown`).
     pub fn shut_down(&self) {
+        self.stop(false);
+    }
+
+    /// Mark the queue shutting down; `drain` says whether a drainer is (still) waiting.
+    fn stop(&self, drain: bool) {
         {
             let mut st = self.inner.state.lock();
             st.shutting_down = true;
+            st.drain = drain;
             st.waiting.clear();
             st.heap.clear();
         }
@@ -467,15 +481,19 @@ impl<T: Hash + Eq + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
         self.inner.drained.notify_waiters();
     }
 
-    /// Like [`shut_down`](Self::shut_down), then wait until every item handed out is `done`.
+    /// Like [`shut_down`](Self::shut_down), then wait until every item handed out is `done`, or
+    /// until `shut_down` is called (which forces this to return without waiting any longer).
     pub async fn shut_down_with_drain(&self) {
-        self.shut_down();
+        self.stop(true);
         loop {
             let notified = self.inner.drained.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if self.inner.state.lock().processing.is_empty() {
-                return;
+            {
+                let st = self.inner.state.lock();
+                if st.processing.is_empty() || !st.drain {
+                    return;
+                }
             }
             notified.await;
         }
@@ -754,5 +772,51 @@ mod tests {
         q.shut_down();
         assert_eq!(worker.await.ok().flatten(), None);
         assert!(q.is_shutting_down());
+    }
+
+    /// client-go `TestForceQueueShutdownUsingShutDown`: `shut_down` releases a drain that is
+    /// still waiting for items in flight.
+    #[tokio::test(start_paused = true)]
+    async fn shut_down_releases_a_caller_blocked_in_shut_down_with_drain() {
+        let q = plain_queue();
+        q.add("a");
+        q.add("b");
+        assert_eq!(q.get().await, Some("a"));
+        let q2 = q.clone();
+        let drain = tokio::spawn(async move { q2.shut_down_with_drain().await });
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(!drain.is_finished(), "a is still in flight");
+        // The second Ctrl-C: force the shutdown.
+        q.shut_down();
+        assert!(
+            tokio::time::timeout(Duration::from_secs(1), drain)
+                .await
+                .is_ok(),
+            "shut_down must release the drain although a is not done"
+        );
+        assert!(q.is_shutting_down());
+        assert_eq!(
+            q.get().await,
+            Some("b"),
+            "queued items are still handed out"
+        );
+        q.done(&"a");
+        q.done(&"b");
+        assert_eq!(q.get().await, None);
+        // A drain called after the forced shutdown does not wait either.
+        let q3 = plain_queue();
+        q3.add("x");
+        assert_eq!(q3.get().await, Some("x"));
+        q3.shut_down();
+        let q4 = q3.clone();
+        let again = tokio::spawn(async move { q4.shut_down_with_drain().await });
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(!again.is_finished(), "a new drain waits for x again");
+        q3.shut_down();
+        assert!(
+            tokio::time::timeout(Duration::from_secs(1), again)
+                .await
+                .is_ok()
+        );
     }
 }

@@ -389,7 +389,7 @@ impl Model {
         let n = ds.len();
         if n >= 2 && ds[n - 1].0 == DeltaType::Deleted && ds[n - 2].0 == DeltaType::Deleted {
             let last = ds.remove(n - 1);
-            if !last.1 {
+            if ds[n - 2].1 {
                 ds[n - 2] = last;
             }
         }
@@ -657,4 +657,41 @@ fn replace_compares_uid_with_the_newest_queued_state() {
             (DeltaType::Replaced, false, Some("4".into())),
         ]
     );
+}
+
+/// client-go `isDeletionDup`: of two consecutive plain `Deleted` deltas the older is kept (the
+/// first deletion reported is the final state); of two tombstones, the newer.
+#[test]
+fn consecutive_plain_deletes_keep_the_older_one() {
+    let (fifo, store) = with_indexer();
+    fifo.add(cm("a", "1")).unwrap();
+    pop_into(&fifo, &store);
+    fifo.delete(cm("a", "2")).unwrap();
+    fifo.delete(cm("a", "3")).unwrap();
+    assert_eq!(
+        summary(&fifo.get_by_key(&key("a")).unwrap()),
+        vec![(DeltaType::Deleted, false, Some("2".into()))]
+    );
+    // Two relists in a row without a pop: the newer tombstone wins.
+    let (fifo, store) = with_indexer();
+    fifo.add(cm("b", "1")).unwrap();
+    pop_into(&fifo, &store);
+    fifo.replace(vec![], "4").unwrap();
+    fifo.replace(vec![], "5").unwrap();
+    let deltas = fifo.get_by_key(&key("b")).unwrap();
+    assert_eq!(deltas.len(), 1);
+    assert!(deltas[0].object.is_tombstone());
+    check_invariants(&fifo);
+}
+
+/// client-go `ErrZeroLengthDeltasObject`.
+#[test]
+fn add_if_not_present_with_no_deltas_is_an_error() {
+    let (fifo, _) = with_indexer();
+    assert_eq!(
+        fifo.add_if_not_present(Vec::new()),
+        Err(Error::ZeroLengthDeltas)
+    );
+    assert!(fifo.is_empty());
+    check_invariants(&fifo);
 }

@@ -486,6 +486,11 @@ async fn informer_end_to_end_over_fake_lister_watcher() {
         lw,
         InformerConfig {
             kind: "configmaps".into(),
+            // The fake scripts a list, then a watch.
+            reflector: crate::informer::reflector::ReflectorConfig {
+                use_streaming_list: false,
+                ..Default::default()
+            },
             ..Default::default()
         },
     );
@@ -575,6 +580,11 @@ async fn reflector_resync_timer_reaches_only_handlers_with_a_period() {
         lw,
         InformerConfig {
             kind: "configmaps".into(),
+            // The fake scripts a list, then a watch.
+            reflector: crate::informer::reflector::ReflectorConfig {
+                use_streaming_list: false,
+                ..Default::default()
+            },
             ..Default::default()
         },
     );
@@ -721,4 +731,43 @@ async fn handlers_never_lose_or_invent_objects_under_missed_events_and_relists()
     );
     cancel.cancel();
     task.await.unwrap();
+}
+
+/// client-go `determineResyncPeriod(desired, 0) == 0` (documented difference): on an informer
+/// created without resync, a handler added before the start gets its period (the check period is
+/// lowered to it); one added after the start gets none, as in client-go.
+#[tokio::test(start_paused = true)]
+async fn handler_resync_on_an_informer_created_without_resync() {
+    let inf = informer(100);
+    assert_eq!(inf.run_state.lock().resync_check_period, None);
+    let (before, _rx_before) = recorder();
+    let r_before = inf
+        .add_event_handler(before, Some(Duration::from_secs(10)))
+        .unwrap();
+    assert_eq!(
+        r_before.listener.resync.lock().period,
+        Some(Duration::from_secs(10))
+    );
+    assert_eq!(
+        inf.run_state.lock().resync_check_period,
+        Some(Duration::from_secs(10))
+    );
+
+    let late = informer(100);
+    let (cancel, task) = start(&late);
+    while !late.is_running() {
+        tokio::task::yield_now().await;
+    }
+    let (after, _rx_after) = recorder();
+    let r_after = late
+        .add_event_handler(after, Some(Duration::from_secs(10)))
+        .unwrap();
+    assert_eq!(
+        r_after.listener.resync.lock().period,
+        None,
+        "after the start there is no resync timer to lower"
+    );
+    cancel.cancel();
+    task.await.unwrap();
+    drop((r_before, r_after));
 }
