@@ -306,3 +306,517 @@ async fn kubectl_reports_server_errors() {
     );
     s.cleanup().await;
 }
+
+impl Kubectl {
+    /// Run with `input` on stdin; returns (success, stdout, stderr).
+    async fn run_stdin(&self, args: &[&str], input: &str) -> (bool, String, String) {
+        use tokio::io::AsyncWriteExt;
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("kubectl {args:?} could not run: {e}"));
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).await.unwrap();
+        drop(stdin);
+        let out = tokio::time::timeout(HANG_GUARD, child.wait_with_output())
+            .await
+            .unwrap_or_else(|_| panic!("kubectl {args:?} hung"))
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    async fn apply_stdin(&self, manifest: &str) -> String {
+        let (ok, out, err) = self.run_stdin(&["apply", "-f", "-"], manifest).await;
+        assert!(ok, "kubectl apply failed: {err}{out}\n{manifest}");
+        out
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_restarts_rollouts_and_force_deletes_pods() {
+    let Some(s) = setup("kubectl_restarts_rollouts_and_force_deletes_pods").await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    k.apply_stdin(&format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
+    ))
+    .await;
+    let out = k
+        .ok(&["rollout", "restart", "deployment/web", "-n", ns])
+        .await;
+    assert_eq!(out.trim(), "deployment.apps/web restarted");
+    let out = k
+        .ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.spec.template.metadata.annotations.kubectl\\.kubernetes\\.io/restartedAt}",
+        ])
+        .await;
+    assert!(
+        out.len() >= 20 && out.contains('T'),
+        "restartedAt is an RFC 3339 time: {out:?}"
+    );
+    // The template's labels survive the strategic-merge patch.
+    let out = k
+        .ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.spec.template.metadata.labels.app}",
+        ])
+        .await;
+    assert_eq!(out, "web");
+
+    k.ok(&[
+        "run",
+        "victim",
+        "--image=registry.k8s.io/pause:3.10",
+        "--restart=Never",
+        "-n",
+        ns,
+    ])
+    .await;
+    let (ok, out, err) = k
+        .run(&[
+            "delete",
+            "pod",
+            "victim",
+            "-n",
+            ns,
+            "--grace-period=0",
+            "--force",
+        ])
+        .await;
+    assert!(ok, "{err}{out}");
+    assert!(out.contains("pod \"victim\" force deleted"), "{out}");
+    assert!(err.contains("Immediate deletion"), "{err}");
+    s.cleanup().await;
+}
+
+/// Cordon, uncordon and drain change nodes: against a real cluster they would take a real node out
+/// of service, so they run on the demo only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_cordons_and_drains_honouring_a_disruption_budget() {
+    let test = "kubectl_cordons_and_drains_honouring_a_disruption_budget";
+    if std::env::var_os("KINFORMER_TEST_KUBECONFIG").is_some() {
+        println!("skipping {test}: it cordons and drains a node (demo server only)");
+        return;
+    }
+    let Some(s) = setup(test).await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    let node = format!("{ns}-node");
+    k.apply_stdin(&format!(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: {node}\n  labels:\n    kubernetes.io/hostname: {node}\n"
+    ))
+    .await;
+    let out = k.ok(&["cordon", &node]).await;
+    assert_eq!(out.trim(), format!("node/{node} cordoned"));
+    let out = k
+        .ok(&["get", "node", &node, "-o", "jsonpath={.spec.unschedulable}"])
+        .await;
+    assert_eq!(out, "true");
+    let out = k.ok(&["uncordon", &node]).await;
+    assert_eq!(out.trim(), format!("node/{node} uncordoned"));
+    let out = k
+        .ok(&["get", "node", &node, "-o", "jsonpath={.spec.unschedulable}"])
+        .await;
+    assert_eq!(out, "", "uncordon clears spec.unschedulable");
+
+    for i in 0..2 {
+        k.apply_stdin(&format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: db-{i}\n  namespace: {ns}\n  labels:\n    app: db\nspec:\n  nodeName: {node}\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n"
+        ))
+        .await;
+        // What a kubelet would report: running and ready (Pending pods ignore budgets).
+        k.ok(&[
+            "patch",
+            "pod",
+            &format!("db-{i}"),
+            "-n",
+            ns,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}"#,
+        ])
+        .await;
+    }
+    k.apply_stdin(&format!(
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: db\n  namespace: {ns}\nspec:\n  minAvailable: 2\n  selector:\n    matchLabels:\n      app: db\n"
+    ))
+    .await;
+    let drain = [
+        "drain",
+        node.as_str(),
+        "--ignore-daemonsets",
+        "--delete-emptydir-data",
+        "--force",
+        "--timeout=3s",
+    ];
+    let (ok, out, err) = k.run(&drain).await;
+    assert!(!ok, "the budget blocks the drain: {out}{err}");
+    assert!(out.contains(&format!("node/{node} cordoned")), "{out}");
+    assert!(
+        err.contains("Cannot evict pod as it would violate the pod's disruption budget"),
+        "{err}"
+    );
+    let out = k.ok(&["get", "pods", "-n", ns, "-o", "name"]).await;
+    assert_eq!(out.lines().count(), 2, "no pod was evicted: {out}");
+    let out = k.ok(&["get", "pdb", "-n", ns]).await;
+    let header: Vec<&str> = out
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        header,
+        [
+            "NAME",
+            "MIN",
+            "AVAILABLE",
+            "MAX",
+            "UNAVAILABLE",
+            "ALLOWED",
+            "DISRUPTIONS",
+            "AGE"
+        ]
+    );
+
+    k.ok(&[
+        "patch",
+        "pdb",
+        "db",
+        "-n",
+        ns,
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"minAvailable":0}}"#,
+    ])
+    .await;
+    let (ok, out, err) = k.run(&drain).await;
+    assert!(ok, "the relaxed budget allows the drain: {out}{err}");
+    assert!(out.contains("pod/db-0 evicted"), "{out}");
+    assert!(out.contains("pod/db-1 evicted"), "{out}");
+    assert!(out.contains(&format!("node/{node} drained")), "{out}");
+    let out = k.ok(&["get", "pods", "-n", ns, "-o", "name"]).await;
+    assert_eq!(out.trim(), "");
+    let out = k
+        .ok(&["get", "node", &node, "-o", "jsonpath={.spec.unschedulable}"])
+        .await;
+    assert_eq!(out, "true", "a drained node stays cordoned");
+    k.ok(&["delete", "node", &node]).await;
+    s.cleanup().await;
+}
+
+/// `kubectl exec` over websockets (v5.channel.k8s.io) into the demo's simulated shell: output,
+/// stdin, the exit code. A real cluster needs a running container: skipped there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_execs_into_a_demo_pod() {
+    let test = "kubectl_execs_into_a_demo_pod";
+    if std::env::var_os("KINFORMER_TEST_KUBECONFIG").is_some() {
+        println!("skipping {test}: needs a running container (the demo's simulated shell)");
+        return;
+    }
+    let Some(s) = setup(test).await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    k.apply_stdin(&format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: box\n  namespace: {ns}\nspec:\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n    env:\n    - name: GREETING\n      value: hello\n"
+    ))
+    .await;
+    k.ok(&[
+        "patch",
+        "pod",
+        "box",
+        "-n",
+        ns,
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}"#,
+    ])
+    .await;
+    let out = k
+        .ok(&[
+            "exec",
+            "box",
+            "-n",
+            ns,
+            "--",
+            "sh",
+            "-c",
+            "echo $GREETING; hostname",
+        ])
+        .await;
+    assert_eq!(out, "hello\nbox\n");
+    let (ok, out, err) = k
+        .run(&[
+            "exec",
+            "box",
+            "-n",
+            ns,
+            "--",
+            "sh",
+            "-c",
+            "cat /nope; exit 5",
+        ])
+        .await;
+    assert!(!ok);
+    assert_eq!(out, "");
+    assert!(err.contains("cat: can't open '/nope'"), "{err}");
+    assert!(err.contains("command terminated with exit code 5"), "{err}");
+    // stdin: a script piped into an interactive (non-TTY) shell.
+    let (ok, out, err) = k
+        .run_stdin(
+            &["exec", "-i", "box", "-n", ns, "--", "sh"],
+            "echo one\nls /etc\nexit 0\n",
+        )
+        .await;
+    assert!(ok, "{err}");
+    assert_eq!(out, "one\nhostname\nhosts\nos-release\n");
+    s.cleanup().await;
+}
+
+/// A demo cluster seeded by the simulator (running pods on nodes), for `kubectl top`.
+async fn seeded_demo(metrics: bool) -> kinformer::app_main::RunningDemo {
+    kinformer::app_main::start_demo(&kinformer::app_main::DemoSpec {
+        port: 0,
+        pods: 60,
+        nodes: Some(3),
+        churn_per_sec: 0.0,
+        seed: 7,
+        history: 10_000,
+        metrics,
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_top_pods_and_nodes_read_the_demo_metrics_api() {
+    let Some(bin) = kubectl_on_path() else {
+        println!("skipping kubectl_top_pods_and_nodes_read_the_demo_metrics_api: no kubectl");
+        return;
+    };
+    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
+        println!("skipping kubectl_top: a real cluster may have no metrics-server (demo-only)");
+        return;
+    }
+    let demo = seeded_demo(true).await;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    demo.handle.write_kubeconfig(&kubeconfig).unwrap();
+    let k = Kubectl { bin, kubeconfig };
+
+    let out = k.ok(&["top", "pods", "-A"]).await;
+    let mut lines = out.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split_whitespace().collect();
+    assert_eq!(header, ["NAMESPACE", "NAME", "CPU(cores)", "MEMORY(bytes)"]);
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split_whitespace().collect()).collect();
+    assert!(rows.len() >= 20, "{out}");
+    for r in &rows {
+        assert!(r[2].ends_with('m') && r[3].ends_with("Mi"), "{r:?}");
+    }
+    // Per-namespace, by name, and with a label selector.
+    let (ns, name) = (rows[0][0], rows[0][1]);
+    let out = k.ok(&["top", "pod", name, "-n", ns, "--containers"]).await;
+    assert!(out.contains(name), "{out}");
+    let out = k.ok(&["top", "pods", "-n", ns]).await;
+    assert!(out.lines().skip(1).all(|l| !l.is_empty()), "{out}");
+
+    let out = k.ok(&["top", "nodes"]).await;
+    let mut lines = out.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split_whitespace().collect();
+    assert_eq!(
+        header,
+        ["NAME", "CPU(cores)", "CPU(%)", "MEMORY(bytes)", "MEMORY(%)"]
+    );
+    assert_eq!(lines.count(), 3, "{out}");
+
+    // Without metrics-server kubectl says so.
+    demo.handle
+        .metrics()
+        .set_mode(kinformer::demo::metrics::MetricsMode::Absent);
+    let (ok, _, err) = k.run(&["top", "pods", "-A"]).await;
+    assert!(!ok);
+    assert!(err.contains("Metrics API not available"), "{err}");
+    demo.churn.abort();
+    demo.handle.shutdown().await;
+}
+
+/// A pod created by kubectl on the node `node-1` whose container the test marks running since
+/// `age_s` seconds (the demo has no kubelet: the status is written through the status
+/// subresource, as a kubelet would), with one crashed previous instance when `restarted`.
+async fn running_pod(k: &Kubectl, ns: &str, name: &str, age_s: i64, restarted: bool) {
+    let out = k
+        .ok(&[
+            "run",
+            name,
+            "--image=docker.io/shop/web:1.0",
+            "--restart=Always",
+            "--labels=app=web",
+            "--overrides={\"spec\":{\"nodeName\":\"node-1\"}}",
+            "-n",
+            ns,
+        ])
+        .await;
+    assert_eq!(out.trim(), format!("pod/{name} created"));
+    let now = chrono::Utc::now().timestamp();
+    let t = |s: i64| {
+        chrono::DateTime::from_timestamp(s, 0)
+            .unwrap()
+            .format("%Y-%m-%dT%H:%M:%SZ")
+            .to_string()
+    };
+    let last = if restarted {
+        serde_json::json!({"terminated": {"exitCode": 2, "reason": "Error",
+            "startedAt": t(now - age_s - 40), "finishedAt": t(now - age_s - 10),
+            "containerID": "containerd://prev"}})
+    } else {
+        serde_json::json!({})
+    };
+    let status = serde_json::json!({"status": {"phase": "Running", "containerStatuses": [{
+        "name": name, "image": "docker.io/shop/web:1.0", "imageID": "", "ready": true,
+        "started": true, "restartCount": u32::from(restarted), "containerID": "containerd://cur",
+        "state": {"running": {"startedAt": t(now - age_s)}}, "lastState": last}]}});
+    k.ok(&[
+        "patch",
+        "pod",
+        name,
+        "-n",
+        ns,
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        &status.to_string(),
+    ])
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_logs_reads_follows_and_reports_errors() {
+    let Some(s) = setup("kubectl_logs_reads_follows_and_reports_errors").await else {
+        return;
+    };
+    if s.demo.is_none() {
+        // A real cluster's kubelet runs the image instead of the demo's log generator, and
+        // replaces the status this test writes.
+        println!(
+            "skipping kubectl_logs_reads_follows_and_reports_errors: needs the demo's kubelet-less pods"
+        );
+        s.cleanup().await;
+        return;
+    }
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    let marked = std::time::Instant::now();
+    running_pod(k, ns, "web-a", 30, true).await;
+    running_pod(k, ns, "web-b", 30, false).await;
+
+    // The whole log: 2 lines/s since the container started 30 s before it was marked running
+    // (plus the time the test has taken since, on a loaded machine), starting with the banner.
+    let out = k.ok(&["logs", "web-a", "-n", ns]).await;
+    let lines: Vec<&str> = out.lines().collect();
+    let most = 65 + 2 * marked.elapsed().as_secs() as usize;
+    assert!(
+        (55..=most).contains(&lines.len()),
+        "{} lines: {out}",
+        lines.len()
+    );
+    assert!(
+        lines[0].starts_with("Starting web") || lines[0].contains("starting web"),
+        "{out}"
+    );
+    // The same lines again (deterministic per container instance).
+    let again = k.ok(&["logs", "web-a", "-n", ns, "--tail=5"]).await;
+    assert_eq!(again.lines().count(), 5, "{again}");
+    assert!(out.contains(again.lines().next().unwrap()), "{again}");
+
+    // Timestamps are RFC3339 with nanoseconds; --since-time keeps later lines only.
+    let out = k
+        .ok(&["logs", "web-a", "-n", ns, "--timestamps", "--tail=3"])
+        .await;
+    for l in out.lines() {
+        let ts = l.split(' ').next().unwrap();
+        assert!(
+            chrono::DateTime::parse_from_rfc3339(ts).is_ok() && ts.len() == 30,
+            "{l}"
+        );
+    }
+    let out = k.ok(&["logs", "web-a", "-n", ns, "--since=10s"]).await;
+    assert!((15..=25).contains(&out.lines().count()), "{out}");
+
+    // The previous instance ends with its crash.
+    let out = k.ok(&["logs", "web-a", "-n", ns, "--previous"]).await;
+    assert!(out.contains("panic: runtime error"), "{out}");
+    assert_eq!(out.lines().last(), Some("exit status 2"), "{out}");
+
+    // The apiserver's errors.
+    let (ok, _, err) = k.run(&["logs", "web-b", "-n", ns, "--previous"]).await;
+    assert!(!ok);
+    assert!(
+        err.contains("previous terminated container \"web-b\" in pod \"web-b\" not found"),
+        "{err}"
+    );
+    let (ok, _, err) = k.run(&["logs", "web-a", "-n", ns, "-c", "nope"]).await;
+    assert!(!ok);
+    assert!(
+        err.contains("container nope is not valid for pod web-a"),
+        "{err}"
+    );
+    let (ok, _, err) = k.run(&["logs", "nope", "-n", ns]).await;
+    assert!(!ok);
+    assert!(err.contains("pods \"nope\" not found"), "{err}");
+
+    // -l with --prefix: every pod's lines, prefixed.
+    let out = k
+        .ok(&["logs", "-l", "app=web", "-n", ns, "--prefix", "--tail=2"])
+        .await;
+    assert_eq!(out.lines().count(), 4, "{out}");
+    assert!(out.contains("[pod/web-a/web-a] "), "{out}");
+    assert!(out.contains("[pod/web-b/web-b] "), "{out}");
+
+    // -f: a chunked stream that keeps delivering new lines.
+    let mut follow = k
+        .command(&["logs", "-f", "web-a", "-n", ns, "--tail=0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = follow.stdout.take().unwrap();
+    let mut seen = String::new();
+    let mut buf = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + HANG_GUARD;
+    while seen.lines().count() < 3 {
+        let n = tokio::time::timeout_at(deadline, stdout.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| panic!("follow output so far: {seen:?}"))
+            .unwrap();
+        assert!(n > 0, "follow ended early: {seen:?}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    let _ = follow.kill().await;
+    s.cleanup().await;
+}

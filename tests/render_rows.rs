@@ -834,7 +834,12 @@ fn prune_drops_managed_fields_annotations_and_container_details() {
         p.data[render::POD_SUMMARY_KEY],
         json!(["Running", 2, 2, 0, null, "10.244.1.17"])
     );
-    assert_eq!(p.data.as_object().map(|m| m.len()), Some(2));
+    // ... and the containers' summed requests/limits by the usage percentages' string
+    assert_eq!(
+        p.data[render::metrics::POD_RESOURCES_KEY],
+        json!("200,1000,268435456,536870912")
+    );
+    assert_eq!(p.data.as_object().map(|m| m.len()), Some(3));
 }
 
 #[test]

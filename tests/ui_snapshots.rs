@@ -318,6 +318,7 @@ fn informer_panel() {
         informer_row("pods", Some("default"), InformerState::Watching),
         InformerRow {
             cached: 12,
+            list_mode: "fallback",
             deltas_total: 40,
             deltas_per_sec: 0.0,
             ..informer_row("deployments.apps", Some("default"), InformerState::Listing)

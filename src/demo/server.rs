@@ -32,6 +32,7 @@ use super::cluster::{
 };
 use super::error::{DemoError, StatusError};
 use super::faults::FaultInjector;
+use super::metrics::{DemoMetrics, MetricsMode};
 use super::patch::PatchType;
 use super::resources::{self, RESOURCES, ResourceInfo};
 use super::table::{self, IncludeObject};
@@ -49,6 +50,16 @@ pub struct DemoOptions {
     /// Watches without `timeoutSeconds` end after a random time in `[t, 2t)` (kube-apiserver's
     /// `--min-request-timeout` behaviour).
     pub min_request_timeout: Duration,
+    /// Serve `metrics.k8s.io` (false: absent, as without metrics-server).
+    pub metrics: bool,
+    /// metrics-server's `--metric-resolution`: how often usage changes.
+    pub metrics_resolution: Duration,
+    /// Mimic an API server whose etcd lacks RequestWatchProgress (etcd before 3.4.31/3.5.13):
+    /// streaming lists (`sendInitialEvents=true`) are refused with a 500 ERROR event.
+    pub watch_list_unsupported: bool,
+    /// Lines per second each running container writes to its log (see [`super::logs`]); a pod
+    /// annotation `demo.kinformer.io/log-lines-per-second` overrides it.
+    pub log_lines_per_second: f64,
 }
 
 impl Default for DemoOptions {
@@ -58,6 +69,10 @@ impl Default for DemoOptions {
             history: 100_000,
             bookmark_interval: Duration::from_secs(60),
             min_request_timeout: Duration::from_secs(1800),
+            metrics: true,
+            metrics_resolution: Duration::from_secs(15),
+            watch_list_unsupported: false,
+            log_lines_per_second: 2.0,
         }
     }
 }
@@ -87,18 +102,27 @@ impl DemoServer {
         let faults = FaultInjector::new();
         let (restart_tx, restart_rx) = mpsc::unbounded_channel();
         faults.set_restart_channel(restart_tx);
+        let metrics = DemoMetrics::new(opts.metrics, opts.metrics_resolution);
         let app = Arc::new(App {
             cluster: cluster.clone(),
             faults: faults.clone(),
             opts: opts.clone(),
             addr,
+            metrics: metrics.clone(),
         });
         let router = Router::new()
             .route("/_demo/faults/{action}", post(admin))
+            .merge(super::exec::router(cluster.clone()))
             .fallback(api)
             .with_state(app);
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
+        tokio::spawn(super::metrics::run_oom_killer(
+            metrics.clone(),
+            cluster.clone(),
+            shutdown_rx.clone(),
+        ));
         let task = tokio::spawn(serve_loop(
+            cluster.clone(),
             listener,
             addr,
             router,
@@ -111,6 +135,7 @@ impl DemoServer {
             addr,
             cluster,
             faults,
+            metrics,
             shutdown_tx,
             task,
         })
@@ -118,6 +143,7 @@ impl DemoServer {
 }
 
 async fn serve_loop(
+    cluster: Arc<DemoCluster>,
     listener: TcpListener,
     addr: SocketAddr,
     router: Router,
@@ -165,6 +191,8 @@ async fn serve_loop(
             Some(d) => {
                 tracing::info!(?d, "demo server restarting");
                 tokio::time::sleep(d).await;
+                // The new API server's watch cache starts at the current revision.
+                cluster.restart_watch_cache();
             }
             None => return,
         }
@@ -177,6 +205,7 @@ pub struct DemoHandle {
     addr: SocketAddr,
     cluster: Arc<DemoCluster>,
     faults: FaultInjector,
+    metrics: Arc<DemoMetrics>,
     shutdown_tx: watch::Sender<bool>,
     task: JoinHandle<()>,
 }
@@ -213,6 +242,11 @@ impl DemoHandle {
         self.faults.clone()
     }
 
+    /// The `metrics.k8s.io` API (its mode: serving, absent, unavailable, forbidden).
+    pub fn metrics(&self) -> Arc<DemoMetrics> {
+        self.metrics.clone()
+    }
+
     /// Stop serving (open watches are closed) and wait for the server task.
     pub async fn shutdown(self) {
         let _ = self.shutdown_tx.send(true);
@@ -225,6 +259,7 @@ struct App {
     faults: FaultInjector,
     opts: DemoOptions,
     addr: SocketAddr,
+    metrics: Arc<DemoMetrics>,
 }
 
 fn json_response(code: StatusCode, v: &Value) -> Response {
@@ -255,7 +290,14 @@ fn bytes_response(code: StatusCode, b: Bytes) -> Response {
 fn status_response(e: &StatusError) -> Response {
     let code = StatusCode::from_u16(e.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut r = json_response(code, &e.to_status());
-    if e.code == 429 || e.code == 504 {
+    // A 429 without retryAfterSeconds (an eviction refused by a disruption budget) has no
+    // Retry-After, as kube-apiserver answers it: clients retry on their own schedule.
+    let retry_after = e
+        .details
+        .as_ref()
+        .and_then(|d| d.get("retryAfterSeconds"))
+        .is_some();
+    if (e.code == 429 && retry_after) || e.code == 504 {
         r.headers_mut()
             .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
     }
@@ -304,6 +346,15 @@ async fn admin(
             }
         }
         "clear" => f.clear(),
+        "metrics" => {
+            let Some(mode) = q.get("mode").and_then(|m| MetricsMode::parse(m)) else {
+                return StatusError::bad_request(
+                    "mode must be serving, absent, unavailable or forbidden",
+                )
+                .into_response();
+            };
+            app.metrics.set_mode(mode);
+        }
         _ => return StatusError::unknown_path().into_response(),
     }
     json_response(StatusCode::OK, &json!({"ok": true, "action": action}))
@@ -450,6 +501,8 @@ struct Target {
     status: bool,
     /// The `scale` subresource (deployments, replicasets, statefulsets).
     scale: bool,
+    /// The `eviction` subresource of pods (POST only).
+    eviction: bool,
 }
 
 enum Route {
@@ -512,10 +565,13 @@ fn route(path: &str) -> Result<Route, StatusError> {
     if info.namespaced && ns.is_none() && name.is_some() {
         return Err(not_found());
     }
-    let (status, scale) = match sub {
-        None => (false, false),
-        Some("status") if info.status_subresource => (true, false),
-        Some("scale") if has_scale(info) => (false, true),
+    let (status, scale, eviction) = match sub {
+        None => (false, false, false),
+        Some("status") if info.status_subresource => (true, false, false),
+        Some("scale") if has_scale(info) => (false, true, false),
+        Some("eviction") if info.id.plural == "pods" && info.id.group.is_empty() => {
+            (false, false, true)
+        }
         Some(_) => return Err(not_found()),
     };
     Ok(Route::Resource(Target {
@@ -524,6 +580,7 @@ fn route(path: &str) -> Result<Route, StatusError> {
         name,
         status,
         scale,
+        eviction,
     }))
 }
 
@@ -673,6 +730,12 @@ async fn handle(
     let q: Params = Query::try_from_uri(uri)
         .map(|Query(q)| q)
         .map_err(|e| StatusError::bad_request(format!("malformed query: {e}")))?;
+    if let Some(r) = app.metrics.serve(&app.cluster, &method, uri.path(), &q) {
+        return r.map(|v| json_response(StatusCode::OK, &v));
+    }
+    if let Some((ns, name)) = super::logs::log_path(uri.path()) {
+        return pod_log(app, &method, &ns, &name, &q);
+    }
     let t = match route(uri.path())? {
         Route::Doc(mut v) => {
             if method != Method::GET {
@@ -682,6 +745,9 @@ async fn handle(
             }
             if uri.path().trim_matches('/') == "api" {
                 v = resources::api_versions(&app.addr.to_string());
+            }
+            if uri.path().trim_matches('/') == "apis" {
+                app.metrics.extend_group_list(&mut v);
             }
             return Ok(json_response(StatusCode::OK, &v));
         }
@@ -715,6 +781,18 @@ async fn handle(
     let out = output(headers, &q);
     if t.scale {
         return scale_handler(app, &t, verb, headers, &body);
+    }
+    if t.eviction {
+        if verb != "create" {
+            return Err(StatusError::method_not_allowed(format!(
+                "{verb} is not allowed on the eviction subresource"
+            )));
+        }
+        let v = parse_body(headers, &body)?;
+        let ns = t.ns.as_deref().unwrap_or("default");
+        let name = t.name.as_deref().unwrap_or_default();
+        let st = super::eviction::evict(&app.cluster, ns, name, &v)?;
+        return Ok(json_response(StatusCode::CREATED, &st));
     }
     let mode = if t.status {
         UpdateMode::Status
@@ -800,6 +878,38 @@ async fn handle(
             "the server does not allow this method on the requested resource ({method})"
         ))),
     }
+}
+
+/// `GET .../pods/{name}/log` (RBAC resource `pods/log`): see [`super::logs`].
+fn pod_log(
+    app: &Arc<App>,
+    method: &Method,
+    ns: &str,
+    name: &str,
+    q: &Params,
+) -> Result<Response, StatusError> {
+    if method != Method::GET {
+        return Err(StatusError::method_not_allowed(format!(
+            "the server does not allow this method on the requested resource ({method})"
+        )));
+    }
+    if app.faults.is_forbidden("", "pods/log") || app.faults.is_forbidden("", "pods") {
+        return Err(StatusError::forbidden("get", "", "pods/log", Some(ns)));
+    }
+    let opts = super::logs::LogOptions::parse(q)?;
+    let stream = super::logs::serve(
+        &app.cluster,
+        &app.faults,
+        ns,
+        name,
+        opts,
+        app.opts.log_lines_per_second,
+    )?;
+    Ok(Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/plain")
+        .body(Body::from_stream(stream))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()))
 }
 
 /// What the create strategies of kube-apiserver do to `status`: it is owned by controllers (and,
@@ -984,22 +1094,28 @@ fn list_handler(
             "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
         ));
     }
-    let (at, after, continuing) = match (cont, rv) {
+    // Which state is read, as kube-apiserver decides (cacher's `shouldDelegateList`): a continue
+    // token, `Exact`, or an RV with a limit and no match (the legacy exact read kept for paging)
+    // read etcd at that RV; "" is a consistent read (paged); "0", `NotOlderThan` and an RV without
+    // a limit are answered whole by the watch cache, which ignores `limit`, with data at least as
+    // new as the RV.
+    let (at, after, continuing, limit) = match (cont, rv.filter(|r| !r.is_empty())) {
         (Some(c), _) => {
             let (rv, key) = decode_continue(c)?;
-            (ReadAt::Exact(rv), Some(key), true)
+            (ReadAt::Exact(rv), Some(key), true, limit)
         }
-        (None, None | Some("0")) => (ReadAt::Latest, None, false),
+        (None, None) => (ReadAt::Latest, None, false, limit),
+        (None, Some("0")) => (ReadAt::Latest, None, false, None),
         (None, Some(r)) => {
             let n = parse_rv(r)?;
-            if rvm == Some("Exact") {
-                (ReadAt::Exact(n), None, false)
+            if rvm == Some("Exact") || (rvm.is_none() && limit.is_some()) {
+                (ReadAt::Exact(n), None, false, limit)
             } else {
                 let cur = app.cluster.resource_version();
                 if n > cur {
                     return Err(StatusError::too_large_resource_version(n, cur));
                 }
-                (ReadAt::Latest, None, false)
+                (ReadAt::Latest, None, false, None)
             }
         }
     };
@@ -1156,6 +1272,16 @@ fn watch_handler(
         None | Some("0") => None,
         Some(r) => Some(parse_rv(r)?),
     };
+    if send_initial == Some(true) && app.opts.watch_list_unsupported {
+        let e = StatusError::new(
+            500,
+            "InternalError",
+            "a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled",
+        );
+        return Ok(watch_body(futures::stream::once(
+            async move { error_event(&e) },
+        )));
+    }
     let (from, initial) = match send_initial {
         Some(true) => {
             if let Some(n) = rv_num {

@@ -165,6 +165,31 @@ pub fn columns(info: &ResourceInfo) -> Vec<Value> {
             col("Status", "string", "", 0, "The status of the namespace"),
             age_col(),
         ],
+        "poddisruptionbudgets" => vec![
+            name_col(),
+            col(
+                "Min Available",
+                "string",
+                "",
+                0,
+                "The minimum number of pods that must be available",
+            ),
+            col(
+                "Max Unavailable",
+                "string",
+                "",
+                0,
+                "The maximum number of pods that may be unavailable",
+            ),
+            col(
+                "Allowed Disruptions",
+                "integer",
+                "",
+                0,
+                "Calculated number of pods that may be disrupted at this time",
+            ),
+            age_col(),
+        ],
         "widgets" => vec![
             name_col(),
             col("Color", "string", "", 0, ""),
@@ -455,6 +480,20 @@ fn cells(info: &ResourceInfo, o: &Value) -> Vec<Value> {
             ]
         }
         "namespaces" => vec![name, json!(s(o, "/status/phase")), json!(age)],
+        "poddisruptionbudgets" => {
+            let intstr = |p: &str| match o.pointer(p) {
+                Some(Value::Number(n)) => n.to_string(),
+                Some(Value::String(v)) => v.clone(),
+                _ => "N/A".to_string(),
+            };
+            vec![
+                name,
+                json!(intstr("/spec/minAvailable")),
+                json!(intstr("/spec/maxUnavailable")),
+                json!(n(o, "/status/disruptionsAllowed")),
+                json!(age),
+            ]
+        }
         "widgets" => vec![
             name,
             o.pointer("/spec/color").cloned().unwrap_or(Value::Null),

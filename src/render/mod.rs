@@ -21,6 +21,8 @@ use serde_json::Value;
 mod crd;
 mod describe;
 mod jsonpath;
+pub mod metrics;
+pub mod node_detail;
 mod pod;
 mod prune;
 mod resources;

@@ -19,6 +19,7 @@
 use kube::api::DynamicObject;
 use serde_json::{Map, Value};
 
+use super::metrics::{POD_RESOURCES_KEY, PodResources, pod_resources};
 use super::pod::{self, POD_SUMMARY_KEY, cached_summary, pod_ip, summary_value};
 use crate::informer::decode::{AnnotationMask, Mask, ObjectMask};
 
@@ -45,6 +46,10 @@ const CONTAINER_STATUSES: Mask = Each(&Keys(&[
     ("ready", All),
 ]));
 
+/// A container's requests and limits, for the usage percentages (summed into
+/// [`POD_RESOURCES_KEY`] by [`prune_pod`]).
+const RESOURCES: Mask = Keys(&[("requests", All), ("limits", All)]);
+
 /// Everything [`pod::compute`] and [`pod_ip`] read, plus what the pod keeps (node);
 /// images, env, resources, volumes, probes... are never decoded.
 const POD: Mask = Keys(&[
@@ -52,10 +57,17 @@ const POD: Mask = Keys(&[
         "spec",
         Keys(&[
             ("nodeName", All),
-            ("containers", Each(&Keys(&[("name", All)]))),
+            (
+                "containers",
+                Each(&Keys(&[("name", All), ("resources", RESOURCES)])),
+            ),
             (
                 "initContainers",
-                Each(&Keys(&[("name", All), ("restartPolicy", All)])),
+                Each(&Keys(&[
+                    ("name", All),
+                    ("restartPolicy", All),
+                    ("resources", RESOURCES),
+                ])),
             ),
         ]),
     ),
@@ -73,6 +85,7 @@ const POD: Mask = Keys(&[
     ),
     // The summary a pruned pod already carries (so pruning stays idempotent).
     (POD_SUMMARY_KEY, All),
+    (POD_RESOURCES_KEY, All),
 ]);
 
 const WORKLOAD: Mask = Keys(&[
@@ -165,11 +178,16 @@ const SERVICE: Mask = Keys(&[
 ]);
 
 const NODE: Mask = Keys(&[
-    ("spec", Keys(&[("unschedulable", All), ("podCIDR", All)])),
+    (
+        "spec",
+        Keys(&[("unschedulable", All), ("podCIDR", All), ("taints", All)]),
+    ),
     (
         "status",
         Keys(&[
             ("conditions", CONDITIONS),
+            ("allocatable", All),
+            ("capacity", All),
             (
                 "nodeInfo",
                 Keys(&[
@@ -274,6 +292,7 @@ fn prune_pod(obj: &mut DynamicObject) {
         Some(cached) => cached,
         None => (pod::compute(obj), pod_ip(&obj.data).to_string()),
     };
+    let resources = pod_resources(&obj.data);
     let d = &mut obj.data;
     let node = d
         .get_mut("spec")
@@ -286,5 +305,11 @@ fn prune_pod(obj: &mut DynamicObject) {
         root.insert("spec".to_string(), Value::Object(spec));
     }
     root.insert(POD_SUMMARY_KEY.to_string(), summary_value(&summary, &ip));
+    if resources != PodResources::default() {
+        root.insert(
+            POD_RESOURCES_KEY.to_string(),
+            Value::String(resources.encode()),
+        );
+    }
     *d = Value::Object(root);
 }

@@ -124,6 +124,9 @@ pub struct InformerRow {
     /// `None` = all namespaces / cluster-scoped.
     pub namespace: Option<String>,
     pub state: InformerState,
+    /// How its reflector lists: "stream" (WatchList), "list", or "fallback" (lists: the server
+    /// refused streaming lists).
+    pub list_mode: &'static str,
     pub last_rv: String,
     pub cached: usize,
     pub queue_depth: usize,

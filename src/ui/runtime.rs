@@ -29,7 +29,7 @@ use super::terminal;
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
-use crate::informer::reflector::ReflectorState;
+use crate::informer::reflector::{ReflectorState, ReflectorStatus};
 use crate::informer::shared_informer::{DeleteObject, HandlerRegistration, ResourceEventHandler};
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::informer::workqueue::RateLimitingQueue;
@@ -111,6 +111,8 @@ struct Runtime {
     views: HashMap<ViewId, ViewFeed>,
     /// Cancels background tasks of the current connection (stats, taps).
     conn_cancel: CancellationToken,
+    /// The header's and informer panel's source, refreshed with every frame that carries rows.
+    stats: SharedStats,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -276,10 +278,13 @@ impl Runtime {
                     self.factory = make_factory(&self.connection);
                     self.factory.start();
                     spawn_tap(&self.factory, self.tx.clone(), self.conn_cancel.clone());
-                    spawn_stats(
+                    self.stats = StatsSource::shared(
                         self.factory.clone(),
                         self.connection.context.clone(),
                         Arc::new(parking_lot::Mutex::new(version.as_ref().ok().cloned())),
+                    );
+                    spawn_stats(
+                        self.stats.clone(),
                         self.tx.clone(),
                         self.conn_cancel.clone(),
                     );
@@ -514,93 +519,179 @@ fn spawn_rediscovery(
     });
 }
 
-/// Informer panel rows and connection state, once a second.
-fn spawn_stats(
+/// What the header and the informer panel show, computed from the factory's informers; keeps
+/// what was last sent so that only changes go out.
+struct StatsSource {
     factory: Arc<SharedInformerFactory>,
     context: String,
     server_version: SharedVersion,
-    tx: mpsc::UnboundedSender<Action>,
-    cancel: CancellationToken,
-) {
+    last: Option<(Vec<InformerRow>, ConnectionState)>,
+}
+
+/// Shared by the stats task and the main loop (which refreshes it in the frame that carries rows).
+type SharedStats = Arc<parking_lot::Mutex<StatsSource>>;
+
+impl StatsSource {
+    fn shared(
+        factory: Arc<SharedInformerFactory>,
+        context: String,
+        server_version: SharedVersion,
+    ) -> SharedStats {
+        Arc::new(parking_lot::Mutex::new(Self {
+            factory,
+            context,
+            server_version,
+            last: None,
+        }))
+    }
+
+    /// An informer row per started informer, and the connection state they imply.
+    fn collect(&self) -> (Vec<InformerRow>, ConnectionState) {
+        let mut rows = Vec::new();
+        let mut unreachable: Option<(String, Option<i64>)> = None;
+        let mut any = false;
+        for (key, informer) in self.factory.informers() {
+            let stats = informer.stats();
+            let Some(status) = stats.reflector.as_ref() else {
+                continue;
+            };
+            let state = match status.state {
+                ReflectorState::Listing => InformerState::Listing,
+                ReflectorState::Watching => InformerState::Watching,
+                ReflectorState::Backoff { until } => {
+                    let left = until.saturating_duration_since(tokio::time::Instant::now());
+                    InformerState::BackingOff {
+                        until_ms: now_ms() + left.as_millis() as i64,
+                    }
+                }
+                ReflectorState::Stopped => InformerState::Stopped,
+            };
+            let connect_err = matches!(status.last_error, Some(InformerError::Connect(_)));
+            any = true;
+            if connect_err && !matches!(state, InformerState::Watching) {
+                let retry = match state {
+                    InformerState::BackingOff { until_ms } => Some(until_ms),
+                    _ => None,
+                };
+                unreachable = Some((
+                    status
+                        .last_error
+                        .as_ref()
+                        .map(|e| e.to_string())
+                        .unwrap_or_default(),
+                    retry,
+                ));
+            }
+            let label = if key.group.is_empty() {
+                key.plural.clone()
+            } else {
+                format!("{}.{}", key.plural, key.group)
+            };
+            rows.push(InformerRow {
+                resource: label,
+                namespace: key.namespace.clone(),
+                state,
+                list_mode: status.list_mode.as_str(),
+                last_rv: status.last_sync_resource_version.clone(),
+                cached: stats.cached_objects,
+                queue_depth: stats.queue_depth,
+                deltas_total: stats.deltas_total,
+                deltas_per_sec: stats.deltas_per_sec,
+                relists: status.relists,
+                last_error: status.last_error.as_ref().map(|e| e.to_string()),
+                synced: stats.has_synced,
+                forbidden: matches!(status.last_error, Some(InformerError::Forbidden(_))),
+            });
+        }
+        let conn = ConnectionState {
+            context: self.context.clone(),
+            server_version: self.server_version.lock().clone(),
+            reachable: unreachable.is_none() || !any,
+            retry_at_ms: unreachable.as_ref().and_then(|u| u.1),
+            last_error: unreachable.map(|u| u.0),
+        };
+        (rows, conn)
+    }
+
+    /// The actions to send if anything changed since the last call; none otherwise (an idle
+    /// dashboard receives nothing and does not redraw).
+    fn changed(&mut self) -> Vec<Action> {
+        let (rows, conn) = self.collect();
+        if self
+            .last
+            .as_ref()
+            .is_some_and(|(r, c)| r == &rows && c == &conn)
+        {
+            return Vec::new();
+        }
+        let out = vec![
+            Action::InformerStats(rows.clone()),
+            Action::Connection(conn.clone()),
+        ];
+        self.last = Some((rows, conn));
+        out
+    }
+
+    /// Every informer's reflector status, to wake on its transitions (state, errors, lists;
+    /// never per event).
+    fn status_receivers(&self) -> Vec<tokio::sync::watch::Receiver<ReflectorStatus>> {
+        self.factory
+            .informers()
+            .into_iter()
+            .filter_map(|(_, i)| i.reflector_status())
+            .collect()
+    }
+}
+
+/// The stats for the frame being drawn: if this batch of actions carries rows, the informer rows
+/// and connection state as of now (when changed), so the header's counts, RV and state reach the
+/// screen with the rows that changed them. Once per frame, never per event.
+fn stats_with_rows(pending: &[Action], stats: &SharedStats) -> Vec<Action> {
+    if pending.iter().any(|a| matches!(a, Action::Rows { .. })) {
+        stats.lock().changed()
+    } else {
+        Vec::new()
+    }
+}
+
+/// Informer panel rows and connection state: on every reflector transition (listing → watching,
+/// errors, backoff, a completed list), and once a second for rates and countdowns; only when
+/// changed. Rows-driven changes go out with the rows themselves (see [`stats_with_rows`]).
+fn spawn_stats(stats: SharedStats, tx: mpsc::UnboundedSender<Action>, cancel: CancellationToken) {
+    /// Receivers of every running reflector's status, with what they hold now marked as seen.
+    /// Receivers of stopped reflectors report an error at once: left out, or the loop would spin.
+    fn fresh(stats: &SharedStats) -> Vec<tokio::sync::watch::Receiver<ReflectorStatus>> {
+        let mut receivers = stats.lock().status_receivers();
+        for rx in &mut receivers {
+            rx.borrow_and_update();
+        }
+        receivers.retain(|rx| rx.has_changed().is_ok());
+        receivers
+    }
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
-        let mut last: Option<(Vec<InformerRow>, ConnectionState)> = None;
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut receivers = fresh(&stats);
         loop {
+            let transition = async {
+                if receivers.is_empty() {
+                    futures::future::pending::<()>().await;
+                }
+                let changes = receivers.iter_mut().map(|rx| Box::pin(rx.changed()));
+                let _ = futures::future::select_all(changes).await;
+            };
             tokio::select! {
                 _ = cancel.cancelled() => return,
                 _ = tick.tick() => {}
+                _ = transition => {}
             }
-            let mut rows = Vec::new();
-            let mut unreachable: Option<(String, Option<i64>)> = None;
-            let mut any = false;
-            for (key, informer) in factory.informers() {
-                let stats = informer.stats();
-                let Some(status) = stats.reflector.as_ref() else {
-                    continue;
-                };
-                let state = match status.state {
-                    ReflectorState::Listing => InformerState::Listing,
-                    ReflectorState::Watching => InformerState::Watching,
-                    ReflectorState::Backoff { until } => {
-                        let left = until.saturating_duration_since(tokio::time::Instant::now());
-                        InformerState::BackingOff {
-                            until_ms: now_ms() + left.as_millis() as i64,
-                        }
-                    }
-                    ReflectorState::Stopped => InformerState::Stopped,
-                };
-                let connect_err = matches!(status.last_error, Some(InformerError::Connect(_)));
-                any = true;
-                if connect_err && !matches!(state, InformerState::Watching) {
-                    let retry = match state {
-                        InformerState::BackingOff { until_ms } => Some(until_ms),
-                        _ => None,
-                    };
-                    unreachable = Some((
-                        status
-                            .last_error
-                            .as_ref()
-                            .map(|e| e.to_string())
-                            .unwrap_or_default(),
-                        retry,
-                    ));
-                }
-                let label = if key.group.is_empty() {
-                    key.plural.clone()
-                } else {
-                    format!("{}.{}", key.plural, key.group)
-                };
-                rows.push(InformerRow {
-                    resource: label,
-                    namespace: key.namespace.clone(),
-                    state,
-                    last_rv: status.last_sync_resource_version.clone(),
-                    cached: stats.cached_objects,
-                    queue_depth: stats.queue_depth,
-                    deltas_total: stats.deltas_total,
-                    deltas_per_sec: stats.deltas_per_sec,
-                    relists: status.relists,
-                    last_error: status.last_error.as_ref().map(|e| e.to_string()),
-                    synced: stats.has_synced,
-                    forbidden: matches!(status.last_error, Some(InformerError::Forbidden(_))),
-                });
-            }
-            let conn = ConnectionState {
-                context: context.clone(),
-                server_version: server_version.lock().clone(),
-                reachable: unreachable.is_none() || !any,
-                retry_at_ms: unreachable.as_ref().and_then(|u| u.1),
-                last_error: unreachable.map(|u| u.0),
-            };
-            // Only send what changed: an idle dashboard receives nothing and does not redraw.
-            let changed = last.as_ref().is_none_or(|(r, c)| r != &rows || c != &conn);
-            if changed {
-                if tx.send(Action::InformerStats(rows.clone())).is_err()
-                    || tx.send(Action::Connection(conn.clone())).is_err()
-                {
+            // Re-subscribe before collecting: a transition from here on wakes the next round.
+            receivers = fresh(&stats);
+            let actions = stats.lock().changed();
+            for action in actions {
+                if tx.send(action).is_err() {
                     return;
                 }
-                last = Some((rows, conn));
             }
         }
     });
@@ -643,13 +734,12 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     factory.start();
     let conn_cancel = CancellationToken::new();
     let version: SharedVersion = Arc::new(parking_lot::Mutex::new(config.server_version.clone()));
-    spawn_stats(
+    let stats = StatsSource::shared(
         factory.clone(),
         config.connection.context.clone(),
         version.clone(),
-        tx.clone(),
-        conn_cancel.clone(),
     );
+    spawn_stats(stats.clone(), tx.clone(), conn_cancel.clone());
     if config.server_version.is_none() {
         spawn_rediscovery(
             config.connection.clone(),
@@ -664,6 +754,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         tx: tx.clone(),
         views: HashMap::new(),
         conn_cancel,
+        stats,
     };
     spawn_tap(&rt.factory, tx.clone(), rt.conn_cancel.clone());
     let mut app = App::new(config.app, config.keys);
@@ -731,6 +822,9 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                 Err(_) => break,
             }
         }
+        // The header's informer line in the same frame as the rows (not up to a second later).
+        let with_rows = stats_with_rows(&pending, &rt.stats);
+        pending.extend(with_rows);
         for action in pending {
             for effect in app.update(action) {
                 if !rt.carry_out(effect).await {
@@ -756,4 +850,114 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {
     tokio::signal::unix::signal(kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::informer::list_watch::{FakeListerWatcher, ListerWatcher, WatchEvent};
+    use kube::discovery::ApiResource;
+
+    fn pods() -> ApiResource {
+        ApiResource {
+            group: String::new(),
+            version: "v1".into(),
+            api_version: "v1".into(),
+            kind: "Pod".into(),
+            plural: "pods".into(),
+        }
+    }
+
+    fn pod(name: &str, rv: &str) -> DynamicObject {
+        let mut o = DynamicObject::new(name, &pods()).within("default");
+        o.metadata.resource_version = Some(rv.into());
+        o
+    }
+
+    fn rows() -> Action {
+        Action::Rows {
+            view: 1,
+            upserts: Vec::new(),
+            deletes: Vec::new(),
+        }
+    }
+
+    fn informer_row(actions: &[Action]) -> Option<InformerRow> {
+        actions.iter().find_map(|a| match a {
+            Action::InformerStats(rows) => rows.first().cloned(),
+            _ => None,
+        })
+    }
+
+    async fn until(mut f: impl FnMut() -> bool) {
+        for _ in 0..10_000 {
+            if f() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        panic!("condition not reached");
+    }
+
+    /// Issue 11: the header's informer line (count, RV, state) reaches the screen in the frame
+    /// that carries the rows, not up to a second later; frames without rows compute nothing, and
+    /// an unchanged informer sends nothing.
+    #[tokio::test]
+    async fn informer_stats_go_out_in_the_frame_that_carries_rows() {
+        let fake = FakeListerWatcher::<DynamicObject>::shared();
+        fake.push_list_page(vec![pod("a", "10"), pod("b", "11")], "11", None);
+        let live = fake.push_watch_live();
+        let lw = fake.clone();
+        let maker: crate::informer::factory::ListerWatcherMaker =
+            Arc::new(move |_, _| lw.clone() as Arc<dyn ListerWatcher<DynamicObject>>);
+        // A list, then a watch: the fake scripts a list page (streaming lists are the default).
+        let options = FactoryOptions {
+            reflector: crate::informer::reflector::ReflectorConfig {
+                use_streaming_list: false,
+                ..Default::default()
+            },
+            ..FactoryOptions::default()
+        };
+        let factory = Arc::new(SharedInformerFactory::new(maker, options));
+        factory.start();
+        let informer = factory.informer_for(&pods(), None);
+        let stats = StatsSource::shared(
+            factory.clone(),
+            "ctx".into(),
+            Arc::new(parking_lot::Mutex::new(Some("v1.33".into()))),
+        );
+        until(|| {
+            informer.has_synced()
+                && informer
+                    .reflector_status()
+                    .is_some_and(|s| s.borrow().state == ReflectorState::Watching)
+        })
+        .await;
+
+        assert!(
+            stats_with_rows(&[Action::Tick(0)], &stats).is_empty(),
+            "no rows in the batch: nothing computed"
+        );
+        let first = stats_with_rows(&[rows()], &stats);
+        let row = informer_row(&first).expect("stats with the rows");
+        assert_eq!(
+            (row.cached, row.last_rv.as_str(), row.synced),
+            (2, "11", true)
+        );
+        assert_eq!(row.state, InformerState::Watching);
+        assert!(first.iter().any(|a| matches!(a, Action::Connection(_))));
+
+        live.send(Ok(WatchEvent::Added(pod("c", "12"))))
+            .expect("watch open");
+        until(|| informer.indexer().len() == 3).await;
+        let next = stats_with_rows(&[rows()], &stats);
+        let row = informer_row(&next).expect("the change goes out with the rows");
+        assert_eq!((row.cached, row.last_rv.as_str()), (3, "12"));
+        let row_again = stats_with_rows(&[rows()], &stats);
+        // Only the rate may move between two calls; counts and RV are the same.
+        if let Some(r) = informer_row(&row_again) {
+            assert_eq!((r.cached, r.last_rv.as_str()), (3, "12"));
+        }
+        factory.shutdown().await;
+    }
 }

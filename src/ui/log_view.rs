@@ -1,0 +1,1210 @@
+//! The log screen: its state, its `update` and its drawing (`impl Widget for &LogView`).
+//!
+//! It holds the lines of one log view in a ring with a byte cap (the oldest lines go first and
+//! the header says how many went), the sources with a stable colour each, autoscroll (follow) or
+//! a paused position, a search (highlighted, n/N) and a filter (only matching lines), and the
+//! display switches (timestamps, wrap, full screen). It never does I/O: stream restarts, saving
+//! and closing are [`LogEffect`]s the runtime carries out.
+//!
+//! Invariants:
+//! - `bytes` is the sum of the kept lines' [`line_bytes`] and never exceeds `cap` after an
+//!   update (a single line larger than the cap is kept alone);
+//! - line `seq`s are consecutive: the line at index `i` of `lines` has seq `first_seq + i`;
+//! - when paused, `anchor` is the seq of the top line and new lines never move it; lines
+//!   arriving meanwhile are counted in `unseen`.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line as TextLine, Span};
+use ratatui::widgets::Widget;
+use regex::Regex;
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler as _;
+
+use super::keys::KeySpec;
+use super::log_stream::{LogEvent, LogLine, SourceId, SourceState, StreamOptions};
+use super::log_text::{CleanLine, clean};
+
+/// Default byte cap of a view's buffer.
+pub const DEFAULT_CAP_BYTES: usize = 16 * 1024 * 1024;
+/// Characters of a line drawn (the rest is cut for display, kept in the buffer and the file).
+pub const MAX_DISPLAY_CHARS: usize = 2_000;
+/// The defaults shipped with the binary.
+pub const DEFAULT_LOG_KEYS: &str = include_str!("../../assets/log_keys.toml");
+
+/// Bookkeeping bytes counted per line besides its text.
+const LINE_OVERHEAD: usize = 48;
+
+/// A key of the log screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogKey {
+    Close,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Follow,
+    Search,
+    Filter,
+    NextMatch,
+    PrevMatch,
+    Previous,
+    Since,
+    Timestamps,
+    Wrap,
+    Clear,
+    Fullscreen,
+    Save,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawKeys {
+    #[serde(default)]
+    bind: Vec<RawBind>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBind {
+    action: LogKey,
+    keys: Vec<String>,
+    help: Option<String>,
+    hint: Option<bool>,
+}
+
+/// The log screen's key table (data: `assets/log_keys.toml`).
+#[derive(Debug, Clone)]
+pub struct LogKeyMap {
+    /// (action, keys, help, hint) in help order.
+    pub bindings: Vec<(LogKey, Vec<KeySpec>, String, bool)>,
+    lookup: HashMap<KeySpec, LogKey>,
+}
+
+impl LogKeyMap {
+    pub fn defaults() -> Result<Self, String> {
+        Self::from_toml(DEFAULT_LOG_KEYS)
+    }
+
+    pub fn from_toml(text: &str) -> Result<Self, String> {
+        let raw: RawKeys = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut bindings = Vec::new();
+        let mut lookup = HashMap::new();
+        for b in raw.bind {
+            let keys = b
+                .keys
+                .iter()
+                .map(|k| KeySpec::parse(k))
+                .collect::<Result<Vec<_>, _>>()?;
+            for k in &keys {
+                lookup.insert(*k, b.action);
+            }
+            bindings.push((
+                b.action,
+                keys,
+                b.help.unwrap_or_default(),
+                b.hint.unwrap_or(false),
+            ));
+        }
+        Ok(Self { bindings, lookup })
+    }
+
+    pub fn action(&self, ev: &KeyEvent) -> Option<LogKey> {
+        self.lookup.get(&KeySpec::from_event(ev)).copied()
+    }
+
+    fn first_key(&self, a: LogKey) -> String {
+        self.bindings
+            .iter()
+            .find(|b| b.0 == a)
+            .and_then(|b| b.1.first())
+            .map_or_else(|| "?".into(), ToString::to_string)
+    }
+}
+
+/// Since presets, in the order `s` cycles them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Since {
+    Tail200,
+    Minutes1,
+    Minutes5,
+    Minutes15,
+    Hour1,
+    All,
+}
+
+impl Since {
+    fn next(self) -> Self {
+        match self {
+            Since::Tail200 => Since::Minutes1,
+            Since::Minutes1 => Since::Minutes5,
+            Since::Minutes5 => Since::Minutes15,
+            Since::Minutes15 => Since::Hour1,
+            Since::Hour1 => Since::All,
+            Since::All => Since::Tail200,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Since::Tail200 => "tail 200",
+            Since::Minutes1 => "1m",
+            Since::Minutes5 => "5m",
+            Since::Minutes15 => "15m",
+            Since::Hour1 => "1h",
+            Since::All => "all",
+        }
+    }
+
+    fn apply(self, o: &mut StreamOptions) {
+        let (tail, since) = match self {
+            Since::Tail200 => (Some(200), None),
+            Since::Minutes1 => (None, Some(60)),
+            Since::Minutes5 => (None, Some(300)),
+            Since::Minutes15 => (None, Some(900)),
+            Since::Hour1 => (None, Some(3600)),
+            Since::All => (None, None),
+        };
+        o.tail_lines = tail;
+        o.since_seconds = since;
+    }
+}
+
+/// A search or filter pattern: substring, or `~regex`; case-insensitive.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    pub raw: String,
+    kind: MatchKind,
+}
+
+#[derive(Debug, Clone)]
+enum MatchKind {
+    Substring(String),
+    Regex(Regex),
+}
+
+impl Matcher {
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let kind = match raw.strip_prefix('~') {
+            Some(re) => MatchKind::Regex(
+                regex::RegexBuilder::new(re)
+                    .case_insensitive(true)
+                    .size_limit(1 << 20)
+                    .build()
+                    .map_err(|e| {
+                        format!(
+                            "invalid regex: {}",
+                            e.to_string().lines().last().unwrap_or("")
+                        )
+                    })?,
+            ),
+            None => MatchKind::Substring(raw.to_lowercase()),
+        };
+        Ok(Self {
+            raw: raw.to_string(),
+            kind,
+        })
+    }
+
+    /// Byte ranges of the matches in `text`.
+    pub fn find(&self, text: &str) -> Vec<(usize, usize)> {
+        match &self.kind {
+            MatchKind::Regex(re) => re
+                .find_iter(text)
+                .filter(|m| !m.is_empty())
+                .map(|m| (m.start(), m.end()))
+                .collect(),
+            MatchKind::Substring(s) if s.is_empty() => Vec::new(),
+            MatchKind::Substring(s) => {
+                // Lower-casing can change byte lengths outside ASCII: match on ASCII-lowered
+                // text (same offsets) and fall back to a char-wise scan otherwise.
+                let hay = text.to_ascii_lowercase();
+                if text.is_ascii() && s.is_ascii() {
+                    hay.match_indices(s.as_str())
+                        .map(|(i, m)| (i, i + m.len()))
+                        .collect()
+                } else {
+                    let lower: Vec<(usize, String)> = text
+                        .char_indices()
+                        .map(|(i, c)| (i, c.to_lowercase().collect()))
+                        .collect();
+                    let mut out = Vec::new();
+                    let mut k = 0;
+                    while k < lower.len() {
+                        let mut acc = String::new();
+                        let mut j = k;
+                        while j < lower.len() && acc.len() < s.len() {
+                            acc.push_str(&lower[j].1);
+                            j += 1;
+                        }
+                        if acc == *s {
+                            let end = lower.get(j).map_or(text.len(), |x| x.0);
+                            out.push((lower[k].0, end));
+                            k = j;
+                        } else {
+                            k += 1;
+                        }
+                    }
+                    out
+                }
+            }
+        }
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        match &self.kind {
+            MatchKind::Regex(re) => re.is_match(text),
+            MatchKind::Substring(s) => !self.find(text).is_empty() || s.is_empty(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Log,
+    /// A marker the view writes (source joined, ended, pod gone).
+    Marker,
+}
+
+#[derive(Debug, Clone)]
+struct Line {
+    source: u16,
+    ts_ns: i64,
+    kind: LineKind,
+    text: CleanLine,
+}
+
+/// Bytes a line counts against the cap.
+pub fn line_bytes(text: &CleanLine) -> usize {
+    text.heap_bytes() + LINE_OVERHEAD
+}
+
+#[derive(Debug, Clone)]
+struct Source {
+    id: Arc<SourceId>,
+    colour: Color,
+    state: SourceState,
+}
+
+const PALETTE: [Color; 12] = [
+    Color::Cyan,
+    Color::Green,
+    Color::Magenta,
+    Color::Yellow,
+    Color::Blue,
+    Color::LightRed,
+    Color::LightCyan,
+    Color::LightGreen,
+    Color::LightMagenta,
+    Color::LightYellow,
+    Color::LightBlue,
+    Color::Red,
+];
+
+/// A stable colour per source name (the same pod/container always gets the same colour).
+pub fn source_colour(id: &SourceId) -> Color {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in id.pod.bytes().chain([b'/']).chain(id.container.bytes()) {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    PALETTE[(h as usize) % PALETTE.len()]
+}
+
+/// Which input line is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Search,
+    Filter,
+}
+
+/// What the runtime must do for the log screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogEffect {
+    /// Close the view: cancel its token (every stream stops).
+    Close,
+    /// Stop the streams and start them again with these options (the buffer was cleared).
+    Restart(StreamOptions),
+    /// Write `contents` to `path` (directories created), then call [`LogView::saved`].
+    Save { path: PathBuf, contents: String },
+}
+
+/// The log screen.
+#[derive(Debug, Clone)]
+pub struct LogView {
+    pub title: String,
+    /// Names the saved file: `<namespace>_<pod>_<container>` (or the workload's name).
+    pub file_stem: String,
+    save_dir: PathBuf,
+    sources: Vec<Source>,
+    by_id: HashMap<Arc<SourceId>, u16>,
+    lines: VecDeque<Line>,
+    first_seq: u64,
+    bytes: usize,
+    cap: usize,
+    dropped: u64,
+    follow: bool,
+    anchor: u64,
+    unseen: u64,
+    search: Option<Matcher>,
+    /// Seq of the match n/N last went to.
+    current_match: Option<u64>,
+    filter: Option<Matcher>,
+    input: Option<(InputKind, Input)>,
+    pub timestamps: bool,
+    pub wrap: bool,
+    pub fullscreen: bool,
+    since: Since,
+    options: StreamOptions,
+    /// Body size from the last resize (page moves, follow position).
+    viewport: (u16, u16),
+    /// Local time offset for timestamps, fixed when the view opens (render stays pure).
+    utc_offset_secs: i32,
+    status: Option<(String, bool)>,
+    dirty: bool,
+}
+
+impl LogView {
+    pub fn new(title: impl Into<String>, file_stem: impl Into<String>, cap: usize) -> Self {
+        let options = StreamOptions::default();
+        Self {
+            title: title.into(),
+            file_stem: file_stem.into(),
+            save_dir: default_save_dir(),
+            sources: Vec::new(),
+            by_id: HashMap::new(),
+            lines: VecDeque::new(),
+            first_seq: 0,
+            bytes: 0,
+            cap: cap.max(1),
+            dropped: 0,
+            follow: true,
+            anchor: 0,
+            unseen: 0,
+            search: None,
+            current_match: None,
+            filter: None,
+            input: None,
+            timestamps: false,
+            wrap: false,
+            fullscreen: false,
+            since: Since::Tail200,
+            options,
+            viewport: (80, 20),
+            utc_offset_secs: chrono::Local::now().offset().local_minus_utc(),
+            status: None,
+            dirty: true,
+        }
+    }
+
+    /// For tests and snapshots: a fixed timezone and save directory.
+    pub fn with_env(mut self, utc_offset_secs: i32, save_dir: PathBuf) -> Self {
+        self.utc_offset_secs = utc_offset_secs;
+        self.save_dir = save_dir;
+        self
+    }
+
+    /// Start with the previous container instance (`p` toggles it later).
+    pub fn with_previous(mut self, previous: bool) -> Self {
+        self.options.previous = previous;
+        self
+    }
+
+    /// The options the streams run with.
+    pub fn options(&self) -> StreamOptions {
+        self.options
+    }
+
+    pub fn take_dirty(&mut self) -> bool {
+        std::mem::take(&mut self.dirty)
+    }
+
+    pub fn is_following(&self) -> bool {
+        self.follow
+    }
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+    pub fn unseen(&self) -> u64 {
+        self.unseen
+    }
+    pub fn source_count(&self) -> usize {
+        self.sources.len()
+    }
+    /// Plain text of every kept line (in order), markers included.
+    pub fn texts(&self) -> Vec<&str> {
+        self.lines.iter().map(|l| &*l.text.text).collect()
+    }
+    /// Plain text of the lines the filter lets through.
+    pub fn visible_texts(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter(|l| self.passes(l))
+            .map(|l| &*l.text.text)
+            .collect()
+    }
+
+    pub fn set_viewport(&mut self, width: u16, height: u16) {
+        if self.viewport != (width, height) {
+            self.viewport = (width, height);
+            self.dirty = true;
+        }
+    }
+
+    fn page(&self) -> usize {
+        usize::from(
+            self.viewport
+                .1
+                .saturating_sub(if self.fullscreen { 1 } else { 2 }),
+        )
+        .max(1)
+    }
+
+    fn source_index(&mut self, id: &Arc<SourceId>) -> u16 {
+        if let Some(i) = self.by_id.get(id) {
+            return *i;
+        }
+        let i = u16::try_from(self.sources.len()).unwrap_or(u16::MAX);
+        self.sources.push(Source {
+            id: id.clone(),
+            colour: source_colour(id),
+            state: SourceState::Connecting,
+        });
+        self.by_id.insert(id.clone(), i);
+        i
+    }
+
+    fn passes(&self, l: &Line) -> bool {
+        l.kind == LineKind::Marker
+            || self
+                .filter
+                .as_ref()
+                .is_none_or(|f| f.is_match(&l.text.text))
+    }
+
+    fn push(&mut self, source: u16, ts_ns: i64, kind: LineKind, text: CleanLine) {
+        self.bytes += line_bytes(&text);
+        let line = Line {
+            source,
+            ts_ns,
+            kind,
+            text,
+        };
+        if !self.follow && self.passes(&line) {
+            self.unseen += 1;
+        }
+        self.lines.push_back(line);
+        while self.bytes > self.cap && self.lines.len() > 1 {
+            if let Some(old) = self.lines.pop_front() {
+                self.bytes -= line_bytes(&old.text);
+                self.first_seq += 1;
+                self.dropped += 1;
+            }
+        }
+        if self.anchor < self.first_seq {
+            self.anchor = self.first_seq;
+        }
+    }
+
+    fn marker(&mut self, source: u16, text: String) {
+        self.push(source, 0, LineKind::Marker, clean(&text));
+    }
+
+    /// New events from the streams (one frame's worth, coalesced by the runtime).
+    pub fn ingest(&mut self, events: Vec<LogEvent>) {
+        for ev in events {
+            match ev {
+                LogEvent::Lines { source, lines } => {
+                    let s = self.source_index(&source);
+                    for LogLine { ts_ns, text } in lines {
+                        self.push(s, ts_ns, LineKind::Log, clean(&text));
+                    }
+                }
+                LogEvent::State { source, state } => {
+                    let s = self.source_index(&source);
+                    let idx = usize::from(s);
+                    if self.sources[idx].state == state {
+                        continue;
+                    }
+                    let note = match &state {
+                        SourceState::Streaming | SourceState::Connecting => None,
+                        SourceState::Waiting(m) => Some(format!("waiting: {m}")),
+                        SourceState::Retrying { after_ms, error } => Some(format!(
+                            "connection lost ({error}); retrying in {:.1}s from the last line",
+                            *after_ms as f64 / 1000.0
+                        )),
+                        SourceState::Ended(m) => Some(format!("ended: {m}")),
+                        SourceState::Failed(m) => Some(format!("error: {m}")),
+                    };
+                    let joined = matches!(self.sources[idx].state, SourceState::Connecting)
+                        && state == SourceState::Streaming
+                        && self.sources.len() > 1;
+                    self.sources[idx].state = state;
+                    if let Some(n) = note {
+                        self.marker(s, format!("── {} {n} ──", source));
+                    } else if joined {
+                        self.marker(s, format!("── {} joined ──", source));
+                    }
+                }
+                LogEvent::PodGone { namespace, pod } => {
+                    let ids: Vec<u16> = self
+                        .sources
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| s.id.namespace == namespace && s.id.pod == pod)
+                        .map(|(i, _)| u16::try_from(i).unwrap_or(u16::MAX))
+                        .collect();
+                    let src = match ids.first() {
+                        Some(s) => *s,
+                        None => self.source_index(&Arc::new(SourceId {
+                            namespace: namespace.clone(),
+                            pod: pod.clone(),
+                            container: String::new(),
+                        })),
+                    };
+                    for i in &ids {
+                        self.sources[usize::from(*i)].state = SourceState::Ended("pod gone".into());
+                    }
+                    self.marker(src, format!("── pod/{pod} gone: its streams ended ──"));
+                }
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// Seqs of the lines passing the filter, newest last, at most `n` ending at the bottom.
+    fn last_visible(&self, n: usize) -> Vec<u64> {
+        let mut out = Vec::with_capacity(n);
+        for (i, l) in self.lines.iter().enumerate().rev() {
+            if out.len() >= n {
+                break;
+            }
+            if self.passes(l) {
+                out.push(self.first_seq + i as u64);
+            }
+        }
+        out.reverse();
+        out
+    }
+
+    fn line(&self, seq: u64) -> Option<&Line> {
+        seq.checked_sub(self.first_seq)
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| self.lines.get(i))
+    }
+
+    /// The seq of the top line now (following: computed from the bottom).
+    fn top(&self) -> u64 {
+        if self.follow {
+            self.last_visible(self.page())
+                .first()
+                .copied()
+                .unwrap_or(self.first_seq + self.lines.len() as u64)
+        } else {
+            self.anchor
+        }
+    }
+
+    /// Moves `from` by `n` visible lines (negative: up); clamped to the buffer.
+    fn step(&self, from: u64, n: i64) -> u64 {
+        let mut seq = from.max(self.first_seq);
+        let end = self.first_seq + self.lines.len() as u64;
+        let mut left = n.unsigned_abs();
+        while left > 0 {
+            let next = if n < 0 {
+                match seq.checked_sub(1) {
+                    Some(s) if s >= self.first_seq => s,
+                    _ => break,
+                }
+            } else if seq + 1 < end {
+                seq + 1
+            } else {
+                break;
+            };
+            seq = next;
+            if self.line(seq).is_some_and(|l| self.passes(l)) {
+                left -= 1;
+            }
+        }
+        seq
+    }
+
+    fn pause_at(&mut self, seq: u64) {
+        let bottom_top = self.last_visible(self.page()).first().copied();
+        if bottom_top.is_some_and(|b| seq >= b) {
+            self.resume();
+            return;
+        }
+        if self.follow {
+            self.unseen = 0;
+        }
+        self.follow = false;
+        self.anchor = seq.max(self.first_seq);
+    }
+
+    fn resume(&mut self) {
+        self.follow = true;
+        self.unseen = 0;
+    }
+
+    fn matches_of(&self, m: &Matcher) -> Vec<u64> {
+        self.lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.kind == LineKind::Log && self.passes(l) && m.is_match(&l.text.text))
+            .map(|(i, _)| self.first_seq + i as u64)
+            .collect()
+    }
+
+    fn go_to_match(&mut self, newer: bool) {
+        let Some(m) = self.search.clone() else {
+            self.status = Some(("no search: / to search".into(), false));
+            return;
+        };
+        let all = self.matches_of(&m);
+        let from = self.current_match.unwrap_or(u64::MAX);
+        let target = if newer {
+            all.iter().copied().find(|s| *s > from || from == u64::MAX)
+        } else {
+            all.iter().rev().copied().find(|s| *s < from)
+        };
+        let target = match (target, self.current_match) {
+            (Some(t), _) => Some(t),
+            (None, None) => all.last().copied(),
+            (None, Some(_)) => None,
+        };
+        match target {
+            Some(t) => {
+                self.current_match = Some(t);
+                let k = all.iter().position(|s| *s == t).map_or(0, |p| p + 1);
+                self.status = Some((format!("match {k} of {}", all.len()), false));
+                let half = i64::try_from(self.page() / 2).unwrap_or(0);
+                let top = self.step(t, -half);
+                self.pause_at(top);
+            }
+            None if all.is_empty() => {
+                self.status = Some((format!("no match for {:?}", m.raw), true));
+            }
+            None => {
+                self.status = Some((
+                    if newer {
+                        "no newer match"
+                    } else {
+                        "no older match"
+                    }
+                    .into(),
+                    false,
+                ));
+            }
+        }
+    }
+
+    /// A key on the log screen.
+    pub fn handle_key(&mut self, ev: &KeyEvent, keys: &LogKeyMap, now_ms: i64) -> Vec<LogEffect> {
+        self.dirty = true;
+        if let Some((kind, input)) = &mut self.input {
+            match ev.code {
+                KeyCode::Esc => self.input = None,
+                KeyCode::Enter => {
+                    let kind = *kind;
+                    let raw = input.value().to_string();
+                    self.input = None;
+                    self.apply_input(kind, &raw);
+                }
+                _ => {
+                    input.handle_event(&crossterm::event::Event::Key(*ev));
+                }
+            }
+            return Vec::new();
+        }
+        let Some(action) = keys.action(ev) else {
+            return Vec::new();
+        };
+        self.status = None;
+        let page = i64::try_from(self.page()).unwrap_or(1);
+        match action {
+            LogKey::Close => {
+                if self.filter.is_some() || self.search.is_some() {
+                    self.filter = None;
+                    self.search = None;
+                    self.current_match = None;
+                } else {
+                    return vec![LogEffect::Close];
+                }
+            }
+            LogKey::Up => {
+                let t = self.step(self.top(), -1);
+                self.pause_at(t);
+            }
+            LogKey::PageUp => {
+                let t = self.step(self.top(), -page);
+                self.pause_at(t);
+            }
+            LogKey::Down if !self.follow => {
+                let t = self.step(self.anchor, 1);
+                self.pause_at(t);
+            }
+            LogKey::PageDown if !self.follow => {
+                let t = self.step(self.anchor, page);
+                self.pause_at(t);
+            }
+            LogKey::Down | LogKey::PageDown => {}
+            LogKey::Top => {
+                let first = (0..self.lines.len())
+                    .find(|i| self.passes(&self.lines[*i]))
+                    .map_or(self.first_seq, |i| self.first_seq + i as u64);
+                self.pause_at(first);
+            }
+            LogKey::Follow => self.resume(),
+            LogKey::Search => self.input = Some((InputKind::Search, Input::default())),
+            LogKey::Filter => {
+                let current = self
+                    .filter
+                    .as_ref()
+                    .map(|f| f.raw.clone())
+                    .unwrap_or_default();
+                self.input = Some((InputKind::Filter, Input::new(current)));
+            }
+            LogKey::NextMatch => self.go_to_match(true),
+            LogKey::PrevMatch => self.go_to_match(false),
+            LogKey::Previous => {
+                self.options.previous = !self.options.previous;
+                return self.restart();
+            }
+            LogKey::Since => {
+                self.since = self.since.next();
+                self.since.apply(&mut self.options);
+                return self.restart();
+            }
+            LogKey::Timestamps => self.timestamps = !self.timestamps,
+            LogKey::Wrap => self.wrap = !self.wrap,
+            LogKey::Clear => self.clear(),
+            LogKey::Fullscreen => self.fullscreen = !self.fullscreen,
+            LogKey::Save => return vec![self.save(now_ms)],
+        }
+        Vec::new()
+    }
+
+    fn apply_input(&mut self, kind: InputKind, raw: &str) {
+        let parsed = if raw.is_empty() {
+            Ok(None)
+        } else {
+            Matcher::parse(raw).map(Some)
+        };
+        match (kind, parsed) {
+            (_, Err(e)) => self.status = Some((e, true)),
+            (InputKind::Filter, Ok(m)) => {
+                self.filter = m;
+                self.unseen = 0;
+                if !self.follow {
+                    // Keep the position meaningful: the first passing line at or after it.
+                    let t = self.step(self.anchor.saturating_sub(1), 1);
+                    self.anchor = t;
+                }
+            }
+            (InputKind::Search, Ok(m)) => {
+                self.search = m;
+                self.current_match = None;
+                if self.search.is_some() {
+                    self.go_to_match(false);
+                }
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.first_seq += self.lines.len() as u64;
+        self.lines.clear();
+        self.bytes = 0;
+        self.anchor = self.first_seq;
+        self.unseen = 0;
+        self.current_match = None;
+        self.follow = true;
+    }
+
+    fn restart(&mut self) -> Vec<LogEffect> {
+        self.clear();
+        for s in &mut self.sources {
+            s.state = SourceState::Connecting;
+        }
+        vec![LogEffect::Restart(self.options)]
+    }
+
+    fn save(&mut self, now_ms: i64) -> LogEffect {
+        let t = chrono::DateTime::from_timestamp_millis(now_ms)
+            .unwrap_or_default()
+            .format("%Y%m%dT%H%M%SZ");
+        let stem: String = self
+            .file_stem
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = self.save_dir.join(format!("{stem}_{t}.log"));
+        let multi = self.sources.len() > 1;
+        let mut contents = String::new();
+        for l in &self.lines {
+            if self.timestamps && l.ts_ns != 0 {
+                contents.push_str(&crate::demo::logs::format_ts(l.ts_ns));
+                contents.push(' ');
+            }
+            if multi && l.kind == LineKind::Log {
+                contents.push_str(&self.sources[usize::from(l.source)].id.to_string());
+                contents.push(' ');
+            }
+            contents.push_str(&l.text.text);
+            contents.push('\n');
+        }
+        LogEffect::Save { path, contents }
+    }
+
+    /// The runtime's answer to [`LogEffect::Save`].
+    pub fn saved(&mut self, result: Result<(PathBuf, usize), String>) {
+        self.status = Some(match result {
+            Ok((p, n)) => (format!("saved {n} lines to {}", p.display()), false),
+            Err(e) => (format!("save failed: {e}"), true),
+        });
+        self.dirty = true;
+    }
+
+    // ---- drawing --------------------------------------------------------------------------
+
+    fn header(&self) -> TextLine<'_> {
+        let mut spans = vec![Span::styled(
+            format!(" Logs {} ", self.title),
+            Style::default().add_modifier(Modifier::BOLD),
+        )];
+        let count =
+            |f: fn(&SourceState) -> bool| self.sources.iter().filter(|s| f(&s.state)).count();
+        let streaming = count(|s| matches!(s, SourceState::Streaming));
+        let connecting = count(|s| matches!(s, SourceState::Connecting));
+        let waiting = count(|s| matches!(s, SourceState::Waiting(_)));
+        let retrying = count(|s| matches!(s, SourceState::Retrying { .. }));
+        let ended = count(|s| matches!(s, SourceState::Ended(_) | SourceState::Failed(_)));
+        let mut parts = vec![format!("{streaming} streaming")];
+        if connecting > 0 {
+            parts.push(format!("{connecting} connecting"));
+        }
+        if waiting > 0 {
+            parts.push(format!("{waiting} waiting"));
+        }
+        if retrying > 0 {
+            parts.push(format!("{retrying} reconnecting"));
+        }
+        if ended > 0 {
+            parts.push(format!("{ended} ended"));
+        }
+        spans.push(Span::raw(format!("[{}] ", parts.join(", "))));
+        let mut flags = vec![self.since.label().to_string()];
+        if self.options.previous {
+            flags.push("previous".into());
+        }
+        if self.timestamps {
+            flags.push("timestamps".into());
+        }
+        if self.wrap {
+            flags.push("wrap".into());
+        }
+        if let Some(f) = &self.filter {
+            flags.push(format!("filter {:?}", f.raw));
+        }
+        if let Some(s) = &self.search {
+            flags.push(format!("search {:?}", s.raw));
+        }
+        spans.push(Span::styled(
+            format!("{} ", flags.join(" · ")),
+            Style::default().fg(Color::DarkGray),
+        ));
+        if self.dropped > 0 {
+            spans.push(Span::styled(
+                format!(
+                    "{} oldest lines dropped (cap {} MiB) ",
+                    self.dropped,
+                    self.cap / (1024 * 1024)
+                ),
+                Style::default().fg(Color::Yellow),
+            ));
+        }
+        TextLine::from(spans)
+    }
+
+    fn footer(&self, keys: Option<&LogKeyMap>) -> TextLine<'_> {
+        if let Some((kind, input)) = &self.input {
+            let p = match kind {
+                InputKind::Search => "/",
+                InputKind::Filter => "&",
+            };
+            return TextLine::from(vec![
+                Span::styled(p, Style::default().fg(Color::Yellow)),
+                Span::raw(input.value().to_string()),
+                Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
+            ]);
+        }
+        let mut spans = Vec::new();
+        if self.follow {
+            spans.push(Span::styled(
+                " FOLLOW ",
+                Style::default().fg(Color::Black).bg(Color::Green),
+            ));
+        } else {
+            spans.push(Span::styled(
+                format!(" PAUSED · {} new lines · G to resume ", self.unseen),
+                Style::default().fg(Color::Black).bg(Color::Yellow),
+            ));
+        }
+        spans.push(Span::raw(" "));
+        if let Some((msg, err)) = &self.status {
+            let st = if *err {
+                Style::default().fg(Color::Red)
+            } else {
+                Style::default().fg(Color::Cyan)
+            };
+            spans.push(Span::styled(msg.clone(), st));
+        } else if let Some(k) = keys {
+            let hints: Vec<String> = k
+                .bindings
+                .iter()
+                .filter(|b| b.3)
+                .map(|b| format!("{} {}", k.first_key(b.0), short_help(b.0)))
+                .collect();
+            spans.push(Span::styled(
+                hints.join("  "),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        TextLine::from(spans)
+    }
+
+    fn prefix_width(&self) -> usize {
+        if self.sources.len() <= 1 {
+            return 0;
+        }
+        self.sources
+            .iter()
+            .map(|s| s.id.to_string().chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(40)
+            + 1
+    }
+
+    fn line_spans(&self, l: &Line, prefix: usize) -> Vec<Span<'_>> {
+        let mut spans = Vec::new();
+        if self.timestamps && l.ts_ns != 0 {
+            let t = chrono::DateTime::from_timestamp_nanos(l.ts_ns)
+                + chrono::Duration::seconds(i64::from(self.utc_offset_secs));
+            spans.push(Span::styled(
+                format!("{} ", t.format("%H:%M:%S%.3f")),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        let src = &self.sources[usize::from(l.source)];
+        if l.kind == LineKind::Marker {
+            spans.push(Span::styled(
+                l.text.text.to_string(),
+                Style::default()
+                    .fg(src.colour)
+                    .add_modifier(Modifier::ITALIC),
+            ));
+            return spans;
+        }
+        if prefix > 0 {
+            let name: String = src.id.to_string().chars().take(prefix - 1).collect();
+            spans.push(Span::styled(
+                format!("{name:<width$} ", width = prefix - 1),
+                Style::default().fg(src.colour),
+            ));
+        }
+        let text = &l.text.text;
+        let shown_end = text
+            .char_indices()
+            .nth(MAX_DISPLAY_CHARS)
+            .map_or(text.len(), |(i, _)| i);
+        let matches = self
+            .search
+            .as_ref()
+            .map(|m| m.find(&text[..shown_end]))
+            .unwrap_or_default();
+        // Boundaries where the style may change: style runs and match edges.
+        let mut cuts: Vec<usize> = vec![0, shown_end];
+        cuts.extend(
+            l.text
+                .runs
+                .iter()
+                .map(|r| r.0 as usize)
+                .filter(|o| *o < shown_end),
+        );
+        for (a, b) in &matches {
+            cuts.push(*a);
+            cuts.push(*b);
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        let hl = Style::default().fg(Color::Black).bg(Color::Yellow);
+        let current = self
+            .current_match
+            .and_then(|c| self.line(c))
+            .is_some_and(|c| std::ptr::eq(c, l));
+        for w in cuts.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if a >= b || !text.is_char_boundary(a) || !text.is_char_boundary(b) {
+                continue;
+            }
+            let in_match = matches.iter().any(|(s, e)| a >= *s && b <= *e);
+            let style = if in_match {
+                if current { hl.bg(Color::LightRed) } else { hl }
+            } else {
+                l.text.style_at(a)
+            };
+            spans.push(Span::styled(text[a..b].to_string(), style));
+        }
+        if shown_end < text.len() {
+            spans.push(Span::styled(
+                format!(" … [{} more bytes]", text.len() - shown_end),
+                Style::default().fg(Color::DarkGray),
+            ));
+        }
+        spans
+    }
+
+    /// Draws with the footer's key hints from `keys`.
+    pub fn render_with(&self, area: Rect, buf: &mut Buffer, keys: Option<&LogKeyMap>) {
+        if area.height == 0 || area.width == 0 {
+            return;
+        }
+        let mut body = area;
+        if !self.fullscreen && body.height > 2 {
+            buf.set_line(area.x, area.y, &self.header(), area.width);
+            body.y += 1;
+            body.height -= 1;
+        }
+        if body.height > 1 {
+            body.height -= 1;
+            buf.set_line(area.x, body.y + body.height, &self.footer(keys), area.width);
+        }
+        let prefix = self.prefix_width();
+        let rows = usize::from(body.height);
+        let width = usize::from(body.width).max(1);
+        // Lines to draw, top first.
+        let seqs: Vec<u64> = if self.follow {
+            self.last_visible(rows)
+        } else {
+            let mut out = Vec::with_capacity(rows);
+            let mut s = self.anchor;
+            let end = self.first_seq + self.lines.len() as u64;
+            while s < end && out.len() < rows {
+                if self.line(s).is_some_and(|l| self.passes(l)) {
+                    out.push(s);
+                }
+                s += 1;
+            }
+            out
+        };
+        let mut rendered: Vec<TextLine<'_>> = Vec::new();
+        for s in &seqs {
+            let Some(l) = self.line(*s) else { continue };
+            let line = TextLine::from(self.line_spans(l, prefix));
+            if self.wrap {
+                rendered.extend(wrap_line(line, width, prefix));
+            } else {
+                rendered.push(line);
+            }
+        }
+        // Following: the newest rows at the bottom; paused: from the anchor down.
+        let skip = if self.follow {
+            rendered.len().saturating_sub(rows)
+        } else {
+            0
+        };
+        for (i, line) in rendered.iter().skip(skip).take(rows).enumerate() {
+            let y = body.y + u16::try_from(i).unwrap_or(u16::MAX);
+            buf.set_line(body.x, y, line, body.width);
+        }
+    }
+}
+
+fn short_help(k: LogKey) -> &'static str {
+    match k {
+        LogKey::Close => "close",
+        LogKey::Follow => "follow",
+        LogKey::Search => "search",
+        LogKey::Filter => "filter",
+        LogKey::Previous => "previous",
+        LogKey::Since => "since",
+        LogKey::Save => "save",
+        LogKey::Timestamps => "timestamps",
+        LogKey::Wrap => "wrap",
+        LogKey::Fullscreen => "full screen",
+        LogKey::Clear => "clear",
+        _ => "",
+    }
+}
+
+/// Splits a line into rows of `width` cells; continuation rows are indented by `indent`.
+fn wrap_line(line: TextLine<'_>, width: usize, indent: usize) -> Vec<TextLine<'static>> {
+    let indent = indent.min(width / 2);
+    let mut rows: Vec<Vec<Span<'static>>> = vec![Vec::new()];
+    let mut used = 0usize;
+    for span in line.spans {
+        let mut cur = String::new();
+        for c in span.content.chars() {
+            let w = unicode_width(c);
+            if used + w > width && used > 0 {
+                let row = rows.last_mut().expect("rows is never empty");
+                row.push(Span::styled(std::mem::take(&mut cur), span.style));
+                rows.push(vec![Span::raw(" ".repeat(indent))]);
+                used = indent;
+            }
+            cur.push(c);
+            used += w;
+        }
+        if !cur.is_empty()
+            && let Some(row) = rows.last_mut()
+        {
+            row.push(Span::styled(cur, span.style));
+        }
+    }
+    rows.into_iter().map(TextLine::from).collect()
+}
+
+fn unicode_width(c: char) -> usize {
+    use ratatui::text::Span as S;
+    S::raw(c.to_string()).width()
+}
+
+/// `~/.local/state/kinformer/logs` (platform state dir; the home directory otherwise).
+pub fn default_save_dir() -> PathBuf {
+    dirs::state_dir()
+        .or_else(|| dirs::home_dir().map(|h| h.join(".local").join("state")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("kinformer")
+        .join("logs")
+}
+
+impl Widget for &LogView {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        self.render_with(area, buf, None);
+    }
+}

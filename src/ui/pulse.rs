@@ -1,0 +1,987 @@
+//! The pulse screen (`:pulse`): "is the cluster healthy right now", on one screen.
+//!
+//! Tiles per kind with counts and state breakdowns (pods by phase and not ready, deployments not
+//! available, nodes NotReady / cordoned / under pressure, jobs failed), cluster CPU and memory
+//! from node metrics against allocatable, a sparkline per informer of deltas per second over the
+//! last five minutes, the pods with the most restarts and the latest Warning events. Enter on a
+//! tile opens the matching view ([`PulseOpen`]).
+//!
+//! Everything is kept incrementally from the same rows the informers feed the views with
+//! ([`Pulse::apply`] per changed or deleted key, [`Pulse::resync`] after a relist): each cached
+//! object's class is remembered by key, and a change moves one count from its old class to its
+//! new one. Drawing reads the counters, the top of two ordered sets and the sparkline rings: its
+//! cost does not depend on the number of pods. Nothing here does I/O.
+//!
+//! Invariants:
+//! - for every kind, `counts == Σ classes` of the keys currently known (checked in tests against a
+//!   recount after random changes);
+//! - `restarts` holds exactly the pods with a restart count > 0, `warnings` exactly the known
+//!   Warning events;
+//! - a rate ring never holds more than [`RATE_WINDOW`] samples.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Widget};
+use serde_json::Value;
+
+use super::action::{InformerRow, ObjectSummary};
+use crate::render::metrics::{Allocatable, Level, Usage, percent};
+use crate::render::pod_phase_reason;
+
+/// Samples (one per second) kept per informer for the sparkline: five minutes.
+pub const RATE_WINDOW: usize = 300;
+/// Rows in the restarts and warnings lists.
+pub const TOP_N: usize = 5;
+
+/// The kinds the pulse follows (one informer each, shared with the views).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PulseKind {
+    Pods,
+    Deployments,
+    Nodes,
+    Jobs,
+    Events,
+}
+
+impl PulseKind {
+    pub const ALL: [PulseKind; 5] = [
+        PulseKind::Pods,
+        PulseKind::Deployments,
+        PulseKind::Nodes,
+        PulseKind::Jobs,
+        PulseKind::Events,
+    ];
+
+    /// The Kubernetes Kind.
+    pub fn kind(self) -> &'static str {
+        match self {
+            PulseKind::Pods => "Pod",
+            PulseKind::Deployments => "Deployment",
+            PulseKind::Nodes => "Node",
+            PulseKind::Jobs => "Job",
+            PulseKind::Events => "Event",
+        }
+    }
+
+    /// The resource name `:` understands.
+    pub fn resource(self) -> &'static str {
+        match self {
+            PulseKind::Pods => "pods",
+            PulseKind::Deployments => "deployments",
+            PulseKind::Nodes => "nodes",
+            PulseKind::Jobs => "jobs",
+            PulseKind::Events => "events",
+        }
+    }
+
+    pub fn of_kind(kind: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.kind() == kind)
+    }
+}
+
+/// A pod's phase as the pulse buckets it (from kubectl's STATUS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PodPhase {
+    Running,
+    Pending,
+    Succeeded,
+    Failed,
+    Unknown,
+}
+
+const PHASES: [PodPhase; 5] = [
+    PodPhase::Running,
+    PodPhase::Pending,
+    PodPhase::Succeeded,
+    PodPhase::Failed,
+    PodPhase::Unknown,
+];
+
+fn phase_of_reason(reason: &str) -> PodPhase {
+    match reason {
+        "Running" | "Terminating" => PodPhase::Running,
+        "Completed" | "Succeeded" => PodPhase::Succeeded,
+        "Pending" | "ContainerCreating" | "PodInitializing" | "SchedulingGated" => {
+            PodPhase::Pending
+        }
+        "Unknown" | "" => PodPhase::Unknown,
+        r if r.starts_with("Init:") => PodPhase::Pending,
+        // CrashLoopBackOff, Error, OOMKilled, ImagePullBackOff, ErrImagePull, Evicted, Failed,
+        // ExitCode:N, Signal:N, NotReady...
+        _ => PodPhase::Failed,
+    }
+}
+
+/// What the pulse remembers of one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Class {
+    Pod {
+        phase: PodPhase,
+        not_ready: bool,
+        restarts: i64,
+    },
+    Deployment {
+        unavailable: bool,
+    },
+    Node {
+        not_ready: bool,
+        cordoned: bool,
+        pressure: bool,
+        alloc: Allocatable,
+    },
+    Job {
+        failed: bool,
+        active: bool,
+    },
+    Event {
+        warning: Option<Arc<Warning>>,
+    },
+}
+
+/// One Warning event line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Unix seconds of `lastTimestamp` / `eventTime` / creation.
+    pub at: i64,
+    pub reason: String,
+    /// `kind/name` of the involved object.
+    pub object: String,
+    pub message: String,
+    pub count: i64,
+}
+
+fn condition(data: &Value, type_: &str) -> Option<String> {
+    data.pointer("/status/conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some(type_))
+        .and_then(|c| c.get("status"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+fn int(data: &Value, ptr: &str) -> i64 {
+    data.pointer(ptr).and_then(Value::as_i64).unwrap_or(0)
+}
+
+fn unix(data: &Value, ptr: &str) -> Option<i64> {
+    let s = data.pointer(ptr)?.as_str()?;
+    chrono::DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.timestamp())
+}
+
+fn classify(kind: PulseKind, s: &ObjectSummary) -> Class {
+    let data = &s.object.data;
+    match kind {
+        PulseKind::Pods => {
+            let sum = pod_phase_reason(&s.object);
+            let phase = phase_of_reason(&sum.reason);
+            Class::Pod {
+                phase,
+                not_ready: sum.ready < sum.total && sum.reason != "Completed",
+                restarts: sum.restarts,
+            }
+        }
+        PulseKind::Deployments => {
+            let want = data
+                .pointer("/spec/replicas")
+                .and_then(Value::as_i64)
+                .unwrap_or(1);
+            let available = int(data, "/status/availableReplicas");
+            Class::Deployment {
+                unavailable: available < want
+                    || condition(data, "Available").as_deref() == Some("False"),
+            }
+        }
+        PulseKind::Nodes => Class::Node {
+            not_ready: condition(data, "Ready").as_deref() != Some("True"),
+            cordoned: data
+                .pointer("/spec/unschedulable")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            pressure: ["MemoryPressure", "DiskPressure", "PIDPressure"]
+                .iter()
+                .any(|c| condition(data, c).as_deref() == Some("True")),
+            alloc: Allocatable::of_node(data),
+        },
+        PulseKind::Jobs => Class::Job {
+            failed: condition(data, "Failed").as_deref() == Some("True"),
+            active: int(data, "/status/active") > 0,
+        },
+        PulseKind::Events => {
+            let warning =
+                (data.get("type").and_then(Value::as_str) == Some("Warning")).then(|| {
+                    let at = unix(data, "/lastTimestamp")
+                        .or_else(|| unix(data, "/eventTime"))
+                        .or_else(|| {
+                            s.object
+                                .metadata
+                                .creation_timestamp
+                                .as_ref()
+                                .map(|t| t.0.as_second())
+                        })
+                        .unwrap_or(0);
+                    let io = data.get("involvedObject");
+                    let f = |k: &str| {
+                        io.and_then(|o| o.get(k))
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string()
+                    };
+                    Arc::new(Warning {
+                        at,
+                        reason: data
+                            .get("reason")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                        object: format!("{}/{}", f("kind").to_lowercase(), f("name")),
+                        message: data
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                        count: int(data, "/count").max(1),
+                    })
+                });
+            Class::Event { warning }
+        }
+    }
+}
+
+/// Counts per kind, kept incrementally.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub pods: usize,
+    /// Indexed like [`PHASES`]: Running, Pending, Succeeded, Failed, Unknown.
+    pub pods_by_phase: [usize; 5],
+    pub pods_not_ready: usize,
+    pub deployments: usize,
+    pub deployments_unavailable: usize,
+    pub nodes: usize,
+    pub nodes_not_ready: usize,
+    pub nodes_cordoned: usize,
+    pub nodes_pressure: usize,
+    pub jobs: usize,
+    pub jobs_failed: usize,
+    pub jobs_active: usize,
+    pub events: usize,
+    pub warnings: usize,
+    /// Σ allocatable over nodes that report it (millicores, bytes).
+    pub alloc_cpu_m: u64,
+    pub alloc_mem: u64,
+}
+
+impl Counts {
+    fn add(&mut self, c: &Class, sign: i8) {
+        let up = |n: &mut usize, yes: bool| {
+            if yes {
+                if sign > 0 {
+                    *n += 1;
+                } else {
+                    *n = n.saturating_sub(1);
+                }
+            }
+        };
+        match c {
+            Class::Pod {
+                phase, not_ready, ..
+            } => {
+                up(&mut self.pods, true);
+                let i = PHASES.iter().position(|p| p == phase).unwrap_or(4);
+                up(&mut self.pods_by_phase[i], true);
+                up(&mut self.pods_not_ready, *not_ready);
+            }
+            Class::Deployment { unavailable } => {
+                up(&mut self.deployments, true);
+                up(&mut self.deployments_unavailable, *unavailable);
+            }
+            Class::Node {
+                not_ready,
+                cordoned,
+                pressure,
+                alloc,
+            } => {
+                up(&mut self.nodes, true);
+                up(&mut self.nodes_not_ready, *not_ready);
+                up(&mut self.nodes_cordoned, *cordoned);
+                up(&mut self.nodes_pressure, *pressure);
+                let (cpu, mem) = (alloc.cpu_m.unwrap_or(0), alloc.mem.unwrap_or(0));
+                if sign > 0 {
+                    self.alloc_cpu_m += cpu;
+                    self.alloc_mem += mem;
+                } else {
+                    self.alloc_cpu_m = self.alloc_cpu_m.saturating_sub(cpu);
+                    self.alloc_mem = self.alloc_mem.saturating_sub(mem);
+                }
+            }
+            Class::Job { failed, active } => {
+                up(&mut self.jobs, true);
+                up(&mut self.jobs_failed, *failed);
+                up(&mut self.jobs_active, *active);
+            }
+            Class::Event { warning } => {
+                up(&mut self.events, true);
+                up(&mut self.warnings, warning.is_some());
+            }
+        }
+    }
+}
+
+/// What Enter on a tile opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PulseOpen {
+    /// A name `:` resolves (`pods`, `deployments`, ...).
+    pub resource: &'static str,
+    /// A row filter for the view (`/` syntax), if the tile means a subset.
+    pub filter: Option<String>,
+}
+
+/// The pulse screen's state.
+#[derive(Debug, Default)]
+pub struct Pulse {
+    classes: HashMap<(PulseKind, Arc<str>), Class>,
+    counts: Counts,
+    /// `(restarts, key)` of pods that restarted.
+    restarts: BTreeSet<(i64, Arc<str>)>,
+    /// `(at, key)` → the Warning event.
+    warnings: BTreeMap<(i64, Arc<str>), Arc<Warning>>,
+    /// Informer label → (last `deltas_total`, per-second deltas, oldest first).
+    rates: BTreeMap<String, (u64, VecDeque<u64>)>,
+    /// Node metrics (by node name), the last poll.
+    node_usage: Option<Arc<HashMap<String, Usage>>>,
+    /// Why metrics are not shown (said once in the CPU/MEM tile).
+    metrics_note: Option<String>,
+    /// The selected tile.
+    selected: usize,
+}
+
+/// The tiles, in screen order.
+pub const TILES: [PulseKind; 5] = PulseKind::ALL;
+
+impl Pulse {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    fn forget(&mut self, kind: PulseKind, key: &Arc<str>) {
+        if let Some(old) = self.classes.remove(&(kind, key.clone())) {
+            self.counts.add(&old, -1);
+            match old {
+                Class::Pod { restarts, .. } if restarts > 0 => {
+                    self.restarts.remove(&(restarts, key.clone()));
+                }
+                Class::Event { warning: Some(w) } => {
+                    self.warnings.remove(&(w.at, key.clone()));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn remember(&mut self, kind: PulseKind, key: Arc<str>, class: Class) {
+        self.counts.add(&class, 1);
+        match &class {
+            Class::Pod { restarts, .. } if *restarts > 0 => {
+                self.restarts.insert((*restarts, key.clone()));
+            }
+            Class::Event { warning: Some(w) } => {
+                self.warnings.insert((w.at, key.clone()), w.clone());
+            }
+            _ => {}
+        }
+        self.classes.insert((kind, key), class);
+    }
+
+    /// Changed objects and deleted keys of one kind (an informer's rows).
+    pub fn apply(&mut self, kind: PulseKind, upserts: &[ObjectSummary], deletes: &[Arc<str>]) {
+        for key in deletes {
+            self.forget(kind, key);
+        }
+        for s in upserts {
+            let class = classify(kind, s);
+            if self.classes.get(&(kind, s.key.clone())) == Some(&class) {
+                continue;
+            }
+            self.forget(kind, &s.key);
+            self.remember(kind, s.key.clone(), class);
+        }
+    }
+
+    /// The complete content of one kind (initial sync, relist): keys not in `rows` are gone.
+    pub fn resync(&mut self, kind: PulseKind, rows: &[ObjectSummary]) {
+        let keep: std::collections::HashSet<&str> = rows.iter().map(|r| &*r.key).collect();
+        let gone: Vec<Arc<str>> = self
+            .classes
+            .keys()
+            .filter(|(k, key)| *k == kind && !keep.contains(&**key))
+            .map(|(_, key)| key.clone())
+            .collect();
+        self.apply(kind, rows, &gone);
+    }
+
+    /// The informers' stats, once a second: one sparkline sample per informer.
+    pub fn record_stats(&mut self, rows: &[InformerRow]) {
+        for r in rows {
+            let label = match &r.namespace {
+                Some(ns) => format!("{} ({ns})", r.resource),
+                None => r.resource.clone(),
+            };
+            let e = self
+                .rates
+                .entry(label)
+                .or_insert_with(|| (r.deltas_total, VecDeque::new()));
+            let d = r.deltas_total.saturating_sub(e.0);
+            e.0 = r.deltas_total;
+            if e.1.len() == RATE_WINDOW {
+                e.1.pop_front();
+            }
+            e.1.push_back(d);
+        }
+    }
+
+    /// The latest node metrics.
+    pub fn set_node_usage(&mut self, usage: Arc<HashMap<String, Usage>>) {
+        self.node_usage = Some(usage);
+        self.metrics_note = None;
+    }
+
+    /// Metrics are not available, and why.
+    pub fn set_metrics_unavailable(&mut self, why: String) {
+        self.node_usage = None;
+        self.metrics_note = Some(why);
+    }
+
+    pub fn selected(&self) -> PulseKind {
+        TILES[self.selected.min(TILES.len() - 1)]
+    }
+
+    pub fn select_next(&mut self) {
+        self.selected = (self.selected + 1) % TILES.len();
+    }
+
+    pub fn select_prev(&mut self) {
+        self.selected = (self.selected + TILES.len() - 1) % TILES.len();
+    }
+
+    /// What Enter on the selected tile opens.
+    pub fn open_selected(&self) -> PulseOpen {
+        let kind = self.selected();
+        let c = &self.counts;
+        let filter = match kind {
+            PulseKind::Events => Some("Warning".to_string()),
+            PulseKind::Nodes if c.nodes_not_ready > 0 => Some("NotReady".to_string()),
+            PulseKind::Jobs if c.jobs_failed > 0 => Some("Failed".to_string()),
+            _ => None,
+        };
+        PulseOpen {
+            resource: kind.resource(),
+            filter,
+        }
+    }
+
+    /// The pods with the most restarts, most first: `(restarts, key)`.
+    pub fn top_restarts(&self) -> impl Iterator<Item = &(i64, Arc<str>)> {
+        self.restarts.iter().rev().take(TOP_N)
+    }
+
+    /// The latest Warning events, newest first.
+    pub fn latest_warnings(&self) -> impl Iterator<Item = &Arc<Warning>> {
+        self.warnings.values().rev().take(TOP_N)
+    }
+
+    /// Cluster CPU (millicores) and memory (bytes) used, from node metrics.
+    pub fn cluster_usage(&self) -> Option<Usage> {
+        let u = self.node_usage.as_ref()?;
+        Some(u.values().fold(Usage::default(), |a, b| Usage {
+            cpu_n: a.cpu_n + b.cpu_n,
+            mem: a.mem + b.mem,
+        }))
+    }
+
+    /// Draw into `area` (pure: reads `self` only).
+    pub fn draw(&self, now_unix: i64, area: Rect, buf: &mut Buffer) {
+        let [tiles, usage, spark, lists] = Layout::vertical([
+            Constraint::Length(7),
+            Constraint::Length(3),
+            Constraint::Min(4),
+            Constraint::Length(TOP_N as u16 + 2),
+        ])
+        .areas(area);
+        self.draw_tiles(tiles, buf);
+        self.draw_usage(usage, buf);
+        self.draw_rates(spark, buf);
+        let [left, right] =
+            Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)])
+                .areas(lists);
+        self.draw_restarts(left, buf);
+        self.draw_warnings(now_unix, right, buf);
+    }
+
+    fn draw_tiles(&self, area: Rect, buf: &mut Buffer) {
+        let c = &self.counts;
+        let bad = Style::default().fg(Color::Red).add_modifier(Modifier::BOLD);
+        let warn = Style::default().fg(Color::Yellow);
+        let ok = Style::default().fg(Color::Green);
+        let kv = |k: &str, v: usize, style_if: Style| {
+            let style = if v > 0 { style_if } else { Style::default() };
+            Line::from(vec![
+                Span::raw(format!("{k:<12}")),
+                Span::styled(v.to_string(), style),
+            ])
+        };
+        let tiles: Vec<(PulseKind, String, Vec<Line>)> = vec![
+            (
+                PulseKind::Pods,
+                format!("Pods {}", c.pods),
+                vec![
+                    kv("Running", c.pods_by_phase[0], ok),
+                    kv("Pending", c.pods_by_phase[1], warn),
+                    kv("Failed", c.pods_by_phase[3], bad),
+                    kv("Succeeded", c.pods_by_phase[2], Style::default()),
+                    kv("Not ready", c.pods_not_ready, warn),
+                ],
+            ),
+            (
+                PulseKind::Deployments,
+                format!("Deployments {}", c.deployments),
+                vec![kv("Unavailable", c.deployments_unavailable, bad)],
+            ),
+            (
+                PulseKind::Nodes,
+                format!("Nodes {}", c.nodes),
+                vec![
+                    kv("NotReady", c.nodes_not_ready, bad),
+                    kv("Cordoned", c.nodes_cordoned, warn),
+                    kv("Pressure", c.nodes_pressure, warn),
+                ],
+            ),
+            (
+                PulseKind::Jobs,
+                format!("Jobs {}", c.jobs),
+                vec![
+                    kv("Active", c.jobs_active, Style::default()),
+                    kv("Failed", c.jobs_failed, bad),
+                ],
+            ),
+            (
+                PulseKind::Events,
+                format!("Events {}", c.events),
+                vec![kv("Warnings", c.warnings, warn)],
+            ),
+        ];
+        let cols = Layout::horizontal([Constraint::Ratio(1, 5); 5]).split(area);
+        for (i, (kind, title, lines)) in tiles.into_iter().enumerate() {
+            let selected = kind == self.selected();
+            let border = if selected {
+                Style::default()
+                    .fg(Color::Cyan)
+                    .add_modifier(Modifier::BOLD)
+            } else {
+                Style::default().fg(Color::DarkGray)
+            };
+            let block = Block::default()
+                .borders(Borders::ALL)
+                .border_style(border)
+                .title(Span::styled(format!(" {title} "), border));
+            Paragraph::new(lines).block(block).render(cols[i], buf);
+        }
+    }
+
+    fn draw_usage(&self, area: Rect, buf: &mut Buffer) {
+        let c = &self.counts;
+        let line = match (self.cluster_usage(), &self.metrics_note) {
+            (Some(u), _) => {
+                let cpu_m = crate::render::metrics::nanos_to_milli(u.cpu_n);
+                let cpu_p = percent(cpu_m, Some(c.alloc_cpu_m));
+                let mem_p = percent(u.mem, Some(c.alloc_mem));
+                let style = |l: Level| match l {
+                    Level::Critical => Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+                    Level::Warn => Style::default().fg(Color::Yellow),
+                    Level::Normal => Style::default().fg(Color::Green),
+                };
+                Line::from(vec![
+                    Span::raw(format!("CPU {cpu_m}m / {}m  ", c.alloc_cpu_m)),
+                    Span::styled(format!("{}%", cpu_p.display()), style(cpu_p.level())),
+                    Span::raw(format!(
+                        "    MEM {}Mi / {}Mi  ",
+                        u.mem >> 20,
+                        c.alloc_mem >> 20
+                    )),
+                    Span::styled(format!("{}%", mem_p.display()), style(mem_p.level())),
+                ])
+            }
+            (None, Some(why)) => Line::styled(why.clone(), Style::default().fg(Color::DarkGray)),
+            (None, None) => Line::styled(
+                "metrics: waiting for the first poll",
+                Style::default().fg(Color::DarkGray),
+            ),
+        };
+        Paragraph::new(line)
+            .block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(" Cluster usage "),
+            )
+            .render(area, buf);
+    }
+
+    fn draw_rates(&self, area: Rect, buf: &mut Buffer) {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(" Deltas/s per informer (5 min) ");
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let label_w: u16 = 28;
+        for (i, (label, (_, ring))) in self.rates.iter().enumerate() {
+            let Ok(i) = u16::try_from(i) else { break };
+            if i >= inner.height {
+                break;
+            }
+            let y = inner.y + i;
+            let last = ring.back().copied().unwrap_or(0);
+            let text = format!("{label:<20.20} {last:>5}/s");
+            buf.set_stringn(inner.x, y, &text, usize::from(label_w), Style::default());
+            let w = inner.width.saturating_sub(label_w + 1);
+            let n = usize::from(w);
+            let data: Vec<u64> = ring.iter().rev().take(n).rev().copied().collect();
+            Sparkline::default()
+                .data(&data)
+                .style(Style::default().fg(Color::Cyan))
+                .render(Rect::new(inner.x + label_w + 1, y, w, 1), buf);
+        }
+    }
+
+    fn draw_restarts(&self, area: Rect, buf: &mut Buffer) {
+        let lines: Vec<Line> = self
+            .top_restarts()
+            .map(|(n, key)| Line::from(format!("{n:>5}  {key}")))
+            .collect();
+        Paragraph::new(lines)
+            .block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(" Most restarts "),
+            )
+            .render(area, buf);
+    }
+
+    fn draw_warnings(&self, now_unix: i64, area: Rect, buf: &mut Buffer) {
+        let lines: Vec<Line> = self
+            .latest_warnings()
+            .map(|w| {
+                Line::from(vec![
+                    Span::raw(format!(
+                        "{:>5} ",
+                        crate::render::format_age(now_unix.saturating_sub(w.at))
+                    )),
+                    Span::styled(format!("{} ", w.reason), Style::default().fg(Color::Yellow)),
+                    Span::raw(format!("{} {}", w.object, w.message)),
+                ])
+            })
+            .collect();
+        Paragraph::new(lines)
+            .block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(" Latest warnings "),
+            )
+            .render(area, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::api::DynamicObject;
+    use serde_json::json;
+
+    fn summary(kind: &str, v: Value) -> ObjectSummary {
+        let obj: DynamicObject = serde_json::from_value(v).expect("object");
+        ObjectSummary::from_object(kind, &Arc::new(obj), None).expect("summary")
+    }
+
+    fn pod(name: &str, phase: &str, ready: bool, restarts: i64) -> ObjectSummary {
+        let state = if phase == "Running" {
+            json!({"running": {"startedAt": "2026-01-01T00:00:00Z"}})
+        } else {
+            json!({"waiting": {"reason": "ContainerCreating"}})
+        };
+        summary(
+            "Pod",
+            json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "namespace": "ns"},
+                "spec": {"nodeName": "n1", "containers": [{"name": "c"}]},
+                "status": {"phase": phase, "containerStatuses": [{"name": "c", "ready": ready,
+                    "restartCount": restarts, "state": state}]}}),
+        )
+    }
+
+    fn node(name: &str, ready: &str, cordoned: bool, pressure: bool) -> ObjectSummary {
+        summary(
+            "Node",
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                "spec": {"unschedulable": cordoned},
+                "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+                    "conditions": [{"type": "Ready", "status": ready},
+                    {"type": "MemoryPressure", "status": if pressure {"True"} else {"False"}}]}}),
+        )
+    }
+
+    fn warning(name: &str, at: &str, reason: &str) -> ObjectSummary {
+        summary(
+            "Event",
+            json!({"apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": name, "namespace": "ns"}, "type": "Warning",
+                "reason": reason, "message": "Back-off restarting failed container",
+                "lastTimestamp": at, "count": 3,
+                "involvedObject": {"kind": "Pod", "name": "web-1"}}),
+        )
+    }
+
+    /// The counts a full recount gives (the reference the incremental counts must equal).
+    fn recount(p: &Pulse) -> Counts {
+        let mut c = Counts::default();
+        for class in p.classes.values() {
+            c.add(class, 1);
+        }
+        c
+    }
+
+    #[test]
+    fn counts_follow_changes_incrementally() {
+        let mut p = Pulse::new();
+        p.resync(
+            PulseKind::Pods,
+            &[
+                pod("a", "Running", true, 0),
+                pod("b", "Running", false, 4),
+                pod("c", "Pending", false, 0),
+            ],
+        );
+        let c = p.counts();
+        assert_eq!((c.pods, c.pods_by_phase[0], c.pods_by_phase[1]), (3, 2, 1));
+        assert_eq!(c.pods_not_ready, 2);
+        // b becomes ready and restarts again; c is deleted.
+        p.apply(
+            PulseKind::Pods,
+            &[pod("b", "Running", true, 5)],
+            &[Arc::from("ns/c")],
+        );
+        let c = p.counts().clone();
+        assert_eq!((c.pods, c.pods_by_phase[1], c.pods_not_ready), (2, 0, 0));
+        assert_eq!(c, recount(&p));
+        assert_eq!(
+            p.top_restarts().cloned().collect::<Vec<_>>(),
+            [(5, Arc::from("ns/b"))]
+        );
+        // A relist without a: a is gone.
+        p.resync(PulseKind::Pods, &[pod("b", "Running", true, 5)]);
+        assert_eq!(p.counts().pods, 1);
+    }
+
+    #[test]
+    fn incremental_counts_equal_a_recount_after_random_changes() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let mut p = Pulse::new();
+        for _ in 0..2000 {
+            let name = format!("p{}", rng.random_range(0..40));
+            if rng.random_bool(0.2) {
+                p.apply(PulseKind::Pods, &[], &[Arc::from(format!("ns/{name}"))]);
+            } else {
+                let phase = ["Running", "Pending"][rng.random_range(0..2)];
+                let s = pod(&name, phase, rng.random_bool(0.5), rng.random_range(0..3));
+                p.apply(PulseKind::Pods, &[s], &[]);
+            }
+            let name = format!("n{}", rng.random_range(0..5));
+            let s = node(
+                &name,
+                ["True", "False"][rng.random_range(0..2)],
+                rng.random_bool(0.3),
+                rng.random_bool(0.3),
+            );
+            p.apply(PulseKind::Nodes, &[s], &[]);
+        }
+        assert_eq!(p.counts(), &recount(&p));
+        let restarted = p
+            .classes
+            .values()
+            .filter(|c| matches!(c, Class::Pod { restarts, .. } if *restarts > 0))
+            .count();
+        assert_eq!(p.restarts.len(), restarted);
+    }
+
+    #[test]
+    fn nodes_count_not_ready_cordoned_pressure_and_allocatable() {
+        let mut p = Pulse::new();
+        p.resync(
+            PulseKind::Nodes,
+            &[
+                node("n1", "True", false, false),
+                node("n2", "False", true, true),
+            ],
+        );
+        let c = p.counts();
+        assert_eq!(
+            (
+                c.nodes,
+                c.nodes_not_ready,
+                c.nodes_cordoned,
+                c.nodes_pressure
+            ),
+            (2, 1, 1, 1)
+        );
+        assert_eq!((c.alloc_cpu_m, c.alloc_mem), (8000, 32 << 30));
+        p.set_node_usage(Arc::new(HashMap::from([(
+            "n1".to_string(),
+            Usage {
+                cpu_n: 2_000_000_000,
+                mem: 1 << 30,
+            },
+        )])));
+        assert_eq!(p.cluster_usage().map(|u| u.cpu_n), Some(2_000_000_000));
+    }
+
+    #[test]
+    fn tile_navigation_wraps_and_enter_opens_the_matching_view() {
+        let mut p = Pulse::new();
+        assert_eq!(p.selected(), PulseKind::Pods);
+        p.select_prev();
+        assert_eq!(p.selected(), PulseKind::Events);
+        assert_eq!(
+            p.open_selected(),
+            PulseOpen {
+                resource: "events",
+                filter: Some("Warning".into())
+            }
+        );
+        p.select_next();
+        p.select_next();
+        p.select_next();
+        assert_eq!(p.selected(), PulseKind::Nodes);
+        assert_eq!(p.open_selected().filter, None);
+        p.resync(PulseKind::Nodes, &[node("n2", "False", false, false)]);
+        assert_eq!(p.open_selected().filter.as_deref(), Some("NotReady"));
+    }
+
+    #[test]
+    fn rate_rings_keep_five_minutes_of_per_second_deltas() {
+        let mut p = Pulse::new();
+        for i in 0..400u64 {
+            p.record_stats(&[InformerRow {
+                resource: "pods".into(),
+                namespace: None,
+                state: crate::ui::action::InformerState::Watching,
+                list_mode: "stream",
+                last_rv: String::new(),
+                cached: 0,
+                queue_depth: 0,
+                deltas_total: i * 3,
+                deltas_per_sec: 3.0,
+                relists: 0,
+                last_error: None,
+                synced: true,
+                forbidden: false,
+            }]);
+        }
+        let (_, ring) = &p.rates["pods"];
+        assert_eq!(ring.len(), RATE_WINDOW);
+        assert!(ring.iter().all(|d| *d == 3));
+    }
+
+    fn screen(p: &Pulse) -> String {
+        let area = Rect::new(0, 0, 110, 26);
+        let mut buf = Buffer::empty(area);
+        p.draw(1_767_225_900, area, &mut buf);
+        (0..area.height)
+            .map(|y| {
+                (0..area.width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn pulse_screen_snapshot() {
+        let mut p = Pulse::new();
+        p.resync(
+            PulseKind::Pods,
+            &[
+                pod("web-1", "Running", true, 7),
+                pod("web-2", "Running", false, 2),
+                pod("api-1", "Pending", false, 0),
+            ],
+        );
+        p.resync(
+            PulseKind::Nodes,
+            &[
+                node("n1", "True", false, false),
+                node("n2", "False", true, true),
+            ],
+        );
+        p.resync(
+            PulseKind::Events,
+            &[
+                warning("e1", "2026-01-01T00:00:00Z", "BackOff"),
+                warning("e2", "2026-01-01T00:04:00Z", "OOMKilling"),
+            ],
+        );
+        for i in 0..60u64 {
+            p.record_stats(&[InformerRow {
+                resource: "pods".into(),
+                namespace: None,
+                state: crate::ui::action::InformerState::Watching,
+                list_mode: "stream",
+                last_rv: String::new(),
+                cached: 3,
+                queue_depth: 0,
+                deltas_total: i * i,
+                deltas_per_sec: 0.0,
+                relists: 0,
+                last_error: None,
+                synced: true,
+                forbidden: false,
+            }]);
+        }
+        p.set_node_usage(Arc::new(HashMap::from([
+            (
+                "n1".to_string(),
+                Usage {
+                    cpu_n: 3_700_000_000,
+                    mem: 6 << 30,
+                },
+            ),
+            (
+                "n2".to_string(),
+                Usage {
+                    cpu_n: 3_600_000_000,
+                    mem: 2 << 30,
+                },
+            ),
+        ])));
+        insta::assert_snapshot!(screen(&p));
+        p.set_metrics_unavailable(
+            "metrics n/a: metrics.k8s.io is not served (no metrics-server)".into(),
+        );
+        let s = screen(&p);
+        assert!(
+            s.contains("metrics n/a: metrics.k8s.io is not served"),
+            "{s}"
+        );
+    }
+}

@@ -1,0 +1,361 @@
+//! The log screen's state machine (pause/resume, search, filter, byte cap, sources joining and
+//! leaving, restart and save effects) and snapshots of its drawing.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kinformer::ui::log_stream::{LogEvent, LogLine, SourceId, SourceState};
+use kinformer::ui::log_view::{LogEffect, LogKeyMap, LogView, source_colour};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::style::Color;
+
+const T0: i64 = 1_767_225_600_000_000_000; // 2026-01-01T00:00:00Z
+
+fn src(pod: &str, container: &str) -> Arc<SourceId> {
+    Arc::new(SourceId {
+        namespace: "shop".into(),
+        pod: pod.into(),
+        container: container.into(),
+    })
+}
+
+fn lines(
+    source: &Arc<SourceId>,
+    from: usize,
+    n: usize,
+    text: impl Fn(usize) -> String,
+) -> LogEvent {
+    LogEvent::Lines {
+        source: source.clone(),
+        lines: (from..from + n)
+            .map(|i| LogLine {
+                ts_ns: T0 + i as i64 * 1_000_000,
+                text: text(i),
+            })
+            .collect(),
+    }
+}
+
+fn streaming(source: &Arc<SourceId>) -> LogEvent {
+    LogEvent::State {
+        source: source.clone(),
+        state: SourceState::Streaming,
+    }
+}
+
+fn view(cap: usize) -> LogView {
+    let mut v = LogView::new("pod/web-1", "shop_web-1_web", cap)
+        .with_env(3600, std::path::PathBuf::from("/tmp/kinformer-test-logs"));
+    v.set_viewport(80, 12);
+    v
+}
+
+fn key(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+fn press(v: &mut LogView, keys: &LogKeyMap, k: KeyEvent) -> Vec<LogEffect> {
+    v.handle_key(&k, keys, 0)
+}
+
+fn type_line(v: &mut LogView, keys: &LogKeyMap, s: &str) {
+    for c in s.chars() {
+        press(v, keys, key(c));
+    }
+    press(v, keys, KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+}
+
+fn draw(v: &LogView, keys: &LogKeyMap, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| v.render_with(f.area(), f.buffer_mut(), Some(keys)))
+        .unwrap();
+    t
+}
+
+#[test]
+fn scrolling_up_pauses_new_lines_are_counted_and_g_resumes() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![
+        streaming(&web),
+        lines(&web, 0, 100, |i| format!("line {i}")),
+    ]);
+    assert!(v.is_following());
+    press(&mut v, &keys, key('k'));
+    assert!(!v.is_following());
+    v.ingest(vec![lines(&web, 100, 7, |i| format!("line {i}"))]);
+    assert_eq!(v.unseen(), 7);
+    let screen = format!("{:?}", draw(&v, &keys, 80, 12).backend());
+    assert!(
+        screen.contains("PAUSED · 7 new lines · G to resume"),
+        "{screen}"
+    );
+    // One line up from the bottom (lines 89..=98 of 0..=99), and the position does not move
+    // with the new lines.
+    assert!(
+        screen.contains("line 98") && !screen.contains("line 99"),
+        "{screen}"
+    );
+    assert!(!screen.contains("line 106"), "{screen}");
+    press(&mut v, &keys, key('G'));
+    assert!(v.is_following());
+    assert_eq!(v.unseen(), 0);
+    let screen = format!("{:?}", draw(&v, &keys, 80, 12).backend());
+    assert!(
+        screen.contains("line 106") && screen.contains("FOLLOW"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn byte_cap_drops_the_oldest_lines_and_says_how_many() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(10_000);
+    v.ingest(vec![lines(&web, 0, 1_000, |i| format!("{i:>60}"))]);
+    assert!(v.bytes() <= 10_000, "{} bytes", v.bytes());
+    assert_eq!(v.dropped() + v.len() as u64, 1_000);
+    assert!(v.dropped() > 800);
+    assert_eq!(v.texts().last().map(|t| t.trim()), Some("999"));
+    let screen = format!("{:?}", draw(&v, &keys, 100, 12).backend());
+    assert!(
+        screen.contains(&format!("{} oldest lines dropped", v.dropped())),
+        "{screen}"
+    );
+}
+
+#[test]
+fn search_highlights_and_n_n_walk_the_matches() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 60, |i| {
+        if i % 10 == 3 {
+            format!("{i} ERROR upstream timeout")
+        } else {
+            format!("{i} ok")
+        }
+    })]);
+    press(&mut v, &keys, key('/'));
+    type_line(&mut v, &keys, "error");
+    // Enter goes to the newest match (53) and pauses there.
+    assert!(!v.is_following());
+    let screen = format!("{:?}", draw(&v, &keys, 80, 12).backend());
+    assert!(screen.contains("match 6 of 6"), "{screen}");
+    press(&mut v, &keys, key('N'));
+    let screen = format!("{:?}", draw(&v, &keys, 80, 12).backend());
+    assert!(
+        screen.contains("match 5 of 6") && screen.contains("43 ERROR"),
+        "{screen}"
+    );
+    // Case-insensitive: "error" highlighted "ERROR" (yellow background on its cells).
+    let t = draw(&v, &keys, 80, 12);
+    let buf = t.backend().buffer();
+    let highlighted = (0..buf.area.height).any(|y| {
+        (0..buf.area.width).any(|x| buf[(x, y)].symbol() == "E" && buf[(x, y)].bg != Color::Reset)
+    });
+    assert!(highlighted);
+    // Regex search.
+    press(&mut v, &keys, key('/'));
+    type_line(&mut v, &keys, "~^1[0-9] ok$");
+    let screen = format!("{:?}", draw(&v, &keys, 80, 12).backend());
+    assert!(screen.contains("of 9"), "{screen}");
+}
+
+#[test]
+fn filter_shows_only_matching_lines_and_esc_clears_it() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 50, |i| {
+        if i % 5 == 0 {
+            format!("{i} WARN slow")
+        } else {
+            format!("{i} fine")
+        }
+    })]);
+    press(&mut v, &keys, key('&'));
+    type_line(&mut v, &keys, "warn");
+    assert_eq!(v.visible_texts().len(), 10);
+    press(&mut v, &keys, key('&'));
+    // The input starts with the current filter; replace it with a regex.
+    for _ in 0..4 {
+        press(
+            &mut v,
+            &keys,
+            KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE),
+        );
+    }
+    type_line(&mut v, &keys, "~^[0-4] ");
+    assert_eq!(
+        v.visible_texts(),
+        ["0 WARN slow", "1 fine", "2 fine", "3 fine", "4 fine"]
+    );
+    // A bad regex is reported, the filter kept.
+    press(&mut v, &keys, key('&'));
+    type_line(&mut v, &keys, "~(");
+    assert_eq!(v.visible_texts().len(), 5);
+    assert!(format!("{:?}", draw(&v, &keys, 80, 12).backend()).contains("invalid regex"));
+    press(
+        &mut v,
+        &keys,
+        KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+    );
+    assert_eq!(v.visible_texts().len(), 50);
+    assert_eq!(
+        press(
+            &mut v,
+            &keys,
+            KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
+        ),
+        [LogEffect::Close]
+    );
+}
+
+#[test]
+fn sources_joining_and_leaving_leave_markers() {
+    let web = src("web-1", "web");
+    let web2 = src("web-2", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![
+        streaming(&web),
+        lines(&web, 0, 2, |i| format!("a{i}")),
+    ]);
+    v.ingest(vec![
+        streaming(&web2),
+        lines(&web2, 0, 1, |i| format!("b{i}")),
+    ]);
+    v.ingest(vec![
+        LogEvent::State {
+            source: web.clone(),
+            state: SourceState::Ended("pod deleted".into()),
+        },
+        LogEvent::PodGone {
+            namespace: "shop".into(),
+            pod: "web-1".into(),
+        },
+    ]);
+    assert_eq!(
+        v.texts(),
+        [
+            "a0",
+            "a1",
+            "── web-2/web joined ──",
+            "b0",
+            "── web-1/web ended: pod deleted ──",
+            "── pod/web-1 gone: its streams ended ──"
+        ]
+    );
+    assert_eq!(v.source_count(), 2);
+}
+
+#[test]
+fn since_and_previous_restart_the_streams_and_save_writes_the_buffer() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 3, |i| format!("l{i}"))]);
+    let fx = press(
+        &mut v,
+        &keys,
+        KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL),
+    );
+    match fx.as_slice() {
+        [LogEffect::Save { path, contents }] => {
+            assert_eq!(contents, "l0\nl1\nl2\n");
+            assert!(path.starts_with("/tmp/kinformer-test-logs"));
+            assert_eq!(
+                path.file_name().unwrap().to_str().unwrap(),
+                "shop_web-1_web_19700101T000000Z.log"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let fx = press(&mut v, &keys, key('s'));
+    match fx.as_slice() {
+        [LogEffect::Restart(o)] => {
+            assert_eq!((o.tail_lines, o.since_seconds), (None, Some(60)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(v.is_empty(), "a restart clears the buffer");
+    let fx = press(&mut v, &keys, key('p'));
+    assert!(matches!(fx.as_slice(), [LogEffect::Restart(o)] if o.previous));
+}
+
+#[test]
+fn snapshot_single_container() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![
+        streaming(&web),
+        lines(&web, 0, 6, |i| {
+            format!("10.244.1.{i} - - \"GET /api/v1/orders/{i} HTTP/1.1\" 200 512")
+        }),
+        lines(&web, 6, 1, |_| {
+            "\x1b[31mERROR\x1b[0m db timeout\x1b[2J\x1b[H".into()
+        }),
+    ]);
+    press(&mut v, &keys, key('t'));
+    insta::assert_snapshot!(draw(&v, &keys, 90, 11).backend());
+}
+
+#[test]
+fn snapshot_workload_with_source_prefixes_and_colours() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let a = src("api-7d9f-x2k4p", "api");
+    let b = src("api-7d9f-q8m2z", "api");
+    let c = src("api-7d9f-q8m2z", "envoy");
+    let mut v = LogView::new("deploy/api (3 sources)", "shop_api", 1 << 20)
+        .with_env(0, std::path::PathBuf::from("/tmp"));
+    v.set_viewport(90, 12);
+    v.ingest(vec![
+        streaming(&a),
+        lines(&a, 0, 2, |i| {
+            format!("{{\"level\":\"info\",\"msg\":\"order processed\",\"id\":{i}}}")
+        }),
+        streaming(&b),
+        lines(&b, 2, 2, |i| {
+            format!("{{\"level\":\"warn\",\"msg\":\"slow query\",\"id\":{i}}}")
+        }),
+        streaming(&c),
+        lines(&c, 4, 2, |i| {
+            format!("[2026-01-01T00:00:0{i}Z] \"GET /healthz\" 200")
+        }),
+    ]);
+    let t = draw(&v, &keys, 90, 12);
+    // Each source's prefix is drawn in its stable colour.
+    let buf = t.backend().buffer();
+    for s in [&a, &c] {
+        let row = (0..buf.area.height)
+            .find(|y| {
+                let text: String = (0..buf.area.width).map(|x| buf[(x, *y)].symbol()).collect();
+                text.starts_with(&s.to_string())
+            })
+            .unwrap();
+        assert_eq!(buf[(0, row)].fg, source_colour(s));
+    }
+    assert_eq!(
+        source_colour(&a),
+        source_colour(&src("api-7d9f-x2k4p", "api"))
+    );
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn snapshot_search_highlights_and_wrap() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.set_viewport(60, 10);
+    v.ingest(vec![lines(&web, 0, 5, |i| {
+        format!("{i} request id=abc{i} took 12ms and the payload was a rather long JSON document")
+    })]);
+    press(&mut v, &keys, key('w'));
+    press(&mut v, &keys, key('/'));
+    type_line(&mut v, &keys, "ABC3");
+    insta::assert_snapshot!(draw(&v, &keys, 60, 10).backend());
+}

@@ -1,0 +1,671 @@
+//! The dashboard's write path (`ui::operate`) and node drain (`ui::drain`) over real HTTP, against
+//! the demo server (or the cluster `KINFORMER_TEST_KUBECONFIG` points at: then node-changing
+//! tests skip with a reason, and the rest run in their own namespace).
+//! No assertion on elapsed time; `HANG_GUARD` only turns a hang into a failure.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
+use kinformer::cluster::{ConnectOptions, Connection, ResourceInfo, resolve};
+use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
+use kinformer::ui::drain::{DrainEvent, DrainOptions, drain};
+use kinformer::ui::operate::{Operation, Propagation, Write, execute};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+struct Setup {
+    conn: Connection,
+    resources: Vec<ResourceInfo>,
+    demo: Option<DemoHandle>,
+    _dir: tempfile::TempDir,
+    ns: String,
+}
+
+async fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let (kubeconfig, demo) = match std::env::var("KINFORMER_TEST_KUBECONFIG") {
+        Ok(p) => (PathBuf::from(p), None),
+        Err(_) => {
+            let h = DemoServer::start(DemoOptions::default()).await.unwrap();
+            let path = dir.path().join("kubeconfig");
+            h.write_kubeconfig(&path).unwrap();
+            (path, Some(h))
+        }
+    };
+    let conn = Connection::open(&ConnectOptions {
+        kubeconfig: Some(kubeconfig),
+        context: None,
+    })
+    .await
+    .unwrap();
+    let resources = conn.discover().await.unwrap();
+    let ns = format!("kinformer-operate-{}", rand::random::<u32>());
+    let nss: Api<Namespace> = Api::all(conn.client.clone());
+    nss.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    Setup {
+        conn,
+        resources,
+        demo,
+        _dir: dir,
+        ns,
+    }
+}
+
+impl Setup {
+    fn resource(&self, typed: &str) -> ResourceInfo {
+        resolve(&self.resources, typed)
+            .unwrap_or_else(|| panic!("{typed} is not served"))
+            .clone()
+    }
+
+    fn write(&self, typed: &str, name: &str, op: Operation) -> Write {
+        let resource = self.resource(typed);
+        let namespace = resource.namespaced.then(|| self.ns.clone());
+        Write {
+            resource,
+            namespace,
+            name: name.into(),
+            op,
+        }
+    }
+
+    async fn cleanup(self) {
+        let nss: Api<Namespace> = Api::all(self.conn.client.clone());
+        let _ = nss.delete(&self.ns, &DeleteParams::default()).await;
+    }
+}
+
+fn deployment(name: &str) -> Deployment {
+    serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
+                 "template": {"metadata": {"labels": {"app": name}},
+                              "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}}
+    }))
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scale_restart_kill_and_delete_go_through_the_write_path() {
+    let s = setup().await;
+    let client = s.conn.client.clone();
+    let deploys: Api<Deployment> = Api::namespaced(client.clone(), &s.ns);
+    deploys
+        .create(&PostParams::default(), &deployment("web"))
+        .await
+        .unwrap();
+
+    let out = execute(
+        client.clone(),
+        &s.write("deploy", "web", Operation::Scale(3)),
+    )
+    .await;
+    assert_eq!(
+        (out.message.as_str(), out.error),
+        (
+            format!("deployment {}/web scaled to 3", s.ns).as_str(),
+            false
+        )
+    );
+    let d = deploys.get("web").await.unwrap();
+    assert_eq!(d.spec.as_ref().and_then(|s| s.replicas), Some(3));
+
+    let out = execute(
+        client.clone(),
+        &s.write("deploy", "web", Operation::Restart),
+    )
+    .await;
+    assert!(!out.error, "{}", out.message);
+    let d = deploys.get("web").await.unwrap();
+    let template = d.spec.unwrap().template.metadata.unwrap();
+    let restarted = template
+        .annotations
+        .unwrap_or_default()
+        .get("kubectl.kubernetes.io/restartedAt")
+        .cloned()
+        .unwrap_or_default();
+    assert!(restarted.contains('T'), "restartedAt: {restarted:?}");
+    assert_eq!(
+        template
+            .labels
+            .unwrap_or_default()
+            .get("app")
+            .map(String::as_str),
+        Some("web"),
+        "the template keeps its labels"
+    );
+
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &s.ns);
+    pods.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "victim"},
+            "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}))
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    let out = execute(client.clone(), &s.write("po", "victim", Operation::Kill)).await;
+    assert_eq!(out.message, format!("pod {}/victim killed", s.ns));
+    if s.demo.is_some() {
+        // The demo deletes at once; a real kubelet takes a moment even with grace period 0.
+        assert!(pods.get_opt("victim").await.unwrap().is_none());
+    }
+
+    let out = execute(
+        client.clone(),
+        &s.write("deploy", "web", Operation::Delete(Propagation::Orphan)),
+    )
+    .await;
+    assert_eq!(
+        out.message,
+        format!("deployment {}/web deleted (propagation Orphan)", s.ns)
+    );
+
+    let out = execute(
+        client.clone(),
+        &s.write("deploy", "nope", Operation::Scale(1)),
+    )
+    .await;
+    assert!(out.error);
+    assert!(out.message.contains("not found"), "{}", out.message);
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forbidden_write_names_the_verb_and_resource() {
+    let s = setup().await;
+    let Some(demo) = &s.demo else {
+        println!("skipping: needs the demo server's 403 injection");
+        return s.cleanup().await;
+    };
+    let client = s.conn.client.clone();
+    let deploys: Api<Deployment> = Api::namespaced(client.clone(), &s.ns);
+    deploys
+        .create(&PostParams::default(), &deployment("web"))
+        .await
+        .unwrap();
+    demo.faults().forbid("apps", "deployments");
+    let out = execute(
+        client.clone(),
+        &s.write("deploy", "web", Operation::Scale(2)),
+    )
+    .await;
+    assert!(out.error);
+    assert!(
+        out.message.starts_with(&format!(
+            "scale deployment {}/web: forbidden (patch deployments.apps/scale): ",
+            s.ns
+        )),
+        "{}",
+        out.message
+    );
+    assert!(out.message.contains("cannot patch"), "{}", out.message);
+    demo.faults().allow("apps", "deployments");
+    s.cleanup().await;
+}
+
+/// A node with two ready pods owned by a ReplicaSet and a budget that keeps both.
+async fn node_with_guarded_pods(s: &Setup, node: &str, min_available: i32) {
+    let client = s.conn.client.clone();
+    let nodes: Api<Node> = Api::all(client.clone());
+    nodes
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": node}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &s.ns);
+    for i in 0..2 {
+        let name = format!("db-{i}");
+        pods.create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": name, "labels": {"app": "db"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "db",
+                                     "uid": "00000000-0000-0000-0000-000000000001", "controller": true}]},
+                "spec": {"nodeName": node,
+                         "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+        pods.patch_status(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"phase": "Running",
+                "conditions": [{"type": "Ready", "status": "True"}]}})),
+        )
+        .await
+        .unwrap();
+    }
+    let pdb = s.resource("pdb");
+    let api: Api<kube::api::DynamicObject> = Api::namespaced_with(client, &s.ns, &pdb.api_resource);
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "db"},
+            "spec": {"minAvailable": min_available, "selector": {"matchLabels": {"app": "db"}}}}),
+        )
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+}
+
+fn quick() -> DrainOptions {
+    DrainOptions {
+        initial_backoff: Duration::from_millis(100),
+        max_backoff: Duration::from_millis(300),
+        poll: Duration::from_millis(100),
+        ..DrainOptions::default()
+    }
+}
+
+async fn next(rx: &mut mpsc::Receiver<DrainEvent>) -> DrainEvent {
+    tokio::time::timeout(HANG_GUARD, rx.recv())
+        .await
+        .expect("drain progress")
+        .expect("drain ended without a last event")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drain_waits_while_a_budget_blocks_then_evicts_when_it_allows() {
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: it cordons and drains a node (demo server only)");
+        return s.cleanup().await;
+    }
+    let node = format!("{}-node", s.ns);
+    node_with_guarded_pods(&s, &node, 2).await;
+    let client = s.conn.client.clone();
+    let (tx, mut rx) = mpsc::channel(16);
+    let cancel = CancellationToken::new();
+    let task = tokio::spawn(drain(
+        client.clone(),
+        node.clone(),
+        quick(),
+        tx,
+        cancel.clone(),
+    ));
+    assert_eq!(next(&mut rx).await, DrainEvent::Cordoned);
+    let DrainEvent::Planned { mut evict, .. } = next(&mut rx).await else {
+        panic!("expected the plan");
+    };
+    evict.sort();
+    assert_eq!(evict, [format!("{}/db-0", s.ns), format!("{}/db-1", s.ns)]);
+    let DrainEvent::Blocked { message, .. } = next(&mut rx).await else {
+        panic!("the budget blocks the first eviction");
+    };
+    assert!(
+        message.contains("Cannot evict pod as it would violate the pod's disruption budget.")
+            && message
+                .contains("The disruption budget db needs 2 healthy pods and has 2 currently"),
+        "{message}"
+    );
+    // The budget is relaxed: the retries go through.
+    let pdb = s.resource("pdb");
+    let api: Api<kube::api::DynamicObject> =
+        Api::namespaced_with(client.clone(), &s.ns, &pdb.api_resource);
+    api.patch(
+        "db",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"minAvailable": 0}})),
+    )
+    .await
+    .unwrap();
+    let mut evicted = Vec::new();
+    let done = loop {
+        match next(&mut rx).await {
+            DrainEvent::Blocked { .. } => {}
+            DrainEvent::Evicted(p) => evicted.push(p),
+            other => break other,
+        }
+    };
+    assert_eq!(
+        done,
+        DrainEvent::Done {
+            evicted: 2,
+            failed: 0
+        }
+    );
+    assert_eq!(evicted.len(), 2);
+    tokio::time::timeout(HANG_GUARD, task)
+        .await
+        .unwrap()
+        .unwrap();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &s.ns);
+    assert!(
+        pods.list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+    let nodes: Api<Node> = Api::all(client);
+    let n = nodes.get(&node).await.unwrap();
+    assert_eq!(n.spec.and_then(|s| s.unschedulable), Some(true));
+    let _ = nodes.delete(&node, &DeleteParams::default()).await;
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_drain_stops_and_leaves_the_pods() {
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: it cordons and drains a node (demo server only)");
+        return s.cleanup().await;
+    }
+    let node = format!("{}-node", s.ns);
+    node_with_guarded_pods(&s, &node, 2).await;
+    let client = s.conn.client.clone();
+    let (tx, mut rx) = mpsc::channel(16);
+    let cancel = CancellationToken::new();
+    let task = tokio::spawn(drain(
+        client.clone(),
+        node.clone(),
+        quick(),
+        tx,
+        cancel.clone(),
+    ));
+    loop {
+        if let DrainEvent::Blocked { .. } = next(&mut rx).await {
+            break;
+        }
+    }
+    cancel.cancel();
+    loop {
+        match next(&mut rx).await {
+            DrainEvent::Blocked { .. } => {}
+            other => {
+                assert_eq!(other, DrainEvent::Cancelled);
+                break;
+            }
+        }
+    }
+    // The task has ended (no eviction loop left behind) and nothing more is sent.
+    tokio::time::timeout(HANG_GUARD, task)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(rx.recv().await.is_none());
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &s.ns);
+    assert_eq!(pods.list(&Default::default()).await.unwrap().items.len(), 2);
+    let nodes: Api<Node> = Api::all(client);
+    let _ = nodes.delete(&node, &DeleteParams::default()).await;
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cordon_and_uncordon_flip_unschedulable() {
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: it cordons a node (demo server only)");
+        return s.cleanup().await;
+    }
+    let node = format!("{}-node", s.ns);
+    let client = s.conn.client.clone();
+    let nodes: Api<Node> = Api::all(client.clone());
+    nodes
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": node}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let out = execute(client.clone(), &s.write("no", &node, Operation::Cordon)).await;
+    assert_eq!(out.message, format!("node {node} cordoned"));
+    let n = nodes.get(&node).await.unwrap();
+    assert_eq!(n.spec.and_then(|s| s.unschedulable), Some(true));
+    let out = execute(client.clone(), &s.write("no", &node, Operation::Uncordon)).await;
+    assert_eq!(out.message, format!("node {node} uncordoned"));
+    let n = nodes.get(&node).await.unwrap();
+    assert_eq!(n.spec.and_then(|s| s.unschedulable), None);
+    let _ = nodes.delete(&node, &DeleteParams::default()).await;
+    s.cleanup().await;
+}
+
+/// A running pod (the demo has no kubelet: the test reports it running, as a kubelet would).
+async fn running_pod(s: &Setup, name: &str) -> Api<Pod> {
+    let client = s.conn.client.clone();
+    let cms: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::namespaced(client.clone(), &s.ns);
+    cms.create(
+        &PostParams::default(),
+        &serde_json::from_value(
+            json!({"metadata": {"name": "cfg"}, "data": {"app.yaml": "port: 8080\n"}}),
+        )
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    let pods: Api<Pod> = Api::namespaced(client, &s.ns);
+    pods.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": name},
+            "spec": {"volumes": [{"name": "cfg", "configMap": {"name": "cfg"}}],
+                     "containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10",
+                        "env": [{"name": "MODE", "value": "demo"}],
+                        "ports": [{"containerPort": 8080, "name": "http"}],
+                        "volumeMounts": [{"name": "cfg", "mountPath": "/etc/config"}]},
+                                    {"name": "sidecar", "image": "registry.k8s.io/pause:3.10"}]}}))
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    pods.patch_status(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"phase": "Running",
+            "conditions": [{"type": "Ready", "status": "True"}]}})),
+    )
+    .await
+    .unwrap();
+    pods
+}
+
+async fn read_all(mut r: impl tokio::io::AsyncRead + Unpin) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut s = String::new();
+    tokio::time::timeout(HANG_GUARD, r.read_to_string(&mut s))
+        .await
+        .expect("output ends")
+        .unwrap();
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_runs_a_command_and_reports_its_exit_code() {
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: needs a running container (the demo's simulated shell)");
+        return s.cleanup().await;
+    }
+    let pods = running_pod(&s, "shell").await;
+    let ap = kube::api::AttachParams::default().stdout(true).stderr(true);
+    let mut p = pods
+        .exec(
+            "shell",
+            [
+                "sh",
+                "-c",
+                "cat /etc/config/app.yaml; echo $MODE; hostname; exit 3",
+            ],
+            &ap,
+        )
+        .await
+        .unwrap();
+    let status = p.take_status().unwrap();
+    let out = read_all(p.stdout().unwrap()).await;
+    assert_eq!(out, "port: 8080\ndemo\nshell\n");
+    let st = tokio::time::timeout(HANG_GUARD, status)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(st.reason.as_deref(), Some("NonZeroExitCode"));
+    let code = st.details.unwrap().causes.unwrap()[0].message.clone();
+    assert_eq!(code.as_deref(), Some("3"));
+
+    // The second container, chosen by name; exit 0 is a Success status.
+    let mut p = pods
+        .exec(
+            "shell",
+            ["ls", "/etc"],
+            &kube::api::AttachParams::default()
+                .stdout(true)
+                .stderr(true)
+                .container("sidecar"),
+        )
+        .await
+        .unwrap();
+    let status = p.take_status().unwrap();
+    let out = read_all(p.stdout().unwrap()).await;
+    assert_eq!(
+        out, "hostname\nhosts\nos-release\n",
+        "no configmap mounted in the sidecar"
+    );
+    let st = tokio::time::timeout(HANG_GUARD, status)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(st.status.as_deref(), Some("Success"));
+    p.join().await.unwrap();
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interactive_tty_echoes_follows_resizes_and_exits() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: needs a running container (the demo's simulated shell)");
+        return s.cleanup().await;
+    }
+    let pods = running_pod(&s, "tty").await;
+    let mut p = pods
+        .exec(
+            "tty",
+            [
+                "/bin/sh",
+                "-c",
+                "command -v bash >/dev/null 2>&1 && exec bash || exec sh",
+            ],
+            &kube::api::AttachParams::interactive_tty(),
+        )
+        .await
+        .unwrap();
+    let mut resize = p.terminal_size().unwrap();
+    use futures::SinkExt;
+    resize
+        .send(kube::api::TerminalSize {
+            width: 132,
+            height: 40,
+        })
+        .await
+        .unwrap();
+    let mut stdin = p.stdin().unwrap();
+    let mut stdout = p.stdout().unwrap();
+    let status = p.take_status().unwrap();
+    let mut seen = String::new();
+    let mut buf = [0u8; 1024];
+    // Wait for the prompt, then type (the resize went first on the same connection).
+    while !seen.contains("$ ") {
+        let n = tokio::time::timeout(HANG_GUARD, stdout.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(n > 0, "{seen:?}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    stdin.write_all(b"echo $COLUMNS\r").await.unwrap();
+    while !seen.ends_with("132\r\ntty:/$ ") {
+        let n = tokio::time::timeout(HANG_GUARD, stdout.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(n > 0, "{seen:?}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    assert_eq!(
+        seen, "tty:/$ echo $COLUMNS\r\n132\r\ntty:/$ ",
+        "echo, output, prompt"
+    );
+    stdin.write_all(b"exit 4\r").await.unwrap();
+    let rest = read_all(stdout).await;
+    assert_eq!(rest, "exit 4\r\n");
+    let st = tokio::time::timeout(HANG_GUARD, status)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        st.details.unwrap().causes.unwrap()[0].message.as_deref(),
+        Some("4")
+    );
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn port_forward_carries_an_http_get_through_a_local_port() {
+    use kinformer::ui::portforward::{ForwardStats, bind_local, forward};
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+    use tokio::io::AsyncWriteExt;
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: needs a running container answering HTTP (the demo's pods)");
+        return s.cleanup().await;
+    }
+    running_pod(&s, "web").await;
+    // The preferred port is taken: the next free one is used.
+    let taken = bind_local(0).await.unwrap();
+    let preferred = taken.local_addr().unwrap().port();
+    let listener = bind_local(preferred).await.unwrap();
+    let local = listener.local_addr().unwrap();
+    assert_ne!(local.port(), preferred);
+    let stats = Arc::new(ForwardStats::default());
+    let cancel = CancellationToken::new();
+    let task = tokio::spawn(forward(
+        s.conn.client.clone(),
+        s.ns.clone(),
+        "web".into(),
+        8080,
+        listener,
+        stats.clone(),
+        cancel.clone(),
+    ));
+    for _ in 0..2 {
+        let mut conn = tokio::net::TcpStream::connect(local).await.unwrap();
+        conn.write_all(b"GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .await
+            .unwrap();
+        let page = read_all(&mut conn).await;
+        assert!(page.starts_with("HTTP/1.1 200 OK\r\n"), "{page}");
+        assert!(
+            page.contains(&format!("kinformer demo pod {}/web", s.ns)),
+            "{page}"
+        );
+        assert!(page.contains("container app, port 8080"), "{page}");
+        assert!(page.contains("request: GET /hello HTTP/1.1"), "{page}");
+    }
+    assert_eq!(stats.connections.load(Ordering::Relaxed), 2);
+    assert!(stats.bytes_in.load(Ordering::Relaxed) > 100);
+    cancel.cancel();
+    tokio::time::timeout(HANG_GUARD, task)
+        .await
+        .unwrap()
+        .unwrap();
+    // Stopped: the local port is closed.
+    assert!(tokio::net::TcpStream::connect(local).await.is_err());
+    drop(taken);
+    s.cleanup().await;
+}
