@@ -35,7 +35,7 @@ impl MainError {
             MainError::Usage(_) => 2,
             MainError::Cluster(
                 ClusterError::KubeconfigMissing { .. }
-                | ClusterError::NoKubeconfig
+                | ClusterError::NoKubeconfig { .. }
                 | ClusterError::KubeconfigInvalid { .. }
                 | ClusterError::UnknownContext { .. }
                 | ClusterError::NoCurrentContext { .. },
@@ -72,6 +72,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
                 churn_per_sec: args.demo_churn,
                 seed: 1,
                 history: 100_000,
+                metrics: !args.demo_no_metrics,
             })
             .await?,
         )
@@ -176,6 +177,8 @@ pub struct DemoSpec {
     pub churn_per_sec: f64,
     pub seed: u64,
     pub history: usize,
+    /// Serve `metrics.k8s.io` (false: as a cluster without metrics-server).
+    pub metrics: bool,
 }
 
 /// Start the demo API server on loopback, seed it from the simulator and start churn.
@@ -183,6 +186,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
     let handle = DemoServer::start(DemoOptions {
         port: spec.port,
         history: spec.history,
+        metrics: spec.metrics,
         ..DemoOptions::default()
     })
     .await
@@ -238,6 +242,7 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
         churn_per_sec: args.churn,
         seed: args.seed,
         history: args.history,
+        metrics: !args.no_metrics,
     })
     .await?;
     demo.handle

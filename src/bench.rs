@@ -59,6 +59,7 @@ use crate::informer::list_watch::{
     FakeListerWatcher, KubeListerWatcher, ListOptions, ListerWatcher, WatchEvent,
     client_for_informers, list_url,
 };
+use crate::informer::reflector::ReflectorConfig;
 use crate::informer::shared_informer::{
     DeleteObject, InformerConfig, ResourceEventHandler, SharedIndexInformer,
 };
@@ -422,12 +423,21 @@ impl RunningInformer {
 }
 
 fn start_informer(lw: Arc<dyn ListerWatcher<DynamicObject>>) -> RunningInformer {
+    start_informer_with(lw, ReflectorConfig::default())
+}
+
+/// An informer with the dashboard's indexers and transform, and `reflector` for how it lists.
+fn start_informer_with(
+    lw: Arc<dyn ListerWatcher<DynamicObject>>,
+    reflector: ReflectorConfig,
+) -> RunningInformer {
     let informer = SharedIndexInformer::new(
         lw,
         InformerConfig {
             kind: "pods".into(),
             indexers: dashboard_pod_indexers(),
             transform: Some(pod_transform()),
+            reflector,
             ..Default::default()
         },
     );
@@ -1079,7 +1089,15 @@ async fn pipeline_throughput(opts: &BenchOptions, report: &mut Report) -> Result
     fake.push_list_page(masked.clone(), "1000000", None);
     let sender = fake.push_watch_live();
     let lw: Arc<dyn ListerWatcher<DynamicObject>> = fake;
-    let running = start_informer(lw);
+    // The fake scripts a list then a live watch, so the reflector lists then watches (a
+    // streaming list would ask the fake's only watch for initial events it never sends).
+    let running = start_informer_with(
+        lw,
+        ReflectorConfig {
+            use_streaming_list: false,
+            ..ReflectorConfig::default()
+        },
+    );
     let queue: RateLimitingQueue<Arc<str>> = RateLimitingQueue::new();
     let handler = Arc::new(QueueHandler {
         queue: queue.clone(),

@@ -53,6 +53,9 @@ pub struct DashboardArgs {
     /// Demo churn in events per second (with --demo).
     #[arg(long, value_name = "EV_PER_S", default_value_t = 20.0)]
     pub demo_churn: f64,
+    /// Demo cluster without metrics.k8s.io (as a cluster without metrics-server).
+    #[arg(long)]
+    pub demo_no_metrics: bool,
     /// Where logs go (default: ~/.local/state/kinformer/kinformer.log). Logs never go to the screen.
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
@@ -92,6 +95,9 @@ pub struct DemoServerArgs {
     /// Watch history kept before compaction (events); older resourceVersions get 410 Gone.
     #[arg(long, default_value_t = 50_000)]
     pub history: usize,
+    /// Do not serve metrics.k8s.io (as a cluster without metrics-server).
+    #[arg(long)]
+    pub no_metrics: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -12,13 +12,18 @@ use kube::discovery::ApiResource;
 /// Errors of the cluster-connection layer.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
-    #[error("kubeconfig {path}: file not found")]
+    #[error(
+        "kubeconfig {path} not found: pass --kubeconfig FILE with a kubeconfig, or try --demo for a built-in demo cluster"
+    )]
     KubeconfigMissing { path: String },
     #[error(
-        "no kubeconfig found: set $KUBECONFIG, create ~/.kube/config, or pass --kubeconfig (or try --demo)"
+        "no kubeconfig found ({looked}): pass --kubeconfig FILE, set $KUBECONFIG, or try --demo for a built-in demo cluster"
     )]
-    NoKubeconfig,
-    #[error("kubeconfig {path}: {message}")]
+    NoKubeconfig {
+        /// Where we looked, for the message (`~/.kube/config does not exist`, ...).
+        looked: String,
+    },
+    #[error("kubeconfig {path} cannot be used: {message}")]
     KubeconfigInvalid { path: String, message: String },
     #[error("context {context:?} not found in kubeconfig {path} (available: {available})")]
     UnknownContext {
@@ -75,43 +80,140 @@ impl std::fmt::Debug for Connection {
     }
 }
 
+/// A kubeconfig error as a short clause in plain words (kube's own texts repeat "kubeconfig" and
+/// quote paths as Rust debug strings: `failed to read kubeconfig from '"/x/.kube/config"'`).
 fn describe_kubeconfig_error(e: &KubeconfigError) -> String {
-    // A YAML parse error's Display is a multi-line report quoting the offending lines of the
-    // file, which may hold a token or a client key: keep only its first line (what and where).
-    let text = e.to_string();
+    match e {
+        KubeconfigError::ReadConfig(io, path) => {
+            format!("cannot read {}: {}", path.display(), io_text(io))
+        }
+        // A YAML parse error's Display is a multi-line report quoting the offending lines of the
+        // file, which may hold a token or a client key: keep only its first line (what and where).
+        KubeconfigError::Parse(inner) => {
+            format!("not a valid kubeconfig: {}", first_line(&inner.to_string()))
+        }
+        KubeconfigError::CurrentContextNotSet => "no current-context is set".to_string(),
+        KubeconfigError::LoadContext(name) => format!("context {name:?} is not defined"),
+        KubeconfigError::LoadClusterOfContext(name) => {
+            format!("its cluster {name:?} is not defined")
+        }
+        KubeconfigError::MissingClusterUrl => "its cluster has no server URL".to_string(),
+        KubeconfigError::ParseClusterUrl(err) => {
+            format!("its cluster's server URL is invalid: {err}")
+        }
+        KubeconfigError::LoadCertificateAuthority(err) => {
+            format!(
+                "cannot load its certificate-authority: {}",
+                describe_load_data_error(err)
+            )
+        }
+        KubeconfigError::LoadClientCertificate(err) => {
+            format!(
+                "cannot load its client-certificate: {}",
+                describe_load_data_error(err)
+            )
+        }
+        KubeconfigError::LoadClientKey(err) => {
+            format!(
+                "cannot load its client-key: {}",
+                describe_load_data_error(err)
+            )
+        }
+        other => first_line(&other.to_string()),
+    }
+}
+
+fn describe_load_data_error(e: &kube::config::LoadDataError) -> String {
+    match e {
+        kube::config::LoadDataError::ReadFile(io, path) => {
+            format!("cannot read {}: {}", path.display(), io_text(io))
+        }
+        other => first_line(&other.to_string()),
+    }
+}
+
+/// `No such file or directory` rather than `No such file or directory (os error 2)`.
+fn io_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => first_line(&e.to_string()),
+    }
+}
+
+fn first_line(text: &str) -> String {
     one_line(text.lines().next().unwrap_or_default())
 }
 
-/// Load the kubeconfig (explicit path, else `$KUBECONFIG`, else `~/.kube/config`).
+/// Load the kubeconfig (explicit path, else `$KUBECONFIG`, else `~/.kube/config`), as kubectl
+/// does: an explicit path must exist; files listed in `$KUBECONFIG` that do not exist are
+/// skipped, the others merged (the first to set a value wins); an empty `$KUBECONFIG` counts as
+/// unset.
 pub fn load_kubeconfig(path: Option<&Path>) -> Result<(Kubeconfig, String), ClusterError> {
-    match path {
-        Some(p) => {
-            let shown = p.display().to_string();
-            if !p.exists() {
-                return Err(ClusterError::KubeconfigMissing { path: shown });
-            }
-            let kc = Kubeconfig::read_from(p).map_err(|e| ClusterError::KubeconfigInvalid {
-                path: shown.clone(),
-                message: describe_kubeconfig_error(&e),
-            })?;
-            Ok((kc, shown))
+    if let Some(p) = path {
+        let shown = p.display().to_string();
+        if !p.exists() {
+            return Err(ClusterError::KubeconfigMissing { path: shown });
         }
-        None => {
-            let shown = std::env::var("KUBECONFIG").unwrap_or_else(|_| {
-                dirs::home_dir()
-                    .map(|h| h.join(".kube").join("config").display().to_string())
-                    .unwrap_or_else(|| "~/.kube/config".into())
-            });
-            if std::env::var_os("KUBECONFIG").is_none() && !Path::new(&shown).exists() {
-                return Err(ClusterError::NoKubeconfig);
-            }
-            let kc = Kubeconfig::read().map_err(|e| ClusterError::KubeconfigInvalid {
-                path: shown.clone(),
-                message: describe_kubeconfig_error(&e),
-            })?;
-            Ok((kc, shown))
-        }
+        let kc = Kubeconfig::read_from(p).map_err(|e| ClusterError::KubeconfigInvalid {
+            path: shown.clone(),
+            message: describe_kubeconfig_error(&e),
+        })?;
+        return Ok((kc, shown));
     }
+    let listed: Vec<PathBuf> = std::env::var_os("KUBECONFIG")
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    if listed.is_empty() {
+        let Some(default) = dirs::home_dir().map(|h| h.join(".kube").join("config")) else {
+            return Err(ClusterError::NoKubeconfig {
+                looked: "no home directory to find ~/.kube/config in".to_string(),
+            });
+        };
+        let shown = default.display().to_string();
+        if !default.exists() {
+            return Err(ClusterError::NoKubeconfig {
+                looked: format!("{shown} does not exist"),
+            });
+        }
+        let kc = Kubeconfig::read_from(&default).map_err(|e| ClusterError::KubeconfigInvalid {
+            path: shown.clone(),
+            message: describe_kubeconfig_error(&e),
+        })?;
+        return Ok((kc, shown));
+    }
+    let existing: Vec<&PathBuf> = listed.iter().filter(|p| p.exists()).collect();
+    if existing.is_empty() {
+        let names: Vec<String> = listed.iter().map(|p| p.display().to_string()).collect();
+        return Err(ClusterError::NoKubeconfig {
+            looked: format!(
+                "$KUBECONFIG names {}, which does not exist",
+                names.join(", ")
+            ),
+        });
+    }
+    let shown = existing
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    let mut merged: Option<Kubeconfig> = None;
+    for p in existing {
+        let invalid = |e: KubeconfigError| ClusterError::KubeconfigInvalid {
+            path: p.display().to_string(),
+            message: describe_kubeconfig_error(&e),
+        };
+        let kc = Kubeconfig::read_from(p).map_err(invalid)?;
+        merged = Some(match merged {
+            Some(m) => m.merge(kc).map_err(invalid)?,
+            None => kc,
+        });
+    }
+    Ok((merged.unwrap_or_default(), shown))
 }
 
 impl Connection {
@@ -160,12 +262,13 @@ impl Connection {
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
         let insecure_skip_tls_verify = config.accept_invalid_certs;
+        install_tls_provider();
         // kube's built-in retry of 429/503/504 is off: the reflector must see those answers at
         // once (a "too large resource version" 504 calls for a consistent relist).
         let client = crate::informer::list_watch::client_for_informers(config).map_err(|e| {
             ClusterError::Client {
                 context: context.clone(),
-                message: e.to_string(),
+                message: describe_client_error(&e.to_string()),
             }
         })?;
         Ok(Self {
@@ -254,6 +357,70 @@ impl Connection {
             }
         }
         Ok(out)
+    }
+}
+
+/// Install (once per process) rustls' `ring` provider with one change: private keys loaded for
+/// client authentication do not report their public key. rustls compares that key with the
+/// client certificate's, and to do so parses the certificate with webpki, which refuses X.509 v1
+/// certificates (`UnsupportedCertVersion`); kubectl (Go's crypto/tls) sends them, and API servers
+/// accept them. Without the public key rustls skips that comparison ("unknown consistency", as
+/// for hardware keys) and sends the certificate as it is; a key that does not match the
+/// certificate is then refused by the server in the handshake instead of here.
+pub fn install_tls_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let provider = rustls::crypto::CryptoProvider {
+            key_provider: &KEYS_FOR_ANY_CERT_VERSION,
+            ..rustls::crypto::ring::default_provider()
+        };
+        if provider.install_default().is_err() {
+            tracing::debug!("a rustls crypto provider was already installed; X.509 v1 client certificates may be refused");
+        }
+    });
+}
+
+static KEYS_FOR_ANY_CERT_VERSION: KeysForAnyCertVersion = KeysForAnyCertVersion;
+
+#[derive(Debug)]
+struct KeysForAnyCertVersion;
+
+impl rustls::crypto::KeyProvider for KeysForAnyCertVersion {
+    fn load_private_key(
+        &self,
+        key_der: rustls::pki_types::PrivateKeyDer<'static>,
+    ) -> Result<std::sync::Arc<dyn rustls::sign::SigningKey>, rustls::Error> {
+        let key = rustls::crypto::ring::sign::any_supported_type(&key_der)?;
+        Ok(std::sync::Arc::new(KeyWithoutSpki(key)))
+    }
+}
+
+/// A signing key that does not tell its public key (see [`install_tls_provider`]).
+#[derive(Debug)]
+struct KeyWithoutSpki(std::sync::Arc<dyn rustls::sign::SigningKey>);
+
+impl rustls::sign::SigningKey for KeyWithoutSpki {
+    fn choose_scheme(
+        &self,
+        offered: &[rustls::SignatureScheme],
+    ) -> Option<Box<dyn rustls::sign::Signer>> {
+        self.0.choose_scheme(offered)
+    }
+    fn algorithm(&self) -> rustls::SignatureAlgorithm {
+        self.0.algorithm()
+    }
+}
+
+/// The client could not be built: say which part of the kubeconfig is at fault when the TLS stack
+/// refused the client certificate or key.
+fn describe_client_error(text: &str) -> String {
+    if text.contains("invalid private key") || text.contains("identity PEM") {
+        let detail = text.rsplit(": ").next().unwrap_or(text);
+        format!(
+            "the TLS stack refused the user's client-certificate/client-key ({detail}); check that both are PEM and that the key belongs to the certificate"
+        )
+    } else {
+        one_line(text)
     }
 }
 
@@ -467,7 +634,8 @@ current-context: one
         let err = load_kubeconfig(Some(Path::new("/nonexistent/kubeconfig"))).expect_err("missing");
         assert_eq!(
             err.to_string(),
-            "kubeconfig /nonexistent/kubeconfig: file not found"
+            "kubeconfig /nonexistent/kubeconfig not found: pass --kubeconfig FILE with a \
+             kubeconfig, or try --demo for a built-in demo cluster"
         );
     }
 }
