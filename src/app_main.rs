@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 
 use crate::cluster::{ClusterError, ConnectOptions, Connection};
 use crate::demo::churn::run_churn;
+use crate::demo::rbac::NamespaceUser;
 use crate::demo::sim::{SimConfig, Simulator};
 use crate::demo::{DemoHandle, DemoOptions, DemoServer};
 use crate::selector::LabelSelector;
@@ -73,6 +74,10 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
                 seed: 1,
                 history: 100_000,
                 metrics: !args.demo_no_metrics,
+                namespace_user: args
+                    .demo_as_namespace_user
+                    .as_deref()
+                    .map(|ns| NamespaceUser::new(DEMO_NAMESPACE_USER, ns)),
             })
             .await?,
         )
@@ -114,8 +119,10 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         )));
     }
     tracing::info!(context = %connection.context, ?server_version, kinds = resources.len(), "connected");
-    // The demo cluster's workloads live outside `default`: without -n, show every namespace.
-    let namespace = if args.all_namespaces || (demo.is_some() && args.namespace.is_none()) {
+    // The demo cluster's workloads live outside `default`: without -n, show every namespace
+    // (the namespace-scoped demo user starts in its namespace, as on a real cluster).
+    let demo_all = demo.is_some() && args.demo_as_namespace_user.is_none();
+    let namespace = if args.all_namespaces || (demo_all && args.namespace.is_none()) {
         None
     } else {
         Some(
@@ -179,7 +186,12 @@ pub struct DemoSpec {
     pub history: usize,
     /// Serve `metrics.k8s.io` (false: as a cluster without metrics-server).
     pub metrics: bool,
+    /// A namespace-scoped user, the kubeconfig's current context (see [`crate::demo::rbac`]).
+    pub namespace_user: Option<NamespaceUser>,
 }
+
+/// The name of the demo's namespace-scoped user (`--as-namespace-user`).
+pub const DEMO_NAMESPACE_USER: &str = "jane";
 
 /// Start the demo API server on loopback, seed it from the simulator and start churn.
 pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
@@ -187,6 +199,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         port: spec.port,
         history: spec.history,
         metrics: spec.metrics,
+        namespace_user: spec.namespace_user.clone(),
         ..DemoOptions::default()
     })
     .await
@@ -243,6 +256,10 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
         seed: args.seed,
         history: args.history,
         metrics: !args.no_metrics,
+        namespace_user: args
+            .as_namespace_user
+            .as_deref()
+            .map(|ns| NamespaceUser::new(DEMO_NAMESPACE_USER, ns)),
     })
     .await?;
     demo.handle
@@ -259,6 +276,11 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
         "kubeconfig written to {0}: kubectl --kubeconfig {0} get pods -A",
         args.kubeconfig_out.display()
     );
+    if let Some(ns) = &args.as_namespace_user {
+        println!(
+            "the kubeconfig's current context is user {DEMO_NAMESPACE_USER:?}, who may only get/list/watch pods, events and configmaps in namespace {ns:?} (context kinformer-demo is unrestricted)"
+        );
+    }
     println!(
         "fault injection: POST {}/_demo/faults/<action>; Ctrl-C stops",
         demo.handle.base_url()

@@ -56,6 +56,10 @@ pub struct DashboardArgs {
     /// Demo cluster without metrics.k8s.io (as a cluster without metrics-server).
     #[arg(long)]
     pub demo_no_metrics: bool,
+    /// With --demo: connect as a user who may only get/list/watch pods, events and configmaps
+    /// in namespace NS (RBAC as on a real cluster; the start view is that namespace's).
+    #[arg(long, value_name = "NS")]
+    pub demo_as_namespace_user: Option<String>,
     /// Where logs go (default: ~/.local/state/kinformer/kinformer.log). Logs never go to the screen.
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
@@ -98,6 +102,10 @@ pub struct DemoServerArgs {
     /// Do not serve metrics.k8s.io (as a cluster without metrics-server).
     #[arg(long)]
     pub no_metrics: bool,
+    /// Also serve a user `jane` (token `jane-token`) who may only get/list/watch pods, events and
+    /// configmaps in namespace NS; the written kubeconfig's current context is hers.
+    #[arg(long, value_name = "NS")]
+    pub as_namespace_user: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

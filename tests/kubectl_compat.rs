@@ -609,6 +609,7 @@ async fn seeded_demo(metrics: bool) -> kinformer::app_main::RunningDemo {
         seed: 7,
         history: 10_000,
         metrics,
+        namespace_user: None,
     })
     .await
     .unwrap()
@@ -819,4 +820,94 @@ async fn kubectl_logs_reads_follows_and_reports_errors() {
     }
     let _ = follow.kill().await;
     s.cleanup().await;
+}
+
+/// `kubectl auth can-i` as a namespace-scoped user (the demo's `jane`, reading pods, events and
+/// configmaps in `bench` only): answered by SelfSubjectAccessReview, "yes" exits 0, "no" 1; and
+/// a refused `get` prints kube-apiserver's message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_auth_can_i_answers_for_a_namespace_scoped_user() {
+    let test = "kubectl_auth_can_i_answers_for_a_namespace_scoped_user";
+    let Some(bin) = kubectl_on_path() else {
+        println!("skipping {test}: kubectl is not on PATH");
+        return;
+    };
+    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
+        println!(
+            "skipping {test}: needs a namespace-scoped user; the test does not set up RBAC on the cluster KINFORMER_TEST_KUBECONFIG names"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let h = DemoServer::start(DemoOptions {
+        namespace_user: Some(kinformer::demo::rbac::NamespaceUser::new("jane", "bench")),
+        ..DemoOptions::default()
+    })
+    .await
+    .unwrap();
+    let path = dir.path().join("kubeconfig");
+    h.write_kubeconfig(&path).unwrap();
+    let k = Kubectl {
+        bin,
+        kubeconfig: path,
+    };
+    k.ok(&[
+        "--context",
+        "kinformer-demo",
+        "create",
+        "namespace",
+        "bench",
+    ])
+    .await;
+    for (args, answer) in [
+        (vec!["auth", "can-i", "list", "pods", "-n", "bench"], true),
+        (
+            vec!["auth", "can-i", "watch", "configmaps", "-n", "bench"],
+            true,
+        ),
+        (vec!["auth", "can-i", "list", "pods", "-A"], false),
+        (
+            vec!["auth", "can-i", "list", "deployments", "-n", "bench"],
+            false,
+        ),
+        (
+            vec!["auth", "can-i", "delete", "pods", "-n", "bench"],
+            false,
+        ),
+        (vec!["auth", "can-i", "list", "namespaces"], false),
+    ] {
+        let (ok, out, err) = k.run(&args).await;
+        assert_eq!(
+            (ok, out.trim()),
+            (answer, if answer { "yes" } else { "no" }),
+            "kubectl {args:?}: {err}"
+        );
+    }
+    // The unrestricted context may do anything.
+    let out = k
+        .ok(&[
+            "--context",
+            "kinformer-demo",
+            "auth",
+            "can-i",
+            "list",
+            "deployments",
+            "-A",
+        ])
+        .await;
+    assert_eq!(out.trim(), "yes");
+    let (ok, _, err) = k.run(&["get", "deployments", "-n", "bench"]).await;
+    assert!(!ok);
+    assert!(
+        err.contains("deployments.apps is forbidden: User \"jane\" cannot list resource \"deployments\" in API group \"apps\" in the namespace \"bench\""),
+        "{err}"
+    );
+    // `auth can-i --list` is a SelfSubjectRulesReview.
+    let out = k.ok(&["auth", "can-i", "--list", "-n", "bench"]).await;
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("pods ") && l.contains("[get list watch]")),
+        "{out}"
+    );
+    h.shutdown().await;
 }

@@ -38,6 +38,7 @@ async fn demo(metrics: bool) -> RunningDemo {
         seed: 3,
         history: 10_000,
         metrics,
+        namespace_user: None,
     })
     .await
     .expect("demo")

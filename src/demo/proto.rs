@@ -182,6 +182,62 @@ fn decode_kind(kind: &str, api_version: &str, raw: &[u8]) -> Result<Value, Statu
     Ok(obj)
 }
 
+/// The string fields of a message, by field number, named.
+fn string_fields(b: &[u8], names: &[(u64, &str)]) -> Result<Value, StatusError> {
+    let mut r = Reader::new(b);
+    let mut m = Map::new();
+    while let Some((f, w)) = r.next()? {
+        if let (Wire::Bytes(x), Some((_, name))) = (w, names.iter().find(|(n, _)| *n == f)) {
+            m.insert((*name).to_string(), Value::String(string(x)?));
+        }
+    }
+    Ok(Value::Object(m))
+}
+
+/// `authorization.k8s.io/v1` `SelfSubjectAccessReview` (spec: resource or non-resource
+/// attributes) and `SelfSubjectRulesReview` (spec: namespace), as `kubectl auth can-i` posts them.
+fn decode_review(kind: &str, api_version: &str, raw: &[u8]) -> Result<Value, StatusError> {
+    let mut obj = json!({"apiVersion": api_version, "kind": kind, "spec": {}});
+    let mut r = Reader::new(raw);
+    while let Some((f, w)) = r.next()? {
+        let Wire::Bytes(x) = w else { continue };
+        match (kind, f) {
+            (_, 1) => obj["metadata"] = object_meta(x)?,
+            ("SelfSubjectAccessReview", 2) => {
+                let mut spec = Reader::new(x);
+                while let Some((sf, sw)) = spec.next()? {
+                    match (sf, sw) {
+                        (1, Wire::Bytes(a)) => {
+                            obj["spec"]["resourceAttributes"] = string_fields(
+                                a,
+                                &[
+                                    (1, "namespace"),
+                                    (2, "verb"),
+                                    (3, "group"),
+                                    (4, "version"),
+                                    (5, "resource"),
+                                    (6, "subresource"),
+                                    (7, "name"),
+                                ],
+                            )?
+                        }
+                        (2, Wire::Bytes(a)) => {
+                            obj["spec"]["nonResourceAttributes"] =
+                                string_fields(a, &[(1, "path"), (2, "verb")])?
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            ("SelfSubjectRulesReview", 2) => {
+                obj["spec"] = string_fields(x, &[(1, "namespace")])?;
+            }
+            _ => {}
+        }
+    }
+    Ok(obj)
+}
+
 /// Decode a `application/vnd.kubernetes.protobuf` body into its JSON object.
 pub fn decode(body: &[u8]) -> Result<Value, StatusError> {
     let rest = body.strip_prefix(MAGIC).ok_or_else(malformed)?;
@@ -206,6 +262,9 @@ pub fn decode(body: &[u8]) -> Result<Value, StatusError> {
     match kind.as_str() {
         "Namespace" | "ConfigMap" | "Secret" | "ServiceAccount" => {
             decode_kind(&kind, &api_version, raw)
+        }
+        "SelfSubjectAccessReview" | "SelfSubjectRulesReview" => {
+            decode_review(&kind, &api_version, raw)
         }
         _ => Err(StatusError::new(
             415,
@@ -284,6 +343,28 @@ mod tests {
         let v = decode(&envelope("v1", "Secret", &raw)).unwrap();
         assert_eq!(v["data"]["pw"], "aHVudGVyMg==");
         assert_eq!(v["type"], "Opaque");
+    }
+
+    #[test]
+    fn decodes_a_self_subject_access_review() {
+        let mut attrs = Vec::new();
+        field(&mut attrs, 1, b"bench");
+        field(&mut attrs, 2, b"list");
+        field(&mut attrs, 5, b"pods");
+        let mut spec = Vec::new();
+        field(&mut spec, 1, &attrs);
+        let mut raw = Vec::new();
+        field(&mut raw, 2, &spec);
+        let v = decode(&envelope(
+            "authorization.k8s.io/v1",
+            "SelfSubjectAccessReview",
+            &raw,
+        ))
+        .unwrap();
+        assert_eq!(
+            v["spec"]["resourceAttributes"],
+            json!({"namespace": "bench", "verb": "list", "resource": "pods"})
+        );
     }
 
     #[test]

@@ -373,9 +373,10 @@ fn api_group(name: &str) -> Value {
     json!({"name": name, "versions": [gv.clone()], "preferredVersion": gv})
 }
 
-/// `APIGroupList` for `/apis`.
+/// `APIGroupList` for `/apis` (with `authorization.k8s.io`, served by [`super::rbac`]).
 pub fn api_group_list() -> Value {
-    let groups: Vec<Value> = groups().into_iter().map(api_group).collect();
+    let mut groups: Vec<Value> = groups().into_iter().map(api_group).collect();
+    groups.push(api_group("authorization.k8s.io"));
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
@@ -387,6 +388,14 @@ pub fn api_group_doc(group: &str) -> Option<Value> {
         g["apiVersion"] = json!("v1");
         g
     })
+}
+
+/// `APIGroup` for `/apis/authorization.k8s.io`.
+pub fn authorization_group_doc() -> Value {
+    let mut g = api_group("authorization.k8s.io");
+    g["kind"] = json!("APIGroup");
+    g["apiVersion"] = json!("v1");
+    g
 }
 
 /// `/version`.

@@ -34,6 +34,7 @@ use super::error::{DemoError, StatusError};
 use super::faults::FaultInjector;
 use super::metrics::{DemoMetrics, MetricsMode};
 use super::patch::PatchType;
+use super::rbac::{self, NamespaceUser, RequestAttributes, Subject};
 use super::resources::{self, RESOURCES, ResourceInfo};
 use super::table::{self, IncludeObject};
 use crate::selector::{FieldSelector, LabelSelector};
@@ -60,6 +61,10 @@ pub struct DemoOptions {
     /// Lines per second each running container writes to its log (see [`super::logs`]); a pod
     /// annotation `demo.kinformer.io/log-lines-per-second` overrides it.
     pub log_lines_per_second: f64,
+    /// A namespace-scoped user (see [`super::rbac`]): requests with its bearer token may only
+    /// read pods, events and configmaps in its namespace; the kubeconfig's current context is
+    /// that user's.
+    pub namespace_user: Option<NamespaceUser>,
 }
 
 impl Default for DemoOptions {
@@ -73,6 +78,7 @@ impl Default for DemoOptions {
             metrics_resolution: Duration::from_secs(15),
             watch_list_unsupported: false,
             log_lines_per_second: 2.0,
+            namespace_user: None,
         }
     }
 }
@@ -114,6 +120,7 @@ impl DemoServer {
             .route("/_demo/faults/{action}", post(admin))
             .merge(super::exec::router(cluster.clone()))
             .fallback(api)
+            .layer(axum::middleware::from_fn_with_state(app.clone(), authorize))
             .with_state(app);
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         tokio::spawn(super::metrics::run_oom_killer(
@@ -132,6 +139,7 @@ impl DemoServer {
         ));
         tracing::info!(%addr, "demo API server listening");
         Ok(DemoHandle {
+            namespace_user: opts.namespace_user.clone(),
             addr,
             cluster,
             faults,
@@ -202,6 +210,7 @@ async fn serve_loop(
 /// A running demo server.
 #[derive(Debug)]
 pub struct DemoHandle {
+    namespace_user: Option<NamespaceUser>,
     addr: SocketAddr,
     cluster: Arc<DemoCluster>,
     faults: FaultInjector,
@@ -221,9 +230,26 @@ impl DemoHandle {
     }
 
     /// A kubeconfig with context `kinformer-demo` pointing at this server (namespace `default`).
+    /// With a [`DemoOptions::namespace_user`], it also has that user's context
+    /// `kinformer-demo-<user>` (its namespace, its token), and that context is the current one.
     pub fn kubeconfig_yaml(&self) -> String {
+        let (current, extra_context, extra_user) = match &self.namespace_user {
+            None => ("kinformer-demo".to_string(), String::new(), String::new()),
+            Some(u) => (
+                format!("kinformer-demo-{}", u.name),
+                format!(
+                    "- name: kinformer-demo-{0}\n  context:\n    cluster: kinformer-demo\n    user: {0}\n    namespace: {1}\n",
+                    u.name, u.namespace
+                ),
+                // `as:` too: kubectl sends no bearer token over plain HTTP.
+                format!(
+                    "- name: {0}\n  user:\n    token: {1}\n    as: {0}\n",
+                    u.name, u.token
+                ),
+            ),
+        };
         format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: kinformer-demo\n  cluster:\n    server: {}\ncontexts:\n- name: kinformer-demo\n  context:\n    cluster: kinformer-demo\n    user: kinformer-demo\n    namespace: default\ncurrent-context: kinformer-demo\nusers:\n- name: kinformer-demo\n  user: {{}}\npreferences: {{}}\n",
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: kinformer-demo\n  cluster:\n    server: {}\ncontexts:\n- name: kinformer-demo\n  context:\n    cluster: kinformer-demo\n    user: kinformer-demo\n    namespace: default\n{extra_context}current-context: {current}\nusers:\n- name: kinformer-demo\n  user: {{}}\n{extra_user}preferences: {{}}\n",
             self.base_url()
         )
     }
@@ -260,6 +286,40 @@ struct App {
     opts: DemoOptions,
     addr: SocketAddr,
     metrics: Arc<DemoMetrics>,
+}
+
+/// RBAC in front of every route (API, exec/attach/port-forward): a request of the
+/// namespace-scoped user that its rules do not grant gets kube-apiserver's 403.
+async fn authorize(
+    State(app): State<Arc<App>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let subject = Subject::of(app.opts.namespace_user.as_ref(), req.headers());
+    if let Subject::User(_) = subject {
+        let path = req.uri().path();
+        let watch = Query::<Params>::try_from_uri(req.uri())
+            .ok()
+            .and_then(|Query(q)| q.get("watch").cloned())
+            .is_some_and(|w| w == "true" || w == "1");
+        let denied = if path.starts_with("/_demo/") {
+            None
+        } else {
+            match RequestAttributes::parse(req.method().as_str(), path, watch) {
+                Some(a) => subject.authorize(&a.borrowed()).err(),
+                None => {
+                    let verb = req.method().as_str().to_ascii_lowercase();
+                    (!subject.allows_path(&verb, path))
+                        .then(|| rbac::forbidden_path(subject.name(), &verb, path))
+                }
+            }
+        };
+        if let Some(e) = denied {
+            tracing::debug!(uri = %req.uri(), user = subject.name(), "demo RBAC: forbidden");
+            return status_response(&e);
+        }
+    }
+    next.run(req).await
 }
 
 fn json_response(code: StatusCode, v: &Value) -> Response {
@@ -730,6 +790,9 @@ async fn handle(
     let q: Params = Query::try_from_uri(uri)
         .map(|Query(q)| q)
         .map_err(|e| StatusError::bad_request(format!("malformed query: {e}")))?;
+    if let Some(r) = authorization_api(app, &method, uri.path(), headers, &body) {
+        return r;
+    }
     if let Some(r) = app.metrics.serve(&app.cluster, &method, uri.path(), &q) {
         return r.map(|v| json_response(StatusCode::OK, &v));
     }
@@ -878,6 +941,46 @@ async fn handle(
             "the server does not allow this method on the requested resource ({method})"
         ))),
     }
+}
+
+/// `authorization.k8s.io/v1`: its discovery document and the self-subject reviews, answered
+/// from the requester's RBAC rules (see [`super::rbac`]). `None`: another path.
+fn authorization_api(
+    app: &Arc<App>,
+    method: &Method,
+    path: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Option<Result<Response, StatusError>> {
+    let rest = path
+        .trim_matches('/')
+        .strip_prefix("apis/authorization.k8s.io")?;
+    let subject = Subject::of(app.opts.namespace_user.as_ref(), headers);
+    let only = |m: Method| -> Result<(), StatusError> {
+        if *method == m {
+            Ok(())
+        } else {
+            Err(StatusError::method_not_allowed(format!(
+                "the server does not allow this method on the requested resource ({method})"
+            )))
+        }
+    };
+    Some(match rest {
+        "" => only(Method::GET)
+            .map(|()| json_response(StatusCode::OK, &resources::authorization_group_doc())),
+        "/v1" => {
+            only(Method::GET).map(|()| json_response(StatusCode::OK, &rbac::api_resource_list()))
+        }
+        "/v1/selfsubjectaccessreviews" => only(Method::POST)
+            .and_then(|()| parse_body(headers, body))
+            .and_then(|v| subject.access_review(&v))
+            .map(|v| json_response(StatusCode::CREATED, &v)),
+        "/v1/selfsubjectrulesreviews" => only(Method::POST)
+            .and_then(|()| parse_body(headers, body))
+            .and_then(|v| subject.rules_review(&v))
+            .map(|v| json_response(StatusCode::CREATED, &v)),
+        _ => Err(StatusError::unknown_path()),
+    })
 }
 
 /// `GET .../pods/{name}/log` (RBAC resource `pods/log`): see [`super::logs`].
