@@ -306,8 +306,8 @@ fn informer_panel() {
     let mut forbidden = informer_row(
         "secrets",
         Some("default"),
-        InformerState::BackingOff {
-            until_ms: NOW_MS + 8_000,
+        InformerState::Forbidden {
+            retry_at_ms: NOW_MS + 298_000,
         },
     );
     forbidden.forbidden = true;
@@ -425,13 +425,13 @@ fn forbidden_view_says_so() {
     let mut row = informer_row(
         "secrets",
         Some("default"),
-        InformerState::BackingOff {
-            until_ms: NOW_MS + 5_000,
+        InformerState::Forbidden {
+            retry_at_ms: NOW_MS + 300_000,
         },
     );
     row.forbidden = true;
     row.synced = false;
-    row.last_error = Some("secrets is forbidden: User \"dev\" cannot list resource \"secrets\" in the namespace \"default\"".into());
+    row.last_error = Some("secrets is forbidden: User \"dev\" cannot list resource \"secrets\" in API group \"\" in the namespace \"default\"".into());
     app.update(Action::InformerStats(vec![row]));
     insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
 }

@@ -161,6 +161,8 @@ struct Entry {
     informer: Arc<DynamicInformer>,
     /// The running informer's task; `None` until spawned.
     task: Option<JoinHandle<()>>,
+    /// Stops this informer only (a child of the factory's token).
+    cancel: CancellationToken,
 }
 
 struct State {
@@ -270,7 +272,7 @@ impl SharedInformerFactory {
             return;
         };
         let informer = Arc::clone(&entry.informer);
-        let cancel = self.cancel.child_token();
+        let cancel = entry.cancel.clone();
         entry.task = Some(handle.spawn(async move { informer.run(cancel).await }));
     }
 
@@ -289,6 +291,7 @@ impl SharedInformerFactory {
         let mut entry = Entry {
             informer: self.build(&key, resource),
             task: None,
+            cancel: self.cancel.child_token(),
         };
         if state.started && !state.shut_down {
             self.spawn(&mut entry);
@@ -352,6 +355,28 @@ impl SharedInformerFactory {
                 tracing::error!(%key, error = %e, "informer task failed");
             }
         }
+    }
+
+    /// Stop one informer and forget it (its cache goes with it; asking for the same key again
+    /// builds a fresh one). What a view that cannot use it (a forbidden scope) does, so that it
+    /// does not keep listing and failing. False if there was no such informer.
+    pub fn stop(&self, key: &InformerKey) -> bool {
+        let Some(entry) = self.state.lock().informers.remove(key) else {
+            return false;
+        };
+        entry.cancel.cancel();
+        tracing::debug!(%key, "informer stopped");
+        true
+    }
+
+    /// How many informers are running (started and not stopped or finished).
+    pub fn running(&self) -> usize {
+        self.state
+            .lock()
+            .informers
+            .values()
+            .filter(|e| e.task.as_ref().is_some_and(|t| !t.is_finished()))
+            .count()
     }
 
     /// Every informer created so far, ordered by key.
@@ -524,6 +549,32 @@ mod tests {
             ]
             .into()
         );
+        f.shutdown().await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn stop_ends_one_informer_and_forgets_it() {
+        let (maker, fakes, calls) = fake_maker();
+        let f = SharedInformerFactory::new(maker, FactoryOptions::default());
+        let p = pods();
+        let d = deployments();
+        fake(&fakes, "pods@*").push_watch_live();
+        fake(&fakes, "deployments@*").push_watch_live();
+        let wide = f.informer_for(&p, None);
+        f.informer_for(&d, None);
+        f.start();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert_eq!(f.running(), 2);
+        assert!(f.stop(&InformerKey::new(&p, None)));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert_eq!(f.running(), 1, "only the deployments informer runs");
+        assert!(!wide.is_running());
+        assert_eq!(f.informers().len(), 1);
+        assert!(!f.stop(&InformerKey::new(&p, None)), "already gone");
+        // Asked again, the key gets a fresh informer (a new list/watch).
+        let again = f.informer_for(&p, None);
+        assert!(!Arc::ptr_eq(&wide, &again));
+        assert_eq!(calls.lock().iter().filter(|c| *c == "pods@*").count(), 2);
         f.shutdown().await;
     }
 

@@ -218,6 +218,9 @@ pub struct ReflectorConfig {
     /// module docs); do not set it lower against a shared API server.
     pub min_watch_timeout: Duration,
     pub backoff: BackoffConfig,
+    /// The wait after a 403 Forbidden instead of the backoff: permissions change rarely, so a
+    /// forbidden reflector asks again after this long (default 5 min), not every 30 s.
+    pub forbidden_retry: Duration,
     /// A watch that ends sooner than this having received nothing is an error. Default 1 s.
     pub very_short_watch: Duration,
 }
@@ -234,6 +237,7 @@ impl Default for ReflectorConfig {
             should_resync: None,
             min_watch_timeout: Duration::from_secs(300),
             backoff: BackoffConfig::default(),
+            forbidden_retry: Duration::from_secs(300),
             very_short_watch: Duration::from_secs(1),
         }
     }
@@ -251,6 +255,7 @@ impl std::fmt::Debug for ReflectorConfig {
             .field("should_resync", &self.should_resync.is_some())
             .field("min_watch_timeout", &self.min_watch_timeout)
             .field("backoff", &self.backoff)
+            .field("forbidden_retry", &self.forbidden_retry)
             .field("very_short_watch", &self.very_short_watch)
             .finish()
     }
@@ -376,6 +381,8 @@ pub struct Reflector<K: Object> {
     /// forever.
     expired_watch_rv: Option<String>,
     backoff: Backoff,
+    /// The error just recorded was a 403: the next wait is [`ReflectorConfig::forbidden_retry`].
+    just_forbidden: bool,
     /// When the next resync is due (only while watching).
     next_resync: Option<Instant>,
 }
@@ -399,6 +406,7 @@ impl<K: Object> Reflector<K> {
             lw,
             store,
             backoff: Backoff::new(config.backoff.clone()),
+            just_forbidden: false,
             config,
             status,
             last_sync_rv: String::new(),
@@ -490,7 +498,8 @@ impl<K: Object> Reflector<K> {
         });
     }
 
-    fn record_error(&self, err: &Error) {
+    fn record_error(&mut self, err: &Error) {
+        self.just_forbidden = matches!(err, Error::Forbidden(_));
         self.status.send_modify(|s| {
             s.last_error = Some(err.clone());
             s.last_error_at = Some(SystemTime::now());
@@ -537,7 +546,11 @@ impl<K: Object> Reflector<K> {
     /// Wait out the backoff, then go to `then`.
     fn backoff(&mut self, then: State<K>) -> State<K> {
         let now = Instant::now();
-        let delay = self.backoff.next_delay(now);
+        let delay = if std::mem::take(&mut self.just_forbidden) {
+            self.config.forbidden_retry
+        } else {
+            self.backoff.next_delay(now)
+        };
         State::Backoff {
             until: now + delay,
             then: Box::new(then),

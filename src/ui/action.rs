@@ -113,6 +113,11 @@ pub enum InformerState {
     BackingOff {
         until_ms: i64,
     },
+    /// The server refused with 403: the next attempt is far off (RBAC changes are rare), at
+    /// this unix time (milliseconds); `ctrl-r` retries now.
+    Forbidden {
+        retry_at_ms: i64,
+    },
     Stopped,
 }
 
@@ -150,6 +155,48 @@ pub struct ConnectionState {
     pub last_error: Option<String>,
 }
 
+/// Why a view has no data: the server does not let this user list or watch the resource in
+/// the view's scope (an access review said so, or a list answered 403).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    /// The verb refused: `list` or `watch`.
+    pub verb: String,
+    /// The user the server named (`User "jane" cannot ...`), when it did.
+    pub user: Option<String>,
+    /// The server's message.
+    pub message: String,
+    /// When the runtime checks again by itself (unix ms); `ctrl-r` checks now.
+    pub retry_at_ms: Option<i64>,
+}
+
+impl Denial {
+    /// A denial read from a 403 message: the user is the one kube-apiserver names.
+    pub fn from_message(verb: &str, message: &str, retry_at_ms: Option<i64>) -> Denial {
+        Denial {
+            verb: verb.to_string(),
+            user: user_in_forbidden_message(message),
+            message: message.to_string(),
+            retry_at_ms,
+        }
+    }
+}
+
+/// `jane` from kube-apiserver's `... is forbidden: User "jane" cannot list ...`.
+pub fn user_in_forbidden_message(message: &str) -> Option<String> {
+    let rest = &message[message.find("User \"")? + 6..];
+    let end = rest.find('"')?;
+    Some(rest[..end].to_string())
+}
+
+/// What an access review answered for list and watch of a resource in a scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access {
+    Allowed,
+    Denied(Denial),
+    /// No answer (the review API is missing or refused, or failed): open and let a 403 tell.
+    Unknown,
+}
+
 /// Everything the app reacts to.
 #[derive(Debug, Clone)]
 pub enum Action {
@@ -182,6 +229,17 @@ pub enum Action {
         forbidden: bool,
     },
     InformerStats(Vec<InformerRow>),
+    /// The view's informer was not started: the user may not list/watch it in that scope.
+    Forbidden {
+        view: ViewId,
+        denial: Denial,
+    },
+    /// Answer to [`Effect::CheckAccess`].
+    AccessChecked {
+        view: ViewId,
+        namespace: Option<String>,
+        access: Access,
+    },
     /// New entries of the informers' event tap, any order (the log orders by `seq`).
     Tap(Vec<TapEntry>),
     /// Answer to [`Effect::FetchYaml`]: the full object as JSON, or an error.
@@ -219,6 +277,18 @@ pub enum Effect {
     },
     /// The view is gone: stop streaming to it (the informer may be stopped if unused).
     CloseView {
+        view: ViewId,
+    },
+    /// Ask whether `resource` may be listed and watched in `namespace` (the access review the
+    /// runtime caches for the session); answer with [`Action::AccessChecked`] for `view`.
+    CheckAccess {
+        view: ViewId,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+    },
+    /// A forbidden view: forget the cached access answers for it, and check and open again now
+    /// (instead of at the slow RBAC retry).
+    RetryForbidden {
         view: ViewId,
     },
     /// GET the full object; answer with [`Action::Yaml`].

@@ -316,6 +316,8 @@ impl App {
                 columns: cols,
                 table: TableModel::default(),
                 error: None,
+                denial: None,
+                fallback_denied: None,
                 synced: false,
                 store: None,
                 drilled_from: None,
@@ -455,6 +457,8 @@ impl App {
                 };
                 v.synced = true;
                 v.error = None;
+                v.denial = None;
+                v.fallback_denied = None;
                 v.table.resync(rows, now);
                 self.dirty = true;
                 self.after_rows(view);
@@ -495,13 +499,33 @@ impl App {
                             v.synced = true;
                         }
                     }
-                    self.fall_back_from_forbidden_all_namespaces(&mut fx);
+                    if let Some(id) = self.current_view_id()
+                        && self
+                            .views
+                            .get(&id)
+                            .and_then(|v| self.informer_for(v))
+                            .is_some_and(|r| r.forbidden)
+                    {
+                        self.ask_fallback(id, &mut fx);
+                    }
                     self.informer_cursor = self
                         .informer_cursor
                         .min(self.informers.len().saturating_sub(1));
                     self.dirty = true;
                 }
             }
+            Action::Forbidden { view, denial } => {
+                if let Some(v) = self.views.get_mut(&view) {
+                    v.denial = Some(denial);
+                    self.dirty = true;
+                    self.ask_fallback(view, &mut fx);
+                }
+            }
+            Action::AccessChecked {
+                view,
+                namespace,
+                access,
+            } => self.on_access_checked(view, namespace, access, &mut fx),
             Action::Tap(entries) => {
                 if self.events.push(entries)
                     && (self.show_events_pane

@@ -149,7 +149,14 @@ impl App {
         if let Some(r) = current {
             self.reset_to(r, fx);
         }
+        let unlisted = self
+            .ns_view
+            .and_then(|id| self.views.get(&id))
+            .is_some_and(|v| self.forbidden_view(v).is_some());
         self.info(match ns {
+            Some(n) if unlisted => format!(
+                "namespace: {n} (namespaces cannot be listed for this user: no completion, the name is not checked)"
+            ),
             Some(n) => format!("namespace: {n}"),
             None => "all namespaces".to_string(),
         });

@@ -45,6 +45,8 @@ pub enum KeyAction {
     Pause,
     EventType,
     EventKind,
+    /// A forbidden view: check access and list again now (not at the slow RBAC retry).
+    Retry,
 }
 
 /// A key with modifiers, normalised (shifted letters are upper-case chars without SHIFT).

@@ -21,7 +21,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::action::{
-    Action, ConnectionState, Effect, InformerRow, InformerState, ObjectSummary, ViewId,
+    Access, Action, ConnectionState, Denial, Effect, InformerRow, InformerState, ObjectSummary,
+    ViewId,
 };
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
@@ -98,13 +99,204 @@ impl ResourceEventHandler<DynamicObject> for KeyFeed {
     }
 }
 
-/// One open view: its informer subscription and the task feeding it.
+/// One open view: what it shows, its informer subscription (once access allows it) and the
+/// tasks feeding it.
 struct ViewFeed {
-    registration: Option<HandlerRegistration<DynamicObject>>,
+    resource: ResourceInfo,
+    namespace: Option<String>,
+    opened: OpenedSlot,
     cancel: CancellationToken,
 }
 
-struct Runtime {
+/// The informer a view was attached to: filled by the task that checked access first.
+type OpenedSlot = Arc<parking_lot::Mutex<Option<Opened>>>;
+
+struct Opened {
+    key: InformerKey,
+    informer: Arc<crate::informer::factory::DynamicInformer>,
+    registration: Option<HandlerRegistration<DynamicObject>>,
+}
+
+/// How long a forbidden view waits before the runtime asks the server again by itself
+/// (permissions change rarely); `ctrl-r` asks at once.
+pub const FORBIDDEN_RECHECK: Duration = Duration::from_secs(300);
+
+/// `(verb, group, plural, namespace)`.
+type AccessKey = (&'static str, String, String, Option<String>);
+
+/// Access review answers for the session (per connection): `true`/`false` per verb, group,
+/// resource and namespace; and whether the review API answers at all.
+#[derive(Clone, Default)]
+struct AccessCache {
+    answers: Arc<parking_lot::Mutex<HashMap<AccessKey, bool>>>,
+    /// The server has no SelfSubjectAccessReview for us (404/403): open and let a 403 tell.
+    unavailable: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl AccessCache {
+    fn key(verb: &'static str, resource: &ResourceInfo, ns: Option<&str>) -> AccessKey {
+        let ar = &resource.api_resource;
+        (
+            verb,
+            ar.group.clone(),
+            ar.plural.clone(),
+            ns.map(str::to_string),
+        )
+    }
+
+    /// Known to be allowed (both verbs), or not answerable: open without asking.
+    fn open_at_once(&self, resource: &ResourceInfo, ns: Option<&str>) -> bool {
+        if self.unavailable.load(std::sync::atomic::Ordering::Relaxed) {
+            return true;
+        }
+        let answers = self.answers.lock();
+        ["list", "watch"]
+            .iter()
+            .all(|v| answers.get(&Self::key(v, resource, ns)) == Some(&true))
+    }
+
+    fn forget(&self, resource: &ResourceInfo, ns: Option<&str>) {
+        let mut answers = self.answers.lock();
+        for v in ["list", "watch"] {
+            answers.remove(&Self::key(v, resource, ns));
+        }
+    }
+}
+
+/// Whether `resource` may be listed and watched in `ns`: SelfSubjectAccessReviews (cached), and
+/// for a refused list, the server's own 403 message from a one-item list.
+async fn check_access(
+    client: &kube::Client,
+    cache: &AccessCache,
+    resource: &ResourceInfo,
+    ns: Option<&str>,
+) -> Access {
+    use std::sync::atomic::Ordering;
+    for verb in ["list", "watch"] {
+        let key = AccessCache::key(verb, resource, ns);
+        let cached = cache.answers.lock().get(&key).copied();
+        let allowed = match cached {
+            Some(a) => a,
+            None => {
+                if cache.unavailable.load(Ordering::Relaxed) {
+                    return Access::Unknown;
+                }
+                match access_review(client, verb, resource, ns).await {
+                    Ok(a) => {
+                        cache.answers.lock().insert(key, a);
+                        a
+                    }
+                    Err(ReviewError::Unavailable(why)) => {
+                        tracing::info!(
+                            why,
+                            "no SelfSubjectAccessReview on this server: opening informers unchecked"
+                        );
+                        cache.unavailable.store(true, Ordering::Relaxed);
+                        return Access::Unknown;
+                    }
+                    Err(ReviewError::Failed(why)) => {
+                        tracing::debug!(why, "access review failed; opening unchecked");
+                        return Access::Unknown;
+                    }
+                }
+            }
+        };
+        if !allowed {
+            let message = forbidden_message(client, verb, resource, ns).await;
+            return Access::Denied(Denial::from_message(verb, &message, None));
+        }
+    }
+    Access::Allowed
+}
+
+enum ReviewError {
+    /// 404 or 403 for the review itself.
+    Unavailable(String),
+    /// Anything else (unreachable, 5xx): no answer this time.
+    Failed(String),
+}
+
+/// `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews` (what `kubectl auth can-i`
+/// asks): may this user `verb` the resource in `ns` (cluster scope when `None`)?
+async fn access_review(
+    client: &kube::Client,
+    verb: &str,
+    resource: &ResourceInfo,
+    ns: Option<&str>,
+) -> Result<bool, ReviewError> {
+    let ar = &resource.api_resource;
+    let mut attrs = serde_json::json!({"verb": verb, "group": ar.group, "resource": ar.plural});
+    if let Some(ns) = ns {
+        attrs["namespace"] = serde_json::json!(ns);
+    }
+    let body = serde_json::json!({"apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview", "spec": {"resourceAttributes": attrs}});
+    let bytes = serde_json::to_vec(&body).map_err(|e| ReviewError::Failed(e.to_string()))?;
+    let req = http::Request::post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(bytes)
+        .map_err(|e| ReviewError::Failed(e.to_string()))?;
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.request::<serde_json::Value>(req),
+    )
+    .await
+    .map_err(|_| ReviewError::Failed("timed out".into()))?;
+    match answer {
+        Ok(v) => v
+            .pointer("/status/allowed")
+            .and_then(serde_json::Value::as_bool)
+            .ok_or_else(|| ReviewError::Unavailable("the review has no status.allowed".into())),
+        Err(kube::Error::Api(s)) if s.code == 404 || s.code == 403 => {
+            Err(ReviewError::Unavailable(s.message))
+        }
+        Err(e) => Err(ReviewError::Failed(one_line(&e.to_string()))),
+    }
+}
+
+/// The server's words for a refused `verb`: a one-item list answers kube-apiserver's 403 with
+/// the user's name; a refused watch (list allowed) is described from the review.
+async fn forbidden_message(
+    client: &kube::Client,
+    verb: &str,
+    resource: &ResourceInfo,
+    ns: Option<&str>,
+) -> String {
+    let ar = &resource.api_resource;
+    let qualified = if ar.group.is_empty() {
+        ar.plural.clone()
+    } else {
+        format!("{}.{}", ar.plural, ar.group)
+    };
+    let scope = match ns {
+        Some(n) => format!("in the namespace \"{n}\""),
+        None => "at the cluster scope".to_string(),
+    };
+    let fallback = format!(
+        "{qualified} is forbidden: the server's access review denies {verb} on resource \"{}\" in API group \"{}\" {scope}",
+        ar.plural, ar.group
+    );
+    if verb != "list" {
+        return fallback;
+    }
+    let api: Api<DynamicObject> = match ns {
+        Some(n) if resource.namespaced => Api::namespaced_with(client.clone(), n, ar),
+        _ => Api::all_with(client.clone(), ar),
+    };
+    match tokio::time::timeout(
+        Duration::from_secs(10),
+        api.list_metadata(&ListParams::default().limit(1)),
+    )
+    .await
+    {
+        Ok(Err(kube::Error::Api(s))) if s.code == 403 => s.message,
+        _ => fallback,
+    }
+}
+
+/// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
+/// switches. Public so that tests drive an [`App`] against a server without a terminal.
+pub struct Runtime {
     connection: Connection,
     factory: Arc<SharedInformerFactory>,
     tx: mpsc::UnboundedSender<Action>,
@@ -113,6 +305,7 @@ struct Runtime {
     conn_cancel: CancellationToken,
     /// The header's and informer panel's source, refreshed with every frame that carries rows.
     stats: SharedStats,
+    access: AccessCache,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -136,80 +329,143 @@ fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
 }
 
 impl Runtime {
+    /// A runtime on `connection` (its informer factory started, the stats and event-tap tasks
+    /// running) sending what happens to `tx`.
+    pub fn new(connection: Connection, tx: mpsc::UnboundedSender<Action>) -> Runtime {
+        let factory = make_factory(&connection);
+        factory.start();
+        let conn_cancel = CancellationToken::new();
+        let stats = StatsSource::shared(
+            factory.clone(),
+            connection.context.clone(),
+            Arc::new(parking_lot::Mutex::new(None)),
+        );
+        spawn_stats(stats.clone(), tx.clone(), conn_cancel.clone());
+        spawn_tap(&factory, tx.clone(), conn_cancel.clone());
+        Runtime {
+            connection,
+            factory,
+            tx,
+            views: HashMap::new(),
+            conn_cancel,
+            stats,
+            access: AccessCache::default(),
+        }
+    }
+
+    /// The informer factory of the current connection.
+    pub fn factory(&self) -> &Arc<SharedInformerFactory> {
+        &self.factory
+    }
+
+    /// Stop every view and informer.
+    pub async fn shutdown(mut self) {
+        for view in self.views.keys().copied().collect::<Vec<_>>() {
+            self.close_view(view);
+        }
+        self.conn_cancel.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.factory.shutdown()).await;
+    }
+
+    /// Open a view: its informer starts once the server's access review allows list and watch
+    /// in the view's scope (answers cached for the session). Refused: no informer; the view is
+    /// told why ([`Action::Forbidden`]) and access is checked again every
+    /// [`FORBIDDEN_RECHECK`]. Without an answer (no review API): open and let a 403 tell.
     fn open_view(&mut self, view: ViewId, resource: ResourceInfo, namespace: Option<String>) {
         self.close_view(view);
         let ns = if resource.namespaced {
-            namespace.as_deref()
+            namespace.clone()
         } else {
             None
         };
-        // One watch per kind: a namespace view of a kind already watched across all namespaces
-        // is served from that informer, its rows filtered to the namespace.
-        let wide = ns.and_then(|_| {
-            let want = InformerKey::new(&resource.api_resource, None);
-            self.factory
-                .informers()
-                .into_iter()
-                .find(|(k, _)| *k == want)
-                .map(|(_, i)| i)
-        });
-        let (informer, only_namespace) = match wide {
-            Some(i) => (i, ns.map(str::to_string)),
-            None => (self.factory.informer_for(&resource.api_resource, ns), None),
-        };
-        let _ = self.tx.send(Action::Store {
-            view,
-            store: informer.indexer(),
-        });
-        let queue = Arc::new(RateLimitingQueue::<Arc<str>>::new());
-        let registration = match informer.add_event_handler(
-            Arc::new(KeyFeed {
-                queue: queue.clone(),
-            }),
-            None,
-        ) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                let _ = self.tx.send(Action::ViewError {
-                    view,
-                    message: e.to_string(),
-                    forbidden: false,
-                });
-                None
-            }
-        };
         let cancel = self.conn_cancel.child_token();
-        let tx = self.tx.clone();
-        let kind = resource.api_resource.kind.clone();
-        let printer = resource.printer_columns.clone();
-        let store = informer.indexer();
-        let task_cancel = cancel.clone();
-        tokio::spawn(async move {
-            let q = queue.clone();
-            tokio::select! {
-                _ = task_cancel.cancelled() => { q.shut_down(); }
-                _ = feed_view(view, kind, printer, only_namespace, store, queue, tx) => {}
-            }
-        });
+        let opened: OpenedSlot = Arc::default();
+        let attach = Attach {
+            view,
+            resource: resource.clone(),
+            namespace: ns.clone(),
+            factory: self.factory.clone(),
+            tx: self.tx.clone(),
+            cancel: cancel.clone(),
+            opened: opened.clone(),
+        };
+        if self.access.open_at_once(&resource, ns.as_deref()) {
+            attach.run();
+        } else {
+            let client = self.connection.client.clone();
+            let cache = self.access.clone();
+            let tx = self.tx.clone();
+            tokio::spawn(async move {
+                loop {
+                    let access = check_access(
+                        &client,
+                        &cache,
+                        &attach.resource,
+                        attach.namespace.as_deref(),
+                    )
+                    .await;
+                    if attach.cancel.is_cancelled() {
+                        return;
+                    }
+                    match access {
+                        Access::Allowed | Access::Unknown => {
+                            attach.run();
+                            return;
+                        }
+                        Access::Denied(mut denial) => {
+                            tracing::info!(view, message = %denial.message, "view forbidden: informer not started");
+                            denial.retry_at_ms =
+                                Some(now_ms() + FORBIDDEN_RECHECK.as_millis() as i64);
+                            if tx.send(Action::Forbidden { view, denial }).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    tokio::select! {
+                        _ = attach.cancel.cancelled() => return,
+                        _ = tokio::time::sleep(FORBIDDEN_RECHECK) => {}
+                    }
+                    cache.forget(&attach.resource, attach.namespace.as_deref());
+                }
+            });
+        }
         self.views.insert(
             view,
             ViewFeed {
-                registration,
+                resource,
+                namespace,
+                opened,
                 cancel,
             },
         );
     }
 
+    /// Stop streaming to a view. Its informer stops too when no other view uses it and it is
+    /// forbidden (it would only keep listing and failing, e.g. the all-namespaces informer a
+    /// fallback to the context's namespace replaced).
     fn close_view(&mut self, view: ViewId) {
-        if let Some(feed) = self.views.remove(&view) {
-            if let Some(r) = feed.registration {
-                r.remove();
-            }
-            feed.cancel.cancel();
+        let Some(feed) = self.views.remove(&view) else {
+            return;
+        };
+        feed.cancel.cancel();
+        let Some(opened) = feed.opened.lock().take() else {
+            return;
+        };
+        if let Some(r) = opened.registration {
+            r.remove();
+        }
+        let shared = self.views.values().any(|f| {
+            f.opened
+                .lock()
+                .as_ref()
+                .is_some_and(|o| o.key == opened.key)
+        });
+        if !shared && is_forbidden(&opened.informer) {
+            self.factory.stop(&opened.key);
         }
     }
-
-    async fn carry_out(&mut self, effect: Effect) -> bool {
+    /// Carry out one effect of `App::update`; false once the app asked to quit.
+    pub async fn carry_out(&mut self, effect: Effect) -> bool {
         match effect {
             Effect::Quit => return false,
             Effect::OpenResource {
@@ -218,6 +474,44 @@ impl Runtime {
                 namespace,
             } => self.open_view(view, resource, namespace),
             Effect::CloseView { view } => self.close_view(view),
+            Effect::CheckAccess {
+                view,
+                resource,
+                namespace,
+            } => {
+                let client = self.connection.client.clone();
+                let cache = self.access.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let ns = namespace.as_deref().filter(|_| resource.namespaced);
+                    let access = check_access(&client, &cache, &resource, ns).await;
+                    let _ = tx.send(Action::AccessChecked {
+                        view,
+                        namespace,
+                        access,
+                    });
+                });
+            }
+            Effect::RetryForbidden { view } => {
+                if let Some(feed) = self.views.get(&view) {
+                    let (resource, namespace) = (feed.resource.clone(), feed.namespace.clone());
+                    let ns = namespace.as_deref().filter(|_| resource.namespaced);
+                    self.access.forget(&resource, ns);
+                    // A forbidden informer waits minutes before its next list: start afresh.
+                    let key = feed.opened.lock().as_ref().map(|o| o.key.clone());
+                    self.close_view(view);
+                    if let Some(key) = key
+                        && self
+                            .factory
+                            .informers()
+                            .iter()
+                            .any(|(k, i)| *k == key && is_forbidden(i))
+                    {
+                        self.factory.stop(&key);
+                    }
+                    self.open_view(view, resource, namespace);
+                }
+            }
             Effect::FetchYaml {
                 request,
                 resource,
@@ -274,6 +568,8 @@ impl Runtime {
                     self.conn_cancel.cancel();
                     self.factory.shutdown().await;
                     self.conn_cancel = CancellationToken::new();
+                    // Another context may be another user.
+                    self.access = AccessCache::default();
                     self.connection = conn;
                     self.factory = make_factory(&self.connection);
                     self.factory.start();
@@ -330,6 +626,97 @@ impl Runtime {
             }
             _ => Api::all_with(client, &resource.api_resource),
         }
+    }
+}
+
+/// Whether an informer's last error is a 403 and it holds nothing (it never listed).
+fn is_forbidden(informer: &crate::informer::factory::DynamicInformer) -> bool {
+    !informer.has_synced()
+        && informer
+            .reflector_status()
+            .is_some_and(|s| matches!(s.borrow().last_error, Some(InformerError::Forbidden(_))))
+}
+
+/// What attaching a view to its informer needs (run at once, or by the access-check task).
+struct Attach {
+    view: ViewId,
+    resource: ResourceInfo,
+    /// `None` for all namespaces and cluster-scoped kinds.
+    namespace: Option<String>,
+    factory: Arc<SharedInformerFactory>,
+    tx: mpsc::UnboundedSender<Action>,
+    cancel: CancellationToken,
+    opened: OpenedSlot,
+}
+
+impl Attach {
+    /// Start or reuse the informer, register the view's handler and start feeding its rows.
+    fn run(&self) {
+        let view = self.view;
+        let resource = &self.resource;
+        let ns = self.namespace.as_deref();
+        // The slot's lock orders this against `close_view`: a view closed meanwhile gets no
+        // handler (close cancels before it takes the slot).
+        let mut slot = self.opened.lock();
+        if self.cancel.is_cancelled() {
+            return;
+        }
+        // One watch per kind: a namespace view of a kind already watched across all namespaces
+        // is served from that informer, its rows filtered to the namespace (not from one that
+        // is forbidden: it holds nothing).
+        let wide = ns.and_then(|_| {
+            let want = InformerKey::new(&resource.api_resource, None);
+            self.factory
+                .informers()
+                .into_iter()
+                .find(|(k, i)| *k == want && !is_forbidden(i))
+        });
+        let (key, informer, only_namespace) = match wide {
+            Some((k, i)) => (k, i, ns.map(str::to_string)),
+            None => (
+                InformerKey::new(&resource.api_resource, ns),
+                self.factory.informer_for(&resource.api_resource, ns),
+                None,
+            ),
+        };
+        let _ = self.tx.send(Action::Store {
+            view,
+            store: informer.indexer(),
+        });
+        let queue = Arc::new(RateLimitingQueue::<Arc<str>>::new());
+        let registration = match informer.add_event_handler(
+            Arc::new(KeyFeed {
+                queue: queue.clone(),
+            }),
+            None,
+        ) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                let _ = self.tx.send(Action::ViewError {
+                    view,
+                    message: e.to_string(),
+                    forbidden: false,
+                });
+                None
+            }
+        };
+        let tx = self.tx.clone();
+        let kind = resource.api_resource.kind.clone();
+        let printer = resource.printer_columns.clone();
+        let store = informer.indexer();
+        let task_cancel = self.cancel.clone();
+        tokio::spawn(async move {
+            let q = queue.clone();
+            tokio::select! {
+                _ = task_cancel.cancelled() => { q.shut_down(); }
+                _ = feed_view(view, kind, printer, only_namespace, store, queue, tx) => {}
+            }
+        });
+        *slot = Some(Opened {
+            key,
+            informer,
+            registration,
+        });
     }
 }
 
@@ -560,8 +947,11 @@ impl StatsSource {
                 ReflectorState::Watching => InformerState::Watching,
                 ReflectorState::Backoff { until } => {
                     let left = until.saturating_duration_since(tokio::time::Instant::now());
-                    InformerState::BackingOff {
-                        until_ms: now_ms() + left.as_millis() as i64,
+                    let at = now_ms() + left.as_millis() as i64;
+                    if matches!(status.last_error, Some(InformerError::Forbidden(_))) {
+                        InformerState::Forbidden { retry_at_ms: at }
+                    } else {
+                        InformerState::BackingOff { until_ms: at }
                     }
                 }
                 ReflectorState::Stopped => InformerState::Stopped,
@@ -705,10 +1095,13 @@ fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> boo
     };
     // The view's handler has seen every object of the initial list (the view's own `synced`
     // flag follows the once-a-second informer stats, too coarse for this figure).
-    let handler_synced = feeds
-        .get(&view.id)
-        .and_then(|f| f.registration.as_ref())
-        .is_some_and(|r| r.has_synced());
+    let handler_synced = feeds.get(&view.id).is_some_and(|f| {
+        f.opened
+            .lock()
+            .as_ref()
+            .and_then(|o| o.registration.as_ref())
+            .is_some_and(|r| r.has_synced())
+    });
     let Some(store) = view.store.as_ref() else {
         return false;
     };
@@ -730,33 +1123,17 @@ fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> boo
 /// way out.
 pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
-    let factory = make_factory(&config.connection);
-    factory.start();
-    let conn_cancel = CancellationToken::new();
-    let version: SharedVersion = Arc::new(parking_lot::Mutex::new(config.server_version.clone()));
-    let stats = StatsSource::shared(
-        factory.clone(),
-        config.connection.context.clone(),
-        version.clone(),
-    );
-    spawn_stats(stats.clone(), tx.clone(), conn_cancel.clone());
+    let mut rt = Runtime::new(config.connection, tx.clone());
+    let version = rt.stats.lock().server_version.clone();
+    *version.lock() = config.server_version.clone();
     if config.server_version.is_none() {
         spawn_rediscovery(
-            config.connection.clone(),
+            rt.connection.clone(),
             version,
             tx.clone(),
-            conn_cancel.clone(),
+            rt.conn_cancel.clone(),
         );
     }
-    let mut rt = Runtime {
-        connection: config.connection,
-        factory,
-        tx: tx.clone(),
-        views: HashMap::new(),
-        conn_cancel,
-        stats,
-    };
-    spawn_tap(&rt.factory, tx.clone(), rt.conn_cancel.clone());
     let mut app = App::new(config.app, config.keys);
     let _ = tx.send(Action::Connection(ConnectionState {
         context: rt.connection.context.clone(),
@@ -840,11 +1217,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         }
     }
     terminal::restore();
-    for view in rt.views.keys().copied().collect::<Vec<_>>() {
-        rt.close_view(view);
-    }
-    rt.conn_cancel.cancel();
-    let _ = tokio::time::timeout(Duration::from_secs(2), rt.factory.shutdown()).await;
+    rt.shutdown().await;
     Ok(())
 }
 

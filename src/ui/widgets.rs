@@ -34,6 +34,9 @@ pub(crate) fn state_text(state: &InformerState, now_ms: i64) -> String {
         InformerState::BackingOff { until_ms } => {
             format!("backing off, retry in {}", countdown(now_ms, *until_ms))
         }
+        InformerState::Forbidden { retry_at_ms } => {
+            format!("forbidden, retry in {}", countdown(now_ms, *retry_at_ms))
+        }
         InformerState::Stopped => "stopped".into(),
     }
 }
@@ -150,11 +153,31 @@ impl App {
             }
         } else if let Some(v) = view {
             match self.informer_for(v) {
+                _ if v.denial.is_some() => {
+                    let d = v.denial.as_ref();
+                    l2.push(Span::styled(
+                        format!("{} ", crate::ui::action::resource_label(&v.resource)),
+                        value,
+                    ));
+                    l2.push(Span::styled(
+                        "forbidden: not started",
+                        Style::default().fg(Color::Red),
+                    ));
+                    if let Some(at) = d.and_then(|d| d.retry_at_ms) {
+                        l2.push(Span::raw(format!(
+                            " │ access checked again in {} ({} now)",
+                            countdown(self.now_ms, at),
+                            self.keys.key_for(KeyAction::Retry)
+                        )));
+                    }
+                }
                 Some(r) => {
                     let st = state_text(&r.state, self.now_ms);
                     let st_style = match r.state {
                         InformerState::Watching => Style::default().fg(Color::Green),
-                        InformerState::BackingOff { .. } => Style::default().fg(Color::Red),
+                        InformerState::BackingOff { .. } | InformerState::Forbidden { .. } => {
+                            Style::default().fg(Color::Red)
+                        }
                         _ => Style::default().fg(Color::Yellow),
                     };
                     l2.push(Span::styled(format!("{} ", r.resource), value));
@@ -170,6 +193,8 @@ impl App {
                         },
                         if r.synced {
                             " │ synced"
+                        } else if r.forbidden {
+                            ""
                         } else {
                             " │ syncing"
                         }
@@ -328,5 +353,6 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Pause => "pause",
         KeyAction::EventType => "type",
         KeyAction::EventKind => "kind",
+        KeyAction::Retry => "retry",
     }
 }

@@ -762,7 +762,7 @@ async fn resync_calls_store_when_should_resync_says_so() {
 #[tokio::test(start_paused = true)]
 async fn failed_list_backs_off_and_lists_again_at_the_same_rv() {
     let fake = FakeListerWatcher::shared();
-    fake.push_list_error(Error::Forbidden("rbac".into()));
+    fake.push_list_error(Error::Connect("refused".into()));
     fake.push_list_error(Error::Connect("refused".into()));
     fake.push_list_page(vec![cm("a", "5")], "10", None);
     fake.push_watch(WatchScript::new().then_hang());
@@ -781,6 +781,24 @@ async fn failed_list_backs_off_and_lists_again_at_the_same_rv() {
     assert_eq!(status.relists, 0);
     assert!(matches!(status.last_error, Some(Error::Connect(_))));
     assert!(status.last_error_at.is_some());
+}
+
+/// Issue 11: a 403 is not an outage. The reflector asks again after `forbidden_retry` (5 min by
+/// default: permissions change rarely), not after the 800 ms-30 s backoff; and the next failure
+/// of another kind backs off as usual again.
+#[tokio::test(start_paused = true)]
+async fn forbidden_list_waits_the_slow_rbac_retry_not_the_backoff() {
+    let fake = FakeListerWatcher::shared();
+    fake.push_list_error(Error::Forbidden("rbac".into()));
+    fake.push_list_error(Error::Connect("refused".into()));
+    fake.push_list_page(vec![cm("a", "5")], "10", None);
+    fake.push_watch(WatchScript::new().then_hang());
+    let run = start(&fake, config());
+    fake.wait_for_watch_calls(1).await;
+    let t = fake.list_call_times();
+    assert_eq!(t[1] - t[0], Duration::from_secs(300));
+    assert_eq!(t[2] - t[1], Duration::from_millis(800));
+    run.stop().await;
 }
 
 #[tokio::test(start_paused = true)]

@@ -114,43 +114,46 @@ impl App {
         let start = self
             .informer_cursor
             .saturating_sub(inner_h.saturating_sub(1));
-        let texts: Vec<([String; 12], Style)> = self
-            .informers
-            .iter()
-            .enumerate()
-            .skip(start)
-            .take(inner_h)
-            .map(|(i, r): (usize, &InformerRow)| {
-                let mut style = match (&r.state, r.forbidden, r.last_error.is_some()) {
-                    (_, true, _) | (InformerState::BackingOff { .. }, _, _) => {
-                        Style::default().fg(Color::Red)
+        let texts: Vec<([String; 12], Style)> =
+            self.informers
+                .iter()
+                .enumerate()
+                .skip(start)
+                .take(inner_h)
+                .map(|(i, r): (usize, &InformerRow)| {
+                    let mut style = match (&r.state, r.forbidden, r.last_error.is_some()) {
+                        (_, true, _)
+                        | (
+                            InformerState::BackingOff { .. } | InformerState::Forbidden { .. },
+                            _,
+                            _,
+                        ) => Style::default().fg(Color::Red),
+                        (InformerState::Watching, _, false) => Style::default().fg(Color::Cyan),
+                        _ => Style::default().fg(Color::Yellow),
+                    };
+                    if i == self.informer_cursor {
+                        style = style.add_modifier(Modifier::REVERSED);
                     }
-                    (InformerState::Watching, _, false) => Style::default().fg(Color::Cyan),
-                    _ => Style::default().fg(Color::Yellow),
-                };
-                if i == self.informer_cursor {
-                    style = style.add_modifier(Modifier::REVERSED);
-                }
-                let cells = [
-                    r.resource.clone(),
-                    r.namespace.clone().unwrap_or_else(|| "(all)".into()),
-                    state_text(&r.state, self.now_ms),
-                    r.list_mode.to_string(),
-                    if r.synced { "true" } else { "false" }.to_string(),
-                    r.cached.to_string(),
-                    r.queue_depth.to_string(),
-                    r.deltas_total.to_string(),
-                    format!("{:.1}", r.deltas_per_sec),
-                    r.relists.to_string(),
-                    r.last_rv.clone(),
-                    r.last_error
-                        .as_deref()
-                        .map(|e| truncate(e, 80).into_owned())
-                        .unwrap_or_default(),
-                ];
-                (cells, style)
-            })
-            .collect();
+                    let cells = [
+                        r.resource.clone(),
+                        r.namespace.clone().unwrap_or_else(|| "(all)".into()),
+                        state_text(&r.state, self.now_ms),
+                        r.list_mode.to_string(),
+                        if r.synced { "true" } else { "false" }.to_string(),
+                        r.cached.to_string(),
+                        r.queue_depth.to_string(),
+                        r.deltas_total.to_string(),
+                        format!("{:.1}", r.deltas_per_sec),
+                        r.relists.to_string(),
+                        r.last_rv.clone(),
+                        r.last_error
+                            .as_deref()
+                            .map(|e| truncate(e, 80).into_owned())
+                            .unwrap_or_default(),
+                    ];
+                    (cells, style)
+                })
+                .collect();
         let mut widths: Vec<Constraint> = INFORMER_HEADERS
             .iter()
             .enumerate()

@@ -24,12 +24,12 @@ use crate::cluster::ResourceInfo;
 use crate::informer::index::LABEL_INDEX;
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::render::{Column, Health};
-use crate::ui::action::{Effect, ObjectSummary, ViewId};
+use crate::ui::action::{Access, Denial, Effect, ObjectSummary, ViewId};
 use crate::ui::app::{App, Mode};
 use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
 use crate::ui::table::{Drill, LabelFilter, Mark, SortBy, TableModel, TextFilter};
-use crate::ui::widgets::{DIM, TITLE, centered, truncate};
+use crate::ui::widgets::{DIM, TITLE, centered};
 use kube::api::DynamicObject;
 
 /// One resource table (one informer subscription).
@@ -42,6 +42,11 @@ pub struct ResourceView {
     pub table: TableModel,
     /// The informer failed: message and whether it was a 403.
     pub error: Option<(String, bool)>,
+    /// The server does not let this user list/watch the resource in the view's scope: no
+    /// informer was started (the runtime checks again every few minutes; `ctrl-r` now).
+    pub denial: Option<Denial>,
+    /// An all-namespaces view whose fallback namespace (the context's) is forbidden too.
+    pub fallback_denied: Option<(String, Denial)>,
     /// At least one Resync arrived.
     pub synced: bool,
     pub store: Option<Arc<ThreadSafeStore<DynamicObject>>>,
@@ -115,6 +120,7 @@ impl App {
                     false,
                 )
             }
+            KeyAction::Retry => self.retry_forbidden(fx),
             KeyAction::SortFlip => {
                 if let Some(id) = self.current_view_id()
                     && let Some(v) = self.views.get_mut(&id)
@@ -175,30 +181,112 @@ impl App {
         }
     }
 
-    /// An all-namespaces view that may not list across namespaces switches to the context's
-    /// namespace (once), rather than showing nothing.
-    pub(crate) fn fall_back_from_forbidden_all_namespaces(&mut self, fx: &mut Vec<Effect>) {
-        let Some(Screen::Table(id)) = self.current_screen() else {
-            return;
+    /// Whether a view cannot show anything because the user may not list/watch it there: the
+    /// server's denial (no informer started), or its informer's 403 (the user, the message).
+    pub fn forbidden_view(&self, v: &ResourceView) -> Option<Denial> {
+        if let Some(d) = &v.denial {
+            return Some(d.clone());
+        }
+        if let Some((m, true)) = &v.error {
+            return Some(Denial::from_message("list", m, None));
+        }
+        let row = self.informer_for(v).filter(|r| r.forbidden)?;
+        let message = row.last_error.clone().unwrap_or_else(|| "forbidden".into());
+        let retry = match row.state {
+            crate::ui::action::InformerState::Forbidden { retry_at_ms } => Some(retry_at_ms),
+            _ => None,
         };
-        let Some(v) = self.views.get(id) else { return };
-        if v.namespace.is_some() || !v.resource.namespaced || v.drilled_from.is_some() {
+        Some(Denial::from_message("list", &message, retry))
+    }
+
+    /// A forbidden all-namespaces view asks (once a session) whether the context's namespace
+    /// is allowed; only then does it switch there ([`Self::on_access_checked`]).
+    pub(crate) fn ask_fallback(&mut self, id: ViewId, fx: &mut Vec<Effect>) {
+        if self.current_view_id() != Some(id) {
             return;
         }
-        if !self.informer_for(v).is_some_and(|r| r.forbidden) {
+        let Some(v) = self.views.get(&id) else { return };
+        if v.namespace.is_some() || !v.resource.namespaced || v.drilled_from.is_some() {
             return;
         }
         let Some(ns) = self.context_namespace.take() else {
             return;
         };
+        fx.push(Effect::CheckAccess {
+            view: id,
+            resource: v.resource.clone(),
+            namespace: Some(ns),
+        });
+    }
+
+    /// The answer for the context's namespace: allowed (or unknown: no review API) → show that
+    /// namespace instead of all; refused → the view says both scopes are forbidden.
+    pub(crate) fn on_access_checked(
+        &mut self,
+        id: ViewId,
+        namespace: Option<String>,
+        access: Access,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(ns) = namespace else { return };
+        let Some(v) = self.views.get(&id) else { return };
+        if v.namespace.is_some() || self.current_view_id() != Some(id) {
+            return;
+        }
         let resource = v.resource.clone();
         let plural = resource.api_resource.plural.clone();
-        self.namespace = Some(ns.clone());
-        self.reset_to(resource, fx);
-        self.error(format!(
-            "no permission to list {plural} in all namespaces: showing namespace {ns}"
-        ));
+        let who = self
+            .forbidden_view(v)
+            .and_then(|d| d.user)
+            .map(|u| format!(" for user {u}"))
+            .unwrap_or_default();
+        match access {
+            Access::Allowed | Access::Unknown => {
+                self.namespace = Some(ns.clone());
+                self.reset_to(resource, fx);
+                self.error(format!(
+                    "listing {plural} in all namespaces is forbidden{who}: showing namespace {ns}"
+                ));
+            }
+            Access::Denied(d) => {
+                if let Some(v) = self.views.get_mut(&id) {
+                    v.fallback_denied = Some((ns, d));
+                }
+            }
+        }
         self.dirty = true;
+    }
+
+    /// `ctrl-r` on a forbidden view (and the namespaces view behind `:ns`, if forbidden too):
+    /// forget the denial and ask the runtime to check and open again now.
+    pub(crate) fn retry_forbidden(&mut self, fx: &mut Vec<Effect>) {
+        let mut ids: Vec<ViewId> = Vec::new();
+        if let Some(id) = self.current_view_id()
+            && self
+                .views
+                .get(&id)
+                .is_some_and(|v| self.forbidden_view(v).is_some())
+        {
+            ids.push(id);
+        }
+        if ids.is_empty() {
+            self.info("nothing to retry: this view is not forbidden");
+            return;
+        }
+        if let Some(ns) = self.ns_view
+            && self.views.get(&ns).is_some_and(|v| v.denial.is_some())
+        {
+            ids.push(ns);
+        }
+        for id in ids {
+            if let Some(v) = self.views.get_mut(&id) {
+                v.denial = None;
+                v.fallback_denied = None;
+                v.error = None;
+                fx.push(Effect::RetryForbidden { view: id });
+            }
+        }
+        self.info("checking access again…");
     }
 
     pub(crate) fn after_rows(&mut self, view: ViewId) {
@@ -452,38 +540,8 @@ impl App {
         let inner = block.inner(area);
         block.render(area, buf);
 
-        let forbidden = v
-            .error
-            .as_ref()
-            .filter(|(_, f)| *f)
-            .map(|(m, _)| m.clone())
-            .or_else(|| {
-                self.informer_for(v)
-                    .filter(|r| r.forbidden)
-                    .map(|r| r.last_error.clone().unwrap_or_else(|| "forbidden".into()))
-            });
-        if let Some(msg) = forbidden {
-            let text = vec![
-                Line::styled(
-                    format!(
-                        "403 Forbidden: no permission to list/watch {} in {}",
-                        v.resource.api_resource.plural,
-                        v.namespace
-                            .as_deref()
-                            .map_or("all namespaces".to_string(), |n| format!("namespace {n}"))
-                    ),
-                    Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
-                ),
-                Line::styled(
-                    truncate(&msg, inner.width as usize).into_owned(),
-                    Style::default().fg(DIM),
-                ),
-                Line::styled(
-                    "Other views keep working: try :ns NAME or another resource.",
-                    Style::default().fg(DIM),
-                ),
-            ];
-            Paragraph::new(text).render(centered(inner, inner.width, 3), buf);
+        if let Some(d) = self.forbidden_view(v) {
+            self.render_forbidden(v, &d, inner, buf);
             return;
         }
         if let Some((msg, _)) = &v.error
@@ -617,6 +675,66 @@ impl App {
                 &mut st,
             );
         }
+    }
+}
+
+impl App {
+    /// A view the user may not list: what is forbidden, for whom, where, in the server's words,
+    /// and when it is tried again. Not an outage: no backoff or syncing language.
+    fn render_forbidden(&self, v: &ResourceView, d: &Denial, inner: Rect, buf: &mut Buffer) {
+        let plural = &v.resource.api_resource.plural;
+        let gerund = if d.verb == "watch" {
+            "watching"
+        } else {
+            "listing"
+        };
+        let scope = match (&v.namespace, v.resource.namespaced) {
+            (Some(n), true) => format!("namespace {n}"),
+            (None, true) => "all namespaces".to_string(),
+            (_, false) => "the cluster".to_string(),
+        };
+        let user = d
+            .user
+            .as_deref()
+            .map(|u| format!(" for user {u}"))
+            .unwrap_or_default();
+        let scope = match &v.fallback_denied {
+            Some((ns, _)) => format!("{scope} and in namespace {ns}"),
+            None => scope,
+        };
+        let red = Style::default().fg(Color::Red).add_modifier(Modifier::BOLD);
+        let dim = Style::default().fg(DIM);
+        // The server's messages wrap: they are what the user needs to read in full.
+        let mut text = vec![
+            Line::styled(
+                format!("{gerund} {plural} is forbidden{user} in {scope}"),
+                red,
+            ),
+            Line::styled(d.message.clone(), dim),
+        ];
+        if let Some((_, fd)) = &v.fallback_denied {
+            text.push(Line::styled(fd.message.clone(), dim));
+        }
+        let key = self.keys.key_for(KeyAction::Retry);
+        text.push(Line::styled(
+            match d.retry_at_ms {
+                Some(at) => format!(
+                    "Permissions are checked again in {} ({key}: now).",
+                    crate::ui::widgets::countdown(self.now_ms, at)
+                ),
+                None => format!("{key} checks again now."),
+            },
+            dim,
+        ));
+        text.push(Line::styled(
+            "Other views keep working: try :ns NAME or another resource.",
+            dim,
+        ));
+        let width = usize::from(inner.width.max(1));
+        let h: usize = text.iter().map(|l| l.width().div_ceil(width).max(1)).sum();
+        Paragraph::new(text)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .render(centered(inner, inner.width, h as u16), buf);
     }
 }
 
