@@ -956,6 +956,18 @@ fn authorization_api(
         .trim_matches('/')
         .strip_prefix("apis/authorization.k8s.io")?;
     let subject = Subject::of(app.opts.namespace_user.as_ref(), headers);
+    // `forbid("authorization.k8s.io", "selfsubjectaccessreviews")`: a server whose reviews are
+    // refused (clients must do without them).
+    for plural in ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] {
+        if rest.ends_with(plural) && app.faults.is_forbidden("authorization.k8s.io", plural) {
+            return Some(Err(StatusError::forbidden(
+                "create",
+                "authorization.k8s.io",
+                plural,
+                None,
+            )));
+        }
+    }
     let only = |m: Method| -> Result<(), StatusError> {
         if *method == m {
             Ok(())

@@ -1,0 +1,269 @@
+//! The dashboard (App + runtime, no terminal) against the demo server as a namespace-scoped
+//! user: `jane` may get/list/watch pods, events and configmaps in namespace `bench` only.
+//!
+//! Demo-only: it needs that user, and does not set up RBAC on the cluster
+//! `KINFORMER_TEST_KUBECONFIG` names (each test prints why it skips there).
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::core::v1::{Namespace, Pod};
+use kinformer::cluster::Connection;
+use kinformer::demo::rbac::NamespaceUser;
+use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
+use kinformer::informer::factory::InformerKey;
+use kinformer::ui::action::Action;
+use kinformer::ui::runtime::Runtime;
+use kinformer::ui::{App, AppConfig, KeyMap};
+use kube::api::{Api, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+fn skip_on_real_cluster(test: &str) -> bool {
+    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
+        println!(
+            "skipping {test}: needs a namespace-scoped user; the test does not set up RBAC on the cluster KINFORMER_TEST_KUBECONFIG names"
+        );
+        return true;
+    }
+    false
+}
+
+/// The demo server with `jane`, namespace `bench` holding two pods (made by the unrestricted
+/// context), and a connection as jane (the kubeconfig's current context).
+async fn jane_on_demo() -> (DemoHandle, Connection) {
+    let h = DemoServer::start(DemoOptions {
+        namespace_user: Some(NamespaceUser::new("jane", "bench")),
+        ..DemoOptions::default()
+    })
+    .await
+    .unwrap();
+    let kc = Kubeconfig::from_yaml(&h.kubeconfig_yaml()).unwrap();
+    let admin_opts = KubeConfigOptions {
+        context: Some("kinformer-demo".into()),
+        ..KubeConfigOptions::default()
+    };
+    let admin = kube::Client::try_from(
+        kube::Config::from_custom_kubeconfig(kc.clone(), &admin_opts)
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    let nss: Api<Namespace> = Api::all(admin.clone());
+    nss.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": "bench"}})).unwrap(),
+    )
+    .await
+    .unwrap();
+    let pods: Api<Pod> = Api::namespaced(admin, "bench");
+    for name in ["web-0", "web-1"] {
+        pods.create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": name},
+                "spec": {"containers": [{"name": "c", "image": "pause"}]}}))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    }
+    let conn = Connection::from_kubeconfig(kc, "test".into(), None)
+        .await
+        .unwrap();
+    assert_eq!(conn.default_namespace, "bench");
+    (h, conn)
+}
+
+struct Dash {
+    app: App,
+    rt: Runtime,
+    rx: mpsc::UnboundedReceiver<Action>,
+}
+
+impl Dash {
+    /// The dashboard as `kinformer -A` would start for jane: all namespaces first, the
+    /// context's namespace `bench` to fall back to.
+    async fn start(conn: Connection) -> Dash {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let now = chrono::Utc::now().timestamp_millis();
+        let mut app = App::new(
+            AppConfig {
+                context: conn.context.clone(),
+                namespace: None,
+                resource: "pods".into(),
+                now_ms: now,
+                context_namespace: Some(conn.default_namespace.clone()),
+                ..AppConfig::default()
+            },
+            KeyMap::defaults().unwrap(),
+        );
+        app.update(Action::Resize(140, 30));
+        let mut rt = Runtime::new(conn, tx);
+        for fx in app.init() {
+            rt.carry_out(fx).await;
+        }
+        Dash { app, rt, rx }
+    }
+
+    async fn apply(&mut self, action: Action) {
+        for fx in self.app.update(action) {
+            self.rt.carry_out(fx).await;
+        }
+    }
+
+    /// Feed the runtime's actions to the app until `done` holds (panics after 20 s).
+    async fn until(&mut self, what: &str, done: impl Fn(&Dash) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done(self) {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; informers {:?}; screen:\n{}",
+                self.informer_keys(),
+                self.screen()
+            );
+            if let Ok(Some(a)) =
+                tokio::time::timeout(Duration::from_millis(100), self.rx.recv()).await
+            {
+                self.apply(a).await;
+            }
+        }
+    }
+
+    async fn command(&mut self, line: &str) {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let key = |c| Action::Key(KeyEvent::new(c, KeyModifiers::NONE));
+        self.apply(key(KeyCode::Char(':'))).await;
+        for c in line.chars() {
+            self.apply(key(KeyCode::Char(c))).await;
+        }
+        self.apply(key(KeyCode::Enter)).await;
+    }
+
+    fn informer_keys(&self) -> Vec<String> {
+        self.rt
+            .factory()
+            .informers()
+            .iter()
+            .map(|(k, _)| k.to_string())
+            .collect()
+    }
+
+    fn rows(&self) -> Vec<String> {
+        self.app
+            .current_view()
+            .map(|v| v.table.list().iter().map(|k| k.to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    fn screen(&self) -> String {
+        let (w, h) = self.app.size;
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+        t.draw(|f| f.render_widget(&self.app, f.area())).unwrap();
+        let buf = t.backend().buffer();
+        let mut out = String::new();
+        for y in 0..buf.area.height {
+            for x in 0..buf.area.width {
+                out.push_str(buf[(x, y)].symbol());
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn pods_key(ns: Option<&str>) -> InformerKey {
+    InformerKey::new(&kube::discovery::ApiResource::erase::<Pod>(&()), ns)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn namespace_scoped_user_sees_its_pods_and_a_plain_forbidden_view_without_useless_informers()
+{
+    if skip_on_real_cluster(
+        "namespace_scoped_user_sees_its_pods_and_a_plain_forbidden_view_without_useless_informers",
+    ) {
+        return;
+    }
+    let (h, conn) = jane_on_demo().await;
+    let mut d = Dash::start(conn).await;
+    // All namespaces is denied, `bench` allowed: the view moves there and shows its pods.
+    d.until("the pods of bench", |d| {
+        d.app.namespace.as_deref() == Some("bench") && d.rows() == ["bench/web-0", "bench/web-1"]
+    })
+    .await;
+    let msg = d.app.message.clone().map(|m| m.0).unwrap_or_default();
+    assert_eq!(
+        msg,
+        "listing pods in all namespaces is forbidden for user jane: showing namespace bench"
+    );
+    // Only what she may have runs: no all-namespaces pods informer, no namespaces informer.
+    let keys = d.rt.factory().informers();
+    assert_eq!(
+        keys.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+        vec![pods_key(Some("bench"))],
+        "{:?}",
+        d.informer_keys()
+    );
+    assert_eq!(d.rt.factory().running(), 1);
+
+    d.command("deploy").await;
+    d.until("the forbidden deployments view", |d| {
+        d.app.current_view().is_some_and(|v| v.denial.is_some())
+    })
+    .await;
+    let screen = d.screen();
+    assert!(
+        screen.contains("listing deployments is forbidden for user jane in namespace bench"),
+        "{screen}"
+    );
+    let flat = |t: &str| t.replace(['│', '\n', ' '], "");
+    assert!(
+        flat(&screen).contains(&flat("deployments.apps is forbidden: User \"jane\" cannot list resource \"deployments\" in API group \"apps\" in the namespace \"bench\"")),
+        "{screen}"
+    );
+    for transient in ["backing off", "syncing"] {
+        assert!(!screen.contains(transient), "{transient:?}: {screen}");
+    }
+    assert_eq!(d.rt.factory().running(), 1, "{:?}", d.informer_keys());
+    d.rt.shutdown().await;
+    h.shutdown().await;
+}
+
+/// Without access reviews (the server refuses them), informers open unchecked and the 403
+/// tells; the fallback to `bench` then stops the all-namespaces pods informer it replaced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_access_reviews_the_fallback_stops_the_forbidden_all_namespaces_informer() {
+    if skip_on_real_cluster(
+        "without_access_reviews_the_fallback_stops_the_forbidden_all_namespaces_informer",
+    ) {
+        return;
+    }
+    let (h, conn) = jane_on_demo().await;
+    h.faults()
+        .forbid("authorization.k8s.io", "selfsubjectaccessreviews");
+    let mut d = Dash::start(conn).await;
+    // Opened unchecked: the all-namespaces pods informer runs and gets its 403.
+    d.until("the all-namespaces informer", |d| {
+        d.rt.factory()
+            .informers()
+            .iter()
+            .any(|(k, _)| *k == pods_key(None))
+    })
+    .await;
+    d.until("the pods of bench", |d| {
+        d.app.namespace.as_deref() == Some("bench") && d.rows() == ["bench/web-0", "bench/web-1"]
+    })
+    .await;
+    let keys: Vec<InformerKey> =
+        d.rt.factory()
+            .informers()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+    assert!(!keys.contains(&pods_key(None)), "stopped: {keys:?}");
+    assert!(keys.contains(&pods_key(Some("bench"))));
+    // What runs: pods in bench, and the namespaces informer its (open) view still asks for.
+    assert_eq!(d.rt.factory().running(), keys.len());
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    d.rt.shutdown().await;
+    h.shutdown().await;
+}
