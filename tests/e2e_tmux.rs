@@ -258,3 +258,36 @@ fn sigterm_restores_the_terminal() {
     });
     s.assert_terminal_cooked();
 }
+
+/// Issue 11: as the demo's namespace-scoped user (`jane`: pods, events, configmaps in `shop`),
+/// `-A` falls back to her namespace, and `:deploy` says plainly that it is forbidden for her
+/// there (not "backing off"); `ctrl-r` checks again.
+#[test]
+fn namespace_scoped_user_falls_back_to_its_namespace_and_sees_a_plain_forbidden_view() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("rbac", "--demo-as-namespace-user shop -A");
+    s.wait_for("the pods of shop after the fallback", 60, |t| {
+        t.contains("Pods(shop)")
+            && t.contains("Running")
+            && t.contains(
+                "listing pods in all namespaces is forbidden for user jane: showing namespace shop",
+            )
+    });
+    s.keys(&[":"]);
+    s.text("deploy");
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("the forbidden deployments view", 30, |t| {
+        t.contains("listing deployments is forbidden for user jane in namespace shop")
+    });
+    assert!(screen.contains("forbidden: not started"), "{screen}");
+    assert!(!screen.contains("backing off"), "{screen}");
+    s.keys(&["C-r"]);
+    s.wait_for("access checked again", 15, |t| {
+        t.contains("listing deployments is forbidden for user jane in namespace shop")
+    });
+    s.keys(&["q"]);
+    s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
+}

@@ -264,6 +264,58 @@ async fn without_access_reviews_the_fallback_stops_the_forbidden_all_namespaces_
     // What runs: pods in bench, and the namespaces informer its (open) view still asks for.
     assert_eq!(d.rt.factory().running(), keys.len());
     assert_eq!(keys.len(), 2, "{keys:?}");
+
+    // A forbidden informer is shown as forbidden with its slow retry, and ctrl-r lists again
+    // at once with a fresh informer.
+    d.command("cm").await;
+    d.until("configmaps of bench (allowed)", |d| {
+        d.app.current_view().is_some_and(|v| v.synced)
+    })
+    .await;
+    d.command("deploy").await;
+    let deploys = InformerKey::new(
+        &kube::discovery::ApiResource::erase::<k8s_openapi::api::apps::v1::Deployment>(&()),
+        Some("bench"),
+    );
+    d.until("the deployments informer's 403", |d| {
+        d.app.informers.iter().any(|r| {
+            r.resource == "deployments.apps"
+                && matches!(
+                    r.state,
+                    kinformer::ui::action::InformerState::Forbidden { .. }
+                )
+        })
+    })
+    .await;
+    let screen = d.screen();
+    assert!(
+        screen.contains("listing deployments is forbidden for user jane in namespace bench"),
+        "{screen}"
+    );
+    assert!(screen.contains("forbidden, retry in"), "{screen}");
+    assert!(!screen.contains("backing off"), "{screen}");
+    let before =
+        d.rt.factory()
+            .informers()
+            .into_iter()
+            .find(|(k, _)| *k == deploys)
+            .map(|(_, i)| i)
+            .expect("deployments informer");
+    d.apply(Action::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char('r'),
+        crossterm::event::KeyModifiers::CONTROL,
+    )))
+    .await;
+    d.until("a fresh deployments informer that listed again", |d| {
+        d.rt.factory().informers().iter().any(|(k, i)| {
+            *k == deploys
+                && !std::sync::Arc::ptr_eq(i, &before)
+                && i.reflector_status()
+                    .is_some_and(|s| s.borrow().last_error.is_some())
+        })
+    })
+    .await;
+    assert!(!before.is_running(), "the old informer was stopped");
     d.rt.shutdown().await;
     h.shutdown().await;
 }
