@@ -15,6 +15,7 @@ use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
 use super::resources::printer_columns_of;
 use super::resources::{builtin_resources, resolve};
+use super::metrics::MetricsScope;
 use super::table::TableModel;
 use crate::cluster::ResourceInfo;
 use crate::render::columns;
@@ -24,6 +25,8 @@ pub use super::screens::confirm::ConfirmDelete;
 pub use super::screens::labels::LabelPicker;
 pub use super::screens::table::{OwnerFeed, ResourceView};
 pub use super::screens::text::{TextKind, TextView, text_area, wrapped_rows};
+use super::screens::pulse::PulseScreen;
+use super::screens::usage::UsageMap;
 use super::screens::{self, text::TextResult};
 
 /// How the app was started (from the command line).
@@ -103,6 +106,13 @@ pub struct App {
     pub should_quit: bool,
     /// The namespaces view (not shown) used to validate and complete `:ns`.
     pub ns_view: Option<ViewId>,
+    /// The last metrics poll per scope (pods of a namespace or all, nodes), joined to the pods
+    /// and nodes tables at draw time.
+    pub metrics: HashMap<MetricsScope, UsageMap>,
+    /// Why metrics are not shown (no metrics-server, 403, 503), when they are not.
+    pub metrics_unavailable: Option<String>,
+    /// The pulse screen's state while it is on the stack.
+    pub pulse: Option<Box<PulseScreen>>,
     pub(super) initial_resource: String,
     pub(super) initial_selector: Option<String>,
     pub(super) context_namespace: Option<String>,
@@ -143,6 +153,9 @@ impl App {
             message_until_ms: None,
             should_quit: false,
             ns_view: None,
+            metrics: HashMap::new(),
+            metrics_unavailable: None,
+            pulse: None,
             initial_resource: config.resource,
             context_namespace: config.context_namespace,
             initial_selector: config.selector,
@@ -323,6 +336,7 @@ impl App {
                 col_widths: Vec::new(),
             },
         );
+        self.watch_usage(id, fx);
         id
     }
 
@@ -353,7 +367,11 @@ impl App {
         if self.stack.len() <= 1 {
             return;
         }
-        if let Some(Screen::Table(id)) = self.stack.pop()
+        let popped = self.stack.pop();
+        if matches!(popped, Some(Screen::Pulse)) {
+            self.close_pulse(fx);
+        }
+        if let Some(Screen::Table(id)) = popped
             && !self
                 .stack
                 .iter()
@@ -374,6 +392,7 @@ impl App {
         for id in old {
             self.close_view(id, fx);
         }
+        self.close_pulse(fx);
         self.stack.clear();
         let ns = self.scope_for(&resource);
         let id = self.open_view(resource, ns, fx);
@@ -438,6 +457,10 @@ impl App {
                 upserts,
                 deletes,
             } => {
+                // Pulse feeds are not tables; the second's tick redraws the pulse.
+                if self.pulse_rows(view, &upserts, &deletes) {
+                    return fx;
+                }
                 let now = self.now_ms;
                 let Some(v) = self.views.get_mut(&view) else {
                     return fx;
@@ -449,6 +472,9 @@ impl App {
                 }
             }
             Action::Resync { view, rows } => {
+                if self.pulse_resync(view, &rows) {
+                    return fx;
+                }
                 let now = self.now_ms;
                 let Some(v) = self.views.get_mut(&view) else {
                     return fx;
@@ -482,6 +508,7 @@ impl App {
                 }
             }
             Action::InformerStats(rows) => {
+                self.pulse_stats(&rows);
                 if rows != self.informers {
                     self.informers = rows;
                     let synced: Vec<ViewId> = self
@@ -545,6 +572,7 @@ impl App {
                 }
                 self.dirty = true;
             }
+            Action::Metrics(update) => self.on_metrics(update),
         }
         if self.dirty {
             self.remember_col_widths();
@@ -615,6 +643,7 @@ impl App {
             KeyAction::Down => self.nav(action, 1),
             KeyAction::PageUp | KeyAction::PageDown => self.nav(action, page),
             KeyAction::Top | KeyAction::Bottom => self.nav(action, 0),
+            KeyAction::Pulse => self.open_pulse(fx),
             KeyAction::ToggleEvents => {
                 self.show_events_pane = !self.show_events_pane;
                 self.scroll_current();

@@ -25,6 +25,7 @@ use super::action::{
 };
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
+use super::metrics::{KubeMetricsSource, MetricsHub};
 use super::terminal;
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
@@ -58,7 +59,12 @@ pub struct RuntimeConfig {
     pub keys: KeyMap,
     /// Extra line for the header, e.g. "demo cluster on 127.0.0.1:PORT".
     pub banner: Option<String>,
+    /// How often the metrics API is polled while a pods/nodes view or the pulse is open.
+    pub metrics_period: Duration,
 }
+
+/// Metrics updates in flight between the pollers and the app (a poller waits when it is full).
+const METRICS_CHANNEL: usize = 8;
 
 fn now_ms() -> i64 {
     SystemTime::now()
@@ -113,6 +119,8 @@ struct Runtime {
     conn_cancel: CancellationToken,
     /// The header's and informer panel's source, refreshed with every frame that carries rows.
     stats: SharedStats,
+    /// The metrics pollers of the views that show usage.
+    metrics: MetricsHub,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -207,6 +215,7 @@ impl Runtime {
             }
             feed.cancel.cancel();
         }
+        self.metrics.close_view(view);
     }
 
     async fn carry_out(&mut self, effect: Effect) -> bool {
@@ -218,6 +227,7 @@ impl Runtime {
                 namespace,
             } => self.open_view(view, resource, namespace),
             Effect::CloseView { view } => self.close_view(view),
+            Effect::WatchMetrics { view, scope } => self.metrics.watch(view, scope),
             Effect::FetchYaml {
                 request,
                 resource,
@@ -274,6 +284,10 @@ impl Runtime {
                     self.conn_cancel.cancel();
                     self.factory.shutdown().await;
                     self.conn_cancel = CancellationToken::new();
+                    self.metrics.replace_source(
+                        Arc::new(KubeMetricsSource::new(conn.client.clone())),
+                        self.conn_cancel.child_token(),
+                    );
                     self.connection = conn;
                     self.factory = make_factory(&self.connection);
                     self.factory.start();
@@ -748,6 +762,13 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             conn_cancel.clone(),
         );
     }
+    let (metrics_tx, mut metrics_rx) = mpsc::channel(METRICS_CHANNEL);
+    let metrics = MetricsHub::new(
+        Arc::new(KubeMetricsSource::new(config.connection.client.clone())),
+        config.metrics_period,
+        metrics_tx,
+        conn_cancel.child_token(),
+    );
     let mut rt = Runtime {
         connection: config.connection,
         factory,
@@ -755,6 +776,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         views: HashMap::new(),
         conn_cancel,
         stats,
+        metrics,
     };
     spawn_tap(&rt.factory, tx.clone(), rt.conn_cancel.clone());
     let mut app = App::new(config.app, config.keys);
@@ -808,6 +830,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                 None => { running = false; None }
             },
             a = rx.recv() => a,
+            u = metrics_rx.recv() => u.map(Action::Metrics),
             _ = ages.tick() => Some(Action::Tick(now_ms())),
             _ = tokio::time::sleep(sleep_for), if deadline.is_some() => Some(Action::Tick(now_ms())),
             _ = sigterm.recv() => { tracing::info!("SIGTERM: exiting"); running = false; None }

@@ -20,6 +20,7 @@ use tui_input::backend::crossterm::EventHandler;
 
 use super::Screen;
 use super::text::TextKind;
+use super::usage::{UsageKind, level_style, view_usage};
 use crate::cluster::ResourceInfo;
 use crate::informer::index::LABEL_INDEX;
 use crate::informer::thread_safe_store::ThreadSafeStore;
@@ -96,11 +97,17 @@ impl App {
                 },
                 true,
             ),
+            KeyAction::SortCpu => self.sort_by_usage("CPU"),
+            KeyAction::SortMem => self.sort_by_usage("MEM"),
             KeyAction::SortNext | KeyAction::SortPrev => {
                 let fwd = action == KeyAction::SortNext;
                 let all_ns = self
                     .current_view()
                     .is_some_and(|v| v.namespace.is_none() && v.resource.namespaced);
+                let joined = self
+                    .current_view()
+                    .and_then(|v| UsageKind::of(&v.resource))
+                    .map_or(0, |k| k.columns().len());
                 self.sort_table(
                     move |cols, cur| {
                         // Positions: Key (NAMESPACE in -A, else NAME) then cells (skipping NAME
@@ -108,6 +115,7 @@ impl App {
                         let mut seq: Vec<SortBy> = vec![SortBy::Key];
                         let first = if all_ns { 0 } else { 1 };
                         seq.extend((first..cols.len()).map(SortBy::Cell));
+                        seq.extend((0..joined).map(SortBy::Joined));
                         let i = seq.iter().position(|s| *s == cur).unwrap_or(0);
                         let n = seq.len();
                         seq[if fwd { (i + 1) % n } else { (i + n - 1) % n }]
@@ -250,6 +258,10 @@ impl App {
         if by == cur && !same_flips {
             return;
         }
+        self.prepare_joined_sort(id, by);
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
         v.table.set_sort(by);
         self.scroll_current();
     }
@@ -511,6 +523,14 @@ impl App {
             let sorted = sort == SortBy::Cell(i) || (sort == SortBy::Key && i == 0 && !all_ns);
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
+        // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
+        let usage = view_usage(&self.metrics, v);
+        if let Some((kind, _)) = usage {
+            for (i, name) in kind.columns().iter().enumerate() {
+                let sorted = sort == SortBy::Joined(i);
+                headers.push(format!("{name}{}", if sorted { arrow } else { "" }));
+            }
+        }
 
         let height = inner.height.saturating_sub(1) as usize;
         let n = list.len();
@@ -524,7 +544,9 @@ impl App {
         let now_unix = self.now_ms.div_euclid(1000);
 
         // Cells of the visible rows only.
-        let mut rows_text: Vec<(Vec<Cow<'_, str>>, Style, bool)> = Vec::with_capacity(window.len());
+        type Levels = Vec<crate::render::metrics::Level>;
+        let mut rows_text: Vec<(Vec<Cow<'_, str>>, Style, bool, Levels)> =
+            Vec::with_capacity(window.len());
         for key in window {
             let Some(e) = t.entry(key) else { continue };
             let mut cells: Vec<Cow<'_, str>> = Vec::with_capacity(headers.len());
@@ -540,16 +562,23 @@ impl App {
                         .map_or(Cow::Borrowed(""), |c| c.display(now_unix)),
                 );
             }
+            let mut levels = Vec::new();
+            if let Some((kind, polled)) = usage {
+                for c in kind.cells(&e.summary, polled) {
+                    cells.push(Cow::Owned(c.display()));
+                    levels.push(c.level());
+                }
+            }
             let style = mark_style(health_style(e.summary.row.health), e.mark_at(self.now_ms));
             let selected = t.selected_key().is_some_and(|s| s == key);
-            rows_text.push((cells, style, selected));
+            rows_text.push((cells, style, selected, levels));
         }
         let mut widths: Vec<u16> = headers.iter().map(|h| h.chars().count() as u16).collect();
         // Never narrower than what this view has shown before (stable while scrolling).
         for (w, seen) in widths.iter_mut().zip(&v.col_widths) {
             *w = (*w).max(*seen);
         }
-        for (cells, _, _) in &rows_text {
+        for (cells, _, _, _) in &rows_text {
             for (w, c) in widths.iter_mut().zip(cells) {
                 *w = (*w).max(c.chars().count().min(60) as u16);
             }
@@ -568,13 +597,22 @@ impl App {
                 .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
         );
-        let rows = rows_text.into_iter().map(|(cells, style, selected)| {
+        let rows = rows_text.into_iter().map(|(cells, style, selected, levels)| {
             let style = if selected {
                 style.add_modifier(Modifier::REVERSED)
             } else {
                 style
             };
-            TRow::new(cells.into_iter().map(|c| TCell::from(c.into_owned()))).style(style)
+            // The usage cells are the last ones: coloured by level over the row's colour.
+            let first_usage = cells.len() - levels.len();
+            TRow::new(cells.into_iter().enumerate().map(|(i, c)| {
+                let cell = TCell::from(c.into_owned());
+                match i.checked_sub(first_usage).and_then(|u| levels.get(u)) {
+                    Some(l) => cell.style(level_style(style, *l)),
+                    None => cell,
+                }
+            }))
+            .style(style)
         });
         let constraints: Vec<Constraint> = widths.iter().map(|w| Constraint::Length(*w)).collect();
         Widget::render(
