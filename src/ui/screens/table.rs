@@ -592,22 +592,47 @@ impl App {
                 *w = (*w).max(c.min_width.min(20));
             }
         }
-        let header = TRow::new(headers.into_iter().map(TCell::from)).style(
+        // Usage columns sit before IP (k9s's order: usage, then IP, NODE...); with them, the
+        // columns that do not fit are left out from the right instead of squeezing them all.
+        let n_usage = usage.map_or(0, |(k, _)| k.columns().len());
+        let base = headers.len() - n_usage;
+        let order: Vec<usize> = if n_usage == 0 {
+            (0..headers.len()).collect()
+        } else {
+            let at = v
+                .columns
+                .iter()
+                .position(|c| c.name == "IP")
+                .map_or(base, |i| i + usize::from(all_ns));
+            let mut order: Vec<usize> = (0..at).chain(base..headers.len()).collect();
+            order.extend(at..base);
+            let mut used = 0u32;
+            let fit = order
+                .iter()
+                .take_while(|&&i| {
+                    used += u32::from(widths[i]) + if used == 0 { 0 } else { 2 };
+                    used <= u32::from(inner.width)
+                })
+                .count();
+            order.truncate(fit.max(1));
+            order
+        };
+        let header = TRow::new(order.iter().map(|&i| TCell::from(headers[i].clone()))).style(
             Style::default()
                 .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
         );
+        let widths: Vec<u16> = order.iter().map(|&i| widths[i]).collect();
         let rows = rows_text.into_iter().map(|(cells, style, selected, levels)| {
             let style = if selected {
                 style.add_modifier(Modifier::REVERSED)
             } else {
                 style
             };
-            // The usage cells are the last ones: coloured by level over the row's colour.
-            let first_usage = cells.len() - levels.len();
-            TRow::new(cells.into_iter().enumerate().map(|(i, c)| {
-                let cell = TCell::from(c.into_owned());
-                match i.checked_sub(first_usage).and_then(|u| levels.get(u)) {
+            // Usage cells are coloured by level over the row's colour.
+            TRow::new(order.iter().map(|&i| {
+                let cell = TCell::from(cells.get(i).map_or(String::new(), |c| c.to_string()));
+                match i.checked_sub(base).and_then(|u| levels.get(u)) {
                     Some(l) => cell.style(level_style(style, *l)),
                     None => cell,
                 }
