@@ -25,7 +25,7 @@ use super::action::{
 };
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
-use super::metrics::{KubeMetricsSource, MetricsHub};
+use super::metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
 use super::terminal;
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
@@ -144,6 +144,48 @@ fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
 }
 
 impl Runtime {
+    /// Start the informer factory, the stats task, the event tap and the metrics hub for
+    /// `connection`; the metrics updates arrive on the receiver returned.
+    fn start(
+        connection: Connection,
+        version: SharedVersion,
+        metrics_period: Duration,
+        tx: mpsc::UnboundedSender<Action>,
+    ) -> (Runtime, mpsc::Receiver<MetricsUpdate>) {
+        let factory = make_factory(&connection);
+        factory.start();
+        let conn_cancel = CancellationToken::new();
+        let stats = StatsSource::shared(factory.clone(), connection.context.clone(), version);
+        spawn_stats(stats.clone(), tx.clone(), conn_cancel.clone());
+        let (metrics_tx, metrics_rx) = mpsc::channel(METRICS_CHANNEL);
+        let metrics = MetricsHub::new(
+            Arc::new(KubeMetricsSource::new(connection.client.clone())),
+            metrics_period,
+            metrics_tx,
+            conn_cancel.child_token(),
+        );
+        spawn_tap(&factory, tx.clone(), conn_cancel.clone());
+        let rt = Runtime {
+            connection,
+            factory,
+            tx,
+            views: HashMap::new(),
+            conn_cancel,
+            stats,
+            metrics,
+        };
+        (rt, metrics_rx)
+    }
+
+    /// Close every view, end the connection's tasks and stop the informers.
+    async fn shutdown(&mut self) {
+        for view in self.views.keys().copied().collect::<Vec<_>>() {
+            self.close_view(view);
+        }
+        self.conn_cancel.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.factory.shutdown()).await;
+    }
+
     fn open_view(&mut self, view: ViewId, resource: ResourceInfo, namespace: Option<String>) {
         self.close_view(view);
         let ns = if resource.namespaced {
@@ -744,41 +786,17 @@ fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> boo
 /// way out.
 pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
-    let factory = make_factory(&config.connection);
-    factory.start();
-    let conn_cancel = CancellationToken::new();
     let version: SharedVersion = Arc::new(parking_lot::Mutex::new(config.server_version.clone()));
-    let stats = StatsSource::shared(
-        factory.clone(),
-        config.connection.context.clone(),
+    let connection = config.connection.clone();
+    let (mut rt, mut metrics_rx) = Runtime::start(
+        config.connection,
         version.clone(),
-    );
-    spawn_stats(stats.clone(), tx.clone(), conn_cancel.clone());
-    if config.server_version.is_none() {
-        spawn_rediscovery(
-            config.connection.clone(),
-            version,
-            tx.clone(),
-            conn_cancel.clone(),
-        );
-    }
-    let (metrics_tx, mut metrics_rx) = mpsc::channel(METRICS_CHANNEL);
-    let metrics = MetricsHub::new(
-        Arc::new(KubeMetricsSource::new(config.connection.client.clone())),
         config.metrics_period,
-        metrics_tx,
-        conn_cancel.child_token(),
+        tx.clone(),
     );
-    let mut rt = Runtime {
-        connection: config.connection,
-        factory,
-        tx: tx.clone(),
-        views: HashMap::new(),
-        conn_cancel,
-        stats,
-        metrics,
-    };
-    spawn_tap(&rt.factory, tx.clone(), rt.conn_cancel.clone());
+    if config.server_version.is_none() {
+        spawn_rediscovery(connection, version, tx.clone(), rt.conn_cancel.clone());
+    }
     let mut app = App::new(config.app, config.keys);
     let _ = tx.send(Action::Connection(ConnectionState {
         context: rt.connection.context.clone(),
@@ -863,12 +881,52 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         }
     }
     terminal::restore();
-    for view in rt.views.keys().copied().collect::<Vec<_>>() {
-        rt.close_view(view);
-    }
-    rt.conn_cancel.cancel();
-    let _ = tokio::time::timeout(Duration::from_secs(2), rt.factory.shutdown()).await;
+    rt.shutdown().await;
     Ok(())
+}
+
+/// The runtime without a terminal, for integration tests: [`Effect`]s in, [`Action`]s out,
+/// with the same informers, feeds, stats, event tap and metrics pollers as the dashboard.
+pub struct Headless {
+    rt: Runtime,
+    rx: mpsc::UnboundedReceiver<Action>,
+    metrics_rx: mpsc::Receiver<MetricsUpdate>,
+}
+
+impl Headless {
+    pub fn start(connection: Connection, metrics_period: Duration) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
+        let (rt, metrics_rx) = Runtime::start(connection, version, metrics_period, tx);
+        Self { rt, rx, metrics_rx }
+    }
+
+    /// Carry out one effect; false for [`Effect::Quit`].
+    pub async fn carry_out(&mut self, effect: Effect) -> bool {
+        self.rt.carry_out(effect).await
+    }
+
+    /// The next action for the app (`None`: every sender is gone).
+    pub async fn next_action(&mut self) -> Option<Action> {
+        tokio::select! {
+            a = self.rx.recv() => a,
+            u = self.metrics_rx.recv() => u.map(Action::Metrics),
+        }
+    }
+
+    /// Metrics poller tasks still running.
+    pub fn live_metrics_tasks(&mut self) -> usize {
+        self.rt.metrics.live_tasks()
+    }
+
+    /// The scopes polled now.
+    pub fn metrics_scopes(&self) -> Vec<MetricsScope> {
+        self.rt.metrics.scopes()
+    }
+
+    pub async fn shutdown(mut self) {
+        self.rt.shutdown().await;
+    }
 }
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {
