@@ -610,6 +610,54 @@ mod tests {
         drop(p);
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn hub_shares_one_poller_per_scope_and_ends_it_with_its_last_view() {
+        let fake = Arc::new(Fake::default());
+        let (tx, mut rx) = mpsc::channel(8);
+        let mut hub = MetricsHub::new(
+            fake.clone(),
+            Duration::from_secs(15),
+            tx,
+            CancellationToken::new(),
+        );
+        hub.watch(1, MetricsScope::Pods(None));
+        hub.watch(2, MetricsScope::Pods(None));
+        hub.watch(3, MetricsScope::Nodes);
+        assert_eq!(hub.live_tasks(), 2, "two scopes, two pollers");
+        rx.recv().await.expect("update");
+        rx.recv().await.expect("update");
+        assert_eq!(fake.lists.load(Ordering::SeqCst), 2, "one list per scope");
+        hub.close_view(1);
+        assert_eq!(hub.live_tasks(), 2, "view 2 still shows pods");
+        hub.close_view(2);
+        hub.close_view(3);
+        tokio::task::yield_now().await;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        assert_eq!(hub.live_tasks(), 0);
+        assert!(hub.scopes().is_empty());
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert_eq!(fake.lists.load(Ordering::SeqCst), 2, "nothing polls any more");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn replacing_the_source_stops_every_poller() {
+        let fake = Arc::new(Fake::default());
+        let (tx, _rx) = mpsc::channel(8);
+        let mut hub = MetricsHub::new(
+            fake.clone(),
+            Duration::from_secs(15),
+            tx,
+            CancellationToken::new(),
+        );
+        hub.watch(1, MetricsScope::Nodes);
+        hub.replace_source(fake.clone(), CancellationToken::new());
+        tokio::task::yield_now().await;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        assert_eq!(hub.live_tasks(), 0);
+        hub.watch(2, MetricsScope::Nodes);
+        assert_eq!(hub.live_tasks(), 1, "a view opened after the switch polls again");
+    }
+
     #[test]
     fn scope_paths_are_the_metrics_server_paths() {
         assert_eq!(
