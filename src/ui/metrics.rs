@@ -146,6 +146,17 @@ impl KubeMetricsSource {
     }
 }
 
+impl KubeMetricsSource {
+    /// One node's usage (`GET .../nodes/NAME`, for describe), or why there is none.
+    pub async fn node_usage(&self, name: &str) -> Result<Usage, String> {
+        let v = self
+            .get(format!("/apis/{GROUP_VERSION}/nodes/{name}"))
+            .await
+            .map_err(|e| Unavailable::of(&e).message())?;
+        Usage::of_node_metrics(&v).ok_or_else(|| "metrics n/a: undecodable NodeMetrics".into())
+    }
+}
+
 impl MetricsSource for KubeMetricsSource {
     fn discover(&self) -> BoxFuture<'_, Result<(), Error>> {
         Box::pin(async move { self.get(format!("/apis/{GROUP_VERSION}")).await.map(|_| ()) })

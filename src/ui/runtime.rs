@@ -295,8 +295,10 @@ impl Runtime {
                 let api = self.api(&resource, namespace.as_deref());
                 let client = self.connection.client.clone();
                 let tx = self.tx.clone();
+                let is_node = resource.api_resource.group.is_empty()
+                    && resource.api_resource.kind == "Node";
                 tokio::spawn(async move {
-                    let result = describe(client, api, namespace, &name).await;
+                    let result = describe(client, api, namespace, &name, is_node).await;
                     let _ = tx.send(Action::Describe { request, result });
                 });
             }
@@ -470,8 +472,14 @@ async fn describe(
     api: Api<DynamicObject>,
     namespace: Option<String>,
     name: &str,
+    is_node: bool,
 ) -> Result<String, String> {
     let obj = api.get(name).await.map_err(|e| one_line(&e.to_string()))?;
+    let node_section = if is_node {
+        Some(node_resources(client.clone(), &obj, name).await)
+    } else {
+        None
+    };
     let uid = obj.metadata.uid.clone().unwrap_or_default();
     let events_api: Api<DynamicObject> = {
         let ar = kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Event>(&());
@@ -491,7 +499,34 @@ async fn describe(
             Vec::new()
         }
     };
-    Ok(render::describe(&obj, &events))
+    let mut text = render::describe(&obj, &events);
+    if let Some(section) = node_section {
+        text.push_str(&section);
+    }
+    Ok(text)
+}
+
+/// A node's requests (its non-terminated pods, as `kubectl describe node` lists them) and usage
+/// (its NodeMetrics) against allocatable: two GETs, on the user's `d` only.
+async fn node_resources(client: kube::Client, node: &DynamicObject, name: &str) -> String {
+    let pods_api: Api<DynamicObject> = Api::all_with(
+        client.clone(),
+        &kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
+    );
+    let pods = pods_api
+        .list(&ListParams::default().fields(&format!("spec.nodeName={name}")))
+        .await
+        .map_err(|e| one_line(&e.to_string()));
+    let usage = KubeMetricsSource::new(client).node_usage(name).await;
+    let pod_data: Result<Vec<&serde_json::Value>, String> = match &pods {
+        Ok(list) => Ok(list.items.iter().map(|p| &p.data).collect()),
+        Err(e) => Err(e.clone()),
+    };
+    render::node_detail::describe_section(
+        &node.data,
+        pod_data.as_ref().map(Vec::as_slice).map_err(Clone::clone),
+        usage,
+    )
 }
 
 /// Forward the factory-wide event tap (every delta popped by every informer) to the app, woken by
