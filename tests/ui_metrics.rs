@@ -314,7 +314,10 @@ fn nodes_table_with_usage() {
     let (mut app, v) = app_with_nodes();
     let cells = usage_cells(&app, v);
     assert!(cells[0].contains("3700 8192 92 50"), "{cells:?}");
-    assert!(cells[2].contains("n/a n/a n/a n/a"), "no metrics: {cells:?}");
+    assert!(
+        cells[2].contains("n/a n/a n/a n/a"),
+        "no metrics: {cells:?}"
+    );
     insta::assert_snapshot!(draw(&mut app, 110, 10).backend());
 }
 

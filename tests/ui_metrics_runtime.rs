@@ -172,20 +172,29 @@ async fn pods_view_gets_usage_from_the_poller_and_closing_it_ends_the_poller() {
 
     // d on a node: describe ends with its pods' requests and its usage against allocatable.
     s.keys("d").await;
-    s.until("the node's describe text", |a| {
-        matches!(a.current_screen(), Some(Screen::Text(t)) if t.lines.is_some())
-    })
+    s.until(
+        "the node's describe text",
+        |a| matches!(a.current_screen(), Some(Screen::Text(t)) if t.lines.is_some()),
+    )
     .await;
     let Some(Screen::Text(t)) = s.app.current_screen() else {
         panic!("no text screen")
     };
-    let text = t.lines.clone().expect("loaded").expect("describe ok").join("\n");
+    let text = t
+        .lines
+        .clone()
+        .expect("loaded")
+        .expect("describe ok")
+        .join("\n");
     assert!(text.contains("Resources (pods on the node"), "{text}");
     let pods_line = text
         .lines()
         .find(|l| l.trim_start().starts_with("Pods:"))
         .expect("pods line");
-    assert!(!pods_line.contains(" 0/"), "pods on the node counted: {pods_line}");
+    assert!(
+        !pods_line.contains(" 0/"),
+        "pods on the node counted: {pods_line}"
+    );
     assert!(text.contains("Requests:    cpu "), "{text}");
     assert!(
         text.lines()

@@ -291,11 +291,24 @@ mod tests {
             }),
         );
         assert!(text.contains("MemoryPressure=True"), "{text}");
-        assert!(text.contains("Requests:    cpu 1000m (25%), memory 2048Mi (25%)"), "{text}");
-        assert!(text.contains("Usage:       cpu 3000m (75%), memory 4096Mi (50%)"), "{text}");
-        let text = describe_section(&node, Err("forbidden".into()), Err("no metrics-server".into()));
+        assert!(
+            text.contains("Requests:    cpu 1000m (25%), memory 2048Mi (25%)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Usage:       cpu 3000m (75%), memory 4096Mi (50%)"),
+            "{text}"
+        );
+        let text = describe_section(
+            &node,
+            Err("forbidden".into()),
+            Err("no metrics-server".into()),
+        );
         assert!(text.contains("Pods:        n/a (forbidden)"), "{text}");
         assert!(!text.contains("Requests:"), "{text}");
-        assert!(text.contains("Usage:       n/a (no metrics-server)"), "{text}");
+        assert!(
+            text.contains("Usage:       n/a (no metrics-server)"),
+            "{text}"
+        );
     }
 }

@@ -647,7 +647,11 @@ mod tests {
         assert_eq!(hub.live_tasks(), 0);
         assert!(hub.scopes().is_empty());
         tokio::time::sleep(Duration::from_secs(60)).await;
-        assert_eq!(fake.lists.load(Ordering::SeqCst), 2, "nothing polls any more");
+        assert_eq!(
+            fake.lists.load(Ordering::SeqCst),
+            2,
+            "nothing polls any more"
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -666,7 +670,11 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(1)).await;
         assert_eq!(hub.live_tasks(), 0);
         hub.watch(2, MetricsScope::Nodes);
-        assert_eq!(hub.live_tasks(), 1, "a view opened after the switch polls again");
+        assert_eq!(
+            hub.live_tasks(),
+            1,
+            "a view opened after the switch polls again"
+        );
     }
 
     #[test]

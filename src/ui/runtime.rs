@@ -295,8 +295,8 @@ impl Runtime {
                 let api = self.api(&resource, namespace.as_deref());
                 let client = self.connection.client.clone();
                 let tx = self.tx.clone();
-                let is_node = resource.api_resource.group.is_empty()
-                    && resource.api_resource.kind == "Node";
+                let is_node =
+                    resource.api_resource.group.is_empty() && resource.api_resource.kind == "Node";
                 tokio::spawn(async move {
                     let result = describe(client, api, namespace, &name, is_node).await;
                     let _ = tx.send(Action::Describe { request, result });

@@ -623,22 +623,24 @@ impl App {
                 .add_modifier(Modifier::BOLD),
         );
         let widths: Vec<u16> = order.iter().map(|&i| widths[i]).collect();
-        let rows = rows_text.into_iter().map(|(cells, style, selected, levels)| {
-            let style = if selected {
-                style.add_modifier(Modifier::REVERSED)
-            } else {
-                style
-            };
-            // Usage cells are coloured by level over the row's colour.
-            TRow::new(order.iter().map(|&i| {
-                let cell = TCell::from(cells.get(i).map_or(String::new(), |c| c.to_string()));
-                match i.checked_sub(base).and_then(|u| levels.get(u)) {
-                    Some(l) => cell.style(level_style(style, *l)),
-                    None => cell,
-                }
-            }))
-            .style(style)
-        });
+        let rows = rows_text
+            .into_iter()
+            .map(|(cells, style, selected, levels)| {
+                let style = if selected {
+                    style.add_modifier(Modifier::REVERSED)
+                } else {
+                    style
+                };
+                // Usage cells are coloured by level over the row's colour.
+                TRow::new(order.iter().map(|&i| {
+                    let cell = TCell::from(cells.get(i).map_or(String::new(), |c| c.to_string()));
+                    match i.checked_sub(base).and_then(|u| levels.get(u)) {
+                        Some(l) => cell.style(level_style(style, *l)),
+                        None => cell,
+                    }
+                }))
+                .style(style)
+            });
         let constraints: Vec<Constraint> = widths.iter().map(|w| Constraint::Length(*w)).collect();
         Widget::render(
             Table::new(rows, constraints)

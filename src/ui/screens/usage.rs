@@ -71,9 +71,7 @@ impl UsageKind {
     pub fn cells(self, summary: &ObjectSummary, usage: Option<&UsageMap>) -> Vec<UsageCell> {
         let u = usage.and_then(|m| m.get(&*summary.key)).copied();
         match self {
-            UsageKind::Pods => {
-                pod_usage_cells(&pod_resources(&summary.object.data), u).to_vec()
-            }
+            UsageKind::Pods => pod_usage_cells(&pod_resources(&summary.object.data), u).to_vec(),
             UsageKind::Nodes => {
                 node_usage_cells(&Allocatable::of_node(&summary.object.data), u).to_vec()
             }
