@@ -501,7 +501,11 @@ async fn describe(
     };
     let mut text = render::describe(&obj, &events);
     if let Some(section) = node_section {
-        text.push_str(&section);
+        // Before the Events, as `kubectl describe node` puts "Allocated resources".
+        match text.find("\nEvents:") {
+            Some(at) => text.insert_str(at + 1, &section),
+            None => text.push_str(&section),
+        }
     }
     Ok(text)
 }
