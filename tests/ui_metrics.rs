@@ -499,6 +499,32 @@ fn warning_event() -> ObjectSummary {
 }
 
 #[test]
+fn pulse_sparklines_take_one_sample_a_second_however_often_stats_arrive() {
+    let (mut app, _) = app_with(config(), pods());
+    open_pulse(&mut app);
+    let stats = |total: u64| {
+        let mut row = informer_row("pods", None, InformerState::Watching);
+        row.deltas_total = total;
+        Action::InformerStats(vec![row])
+    };
+    // Second 1: the first sample (the baseline), then stats with every frame: not sampled.
+    app.update(Action::Tick(NOW_MS + 1000));
+    app.update(stats(100));
+    app.update(stats(130));
+    app.update(stats(160));
+    // Second 2: one sample holding the 60 deltas since the baseline.
+    app.update(Action::Tick(NOW_MS + 2000));
+    app.update(stats(160));
+    let t = draw(&mut app, 120, 34);
+    let line = screen_text(&t)
+        .lines()
+        .find(|l| l.contains("│pods "))
+        .expect("pods sparkline")
+        .to_string();
+    assert!(line.contains("60/s"), "{line}");
+}
+
+#[test]
 fn pulse_screen() {
     let (mut app, _) = app_with(config(), pods());
     let feeds = open_pulse(&mut app);
@@ -523,9 +549,10 @@ fn pulse_screen() {
         scope: MetricsScope::Nodes,
         usage: usage(&[("node-1", 3000, 8192), ("node-2", 1000, 4096)]),
     }));
-    for s in 0..3u64 {
+    for s in 1..=3u64 {
         let mut row = informer_row("pods", Some("default"), InformerState::Watching);
         row.deltas_total = 1234 + s * 10;
+        app.update(Action::Tick(NOW_MS + 1000 * s as i64));
         app.update(Action::InformerStats(vec![row]));
     }
     insta::assert_snapshot!(draw(&mut app, 120, 34).backend());

@@ -43,6 +43,9 @@ pub struct PulseScreen {
     pub feeds: HashMap<ViewId, PulseKind>,
     /// The namespace the feeds are scoped to (`None`: all).
     pub namespace: Option<String>,
+    /// The second (unix) of the last sparkline sample: informer stats can arrive with every
+    /// frame that carries rows, the sparklines take one sample a second.
+    pub sampled_at_s: Option<i64>,
 }
 
 impl PulseScreen {
@@ -91,6 +94,7 @@ impl App {
             screen.feeds.insert(view, kind);
         }
         screen.pulse.record_stats(&self.informers);
+        screen.sampled_at_s = Some(self.now_ms.div_euclid(1000));
         self.pulse = Some(Box::new(screen));
         self.stack.push(Screen::Pulse);
         self.dirty = true;
@@ -134,9 +138,14 @@ impl App {
         true
     }
 
-    /// A sparkline sample per informer.
+    /// A sparkline sample per informer, at most one a second (the deltas of skipped stats add
+    /// up in the next sample).
     pub(crate) fn pulse_stats(&mut self, rows: &[InformerRow]) {
-        if let Some(p) = self.pulse.as_mut() {
+        let now_s = self.now_ms.div_euclid(1000);
+        if let Some(p) = self.pulse.as_mut()
+            && p.sampled_at_s != Some(now_s)
+        {
+            p.sampled_at_s = Some(now_s);
             p.pulse.record_stats(rows);
         }
     }
