@@ -1601,7 +1601,9 @@ fn pulse_app(pods: &[ObjectSummary]) -> Result<App, BenchError> {
         })
     };
     let (Some(pods_feed), Some(nodes_feed)) = (feed("pods"), feed("nodes")) else {
-        return Err(BenchError::Setup("the pulse opened no pods/nodes feed".into()));
+        return Err(BenchError::Setup(
+            "the pulse opened no pods/nodes feed".into(),
+        ));
     };
     for chunk in pods.chunks(BATCH_ROWS) {
         app.update(Action::Rows {

@@ -217,6 +217,13 @@ fn metrics_unavailable_says_why_once_and_cells_stay_na() {
     assert!(msg.0.contains("no metrics-server"), "{msg:?}");
     let cells = usage_cells(&app, v);
     assert!(cells[0].contains("n/a n/a n/a n/a n/a n/a"), "{cells:?}");
+    // The table's bottom border keeps saying why while it lasts.
+    let text = screen_text(&draw(&mut app.clone(), 160, 12));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("└") && l.contains("metrics.k8s.io is not served")),
+        "{text}"
+    );
     // A key acknowledges it; the same reason again does not repeat it.
     app.update(key('j'));
     assert!(app.message.is_none());

@@ -457,10 +457,18 @@ impl App {
         } else {
             format!(" {}/{} ", t.cursor() + 1, list.len())
         };
-        let block = Block::bordered()
+        let mut block = Block::bordered()
             .border_style(Style::default().fg(if stale { Color::Yellow } else { Color::Blue }))
             .title(Line::from(title_spans).centered())
             .title_bottom(Line::from(position).right_aligned());
+        // Why the usage columns say n/a, under the table that has them.
+        if let Some(why) = &self.metrics_unavailable
+            && UsageKind::of(&v.resource).is_some()
+        {
+            block = block.title_bottom(
+                Line::styled(format!(" {why} "), Style::default().fg(DIM)).left_aligned(),
+            );
+        }
         let inner = block.inner(area);
         block.render(area, buf);
 
