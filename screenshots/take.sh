@@ -98,7 +98,7 @@ T set-option -t "$SESSION" -g default-terminal tmux-256color >/dev/null 2>&1 || 
 T set-option -t "$SESSION" status off
 T resize-window -t "$SESSION" -x "$COLS" -y "$ROWS" 2>/dev/null || true
 
-# 1. pods table, all namespaces
+# 1. pods table, all namespaces (with usage from the first metrics poll)
 wait_for "synced" 60
 sleep 3
 # a key press replaces the start-up status line with the key hints
@@ -169,6 +169,22 @@ esc
 cmd informers
 wait_for "RELISTS"
 shot informers 1
+esc
+
+# 10. the pulse: tiles, cluster usage, deltas per informer, restarts, warnings (a few
+# seconds so the sparklines have samples)
+cmd pulse
+wait_for "Cluster usage"
+wait_for "metrics.k8s.io (node usage)"
+shot pulse 5
+
+# 11. nodes with usage (Enter on the nodes tile)
+key j
+key j
+key Enter 1
+wait_for "Nodes("
+shot nodes 1.5
+esc
 esc
 
 key q

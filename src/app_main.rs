@@ -158,6 +158,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         app,
         keys,
         banner,
+        metrics_period: std::time::Duration::from_secs(args.metrics_period.max(1)),
     })
     .await
     .map_err(|e| MainError::Runtime(e.to_string()));

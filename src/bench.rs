@@ -118,7 +118,7 @@ pub enum FigureGroup {
     Pipeline,
     /// Figure 4: event → frame latency under churn.
     Latency,
-    /// Figures 5-6: label filter and render.
+    /// Figures 5-6: label filter and render; the pulse frame.
     Render,
 }
 
@@ -812,6 +812,8 @@ const HEIGHT: u16 = 60;
 /// Column the pods table is sorted by in figures 4 and 6 (index into the pod row's cells:
 /// NAME READY STATUS ...; we sort by STATUS).
 const SORT_COLUMN: usize = 2;
+/// Rows per `Action::Rows` when feeding the pulse (the runtime's batch size).
+const BATCH_ROWS: usize = 4096;
 
 fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -1577,6 +1579,106 @@ fn label_and_render(opts: &BenchOptions, report: &mut Report) -> Result<(), Benc
 }
 
 // ---------------------------------------------------------------------------------------------
+// Pulse draw (issue 14): the frame reads counters kept incrementally, so it costs the same at 1k
+// and at 150k pods.
+
+/// The App with the pulse open over its pods view, fed `pods` pods (as the pulse's pods feed
+/// receives them) and 500 nodes with node metrics.
+fn pulse_app(pods: &[ObjectSummary]) -> Result<App, BenchError> {
+    let (mut app, _) = pods_app()?;
+    let fx = app.update(Action::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char('P'),
+        crossterm::event::KeyModifiers::SHIFT,
+    )));
+    let feed = |plural: &str| {
+        fx.iter().find_map(|e| match e {
+            Effect::OpenResource { view, resource, .. }
+                if resource.api_resource.plural == plural =>
+            {
+                Some(*view)
+            }
+            _ => None,
+        })
+    };
+    let (Some(pods_feed), Some(nodes_feed)) = (feed("pods"), feed("nodes")) else {
+        return Err(BenchError::Setup(
+            "the pulse opened no pods/nodes feed".into(),
+        ));
+    };
+    for chunk in pods.chunks(BATCH_ROWS) {
+        app.update(Action::Rows {
+            view: pods_feed,
+            upserts: chunk.to_vec(),
+            deletes: Vec::new(),
+        });
+    }
+    let mut usage = HashMap::new();
+    let nodes: Vec<ObjectSummary> = (0..500)
+        .filter_map(|i| {
+            let name = format!("node-{i}");
+            usage.insert(
+                name.clone(),
+                crate::render::metrics::Usage {
+                    cpu_n: 2_000_000_000,
+                    mem: 8 << 30,
+                },
+            );
+            let obj: DynamicObject = serde_json::from_value(serde_json::json!({
+                "apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name},
+                "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                    "conditions": [{"type": "Ready", "status": "True"}]}
+            }))
+            .ok()?;
+            ObjectSummary::from_object("Node", &Arc::new(obj), None)
+        })
+        .collect();
+    app.update(Action::Rows {
+        view: nodes_feed,
+        upserts: nodes,
+        deletes: Vec::new(),
+    });
+    app.update(Action::Metrics(crate::ui::metrics::MetricsUpdate::Usage {
+        scope: crate::ui::metrics::MetricsScope::Nodes,
+        usage: Arc::new(usage),
+    }));
+    let counted = app.pulse.as_ref().map_or(0, |p| p.pulse.counts().pods);
+    if counted != pods.len() {
+        return Err(BenchError::Setup(format!(
+            "the pulse counts {counted} pods, {} were fed",
+            pods.len()
+        )));
+    }
+    Ok(app)
+}
+
+fn pulse_draw(opts: &BenchOptions, report: &mut Report) -> Result<(), BenchError> {
+    let n = if opts.smoke { 20_000 } else { 150_000 };
+    let transform = pod_transform();
+    let rows: Vec<ObjectSummary> = fixture_pods(n)?
+        .into_iter()
+        .filter_map(|p| ObjectSummary::from_object("Pod", &Arc::new(transform(p)), None))
+        .collect();
+    let mut frames = Vec::new();
+    for count in [1_000, n] {
+        let app = pulse_app(&rows[..count.min(rows.len())])?;
+        let mut term = new_terminal()?;
+        frames.push((count, time_median(101, || draw(&mut term, &app))));
+    }
+    let sec = "pulse";
+    for (count, t) in &frames {
+        report.fig(
+            sec,
+            &format!("pulse frame at {}k pods (200×60 TestBackend)", count / 1000),
+            ms(*t),
+            "≤ 10 ms",
+            verdict(*t <= Duration::from_millis(10)),
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
 // Entry point
 
 /// Run every figure and return the report.
@@ -1629,6 +1731,8 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
     if opts.wants(FigureGroup::Render) {
         tracing::info!("bench: label filter and render");
         label_and_render(&opts, &mut report)?;
+        tracing::info!("bench: pulse draw");
+        pulse_draw(&opts, &mut report)?;
     }
     report.notes.push(
         "figures 4 and 6 drive the dashboard's App (Action::Rows of ObjectSummary::from_object, \

@@ -60,6 +60,10 @@ pub struct DashboardArgs {
     /// in namespace NS (RBAC as on a real cluster; the start view is that namespace's).
     #[arg(long, value_name = "NS")]
     pub demo_as_namespace_user: Option<String>,
+    /// Seconds between two polls of metrics.k8s.io while pods/nodes or the pulse are shown
+    /// (metrics-server's resolution is 15 s).
+    #[arg(long, value_name = "SECONDS", default_value_t = 15)]
+    pub metrics_period: u64,
     /// Where logs go (default: ~/.local/state/kinformer/kinformer.log). Logs never go to the screen.
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,

@@ -294,8 +294,8 @@ fn sort_keys_choose_columns_and_flip_order() {
     app.update(key('<'));
     assert_eq!(
         app.views[&v].table.sort().0,
-        SortBy::Cell(6),
-        "wraps around"
+        SortBy::Joined(5),
+        "wraps around to the last column: %MEM/L, joined from metrics"
     );
 }
 

@@ -17,7 +17,11 @@ use ui_support::*;
 
 #[derive(Debug, Clone)]
 enum Op {
-    Upsert { name: u8, restarts: i64, age: i64 },
+    Upsert {
+        name: u8,
+        restarts: i64,
+        age: i64,
+    },
     Batch(Vec<(u8, i64)>),
     Delete(u8),
     Tick(i64),
@@ -26,6 +30,8 @@ enum Op {
     Filter(Option<u8>),
     Label(Option<u8>),
     Move(i8),
+    /// A metrics poll: every row's joined key set from `seed` (some rows n/a), then sort by it.
+    Joined(u8),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -39,6 +45,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => proptest::option::of(0u8..4).prop_map(Op::Filter),
         1 => proptest::option::of(0u8..3).prop_map(Op::Label),
         2 => (-5i8..5).prop_map(Op::Move),
+        1 => (0u8..5).prop_map(Op::Joined),
     ]
 }
 
@@ -71,6 +78,7 @@ fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<u8>, label
         let mut o = match sort {
             SortBy::Key => Ordering::Equal,
             SortBy::Cell(i) => a.summary.row.cells[i].cmp_for_sort(&b.summary.row.cells[i]),
+            SortBy::Joined(_) => a.joined.cmp(&b.joined),
         }
         .then_with(|| a.summary.key.cmp(&b.summary.key));
         if desc {
@@ -144,6 +152,16 @@ proptest! {
                 }
                 Op::Sort(c) => t.set_sort(c.map_or(SortBy::Key, SortBy::Cell)),
                 Op::Flip => t.flip_sort(),
+                Op::Joined(seed) => {
+                    // Usage-like keys with ties and n/a: (name number × seed) mod 7, none when 0.
+                    t.set_joined_keys(|e| {
+                        let n: u64 = e.summary.name[1..].parse().unwrap_or(0);
+                        Some(n * u64::from(seed) % 7).filter(|v| *v > 0)
+                    });
+                    if t.sort().0 != SortBy::Joined(0) {
+                        t.set_sort(SortBy::Joined(0));
+                    }
+                }
                 Op::Filter(f) => {
                     filter = f;
                     // "p{f}" can only match names (no other cell contains a "p").

@@ -313,7 +313,8 @@ impl UsageCell {
         }
     }
 
-    fn key(&self) -> Option<u64> {
+    /// The numeric value a sort compares (`None`: n/a).
+    pub fn sort_key(&self) -> Option<u64> {
         match self {
             UsageCell::NotAvailable => None,
             UsageCell::Milli(v) | UsageCell::Bytes(v) | UsageCell::Percent(v) => Some(*v),
@@ -321,7 +322,7 @@ impl UsageCell {
     }
 
     pub fn cmp_for_sort(&self, other: &Self) -> Ordering {
-        self.key().cmp(&other.key())
+        self.sort_key().cmp(&other.sort_key())
     }
 }
 

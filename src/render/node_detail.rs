@@ -7,7 +7,9 @@
 
 use serde_json::Value;
 
-use super::metrics::{Allocatable, PodResources, UsageCell, percent, pod_resources};
+use super::metrics::{
+    Allocatable, PodResources, Usage, UsageCell, nanos_to_milli, percent, pod_resources,
+};
 
 /// Conditions shown, in order.
 pub const CONDITIONS: [&str; 4] = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"];
@@ -164,6 +166,48 @@ impl NodeDetail {
     }
 }
 
+/// The section `d` (describe) adds for a node: [`NodeDetail::lines`] from the pods on it, and
+/// its usage against allocatable (`usage`: the node's `NodeMetrics`, or why there is none).
+pub fn describe_section(
+    node: &Value,
+    pods_on_node: Result<&[&Value], String>,
+    usage: Result<Usage, String>,
+) -> String {
+    let mut out = String::from("Resources (pods on the node, usage from metrics.k8s.io):\n");
+    let detail = match &pods_on_node {
+        Ok(pods) => NodeDetail::of(node, pods),
+        Err(_) => NodeDetail::of(node, &[]),
+    };
+    for (i, line) in detail.lines().into_iter().enumerate() {
+        // Lines 3..: pods, requests, limits; without the pods they are unknown.
+        if i >= 3
+            && let Err(e) = &pods_on_node
+        {
+            if i == 3 {
+                out.push_str(&format!("  Pods:        n/a ({e})\n"));
+            }
+            continue;
+        }
+        out.push_str("  ");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    let line = match usage {
+        Ok(u) => {
+            let cpu_m = nanos_to_milli(u.cpu_n);
+            format!(
+                "  Usage:       cpu {cpu_m}m ({}%), memory {}Mi ({}%)\n",
+                percent(cpu_m, detail.allocatable.cpu_m).display(),
+                u.mem >> 20,
+                percent(u.mem, detail.allocatable.mem).display()
+            )
+        }
+        Err(why) => format!("  Usage:       n/a ({why})\n"),
+    };
+    out.push_str(&line);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,5 +273,42 @@ mod tests {
         );
         assert!(d.lines()[0].ends_with("<none>"));
         assert!(!d.under_pressure());
+    }
+
+    #[test]
+    fn describe_section_shows_requests_and_usage_against_allocatable() {
+        let node = json!({"status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+            "conditions": [{"type": "Ready", "status": "True"},
+                {"type": "MemoryPressure", "status": "True"}]}});
+        let pod = json!({"status": {"phase": "Running"}, "spec": {"containers": [
+            {"resources": {"requests": {"cpu": "1", "memory": "2Gi"}}}]}});
+        let text = describe_section(
+            &node,
+            Ok(&[&pod]),
+            Ok(Usage {
+                cpu_n: 3_000_000_000,
+                mem: 4 << 30,
+            }),
+        );
+        assert!(text.contains("MemoryPressure=True"), "{text}");
+        assert!(
+            text.contains("Requests:    cpu 1000m (25%), memory 2048Mi (25%)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Usage:       cpu 3000m (75%), memory 4096Mi (50%)"),
+            "{text}"
+        );
+        let text = describe_section(
+            &node,
+            Err("forbidden".into()),
+            Err("no metrics-server".into()),
+        );
+        assert!(text.contains("Pods:        n/a (forbidden)"), "{text}");
+        assert!(!text.contains("Requests:"), "{text}");
+        assert!(
+            text.contains("Usage:       n/a (no metrics-server)"),
+            "{text}"
+        );
     }
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crossterm::event::{KeyEvent, MouseEvent};
 use kube::api::DynamicObject;
 
+use super::metrics::{MetricsScope, MetricsUpdate};
 use crate::cluster::ResourceInfo;
 use crate::informer::meta_namespace_key;
 use crate::informer::shared_informer::TapEntry;
@@ -261,6 +262,9 @@ pub enum Action {
         message: String,
         error: bool,
     },
+    /// One poll of the metrics API (or why it cannot be used), from the poller that
+    /// [`Effect::WatchMetrics`] started.
+    Metrics(MetricsUpdate),
 }
 
 /// Requests the runtime carries out.
@@ -310,6 +314,13 @@ pub enum Effect {
         resource: ResourceInfo,
         namespace: Option<String>,
         name: String,
+    },
+    /// Poll `metrics.k8s.io` for `scope` while `view` is open (one poller per scope, shared by
+    /// the views asking for it; [`Effect::CloseView`] of the last one ends it). Answered with
+    /// [`Action::Metrics`], one per poll.
+    WatchMetrics {
+        view: ViewId,
+        scope: MetricsScope,
     },
     /// Switch kubeconfig context: the runtime rebuilds its client and factory, then sends
     /// Connection/Discovery again. Views are reopened by the OpenResource effects that follow.

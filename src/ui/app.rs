@@ -13,6 +13,7 @@ use tui_input::Input;
 use super::action::{Action, ConnectionState, Effect, InformerRow, ViewId, resource_label};
 use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
+use super::metrics::MetricsScope;
 use super::resources::printer_columns_of;
 use super::resources::{builtin_resources, resolve};
 use super::table::TableModel;
@@ -22,8 +23,10 @@ use crate::render::columns;
 pub use super::screens::Screen;
 pub use super::screens::confirm::ConfirmDelete;
 pub use super::screens::labels::LabelPicker;
+use super::screens::pulse::PulseScreen;
 pub use super::screens::table::{OwnerFeed, ResourceView};
 pub use super::screens::text::{TextKind, TextView, text_area, wrapped_rows};
+use super::screens::usage::UsageMap;
 use super::screens::{self, text::TextResult};
 
 /// How the app was started (from the command line).
@@ -103,6 +106,13 @@ pub struct App {
     pub should_quit: bool,
     /// The namespaces view (not shown) used to validate and complete `:ns`.
     pub ns_view: Option<ViewId>,
+    /// The last metrics poll per scope (pods of a namespace or all, nodes), joined to the pods
+    /// and nodes tables at draw time.
+    pub metrics: HashMap<MetricsScope, UsageMap>,
+    /// Why metrics are not shown (no metrics-server, 403, 503), when they are not.
+    pub metrics_unavailable: Option<String>,
+    /// The pulse screen's state while it is on the stack.
+    pub pulse: Option<Box<PulseScreen>>,
     pub(super) initial_resource: String,
     pub(super) initial_selector: Option<String>,
     pub(super) context_namespace: Option<String>,
@@ -143,6 +153,9 @@ impl App {
             message_until_ms: None,
             should_quit: false,
             ns_view: None,
+            metrics: HashMap::new(),
+            metrics_unavailable: None,
+            pulse: None,
             initial_resource: config.resource,
             context_namespace: config.context_namespace,
             initial_selector: config.selector,
@@ -325,6 +338,7 @@ impl App {
                 col_widths: Vec::new(),
             },
         );
+        self.watch_usage(id, fx);
         id
     }
 
@@ -355,7 +369,11 @@ impl App {
         if self.stack.len() <= 1 {
             return;
         }
-        if let Some(Screen::Table(id)) = self.stack.pop()
+        let popped = self.stack.pop();
+        if matches!(popped, Some(Screen::Pulse)) {
+            self.close_pulse(fx);
+        }
+        if let Some(Screen::Table(id)) = popped
             && !self
                 .stack
                 .iter()
@@ -376,6 +394,7 @@ impl App {
         for id in old {
             self.close_view(id, fx);
         }
+        self.close_pulse(fx);
         self.stack.clear();
         let ns = self.scope_for(&resource);
         let id = self.open_view(resource, ns, fx);
@@ -440,6 +459,10 @@ impl App {
                 upserts,
                 deletes,
             } => {
+                // Pulse feeds are not tables; the second's tick redraws the pulse.
+                if self.pulse_rows(view, &upserts, &deletes) {
+                    return fx;
+                }
                 let now = self.now_ms;
                 let Some(v) = self.views.get_mut(&view) else {
                     return fx;
@@ -451,6 +474,9 @@ impl App {
                 }
             }
             Action::Resync { view, rows } => {
+                if self.pulse_resync(view, &rows) {
+                    return fx;
+                }
                 let now = self.now_ms;
                 let Some(v) = self.views.get_mut(&view) else {
                     return fx;
@@ -486,6 +512,7 @@ impl App {
                 }
             }
             Action::InformerStats(rows) => {
+                self.pulse_stats(&rows);
                 if rows != self.informers {
                     self.informers = rows;
                     let synced: Vec<ViewId> = self
@@ -569,6 +596,7 @@ impl App {
                 }
                 self.dirty = true;
             }
+            Action::Metrics(update) => self.on_metrics(update),
         }
         if self.dirty {
             self.remember_col_widths();
@@ -639,6 +667,7 @@ impl App {
             KeyAction::Down => self.nav(action, 1),
             KeyAction::PageUp | KeyAction::PageDown => self.nav(action, page),
             KeyAction::Top | KeyAction::Bottom => self.nav(action, 0),
+            KeyAction::Pulse => self.open_pulse(fx),
             KeyAction::ToggleEvents => {
                 self.show_events_pane = !self.show_events_pane;
                 self.scroll_current();

@@ -68,6 +68,7 @@ impl App {
                     self.stack.push(Screen::Informers);
                 }
             }
+            "pulse" | "pu" => self.open_pulse(fx),
             "events" if arg.is_none() => {
                 if !matches!(self.current_screen(), Some(Screen::Events)) {
                     self.stack.push(Screen::Events);
@@ -94,6 +95,8 @@ impl App {
                         self.close_view(ns, fx);
                     }
                     self.informers.clear();
+                    self.metrics.clear();
+                    self.metrics_unavailable = None;
                     if let Some(r) = current {
                         self.reset_to(r, fx);
                     }

@@ -19,7 +19,7 @@
 //! - cancellation ends the task at its next await (an in-flight request is dropped);
 //! - [`MetricsPoller::live`] counts its running task (1, then 0 once ended), for tests.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -29,6 +29,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::action::ViewId;
 use crate::informer::Error;
 use crate::render::metrics::Usage;
 
@@ -142,6 +143,17 @@ impl KubeMetricsSource {
             .request::<Value>(req)
             .await
             .map_err(crate::informer::list_watch::map_kube_error)
+    }
+}
+
+impl KubeMetricsSource {
+    /// One node's usage (`GET .../nodes/NAME`, for describe), or why there is none.
+    pub async fn node_usage(&self, name: &str) -> Result<Usage, String> {
+        let v = self
+            .get(format!("/apis/{GROUP_VERSION}/nodes/{name}"))
+            .await
+            .map_err(|e| Unavailable::of(&e).message())?;
+        Usage::of_node_metrics(&v).ok_or_else(|| "metrics n/a: undecodable NodeMetrics".into())
     }
 }
 
@@ -271,6 +283,100 @@ struct LiveGuard(Arc<AtomicUsize>);
 impl Drop for LiveGuard {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The pollers the runtime runs for the views: one per scope (kind and namespace), shared by the
+/// views that asked for it ([`Effect::WatchMetrics`](super::action::Effect::WatchMetrics)), ended
+/// when the last of them closes. Every poller sends into the one bounded channel given to
+/// [`MetricsHub::new`]; each poller's token is a child of the hub's, so cancelling that (a
+/// context switch, the dashboard exiting) ends them all.
+pub struct MetricsHub {
+    source: Arc<dyn MetricsSource>,
+    period: Duration,
+    tx: mpsc::Sender<MetricsUpdate>,
+    cancel: CancellationToken,
+    pollers: HashMap<MetricsScope, (MetricsPoller, HashSet<ViewId>)>,
+    /// Live counters of pollers told to stop, until their task has ended.
+    stopping: Vec<Arc<AtomicUsize>>,
+}
+
+impl MetricsHub {
+    pub fn new(
+        source: Arc<dyn MetricsSource>,
+        period: Duration,
+        tx: mpsc::Sender<MetricsUpdate>,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            source,
+            period,
+            tx,
+            cancel,
+            pollers: HashMap::new(),
+            stopping: Vec::new(),
+        }
+    }
+
+    /// `view` shows usage of `scope`: start its poller unless one runs.
+    pub fn watch(&mut self, view: ViewId, scope: MetricsScope) {
+        if let Some((_, views)) = self.pollers.get_mut(&scope) {
+            views.insert(view);
+            return;
+        }
+        tracing::debug!(?scope, "metrics poller starts");
+        let poller = MetricsPoller::spawn(
+            self.source.clone(),
+            vec![scope.clone()],
+            self.period,
+            self.tx.clone(),
+            self.cancel.child_token(),
+        );
+        self.pollers.insert(scope, (poller, HashSet::from([view])));
+    }
+
+    /// `view` closed: a poller no view uses any more is cancelled.
+    pub fn close_view(&mut self, view: ViewId) {
+        let unused: Vec<MetricsScope> = self
+            .pollers
+            .iter_mut()
+            .filter_map(|(scope, (_, views))| {
+                (views.remove(&view) && views.is_empty()).then(|| scope.clone())
+            })
+            .collect();
+        for scope in unused {
+            if let Some((poller, _)) = self.pollers.remove(&scope) {
+                tracing::debug!(?scope, "metrics poller stops");
+                self.stopping.push(poller.live.clone());
+                drop(poller);
+            }
+        }
+    }
+
+    /// Stop every poller and poll through `source` from now on (a context switch).
+    pub fn replace_source(&mut self, source: Arc<dyn MetricsSource>, cancel: CancellationToken) {
+        for (_, (poller, _)) in self.pollers.drain() {
+            self.stopping.push(poller.live.clone());
+        }
+        self.source = source;
+        self.cancel = cancel;
+    }
+
+    /// The scopes polled now.
+    pub fn scopes(&self) -> Vec<MetricsScope> {
+        self.pollers.keys().cloned().collect()
+    }
+
+    /// Poller tasks still running, those told to stop included until they end (for tests and
+    /// the informer panel).
+    pub fn live_tasks(&mut self) -> usize {
+        self.stopping.retain(|l| l.load(Ordering::SeqCst) > 0);
+        self.pollers.values().map(|(p, _)| p.live()).sum::<usize>()
+            + self
+                .stopping
+                .iter()
+                .map(|l| l.load(Ordering::SeqCst))
+                .sum::<usize>()
     }
 }
 
@@ -513,6 +619,62 @@ mod tests {
         tokio::time::sleep(Duration::from_secs(120)).await;
         assert_eq!(fake.lists.load(Ordering::SeqCst), lists);
         drop(p);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn hub_shares_one_poller_per_scope_and_ends_it_with_its_last_view() {
+        let fake = Arc::new(Fake::default());
+        let (tx, mut rx) = mpsc::channel(8);
+        let mut hub = MetricsHub::new(
+            fake.clone(),
+            Duration::from_secs(15),
+            tx,
+            CancellationToken::new(),
+        );
+        hub.watch(1, MetricsScope::Pods(None));
+        hub.watch(2, MetricsScope::Pods(None));
+        hub.watch(3, MetricsScope::Nodes);
+        assert_eq!(hub.live_tasks(), 2, "two scopes, two pollers");
+        rx.recv().await.expect("update");
+        rx.recv().await.expect("update");
+        assert_eq!(fake.lists.load(Ordering::SeqCst), 2, "one list per scope");
+        hub.close_view(1);
+        assert_eq!(hub.live_tasks(), 2, "view 2 still shows pods");
+        hub.close_view(2);
+        hub.close_view(3);
+        tokio::task::yield_now().await;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        assert_eq!(hub.live_tasks(), 0);
+        assert!(hub.scopes().is_empty());
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert_eq!(
+            fake.lists.load(Ordering::SeqCst),
+            2,
+            "nothing polls any more"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn replacing_the_source_stops_every_poller() {
+        let fake = Arc::new(Fake::default());
+        let (tx, _rx) = mpsc::channel(8);
+        let mut hub = MetricsHub::new(
+            fake.clone(),
+            Duration::from_secs(15),
+            tx,
+            CancellationToken::new(),
+        );
+        hub.watch(1, MetricsScope::Nodes);
+        hub.replace_source(fake.clone(), CancellationToken::new());
+        tokio::task::yield_now().await;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        assert_eq!(hub.live_tasks(), 0);
+        hub.watch(2, MetricsScope::Nodes);
+        assert_eq!(
+            hub.live_tasks(),
+            1,
+            "a view opened after the switch polls again"
+        );
     }
 
     #[test]

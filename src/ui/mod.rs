@@ -44,6 +44,10 @@
 //!   transition, and once a second for rates and countdowns: `Action::InformerStats` (a row per informer, matched to
 //!   views by `resource_label` and namespace; `synced` turns on change highlighting, `forbidden`
 //!   shows the 403 message) and `Action::Connection` (unreachable → header countdown and STALE).
+//! - `Effect::WatchMetrics { view, scope }`: poll metrics.k8s.io for the scope while the view is
+//!   open (one poller per scope, shared; `Effect::CloseView` of its last view ends it), one
+//!   `Action::Metrics` per poll or unavailability reason. The pulse's feeds are `OpenResource`
+//!   views that are not tables: their rows go to the pulse model.
 //! - `Action::Tap` with new event-tap entries; `Action::Discovery`, `Action::Contexts` at start
 //!   and after `Effect::SwitchContext`.
 //! - `Effect::FetchYaml`/`FetchDescribe` → `Action::Yaml`/`Action::Describe` with the same

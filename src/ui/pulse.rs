@@ -344,7 +344,7 @@ pub struct PulseOpen {
 }
 
 /// The pulse screen's state.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Pulse {
     classes: HashMap<(PulseKind, Arc<str>), Class>,
     counts: Counts,

@@ -26,6 +26,7 @@ use super::action::{
 };
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
+use super::metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
 use super::terminal;
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
@@ -59,7 +60,12 @@ pub struct RuntimeConfig {
     pub keys: KeyMap,
     /// Extra line for the header, e.g. "demo cluster on 127.0.0.1:PORT".
     pub banner: Option<String>,
+    /// How often the metrics API is polled while a pods/nodes view or the pulse is open.
+    pub metrics_period: Duration,
 }
+
+/// Metrics updates in flight between the pollers and the app (a poller waits when it is full).
+const METRICS_CHANNEL: usize = 8;
 
 fn now_ms() -> i64 {
     SystemTime::now()
@@ -306,6 +312,8 @@ pub struct Runtime {
     /// The header's and informer panel's source, refreshed with every frame that carries rows.
     stats: SharedStats,
     access: AccessCache,
+    /// The metrics pollers of the views that show usage.
+    metrics: MetricsHub,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -330,19 +338,44 @@ fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
 
 impl Runtime {
     /// A runtime on `connection` (its informer factory started, the stats and event-tap tasks
-    /// running) sending what happens to `tx`.
+    /// running, metrics polled every 15 s) sending what happens to `tx`, metrics updates included.
     pub fn new(connection: Connection, tx: mpsc::UnboundedSender<Action>) -> Runtime {
+        let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
+        let (rt, mut metrics_rx) =
+            Runtime::start(connection, version, Duration::from_secs(15), tx.clone());
+        // Ends when the runtime (its metrics hub) is gone or the app stopped listening.
+        tokio::spawn(async move {
+            while let Some(u) = metrics_rx.recv().await {
+                if tx.send(Action::Metrics(u)).is_err() {
+                    break;
+                }
+            }
+        });
+        rt
+    }
+
+    /// Start the informer factory, the stats task, the event tap and the metrics hub for
+    /// `connection`; the metrics updates arrive on the receiver returned.
+    fn start(
+        connection: Connection,
+        version: SharedVersion,
+        metrics_period: Duration,
+        tx: mpsc::UnboundedSender<Action>,
+    ) -> (Runtime, mpsc::Receiver<MetricsUpdate>) {
         let factory = make_factory(&connection);
         factory.start();
         let conn_cancel = CancellationToken::new();
-        let stats = StatsSource::shared(
-            factory.clone(),
-            connection.context.clone(),
-            Arc::new(parking_lot::Mutex::new(None)),
-        );
+        let stats = StatsSource::shared(factory.clone(), connection.context.clone(), version);
         spawn_stats(stats.clone(), tx.clone(), conn_cancel.clone());
+        let (metrics_tx, metrics_rx) = mpsc::channel(METRICS_CHANNEL);
+        let metrics = MetricsHub::new(
+            Arc::new(KubeMetricsSource::new(connection.client.clone())),
+            metrics_period,
+            metrics_tx,
+            conn_cancel.child_token(),
+        );
         spawn_tap(&factory, tx.clone(), conn_cancel.clone());
-        Runtime {
+        let rt = Runtime {
             connection,
             factory,
             tx,
@@ -350,7 +383,9 @@ impl Runtime {
             conn_cancel,
             stats,
             access: AccessCache::default(),
-        }
+            metrics,
+        };
+        (rt, metrics_rx)
     }
 
     /// The informer factory of the current connection.
@@ -358,8 +393,8 @@ impl Runtime {
         &self.factory
     }
 
-    /// Stop every view and informer.
-    pub async fn shutdown(mut self) {
+    /// Close every view, end the connection's tasks and stop the informers.
+    pub async fn shutdown(&mut self) {
         for view in self.views.keys().copied().collect::<Vec<_>>() {
             self.close_view(view);
         }
@@ -444,6 +479,8 @@ impl Runtime {
     /// forbidden (it would only keep listing and failing, e.g. the all-namespaces informer a
     /// fallback to the context's namespace replaced).
     fn close_view(&mut self, view: ViewId) {
+        // A view may poll metrics without a feed of its own (the pulse's node usage).
+        self.metrics.close_view(view);
         let Some(feed) = self.views.remove(&view) else {
             return;
         };
@@ -464,6 +501,7 @@ impl Runtime {
             self.factory.stop(&opened.key);
         }
     }
+
     /// Carry out one effect of `App::update`; false once the app asked to quit.
     pub async fn carry_out(&mut self, effect: Effect) -> bool {
         match effect {
@@ -512,6 +550,7 @@ impl Runtime {
                     self.open_view(view, resource, namespace);
                 }
             }
+            Effect::WatchMetrics { view, scope } => self.metrics.watch(view, scope),
             Effect::FetchYaml {
                 request,
                 resource,
@@ -537,8 +576,10 @@ impl Runtime {
                 let api = self.api(&resource, namespace.as_deref());
                 let client = self.connection.client.clone();
                 let tx = self.tx.clone();
+                let is_node =
+                    resource.api_resource.group.is_empty() && resource.api_resource.kind == "Node";
                 tokio::spawn(async move {
-                    let result = describe(client, api, namespace, &name).await;
+                    let result = describe(client, api, namespace, &name, is_node).await;
                     let _ = tx.send(Action::Describe { request, result });
                 });
             }
@@ -570,6 +611,10 @@ impl Runtime {
                     self.conn_cancel = CancellationToken::new();
                     // Another context may be another user.
                     self.access = AccessCache::default();
+                    self.metrics.replace_source(
+                        Arc::new(KubeMetricsSource::new(conn.client.clone())),
+                        self.conn_cancel.child_token(),
+                    );
                     self.connection = conn;
                     self.factory = make_factory(&self.connection);
                     self.factory.start();
@@ -801,8 +846,14 @@ async fn describe(
     api: Api<DynamicObject>,
     namespace: Option<String>,
     name: &str,
+    is_node: bool,
 ) -> Result<String, String> {
     let obj = api.get(name).await.map_err(|e| one_line(&e.to_string()))?;
+    let node_section = if is_node {
+        Some(node_resources(client.clone(), &obj, name).await)
+    } else {
+        None
+    };
     let uid = obj.metadata.uid.clone().unwrap_or_default();
     let events_api: Api<DynamicObject> = {
         let ar = kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Event>(&());
@@ -822,7 +873,38 @@ async fn describe(
             Vec::new()
         }
     };
-    Ok(render::describe(&obj, &events))
+    let mut text = render::describe(&obj, &events);
+    if let Some(section) = node_section {
+        // Before the Events, as `kubectl describe node` puts "Allocated resources".
+        match text.find("\nEvents:") {
+            Some(at) => text.insert_str(at + 1, &section),
+            None => text.push_str(&section),
+        }
+    }
+    Ok(text)
+}
+
+/// A node's requests (its non-terminated pods, as `kubectl describe node` lists them) and usage
+/// (its NodeMetrics) against allocatable: two GETs, on the user's `d` only.
+async fn node_resources(client: kube::Client, node: &DynamicObject, name: &str) -> String {
+    let pods_api: Api<DynamicObject> = Api::all_with(
+        client.clone(),
+        &kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
+    );
+    let pods = pods_api
+        .list(&ListParams::default().fields(&format!("spec.nodeName={name}")))
+        .await
+        .map_err(|e| one_line(&e.to_string()));
+    let usage = KubeMetricsSource::new(client).node_usage(name).await;
+    let pod_data: Result<Vec<&serde_json::Value>, String> = match &pods {
+        Ok(list) => Ok(list.items.iter().map(|p| &p.data).collect()),
+        Err(e) => Err(e.clone()),
+    };
+    render::node_detail::describe_section(
+        &node.data,
+        pod_data.as_ref().map(Vec::as_slice).map_err(Clone::clone),
+        usage,
+    )
 }
 
 /// Forward the factory-wide event tap (every delta popped by every informer) to the app, woken by
@@ -1123,16 +1205,16 @@ fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> boo
 /// way out.
 pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
-    let mut rt = Runtime::new(config.connection, tx.clone());
-    let version = rt.stats.lock().server_version.clone();
-    *version.lock() = config.server_version.clone();
+    let version: SharedVersion = Arc::new(parking_lot::Mutex::new(config.server_version.clone()));
+    let connection = config.connection.clone();
+    let (mut rt, mut metrics_rx) = Runtime::start(
+        config.connection,
+        version.clone(),
+        config.metrics_period,
+        tx.clone(),
+    );
     if config.server_version.is_none() {
-        spawn_rediscovery(
-            rt.connection.clone(),
-            version,
-            tx.clone(),
-            rt.conn_cancel.clone(),
-        );
+        spawn_rediscovery(connection, version, tx.clone(), rt.conn_cancel.clone());
     }
     let mut app = App::new(config.app, config.keys);
     let _ = tx.send(Action::Connection(ConnectionState {
@@ -1185,6 +1267,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                 None => { running = false; None }
             },
             a = rx.recv() => a,
+            u = metrics_rx.recv() => u.map(Action::Metrics),
             _ = ages.tick() => Some(Action::Tick(now_ms())),
             _ = tokio::time::sleep(sleep_for), if deadline.is_some() => Some(Action::Tick(now_ms())),
             _ = sigterm.recv() => { tracing::info!("SIGTERM: exiting"); running = false; None }
@@ -1219,6 +1302,50 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     terminal::restore();
     rt.shutdown().await;
     Ok(())
+}
+
+/// The runtime without a terminal, for integration tests: [`Effect`]s in, [`Action`]s out,
+/// with the same informers, feeds, stats, event tap and metrics pollers as the dashboard.
+pub struct Headless {
+    rt: Runtime,
+    rx: mpsc::UnboundedReceiver<Action>,
+    metrics_rx: mpsc::Receiver<MetricsUpdate>,
+}
+
+impl Headless {
+    pub fn start(connection: Connection, metrics_period: Duration) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
+        let (rt, metrics_rx) = Runtime::start(connection, version, metrics_period, tx);
+        Self { rt, rx, metrics_rx }
+    }
+
+    /// Carry out one effect; false for [`Effect::Quit`].
+    pub async fn carry_out(&mut self, effect: Effect) -> bool {
+        self.rt.carry_out(effect).await
+    }
+
+    /// The next action for the app (`None`: every sender is gone).
+    pub async fn next_action(&mut self) -> Option<Action> {
+        tokio::select! {
+            a = self.rx.recv() => a,
+            u = self.metrics_rx.recv() => u.map(Action::Metrics),
+        }
+    }
+
+    /// Metrics poller tasks still running.
+    pub fn live_metrics_tasks(&mut self) -> usize {
+        self.rt.metrics.live_tasks()
+    }
+
+    /// The scopes polled now.
+    pub fn metrics_scopes(&self) -> Vec<MetricsScope> {
+        self.rt.metrics.scopes()
+    }
+
+    pub async fn shutdown(mut self) {
+        self.rt.shutdown().await;
+    }
 }
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {

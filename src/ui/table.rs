@@ -46,6 +46,9 @@ pub struct Entry {
     pub mark: Mark,
     /// When `mark` was set (unix ms).
     pub since_ms: i64,
+    /// The sort key of a column joined at draw time (a usage column: metrics arrive apart
+    /// from the rows), set by [`TableModel::set_joined_keys`]; `None` sorts as `n/a`.
+    pub joined: Option<u64>,
 }
 
 impl Entry {
@@ -67,6 +70,9 @@ pub enum SortBy {
     Key,
     /// By the row's cell at this index (0 = NAME).
     Cell(usize),
+    /// By the joined column at this index (after the row's cells: CPU, MEM...), from
+    /// [`Entry::joined`].
+    Joined(usize),
 }
 
 /// Restricts a table to the objects related to a drilled-down object.
@@ -257,6 +263,7 @@ fn cmp_entries(sort: SortBy, descending: bool, a: &Entry, b: &Entry) -> Ordering
             (Some(x), Some(y)) => x.cmp_for_sort(y),
             (x, y) => x.is_some().cmp(&y.is_some()),
         },
+        SortBy::Joined(_) => a.joined.cmp(&b.joined),
     };
     let o = primary.then_with(|| a.summary.key.cmp(&b.summary.key));
     if descending { o.reverse() } else { o }
@@ -384,10 +391,12 @@ impl TableModel {
             Some(old) if old.mark != Mark::Deleted => Mark::Updated,
             _ => Mark::Added,
         };
+        let joined = self.entries.get(&key).and_then(|o| o.joined);
         let new = Entry {
             summary,
             mark,
             since_ms: now_ms,
+            joined,
         };
         let keeps_place = self.entries.get(&key).is_some_and(|old| {
             cmp_entries(self.sort, false, old, &new) == Ordering::Equal
@@ -454,6 +463,7 @@ impl TableModel {
                 summary,
                 mark,
                 since_ms: now_ms,
+                joined: old.and_then(|o| o.joined),
             };
             match old {
                 Some(o) if !moving.contains(&key) => {
@@ -567,6 +577,7 @@ impl TableModel {
                         summary: s,
                         mark: Mark::None,
                         since_ms: now_ms,
+                        joined: None,
                     },
                 );
             }
@@ -721,6 +732,18 @@ impl TableModel {
         } else {
             self.sort = by;
             self.descending = false;
+            self.resort();
+        }
+    }
+
+    /// Set every row's joined sort key (e.g. when a metrics poll arrives) and, when the table is
+    /// sorted by a joined column, re-sort once: O(n log n) per poll, not per frame. Rows that
+    /// arrive later keep `None` (n/a) until the next call.
+    pub fn set_joined_keys(&mut self, key_of: impl Fn(&Entry) -> Option<u64>) {
+        for e in self.entries.values_mut() {
+            e.joined = key_of(e);
+        }
+        if matches!(self.sort, SortBy::Joined(_)) {
             self.resort();
         }
     }

@@ -11,6 +11,8 @@
 //! - [`text`]: YAML / describe of one object.
 //! - [`events`]: the DeltaFIFO event log, full screen and as the pane under a table.
 //! - [`informers`]: the informer panel.
+//! - [`pulse`]: the cluster pulse (tiles, usage, sparklines, restarts, warnings).
+//! - [`usage`]: the CPU/memory columns the pods and nodes tables join from metrics.
 //! - [`help`], [`confirm`], [`labels`]: dialogs (key help, confirm delete, label picker).
 
 pub mod confirm;
@@ -18,8 +20,10 @@ pub mod events;
 pub mod help;
 pub mod informers;
 pub mod labels;
+pub mod pulse;
 pub mod table;
 pub mod text;
+pub mod usage;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -39,6 +43,7 @@ pub enum Screen {
     Events,
     Informers,
     Text(TextView),
+    Pulse,
 }
 
 /// A key that is not global (quit, help, command line, back, moves, the event pane): the screen
@@ -49,6 +54,11 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         Some(Screen::Text(_)) => app.on_text_key(action),
         Some(Screen::Events) => app.on_events_key(action),
         Some(Screen::Informers) => app.on_informers_key(action, fx),
+        // The pulse takes Enter; the rest is not for a table under it.
+        Some(Screen::Pulse) => {
+            app.on_pulse_key(action, fx);
+            return;
+        }
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -62,6 +72,7 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Text(_)) => app.nav_text(action, n),
         Some(Screen::Events) => app.nav_events(action, n),
         Some(Screen::Informers) => app.nav_informers(action, n),
+        Some(Screen::Pulse) => app.nav_pulse(action),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -80,6 +91,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Events) => events::render_events(&app.events, app.now_ms, area, buf, true),
         Some(Screen::Informers) => app.render_informers(area, buf),
         Some(Screen::Text(t)) => text::render_text(t, area, buf),
+        Some(Screen::Pulse) => app.render_pulse(area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -105,6 +117,7 @@ pub(crate) fn header_lines<'a>(
     match screen {
         Some(Screen::Events) => Some(app.events_header(label, value)),
         Some(Screen::Informers) => Some(app.informers_header(label, value)),
+        Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         _ => None,
     }
 }
@@ -115,6 +128,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::Events) => Some(events::HINTS.to_vec()),
         Some(Screen::Text(t)) => Some(text::hints(t)),
         Some(Screen::Informers) => Some(informers::HINTS.to_vec()),
+        Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         _ => None,
     }
 }

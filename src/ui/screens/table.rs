@@ -20,6 +20,7 @@ use tui_input::backend::crossterm::EventHandler;
 
 use super::Screen;
 use super::text::TextKind;
+use super::usage::{UsageKind, level_style, view_usage};
 use crate::cluster::ResourceInfo;
 use crate::informer::index::LABEL_INDEX;
 use crate::informer::thread_safe_store::ThreadSafeStore;
@@ -101,11 +102,17 @@ impl App {
                 },
                 true,
             ),
+            KeyAction::SortCpu => self.sort_by_usage("CPU"),
+            KeyAction::SortMem => self.sort_by_usage("MEM"),
             KeyAction::SortNext | KeyAction::SortPrev => {
                 let fwd = action == KeyAction::SortNext;
                 let all_ns = self
                     .current_view()
                     .is_some_and(|v| v.namespace.is_none() && v.resource.namespaced);
+                let joined = self
+                    .current_view()
+                    .and_then(|v| UsageKind::of(&v.resource))
+                    .map_or(0, |k| k.columns().len());
                 self.sort_table(
                     move |cols, cur| {
                         // Positions: Key (NAMESPACE in -A, else NAME) then cells (skipping NAME
@@ -113,6 +120,7 @@ impl App {
                         let mut seq: Vec<SortBy> = vec![SortBy::Key];
                         let first = if all_ns { 0 } else { 1 };
                         seq.extend((first..cols.len()).map(SortBy::Cell));
+                        seq.extend((0..joined).map(SortBy::Joined));
                         let i = seq.iter().position(|s| *s == cur).unwrap_or(0);
                         let n = seq.len();
                         seq[if fwd { (i + 1) % n } else { (i + n - 1) % n }]
@@ -338,6 +346,10 @@ impl App {
         if by == cur && !same_flips {
             return;
         }
+        self.prepare_joined_sort(id, by);
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
         v.table.set_sort(by);
         self.scroll_current();
     }
@@ -533,10 +545,18 @@ impl App {
         } else {
             format!(" {}/{} ", t.cursor() + 1, list.len())
         };
-        let block = Block::bordered()
+        let mut block = Block::bordered()
             .border_style(Style::default().fg(if stale { Color::Yellow } else { Color::Blue }))
             .title(Line::from(title_spans).centered())
             .title_bottom(Line::from(position).right_aligned());
+        // Why the usage columns say n/a, under the table that has them.
+        if let Some(why) = &self.metrics_unavailable
+            && UsageKind::of(&v.resource).is_some()
+        {
+            block = block.title_bottom(
+                Line::styled(format!(" {why} "), Style::default().fg(DIM)).left_aligned(),
+            );
+        }
         let inner = block.inner(area);
         block.render(area, buf);
 
@@ -569,6 +589,14 @@ impl App {
             let sorted = sort == SortBy::Cell(i) || (sort == SortBy::Key && i == 0 && !all_ns);
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
+        // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
+        let usage = view_usage(&self.metrics, v);
+        if let Some((kind, _)) = usage {
+            for (i, name) in kind.columns().iter().enumerate() {
+                let sorted = sort == SortBy::Joined(i);
+                headers.push(format!("{name}{}", if sorted { arrow } else { "" }));
+            }
+        }
 
         let height = inner.height.saturating_sub(1) as usize;
         let n = list.len();
@@ -582,7 +610,9 @@ impl App {
         let now_unix = self.now_ms.div_euclid(1000);
 
         // Cells of the visible rows only.
-        let mut rows_text: Vec<(Vec<Cow<'_, str>>, Style, bool)> = Vec::with_capacity(window.len());
+        type Levels = Vec<crate::render::metrics::Level>;
+        let mut rows_text: Vec<(Vec<Cow<'_, str>>, Style, bool, Levels)> =
+            Vec::with_capacity(window.len());
         for key in window {
             let Some(e) = t.entry(key) else { continue };
             let mut cells: Vec<Cow<'_, str>> = Vec::with_capacity(headers.len());
@@ -598,16 +628,23 @@ impl App {
                         .map_or(Cow::Borrowed(""), |c| c.display(now_unix)),
                 );
             }
+            let mut levels = Vec::new();
+            if let Some((kind, polled)) = usage {
+                for c in kind.cells(&e.summary, polled) {
+                    cells.push(Cow::Owned(c.display()));
+                    levels.push(c.level());
+                }
+            }
             let style = mark_style(health_style(e.summary.row.health), e.mark_at(self.now_ms));
             let selected = t.selected_key().is_some_and(|s| s == key);
-            rows_text.push((cells, style, selected));
+            rows_text.push((cells, style, selected, levels));
         }
         let mut widths: Vec<u16> = headers.iter().map(|h| h.chars().count() as u16).collect();
         // Never narrower than what this view has shown before (stable while scrolling).
         for (w, seen) in widths.iter_mut().zip(&v.col_widths) {
             *w = (*w).max(*seen);
         }
-        for (cells, _, _) in &rows_text {
+        for (cells, _, _, _) in &rows_text {
             for (w, c) in widths.iter_mut().zip(cells) {
                 *w = (*w).max(c.chars().count().min(60) as u16);
             }
@@ -621,19 +658,55 @@ impl App {
                 *w = (*w).max(c.min_width.min(20));
             }
         }
-        let header = TRow::new(headers.into_iter().map(TCell::from)).style(
+        // Usage columns sit before IP (k9s's order: usage, then IP, NODE...); with them, the
+        // columns that do not fit are left out from the right instead of squeezing them all.
+        let n_usage = usage.map_or(0, |(k, _)| k.columns().len());
+        let base = headers.len() - n_usage;
+        let order: Vec<usize> = if n_usage == 0 {
+            (0..headers.len()).collect()
+        } else {
+            let at = v
+                .columns
+                .iter()
+                .position(|c| c.name == "IP")
+                .map_or(base, |i| i + usize::from(all_ns));
+            let mut order: Vec<usize> = (0..at).chain(base..headers.len()).collect();
+            order.extend(at..base);
+            let mut used = 0u32;
+            let fit = order
+                .iter()
+                .take_while(|&&i| {
+                    used += u32::from(widths[i]) + if used == 0 { 0 } else { 2 };
+                    used <= u32::from(inner.width)
+                })
+                .count();
+            order.truncate(fit.max(1));
+            order
+        };
+        let header = TRow::new(order.iter().map(|&i| TCell::from(headers[i].clone()))).style(
             Style::default()
                 .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
         );
-        let rows = rows_text.into_iter().map(|(cells, style, selected)| {
-            let style = if selected {
-                style.add_modifier(Modifier::REVERSED)
-            } else {
-                style
-            };
-            TRow::new(cells.into_iter().map(|c| TCell::from(c.into_owned()))).style(style)
-        });
+        let widths: Vec<u16> = order.iter().map(|&i| widths[i]).collect();
+        let rows = rows_text
+            .into_iter()
+            .map(|(cells, style, selected, levels)| {
+                let style = if selected {
+                    style.add_modifier(Modifier::REVERSED)
+                } else {
+                    style
+                };
+                // Usage cells are coloured by level over the row's colour.
+                TRow::new(order.iter().map(|&i| {
+                    let cell = TCell::from(cells.get(i).map_or(String::new(), |c| c.to_string()));
+                    match i.checked_sub(base).and_then(|u| levels.get(u)) {
+                        Some(l) => cell.style(level_style(style, *l)),
+                        None => cell,
+                    }
+                }))
+                .style(style)
+            });
         let constraints: Vec<Constraint> = widths.iter().map(|w| Constraint::Length(*w)).collect();
         Widget::render(
             Table::new(rows, constraints)

@@ -1,0 +1,221 @@
+//! The usage columns of the pods and nodes tables (issue 14): CPU, MEM, %CPU/R, %CPU/L, %MEM/R,
+//! %MEM/L for pods and CPU, MEM, %CPU, %MEM for nodes, as k9s shows them.
+//!
+//! Metrics are not rows: the poller ([`crate::ui::metrics`]) sends one usage map per scope and
+//! poll ([`Action::Metrics`](crate::ui::action::Action::Metrics)), the app keeps the last one,
+//! and the table joins it to its visible rows at draw time (one hash lookup per visible row).
+//! Sorting by a usage column copies each row's value into its entry once per poll
+//! ([`TableModel::set_joined_keys`](crate::ui::table::TableModel::set_joined_keys)).
+//!
+//! Metrics unavailable (no metrics-server, 403, 503): every cell says `n/a` and the footer says
+//! why, once per reason (the poller reports a reason once and backs off).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ratatui::style::{Color, Modifier, Style};
+
+use super::Screen;
+use super::table::ResourceView;
+use crate::cluster::ResourceInfo;
+use crate::render::metrics::{
+    Allocatable, Level, NODE_COLUMNS, POD_COLUMNS, Usage, UsageCell, node_usage_cells,
+    pod_resources, pod_usage_cells,
+};
+use crate::ui::action::{Effect, ObjectSummary, ViewId};
+use crate::ui::app::App;
+use crate::ui::metrics::{MetricsScope, MetricsUpdate};
+use crate::ui::table::SortBy;
+
+/// Usage by informer key, from one poll.
+pub type UsageMap = Arc<HashMap<String, Usage>>;
+
+/// Which usage columns a table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UsageKind {
+    Pods,
+    Nodes,
+}
+
+impl UsageKind {
+    /// Core pods and nodes show usage; every other kind none.
+    pub fn of(resource: &ResourceInfo) -> Option<Self> {
+        let ar = &resource.api_resource;
+        if !ar.group.is_empty() {
+            return None;
+        }
+        match ar.kind.as_str() {
+            "Pod" => Some(UsageKind::Pods),
+            "Node" => Some(UsageKind::Nodes),
+            _ => None,
+        }
+    }
+
+    /// The column names, in order (after the kind's own columns).
+    pub fn columns(self) -> &'static [&'static str] {
+        match self {
+            UsageKind::Pods => &POD_COLUMNS,
+            UsageKind::Nodes => &NODE_COLUMNS,
+        }
+    }
+
+    /// What a view of this kind polls: pod metrics in its namespace (or all), node metrics.
+    pub fn scope(self, namespace: Option<&str>) -> MetricsScope {
+        match self {
+            UsageKind::Pods => MetricsScope::Pods(namespace.map(str::to_string)),
+            UsageKind::Nodes => MetricsScope::Nodes,
+        }
+    }
+
+    /// One row's usage cells: `n/a` everywhere without metrics for it.
+    pub fn cells(self, summary: &ObjectSummary, usage: Option<&UsageMap>) -> Vec<UsageCell> {
+        let u = usage.and_then(|m| m.get(&*summary.key)).copied();
+        match self {
+            UsageKind::Pods => pod_usage_cells(&pod_resources(&summary.object.data), u).to_vec(),
+            UsageKind::Nodes => {
+                node_usage_cells(&Allocatable::of_node(&summary.object.data), u).to_vec()
+            }
+        }
+    }
+}
+
+/// The colour of a usage cell over the row's own colour: ≥ 80% yellow, ≥ 90% red.
+pub fn level_style(base: Style, level: Level) -> Style {
+    match level {
+        Level::Normal => base,
+        Level::Warn => base.fg(Color::Yellow),
+        Level::Critical => base.fg(Color::Red).add_modifier(Modifier::BOLD),
+    }
+}
+
+/// The usage columns of `v` and the last poll for its scope (`None`: not polled yet, or
+/// unavailable).
+pub fn view_usage<'a>(
+    metrics: &'a HashMap<MetricsScope, UsageMap>,
+    v: &ResourceView,
+) -> Option<(UsageKind, Option<&'a UsageMap>)> {
+    let kind = UsageKind::of(&v.resource)?;
+    let scope = kind.scope(v.namespace.as_deref());
+    Some((kind, metrics.get(&scope)))
+}
+
+/// Copy usage column `col` of every row of `v` into its sort key.
+fn fill_joined(metrics: &HashMap<MetricsScope, UsageMap>, v: &mut ResourceView, col: usize) {
+    let Some(kind) = UsageKind::of(&v.resource) else {
+        return;
+    };
+    let usage = metrics.get(&kind.scope(v.namespace.as_deref()));
+    v.table.set_joined_keys(|e| {
+        kind.cells(&e.summary, usage)
+            .get(col)
+            .and_then(UsageCell::sort_key)
+    });
+}
+
+impl App {
+    /// Ask for usage when a pods or nodes view opens (the runtime shares one poller per scope).
+    pub(crate) fn watch_usage(&self, view: ViewId, fx: &mut Vec<Effect>) {
+        if let Some(v) = self.views.get(&view)
+            && v.feeds.is_none()
+            && let Some(kind) = UsageKind::of(&v.resource)
+        {
+            fx.push(Effect::WatchMetrics {
+                view,
+                scope: kind.scope(v.namespace.as_deref()),
+            });
+        }
+    }
+
+    /// One poll arrived (or the API is unavailable).
+    pub(crate) fn on_metrics(&mut self, update: MetricsUpdate) {
+        match update {
+            MetricsUpdate::Usage { scope, usage } => {
+                if scope == MetricsScope::Nodes
+                    && let Some(p) = self.pulse.as_mut()
+                {
+                    p.pulse.set_node_usage(usage.clone());
+                }
+                self.metrics.insert(scope.clone(), usage);
+                self.metrics_unavailable = None;
+                let ids: Vec<ViewId> = self
+                    .views
+                    .values()
+                    .filter(|v| {
+                        UsageKind::of(&v.resource)
+                            .is_some_and(|k| k.scope(v.namespace.as_deref()) == scope)
+                    })
+                    .map(|v| v.id)
+                    .collect();
+                for id in ids {
+                    if let Some(v) = self.views.get_mut(&id)
+                        && let (SortBy::Joined(col), _) = v.table.sort()
+                    {
+                        fill_joined(&self.metrics, v, col);
+                    }
+                }
+                if self.shows_usage() {
+                    self.dirty = true;
+                    self.scroll_current();
+                }
+            }
+            MetricsUpdate::Unavailable(why) => {
+                let msg = why.message();
+                self.metrics.clear();
+                if let Some(p) = self.pulse.as_mut() {
+                    p.pulse.set_metrics_unavailable(msg.clone());
+                }
+                // Said once per reason (the poller sends a reason once).
+                if self.metrics_unavailable.as_deref() != Some(msg.as_str()) {
+                    self.metrics_unavailable = Some(msg.clone());
+                    self.info(msg);
+                }
+                self.dirty = true;
+            }
+        }
+    }
+
+    /// The screen on top shows usage (a pods/nodes table, or the pulse).
+    fn shows_usage(&self) -> bool {
+        match self.current_screen() {
+            Some(Screen::Table(id)) => self
+                .views
+                .get(id)
+                .is_some_and(|v| UsageKind::of(&v.resource).is_some()),
+            Some(Screen::Pulse) => true,
+            _ => false,
+        }
+    }
+
+    /// Sort the current table by its usage column `name` (`CPU`, `MEM`); again: flip.
+    pub(crate) fn sort_by_usage(&mut self, name: &str) {
+        let Some(id) = self.current_view_id() else {
+            return;
+        };
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        let Some(kind) = UsageKind::of(&v.resource) else {
+            self.info(format!("no {name} column here (pods and nodes show usage)"));
+            return;
+        };
+        let Some(col) = kind.columns().iter().position(|c| *c == name) else {
+            return;
+        };
+        let by = SortBy::Joined(col);
+        if v.table.sort().0 != by {
+            fill_joined(&self.metrics, v, col);
+        }
+        v.table.set_sort(by);
+        self.scroll_current();
+    }
+
+    /// Before a sort change to a usage column: fill its keys.
+    pub(crate) fn prepare_joined_sort(&mut self, id: ViewId, by: SortBy) {
+        if let SortBy::Joined(col) = by
+            && let Some(v) = self.views.get_mut(&id)
+            && v.table.sort().0 != by
+        {
+            fill_joined(&self.metrics, v, col);
+        }
+    }
+}
