@@ -98,8 +98,10 @@ T set-option -t "$SESSION" -g default-terminal tmux-256color >/dev/null 2>&1 || 
 T set-option -t "$SESSION" status off
 T resize-window -t "$SESSION" -x "$COLS" -y "$ROWS" 2>/dev/null || true
 
-# 1. pods table, all namespaces (with usage from the first metrics poll)
+# 1. pods table, all namespaces, with usage from the first metrics poll and the live event log
+#    pane under it (shown on start)
 wait_for "synced" 60
+wait_for "DeltaFIFO events"
 sleep 3
 # a key press replaces the start-up status line with the key hints
 key j
@@ -151,6 +153,7 @@ key Enter
 wait_for "report-web"
 key Enter 1.5
 wait_for "<deployments/report-web>"
+wait_for "owner index"
 shot drilldown 1.5
 
 # 7. YAML of the first pod of the drill-down

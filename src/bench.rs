@@ -24,6 +24,11 @@
 //!    CPU while idle with the App loop run as the runtime runs it (1 s `Action::Tick`, a frame
 //!    only when dirty).
 //!
+//! 7. drill-down at 150k pods: the App's Enter on a node, a deployment (its ReplicaSets by the
+//!    owner index, then their pods) and a namespace, up to the drilled table holding its rows
+//!    (`Action::Store` → index lookup → rows), next to what a drill-down cost before the
+//!    indexes answered it: every row sent to the new view and a scan of them for the matches.
+//!
 //! The demo server of figures 1-2 runs as a child process (`kinformer demo-server`), so the RSS
 //! of this process is the informer's alone. `--kubeconfig` benchmarks any cluster instead (then
 //! the forced relist is skipped: it needs the demo server's fault endpoint).
@@ -120,6 +125,8 @@ pub enum FigureGroup {
     Latency,
     /// Figures 5-6: label filter and render; the pulse frame.
     Render,
+    /// Figure 7: drill-down (node, deployment, namespace) through the indexes.
+    Drill,
 }
 
 impl BenchOptions {
@@ -1679,6 +1686,241 @@ fn pulse_draw(opts: &BenchOptions, report: &mut Report) -> Result<(), BenchError
 }
 
 // ---------------------------------------------------------------------------------------------
+// Figure 7: drill-down through the indexes
+
+/// ReplicaSets of the drill-down fixture: `rs-{k}` (uid `rs-uid-{k}`) in `ns-{k % 50}`, owned by
+/// Deployment `deploy-uid-{k % 500}` (two ReplicaSets each, as after a rollout).
+const FIXTURE_REPLICASETS: usize = 1_000;
+
+fn owner_ref(kind: &str, name: &str, uid: &str) -> Value {
+    serde_json::json!([{ "apiVersion": "apps/v1", "kind": kind, "name": name, "uid": uid,
+        "controller": true }])
+}
+
+/// A workload object as the informer would cache it (what drill-down reads: uid, owners).
+fn workload_object(
+    kind: &str,
+    ns: &str,
+    name: &str,
+    uid: &str,
+    owner: Option<Value>,
+) -> Result<DynamicObject, BenchError> {
+    let mut v = serde_json::json!({
+        "apiVersion": "apps/v1", "kind": kind,
+        "metadata": { "name": name, "namespace": ns, "uid": uid, "resourceVersion": "1" },
+        "spec": { "replicas": 2 }, "status": { "replicas": 2, "readyReplicas": 2 },
+    });
+    if let Some(o) = owner {
+        v["metadata"]["ownerReferences"] = o;
+    }
+    serde_json::from_value(v).map_err(|e| BenchError::Setup(format!("{kind} fixture: {e}")))
+}
+
+/// An App showing `resource` with one row (`obj`, as `kind`) selected; Enter drills into it.
+fn app_on(resource: &str, kind: &str, obj: DynamicObject) -> Result<(App, ViewId), BenchError> {
+    let keys = KeyMap::defaults().map_err(|e| BenchError::Setup(format!("key map: {e}")))?;
+    let mut app = App::new(
+        AppConfig {
+            context: "bench".into(),
+            namespace: None,
+            resource: resource.into(),
+            now_ms: now_ms(),
+            ..AppConfig::default()
+        },
+        keys,
+    );
+    app.update(Action::Resize(WIDTH, HEIGHT));
+    let view = app
+        .init()
+        .into_iter()
+        .find_map(|e| match e {
+            // The first view comes first (then the namespaces view behind `:ns`).
+            Effect::OpenResource { view, .. } => Some(view),
+            _ => None,
+        })
+        .ok_or_else(|| BenchError::Setup(format!("the app opened no {resource} view")))?;
+    let row = ObjectSummary::from_object(kind, &Arc::new(obj), None)
+        .ok_or_else(|| BenchError::Setup(format!("{kind} fixture has no name")))?;
+    app.update(Action::Resync {
+        view,
+        rows: vec![row],
+    });
+    Ok((app, view))
+}
+
+/// Press Enter on the selected row and hand each opened view its informer's store, as the
+/// runtime does; returns the drilled pods view's rows and header. `stores`: plural → store.
+fn drill_once(
+    app: &mut App,
+    stores: &HashMap<&str, Arc<ThreadSafeStore<DynamicObject>>>,
+) -> Result<(usize, String), BenchError> {
+    let fx = app.update(Action::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Enter,
+        crossterm::event::KeyModifiers::NONE,
+    )));
+    let mut pods_view = None;
+    // The feeder (ReplicaSets) first: the order the runtime sends them in does not matter.
+    let mut opened: Vec<(ViewId, String)> = fx
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::OpenResource { view, resource, .. } => {
+                Some((view, resource.api_resource.plural))
+            }
+            _ => None,
+        })
+        .collect();
+    opened.reverse();
+    for (view, plural) in opened {
+        if plural == "pods" {
+            pods_view = Some(view);
+        }
+        let store = stores
+            .get(plural.as_str())
+            .ok_or_else(|| BenchError::Setup(format!("no {plural} store")))?;
+        app.update(Action::Store {
+            view,
+            store: store.clone(),
+        });
+    }
+    let v = pods_view
+        .and_then(|id| app.views.get(&id))
+        .ok_or_else(|| BenchError::Setup("the drill-down opened no pods view".into()))?;
+    Ok((v.table.list().len(), v.drill_text().unwrap_or_default()))
+}
+
+/// Back from a drill-down (Esc closes its views).
+fn drill_back(app: &mut App) {
+    app.update(Action::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Esc,
+        crossterm::event::KeyModifiers::NONE,
+    )));
+}
+
+fn drill_down(opts: &BenchOptions, report: &mut Report) -> Result<(), BenchError> {
+    let n = if opts.smoke { 20_000 } else { 150_000 };
+    let nk = format!("{}k", n / 1000);
+    let sec = format!("drill-down at {nk} pods");
+    // Pods as in figures 5-6 (node-{i % 500}, ns-{i % 50}), each owned by ReplicaSet
+    // rs-{i % 1000}.
+    let pods = Arc::new(ThreadSafeStore::new(dashboard_pod_indexers()));
+    let transform = pod_transform();
+    for (i, mut p) in fixture_pods(n)?.into_iter().enumerate() {
+        let k = i % FIXTURE_REPLICASETS;
+        if let Ok(refs) = serde_json::from_value(owner_ref(
+            "ReplicaSet",
+            &format!("rs-{k}"),
+            &format!("rs-uid-{k}"),
+        )) {
+            p.metadata.owner_references = Some(refs);
+        }
+        let p = Arc::new(transform(p));
+        pods.add(&crate::informer::meta_namespace_key(p.as_ref())?, p)?;
+    }
+    let replicasets = Arc::new(ThreadSafeStore::new(default_indexers::<DynamicObject>()));
+    for k in 0..FIXTURE_REPLICASETS {
+        let d = k % 500;
+        let rs = Arc::new(workload_object(
+            "ReplicaSet",
+            &format!("ns-{}", k % 50),
+            &format!("rs-{k}"),
+            &format!("rs-uid-{k}"),
+            Some(owner_ref(
+                "Deployment",
+                &format!("deploy-{d}"),
+                &format!("deploy-uid-{d}"),
+            )),
+        )?);
+        replicasets.add(&crate::informer::meta_namespace_key(rs.as_ref())?, rs)?;
+    }
+    let stores: HashMap<&str, Arc<ThreadSafeStore<DynamicObject>>> =
+        [("pods", pods.clone()), ("replicasets", replicasets.clone())]
+            .into_iter()
+            .collect();
+    let runs = 21;
+    let node: DynamicObject =
+        serde_json::from_value(serde_json::json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "node-7", "uid": "node-uid-7"}}))
+        .map_err(|e| BenchError::Setup(format!("node fixture: {e}")))?;
+    let namespace: DynamicObject =
+        serde_json::from_value(serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "ns-7", "uid": "ns-uid-7"}}))
+        .map_err(|e| BenchError::Setup(format!("namespace fixture: {e}")))?;
+    let deployment = workload_object("Deployment", "ns-7", "deploy-7", "deploy-uid-7", None)?;
+    let cases = [
+        ("node", "nodes", "Node", node, n / 500),
+        (
+            "deployment",
+            "deployments",
+            "Deployment",
+            deployment,
+            n / FIXTURE_REPLICASETS * 2,
+        ),
+        ("namespace", "namespaces", "Namespace", namespace, n / 50),
+    ];
+    for (what, resource, kind, obj, expect) in cases {
+        let (mut app, _) = app_on(resource, kind, obj)?;
+        let mut shown = 0;
+        let mut header = String::new();
+        let mut times = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let t = Instant::now();
+            (shown, header) = drill_once(&mut app, &stores)?;
+            times.push(t.elapsed());
+            drill_back(&mut app);
+        }
+        if shown != expect {
+            return Err(BenchError::Setup(format!(
+                "{what} drill-down shows {shown} pods, expected {expect} ({header})"
+            )));
+        }
+        let t = median(&mut times);
+        let per_row = t.as_secs_f64() * 1e6 / shown.max(1) as f64;
+        // The node and deployment drill-downs have a target; the namespace one (ten times the
+        // matches) shows how the cost follows the matches, not the cache.
+        let (target, v) = if what == "namespace" {
+            ("", Verdict::Info)
+        } else {
+            ("≤ 10 ms", verdict(t <= Duration::from_millis(10)))
+        };
+        report.fig(
+            &sec,
+            &format!("{what} drill-down (Enter → index → {shown} rows): {header}"),
+            format!("{} ({per_row:.1} µs per row)", ms(t)),
+            target,
+            v,
+        );
+    }
+    // Before: the drilled view received every pod's row and filtered them with a scan.
+    let (mut app, view) = pods_app()?;
+    let t_rows = time_median(3, || {
+        let rows = store_rows(&pods);
+        app.update(Action::Resync { view, rows })
+    });
+    let t_scan = time_median(runs, || {
+        if let Some(tb) = table(&mut app, view) {
+            tb.filters.drill = Some(crate::ui::table::Drill::Node(Arc::from("node-7")));
+            tb.refilter(None);
+        }
+        shown_rows(&app, view)
+    });
+    report.fig(
+        &sec,
+        &format!("before: every row to the drilled view ({nk} summaries + Resync)"),
+        ms(t_rows),
+        "",
+        Verdict::Info,
+    );
+    report.fig(
+        &sec,
+        &format!("before: node filter by a scan of the {nk} rows"),
+        ms(t_scan),
+        "",
+        Verdict::Info,
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
 // Entry point
 
 /// Run every figure and return the report.
@@ -1734,6 +1976,10 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
         tracing::info!("bench: pulse draw");
         pulse_draw(&opts, &mut report)?;
     }
+    if opts.wants(FigureGroup::Drill) {
+        tracing::info!("bench: drill-down");
+        drill_down(&opts, &mut report)?;
+    }
     report.notes.push(
         "figures 4 and 6 drive the dashboard's App (Action::Rows of ObjectSummary::from_object, \
          drawn with `&App` on a 200×60 TestBackend, a frame only when take_dirty())"
@@ -1765,6 +2011,32 @@ mod tests {
         p.metadata.name = Some(name.into());
         p.data["status"]["phase"] = Value::String(phase.into());
         p
+    }
+
+    /// The drill-down figure checks that each drill-down shows exactly the pods of its node,
+    /// deployment (through its two ReplicaSets) and namespace, and names the index that answered.
+    #[test]
+    fn drill_down_figures_show_the_indexes_answers() -> Result<(), BenchError> {
+        let opts = BenchOptions {
+            pods: Vec::new(),
+            runs: 1,
+            no_peer: true,
+            churn: Vec::new(),
+            kubeconfig: None,
+            smoke: true,
+            only: vec![FigureGroup::Drill],
+        };
+        let mut report = Report::default();
+        drill_down(&opts, &mut report)?;
+        let names: Vec<&str> = report.figures.iter().map(|f| f.name.as_str()).collect();
+        for want in [
+            "node index → 40 pods",
+            "owner index: 2 replicasets → 40 pods",
+            "namespace index → 400 pods",
+        ] {
+            assert!(names.iter().any(|n| n.contains(want)), "{want}: {names:?}");
+        }
+        Ok(())
     }
 
     #[test]

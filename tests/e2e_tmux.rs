@@ -181,9 +181,17 @@ fn dashboard_navigates_deployments_filters_labels_and_quits() {
         return;
     }
     let s = Session::start("nav", "-A");
-    s.wait_for("the pods table with running pods", 60, |t| {
-        t.contains("Pods(all)") && t.contains("Running") && t.contains("synced")
-    });
+    // The first screen: pods, the informer state and the live event log at once.
+    s.wait_for(
+        "the pods table with running pods and the event log",
+        60,
+        |t| {
+            t.contains("Pods(all)")
+                && t.contains("Running")
+                && t.contains("synced")
+                && t.contains("DeltaFIFO events")
+        },
+    );
 
     s.keys(&[":"]);
     s.text("deploy");
@@ -195,9 +203,16 @@ fn dashboard_navigates_deployments_filters_labels_and_quits() {
 
     // Drill down from the selected deployment to its pods (owner index).
     s.keys(&["Enter"]);
-    s.wait_for("the deployment's pods", 30, |t| {
-        t.contains("Pods(") && t.contains("<deployments/") && t.contains("RESTARTS")
-    });
+    s.wait_for(
+        "the deployment's pods, answered by the owner index",
+        30,
+        |t| {
+            t.contains("Pods(")
+                && t.contains("<deployments/")
+                && t.contains("RESTARTS")
+                && t.contains("owner index")
+        },
+    );
     s.keys(&["Escape"]);
     s.wait_for("back on deployments", 15, |t| {
         t.contains("Deployments(all)")

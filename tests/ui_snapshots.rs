@@ -259,8 +259,8 @@ fn event_log_kind_column_fits_group_qualified_kinds_and_delta_narrows_without_to
 #[test]
 fn event_log_pane_paused_and_filtered() {
     let (mut app, _) = app_demo(config());
+    // The pane is on the first screen: no `e` needed.
     app.update(Action::Tap(taps()));
-    app.update(key('e'));
     app.update(key('p'));
     app.update(key('o')); // kind: Deployment
     app.update(key('o')); // kind: Pod
@@ -288,14 +288,20 @@ fn drill_down_header_shows_the_views_own_namespace() {
     connected(&mut app);
     let fx = app.update(code(KeyCode::Enter));
     let pods_view = opened(&fx)[0].0;
+    let owned = pod(PodSpec {
+        ns: "identity",
+        name: "auth-5d8f-a",
+        owner: Some("uid-auth-5d8f"),
+        ..PodSpec::default()
+    });
+    // The rows come from the owner index of the store the runtime attaches.
+    app.update(Action::Store {
+        view: pods_view,
+        store: pod_store_of(&[owned.clone(), simple_pod("identity", "other")]),
+    });
     app.update(Action::Resync {
         view: pods_view,
-        rows: vec![pod(PodSpec {
-            ns: "identity",
-            name: "auth-5d8f-a",
-            owner: Some("uid-auth-5d8f"),
-            ..PodSpec::default()
-        })],
+        rows: vec![owned],
     });
     insta::assert_snapshot!(draw(&mut app, 100, 8).backend());
 }
@@ -509,6 +515,7 @@ fn rendering_never_panics_at_any_size_on_any_screen() {
         Box::new(|a| {
             a.update(ctrl('d'));
         }),
+        // `e` hides the event log pane (shown by default).
         Box::new(|a| {
             a.update(key('e'));
             a.update(Action::Tap(taps()));

@@ -18,6 +18,7 @@ use crate::informer::meta_namespace_key;
 use crate::informer::shared_informer::TapEntry;
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::render::{PrinterColumn, Row};
+use crate::ui::table::Drill;
 
 /// Identifies one resource view (one informer subscription) for the lifetime of the app.
 /// Allocated by the app in [`Effect::OpenResource`]; the runtime tags data for that view with it.
@@ -274,10 +275,20 @@ pub enum Effect {
     /// Start or reuse the informer for `resource` in `namespace` (`None`: all namespaces or
     /// cluster-scoped) and stream its content to `view` ([`Action::Store`], then
     /// [`Action::Resync`], then [`Action::Rows`]).
+    ///
+    /// `drill`: the view is a drill-down; feed it only the objects the drill's index files under
+    /// its values (the app reads the initial rows from that index itself, on `Action::Store`).
     OpenResource {
         view: ViewId,
         resource: ResourceInfo,
         namespace: Option<String>,
+        drill: Option<Drill>,
+    },
+    /// A drilled view's relation widened or narrowed (a Deployment gained a ReplicaSet): feed the
+    /// view the objects of the new values from now on, and queue those already cached.
+    SetDrill {
+        view: ViewId,
+        drill: Drill,
     },
     /// The view is gone: stop streaming to it (the informer may be stopped if unused).
     CloseView {

@@ -16,7 +16,7 @@ use super::keys::{KeyAction, KeyMap};
 use super::metrics::MetricsScope;
 use super::resources::printer_columns_of;
 use super::resources::{builtin_resources, resolve};
-use super::table::TableModel;
+use super::table::{Drill, TableModel};
 use crate::cluster::ResourceInfo;
 use crate::render::columns;
 
@@ -24,7 +24,7 @@ pub use super::screens::Screen;
 pub use super::screens::confirm::ConfirmDelete;
 pub use super::screens::labels::LabelPicker;
 use super::screens::pulse::PulseScreen;
-pub use super::screens::table::{OwnerFeed, ResourceView};
+pub use super::screens::table::{DrillAnswer, DrillVia, OwnerFeed, ResourceView};
 pub use super::screens::text::{TextKind, TextView, text_area, wrapped_rows};
 use super::screens::usage::UsageMap;
 use super::screens::{self, text::TextResult};
@@ -124,6 +124,19 @@ pub struct App {
 /// Lines above and below the table (header, borders, footer) at the default layout.
 const CHROME_ROWS: u16 = 7;
 
+/// Lines of the header (3) and footer (1) around the body.
+const FRAME_ROWS: u16 = 4;
+
+/// The smallest useful event log pane: its title, column header and one entry.
+const MIN_PANE_ROWS: u16 = 3;
+
+/// Height of the event log pane under a table in a terminal `height` lines high: about a quarter
+/// of the body (the table keeps the rest); none when that would not hold one entry.
+pub fn events_pane_rows(height: u16) -> u16 {
+    let rows = height.saturating_sub(FRAME_ROWS) / 4;
+    if rows < MIN_PANE_ROWS { 0 } else { rows }
+}
+
 /// How long an info message (e.g. the start-up banner) replaces the footer's key hints.
 pub const INFO_MESSAGE_MS: i64 = 5_000;
 
@@ -147,7 +160,8 @@ impl App {
             informers: Vec::new(),
             informer_cursor: 0,
             events: EventLog::default(),
-            show_events_pane: false,
+            // The event log is the dashboard's signature: on the first screen, `e` hides it.
+            show_events_pane: true,
             mode: Mode::Normal,
             message: None,
             message_until_ms: None,
@@ -260,7 +274,7 @@ impl App {
     pub fn table_height(&self) -> usize {
         let mut h = self.size.1.saturating_sub(CHROME_ROWS);
         if self.show_events_pane {
-            h = h.saturating_sub(self.size.1 * 2 / 5);
+            h = h.saturating_sub(events_pane_rows(self.size.1));
         }
         if matches!(self.mode, Mode::Command { .. } | Mode::Filter { .. }) {
             h = h.saturating_sub(3);
@@ -312,6 +326,18 @@ impl App {
         namespace: Option<String>,
         fx: &mut Vec<Effect>,
     ) -> ViewId {
+        self.open_view_with(resource, namespace, None, fx)
+    }
+
+    /// [`open_view`](Self::open_view); with a `drill`, the view shows only the drill's objects,
+    /// read from its index once the store arrives (see `fill_from_index`).
+    pub(super) fn open_view_with(
+        &mut self,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        drill: Option<Drill>,
+        fx: &mut Vec<Effect>,
+    ) -> ViewId {
         let id = self.next_view;
         self.next_view += 1;
         let cols = columns(&resource.api_resource.kind, printer_columns_of(&resource));
@@ -319,7 +345,18 @@ impl App {
             view: id,
             resource: resource.clone(),
             namespace: namespace.clone(),
+            drill: drill.clone(),
         });
+        let mut table = TableModel::default();
+        let drill_answer = drill.as_ref().map(|d| DrillAnswer {
+            index: d.index(),
+            via: None,
+            answered: false,
+        });
+        if drill.is_some() {
+            table.filters.drill = drill;
+            table.refilter(None);
+        }
         self.views.insert(
             id,
             ResourceView {
@@ -327,13 +364,14 @@ impl App {
                 resource,
                 namespace,
                 columns: cols,
-                table: TableModel::default(),
+                table,
                 error: None,
                 denial: None,
                 fallback_denied: None,
                 synced: false,
                 store: None,
                 drilled_from: None,
+                drill_answer,
                 feeds: None,
                 col_widths: Vec::new(),
             },
@@ -470,7 +508,7 @@ impl App {
                 // The initial list is not news: highlight only once the view is synced.
                 let highlight = v.synced;
                 if v.table.apply(upserts, deletes, now, highlight) {
-                    self.after_rows(view);
+                    self.after_rows(view, &mut fx);
                 }
             }
             Action::Resync { view, rows } => {
@@ -487,7 +525,7 @@ impl App {
                 v.fallback_denied = None;
                 v.table.resync(rows, now);
                 self.dirty = true;
-                self.after_rows(view);
+                self.after_rows(view, &mut fx);
             }
             Action::Store { view, store } => {
                 if let Some(v) = self.views.get_mut(&view) {
@@ -498,6 +536,10 @@ impl App {
                         let cands = Self::label_candidates(v);
                         v.table.refilter(cands);
                         self.dirty = true;
+                    }
+                    // A drill-down's rows come from its index.
+                    if v.table.filters.drill.is_some() {
+                        self.fill_from_index(view, &mut fx);
                     }
                 }
             }

@@ -36,10 +36,13 @@
 //! # The runtime's side of the protocol
 //! - Create the app with `App::new(AppConfig, KeyMap::load(keys::user_keys_path().as_deref())?)`
 //!   and carry out the effects of `App::init()` (the first view and a namespaces view).
-//! - `Effect::OpenResource { view, resource, namespace }`: start or reuse the informer, send
-//!   `Action::Store { view, store }` (the indexer, for label filters and the picker), then the
-//!   rows: `Action::Rows` with `ObjectSummary::from_object` summaries of changed keys and the
-//!   deleted keys (or `Action::Resync` with the complete list). `Effect::CloseView`: stop.
+//! - `Effect::OpenResource { view, resource, namespace, drill }`: start or reuse the informer,
+//!   send `Action::Store { view, store }` (the indexer, for label filters, the picker and
+//!   drill-downs), then the rows: `Action::Rows` with `ObjectSummary::from_object` summaries of
+//!   changed keys and the deleted keys (or `Action::Resync` with the complete list). With a
+//!   `drill`, only objects the drill's index files under its values are sent (the app reads the
+//!   initial ones from the index); `Effect::SetDrill` changes those values. `Effect::CloseView`:
+//!   stop.
 //! - Only when changed — with every batch of `Action::Rows` (same frame), on every reflector
 //!   transition, and once a second for rates and countdowns: `Action::InformerStats` (a row per informer, matched to
 //!   views by `resource_label` and namespace; `synced` turns on change highlighting, `forbidden`

@@ -27,12 +27,16 @@ use super::action::{
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
 use super::metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
+use super::table::Drill;
 use super::terminal;
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
+use crate::informer::index::IndexFunc;
 use crate::informer::reflector::{ReflectorState, ReflectorStatus};
-use crate::informer::shared_informer::{DeleteObject, HandlerRegistration, ResourceEventHandler};
+use crate::informer::shared_informer::{
+    DeleteObject, HandlerRegistration, ResourceEventHandler, SharedIndexInformer,
+};
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::informer::workqueue::RateLimitingQueue;
 use crate::informer::{Error as InformerError, meta_namespace_key};
@@ -80,6 +84,97 @@ const BATCH: usize = 4096;
 /// Handler that turns informer notifications into keys on the view's workqueue.
 struct KeyFeed {
     queue: Arc<RateLimitingQueue<Arc<str>>>,
+    /// A drilled view is fed only its drill's objects.
+    gate: Option<Arc<DrillGate>>,
+}
+
+/// What a drilled view is fed: the objects its drill's index files under one of the drill's
+/// values. The view reads the objects already cached from the index (O(matches)); this gate
+/// passes it the later changes of those objects only, so it never receives (nor renders, nor
+/// sorts) the rest of the informer's objects.
+struct DrillGate {
+    drill: parking_lot::RwLock<Drill>,
+    /// The index function of `drill.index()`, as the indexer applies it.
+    index_fn: IndexFunc<DynamicObject>,
+    /// The informer had synced when the view registered, so the adds marked as part of the
+    /// initial list are the registration's replay of the cache: skipped, the view reads the
+    /// index instead (and the queue is seeded from it).
+    skip_replay: bool,
+}
+
+impl DrillGate {
+    fn admits(&self, obj: &DynamicObject) -> bool {
+        match (self.index_fn)(obj) {
+            Ok(values) => {
+                let drill = self.drill.read();
+                values.iter().any(|v| drill.has_value(v))
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Queue the keys the index files under the drill's values (O(matches)).
+    fn seed(&self, store: &ThreadSafeStore<DynamicObject>, queue: &RateLimitingQueue<Arc<str>>) {
+        let drill = self.drill.read();
+        for value in drill.values() {
+            for key in store
+                .index_keys_all(drill.index(), &[value])
+                .unwrap_or_default()
+            {
+                queue.add(key);
+            }
+        }
+    }
+}
+
+/// A view's subscription to `informer`: a handler feeding a new workqueue with the keys of
+/// changed objects. For a drill-down, only the drill's objects: the handler is gated and the
+/// queue seeded from the drill's index (the objects already cached, O(matches)). Without the
+/// drill's index (an informer built without it) the view gets every object and filters them.
+fn subscribe(
+    informer: &Arc<SharedIndexInformer<DynamicObject>>,
+    drill: Option<Drill>,
+) -> Subscription {
+    let queue = Arc::new(RateLimitingQueue::<Arc<str>>::new());
+    let store = informer.indexer();
+    let gate = drill.and_then(|drill| {
+        let index_fn = store.get_indexers().remove(drill.index())?;
+        Some(Arc::new(DrillGate {
+            drill: parking_lot::RwLock::new(drill),
+            index_fn,
+            skip_replay: informer.has_synced(),
+        }))
+    });
+    let registration = informer.add_event_handler(
+        Arc::new(KeyFeed {
+            queue: queue.clone(),
+            gate: gate.clone(),
+        }),
+        None,
+    );
+    if let Some(g) = &gate {
+        // After registering: what the skipped replay held is in the index by now.
+        g.seed(&store, &queue);
+    }
+    Subscription {
+        queue,
+        gate,
+        registration,
+    }
+}
+
+/// What [`subscribe`] set up.
+struct Subscription {
+    queue: Arc<RateLimitingQueue<Arc<str>>>,
+    gate: Option<Arc<DrillGate>>,
+    registration: Result<HandlerRegistration<DynamicObject>, InformerError>,
+}
+
+/// A drilled view's gate, with its queue and store (for `Effect::SetDrill`).
+struct FedGate {
+    gate: Arc<DrillGate>,
+    queue: Arc<RateLimitingQueue<Arc<str>>>,
+    store: Arc<ThreadSafeStore<DynamicObject>>,
 }
 
 impl KeyFeed {
@@ -91,15 +186,31 @@ impl KeyFeed {
 }
 
 impl ResourceEventHandler<DynamicObject> for KeyFeed {
-    fn on_add(&self, obj: &Arc<DynamicObject>, _is_in_initial_list: bool) {
+    fn on_add(&self, obj: &Arc<DynamicObject>, is_in_initial_list: bool) {
+        if let Some(g) = &self.gate
+            && ((is_in_initial_list && g.skip_replay) || !g.admits(obj))
+        {
+            return;
+        }
         self.push(obj.as_ref());
     }
-    fn on_update(&self, _old: &Arc<DynamicObject>, new: &Arc<DynamicObject>) {
+    fn on_update(&self, old: &Arc<DynamicObject>, new: &Arc<DynamicObject>) {
+        // An object leaving the drill is sent too: the view re-checks and hides it.
+        if let Some(g) = &self.gate
+            && !g.admits(new)
+            && !g.admits(old)
+        {
+            return;
+        }
         self.push(new.as_ref());
     }
     fn on_delete(&self, obj: &DeleteObject<DynamicObject>) {
         match obj {
-            DeltaObject::Object(o) => self.push(o.as_ref()),
+            DeltaObject::Object(o) => {
+                if self.gate.as_ref().is_none_or(|g| g.admits(o)) {
+                    self.push(o.as_ref())
+                }
+            }
             DeltaObject::Tombstone(t) => self.queue.add(Arc::from(t.key.as_str())),
         }
     }
@@ -110,6 +221,8 @@ impl ResourceEventHandler<DynamicObject> for KeyFeed {
 struct ViewFeed {
     resource: ResourceInfo,
     namespace: Option<String>,
+    /// A drill-down's index and values (kept for a reopen after a forbidden view's retry).
+    drill: Option<Drill>,
     opened: OpenedSlot,
     cancel: CancellationToken,
 }
@@ -121,6 +234,8 @@ struct Opened {
     key: InformerKey,
     informer: Arc<crate::informer::factory::DynamicInformer>,
     registration: Option<HandlerRegistration<DynamicObject>>,
+    /// A drilled view's gate (for `Effect::SetDrill`).
+    gate: Option<FedGate>,
 }
 
 /// How long a forbidden view waits before the runtime asks the server again by itself
@@ -406,7 +521,13 @@ impl Runtime {
     /// in the view's scope (answers cached for the session). Refused: no informer; the view is
     /// told why ([`Action::Forbidden`]) and access is checked again every
     /// [`FORBIDDEN_RECHECK`]. Without an answer (no review API): open and let a 403 tell.
-    fn open_view(&mut self, view: ViewId, resource: ResourceInfo, namespace: Option<String>) {
+    fn open_view(
+        &mut self,
+        view: ViewId,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        drill: Option<Drill>,
+    ) {
         self.close_view(view);
         let ns = if resource.namespaced {
             namespace.clone()
@@ -423,6 +544,7 @@ impl Runtime {
             tx: self.tx.clone(),
             cancel: cancel.clone(),
             opened: opened.clone(),
+            drill: drill.clone(),
         };
         if self.access.open_at_once(&resource, ns.as_deref()) {
             attach.run();
@@ -469,6 +591,7 @@ impl Runtime {
             ViewFeed {
                 resource,
                 namespace,
+                drill,
                 opened,
                 cancel,
             },
@@ -510,7 +633,17 @@ impl Runtime {
                 view,
                 resource,
                 namespace,
-            } => self.open_view(view, resource, namespace),
+                drill,
+            } => self.open_view(view, resource, namespace, drill),
+            Effect::SetDrill { view, drill } => {
+                if let Some(f) = self.views.get_mut(&view) {
+                    f.drill = Some(drill.clone());
+                    if let Some(g) = f.opened.lock().as_ref().and_then(|o| o.gate.as_ref()) {
+                        *g.gate.drill.write() = drill;
+                        g.gate.seed(&g.store, &g.queue);
+                    }
+                }
+            }
             Effect::CloseView { view } => self.close_view(view),
             Effect::CheckAccess {
                 view,
@@ -532,7 +665,11 @@ impl Runtime {
             }
             Effect::RetryForbidden { view } => {
                 if let Some(feed) = self.views.get(&view) {
-                    let (resource, namespace) = (feed.resource.clone(), feed.namespace.clone());
+                    let (resource, namespace, drill) = (
+                        feed.resource.clone(),
+                        feed.namespace.clone(),
+                        feed.drill.clone(),
+                    );
                     let ns = namespace.as_deref().filter(|_| resource.namespaced);
                     self.access.forget(&resource, ns);
                     // A forbidden informer waits minutes before its next list: start afresh.
@@ -547,7 +684,7 @@ impl Runtime {
                     {
                         self.factory.stop(&key);
                     }
-                    self.open_view(view, resource, namespace);
+                    self.open_view(view, resource, namespace, drill);
                 }
             }
             Effect::WatchMetrics { view, scope } => self.metrics.watch(view, scope),
@@ -692,6 +829,8 @@ struct Attach {
     tx: mpsc::UnboundedSender<Action>,
     cancel: CancellationToken,
     opened: OpenedSlot,
+    /// A drill-down: the view is fed only what the drill's index files under its values.
+    drill: Option<Drill>,
 }
 
 impl Attach {
@@ -728,13 +867,12 @@ impl Attach {
             view,
             store: informer.indexer(),
         });
-        let queue = Arc::new(RateLimitingQueue::<Arc<str>>::new());
-        let registration = match informer.add_event_handler(
-            Arc::new(KeyFeed {
-                queue: queue.clone(),
-            }),
-            None,
-        ) {
+        let Subscription {
+            queue,
+            gate,
+            registration,
+        } = subscribe(&informer, self.drill.clone());
+        let registration = match registration {
             Ok(r) => Some(r),
             Err(e) => {
                 let _ = self.tx.send(Action::ViewError {
@@ -749,6 +887,11 @@ impl Attach {
         let kind = resource.api_resource.kind.clone();
         let printer = resource.printer_columns.clone();
         let store = informer.indexer();
+        let gate = gate.map(|gate| FedGate {
+            gate,
+            queue: queue.clone(),
+            store: store.clone(),
+        });
         let task_cancel = self.cancel.clone();
         tokio::spawn(async move {
             let q = queue.clone();
@@ -761,6 +904,7 @@ impl Attach {
             key,
             informer,
             registration,
+            gate,
         });
     }
 }
@@ -1397,6 +1541,89 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         panic!("condition not reached");
+    }
+
+    fn on_node(name: &str, rv: &str, node: &str) -> DynamicObject {
+        let mut o = pod(name, rv);
+        o.data = serde_json::json!({ "spec": { "nodeName": node } });
+        o
+    }
+
+    /// Every key queued now, without waiting.
+    fn queued(queue: &RateLimitingQueue<Arc<str>>) -> Vec<String> {
+        let mut keys = Vec::new();
+        while let Some(Some(k)) = queue.get().now_or_never() {
+            queue.done(&k);
+            keys.push(k.to_string());
+        }
+        keys.sort();
+        keys
+    }
+
+    /// Issue 11: a drilled view is fed from the drill's index: the cached pods on the node are
+    /// queued from the node index (the registration's replay of the whole cache is skipped),
+    /// later changes only when they concern the node, and a widened drill queues the new
+    /// value's pods.
+    #[tokio::test]
+    async fn a_drilled_view_is_fed_only_the_objects_its_index_files_under_the_drill() {
+        let fake = FakeListerWatcher::<DynamicObject>::shared();
+        fake.push_list_page(
+            vec![
+                on_node("a", "10", "n1"),
+                on_node("b", "11", "n2"),
+                on_node("c", "12", "n1"),
+            ],
+            "12",
+            None,
+        );
+        let live = fake.push_watch_live();
+        let lw = fake.clone();
+        let maker: crate::informer::factory::ListerWatcherMaker =
+            Arc::new(move |_, _| lw.clone() as Arc<dyn ListerWatcher<DynamicObject>>);
+        let options = FactoryOptions {
+            reflector: crate::informer::reflector::ReflectorConfig {
+                use_streaming_list: false,
+                ..Default::default()
+            },
+            ..FactoryOptions::default()
+        };
+        let factory = Arc::new(SharedInformerFactory::new(maker, options));
+        factory.start();
+        let informer = factory.informer_for(&pods(), None);
+        until(|| {
+            informer.has_synced()
+                && informer
+                    .reflector_status()
+                    .is_some_and(|s| s.borrow().state == ReflectorState::Watching)
+        })
+        .await;
+
+        let Subscription {
+            queue,
+            gate,
+            registration,
+        } = subscribe(&informer, Some(Drill::Node("n1".into())));
+        let registration = registration.expect("registered");
+        let gate = gate.expect("pods informers have the node index");
+        assert!(gate.skip_replay);
+        until(|| registration.has_synced()).await;
+        assert_eq!(queued(&queue), ["default/a", "default/c"]);
+
+        live.send(Ok(WatchEvent::Added(on_node("d", "13", "n2"))))
+            .expect("watch open");
+        live.send(Ok(WatchEvent::Added(on_node("e", "14", "n1"))))
+            .expect("watch open");
+        // Moves off the node: sent once more so the view hides it.
+        live.send(Ok(WatchEvent::Modified(on_node("a", "15", "n2"))))
+            .expect("watch open");
+        until(|| informer.indexer().len() == 5 && queue.len() >= 2).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(queued(&queue), ["default/a", "default/e"]);
+
+        *gate.drill.write() = Drill::Node("n2".into());
+        gate.seed(&informer.indexer(), &queue);
+        assert_eq!(queued(&queue), ["default/a", "default/b", "default/d"]);
+        factory.shutdown().await;
     }
 
     /// Issue 11: the header's informer line (count, RV, state) reaches the screen in the frame

@@ -21,6 +21,7 @@ use super::action::ObjectSummary;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
+use crate::informer::index::{NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX};
 use crate::selector::{LabelSelector, Operator};
 
 /// How long an added/updated row stays highlighted.
@@ -75,13 +76,53 @@ pub enum SortBy {
     Joined(usize),
 }
 
-/// Restricts a table to the objects related to a drilled-down object.
+/// Restricts a table to the objects related to a drilled-down object. Each kind is answered by
+/// one informer index ([`Drill::index`]) under [`Drill::values`], so a drilled view's rows are
+/// read from the index (O(matches)); [`Filters`] re-checks each row against the same relation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Drill {
-    /// Objects with an ownerReference to one of these uids.
+    /// Objects with an ownerReference to one of these uids (the owner index).
     Owners(HashSet<Arc<str>>),
-    /// Pods scheduled on this node.
+    /// Pods scheduled on this node (the node index).
     Node(Arc<str>),
+    /// Objects in this namespace (the namespace index).
+    Namespace(Arc<str>),
+}
+
+impl Drill {
+    /// The informer index answering this drill-down.
+    pub fn index(&self) -> &'static str {
+        match self {
+            Drill::Owners(_) => OWNER_INDEX,
+            Drill::Node(_) => NODE_INDEX,
+            Drill::Namespace(_) => NAMESPACE_INDEX,
+        }
+    }
+
+    /// The index values whose objects the drill-down shows (any of them).
+    pub fn values(&self) -> Vec<&str> {
+        match self {
+            Drill::Owners(uids) => uids.iter().map(|u| &**u).collect(),
+            Drill::Node(n) | Drill::Namespace(n) => vec![&**n],
+        }
+    }
+
+    /// True when an object filed under `value` in [`index`](Self::index) belongs to the drill.
+    pub fn has_value(&self, value: &str) -> bool {
+        match self {
+            Drill::Owners(uids) => uids.contains(value),
+            Drill::Node(n) | Drill::Namespace(n) => &**n == value,
+        }
+    }
+
+    /// The same relation checked on a row summary.
+    pub fn matches(&self, s: &ObjectSummary) -> bool {
+        match self {
+            Drill::Owners(uids) => s.owner_uids().any(|u| uids.contains(u)),
+            Drill::Node(n) => s.node() == Some(&**n),
+            Drill::Namespace(n) => s.namespace.as_deref() == Some(&**n),
+        }
+    }
 }
 
 /// A text filter (`/text`, `/~regex`).
@@ -188,14 +229,10 @@ impl Filters {
     /// [`passes`](Self::passes); `label_answered`: the label term is already known to hold (the
     /// row came from an exact label-index answer).
     fn passes_with(&self, s: &ObjectSummary, label_answered: bool) -> bool {
-        if let Some(d) = &self.drill {
-            let ok = match d {
-                Drill::Owners(uids) => s.owner_uids().any(|u| uids.contains(u)),
-                Drill::Node(n) => s.node() == Some(&**n),
-            };
-            if !ok {
-                return false;
-            }
+        if let Some(d) = &self.drill
+            && !d.matches(s)
+        {
+            return false;
         }
         if let Some(t) = &self.text
             && !t.matches(s)

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::action::InformerState;
-use super::app::{App, Mode, Screen};
+use super::app::{App, Mode, Screen, events_pane_rows};
 use super::keys::KeyAction;
 use super::screens;
 use super::screens::events::render_events;
@@ -71,7 +71,11 @@ impl Widget for &App {
             Constraint::Length(3),
             Constraint::Length(if prompt { 3 } else { 0 }),
             Constraint::Fill(1),
-            Constraint::Length(if pane { area.height * 2 / 5 } else { 0 }),
+            Constraint::Length(if pane {
+                events_pane_rows(area.height)
+            } else {
+                0
+            }),
             Constraint::Length(1),
         ])
         .areas(area);
@@ -222,8 +226,8 @@ impl App {
                     )));
                     any = true;
                 }
-                if let Some(d) = &v.drilled_from {
-                    l3.push(Span::styled(format!("owner: {d}"), value));
+                if let Some(d) = v.drill_text() {
+                    l3.push(Span::styled(d, value));
                     any = true;
                 }
                 if !any {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kinformer::informer::index::default_indexers;
+use kinformer::informer::index::{NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
 use kinformer::informer::thread_safe_store::ThreadSafeStore;
 use kinformer::render::{Cell, Health, Row};
 use kinformer::ui::action::{Action, Effect, InformerRow, InformerState, ObjectSummary, ViewId};
@@ -162,6 +162,17 @@ pub fn store_of(rows: &[ObjectSummary]) -> Arc<ThreadSafeStore<DynamicObject>> {
     store
 }
 
+/// A pods informer's indexer as the factory builds it: the default indexes and the node index.
+pub fn pod_store_of(rows: &[ObjectSummary]) -> Arc<ThreadSafeStore<DynamicObject>> {
+    let mut indexers = default_indexers();
+    indexers.insert(NODE_INDEX.to_string(), dynamic_pod_node_index_func());
+    let store = Arc::new(ThreadSafeStore::<DynamicObject>::new(indexers));
+    for s in rows {
+        store.add(&s.key, Arc::clone(&s.object)).unwrap();
+    }
+    store
+}
+
 pub fn key(c: char) -> Action {
     let m = if c.is_ascii_uppercase() {
         KeyModifiers::SHIFT
@@ -201,6 +212,7 @@ pub fn opened(fx: &[Effect]) -> Vec<(ViewId, String, Option<String>)> {
                 view,
                 resource,
                 namespace,
+                ..
             } => Some((
                 *view,
                 resource.api_resource.plural.clone(),

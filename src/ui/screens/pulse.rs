@@ -84,6 +84,7 @@ impl App {
                 view,
                 resource,
                 namespace,
+                drill: None,
             });
             if kind == PulseKind::Nodes {
                 fx.push(Effect::WatchMetrics {

@@ -29,6 +29,7 @@ use crate::ui::action::{Access, Denial, Effect, ObjectSummary, ViewId};
 use crate::ui::app::{App, Mode};
 use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
+use crate::ui::runtime::rows_for_keys;
 use crate::ui::table::{Drill, LabelFilter, Mark, SortBy, TableModel, TextFilter};
 use crate::ui::widgets::{DIM, TITLE, centered};
 use kube::api::DynamicObject;
@@ -53,12 +54,65 @@ pub struct ResourceView {
     pub store: Option<Arc<ThreadSafeStore<DynamicObject>>>,
     /// What was drilled into, shown in the title (`deployments/web`).
     pub drilled_from: Option<String>,
+    /// A drill-down's index and what it answered (the header names it).
+    pub drill_answer: Option<DrillAnswer>,
     /// Not shown: feeds the owner uids of another view (Deployment → ReplicaSets → pods).
     pub feeds: Option<OwnerFeed>,
     /// Widest cell seen per rendered column (NAMESPACE first in an all-namespaces view), from
     /// the rows that were visible: grows while the view is open, never shrinks, so columns do
     /// not jump as rows scroll in and out.
     pub col_widths: Vec<u16>,
+}
+
+/// Which index a drilled view's rows come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrillAnswer {
+    /// The informer index asked (`owner`, `node`, `namespace`).
+    pub index: &'static str,
+    /// Objects the drill-down goes through (a Deployment's ReplicaSets).
+    pub via: Option<DrillVia>,
+    /// The index answered (the view's store has the index); false: the rows are filtered by a
+    /// scan instead.
+    pub answered: bool,
+}
+
+/// The intermediate objects of a drill-down: their kind's names and how many there are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrillVia {
+    pub singular: String,
+    pub plural: String,
+    pub count: usize,
+}
+
+/// `1 pod`, `2 pods`.
+fn counted(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
+impl ResourceView {
+    /// The header's account of a drill-down: what was drilled into and which index answered,
+    /// e.g. `deployments/web  owner index: 3 replicasets → 12 pods`.
+    pub fn drill_text(&self) -> Option<String> {
+        let from = self.drilled_from.as_deref()?;
+        let Some(a) = &self.drill_answer else {
+            return Some(from.to_string());
+        };
+        let rows = counted(
+            self.table.list().len(),
+            &self.resource.singular,
+            &self.resource.api_resource.plural,
+        );
+        let via = a
+            .via
+            .as_ref()
+            .map(|v| format!(": {}", counted(v.count, &v.singular, &v.plural)))
+            .unwrap_or_default();
+        Some(if a.answered {
+            format!("{from}  {} index{via} → {rows}", a.index)
+        } else {
+            format!("{from}  scan{via} → {rows}")
+        })
+    }
 }
 
 /// An auxiliary view whose rows owned by `root` become owner uids of `target`'s drill filter.
@@ -297,21 +351,74 @@ impl App {
         self.info("checking access again…");
     }
 
-    pub(crate) fn after_rows(&mut self, view: ViewId) {
+    pub(crate) fn after_rows(&mut self, view: ViewId, fx: &mut Vec<Effect>) {
         self.dirty = true;
         let feed = self.views.get(&view).and_then(|v| v.feeds.clone());
         if let Some(feed) = feed {
-            self.refresh_owner_feed(view, &feed);
+            self.refresh_owner_feed(view, &feed, fx);
         }
         self.scroll_current();
     }
 
-    /// Recompute the owner uids a feeder view provides (e.g. a Deployment's ReplicaSets) and
-    /// refilter the target when they changed.
-    pub(crate) fn refresh_owner_feed(&mut self, feeder: ViewId, feed: &OwnerFeed) {
+    /// Read a drilled view's rows from its index: the keys filed under the drill's values, then
+    /// their objects, O(matches) (never a pass over the informer's other objects). Rows that
+    /// arrive later are matched one by one as they come (`Filters::passes`). Without the index
+    /// (or before the store arrives) the rows the runtime sends are filtered instead.
+    pub(crate) fn fill_from_index(&mut self, id: ViewId, fx: &mut Vec<Effect>) {
+        let now = self.now_ms;
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        let (Some(drill), Some(store)) = (v.table.filters.drill.clone(), v.store.clone()) else {
+            return;
+        };
+        let index = drill.index();
+        let mut keys: Vec<Arc<str>> = Vec::new();
+        let mut answered = true;
+        for value in drill.values() {
+            match store.index_keys_all(index, &[value]) {
+                Ok(k) => keys.extend(k),
+                Err(_) => {
+                    answered = false;
+                    break;
+                }
+            }
+        }
+        if let Some(a) = v.drill_answer.as_mut() {
+            a.answered = answered;
+        }
+        self.dirty = true;
+        if !answered {
+            return;
+        }
+        let (rows, _) = rows_for_keys(
+            &v.resource.api_resource.kind,
+            v.resource.printer_columns.as_deref(),
+            &store,
+            &keys,
+        );
+        let highlight = v.synced;
+        if v.table.apply(rows, Vec::new(), now, highlight) {
+            self.after_rows(id, fx);
+        }
+    }
+
+    /// Recompute the owner uids a feeder view provides (e.g. a Deployment's ReplicaSets); when
+    /// they changed, widen the target's drill-down, read the new owners' objects from the owner
+    /// index and tell the runtime (`Effect::SetDrill`).
+    pub(crate) fn refresh_owner_feed(
+        &mut self,
+        feeder: ViewId,
+        feed: &OwnerFeed,
+        fx: &mut Vec<Effect>,
+    ) {
         let Some(src) = self.views.get(&feeder) else {
             return;
         };
+        let (singular, plural) = (
+            src.resource.singular.clone(),
+            src.resource.api_resource.plural.clone(),
+        );
         let mut uids: HashSet<Arc<str>> = src
             .table
             .entries()
@@ -319,14 +426,27 @@ impl App {
             .filter(|e| e.summary.owner_uids().any(|u| u == &*feed.root))
             .map(|e| Arc::from(e.summary.uid()))
             .collect();
+        let count = uids.len();
         uids.insert(feed.root.clone());
         let Some(target) = self.views.get_mut(&feed.target) else {
             return;
         };
-        let new = Some(Drill::Owners(uids));
-        if target.table.filters.drill != new {
-            target.table.filters.drill = new;
+        if let Some(a) = target.drill_answer.as_mut() {
+            a.via = Some(DrillVia {
+                singular,
+                plural,
+                count,
+            });
+        }
+        let new = Drill::Owners(uids);
+        if target.table.filters.drill.as_ref() != Some(&new) {
+            target.table.filters.drill = Some(new.clone());
             target.table.refilter(None);
+            fx.push(Effect::SetDrill {
+                view: feed.target,
+                drill: new,
+            });
+            self.fill_from_index(feed.target, fx);
         }
     }
 
@@ -374,19 +494,24 @@ impl App {
         let Some(pods) = resolve(&self.resources, "pods").cloned() else {
             return;
         };
+        // Each drill-down is answered by an index of the pods informer: the owner index (for a
+        // Deployment, twice: its ReplicaSets, then their pods), the node or the namespace index.
+        let owned_by = |uid: &Arc<str>| Drill::Owners([uid.clone()].into_iter().collect());
         let (scope, drill, feeder) = match kind.as_str() {
-            "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => (
-                ns.clone(),
-                Some(Drill::Owners([uid.clone()].into_iter().collect())),
-                None,
-            ),
+            "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => {
+                (ns.clone(), owned_by(&uid), None)
+            }
             "Deployment" => (
                 ns.clone(),
-                Some(Drill::Owners([uid.clone()].into_iter().collect())),
+                owned_by(&uid),
                 resolve(&self.resources, "replicasets").cloned(),
             ),
-            "Node" => (None, Some(Drill::Node(Arc::from(name.as_str()))), None),
-            "Namespace" => (Some(name.clone()), None, None),
+            "Node" => (None, Drill::Node(Arc::from(name.as_str())), None),
+            "Namespace" => (
+                Some(name.clone()),
+                Drill::Namespace(Arc::from(name.as_str())),
+                None,
+            ),
             _ => {
                 // Other kinds: Enter shows the YAML, as k9s's default "view" action.
                 self.fetch_text(TextKind::Yaml, fx);
@@ -394,18 +519,27 @@ impl App {
             }
         };
         let plural = view.resource.api_resource.plural.clone();
-        let id = self.open_view(pods, scope.clone(), fx);
+        let id = self.open_view_with(pods, scope.clone(), Some(drill), fx);
         if let Some(v) = self.views.get_mut(&id) {
             v.drilled_from = Some(format!("{plural}/{name}"));
-            v.table.filters.drill = drill;
-            v.table.refilter(None);
         }
         if let Some(rs) = feeder {
-            let fid = self.open_view(rs, scope, fx);
+            let (rs_singular, rs_plural) = (rs.singular.clone(), rs.api_resource.plural.clone());
+            // The ReplicaSets come from the owner index too (only the Deployment's own).
+            let fid = self.open_view_with(rs, scope, Some(owned_by(&uid)), fx);
             if let Some(f) = self.views.get_mut(&fid) {
                 f.feeds = Some(OwnerFeed {
                     target: id,
                     root: uid,
+                });
+            }
+            if let Some(v) = self.views.get_mut(&id)
+                && let Some(a) = v.drill_answer.as_mut()
+            {
+                a.via = Some(DrillVia {
+                    singular: rs_singular,
+                    plural: rs_plural,
+                    count: 0,
                 });
             }
         }

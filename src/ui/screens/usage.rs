@@ -165,9 +165,13 @@ impl App {
                     p.pulse.set_metrics_unavailable(msg.clone());
                 }
                 // Said once per reason (the poller sends a reason once).
+                // An error already in the footer (a forbidden view's fallback, say) stays: the
+                // table's border says why usage is n/a as well.
                 if self.metrics_unavailable.as_deref() != Some(msg.as_str()) {
                     self.metrics_unavailable = Some(msg.clone());
-                    self.info(msg);
+                    if !matches!(self.message, Some((_, true))) {
+                        self.info(msg);
+                    }
                 }
                 self.dirty = true;
             }
