@@ -264,6 +264,11 @@ pub struct TableModel {
     sort: SortBy,
     descending: bool,
     selected: Option<Arc<str>>,
+    /// The user chose a row (a move, a click, a search): from then on the selection follows
+    /// that object wherever the sort puts it. Before, the first row stays selected while rows
+    /// stream in, as a table opening at its top should (else the first object to arrive drags
+    /// the cursor down the list as the rest is inserted above it).
+    pinned: bool,
     cursor: usize,
     /// First shown row (scroll position), kept so the cursor stays in the viewport.
     pub offset: usize,
@@ -285,6 +290,7 @@ impl Default for TableModel {
             sort: SortBy::Key,
             descending: false,
             selected: None,
+            pinned: false,
             cursor: 0,
             offset: 0,
             expiries: VecDeque::new(),
@@ -724,6 +730,12 @@ impl TableModel {
 
     /// Recompute `cursor` from `selected` (or select the first row when nothing is selected).
     fn fix_selection(&mut self, _hint: Option<usize>) {
+        if !self.pinned {
+            let first = self.list().first().cloned();
+            self.cursor = 0;
+            self.selected = first;
+            return;
+        }
         let found = self
             .selected
             .as_deref()
@@ -880,6 +892,7 @@ impl TableModel {
         let i = i.min(list.len() - 1);
         self.selected = Some(list[i].clone());
         self.cursor = i;
+        self.pinned = true;
     }
 
     /// Adjust `offset` so the cursor is inside a viewport of `height` rows.
