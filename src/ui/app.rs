@@ -13,6 +13,7 @@ use tui_input::Input;
 use super::action::{Action, ConnectionState, Effect, InformerRow, ViewId, resource_label};
 use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
+use super::log_view::LogKeyMap;
 use super::resources::printer_columns_of;
 use super::resources::{builtin_resources, resolve};
 use super::table::TableModel;
@@ -80,6 +81,8 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct App {
     pub keys: KeyMap,
+    /// The log screen's own key table (`assets/log_keys.toml`).
+    pub log_keys: LogKeyMap,
     pub readonly: bool,
     pub now_ms: i64,
     pub size: (u16, u16),
@@ -121,6 +124,8 @@ impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
         App {
             keys,
+            // The embedded table is parsed in tests; an empty table cannot happen in practice.
+            log_keys: LogKeyMap::defaults().unwrap_or_default(),
             readonly: config.readonly,
             now_ms: config.now_ms,
             size: (80, 24),
@@ -353,13 +358,17 @@ impl App {
         if self.stack.len() <= 1 {
             return;
         }
-        if let Some(Screen::Table(id)) = self.stack.pop()
-            && !self
-                .stack
-                .iter()
-                .any(|s| matches!(s, Screen::Table(x) if *x == id))
-        {
-            self.close_view(id, fx);
+        match self.stack.pop() {
+            Some(Screen::Table(id))
+                if !self
+                    .stack
+                    .iter()
+                    .any(|s| matches!(s, Screen::Table(x) if *x == id)) =>
+            {
+                self.close_view(id, fx);
+            }
+            Some(Screen::Logs(l)) => fx.push(Effect::CloseLogs { view: l.stream }),
+            _ => {}
         }
     }
 
@@ -374,7 +383,11 @@ impl App {
         for id in old {
             self.close_view(id, fx);
         }
-        self.stack.clear();
+        for s in self.stack.drain(..) {
+            if let Screen::Logs(l) = s {
+                fx.push(Effect::CloseLogs { view: l.stream });
+            }
+        }
         let ns = self.scope_for(&resource);
         let id = self.open_view(resource, ns, fx);
         self.stack.push(Screen::Table(id));
@@ -420,6 +433,7 @@ impl App {
                 self.size = (w, h);
                 self.dirty = true;
                 self.scroll_current();
+                self.fit_logs();
             }
             Action::Tick(now) => {
                 let second_changed = now / 1000 != self.now_ms / 1000;
@@ -545,6 +559,8 @@ impl App {
                 }
                 self.dirty = true;
             }
+            Action::Log { view, batch } => self.on_log_batch(view, batch),
+            Action::LogSaved { view, result } => self.on_log_saved(view, result),
         }
         if self.dirty {
             self.remember_col_widths();
@@ -572,7 +588,9 @@ impl App {
         let mode = std::mem::replace(&mut self.mode, Mode::Normal);
         self.mode = match mode {
             Mode::Normal => {
-                self.on_normal_key(key, fx);
+                if !screens::on_raw_key(self, key, fx) {
+                    self.on_normal_key(key, fx);
+                }
                 return;
             }
             Mode::Command { input, completions } => {

@@ -82,7 +82,7 @@ struct RawBind {
 }
 
 /// The log screen's key table (data: `assets/log_keys.toml`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LogKeyMap {
     /// (action, keys, help, hint) in help order.
     pub bindings: Vec<(LogKey, Vec<KeySpec>, String, bool)>,
@@ -447,6 +447,14 @@ impl LogView {
     }
     pub fn source_count(&self) -> usize {
         self.sources.len()
+    }
+    /// The byte cap of the buffer.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+    /// A search or filter line is open: every key goes to it.
+    pub fn is_typing(&self) -> bool {
+        self.input.is_some()
     }
     /// Plain text of every kept line (in order), markers included.
     pub fn texts(&self) -> Vec<&str> {

@@ -11,6 +11,8 @@
 //! - [`event_log`]: the bounded DeltaFIFO event log.
 //! - [`keys`]: key bindings as data (`assets/keys.toml`, overridable by the user).
 //! - [`resources`]: `:` command resolution and completion.
+//! - [`log_stream`]: a log view's stream tasks, [`log_feeds`]: the runtime's log views (one
+//!   token each, coalesced frames), [`log_view`]: the log screen's buffer, keys and drawing.
 //! - [`operate`]: the one write path (readonly check, confirmation prompt, one log line, the
 //!   server's answer), [`drain`]: a node drain as a cancellable task, [`portforward`]: local
 //!   listeners forwarded to pod ports.
@@ -46,6 +48,9 @@
 //!   shows the 403 message) and `Action::Connection` (unreachable → header countdown and STALE).
 //! - `Action::Tap` with new event-tap entries; `Action::Discovery`, `Action::Contexts` at start
 //!   and after `Effect::SwitchContext`.
+//! - `Effect::OpenLogs`/`CloseLogs`/`SaveLogs`: [`log_feeds::LogFeeds::carry_out`]; its
+//!   batches arrive as `Action::Log` (at most one per view per frame), saves as
+//!   `Action::LogSaved`.
 //! - `Effect::FetchYaml`/`FetchDescribe` → `Action::Yaml`/`Action::Describe` with the same
 //!   `request`; `Effect::Delete` (only ever emitted after confirmation, never in read-only mode)
 //!   → `Action::Notify` with the outcome; `Effect::Quit` → restore the terminal and exit.
@@ -59,6 +64,7 @@ mod command;
 pub mod drain;
 pub mod event_log;
 pub mod keys;
+pub mod log_feeds;
 pub mod log_stream;
 pub mod log_text;
 pub mod log_view;

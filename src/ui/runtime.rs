@@ -25,6 +25,7 @@ use super::action::{
 };
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
+use super::log_feeds::LogFeeds;
 use super::terminal;
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
@@ -113,6 +114,8 @@ struct Runtime {
     conn_cancel: CancellationToken,
     /// The header's and informer panel's source, refreshed with every frame that carries rows.
     stats: SharedStats,
+    /// The log screens' streams.
+    logs: LogFeeds,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -218,6 +221,9 @@ impl Runtime {
                 namespace,
             } => self.open_view(view, resource, namespace),
             Effect::CloseView { view } => self.close_view(view),
+            e @ (Effect::OpenLogs { .. } | Effect::CloseLogs { .. } | Effect::SaveLogs { .. }) => {
+                self.logs.carry_out(&e, &self.tx);
+            }
             Effect::FetchYaml {
                 request,
                 resource,
@@ -277,6 +283,11 @@ impl Runtime {
                     self.connection = conn;
                     self.factory = make_factory(&self.connection);
                     self.factory.start();
+                    self.logs.reconnect(
+                        self.connection.client.clone(),
+                        self.factory.clone(),
+                        self.conn_cancel.clone(),
+                    );
                     spawn_tap(&self.factory, self.tx.clone(), self.conn_cancel.clone());
                     self.stats = StatsSource::shared(
                         self.factory.clone(),
@@ -748,6 +759,11 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             conn_cancel.clone(),
         );
     }
+    let (logs, mut log_rx) = LogFeeds::new(
+        config.connection.client.clone(),
+        factory.clone(),
+        conn_cancel.clone(),
+    );
     let mut rt = Runtime {
         connection: config.connection,
         factory,
@@ -755,6 +771,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         views: HashMap::new(),
         conn_cancel,
         stats,
+        logs,
     };
     spawn_tap(&rt.factory, tx.clone(), rt.conn_cancel.clone());
     let mut app = App::new(config.app, config.keys);
@@ -808,6 +825,8 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                 None => { running = false; None }
             },
             a = rx.recv() => a,
+            // At most one batch per log view per frame (coalesced in `LogFeeds`).
+            b = log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
             _ = ages.tick() => Some(Action::Tick(now_ms())),
             _ = tokio::time::sleep(sleep_for), if deadline.is_some() => Some(Action::Tick(now_ms())),
             _ = sigterm.recv() => { tracing::info!("SIGTERM: exiting"); running = false; None }
@@ -821,6 +840,9 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                 Ok(a) => pending.push(a),
                 Err(_) => break,
             }
+        }
+        while let Ok((view, batch)) = log_rx.try_recv() {
+            pending.push(Action::Log { view, batch });
         }
         // The header's informer line in the same frame as the rows (not up to a second later).
         let with_rows = stats_with_rows(&pending, &rt.stats);
@@ -843,6 +865,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     for view in rt.views.keys().copied().collect::<Vec<_>>() {
         rt.close_view(view);
     }
+    rt.logs.close_all();
     rt.conn_cancel.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(2), rt.factory.shutdown()).await;
     Ok(())

@@ -11,6 +11,7 @@
 //! - [`text`]: YAML / describe of one object.
 //! - [`events`]: the DeltaFIFO event log, full screen and as the pane under a table.
 //! - [`informers`]: the informer panel.
+//! - [`logs`]: container logs of a pod or of a workload's pods (a [`LogView`](super::log_view::LogView) fed by streams).
 //! - [`help`], [`confirm`], [`labels`]: dialogs (key help, confirm delete, label picker).
 
 pub mod confirm;
@@ -18,6 +19,7 @@ pub mod events;
 pub mod help;
 pub mod informers;
 pub mod labels;
+pub mod logs;
 pub mod table;
 pub mod text;
 
@@ -27,9 +29,12 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
+use crossterm::event::KeyEvent;
+
 use super::action::{Effect, ViewId};
 use super::app::{App, Mode};
 use super::keys::KeyAction;
+use logs::LogScreen;
 use text::TextView;
 
 /// One screen of the navigation stack.
@@ -39,6 +44,16 @@ pub enum Screen {
     Events,
     Informers,
     Text(TextView),
+    Logs(Box<LogScreen>),
+}
+
+/// A key before the key map is asked (normal mode): a screen with its own key table (the log
+/// view) takes it here; true when taken.
+pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    match app.current_screen() {
+        Some(Screen::Logs(_)) => app.on_logs_key(key, fx),
+        _ => false,
+    }
 }
 
 /// A key that is not global (quit, help, command line, back, moves, the event pane): the screen
@@ -49,6 +64,8 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         Some(Screen::Text(_)) => app.on_text_key(action),
         Some(Screen::Events) => app.on_events_key(action),
         Some(Screen::Informers) => app.on_informers_key(action, fx),
+        // What the log view's key map does not bind does nothing there (no table beneath).
+        Some(Screen::Logs(_)) => true,
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -62,6 +79,8 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Text(_)) => app.nav_text(action, n),
         Some(Screen::Events) => app.nav_events(action, n),
         Some(Screen::Informers) => app.nav_informers(action, n),
+        // The log view scrolls with its own keys.
+        Some(Screen::Logs(_)) => {}
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -80,6 +99,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Events) => events::render_events(&app.events, app.now_ms, area, buf, true),
         Some(Screen::Informers) => app.render_informers(area, buf),
         Some(Screen::Text(t)) => text::render_text(t, area, buf),
+        Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -105,6 +125,7 @@ pub(crate) fn header_lines<'a>(
     match screen {
         Some(Screen::Events) => Some(app.events_header(label, value)),
         Some(Screen::Informers) => Some(app.informers_header(label, value)),
+        Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         _ => None,
     }
 }
@@ -115,6 +136,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::Events) => Some(events::HINTS.to_vec()),
         Some(Screen::Text(t)) => Some(text::hints(t)),
         Some(Screen::Informers) => Some(informers::HINTS.to_vec()),
+        Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         _ => None,
     }
 }
