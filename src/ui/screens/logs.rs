@@ -239,8 +239,11 @@ impl App {
             Span::styled(" Logs: ", label),
             Span::styled(format!("{} ", v.title), value),
             Span::raw(format!(
-                "│ {} sources │ {} lines │ {:.1}/{:.0} MiB",
-                v.source_count(),
+                "│ {} │ {} lines │ {:.1}/{:.0} MiB",
+                match v.source_count() {
+                    1 => "1 source".to_string(),
+                    n => format!("{n} sources"),
+                },
                 v.len(),
                 mib(v.bytes()),
                 mib(v.cap())
