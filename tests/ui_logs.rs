@@ -211,7 +211,8 @@ fn esc_and_q_close_the_log_screen_and_its_streams() {
         assert_eq!(closed_logs(&fx), vec![view]);
         assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
         assert!(
-            !fx.iter().any(|e| matches!(e, Effect::CloseView { .. } | Effect::Quit)),
+            !fx.iter()
+                .any(|e| matches!(e, Effect::CloseView { .. } | Effect::Quit)),
             "the table beneath stays open: {fx:?}"
         );
     }
@@ -284,8 +285,14 @@ fn since_and_previous_restart_the_streams_under_a_new_id_and_drop_old_batches() 
     assert_eq!(closed_logs(&fx), vec![first]);
     let (second, ns, filter, _, options) = open_logs(&fx);
     assert_ne!(second, first);
-    assert_eq!((ns.as_str(), filter), ("shop", PodFilter::Name("api-7d9f-abcde".into())));
-    assert_eq!((options.tail_lines, options.since_seconds), (None, Some(60)));
+    assert_eq!(
+        (ns.as_str(), filter),
+        ("shop", PodFilter::Name("api-7d9f-abcde".into()))
+    );
+    assert_eq!(
+        (options.tail_lines, options.since_seconds),
+        (None, Some(60))
+    );
     assert_eq!(log_screen(&app).stream, second);
 
     // A batch of the old streams still in flight is dropped; the new streams' lines land.
