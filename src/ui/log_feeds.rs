@@ -154,7 +154,7 @@ impl LogFeeds {
             })
             .await;
         });
-        tracing::debug!(view, namespace, ?filter, "log view opened");
+        tracing::info!(view, namespace, ?filter, "log view opened");
         self.views.insert(view, token);
     }
 
@@ -162,7 +162,7 @@ impl LogFeeds {
     pub fn close(&mut self, view: ViewId) {
         if let Some(token) = self.views.remove(&view) {
             token.cancel();
-            tracing::debug!(view, "log view closed");
+            tracing::info!(view, "log view closed");
         }
     }
 
