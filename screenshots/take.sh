@@ -171,5 +171,17 @@ wait_for "RELISTS"
 shot informers 1
 esc
 
+# 10. workload logs: L on a deployment streams every pod of its selector, prefixed pod/container
+cmd deploy
+wait_for "Deployments("
+key '/'
+typ "notification-api"
+key Enter 1
+key L
+wait_for "follows pods as they come and go"
+wait_for "streaming"
+shot logs-workload 8
+esc
+
 key q
 log "done: $(ls "$HERE"/*.png | wc -l) PNGs in screenshots/"

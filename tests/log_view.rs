@@ -359,3 +359,42 @@ fn snapshot_search_highlights_and_wrap() {
     type_line(&mut v, &keys, "ABC3");
     insta::assert_snapshot!(draw(&v, &keys, 60, 10).backend());
 }
+
+#[test]
+fn long_source_names_keep_their_distinguishing_end_and_wide_screens_show_them_whole() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let a = src("notification-api-s2bf89md5-j2nnr", "notification-api");
+    let b = src("notification-api-s2bf89md5-lphps", "notification-api");
+    let mut v = view(1 << 20);
+    v.ingest(vec![
+        streaming(&a),
+        streaming(&b),
+        lines(&a, 0, 1, |_| "from a".into()),
+        lines(&b, 1, 1, |_| "from b".into()),
+    ]);
+    let row = |t: &Terminal<TestBackend>, w: u16, text: &str| -> String {
+        let buf = t.backend().buffer();
+        (0..buf.area.height)
+            .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .find(|r| r.contains(text))
+            .unwrap_or_default()
+    };
+    // 80 columns: the 49-character name is cut to 40 from the front.
+    let narrow = draw(&v, &keys, 80, 12);
+    let r = row(&narrow, 80, "from a");
+    assert!(
+        r.starts_with("…on-api-s2bf89md5-j2nnr/notification-api from a"),
+        "{r:?}"
+    );
+    assert!(
+        row(&narrow, 80, "from b").starts_with("…on-api-s2bf89md5-lphps/notification-api from b")
+    );
+    // 160 columns: a third of the screen holds the whole name.
+    let wide = draw(&v, &keys, 160, 12);
+    assert!(
+        row(&wide, 160, "from a")
+            .starts_with("notification-api-s2bf89md5-j2nnr/notification-api from a"),
+        "{:?}",
+        row(&wide, 160, "from a")
+    );
+}

@@ -1005,7 +1005,9 @@ impl LogView {
         TextLine::from(spans)
     }
 
-    fn prefix_width(&self) -> usize {
+    /// Width of the `pod/container` column (0 with one source): the longest name, at most a
+    /// third of the screen (and never less than 40 columns for it).
+    fn prefix_width(&self, width: usize) -> usize {
         if self.sources.len() <= 1 {
             return 0;
         }
@@ -1014,7 +1016,7 @@ impl LogView {
             .map(|s| s.id.to_string().chars().count())
             .max()
             .unwrap_or(0)
-            .min(40)
+            .min((width / 3).max(40))
             + 1
     }
 
@@ -1039,7 +1041,17 @@ impl LogView {
             return spans;
         }
         if prefix > 0 {
-            let name: String = src.id.to_string().chars().take(prefix - 1).collect();
+            // Too long: keep the end (the pod's own suffix and the container tell sources apart).
+            let full = src.id.to_string();
+            let n = full.chars().count();
+            let name: String = if n < prefix {
+                full
+            } else {
+                let keep = prefix.saturating_sub(2);
+                std::iter::once('…')
+                    .chain(full.chars().skip(n - keep))
+                    .collect()
+            };
             spans.push(Span::styled(
                 format!("{name:<width$} ", width = prefix - 1),
                 Style::default().fg(src.colour),
@@ -1112,7 +1124,7 @@ impl LogView {
             body.height -= 1;
             buf.set_line(area.x, body.y + body.height, &self.footer(keys), area.width);
         }
-        let prefix = self.prefix_width();
+        let prefix = self.prefix_width(usize::from(area.width));
         let rows = usize::from(body.height);
         let width = usize::from(body.width).max(1);
         // Lines to draw, top first.
