@@ -398,3 +398,30 @@ fn long_source_names_keep_their_distinguishing_end_and_wide_screens_show_them_wh
         row(&wide, 160, "from a")
     );
 }
+
+#[test]
+fn a_user_log_key_file_replaces_the_keys_of_the_actions_it_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log_keys.toml");
+    // `x` closes instead of esc/q; `q` now searches (and leaves close).
+    std::fs::write(
+        &path,
+        "[[bind]]\naction = \"close\"\nkeys = [\"x\"]\n\n[[bind]]\naction = \"search\"\nkeys = [\"q\"]\n",
+    )
+    .unwrap();
+    let keys = LogKeyMap::load(Some(&path)).unwrap();
+    use kinformer::ui::log_view::LogKey;
+    assert_eq!(keys.action(&key('x')), Some(LogKey::Close));
+    assert_eq!(keys.action(&key('q')), Some(LogKey::Search));
+    let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+    assert_eq!(keys.action(&esc), None);
+    assert_eq!(keys.action(&key('/')), None);
+    // Untouched actions keep their defaults.
+    assert_eq!(keys.action(&key('s')), Some(LogKey::Since));
+    // A missing file is the defaults; an invalid one is an error naming it.
+    let defaults = LogKeyMap::load(Some(&dir.path().join("none.toml"))).unwrap();
+    assert_eq!(defaults.action(&esc), Some(LogKey::Close));
+    std::fs::write(&path, "[[bind]]\naction = \"fly\"\nkeys = [\"f\"]\n").unwrap();
+    let err = LogKeyMap::load(Some(&path)).unwrap_err();
+    assert!(err.contains(&path.display().to_string()), "{err}");
+}

@@ -117,6 +117,49 @@ impl LogKeyMap {
         Ok(Self { bindings, lookup })
     }
 
+    /// Apply a user file on top: each action it lists gets the user's keys (and help/hint when
+    /// given); a key the user binds leaves whatever default action had it.
+    pub fn overlay(&mut self, text: &str) -> Result<(), String> {
+        let user = Self::from_toml(text)?;
+        for (action, keys, _, _) in &user.bindings {
+            for b in self.bindings.iter_mut().filter(|b| b.0 != *action) {
+                b.1.retain(|k| !keys.contains(k));
+            }
+        }
+        for (action, keys, help, hint) in user.bindings {
+            match self.bindings.iter_mut().find(|b| b.0 == action) {
+                Some(b) => {
+                    b.1 = keys;
+                    if !help.is_empty() {
+                        b.2 = help;
+                    }
+                    b.3 |= hint;
+                }
+                None => self.bindings.push((action, keys, help, hint)),
+            }
+        }
+        self.lookup = self
+            .bindings
+            .iter()
+            .flat_map(|b| b.1.iter().map(move |k| (*k, b.0)))
+            .collect();
+        Ok(())
+    }
+
+    /// Defaults overlaid with the user's file at `path` if it exists (usually
+    /// [`user_log_keys_path`]); an unreadable or invalid file is an error naming it.
+    pub fn load(path: Option<&std::path::Path>) -> Result<Self, String> {
+        let mut map = Self::defaults()?;
+        if let Some(path) = path
+            && path.exists()
+        {
+            let named = |e: String| format!("log key bindings in {}: {e}", path.display());
+            let text = std::fs::read_to_string(path).map_err(|e| named(e.to_string()))?;
+            map.overlay(&text).map_err(named)?;
+        }
+        Ok(map)
+    }
+
     pub fn action(&self, ev: &KeyEvent) -> Option<LogKey> {
         self.lookup.get(&KeySpec::from_event(ev)).copied()
     }
@@ -128,6 +171,11 @@ impl LogKeyMap {
             .and_then(|b| b.1.first())
             .map_or_else(|| "?".into(), ToString::to_string)
     }
+}
+
+/// `~/.config/kinformer/log_keys.toml` (platform config dir).
+pub fn user_log_keys_path() -> Option<PathBuf> {
+    dirs::config_dir().map(|d| d.join("kinformer").join("log_keys.toml"))
 }
 
 /// Since presets, in the order `s` cycles them.

@@ -26,6 +26,7 @@ use super::action::{
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
 use super::log_feeds::LogFeeds;
+use super::log_view::{LogKeyMap, user_log_keys_path};
 use super::terminal;
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
@@ -775,6 +776,16 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     };
     spawn_tap(&rt.factory, tx.clone(), rt.conn_cancel.clone());
     let mut app = App::new(config.app, config.keys);
+    // The log screen's keys: the defaults, overlaid by the user's file when there is one.
+    match LogKeyMap::load(user_log_keys_path().as_deref()) {
+        Ok(keys) => app.log_keys = keys,
+        Err(message) => {
+            let _ = tx.send(Action::Notify {
+                message,
+                error: true,
+            });
+        }
+    }
     let _ = tx.send(Action::Connection(ConnectionState {
         context: rt.connection.context.clone(),
         reachable: config.server_version.is_some(),
