@@ -11,7 +11,10 @@
 //!   update (a single line larger than the cap is kept alone);
 //! - line `seq`s are consecutive: the line at index `i` of `lines` has seq `first_seq + i`;
 //! - when paused, `anchor` is the seq of the top line and new lines never move it; lines
-//!   arriving meanwhile are counted in `unseen`.
+//!   arriving meanwhile are counted in `unseen`;
+//! - a line's `pass` is whether the current filter lets it through, computed once when the line
+//!   arrives or the filter changes: drawing and scrolling never run the filter, so a rare-match
+//!   filter over a full buffer costs a scan of booleans per frame, not a regex per line.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -328,6 +331,8 @@ struct Line {
     ts_ns: i64,
     kind: LineKind,
     text: CleanLine,
+    /// The filter lets it through (see the module's invariants).
+    pass: bool,
 }
 
 /// Bytes a line counts against the cap.
@@ -548,20 +553,27 @@ impl LogView {
     }
 
     fn passes(&self, l: &Line) -> bool {
-        l.kind == LineKind::Marker
-            || self
-                .filter
-                .as_ref()
-                .is_none_or(|f| f.is_match(&l.text.text))
+        l.kind == LineKind::Marker || l.pass
+    }
+
+    /// Set the filter and recompute every kept line's `pass` (once per filter change).
+    fn set_filter(&mut self, filter: Option<Matcher>) {
+        self.filter = filter;
+        let f = self.filter.as_ref();
+        for l in &mut self.lines {
+            l.pass = f.is_none_or(|f| f.is_match(&l.text.text));
+        }
     }
 
     fn push(&mut self, source: u16, ts_ns: i64, kind: LineKind, text: CleanLine) {
         self.bytes += line_bytes(&text);
+        let pass = self.filter.as_ref().is_none_or(|f| f.is_match(&text.text));
         let line = Line {
             source,
             ts_ns,
             kind,
             text,
+            pass,
         };
         if !self.follow && self.passes(&line) {
             self.unseen += 1;
@@ -798,7 +810,7 @@ impl LogView {
         match action {
             LogKey::Close => {
                 if self.filter.is_some() || self.search.is_some() {
-                    self.filter = None;
+                    self.set_filter(None);
                     self.search = None;
                     self.current_match = None;
                 } else {
@@ -867,7 +879,7 @@ impl LogView {
         match (kind, parsed) {
             (_, Err(e)) => self.status = Some((e, true)),
             (InputKind::Filter, Ok(m)) => {
-                self.filter = m;
+                self.set_filter(m);
                 self.unseen = 0;
                 if !self.follow {
                     // Keep the position meaningful: the first passing line at or after it.
