@@ -6,7 +6,8 @@
 //!   rows, event ring, footer message, mode, screen stack, clock, dirty flag) and the routing of
 //!   actions and keys to the screen on top.
 //! - [`screens`]: one component per screen or dialog (state, keys, drawing): the resource table,
-//!   YAML/describe, the event log, the informer panel, help, confirm delete, the label picker.
+//!   YAML/describe, the event log, the informer panel, container logs, help, confirm delete, the
+//!   label picker.
 //! - [`table`]: one resource table, sorted incrementally, with filters and a sticky selection.
 //! - [`event_log`]: the bounded DeltaFIFO event log.
 //! - [`keys`]: key bindings as data (`assets/keys.toml`, overridable by the user).
