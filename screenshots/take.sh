@@ -188,6 +188,17 @@ key Enter 1
 wait_for "Nodes("
 shot nodes 1.5
 esc
+
+# 12. workload logs: L on a deployment streams every pod of its selector, prefixed pod/container
+cmd deploy
+wait_for "Deployments("
+key '/'
+typ "notification-api"
+key Enter 1
+key L
+wait_for "follows pods as they come and go"
+wait_for "streaming"
+shot logs-workload 8
 esc
 
 key q

@@ -172,6 +172,80 @@ impl LabelSelector {
             .iter()
             .all(|r| r.matches_value(get(&r.key)))
     }
+
+    /// The selector of a `metav1.LabelSelector` object (`matchLabels` + `matchExpressions`),
+    /// as a workload's `spec.selector` or a budget's carries it. `None` (absent or null) selects
+    /// nothing; `{}` selects everything (`metav1.LabelSelectorAsSelector`).
+    pub fn from_metav1(sel: Option<&serde_json::Value>) -> Result<Option<Self>, String> {
+        use serde_json::Value;
+        let Some(sel) = sel.filter(|v| !v.is_null()) else {
+            return Ok(None);
+        };
+        let mut requirements = Vec::new();
+        if let Some(m) = sel.get("matchLabels").and_then(Value::as_object) {
+            for (k, v) in m {
+                requirements.push(Requirement {
+                    key: k.clone(),
+                    op: Operator::Equals,
+                    values: vec![v.as_str().unwrap_or_default().to_string()],
+                });
+            }
+        }
+        for e in sel
+            .get("matchExpressions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let key = e
+                .get("key")
+                .and_then(Value::as_str)
+                .ok_or("matchExpressions: key is required")?;
+            let mut values: Vec<String> = e
+                .get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect();
+            values.sort();
+            values.dedup();
+            let op = match e.get("operator").and_then(Value::as_str) {
+                Some("In") => Operator::In,
+                Some("NotIn") => Operator::NotIn,
+                Some("Exists") => Operator::Exists,
+                Some("DoesNotExist") => Operator::DoesNotExist,
+                other => {
+                    return Err(format!(
+                        "matchExpressions: {other:?} is not a valid operator"
+                    ));
+                }
+            };
+            requirements.push(Requirement {
+                key: key.to_string(),
+                op,
+                values,
+            });
+        }
+        requirements.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(Some(LabelSelector { requirements }))
+    }
+
+    /// The selector of a Service's `spec.selector` (a plain label map). `None` when absent or
+    /// empty: such a Service selects no pods (its endpoints are managed by hand).
+    pub fn from_map(map: Option<&serde_json::Value>) -> Option<Self> {
+        let m = map?.as_object().filter(|m| !m.is_empty())?;
+        let mut requirements: Vec<Requirement> = m
+            .iter()
+            .map(|(k, v)| Requirement {
+                key: k.clone(),
+                op: Operator::Equals,
+                values: vec![v.as_str().unwrap_or_default().to_string()],
+            })
+            .collect();
+        requirements.sort_by(|a, b| a.key.cmp(&b.key));
+        Some(LabelSelector { requirements })
+    }
 }
 
 /// `a,b,c`: how both selector kinds print their requirements.

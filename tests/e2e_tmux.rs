@@ -306,3 +306,67 @@ fn namespace_scoped_user_falls_back_to_its_namespace_and_sees_a_plain_forbidden_
     s.keys(&["q"]);
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
+
+#[test]
+fn capital_l_opens_logs_on_a_pod_and_on_a_deployment_and_esc_closes_them() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("logs", "-A");
+    s.wait_for("the pods table with running pods", 60, |t| {
+        t.contains("Pods(all)") && t.contains("Running") && t.contains("synced")
+    });
+
+    // A pod: its containers' logs, following.
+    s.keys(&["L"]);
+    let pod = s.wait_for("the pod's log screen streaming", 30, |t| {
+        t.contains("Logs pod/") && t.contains("streaming") && t.contains("FOLLOW")
+    });
+    assert!(pod.contains("(every container)"), "{pod}");
+    // Scrolling up pauses, G resumes.
+    s.keys(&["k", "k"]);
+    s.wait_for("paused autoscroll", 10, |t| t.contains("PAUSED"));
+    s.keys(&["G"]);
+    s.wait_for("following again", 10, |t| t.contains("FOLLOW"));
+    s.keys(&["Escape"]);
+    s.wait_for("back on the pods table", 15, |t| t.contains("Pods(all)"));
+
+    // A deployment: every pod of its selector, each line prefixed with pod/container.
+    s.keys(&[":"]);
+    s.text("deploy");
+    s.keys(&["Enter"]);
+    s.wait_for("the deployments table", 30, |t| {
+        t.contains("Deployments(all)")
+    });
+    s.keys(&["L"]);
+    let workload = s.wait_for("the workload log screen streaming", 30, |t| {
+        t.contains("Logs deployment/")
+            && t.contains("follows pods as they come and go")
+            && t.contains("streaming")
+    });
+    assert!(workload.contains("Pods: -l "), "{workload}");
+    s.keys(&["q"]);
+    s.wait_for("back on the deployments table", 15, |t| {
+        t.contains("Deployments(all)")
+    });
+
+    // Both views' streams were stopped (the runtime logs each open and close).
+    let log = std::fs::read_to_string(s.log_path()).unwrap_or_default();
+    assert_eq!(
+        log.matches("log view opened").count(),
+        2,
+        "{}",
+        tail(&log, 40)
+    );
+    assert_eq!(
+        log.matches("log view closed").count(),
+        2,
+        "{}",
+        tail(&log, 40)
+    );
+    s.keys(&["q"]);
+    let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
+    assert!(!screen.contains("panicked"), "{screen}");
+    s.assert_terminal_cooked();
+}

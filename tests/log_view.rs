@@ -359,3 +359,69 @@ fn snapshot_search_highlights_and_wrap() {
     type_line(&mut v, &keys, "ABC3");
     insta::assert_snapshot!(draw(&v, &keys, 60, 10).backend());
 }
+
+#[test]
+fn long_source_names_keep_their_distinguishing_end_and_wide_screens_show_them_whole() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let a = src("notification-api-s2bf89md5-j2nnr", "notification-api");
+    let b = src("notification-api-s2bf89md5-lphps", "notification-api");
+    let mut v = view(1 << 20);
+    v.ingest(vec![
+        streaming(&a),
+        streaming(&b),
+        lines(&a, 0, 1, |_| "from a".into()),
+        lines(&b, 1, 1, |_| "from b".into()),
+    ]);
+    let row = |t: &Terminal<TestBackend>, w: u16, text: &str| -> String {
+        let buf = t.backend().buffer();
+        (0..buf.area.height)
+            .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .find(|r| r.contains(text))
+            .unwrap_or_default()
+    };
+    // 80 columns: the 49-character name is cut to 40 from the front.
+    let narrow = draw(&v, &keys, 80, 12);
+    let r = row(&narrow, 80, "from a");
+    assert!(
+        r.starts_with("…on-api-s2bf89md5-j2nnr/notification-api from a"),
+        "{r:?}"
+    );
+    assert!(
+        row(&narrow, 80, "from b").starts_with("…on-api-s2bf89md5-lphps/notification-api from b")
+    );
+    // 160 columns: a third of the screen holds the whole name.
+    let wide = draw(&v, &keys, 160, 12);
+    assert!(
+        row(&wide, 160, "from a")
+            .starts_with("notification-api-s2bf89md5-j2nnr/notification-api from a"),
+        "{:?}",
+        row(&wide, 160, "from a")
+    );
+}
+
+#[test]
+fn a_user_log_key_file_replaces_the_keys_of_the_actions_it_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log_keys.toml");
+    // `x` closes instead of esc/q; `q` now searches (and leaves close).
+    std::fs::write(
+        &path,
+        "[[bind]]\naction = \"close\"\nkeys = [\"x\"]\n\n[[bind]]\naction = \"search\"\nkeys = [\"q\"]\n",
+    )
+    .unwrap();
+    let keys = LogKeyMap::load(Some(&path)).unwrap();
+    use kinformer::ui::log_view::LogKey;
+    assert_eq!(keys.action(&key('x')), Some(LogKey::Close));
+    assert_eq!(keys.action(&key('q')), Some(LogKey::Search));
+    let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+    assert_eq!(keys.action(&esc), None);
+    assert_eq!(keys.action(&key('/')), None);
+    // Untouched actions keep their defaults.
+    assert_eq!(keys.action(&key('s')), Some(LogKey::Since));
+    // A missing file is the defaults; an invalid one is an error naming it.
+    let defaults = LogKeyMap::load(Some(&dir.path().join("none.toml"))).unwrap();
+    assert_eq!(defaults.action(&esc), Some(LogKey::Close));
+    std::fs::write(&path, "[[bind]]\naction = \"fly\"\nkeys = [\"f\"]\n").unwrap();
+    let err = LogKeyMap::load(Some(&path)).unwrap_err();
+    assert!(err.contains(&path.display().to_string()), "{err}");
+}

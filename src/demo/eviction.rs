@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use super::cluster::{DemoCluster, UpdateMode};
 use super::error::{StatusError, Target};
 use super::resources;
-use crate::selector::{LabelSelector, Operator, Requirement};
+use crate::selector::LabelSelector;
 
 /// What a budget's status says about the pods it selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,57 +42,7 @@ pub struct BudgetStatus {
 /// The label selector of a `metav1.LabelSelector` (`matchLabels` + `matchExpressions`).
 /// `None` (absent or null) selects nothing; `{}` selects everything, as for policy/v1 budgets.
 pub fn label_selector(sel: Option<&Value>) -> Result<Option<LabelSelector>, String> {
-    let Some(sel) = sel.filter(|v| !v.is_null()) else {
-        return Ok(None);
-    };
-    let mut requirements = Vec::new();
-    if let Some(m) = sel.get("matchLabels").and_then(Value::as_object) {
-        for (k, v) in m {
-            requirements.push(Requirement {
-                key: k.clone(),
-                op: Operator::Equals,
-                values: vec![v.as_str().unwrap_or_default().to_string()],
-            });
-        }
-    }
-    for e in sel
-        .get("matchExpressions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let key = e
-            .get("key")
-            .and_then(Value::as_str)
-            .ok_or("matchExpressions: key is required")?;
-        let mut values: Vec<String> = e
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect();
-        values.sort();
-        values.dedup();
-        let op = match e.get("operator").and_then(Value::as_str) {
-            Some("In") => Operator::In,
-            Some("NotIn") => Operator::NotIn,
-            Some("Exists") => Operator::Exists,
-            Some("DoesNotExist") => Operator::DoesNotExist,
-            other => {
-                return Err(format!(
-                    "matchExpressions: {other:?} is not a valid operator"
-                ));
-            }
-        };
-        requirements.push(Requirement {
-            key: key.to_string(),
-            op,
-            values,
-        });
-    }
-    requirements.sort_by(|a, b| a.key.cmp(&b.key));
-    Ok(Some(LabelSelector { requirements }))
+    LabelSelector::from_metav1(sel)
 }
 
 fn labels_of(obj: &Value) -> BTreeMap<String, String> {

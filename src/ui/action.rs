@@ -7,6 +7,7 @@
 //! path is unit-testable.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crossterm::event::{KeyEvent, MouseEvent};
@@ -18,6 +19,7 @@ use crate::informer::meta_namespace_key;
 use crate::informer::shared_informer::TapEntry;
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::render::{PrinterColumn, Row};
+use crate::ui::log_stream::{ContainerPick, LogEvent, PodFilter, StreamOptions};
 use crate::ui::table::Drill;
 
 /// Identifies one resource view (one informer subscription) for the lifetime of the app.
@@ -266,6 +268,17 @@ pub enum Action {
     /// One poll of the metrics API (or why it cannot be used), from the poller that
     /// [`Effect::WatchMetrics`] started.
     Metrics(MetricsUpdate),
+    /// One frame's worth of events from the streams of a log view ([`Effect::OpenLogs`]),
+    /// coalesced by the runtime: at most one per frame interval, never one per line.
+    Log {
+        view: ViewId,
+        batch: Vec<LogEvent>,
+    },
+    /// Answer to [`Effect::SaveLogs`]: where the buffer went and how many lines, or an error.
+    LogSaved {
+        view: ViewId,
+        result: Result<(PathBuf, usize), String>,
+    },
 }
 
 /// Requests the runtime carries out.
@@ -336,6 +349,27 @@ pub enum Effect {
     /// Switch kubeconfig context: the runtime rebuilds its client and factory, then sends
     /// Connection/Discovery again. Views are reopened by the OpenResource effects that follow.
     SwitchContext(String),
+    /// Stream the logs of the pods of `namespace` matching `filter` (a pod's name, or a
+    /// workload's selector: pods that appear later are followed) under a new cancellation token
+    /// for `view`; answer with [`Action::Log`] batches tagged `view`.
+    OpenLogs {
+        view: ViewId,
+        namespace: String,
+        filter: PodFilter,
+        containers: ContainerPick,
+        options: StreamOptions,
+    },
+    /// The log view is gone (or restarts under a new id): cancel its token, every stream ends.
+    CloseLogs {
+        view: ViewId,
+    },
+    /// Write a log view's buffer to `path` (directories created); answer with
+    /// [`Action::LogSaved`].
+    SaveLogs {
+        view: ViewId,
+        path: PathBuf,
+        contents: String,
+    },
 }
 
 /// `plural` for the core group, else `plural.group`: how resources are named in the informer

@@ -13,6 +13,7 @@ use tui_input::Input;
 use super::action::{Action, ConnectionState, Effect, InformerRow, ViewId, resource_label};
 use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
+use super::log_view::LogKeyMap;
 use super::metrics::MetricsScope;
 use super::resources::printer_columns_of;
 use super::resources::{builtin_resources, resolve};
@@ -83,6 +84,8 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct App {
     pub keys: KeyMap,
+    /// The log screen's own key table (`assets/log_keys.toml`).
+    pub log_keys: LogKeyMap,
     pub readonly: bool,
     pub now_ms: i64,
     pub size: (u16, u16),
@@ -144,6 +147,8 @@ impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
         App {
             keys,
+            // The embedded table is parsed in tests; an empty table cannot happen in practice.
+            log_keys: LogKeyMap::defaults().unwrap_or_default(),
             readonly: config.readonly,
             now_ms: config.now_ms,
             size: (80, 24),
@@ -407,17 +412,18 @@ impl App {
         if self.stack.len() <= 1 {
             return;
         }
-        let popped = self.stack.pop();
-        if matches!(popped, Some(Screen::Pulse)) {
-            self.close_pulse(fx);
-        }
-        if let Some(Screen::Table(id)) = popped
-            && !self
-                .stack
-                .iter()
-                .any(|s| matches!(s, Screen::Table(x) if *x == id))
-        {
-            self.close_view(id, fx);
+        match self.stack.pop() {
+            Some(Screen::Table(id))
+                if !self
+                    .stack
+                    .iter()
+                    .any(|s| matches!(s, Screen::Table(x) if *x == id)) =>
+            {
+                self.close_view(id, fx);
+            }
+            Some(Screen::Pulse) => self.close_pulse(fx),
+            Some(Screen::Logs(l)) => fx.push(Effect::CloseLogs { view: l.stream }),
+            _ => {}
         }
     }
 
@@ -433,7 +439,11 @@ impl App {
             self.close_view(id, fx);
         }
         self.close_pulse(fx);
-        self.stack.clear();
+        for s in self.stack.drain(..) {
+            if let Screen::Logs(l) = s {
+                fx.push(Effect::CloseLogs { view: l.stream });
+            }
+        }
         let ns = self.scope_for(&resource);
         let id = self.open_view(resource, ns, fx);
         self.stack.push(Screen::Table(id));
@@ -479,6 +489,7 @@ impl App {
                 self.size = (w, h);
                 self.dirty = true;
                 self.scroll_current();
+                self.fit_logs();
             }
             Action::Tick(now) => {
                 let second_changed = now / 1000 != self.now_ms / 1000;
@@ -639,6 +650,8 @@ impl App {
                 self.dirty = true;
             }
             Action::Metrics(update) => self.on_metrics(update),
+            Action::Log { view, batch } => self.on_log_batch(view, batch),
+            Action::LogSaved { view, result } => self.on_log_saved(view, result),
         }
         if self.dirty {
             self.remember_col_widths();
@@ -666,7 +679,9 @@ impl App {
         let mode = std::mem::replace(&mut self.mode, Mode::Normal);
         self.mode = match mode {
             Mode::Normal => {
-                self.on_normal_key(key, fx);
+                if !screens::on_raw_key(self, key, fx) {
+                    self.on_normal_key(key, fx);
+                }
                 return;
             }
             Mode::Command { input, completions } => {

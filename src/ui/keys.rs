@@ -33,6 +33,7 @@ pub enum KeyAction {
     Enter,
     Yaml,
     Describe,
+    Logs,
     Delete,
     RevealSecrets,
     ToggleWrap,

@@ -72,10 +72,10 @@ impl LogCounters {
 }
 
 /// Counts one task (or connection) for as long as it lives.
-struct Guard(Arc<LogCounters>, bool);
+pub(crate) struct Guard(Arc<LogCounters>, bool);
 
 impl Guard {
-    fn task(c: &Arc<LogCounters>) -> Self {
+    pub(crate) fn task(c: &Arc<LogCounters>) -> Self {
         c.tasks.fetch_add(1, Ordering::SeqCst);
         Self(c.clone(), false)
     }
@@ -118,7 +118,7 @@ pub enum ContainerPick {
 }
 
 /// Which pods a view streams.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PodFilter {
     Name(String),
     Selector(LabelSelector),
@@ -430,14 +430,15 @@ fn backoff_next(d: Duration) -> Duration {
 
 /// Coalesces a view's events into frames: waits for one event, then takes everything that
 /// arrives within `frame` (at most `max_events`), and hands the lot to `emit` (which sends one
-/// `Action` to the app). 5,000 lines/s become `1 / frame` actions per second, not 5,000.
-/// Returns when the channel closes or `cancel` fires.
-pub async fn coalesce(
+/// `Action` to the app, waiting while the app's bounded channel is full: the readers then wait
+/// too). 5,000 lines/s become `1 / frame` actions per second, not 5,000.
+/// Returns when the channel closes, `emit` answers false, or `cancel` fires.
+pub async fn coalesce<F: Future<Output = bool>>(
     mut rx: mpsc::Receiver<LogEvent>,
     frame: Duration,
     max_events: usize,
     cancel: CancellationToken,
-    mut emit: impl FnMut(Vec<LogEvent>) -> bool,
+    mut emit: impl FnMut(Vec<LogEvent>) -> F,
 ) {
     loop {
         let first = tokio::select! {
@@ -456,7 +457,11 @@ pub async fn coalesce(
                 },
             }
         }
-        if !emit(batch) {
+        let sent = tokio::select! {
+            _ = cancel.cancelled() => return,
+            ok = emit(batch) => ok,
+        };
+        if !sent {
             return;
         }
     }
@@ -802,7 +807,7 @@ mod tests {
             CancellationToken::new(),
             |b| {
                 batches.push(b.len());
-                true
+                async { true }
             },
         )
         .await;

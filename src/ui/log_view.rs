@@ -11,7 +11,10 @@
 //!   update (a single line larger than the cap is kept alone);
 //! - line `seq`s are consecutive: the line at index `i` of `lines` has seq `first_seq + i`;
 //! - when paused, `anchor` is the seq of the top line and new lines never move it; lines
-//!   arriving meanwhile are counted in `unseen`.
+//!   arriving meanwhile are counted in `unseen`;
+//! - a line's `pass` is whether the current filter lets it through, computed once when the line
+//!   arrives or the filter changes: drawing and scrolling never run the filter, so a rare-match
+//!   filter over a full buffer costs a scan of booleans per frame, not a regex per line.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -82,7 +85,7 @@ struct RawBind {
 }
 
 /// The log screen's key table (data: `assets/log_keys.toml`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LogKeyMap {
     /// (action, keys, help, hint) in help order.
     pub bindings: Vec<(LogKey, Vec<KeySpec>, String, bool)>,
@@ -117,6 +120,49 @@ impl LogKeyMap {
         Ok(Self { bindings, lookup })
     }
 
+    /// Apply a user file on top: each action it lists gets the user's keys (and help/hint when
+    /// given); a key the user binds leaves whatever default action had it.
+    pub fn overlay(&mut self, text: &str) -> Result<(), String> {
+        let user = Self::from_toml(text)?;
+        for (action, keys, _, _) in &user.bindings {
+            for b in self.bindings.iter_mut().filter(|b| b.0 != *action) {
+                b.1.retain(|k| !keys.contains(k));
+            }
+        }
+        for (action, keys, help, hint) in user.bindings {
+            match self.bindings.iter_mut().find(|b| b.0 == action) {
+                Some(b) => {
+                    b.1 = keys;
+                    if !help.is_empty() {
+                        b.2 = help;
+                    }
+                    b.3 |= hint;
+                }
+                None => self.bindings.push((action, keys, help, hint)),
+            }
+        }
+        self.lookup = self
+            .bindings
+            .iter()
+            .flat_map(|b| b.1.iter().map(move |k| (*k, b.0)))
+            .collect();
+        Ok(())
+    }
+
+    /// Defaults overlaid with the user's file at `path` if it exists (usually
+    /// [`user_log_keys_path`]); an unreadable or invalid file is an error naming it.
+    pub fn load(path: Option<&std::path::Path>) -> Result<Self, String> {
+        let mut map = Self::defaults()?;
+        if let Some(path) = path
+            && path.exists()
+        {
+            let named = |e: String| format!("log key bindings in {}: {e}", path.display());
+            let text = std::fs::read_to_string(path).map_err(|e| named(e.to_string()))?;
+            map.overlay(&text).map_err(named)?;
+        }
+        Ok(map)
+    }
+
     pub fn action(&self, ev: &KeyEvent) -> Option<LogKey> {
         self.lookup.get(&KeySpec::from_event(ev)).copied()
     }
@@ -128,6 +174,11 @@ impl LogKeyMap {
             .and_then(|b| b.1.first())
             .map_or_else(|| "?".into(), ToString::to_string)
     }
+}
+
+/// `~/.config/kinformer/log_keys.toml` (platform config dir).
+pub fn user_log_keys_path() -> Option<PathBuf> {
+    dirs::config_dir().map(|d| d.join("kinformer").join("log_keys.toml"))
 }
 
 /// Since presets, in the order `s` cycles them.
@@ -280,6 +331,8 @@ struct Line {
     ts_ns: i64,
     kind: LineKind,
     text: CleanLine,
+    /// The filter lets it through (see the module's invariants).
+    pass: bool,
 }
 
 /// Bytes a line counts against the cap.
@@ -448,6 +501,14 @@ impl LogView {
     pub fn source_count(&self) -> usize {
         self.sources.len()
     }
+    /// The byte cap of the buffer.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+    /// A search or filter line is open: every key goes to it.
+    pub fn is_typing(&self) -> bool {
+        self.input.is_some()
+    }
     /// Plain text of every kept line (in order), markers included.
     pub fn texts(&self) -> Vec<&str> {
         self.lines.iter().map(|l| &*l.text.text).collect()
@@ -492,20 +553,27 @@ impl LogView {
     }
 
     fn passes(&self, l: &Line) -> bool {
-        l.kind == LineKind::Marker
-            || self
-                .filter
-                .as_ref()
-                .is_none_or(|f| f.is_match(&l.text.text))
+        l.kind == LineKind::Marker || l.pass
+    }
+
+    /// Set the filter and recompute every kept line's `pass` (once per filter change).
+    fn set_filter(&mut self, filter: Option<Matcher>) {
+        self.filter = filter;
+        let f = self.filter.as_ref();
+        for l in &mut self.lines {
+            l.pass = f.is_none_or(|f| f.is_match(&l.text.text));
+        }
     }
 
     fn push(&mut self, source: u16, ts_ns: i64, kind: LineKind, text: CleanLine) {
         self.bytes += line_bytes(&text);
+        let pass = self.filter.as_ref().is_none_or(|f| f.is_match(&text.text));
         let line = Line {
             source,
             ts_ns,
             kind,
             text,
+            pass,
         };
         if !self.follow && self.passes(&line) {
             self.unseen += 1;
@@ -742,7 +810,7 @@ impl LogView {
         match action {
             LogKey::Close => {
                 if self.filter.is_some() || self.search.is_some() {
-                    self.filter = None;
+                    self.set_filter(None);
                     self.search = None;
                     self.current_match = None;
                 } else {
@@ -811,7 +879,7 @@ impl LogView {
         match (kind, parsed) {
             (_, Err(e)) => self.status = Some((e, true)),
             (InputKind::Filter, Ok(m)) => {
-                self.filter = m;
+                self.set_filter(m);
                 self.unseen = 0;
                 if !self.follow {
                     // Keep the position meaningful: the first passing line at or after it.
@@ -997,7 +1065,9 @@ impl LogView {
         TextLine::from(spans)
     }
 
-    fn prefix_width(&self) -> usize {
+    /// Width of the `pod/container` column (0 with one source): the longest name, at most a
+    /// third of the screen (and never less than 40 columns for it).
+    fn prefix_width(&self, width: usize) -> usize {
         if self.sources.len() <= 1 {
             return 0;
         }
@@ -1006,7 +1076,7 @@ impl LogView {
             .map(|s| s.id.to_string().chars().count())
             .max()
             .unwrap_or(0)
-            .min(40)
+            .min((width / 3).max(40))
             + 1
     }
 
@@ -1031,7 +1101,17 @@ impl LogView {
             return spans;
         }
         if prefix > 0 {
-            let name: String = src.id.to_string().chars().take(prefix - 1).collect();
+            // Too long: keep the end (the pod's own suffix and the container tell sources apart).
+            let full = src.id.to_string();
+            let n = full.chars().count();
+            let name: String = if n < prefix {
+                full
+            } else {
+                let keep = prefix.saturating_sub(2);
+                std::iter::once('…')
+                    .chain(full.chars().skip(n - keep))
+                    .collect()
+            };
             spans.push(Span::styled(
                 format!("{name:<width$} ", width = prefix - 1),
                 Style::default().fg(src.colour),
@@ -1104,7 +1184,7 @@ impl LogView {
             body.height -= 1;
             buf.set_line(area.x, body.y + body.height, &self.footer(keys), area.width);
         }
-        let prefix = self.prefix_width();
+        let prefix = self.prefix_width(usize::from(area.width));
         let rows = usize::from(body.height);
         let width = usize::from(body.width).max(1);
         // Lines to draw, top first.

@@ -6,11 +6,14 @@
 //!   rows, event ring, footer message, mode, screen stack, clock, dirty flag) and the routing of
 //!   actions and keys to the screen on top.
 //! - [`screens`]: one component per screen or dialog (state, keys, drawing): the resource table,
-//!   YAML/describe, the event log, the informer panel, help, confirm delete, the label picker.
+//!   YAML/describe, the event log, the informer panel, container logs, help, confirm delete, the
+//!   label picker.
 //! - [`table`]: one resource table, sorted incrementally, with filters and a sticky selection.
 //! - [`event_log`]: the bounded DeltaFIFO event log.
 //! - [`keys`]: key bindings as data (`assets/keys.toml`, overridable by the user).
 //! - [`resources`]: `:` command resolution and completion.
+//! - [`log_stream`]: a log view's stream tasks, [`log_feeds`]: the runtime's log views (one
+//!   token each, coalesced frames), [`log_view`]: the log screen's buffer, keys and drawing.
 //! - [`operate`]: the one write path (readonly check, confirmation prompt, one log line, the
 //!   server's answer), [`drain`]: a node drain as a cancellable task, [`portforward`]: local
 //!   listeners forwarded to pod ports.
@@ -53,6 +56,9 @@
 //!   views that are not tables: their rows go to the pulse model.
 //! - `Action::Tap` with new event-tap entries; `Action::Discovery`, `Action::Contexts` at start
 //!   and after `Effect::SwitchContext`.
+//! - `Effect::OpenLogs`/`CloseLogs`/`SaveLogs`: [`log_feeds::LogFeeds::carry_out`]; its
+//!   batches arrive as `Action::Log` (at most one per view per frame), saves as
+//!   `Action::LogSaved`.
 //! - `Effect::FetchYaml`/`FetchDescribe` → `Action::Yaml`/`Action::Describe` with the same
 //!   `request`; `Effect::Delete` (only ever emitted after confirmation, never in read-only mode)
 //!   → `Action::Notify` with the outcome; `Effect::Quit` → restore the terminal and exit.
@@ -66,6 +72,7 @@ mod command;
 pub mod drain;
 pub mod event_log;
 pub mod keys;
+pub mod log_feeds;
 pub mod log_stream;
 pub mod log_text;
 pub mod log_view;

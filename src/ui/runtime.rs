@@ -26,6 +26,8 @@ use super::action::{
 };
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
+use super::log_feeds::{LogBatchRx, LogFeeds};
+use super::log_view::{LogKeyMap, user_log_keys_path};
 use super::metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
 use super::table::Drill;
 use super::terminal;
@@ -429,6 +431,8 @@ pub struct Runtime {
     access: AccessCache,
     /// The metrics pollers of the views that show usage.
     metrics: MetricsHub,
+    /// The log screens' streams.
+    logs: LogFeeds,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -451,17 +455,34 @@ fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
     ))
 }
 
+/// The bounded streams a runtime's frame loop reads besides its action channel.
+struct Streams {
+    metrics_rx: mpsc::Receiver<MetricsUpdate>,
+    log_rx: LogBatchRx,
+}
+
 impl Runtime {
     /// A runtime on `connection` (its informer factory started, the stats and event-tap tasks
     /// running, metrics polled every 15 s) sending what happens to `tx`, metrics updates included.
     pub fn new(connection: Connection, tx: mpsc::UnboundedSender<Action>) -> Runtime {
         let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
-        let (rt, mut metrics_rx) =
-            Runtime::start(connection, version, Duration::from_secs(15), tx.clone());
-        // Ends when the runtime (its metrics hub) is gone or the app stopped listening.
+        let (
+            rt,
+            Streams {
+                mut metrics_rx,
+                mut log_rx,
+            },
+        ) = Runtime::start(connection, version, Duration::from_secs(15), tx.clone());
+        // Ends when the runtime (its metrics hub, its log feeds) is gone or the app stopped
+        // listening.
         tokio::spawn(async move {
-            while let Some(u) = metrics_rx.recv().await {
-                if tx.send(Action::Metrics(u)).is_err() {
+            loop {
+                let action = tokio::select! {
+                    Some(u) = metrics_rx.recv() => Action::Metrics(u),
+                    Some((view, batch)) = log_rx.recv() => Action::Log { view, batch },
+                    else => break,
+                };
+                if tx.send(action).is_err() {
                     break;
                 }
             }
@@ -470,13 +491,14 @@ impl Runtime {
     }
 
     /// Start the informer factory, the stats task, the event tap and the metrics hub for
-    /// `connection`; the metrics updates arrive on the receiver returned.
+    /// `connection`; metrics updates and log batches arrive on the bounded receivers returned
+    /// (read by the frame loop, so a slow UI slows the streams instead of growing memory).
     fn start(
         connection: Connection,
         version: SharedVersion,
         metrics_period: Duration,
         tx: mpsc::UnboundedSender<Action>,
-    ) -> (Runtime, mpsc::Receiver<MetricsUpdate>) {
+    ) -> (Runtime, Streams) {
         let factory = make_factory(&connection);
         factory.start();
         let conn_cancel = CancellationToken::new();
@@ -490,6 +512,11 @@ impl Runtime {
             conn_cancel.child_token(),
         );
         spawn_tap(&factory, tx.clone(), conn_cancel.clone());
+        let (logs, log_rx) = LogFeeds::new(
+            connection.client.clone(),
+            factory.clone(),
+            conn_cancel.clone(),
+        );
         let rt = Runtime {
             connection,
             factory,
@@ -499,8 +526,9 @@ impl Runtime {
             stats,
             access: AccessCache::default(),
             metrics,
+            logs,
         };
-        (rt, metrics_rx)
+        (rt, Streams { metrics_rx, log_rx })
     }
 
     /// The informer factory of the current connection.
@@ -513,6 +541,7 @@ impl Runtime {
         for view in self.views.keys().copied().collect::<Vec<_>>() {
             self.close_view(view);
         }
+        self.logs.close_all();
         self.conn_cancel.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(2), self.factory.shutdown()).await;
     }
@@ -688,6 +717,9 @@ impl Runtime {
                 }
             }
             Effect::WatchMetrics { view, scope } => self.metrics.watch(view, scope),
+            e @ (Effect::OpenLogs { .. } | Effect::CloseLogs { .. } | Effect::SaveLogs { .. }) => {
+                self.logs.carry_out(&e, &self.tx);
+            }
             Effect::FetchYaml {
                 request,
                 resource,
@@ -755,6 +787,11 @@ impl Runtime {
                     self.connection = conn;
                     self.factory = make_factory(&self.connection);
                     self.factory.start();
+                    self.logs.reconnect(
+                        self.connection.client.clone(),
+                        self.factory.clone(),
+                        self.conn_cancel.clone(),
+                    );
                     spawn_tap(&self.factory, self.tx.clone(), self.conn_cancel.clone());
                     self.stats = StatsSource::shared(
                         self.factory.clone(),
@@ -1351,7 +1388,13 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
     let version: SharedVersion = Arc::new(parking_lot::Mutex::new(config.server_version.clone()));
     let connection = config.connection.clone();
-    let (mut rt, mut metrics_rx) = Runtime::start(
+    let (
+        mut rt,
+        Streams {
+            mut metrics_rx,
+            mut log_rx,
+        },
+    ) = Runtime::start(
         config.connection,
         version.clone(),
         config.metrics_period,
@@ -1361,6 +1404,16 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         spawn_rediscovery(connection, version, tx.clone(), rt.conn_cancel.clone());
     }
     let mut app = App::new(config.app, config.keys);
+    // The log screen's keys: the defaults, overlaid by the user's file when there is one.
+    match LogKeyMap::load(user_log_keys_path().as_deref()) {
+        Ok(keys) => app.log_keys = keys,
+        Err(message) => {
+            let _ = tx.send(Action::Notify {
+                message,
+                error: true,
+            });
+        }
+    }
     let _ = tx.send(Action::Connection(ConnectionState {
         context: rt.connection.context.clone(),
         reachable: config.server_version.is_some(),
@@ -1412,6 +1465,8 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             },
             a = rx.recv() => a,
             u = metrics_rx.recv() => u.map(Action::Metrics),
+            // At most one batch per log view per frame (coalesced in `LogFeeds`).
+            b = log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
             _ = ages.tick() => Some(Action::Tick(now_ms())),
             _ = tokio::time::sleep(sleep_for), if deadline.is_some() => Some(Action::Tick(now_ms())),
             _ = sigterm.recv() => { tracing::info!("SIGTERM: exiting"); running = false; None }
@@ -1425,6 +1480,9 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                 Ok(a) => pending.push(a),
                 Err(_) => break,
             }
+        }
+        while let Ok((view, batch)) = log_rx.try_recv() {
+            pending.push(Action::Log { view, batch });
         }
         // The header's informer line in the same frame as the rows (not up to a second later).
         let with_rows = stats_with_rows(&pending, &rt.stats);
@@ -1454,14 +1512,21 @@ pub struct Headless {
     rt: Runtime,
     rx: mpsc::UnboundedReceiver<Action>,
     metrics_rx: mpsc::Receiver<MetricsUpdate>,
+    log_rx: LogBatchRx,
 }
 
 impl Headless {
     pub fn start(connection: Connection, metrics_period: Duration) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
         let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
-        let (rt, metrics_rx) = Runtime::start(connection, version, metrics_period, tx);
-        Self { rt, rx, metrics_rx }
+        let (rt, Streams { metrics_rx, log_rx }) =
+            Runtime::start(connection, version, metrics_period, tx);
+        Self {
+            rt,
+            rx,
+            metrics_rx,
+            log_rx,
+        }
     }
 
     /// Carry out one effect; false for [`Effect::Quit`].
@@ -1474,6 +1539,7 @@ impl Headless {
         tokio::select! {
             a = self.rx.recv() => a,
             u = self.metrics_rx.recv() => u.map(Action::Metrics),
+            b = self.log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
         }
     }
 

@@ -883,6 +883,12 @@ impl TableModel {
         self.select_index(i);
     }
 
+    /// Keep the selected object selected from now on, wherever the sort puts it (as after a
+    /// move by the user).
+    pub fn pin_selection(&mut self) {
+        self.pinned = self.selected.is_some();
+    }
+
     /// Select the row at `i` of the shown list (clamped).
     pub fn select_index(&mut self, i: usize) {
         let list = self.list();

@@ -66,6 +66,15 @@ impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let prompt = matches!(self.mode, Mode::Command { .. } | Mode::Filter { .. });
         let screen = self.current_screen();
+        // A full-screen log view takes the whole terminal (dialogs still open over it).
+        if let Some(Screen::Logs(l)) = screen
+            && l.view.fullscreen
+            && !prompt
+        {
+            self.render_logs(l, area, buf);
+            screens::draw_dialog(self, area, buf);
+            return;
+        }
         let pane = self.show_events_pane && matches!(screen, Some(Screen::Table(_)));
         let [header, prompt_area, body, pane_area, footer] = Layout::vertical([
             Constraint::Length(3),
@@ -345,6 +354,7 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Enter => "drill",
         KeyAction::Yaml => "yaml",
         KeyAction::Describe => "describe",
+        KeyAction::Logs => "logs",
         KeyAction::Delete => "delete",
         KeyAction::RevealSecrets => "reveal",
         KeyAction::ToggleWrap => "wrap",

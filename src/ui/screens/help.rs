@@ -7,7 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 
-use crate::ui::app::{App, Mode};
+use crate::ui::app::{App, Mode, Screen};
 use crate::ui::keys::KeyAction;
 use crate::ui::widgets::{KEY, TITLE, centered};
 
@@ -37,6 +37,26 @@ impl App {
         );
         Clear.render(r, buf);
         let mut lines: Vec<Line> = Vec::new();
+        if matches!(self.current_screen(), Some(Screen::Logs(_))) {
+            lines.push(Line::styled(
+                "Log view keys",
+                Style::default()
+                    .fg(Color::Yellow)
+                    .add_modifier(Modifier::BOLD),
+            ));
+            for (_, keys, help, _) in &self.log_keys.bindings {
+                let keys = keys
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {keys:<16}"), Style::default().fg(KEY)),
+                    Span::raw(help.clone()),
+                ]));
+            }
+            lines.push(Line::raw(""));
+        }
         lines.push(Line::styled(
             "Keys",
             Style::default()

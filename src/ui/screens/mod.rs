@@ -13,6 +13,7 @@
 //! - [`informers`]: the informer panel.
 //! - [`pulse`]: the cluster pulse (tiles, usage, sparklines, restarts, warnings).
 //! - [`usage`]: the CPU/memory columns the pods and nodes tables join from metrics.
+//! - [`logs`]: container logs of a pod or of a workload's pods (a [`LogView`](super::log_view::LogView) fed by streams).
 //! - [`help`], [`confirm`], [`labels`]: dialogs (key help, confirm delete, label picker).
 
 pub mod confirm;
@@ -20,6 +21,7 @@ pub mod events;
 pub mod help;
 pub mod informers;
 pub mod labels;
+pub mod logs;
 pub mod pulse;
 pub mod table;
 pub mod text;
@@ -31,9 +33,12 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
+use crossterm::event::KeyEvent;
+
 use super::action::{Effect, ViewId};
 use super::app::{App, Mode};
 use super::keys::KeyAction;
+use logs::LogScreen;
 use text::TextView;
 
 /// One screen of the navigation stack.
@@ -44,6 +49,16 @@ pub enum Screen {
     Informers,
     Text(TextView),
     Pulse,
+    Logs(Box<LogScreen>),
+}
+
+/// A key before the key map is asked (normal mode): a screen with its own key table (the log
+/// view) takes it here; true when taken.
+pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    match app.current_screen() {
+        Some(Screen::Logs(_)) => app.on_logs_key(key, fx),
+        _ => false,
+    }
 }
 
 /// A key that is not global (quit, help, command line, back, moves, the event pane): the screen
@@ -59,6 +74,8 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
             app.on_pulse_key(action, fx);
             return;
         }
+        // What the log view's key map does not bind does nothing there (no table beneath).
+        Some(Screen::Logs(_)) => true,
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -73,6 +90,8 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Events) => app.nav_events(action, n),
         Some(Screen::Informers) => app.nav_informers(action, n),
         Some(Screen::Pulse) => app.nav_pulse(action),
+        // The log view scrolls with its own keys.
+        Some(Screen::Logs(_)) => {}
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -92,6 +111,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Informers) => app.render_informers(area, buf),
         Some(Screen::Text(t)) => text::render_text(t, area, buf),
         Some(Screen::Pulse) => app.render_pulse(area, buf),
+        Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -118,6 +138,7 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Events) => Some(app.events_header(label, value)),
         Some(Screen::Informers) => Some(app.informers_header(label, value)),
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
+        Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         _ => None,
     }
 }
@@ -129,6 +150,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::Text(t)) => Some(text::hints(t)),
         Some(Screen::Informers) => Some(informers::HINTS.to_vec()),
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
+        Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         _ => None,
     }
 }

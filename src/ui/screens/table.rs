@@ -1,6 +1,6 @@
 //! The resource table screen: one informer-fed table ([`ResourceView`], wrapping
-//! [`TableModel`]), its keys (filters, sort, drill-down, YAML/describe/delete of the selection)
-//! and its drawing.
+//! [`TableModel`]), its keys (filters, sort, drill-down, YAML/describe/logs/delete of the
+//! selection) and its drawing.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -139,6 +139,7 @@ impl App {
             KeyAction::Enter => self.enter(fx),
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
+            KeyAction::Logs => self.open_logs(fx),
             KeyAction::Delete => self.ask_delete(),
             KeyAction::SortName => {
                 // Outside -A the key order is the name order.
@@ -564,6 +565,12 @@ impl App {
                     }
                 } else if let Some(id) = self.current_view_id() {
                     self.set_text_filter(id, &text);
+                }
+                // The row the filter led to is the user's pick: it stays selected as rows come.
+                if let Some(id) = self.current_view_id()
+                    && let Some(v) = self.views.get_mut(&id)
+                {
+                    v.table.pin_selection();
                 }
                 Mode::Normal
             }

@@ -1,0 +1,272 @@
+//! The log screen: a [`LogView`] (its own state, keys and drawing, in `ui/log_view.rs`) fed by
+//! the streams the runtime runs for [`Effect::OpenLogs`].
+//!
+//! `L` on a pod opens that pod's logs (every container, init and ephemeral ones included); on a
+//! Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or Service it opens the workload view: the
+//! pods its selector matches, and the pods that match later (a rollout, a scale-up, a crash
+//! replacement) as the shared pod informer sees them.
+//!
+//! Invariants:
+//! - every way a log screen leaves the stack (close key, back, a `:` command that resets the
+//!   stack) emits [`Effect::CloseLogs`] for its stream id, so no stream outlives its screen;
+//! - a restart (since preset, previous instance) closes the streams and opens new ones under a
+//!   new id: batches still in flight for the old id find no screen and are dropped, so nothing
+//!   from before the restart lands in the cleared buffer.
+
+use std::path::PathBuf;
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+
+use super::Screen;
+use crate::selector::LabelSelector;
+use crate::ui::action::{Effect, ObjectSummary, ViewId};
+use crate::ui::app::App;
+use crate::ui::keys::KeyAction;
+use crate::ui::log_stream::{ContainerPick, LogEvent, PodFilter};
+use crate::ui::log_view::{DEFAULT_CAP_BYTES, LogEffect, LogView};
+use crate::ui::widgets::DIM;
+
+/// The footer's dashboard hints while the log screen is on top (its own keys are in its footer).
+pub(crate) const HINTS: &[KeyAction] = &[KeyAction::Command, KeyAction::Help];
+
+/// Header rows (3) and footer row (1) of the dashboard around a screen.
+const CHROME: u16 = 4;
+
+/// One open log screen.
+#[derive(Debug, Clone)]
+pub struct LogScreen {
+    /// The id the runtime tags this screen's batches with (a restart takes a new one).
+    pub stream: ViewId,
+    pub namespace: String,
+    pub filter: PodFilter,
+    pub containers: ContainerPick,
+    pub view: LogView,
+}
+
+/// Which pods `L` on an object of `kind` streams, and the view's title: a pod by name, or the
+/// pods a workload's or Service's selector matches. An error says why there are no logs.
+pub fn log_target(kind: &str, obj: &ObjectSummary) -> Result<(String, PodFilter), String> {
+    let name = &*obj.name;
+    let spec_selector = obj.object.data.pointer("/spec/selector");
+    let selector = match kind {
+        "Pod" => return Ok((format!("pod/{name}"), PodFilter::Name(name.to_string()))),
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => {
+            LabelSelector::from_metav1(spec_selector)
+                .map_err(|e| format!("{}/{name}: invalid selector: {e}", kind.to_lowercase()))?
+        }
+        "Service" => LabelSelector::from_map(spec_selector),
+        _ => {
+            return Err(format!(
+                "no logs for a {kind}: L opens the logs of a pod, a workload or a Service"
+            ));
+        }
+    };
+    match selector {
+        Some(sel) if !sel.is_empty() => Ok((
+            format!("{}/{name}", kind.to_lowercase()),
+            PodFilter::Selector(sel),
+        )),
+        _ => Err(format!(
+            "{}/{name} has no pod selector: no pods to show logs of",
+            kind.to_lowercase()
+        )),
+    }
+}
+
+impl App {
+    /// `L` on the selected row of the table on top: push a log screen and ask for its streams.
+    pub(crate) fn open_logs(&mut self, fx: &mut Vec<Effect>) {
+        let Some((view, obj)) = self.selected_object() else {
+            return;
+        };
+        let kind = view.resource.api_resource.kind.clone();
+        let Some(namespace) = obj.namespace.as_deref().map(str::to_string) else {
+            self.error(format!(
+                "no logs for a {kind}: L opens the logs of a pod, a workload or a Service"
+            ));
+            return;
+        };
+        let (title, filter) = match log_target(&kind, obj) {
+            Ok(t) => t,
+            Err(e) => {
+                self.error(e);
+                return;
+            }
+        };
+        let stem = match &filter {
+            PodFilter::Name(pod) => format!("{namespace}_{pod}"),
+            PodFilter::Selector(_) => format!("{namespace}_{}", title.replace('/', "-")),
+        };
+        let mut log = LogView::new(title, stem, DEFAULT_CAP_BYTES);
+        let (w, h) = self.log_viewport(false);
+        log.set_viewport(w, h);
+        let stream = self.next_view;
+        self.next_view += 1;
+        fx.push(Effect::OpenLogs {
+            view: stream,
+            namespace: namespace.clone(),
+            filter: filter.clone(),
+            containers: ContainerPick::All,
+            options: log.options(),
+        });
+        self.stack.push(Screen::Logs(Box::new(LogScreen {
+            stream,
+            namespace,
+            filter,
+            containers: ContainerPick::All,
+            view: log,
+        })));
+    }
+
+    /// A key while the log screen is on top: the log view takes what its key map binds (and
+    /// everything while its search/filter line is open); false for the rest (`?`, `:`), which
+    /// the dashboard handles.
+    pub(crate) fn on_logs_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+        let now = self.now_ms;
+        let keys = &self.log_keys;
+        let Some(Screen::Logs(l)) = self.stack.last_mut() else {
+            return false;
+        };
+        if !l.view.is_typing() && keys.action(&key).is_none() {
+            return false;
+        }
+        self.message = None;
+        let effects = l.view.handle_key(&key, keys, now);
+        for effect in effects {
+            match effect {
+                LogEffect::Close => {
+                    self.pop_screen(fx);
+                    return true;
+                }
+                LogEffect::Restart(options) => {
+                    let stream = self.next_view;
+                    self.next_view += 1;
+                    let Some(Screen::Logs(l)) = self.stack.last_mut() else {
+                        return true;
+                    };
+                    fx.push(Effect::CloseLogs { view: l.stream });
+                    l.stream = stream;
+                    fx.push(Effect::OpenLogs {
+                        view: stream,
+                        namespace: l.namespace.clone(),
+                        filter: l.filter.clone(),
+                        containers: l.containers.clone(),
+                        options,
+                    });
+                }
+                LogEffect::Save { path, contents } => {
+                    if let Some(Screen::Logs(l)) = self.stack.last() {
+                        fx.push(Effect::SaveLogs {
+                            view: l.stream,
+                            path,
+                            contents,
+                        });
+                    }
+                }
+            }
+        }
+        self.fit_logs();
+        true
+    }
+
+    /// The log screen streaming under `stream`, wherever it is on the stack.
+    fn log_screen_mut(&mut self, stream: ViewId) -> Option<&mut LogScreen> {
+        self.stack.iter_mut().find_map(|s| match s {
+            Screen::Logs(l) if l.stream == stream => Some(&mut **l),
+            _ => None,
+        })
+    }
+
+    /// A frame's worth of stream events; a batch for a closed or restarted stream is dropped.
+    /// Redraws only when the screen is on top.
+    pub(crate) fn on_log_batch(&mut self, stream: ViewId, batch: Vec<LogEvent>) {
+        let Some(l) = self.log_screen_mut(stream) else {
+            return;
+        };
+        l.view.ingest(batch);
+        if matches!(self.current_screen(), Some(Screen::Logs(l)) if l.stream == stream) {
+            self.dirty = true;
+        }
+    }
+
+    /// The runtime's answer to a save.
+    pub(crate) fn on_log_saved(
+        &mut self,
+        stream: ViewId,
+        result: Result<(PathBuf, usize), String>,
+    ) {
+        if let Some(l) = self.log_screen_mut(stream) {
+            l.view.saved(result);
+            self.dirty = true;
+        }
+    }
+
+    /// The area the log view draws in: the body between the dashboard's header and footer, or
+    /// the whole terminal in full-screen mode.
+    fn log_viewport(&self, fullscreen: bool) -> (u16, u16) {
+        let (w, h) = self.size;
+        (
+            w,
+            if fullscreen {
+                h
+            } else {
+                h.saturating_sub(CHROME)
+            },
+        )
+    }
+
+    /// Tell the log screens their size (after a resize or a full-screen toggle).
+    pub(crate) fn fit_logs(&mut self) {
+        let (w, h) = self.size;
+        for s in &mut self.stack {
+            if let Screen::Logs(l) = s {
+                let full = l.view.fullscreen;
+                let h = if full { h } else { h.saturating_sub(CHROME) };
+                l.view.set_viewport(w, h);
+            }
+        }
+    }
+
+    /// Header lines 2 and 3 over the log screen: what it streams, and how full its buffer is.
+    pub(crate) fn logs_header(&self, l: &LogScreen, label: Style, value: Style) -> [Line<'_>; 2] {
+        let v = &l.view;
+        let mib = |b: usize| b as f64 / (1024.0 * 1024.0);
+        let l2 = vec![
+            Span::styled(" Logs: ", label),
+            Span::styled(format!("{} ", v.title), value),
+            Span::raw(format!(
+                "│ {} │ {} lines │ {:.1}/{:.0} MiB",
+                match v.source_count() {
+                    1 => "1 source".to_string(),
+                    n => format!("{n} sources"),
+                },
+                v.len(),
+                mib(v.bytes()),
+                mib(v.cap())
+            )),
+        ];
+        let mut l3 = vec![Span::styled(" Pods: ", label)];
+        match &l.filter {
+            PodFilter::Name(pod) => {
+                l3.push(Span::styled(format!("{}/{pod}", l.namespace), value));
+                l3.push(Span::styled(" (every container)", Style::default().fg(DIM)));
+            }
+            PodFilter::Selector(sel) => {
+                l3.push(Span::styled(format!("-l {sel} -n {}", l.namespace), value));
+                l3.push(Span::styled(
+                    " (follows pods as they come and go)",
+                    Style::default().fg(Color::Green),
+                ));
+            }
+        }
+        [Line::from(l2), Line::from(l3)]
+    }
+
+    pub(crate) fn render_logs(&self, l: &LogScreen, area: Rect, buf: &mut Buffer) {
+        l.view.render_with(area, buf, Some(&self.log_keys));
+    }
+}
