@@ -4,15 +4,19 @@
 //! No assertion on elapsed time; `HANG_GUARD` only turns a hang into a failure.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use kinformer::cluster::{ConnectOptions, Connection, ResourceInfo, resolve};
 use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
+use kinformer::ui::action::{Action, Effect, ObjectSummary};
 use kinformer::ui::drain::{DrainEvent, DrainOptions, drain};
 use kinformer::ui::operate::{Operation, Propagation, Write, execute};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kinformer::ui::{App, AppConfig, KeyMap};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -667,5 +671,121 @@ async fn port_forward_carries_an_http_get_through_a_local_port() {
     // Stopped: the local port is closed.
     assert!(tokio::net::TcpStream::connect(local).await.is_err());
     drop(taken);
+    s.cleanup().await;
+}
+
+/// An app showing `rows` of `resource` in the test namespace, as the runtime would feed it.
+fn dashboard(s: &Setup, resource: &str, rows: Vec<kinformer::ui::action::ObjectSummary>) -> App {
+    let cfg = AppConfig {
+        resource: resource.into(),
+        namespace: Some(s.ns.clone()),
+        ..AppConfig::default()
+    };
+    let mut app = App::new(cfg, KeyMap::defaults().unwrap());
+    app.update(Action::Discovery(s.resources.clone()));
+    let fx = app.init();
+    let Some(Effect::OpenResource { view, .. }) = fx.first() else {
+        panic!("no view opened: {fx:?}")
+    };
+    app.update(Action::Resync { view: *view, rows });
+    app
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    let m = match code {
+        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
+        _ => KeyModifiers::NONE,
+    };
+    app.update(Action::Key(KeyEvent::new(code, m)))
+}
+
+async fn carry_out(client: &kube::Client, fx: Vec<Effect>) -> String {
+    match &fx[..] {
+        [Effect::Write(w)] => {
+            let out = execute(client.clone(), w).await;
+            assert!(!out.error, "{}", out.message);
+            out.message
+        }
+        other => panic!("expected one write, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_scale_and_restart_keys_change_the_deployment_on_the_server() {
+    let s = setup().await;
+    let client = s.conn.client.clone();
+    let deploys: Api<Deployment> = Api::namespaced(client.clone(), &s.ns);
+    deploys
+        .create(&PostParams::default(), &deployment("web"))
+        .await
+        .unwrap();
+    let info = s.resource("deploy");
+    let dynamic: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), &s.ns, &info.api_resource);
+    let obj = Arc::new(dynamic.get("web").await.unwrap());
+    let row = ObjectSummary::from_object("Deployment", &obj, None).unwrap();
+    let mut app = dashboard(&s, "deployments", vec![row]);
+
+    assert!(
+        press(&mut app, KeyCode::Char('S')).is_empty(),
+        "a dialog first"
+    );
+    press(&mut app, KeyCode::Backspace);
+    press(&mut app, KeyCode::Char('4'));
+    let fx = press(&mut app, KeyCode::Enter);
+    let message = carry_out(&client, fx).await;
+    assert_eq!(message, format!("deployment {}/web scaled to 4", s.ns));
+    let d = deploys.get("web").await.unwrap();
+    assert_eq!(d.spec.as_ref().and_then(|s| s.replicas), Some(4));
+
+    assert!(
+        press(&mut app, KeyCode::Char('r')).is_empty(),
+        "confirm first"
+    );
+    let fx = press(&mut app, KeyCode::Char('y'));
+    carry_out(&client, fx).await;
+    let d = deploys.get("web").await.unwrap();
+    let annotations = d
+        .spec
+        .and_then(|s| s.template.metadata)
+        .and_then(|m| m.annotations)
+        .unwrap_or_default();
+    assert!(
+        annotations.contains_key("kubectl.kubernetes.io/restartedAt"),
+        "{annotations:?}"
+    );
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_cordon_key_makes_the_node_unschedulable() {
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: it cordons a node (demo server only)");
+        return s.cleanup().await;
+    }
+    let node = format!("{}-node", s.ns);
+    let client = s.conn.client.clone();
+    let nodes: Api<Node> = Api::all(client.clone());
+    nodes
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": node}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let info = s.resource("no");
+    let dynamic: Api<DynamicObject> = Api::all_with(client.clone(), &info.api_resource);
+    let obj = Arc::new(dynamic.get(&node).await.unwrap());
+    let row = ObjectSummary::from_object("Node", &obj, None).unwrap();
+    let mut app = dashboard(&s, "nodes", vec![row]);
+    let message = carry_out(&client, press(&mut app, KeyCode::Char('c'))).await;
+    assert_eq!(message, format!("node {node} cordoned"));
+    let n = nodes.get(&node).await.unwrap();
+    assert_eq!(n.spec.and_then(|s| s.unschedulable), Some(true));
+    carry_out(&client, press(&mut app, KeyCode::Char('u'))).await;
+    let n = nodes.get(&node).await.unwrap();
+    assert_eq!(n.spec.and_then(|s| s.unschedulable), None);
+    let _ = nodes.delete(&node, &DeleteParams::default()).await;
     s.cleanup().await;
 }

@@ -7,6 +7,7 @@ use kinformer::informer::delta_fifo::DeltaType;
 use kinformer::informer::shared_informer::TapEntry;
 use kinformer::ui::action::{Action, ConnectionState, Effect, InformerState};
 use kinformer::ui::app::{Mode, Screen};
+use kinformer::ui::operate::{Operation, Propagation};
 use kinformer::ui::table::{Mark, SortBy};
 use kinformer::ui::{App, AppConfig, KeyMap};
 use ui_support::*;
@@ -993,16 +994,11 @@ fn ctrl_d_asks_for_confirmation_before_deleting() {
     app.update(code(KeyCode::Tab));
     let fx = app.update(code(KeyCode::Enter));
     match &fx[..] {
-        [
-            Effect::Delete {
-                name,
-                namespace,
-                resource,
-            },
-        ] => {
-            assert_eq!(name, "api-1");
-            assert_eq!(namespace.as_deref(), Some("default"));
-            assert_eq!(resource.api_resource.plural, "pods");
+        [Effect::Write(w)] => {
+            assert_eq!(w.name, "api-1");
+            assert_eq!(w.namespace.as_deref(), Some("default"));
+            assert_eq!(w.resource.api_resource.plural, "pods");
+            assert_eq!(w.op, Operation::Delete(Propagation::Background));
         }
         other => panic!("{other:?}"),
     }

@@ -570,3 +570,81 @@ fn column_widths_stay_put_when_wide_rows_scroll_out_of_view() {
     assert!(top.contains("STATUS"), "{top}");
     assert_eq!(top, bottom, "column header must not move while scrolling");
 }
+
+fn demo_node(name: &str) -> kinformer::ui::action::ObjectSummary {
+    let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "uid": "uid-node", "creationTimestamp": "2026-11-19T12:00:00Z"},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}],
+                   "nodeInfo": {"kubeletVersion": "v1.33.1"}}
+    }))
+    .unwrap();
+    kinformer::ui::action::ObjectSummary::from_object("Node", &std::sync::Arc::new(obj), None)
+        .unwrap()
+}
+
+#[test]
+fn drain_confirmation_states_kubectls_flags() {
+    let cfg = AppConfig {
+        resource: "nodes".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![demo_node("worker-1")]);
+    connected(&mut app);
+    app.update(key('D'));
+    insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}
+
+#[test]
+fn drain_progress_shows_evictions_and_a_blocking_budget() {
+    use kinformer::ui::drain::DrainEvent;
+    let cfg = AppConfig {
+        resource: "nodes".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![demo_node("worker-1")]);
+    connected(&mut app);
+    app.update(key('D'));
+    app.update(key('y'));
+    app.update(Action::Drain(DrainEvent::Cordoned));
+    app.update(Action::Drain(DrainEvent::Planned {
+        evict: vec!["shop/web-1".into(), "shop/web-2".into(), "shop/db-0".into()],
+        skipped: vec![("kube-system/proxy-x".into(), "DaemonSet-managed".into())],
+        warnings: vec!["shop/db-0 has emptyDir data that will be deleted".into()],
+    }));
+    app.update(Action::Drain(DrainEvent::Evicted("shop/web-1".into())));
+    app.update(Action::Drain(DrainEvent::Blocked {
+        pod: "shop/web-2".into(),
+        message: "Cannot evict pod as it would violate the pod's disruption budget.".into(),
+        retry_in: std::time::Duration::from_secs(2),
+    }));
+    insta::assert_snapshot!(draw(&mut app, 100, 20).backend());
+}
+
+#[test]
+fn scale_dialog_shows_current_replicas_and_input() {
+    let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default", "uid": "uid-web",
+                     "creationTimestamp": "2026-11-21T12:00:00Z"},
+        "spec": {"replicas": 3},
+        "status": {"replicas": 3, "readyReplicas": 3, "updatedReplicas": 3, "availableReplicas": 3}
+    }))
+    .unwrap();
+    let row = kinformer::ui::action::ObjectSummary::from_object(
+        "Deployment",
+        &std::sync::Arc::new(obj),
+        None,
+    )
+    .unwrap();
+    let cfg = AppConfig {
+        resource: "deployments".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![row]);
+    connected(&mut app);
+    app.update(key('S'));
+    app.update(code(KeyCode::Backspace));
+    app.update(key('5'));
+    insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}

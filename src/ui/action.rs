@@ -198,6 +198,8 @@ pub enum Action {
     Discovery(Vec<ResourceInfo>),
     /// Known contexts of the kubeconfig, for `:ctx` completion and validation.
     Contexts(Vec<String>),
+    /// Progress of the drain started by [`Effect::Drain`].
+    Drain(crate::ui::drain::DrainEvent),
     /// A one-line message for the footer (e.g. the result of a delete).
     Notify {
         message: String,
@@ -235,12 +237,18 @@ pub enum Effect {
         namespace: Option<String>,
         name: String,
     },
-    /// Delete the object. Only emitted after the user confirmed, never in read-only mode.
-    Delete {
-        resource: ResourceInfo,
-        namespace: Option<String>,
-        name: String,
+    /// Send one write through [`crate::ui::operate::execute`] and answer with
+    /// [`Action::Notify`] (the server's answer). Never emitted in read-only mode; a destructive
+    /// write only after the user confirmed it.
+    Write(crate::ui::operate::Write),
+    /// Drain a node ([`crate::ui::drain::drain`], a cancellable task): answer with
+    /// [`Action::Drain`] events. Only emitted after confirmation, never in read-only mode.
+    Drain {
+        node: String,
+        opts: crate::ui::drain::DrainOptions,
     },
+    /// Cancel the running drain (it answers `DrainEvent::Cancelled`).
+    CancelDrain,
     /// Switch kubeconfig context: the runtime rebuilds its client and factory, then sends
     /// Connection/Discovery again. Views are reopened by the OpenResource effects that follow.
     SwitchContext(String),

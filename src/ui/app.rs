@@ -20,8 +20,10 @@ use crate::cluster::ResourceInfo;
 use crate::render::columns;
 
 pub use super::screens::Screen;
-pub use super::screens::confirm::ConfirmDelete;
+pub use super::screens::confirm::{ConfirmWrite, Pending};
+pub use super::screens::drain::{DrainProgress, DrainState};
 pub use super::screens::labels::LabelPicker;
+pub use super::screens::scale::ScaleDialog;
 pub use super::screens::table::{OwnerFeed, ResourceView};
 pub use super::screens::text::{TextKind, TextView, text_area, wrapped_rows};
 use super::screens::{self, text::TextResult};
@@ -70,7 +72,11 @@ pub enum Mode {
         input: Input,
     },
     Labels(LabelPicker),
-    Confirm(ConfirmDelete),
+    Confirm(ConfirmWrite),
+    /// The scale dialog (replica count input).
+    Scale(ScaleDialog),
+    /// The drain progress dialog (its state is [`App::drain`]).
+    Drain,
     Help {
         scroll: usize,
     },
@@ -101,6 +107,8 @@ pub struct App {
     /// message: the countdown starts at the next tick (the clock is only known from ticks).
     pub message_until_ms: Option<i64>,
     pub should_quit: bool,
+    /// The node drain in progress or just ended (shown by the drain dialog).
+    pub drain: Option<DrainProgress>,
     /// The namespaces view (not shown) used to validate and complete `:ns`.
     pub ns_view: Option<ViewId>,
     pub(super) initial_resource: String,
@@ -142,6 +150,7 @@ impl App {
             message: None,
             message_until_ms: None,
             should_quit: false,
+            drain: None,
             ns_view: None,
             initial_resource: config.resource,
             context_namespace: config.context_namespace,
@@ -537,6 +546,7 @@ impl App {
                 }
             }
             Action::Contexts(c) => self.contexts = c,
+            Action::Drain(ev) => self.on_drain_event(ev),
             Action::Notify { message, error } => {
                 if error {
                     self.error(message);
@@ -581,6 +591,8 @@ impl App {
             Mode::Filter { input } => self.on_filter_key(key, input),
             Mode::Labels(p) => self.on_picker_key(key, p),
             Mode::Confirm(c) => self.on_confirm_key(key, c, fx),
+            Mode::Scale(d) => self.on_scale_key(key, d, fx),
+            Mode::Drain => self.on_drain_key(key, fx),
             Mode::Help { scroll } => self.on_help_key(key, scroll),
         };
     }

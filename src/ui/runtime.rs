@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::{FutureExt, StreamExt};
 use kube::Resource;
-use kube::api::{Api, DeleteParams, DynamicObject, ListParams};
+use kube::api::{Api, DynamicObject, ListParams};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -26,6 +26,7 @@ use super::action::{
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
 use super::terminal;
+use super::{drain, operate};
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
@@ -113,6 +114,8 @@ struct Runtime {
     conn_cancel: CancellationToken,
     /// The header's and informer panel's source, refreshed with every frame that carries rows.
     stats: SharedStats,
+    /// Cancels the running node drain.
+    drain: Option<CancellationToken>,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -248,21 +251,44 @@ impl Runtime {
                     let _ = tx.send(Action::Describe { request, result });
                 });
             }
-            Effect::Delete {
-                resource,
-                namespace,
-                name,
-            } => {
-                let api = self.api(&resource, namespace.as_deref());
+            Effect::Write(w) => {
+                let client = self.connection.client.clone();
                 let tx = self.tx.clone();
-                let what = format!("{} {}", resource.singular, name);
                 tokio::spawn(async move {
-                    let (message, error) = match api.delete(&name, &DeleteParams::default()).await {
-                        Ok(_) => (format!("{what} deleted"), false),
-                        Err(e) => (format!("delete {what}: {}", one_line(&e.to_string())), true),
-                    };
-                    let _ = tx.send(Action::Notify { message, error });
+                    let o = operate::execute(client, &w).await;
+                    let _ = tx.send(Action::Notify {
+                        message: o.message,
+                        error: o.error,
+                    });
                 });
+            }
+            Effect::Drain { node, opts } => {
+                if let Some(old) = self.drain.take() {
+                    old.cancel();
+                }
+                let cancel = self.conn_cancel.child_token();
+                self.drain = Some(cancel.clone());
+                let (dtx, mut drx) = mpsc::channel(64);
+                tokio::spawn(drain::drain(
+                    self.connection.client.clone(),
+                    node,
+                    opts,
+                    dtx,
+                    cancel,
+                ));
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    while let Some(ev) = drx.recv().await {
+                        if tx.send(Action::Drain(ev)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            Effect::CancelDrain => {
+                if let Some(c) = self.drain.take() {
+                    c.cancel();
+                }
             }
             Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
                 Ok(conn) => {
@@ -755,6 +781,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         views: HashMap::new(),
         conn_cancel,
         stats,
+        drain: None,
     };
     spawn_tap(&rt.factory, tx.clone(), rt.conn_cancel.clone());
     let mut app = App::new(config.app, config.keys);

@@ -11,13 +11,18 @@
 //! - [`text`]: YAML / describe of one object.
 //! - [`events`]: the DeltaFIFO event log, full screen and as the pane under a table.
 //! - [`informers`]: the informer panel.
-//! - [`help`], [`confirm`], [`labels`]: dialogs (key help, confirm delete, label picker).
+//! - [`help`], [`confirm`], [`labels`], [`scale`], [`drain`]: dialogs (key help, confirm a
+//!   destructive write, label picker, scale, drain progress).
+//! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
 
 pub mod confirm;
+pub mod drain;
 pub mod events;
 pub mod help;
 pub mod informers;
 pub mod labels;
+pub mod operations;
+pub mod scale;
 pub mod table;
 pub mod text;
 
@@ -89,6 +94,8 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
     match &app.mode {
         Mode::Help { scroll } => app.render_help(*scroll, area, buf),
         Mode::Confirm(c) => confirm::render_confirm(c, area, buf),
+        Mode::Scale(d) => scale::render_scale(d, area, buf),
+        Mode::Drain => app.render_drain(area, buf),
         Mode::Labels(p) => labels::render_picker(p, app.current_view(), area, buf),
         _ => {}
     }

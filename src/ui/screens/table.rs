@@ -79,7 +79,15 @@ impl App {
             KeyAction::Enter => self.enter(fx),
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
-            KeyAction::Delete => self.ask_delete(),
+            KeyAction::Delete
+            | KeyAction::Kill
+            | KeyAction::Scale
+            | KeyAction::Restart
+            | KeyAction::Cordon
+            | KeyAction::Uncordon
+            | KeyAction::Drain => {
+                self.on_operate_key(action, fx);
+            }
             KeyAction::SortName => {
                 // Outside -A the key order is the name order.
                 let all_ns = self
