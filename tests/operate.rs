@@ -789,3 +789,78 @@ async fn the_dashboards_cordon_key_makes_the_node_unschedulable() {
     let _ = nodes.delete(&node, &DeleteParams::default()).await;
     s.cleanup().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_shell_session_runs_commands_and_reports_the_exit_code() {
+    use kinformer::ui::shell::{Input, ShellExit, session};
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: needs a running container (the demo's simulated shell)");
+        return s.cleanup().await;
+    }
+    let pods = running_pod(&s, "shell").await;
+    let (tx, rx) = mpsc::channel(16);
+    let (mut out, mut seen) = tokio::io::duplex(64 * 1024);
+    let typing = tokio::spawn(async move {
+        use tokio::io::AsyncReadExt;
+        let mut text = String::new();
+        let mut buf = [0u8; 1024];
+        let mut typed = 0;
+        loop {
+            let n = seen.read(&mut buf).await.unwrap_or(0);
+            if n == 0 {
+                return text;
+            }
+            text.push_str(&String::from_utf8_lossy(&buf[..n]));
+            // Type at each prompt: a resize, a command, then exit with a code.
+            if text.matches("$ ").count() > typed {
+                typed += 1;
+                let line: &[u8] = match typed {
+                    1 => {
+                        tx.send(Input::Resize(100, 30)).await.unwrap();
+                        b"echo $COLUMNS; hostname\r"
+                    }
+                    _ => b"exit 3\r",
+                };
+                for b in line {
+                    tx.send(Input::Bytes(vec![*b])).await.unwrap();
+                }
+            }
+        }
+    });
+    let exit = tokio::time::timeout(
+        HANG_GUARD,
+        session(&pods, "shell", None, (80, 24), rx, &mut out),
+    )
+    .await
+    .unwrap();
+    drop(out);
+    let text = typing.await.unwrap();
+    assert_eq!(exit, ShellExit::Exited(3), "{text}");
+    assert!(
+        text.contains("echo $COLUMNS; hostname\r\n100\r\nshell\r\n"),
+        "{text:?}"
+    );
+    assert!(text.ends_with("exit 3\r\n"), "{text:?}");
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_in_a_missing_pod_fails_with_the_servers_message() {
+    use kinformer::ui::shell::{ShellExit, session};
+    let s = setup().await;
+    let pods: Api<Pod> = Api::namespaced(s.conn.client.clone(), &s.ns);
+    let (_tx, rx) = mpsc::channel(1);
+    let mut out = Vec::new();
+    let exit = tokio::time::timeout(
+        HANG_GUARD,
+        session(&pods, "nope", Some("c"), (80, 24), rx, &mut out),
+    )
+    .await
+    .unwrap();
+    match exit {
+        ShellExit::Failed(m) => assert!(m.contains("not found") || m.contains("404"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    s.cleanup().await;
+}

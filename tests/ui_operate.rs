@@ -305,3 +305,25 @@ fn readonly_refuses_every_operating_key_without_a_dialog() {
         );
     }
 }
+
+#[test]
+fn s_opens_a_shell_in_the_selected_pod_and_only_in_a_pod() {
+    let mut app = app_of("pods", vec![simple_pod("default", "api-1")], false);
+    assert_eq!(
+        app.update(key('s')),
+        vec![Effect::Shell {
+            namespace: "default".into(),
+            pod: "api-1".into(),
+            container: None,
+        }]
+    );
+    let mut ro = app_of("pods", vec![simple_pod("default", "api-1")], true);
+    assert!(ro.update(key('s')).is_empty());
+    assert_eq!(
+        footer(&ro).0,
+        "read-only mode: shell is disabled (started with --readonly)"
+    );
+    let mut deploys = app_of("deployments", vec![deployment("web", 1)], false);
+    assert!(deploys.update(key('s')).is_empty());
+    assert_eq!(footer(&deploys).0, "shell does not apply to a Deployment");
+}

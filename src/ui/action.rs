@@ -249,6 +249,14 @@ pub enum Effect {
     },
     /// Cancel the running drain (it answers `DrainEvent::Cancelled`).
     CancelDrain,
+    /// Suspend the dashboard and hand the terminal to an interactive shell in the pod's
+    /// container ([`crate::ui::shell`]); when it exits, restore and redraw the dashboard and
+    /// answer with [`Action::Notify`]. Never emitted in read-only mode.
+    Shell {
+        namespace: String,
+        pod: String,
+        container: Option<String>,
+    },
     /// Switch kubeconfig context: the runtime rebuilds its client and factory, then sends
     /// Connection/Discovery again. Views are reopened by the OpenResource effects that follow.
     SwitchContext(String),

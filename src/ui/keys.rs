@@ -40,6 +40,7 @@ pub enum KeyAction {
     Cordon,
     Uncordon,
     Drain,
+    Shell,
     RevealSecrets,
     ToggleWrap,
     ToggleEvents,

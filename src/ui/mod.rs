@@ -71,6 +71,7 @@ pub mod pulse;
 pub mod resources;
 pub mod runtime;
 pub mod screens;
+pub mod shell;
 pub mod table;
 pub mod terminal;
 pub mod widgets;

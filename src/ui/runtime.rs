@@ -26,7 +26,7 @@ use super::action::{
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
 use super::terminal;
-use super::{drain, operate};
+use super::{drain, operate, shell};
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
@@ -290,6 +290,8 @@ impl Runtime {
                     c.cancel();
                 }
             }
+            // It needs the terminal: the run loop carries it out (`shell_session`).
+            Effect::Shell { .. } => {}
             Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
                 Ok(conn) => {
                     let version = conn.server_version().await;
@@ -854,6 +856,23 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         pending.extend(with_rows);
         for action in pending {
             for effect in app.update(action) {
+                if let Effect::Shell {
+                    namespace,
+                    pod,
+                    container,
+                } = effect
+                {
+                    let client = rt.connection.client.clone();
+                    let (message, error) = shell_session(&mut tui, &mut events, async move {
+                        shell::run_in_terminal(client, &namespace, &pod, container.as_deref()).await
+                    })
+                    .await?;
+                    if let Ok(s) = tui.size() {
+                        app.update(Action::Resize(s.width, s.height));
+                    }
+                    app.update(Action::Notify { message, error });
+                    continue;
+                }
                 if !rt.carry_out(effect).await {
                     running = false;
                 }
@@ -873,6 +892,28 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     rt.conn_cancel.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(2), rt.factory.shutdown()).await;
     Ok(())
+}
+
+/// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
+/// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
+/// screen back and clear it so the next frame redraws everything.
+async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
+    tui: &mut terminal::Tui,
+    events: &mut EventStream,
+    session: F,
+) -> std::io::Result<(String, bool)> {
+    // Dropping the stream stops its reader; the new one starts reading when first polled,
+    // after the session.
+    drop(std::mem::replace(events, EventStream::new()));
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::LeaveAlternateScreen,
+        crossterm::cursor::Show
+    )?;
+    let result = session.await;
+    crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+    tui.clear()?;
+    Ok(result)
 }
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {

@@ -323,6 +323,7 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Cordon => "cordon",
         KeyAction::Uncordon => "uncordon",
         KeyAction::Drain => "drain",
+        KeyAction::Shell => "shell",
         KeyAction::RevealSecrets => "reveal",
         KeyAction::ToggleWrap => "wrap",
         KeyAction::ToggleEvents => "events",

@@ -1,6 +1,6 @@
 //! The resource table's operating keys: delete (`ctrl-d`, propagation chosen in the dialog),
 //! kill (`ctrl-k`, grace period 0), scale (`S`), rollout restart (`r`), cordon (`c`), uncordon
-//! (`u`) and drain (`D`). Each builds a [`Write`] for the selected object and goes through
+//! (`u`), drain (`D`) and a shell in a pod (`s`). Each builds a [`Write`] for the selected object and goes through
 //! [`crate::ui::operate`]: refused in read-only mode or on a kind it does not apply to (the
 //! footer says why), confirmed when destructive, sent as an [`Effect::Write`] whose answer comes
 //! back as a footer message.
@@ -24,6 +24,10 @@ impl App {
             KeyAction::Uncordon => Operation::Uncordon,
             KeyAction::Drain => {
                 self.ask_drain();
+                return true;
+            }
+            KeyAction::Shell => {
+                self.open_shell(fx);
                 return true;
             }
             _ => return false,
@@ -64,6 +68,37 @@ impl App {
                 fx.push(Effect::Write(w));
             }
         }
+    }
+
+    /// `s` on a pod: a shell in its first container (`kubectl exec -it`).
+    fn open_shell(&mut self, fx: &mut Vec<Effect>) {
+        let Some((view, obj)) = self.selected_object() else {
+            return;
+        };
+        let ar = &view.resource.api_resource;
+        let kind = ar.kind.clone();
+        if self.readonly {
+            self.error("read-only mode: shell is disabled (started with --readonly)");
+            return;
+        }
+        if !(ar.group.is_empty() && kind == "Pod") {
+            self.error(format!("shell does not apply to a {kind}"));
+            return;
+        }
+        let Some(namespace) = obj.namespace.as_deref().map(str::to_string) else {
+            return;
+        };
+        let container = obj
+            .object
+            .data
+            .pointer("/spec/containers/0/name")
+            .and_then(|n| n.as_str())
+            .map(str::to_string);
+        fx.push(Effect::Shell {
+            namespace,
+            pod: obj.name.to_string(),
+            container,
+        });
     }
 
     fn ask_drain(&mut self) {

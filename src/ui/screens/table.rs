@@ -85,7 +85,8 @@ impl App {
             | KeyAction::Restart
             | KeyAction::Cordon
             | KeyAction::Uncordon
-            | KeyAction::Drain => {
+            | KeyAction::Drain
+            | KeyAction::Shell => {
                 self.on_operate_key(action, fx);
             }
             KeyAction::SortName => {
