@@ -327,3 +327,118 @@ fn s_opens_a_shell_in_the_selected_pod_and_only_in_a_pod() {
     assert!(deploys.update(key('s')).is_empty());
     assert_eq!(footer(&deploys).0, "shell does not apply to a Deployment");
 }
+
+#[test]
+fn shift_f_fetches_the_pods_ports_then_starts_the_chosen_forward() {
+    use kinformer::ui::action::ContainerPort;
+    let mut app = app_of("pods", vec![simple_pod("default", "api-1")], false);
+    assert_eq!(
+        app.update(key('F')),
+        vec![Effect::FetchPorts {
+            namespace: "default".into(),
+            pod: "api-1".into()
+        }]
+    );
+    assert!(matches!(app.mode, Mode::Forward(_)));
+    let port = |container: &str, port: u16, name: &str| ContainerPort {
+        container: container.into(),
+        port,
+        name: name.into(),
+        protocol: "TCP".into(),
+    };
+    // An answer for another pod is not this dialog's.
+    app.update(Action::Ports {
+        namespace: "default".into(),
+        pod: "other".into(),
+        result: Ok(vec![port("x", 1, "")]),
+    });
+    let Mode::Forward(d) = &app.mode else {
+        panic!()
+    };
+    assert!(d.ports.is_none());
+    app.update(Action::Ports {
+        namespace: "default".into(),
+        pod: "api-1".into(),
+        result: Ok(vec![port("app", 8080, "http"), port("metrics", 9090, "")]),
+    });
+    let Mode::Forward(d) = &app.mode else {
+        panic!()
+    };
+    assert_eq!(
+        d.local.value(),
+        "8080",
+        "the local port follows the pod port"
+    );
+    app.update(code(KeyCode::Down));
+    let Mode::Forward(d) = &app.mode else {
+        panic!()
+    };
+    assert_eq!(d.local.value(), "9090");
+    app.update(code(KeyCode::Backspace));
+    type_str(&mut app, "1");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(
+        fx,
+        vec![Effect::StartForward {
+            id: 1,
+            namespace: "default".into(),
+            pod: "api-1".into(),
+            port: 9090,
+            local: 9091,
+        }]
+    );
+    assert!(matches!(app.mode, Mode::Normal));
+}
+
+#[test]
+fn port_forward_is_refused_in_readonly_and_off_pods() {
+    let mut ro = app_of("pods", vec![simple_pod("default", "api-1")], true);
+    assert!(ro.update(key('F')).is_empty());
+    assert!(matches!(ro.mode, Mode::Normal));
+    assert_eq!(
+        footer(&ro).0,
+        "read-only mode: port-forward is disabled (started with --readonly)"
+    );
+    let mut nodes = app_of("nodes", vec![node("n")], false);
+    assert!(nodes.update(key('F')).is_empty());
+    assert_eq!(footer(&nodes).0, "port-forward does not apply to a Node");
+}
+
+#[test]
+fn pf_lists_the_forwards_and_ctrl_d_stops_the_selected_one() {
+    use kinformer::ui::app::Screen;
+    use kinformer::ui::portforward::ForwardRow;
+    let mut app = app_of("pods", vec![simple_pod("default", "api-1")], false);
+    let row = |id: u64, local: u16| ForwardRow {
+        id,
+        namespace: "default".into(),
+        pod: "api-1".into(),
+        port: 8080,
+        local,
+        connections: 0,
+        active: 0,
+        bytes_in: 0,
+        bytes_out: 0,
+        errors: 0,
+    };
+    app.update(Action::Forwards(vec![row(1, 8080), row(2, 8081)]));
+    app.update(key(':'));
+    type_str(&mut app, "pf");
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(
+        app.current_screen(),
+        Some(Screen::PortForwards(_))
+    ));
+    assert!(
+        app.update(key('S')).is_empty(),
+        "table keys do not apply here"
+    );
+    assert!(matches!(app.mode, Mode::Normal));
+    app.update(key('j'));
+    assert_eq!(app.update(ctrl('d')), vec![Effect::StopForward { id: 2 }]);
+    app.update(Action::Forwards(vec![row(1, 8080)]));
+    assert_eq!(app.update(ctrl('d')), vec![Effect::StopForward { id: 1 }]);
+    app.update(Action::Forwards(vec![]));
+    assert!(app.update(ctrl('d')).is_empty());
+    assert_eq!(footer(&app).0, "no port-forward to stop");
+}

@@ -648,3 +648,47 @@ fn scale_dialog_shows_current_replicas_and_input() {
     app.update(key('5'));
     insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
 }
+
+#[test]
+fn port_forward_dialog_and_the_pf_screen() {
+    use kinformer::ui::action::ContainerPort;
+    use kinformer::ui::portforward::ForwardRow;
+    let (mut app, _) = app_demo(config());
+    app.update(key('F'));
+    app.update(Action::Ports {
+        namespace: "default".into(),
+        pod: "api-5f6d8-q9wt".into(),
+        result: Ok(vec![
+            ContainerPort {
+                container: "app".into(),
+                port: 8080,
+                name: "http".into(),
+                protocol: "TCP".into(),
+            },
+            ContainerPort {
+                container: "app".into(),
+                port: 9090,
+                name: "metrics".into(),
+                protocol: "TCP".into(),
+            },
+        ]),
+    });
+    insta::assert_snapshot!("port_forward_dialog", draw(&mut app, 100, 18).backend());
+    app.update(code(KeyCode::Esc));
+    app.update(Action::Forwards(vec![ForwardRow {
+        id: 1,
+        namespace: "default".into(),
+        pod: "api-5f6d8-q9wt".into(),
+        port: 8080,
+        local: 8080,
+        connections: 3,
+        active: 1,
+        bytes_in: 48_213,
+        bytes_out: 310,
+        errors: 0,
+    }]));
+    app.update(key(':'));
+    type_str(&mut app, "pf");
+    app.update(code(KeyCode::Enter));
+    insta::assert_snapshot!("pf_screen", draw(&mut app, 100, 10).backend());
+}

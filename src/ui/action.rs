@@ -150,6 +150,16 @@ pub struct ConnectionState {
     pub last_error: Option<String>,
 }
 
+/// A port a pod's container declares (`spec.containers[].ports[]`), for the port-forward dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerPort {
+    pub container: String,
+    pub port: u16,
+    /// The port's name (`""` when unnamed).
+    pub name: String,
+    pub protocol: String,
+}
+
 /// Everything the app reacts to.
 #[derive(Debug, Clone)]
 pub enum Action {
@@ -198,6 +208,14 @@ pub enum Action {
     Discovery(Vec<ResourceInfo>),
     /// Known contexts of the kubeconfig, for `:ctx` completion and validation.
     Contexts(Vec<String>),
+    /// Answer to [`Effect::FetchPorts`]: the pod's container ports.
+    Ports {
+        namespace: String,
+        pod: String,
+        result: Result<Vec<ContainerPort>, String>,
+    },
+    /// The active port-forwards (after a start or stop, and once a second while they change).
+    Forwards(Vec<crate::ui::portforward::ForwardRow>),
     /// Progress of the drain started by [`Effect::Drain`].
     Drain(crate::ui::drain::DrainEvent),
     /// A one-line message for the footer (e.g. the result of a delete).
@@ -249,6 +267,25 @@ pub enum Effect {
     },
     /// Cancel the running drain (it answers `DrainEvent::Cancelled`).
     CancelDrain,
+    /// GET the pod; answer with [`Action::Ports`].
+    FetchPorts {
+        namespace: String,
+        pod: String,
+    },
+    /// Forward 127.0.0.1:`local` (or the next free port; 0: any) to `namespace/pod:port` as a
+    /// task with its own cancellation token; answer with [`Action::Forwards`] and a
+    /// [`Action::Notify`]. Never emitted in read-only mode.
+    StartForward {
+        id: u64,
+        namespace: String,
+        pod: String,
+        port: u16,
+        local: u16,
+    },
+    /// Stop forward `id` (listener closed, task ended); answer with [`Action::Forwards`].
+    StopForward {
+        id: u64,
+    },
     /// Suspend the dashboard and hand the terminal to an interactive shell in the pod's
     /// container ([`crate::ui::shell`]); when it exits, restore and redraw the dashboard and
     /// answer with [`Action::Notify`]. Never emitted in read-only mode.

@@ -22,7 +22,9 @@ use crate::render::columns;
 pub use super::screens::Screen;
 pub use super::screens::confirm::{ConfirmWrite, Pending};
 pub use super::screens::drain::{DrainProgress, DrainState};
+pub use super::screens::forward_dialog::ForwardDialog;
 pub use super::screens::labels::LabelPicker;
+pub use super::screens::portforwards::ForwardsView;
 pub use super::screens::scale::ScaleDialog;
 pub use super::screens::table::{OwnerFeed, ResourceView};
 pub use super::screens::text::{TextKind, TextView, text_area, wrapped_rows};
@@ -77,6 +79,8 @@ pub enum Mode {
     Scale(ScaleDialog),
     /// The drain progress dialog (its state is [`App::drain`]).
     Drain,
+    /// The port-forward dialog.
+    Forward(ForwardDialog),
     Help {
         scroll: usize,
     },
@@ -109,6 +113,9 @@ pub struct App {
     pub should_quit: bool,
     /// The node drain in progress or just ended (shown by the drain dialog).
     pub drain: Option<DrainProgress>,
+    /// The active port-forwards, as the runtime reports them.
+    pub forwards: Vec<crate::ui::portforward::ForwardRow>,
+    pub(super) next_forward: u64,
     /// The namespaces view (not shown) used to validate and complete `:ns`.
     pub ns_view: Option<ViewId>,
     pub(super) initial_resource: String,
@@ -151,6 +158,8 @@ impl App {
             message_until_ms: None,
             should_quit: false,
             drain: None,
+            forwards: Vec::new(),
+            next_forward: 1,
             ns_view: None,
             initial_resource: config.resource,
             context_namespace: config.context_namespace,
@@ -547,6 +556,19 @@ impl App {
             }
             Action::Contexts(c) => self.contexts = c,
             Action::Drain(ev) => self.on_drain_event(ev),
+            Action::Ports {
+                namespace,
+                pod,
+                result,
+            } => self.on_ports(&namespace, &pod, result),
+            Action::Forwards(rows) => {
+                if rows != self.forwards {
+                    self.forwards = rows;
+                    if matches!(self.current_screen(), Some(Screen::PortForwards(_))) {
+                        self.dirty = true;
+                    }
+                }
+            }
             Action::Notify { message, error } => {
                 if error {
                     self.error(message);
@@ -593,6 +615,7 @@ impl App {
             Mode::Confirm(c) => self.on_confirm_key(key, c, fx),
             Mode::Scale(d) => self.on_scale_key(key, d, fx),
             Mode::Drain => self.on_drain_key(key, fx),
+            Mode::Forward(d) => self.on_forward_dialog_key(key, d, fx),
             Mode::Help { scroll } => self.on_help_key(key, scroll),
         };
     }

@@ -41,6 +41,7 @@ pub enum KeyAction {
     Uncordon,
     Drain,
     Shell,
+    PortForward,
     RevealSecrets,
     ToggleWrap,
     ToggleEvents,

@@ -20,13 +20,14 @@ use kube::api::{Api, DynamicObject, ListParams};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::action::ContainerPort;
 use super::action::{
     Action, ConnectionState, Effect, InformerRow, InformerState, ObjectSummary, ViewId,
 };
 use super::app::{App, AppConfig};
 use super::keys::KeyMap;
 use super::terminal;
-use super::{drain, operate, shell};
+use super::{drain, operate, portforward, shell};
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
@@ -116,6 +117,9 @@ struct Runtime {
     stats: SharedStats,
     /// Cancels the running node drain.
     drain: Option<CancellationToken>,
+    /// Active port-forwards, and the rows last sent for them.
+    forwards: portforward::Forwards,
+    forward_rows: Vec<portforward::ForwardRow>,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -290,6 +294,53 @@ impl Runtime {
                     c.cancel();
                 }
             }
+            Effect::FetchPorts { namespace, pod } => {
+                let pods: Api<k8s_openapi::api::core::v1::Pod> =
+                    Api::namespaced(self.connection.client.clone(), &namespace);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match pods.get(&pod).await {
+                        Ok(p) => Ok(container_ports(&p)),
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::Ports {
+                        namespace,
+                        pod,
+                        result,
+                    });
+                });
+            }
+            Effect::StartForward {
+                id,
+                namespace,
+                pod,
+                port,
+                local,
+            } => {
+                let what = format!("{namespace}/{pod}:{port}");
+                let (message, error) =
+                    match self.forwards.start(id, namespace, pod, port, local).await {
+                        Ok(bound) => (
+                            format!("forwarding 127.0.0.1:{bound} → {what} (:pf lists forwards)"),
+                            false,
+                        ),
+                        Err(e) => (format!("port-forward {what}: {e}"), true),
+                    };
+                let _ = self.tx.send(Action::Notify { message, error });
+                self.send_forward_rows();
+            }
+            Effect::StopForward { id } => {
+                if let Some(r) = self.forwards.stop(id).await {
+                    let _ = self.tx.send(Action::Notify {
+                        message: format!(
+                            "stopped 127.0.0.1:{} → {}/{}:{}",
+                            r.local, r.namespace, r.pod, r.port
+                        ),
+                        error: false,
+                    });
+                }
+                self.send_forward_rows();
+            }
             // It needs the terminal: the run loop carries it out (`shell_session`).
             Effect::Shell { .. } => {}
             Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
@@ -300,6 +351,9 @@ impl Runtime {
                         self.close_view(view);
                     }
                     self.conn_cancel.cancel();
+                    self.forwards.stop_all().await;
+                    self.forwards = portforward::Forwards::new(conn.client.clone());
+                    self.send_forward_rows();
                     self.factory.shutdown().await;
                     self.conn_cancel = CancellationToken::new();
                     self.connection = conn;
@@ -348,6 +402,15 @@ impl Runtime {
             },
         }
         true
+    }
+
+    /// Send the port-forward rows if they changed since last sent.
+    fn send_forward_rows(&mut self) {
+        let rows = self.forwards.rows();
+        if rows != self.forward_rows {
+            self.forward_rows = rows.clone();
+            let _ = self.tx.send(Action::Forwards(rows));
+        }
     }
 
     fn api(&self, resource: &ResourceInfo, namespace: Option<&str>) -> Api<DynamicObject> {
@@ -776,6 +839,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             conn_cancel.clone(),
         );
     }
+    let forward_client = config.connection.client.clone();
     let mut rt = Runtime {
         connection: config.connection,
         factory,
@@ -784,6 +848,8 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         conn_cancel,
         stats,
         drain: None,
+        forwards: portforward::Forwards::new(forward_client),
+        forward_rows: Vec::new(),
     };
     spawn_tap(&rt.factory, tx.clone(), rt.conn_cancel.clone());
     let mut app = App::new(config.app, config.keys);
@@ -843,6 +909,10 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             _ = sigint.recv() => { tracing::info!("SIGINT: exiting"); running = false; None }
             _ = sighup.recv() => { tracing::info!("SIGHUP: exiting"); running = false; None }
         };
+        if matches!(action, Some(Action::Tick(_))) {
+            // The :pf counters, once a second while they change.
+            rt.send_forward_rows();
+        }
         let mut pending: Vec<Action> = action.into_iter().collect();
         // Drain what is already queued so a burst becomes one redraw.
         while pending.len() < 256 {
@@ -886,12 +956,31 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         }
     }
     terminal::restore();
+    rt.forwards.stop_all().await;
     for view in rt.views.keys().copied().collect::<Vec<_>>() {
         rt.close_view(view);
     }
     rt.conn_cancel.cancel();
     let _ = tokio::time::timeout(Duration::from_secs(2), rt.factory.shutdown()).await;
     Ok(())
+}
+
+/// The ports a pod's containers declare, in spec order.
+fn container_ports(pod: &k8s_openapi::api::core::v1::Pod) -> Vec<ContainerPort> {
+    pod.spec
+        .iter()
+        .flat_map(|s| &s.containers)
+        .flat_map(|c| {
+            c.ports.iter().flatten().filter_map(|p| {
+                Some(ContainerPort {
+                    container: c.name.clone(),
+                    port: u16::try_from(p.container_port).ok()?,
+                    name: p.name.clone().unwrap_or_default(),
+                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                })
+            })
+        })
+        .collect()
 }
 
 /// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the

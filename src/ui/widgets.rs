@@ -324,6 +324,7 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Uncordon => "uncordon",
         KeyAction::Drain => "drain",
         KeyAction::Shell => "shell",
+        KeyAction::PortForward => "port-fwd",
         KeyAction::RevealSecrets => "reveal",
         KeyAction::ToggleWrap => "wrap",
         KeyAction::ToggleEvents => "events",

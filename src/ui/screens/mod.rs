@@ -13,15 +13,18 @@
 //! - [`informers`]: the informer panel.
 //! - [`help`], [`confirm`], [`labels`], [`scale`], [`drain`]: dialogs (key help, confirm a
 //!   destructive write, label picker, scale, drain progress).
+//! - [`portforwards`]: the active port-forwards (`:pf`); [`forward_dialog`]: start one.
 //! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
 
 pub mod confirm;
 pub mod drain;
 pub mod events;
+pub mod forward_dialog;
 pub mod help;
 pub mod informers;
 pub mod labels;
 pub mod operations;
+pub mod portforwards;
 pub mod scale;
 pub mod table;
 pub mod text;
@@ -44,6 +47,7 @@ pub enum Screen {
     Events,
     Informers,
     Text(TextView),
+    PortForwards(portforwards::ForwardsView),
 }
 
 /// A key that is not global (quit, help, command line, back, moves, the event pane): the screen
@@ -54,6 +58,7 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         Some(Screen::Text(_)) => app.on_text_key(action),
         Some(Screen::Events) => app.on_events_key(action),
         Some(Screen::Informers) => app.on_informers_key(action, fx),
+        Some(Screen::PortForwards(_)) => app.on_forwards_key(action, fx),
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -67,6 +72,7 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Text(_)) => app.nav_text(action, n),
         Some(Screen::Events) => app.nav_events(action, n),
         Some(Screen::Informers) => app.nav_informers(action, n),
+        Some(Screen::PortForwards(_)) => app.nav_forwards(action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -85,6 +91,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Events) => events::render_events(&app.events, app.now_ms, area, buf, true),
         Some(Screen::Informers) => app.render_informers(area, buf),
         Some(Screen::Text(t)) => text::render_text(t, area, buf),
+        Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -96,6 +103,7 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
         Mode::Confirm(c) => confirm::render_confirm(c, area, buf),
         Mode::Scale(d) => scale::render_scale(d, area, buf),
         Mode::Drain => app.render_drain(area, buf),
+        Mode::Forward(d) => forward_dialog::render_forward_dialog(d, area, buf),
         Mode::Labels(p) => labels::render_picker(p, app.current_view(), area, buf),
         _ => {}
     }
@@ -122,6 +130,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::Events) => Some(events::HINTS.to_vec()),
         Some(Screen::Text(t)) => Some(text::hints(t)),
         Some(Screen::Informers) => Some(informers::HINTS.to_vec()),
+        Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
         _ => None,
     }
 }

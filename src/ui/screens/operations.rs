@@ -5,7 +5,7 @@
 //! footer says why), confirmed when destructive, sent as an [`Effect::Write`] whose answer comes
 //! back as a footer message.
 
-use crate::ui::action::Effect;
+use crate::ui::action::{Effect, ObjectSummary};
 use crate::ui::app::App;
 use crate::ui::drain::DrainOptions;
 use crate::ui::keys::KeyAction;
@@ -28,6 +28,10 @@ impl App {
             }
             KeyAction::Shell => {
                 self.open_shell(fx);
+                return true;
+            }
+            KeyAction::PortForward => {
+                self.ask_forward(fx);
                 return true;
             }
             _ => return false,
@@ -70,22 +74,38 @@ impl App {
         }
     }
 
-    /// `s` on a pod: a shell in its first container (`kubectl exec -it`).
-    fn open_shell(&mut self, fx: &mut Vec<Effect>) {
-        let Some((view, obj)) = self.selected_object() else {
-            return;
-        };
+    /// The selected pod's namespace, name and object, or the footer says why not (`what`: the
+    /// operation's name).
+    fn selected_pod(&mut self, what: &str) -> Option<(String, String, ObjectSummary)> {
+        let (view, obj) = self.selected_object()?;
         let ar = &view.resource.api_resource;
         let kind = ar.kind.clone();
+        let is_pod = ar.group.is_empty() && kind == "Pod";
+        let obj = obj.clone();
         if self.readonly {
-            self.error("read-only mode: shell is disabled (started with --readonly)");
-            return;
+            self.error(format!(
+                "read-only mode: {what} is disabled (started with --readonly)"
+            ));
+            return None;
         }
-        if !(ar.group.is_empty() && kind == "Pod") {
-            self.error(format!("shell does not apply to a {kind}"));
-            return;
+        if !is_pod {
+            self.error(format!("{what} does not apply to a {kind}"));
+            return None;
         }
-        let Some(namespace) = obj.namespace.as_deref().map(str::to_string) else {
+        let namespace = obj.namespace.as_deref()?.to_string();
+        Some((namespace, obj.name.to_string(), obj))
+    }
+
+    /// `F` on a pod: the port-forward dialog.
+    fn ask_forward(&mut self, fx: &mut Vec<Effect>) {
+        if let Some((namespace, pod, _)) = self.selected_pod("port-forward") {
+            self.open_forward_dialog(namespace, pod, fx);
+        }
+    }
+
+    /// `s` on a pod: a shell in its first container (`kubectl exec -it`).
+    fn open_shell(&mut self, fx: &mut Vec<Effect>) {
+        let Some((namespace, _, obj)) = self.selected_pod("shell") else {
             return;
         };
         let container = obj

@@ -86,7 +86,8 @@ impl App {
             | KeyAction::Cordon
             | KeyAction::Uncordon
             | KeyAction::Drain
-            | KeyAction::Shell => {
+            | KeyAction::Shell
+            | KeyAction::PortForward => {
                 self.on_operate_key(action, fx);
             }
             KeyAction::SortName => {
