@@ -530,6 +530,31 @@ fn rendering_never_panics_at_any_size_on_any_screen() {
             a.update(key('/'));
             type_str(a, "web");
         }),
+        Box::new(|a| {
+            a.update(ctrl('k'));
+        }),
+        Box::new(|a| {
+            a.update(key('F'));
+        }),
+        Box::new(|a| {
+            a.update(Action::Forwards(vec![
+                kinformer::ui::portforward::ForwardRow {
+                    id: 1,
+                    namespace: "default".into(),
+                    pod: "a-pod-with-a-long-name".into(),
+                    port: 8080,
+                    local: 8080,
+                    connections: 1,
+                    active: 1,
+                    bytes_in: 1 << 30,
+                    bytes_out: 5,
+                    errors: 0,
+                },
+            ]));
+            a.update(key(':'));
+            type_str(a, "pf");
+            a.update(code(KeyCode::Enter));
+        }),
     ];
     for setup in &setups {
         for (w, h) in [(0, 0), (1, 1), (5, 3), (20, 6), (40, 10), (300, 100)] {
@@ -619,6 +644,32 @@ fn drain_progress_shows_evictions_and_a_blocking_budget() {
         retry_in: std::time::Duration::from_secs(2),
     }));
     insta::assert_snapshot!(draw(&mut app, 100, 20).backend());
+}
+
+#[test]
+fn operating_dialogs_never_panic_at_any_size() {
+    use kinformer::ui::drain::DrainEvent;
+    for (w, h) in [(0, 0), (1, 1), (5, 3), (20, 6), (40, 10), (300, 100)] {
+        let cfg = AppConfig {
+            resource: "nodes".into(),
+            ..config()
+        };
+        let (mut app, _) = app_with(cfg, vec![demo_node("worker-1")]);
+        app.update(key('D'));
+        draw(&mut app, w, h);
+        app.update(key('y'));
+        app.update(Action::Drain(DrainEvent::Cordoned));
+        app.update(Action::Drain(DrainEvent::Failed {
+            pod: "shop/x".into(),
+            message: "a very long failure message ".repeat(10),
+        }));
+        draw(&mut app, w, h);
+        app.update(Action::Drain(DrainEvent::Done {
+            evicted: 0,
+            failed: 1,
+        }));
+        draw(&mut app, w, h);
+    }
 }
 
 #[test]
