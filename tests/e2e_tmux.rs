@@ -270,6 +270,12 @@ fn a_shell_in_a_demo_pod_runs_a_command_and_returns_to_the_dashboard() {
         t.contains("Pods(shop)") && t.contains("Running") && t.contains("synced")
     });
     s.keys(&["s"]);
+    let first = s.wait_for("the shell's prompt or the container picker", 30, |t| {
+        t.contains(":/$") || t.contains("enter: shell")
+    });
+    if first.contains("enter: shell") {
+        s.keys(&["Enter"]);
+    }
     s.wait_for("the shell's prompt", 30, |t| {
         t.contains("kinformer: shell in shop/") && t.contains(":/$")
     });

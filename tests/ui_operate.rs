@@ -311,12 +311,27 @@ fn s_opens_a_shell_in_the_selected_pod_and_only_in_a_pod() {
     let mut app = app_of("pods", vec![simple_pod("default", "api-1")], false);
     assert_eq!(
         app.update(key('s')),
+        vec![Effect::FetchContainers {
+            namespace: "default".into(),
+            pod: "api-1".into(),
+        }]
+    );
+    assert!(matches!(app.mode, Mode::Containers(_)));
+    // One container: the shell opens at once.
+    let fx = app.update(Action::Containers {
+        namespace: "default".into(),
+        pod: "api-1".into(),
+        result: Ok((vec!["app".into()], 0)),
+    });
+    assert_eq!(
+        fx,
         vec![Effect::Shell {
             namespace: "default".into(),
             pod: "api-1".into(),
-            container: None,
+            container: Some("app".into()),
         }]
     );
+    assert!(matches!(app.mode, Mode::Normal));
     let mut ro = app_of("pods", vec![simple_pod("default", "api-1")], true);
     assert!(ro.update(key('s')).is_empty());
     assert_eq!(
@@ -326,6 +341,40 @@ fn s_opens_a_shell_in_the_selected_pod_and_only_in_a_pod() {
     let mut deploys = app_of("deployments", vec![deployment("web", 1)], false);
     assert!(deploys.update(key('s')).is_empty());
     assert_eq!(footer(&deploys).0, "shell does not apply to a Deployment");
+}
+
+#[test]
+fn a_pod_with_several_containers_asks_which_starting_at_the_default() {
+    let mut app = app_of("pods", vec![simple_pod("default", "api-1")], false);
+    app.update(key('s'));
+    let fx = app.update(Action::Containers {
+        namespace: "default".into(),
+        pod: "api-1".into(),
+        result: Ok((vec!["app".into(), "proxy".into(), "log".into()], 1)),
+    });
+    assert!(fx.is_empty(), "a choice to make first");
+    let Mode::Containers(p) = &app.mode else {
+        panic!()
+    };
+    assert_eq!(p.selected, 1, "the default container is selected");
+    app.update(code(KeyCode::Down));
+    assert_eq!(
+        app.update(code(KeyCode::Enter)),
+        vec![Effect::Shell {
+            namespace: "default".into(),
+            pod: "api-1".into(),
+            container: Some("log".into()),
+        }]
+    );
+    // Esc while loading: nothing opens later.
+    app.update(key('s'));
+    app.update(code(KeyCode::Esc));
+    let late = app.update(Action::Containers {
+        namespace: "default".into(),
+        pod: "api-1".into(),
+        result: Ok((vec!["app".into()], 0)),
+    });
+    assert!(late.is_empty(), "a late answer opens no shell");
 }
 
 #[test]

@@ -537,6 +537,14 @@ fn rendering_never_panics_at_any_size_on_any_screen() {
             a.update(key('F'));
         }),
         Box::new(|a| {
+            a.update(key('s'));
+            a.update(Action::Containers {
+                namespace: "default".into(),
+                pod: "api-5f6d8-q9wt".into(),
+                result: Ok((vec!["app".into(), "a-sidecar-with-a-long-name".into()], 0)),
+            });
+        }),
+        Box::new(|a| {
             a.update(Action::Forwards(vec![
                 kinformer::ui::portforward::ForwardRow {
                     id: 1,

@@ -214,6 +214,13 @@ pub enum Action {
         pod: String,
         result: Result<Vec<ContainerPort>, String>,
     },
+    /// Answer to [`Effect::FetchContainers`]: the pod's container names and the index of the
+    /// one kubectl would pick (its default-container annotation, else the first).
+    Containers {
+        namespace: String,
+        pod: String,
+        result: Result<(Vec<String>, usize), String>,
+    },
     /// The active port-forwards (after a start or stop, and once a second while they change).
     Forwards(Vec<crate::ui::portforward::ForwardRow>),
     /// Progress of the drain started by [`Effect::Drain`].
@@ -267,6 +274,11 @@ pub enum Effect {
     },
     /// Cancel the running drain (it answers `DrainEvent::Cancelled`).
     CancelDrain,
+    /// GET the pod; answer with [`Action::Containers`].
+    FetchContainers {
+        namespace: String,
+        pod: String,
+    },
     /// GET the pod; answer with [`Action::Ports`].
     FetchPorts {
         namespace: String,

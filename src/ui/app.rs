@@ -21,6 +21,7 @@ use crate::render::columns;
 
 pub use super::screens::Screen;
 pub use super::screens::confirm::{ConfirmWrite, Pending};
+pub use super::screens::container_picker::ContainerPicker;
 pub use super::screens::drain::{DrainProgress, DrainState};
 pub use super::screens::forward_dialog::ForwardDialog;
 pub use super::screens::labels::LabelPicker;
@@ -81,6 +82,8 @@ pub enum Mode {
     Drain,
     /// The port-forward dialog.
     Forward(ForwardDialog),
+    /// The container picker before a shell.
+    Containers(ContainerPicker),
     Help {
         scroll: usize,
     },
@@ -561,6 +564,11 @@ impl App {
                 pod,
                 result,
             } => self.on_ports(&namespace, &pod, result),
+            Action::Containers {
+                namespace,
+                pod,
+                result,
+            } => self.on_containers(&namespace, &pod, result, &mut fx),
             Action::Forwards(rows) => {
                 if rows != self.forwards {
                     self.forwards = rows;
@@ -616,6 +624,7 @@ impl App {
             Mode::Scale(d) => self.on_scale_key(key, d, fx),
             Mode::Drain => self.on_drain_key(key, fx),
             Mode::Forward(d) => self.on_forward_dialog_key(key, d, fx),
+            Mode::Containers(p) => self.on_container_picker_key(key, p, fx),
             Mode::Help { scroll } => self.on_help_key(key, scroll),
         };
     }

@@ -294,6 +294,22 @@ impl Runtime {
                     c.cancel();
                 }
             }
+            Effect::FetchContainers { namespace, pod } => {
+                let pods: Api<k8s_openapi::api::core::v1::Pod> =
+                    Api::namespaced(self.connection.client.clone(), &namespace);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match pods.get(&pod).await {
+                        Ok(p) => Ok(shell::containers(&p)),
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::Containers {
+                        namespace,
+                        pod,
+                        result,
+                    });
+                });
+            }
             Effect::FetchPorts { namespace, pod } => {
                 let pods: Api<k8s_openapi::api::core::v1::Pod> =
                     Api::namespaced(self.connection.client.clone(), &namespace);

@@ -85,6 +85,20 @@ pub fn default_container(pod: &Pod) -> Option<String> {
         })
 }
 
+/// The pod's container names and the index of [`default_container`] among them.
+pub fn containers(pod: &Pod) -> (Vec<String>, usize) {
+    let names: Vec<String> = pod
+        .spec
+        .iter()
+        .flat_map(|s| &s.containers)
+        .map(|c| c.name.clone())
+        .collect();
+    let default = default_container(pod)
+        .and_then(|d| names.iter().position(|n| *n == d))
+        .unwrap_or(0);
+    (names, default)
+}
+
 /// Run a shell in `namespace/pod` (its `container`, or the pod's default) until it exits:
 /// `input` goes to its stdin and window size, its output to `out`.
 pub async fn session<O: AsyncWrite + Unpin>(
@@ -292,6 +306,30 @@ mod tests {
         assert_eq!(k(KeyCode::Char('b'), KeyModifiers::ALT), b"\x1bb");
         assert_eq!(k(KeyCode::Char('é'), KeyModifiers::NONE), "é".as_bytes());
         assert!(k(KeyCode::F(5), KeyModifiers::NONE).is_empty());
+    }
+
+    #[test]
+    fn the_default_container_is_the_annotated_one_else_the_first() {
+        let pod = |annotation: Option<&str>| -> Pod {
+            let mut v = serde_json::json!({"metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "app"}, {"name": "proxy"}]}});
+            if let Some(a) = annotation {
+                v["metadata"]["annotations"] =
+                    serde_json::json!({"kubectl.kubernetes.io/default-container": a});
+            }
+            serde_json::from_value(v).unwrap()
+        };
+        assert_eq!(
+            containers(&pod(None)),
+            (vec!["app".into(), "proxy".into()], 0)
+        );
+        assert_eq!(containers(&pod(Some("proxy"))).1, 1);
+        assert_eq!(
+            containers(&pod(Some("gone"))).1,
+            0,
+            "an unknown name falls back"
+        );
+        assert_eq!(default_container(&pod(None)).as_deref(), Some("app"));
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
 
 pub mod confirm;
+pub mod container_picker;
 pub mod drain;
 pub mod events;
 pub mod forward_dialog;
@@ -104,6 +105,7 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
         Mode::Scale(d) => scale::render_scale(d, area, buf),
         Mode::Drain => app.render_drain(area, buf),
         Mode::Forward(d) => forward_dialog::render_forward_dialog(d, area, buf),
+        Mode::Containers(p) => container_picker::render_container_picker(p, area, buf),
         Mode::Labels(p) => labels::render_picker(p, app.current_view(), area, buf),
         _ => {}
     }

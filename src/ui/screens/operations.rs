@@ -5,7 +5,7 @@
 //! footer says why), confirmed when destructive, sent as an [`Effect::Write`] whose answer comes
 //! back as a footer message.
 
-use crate::ui::action::{Effect, ObjectSummary};
+use crate::ui::action::Effect;
 use crate::ui::app::App;
 use crate::ui::drain::DrainOptions;
 use crate::ui::keys::KeyAction;
@@ -74,14 +74,14 @@ impl App {
         }
     }
 
-    /// The selected pod's namespace, name and object, or the footer says why not (`what`: the
+    /// The selected pod's namespace and name, or the footer says why not (`what`: the
     /// operation's name).
-    fn selected_pod(&mut self, what: &str) -> Option<(String, String, ObjectSummary)> {
+    fn selected_pod(&mut self, what: &str) -> Option<(String, String)> {
         let (view, obj) = self.selected_object()?;
         let ar = &view.resource.api_resource;
         let kind = ar.kind.clone();
         let is_pod = ar.group.is_empty() && kind == "Pod";
-        let obj = obj.clone();
+        let (namespace, name) = (obj.namespace.clone(), obj.name.to_string());
         if self.readonly {
             self.error(format!(
                 "read-only mode: {what} is disabled (started with --readonly)"
@@ -92,33 +92,21 @@ impl App {
             self.error(format!("{what} does not apply to a {kind}"));
             return None;
         }
-        let namespace = obj.namespace.as_deref()?.to_string();
-        Some((namespace, obj.name.to_string(), obj))
+        Some((namespace.as_deref()?.to_string(), name))
     }
 
     /// `F` on a pod: the port-forward dialog.
     fn ask_forward(&mut self, fx: &mut Vec<Effect>) {
-        if let Some((namespace, pod, _)) = self.selected_pod("port-forward") {
+        if let Some((namespace, pod)) = self.selected_pod("port-forward") {
             self.open_forward_dialog(namespace, pod, fx);
         }
     }
 
-    /// `s` on a pod: a shell in its first container (`kubectl exec -it`).
+    /// `s` on a pod: pick a container (at once when there is one), then a shell in it.
     fn open_shell(&mut self, fx: &mut Vec<Effect>) {
-        let Some((namespace, _, obj)) = self.selected_pod("shell") else {
-            return;
-        };
-        let container = obj
-            .object
-            .data
-            .pointer("/spec/containers/0/name")
-            .and_then(|n| n.as_str())
-            .map(str::to_string);
-        fx.push(Effect::Shell {
-            namespace,
-            pod: obj.name.to_string(),
-            container,
-        });
+        if let Some((namespace, pod)) = self.selected_pod("shell") {
+            self.open_container_picker(namespace, pod, fx);
+        }
     }
 
     fn ask_drain(&mut self) {
