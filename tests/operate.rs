@@ -911,3 +911,81 @@ async fn a_dashboard_forward_carries_bytes_and_stopping_it_closes_the_port_and_e
     assert!(forwards.stop(7).await.is_none(), "stopped once");
     s.cleanup().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_drain_dialog_runs_the_drain_and_shows_its_end() {
+    use kinformer::ui::app::{DrainState, Mode};
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: it cordons and drains a node (demo server only)");
+        return s.cleanup().await;
+    }
+    let node = format!("{}-node", s.ns);
+    node_with_guarded_pods(&s, &node, 0).await;
+    let client = s.conn.client.clone();
+    let info = s.resource("no");
+    let dynamic: Api<DynamicObject> = Api::all_with(client.clone(), &info.api_resource);
+    let obj = Arc::new(dynamic.get(&node).await.unwrap());
+    let row = ObjectSummary::from_object("Node", &obj, None).unwrap();
+    let mut app = dashboard(&s, "nodes", vec![row]);
+    assert!(
+        press(&mut app, KeyCode::Char('D')).is_empty(),
+        "confirm first"
+    );
+    let fx = press(&mut app, KeyCode::Char('y'));
+    let [Effect::Drain { node: target, opts }] = &fx[..] else {
+        panic!("expected a drain, got {fx:?}")
+    };
+    assert_eq!(target, &node);
+    // The runtime's part: the drain task, its events fed back as actions.
+    let (tx, mut rx) = mpsc::channel(16);
+    let task = tokio::spawn(drain(
+        client.clone(),
+        target.clone(),
+        DrainOptions {
+            poll: Duration::from_millis(50),
+            ..opts.clone()
+        },
+        tx,
+        CancellationToken::new(),
+    ));
+    while let Some(ev) = tokio::time::timeout(HANG_GUARD, rx.recv()).await.unwrap() {
+        app.update(Action::Drain(ev));
+    }
+    tokio::time::timeout(HANG_GUARD, task)
+        .await
+        .unwrap()
+        .unwrap();
+    let d = app.drain.clone().unwrap();
+    assert_eq!(
+        d.state,
+        DrainState::Finished {
+            summary: format!("node {node} drained: 2 pods evicted"),
+            error: false
+        }
+    );
+    assert_eq!(d.evicted.len(), 2);
+    assert!(matches!(app.mode, Mode::Drain));
+    press(&mut app, KeyCode::Enter);
+    assert!(matches!(app.mode, Mode::Normal));
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &s.ns);
+    assert!(
+        pods.list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+    let nodes: Api<Node> = Api::all(client);
+    assert_eq!(
+        nodes
+            .get(&node)
+            .await
+            .unwrap()
+            .spec
+            .and_then(|s| s.unschedulable),
+        Some(true)
+    );
+    let _ = nodes.delete(&node, &DeleteParams::default()).await;
+    s.cleanup().await;
+}
