@@ -166,7 +166,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
 pub struct RunningDemo {
     pub handle: DemoHandle,
     pub churn: tokio::task::JoinHandle<()>,
-    /// The simulated controllers following clients' scaling.
+    /// The simulated controllers following clients' scaling and cordons.
     pub scales: tokio::task::JoinHandle<()>,
     pub seeded_objects: usize,
 }
@@ -222,10 +222,11 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         sim.rejected(m);
     }
     let sim = Arc::new(Mutex::new(sim));
-    let (scale_sim, scale_rejected) = (sim.clone(), sim.clone());
-    let scales = crate::demo::churn::follow_scales(
+    let (scale_sim, cordon_sim, scale_rejected) = (sim.clone(), sim.clone(), sim.clone());
+    let scales = crate::demo::churn::follow_clients(
         cluster.clone(),
         move |ns, kind, name, to| scale_sim.lock().external_scale(ns, kind, name, to),
+        move |node, on| cordon_sim.lock().set_cordoned(node, on),
         move |m, _| scale_rejected.lock().rejected(m),
     );
     let tick_sim = sim.clone();

@@ -69,18 +69,21 @@ where
     })
 }
 
-/// The workload controllers' answer to clients: follow the cluster's committed changes and,
+/// The simulated controllers' answer to clients: follow the cluster's committed changes and,
 /// when a Deployment's or StatefulSet's `spec.replicas` changes (`kubectl scale`, the dashboard's
 /// `S`), hand it to `scale(namespace, kind, name, replicas)` (the simulator's
-/// `external_scale`: a no-op for its own scaling) and apply the pods it creates or deletes.
-/// Runs until the task is aborted.
-pub fn follow_scales<S, R>(
+/// `external_scale`: a no-op for its own scaling) and apply the pods it creates or deletes; when
+/// a node's `spec.unschedulable` changes (cordon, uncordon, drain), tell `cordon(node, on)` (the
+/// simulator's scheduler then avoids it). Runs until the task is aborted.
+pub fn follow_clients<S, C, R>(
     cluster: Arc<DemoCluster>,
     mut scale: S,
+    mut cordon: C,
     mut rejected: R,
 ) -> JoinHandle<()>
 where
     S: FnMut(&str, &str, &str, u32) -> Vec<Mutation> + Send + 'static,
+    C: FnMut(&str, bool) + Send + 'static,
     R: FnMut(&Mutation, &StatusError) + Send + 'static,
 {
     let mut events = cluster.subscribe();
@@ -97,6 +100,18 @@ where
             let kind = super::resources::RESOURCES
                 .get(ev.resource)
                 .map_or("", |r| r.kind);
+            if kind == "Node" {
+                let unschedulable = |s: &super::cluster::Stored| {
+                    s.value().ok().is_some_and(|v| {
+                        v.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true)
+                    })
+                };
+                let now = unschedulable(&ev.obj);
+                if now != unschedulable(prev) {
+                    cordon(&ev.obj.name, now);
+                }
+                continue;
+            }
             if !matches!(kind, "Deployment" | "StatefulSet") {
                 continue;
             }

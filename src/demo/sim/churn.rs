@@ -525,6 +525,14 @@ impl Simulator {
         out
     }
 
+    /// A client cordoned (`on`) or uncordoned a node: the scheduler places no new pod on a
+    /// cordoned node while another can take it.
+    pub fn set_cordoned(&mut self, node: &str, on: bool) {
+        if let Some(n) = self.nodes.iter_mut().find(|n| n.info.name == node) {
+            n.cordoned = on;
+        }
+    }
+
     fn scale_workload(&mut self, w: u32, from: u32, to: u32, out: &mut Vec<Mutation>) {
         let up = to > from;
         let Some(wl) = self.workloads.get(w as usize) else {

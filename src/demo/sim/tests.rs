@@ -756,6 +756,36 @@ fn seeding_150k_pods_is_fast() {
 }
 
 #[test]
+fn new_pods_avoid_a_cordoned_node() {
+    let mut sim = Simulator::new(small());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let worker = sim
+        .nodes
+        .iter()
+        .find(|n| !n.info.control_plane)
+        .map(|n| n.info.name.clone())
+        .unwrap();
+    sim.set_cordoned(&worker, true);
+    let mut placed = 0;
+    for _ in 0..300 {
+        if let Some(i) = sim.pick_worker() {
+            placed += 1;
+            assert_ne!(sim.nodes[i as usize].info.name, worker);
+        }
+    }
+    assert!(placed > 0);
+    sim.set_cordoned(&worker, false);
+    let picks: Vec<u32> = (0..300).filter_map(|_| sim.pick_worker()).collect();
+    let back = picks
+        .iter()
+        .any(|i| sim.nodes[*i as usize].info.name == worker);
+    assert!(back, "uncordoned, it takes pods again");
+}
+
+#[test]
 fn a_clients_scale_makes_the_controller_create_then_delete_pods() {
     let mut sim = Simulator::new(small());
     let mut shadow = Shadow::default();
