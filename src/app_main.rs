@@ -164,6 +164,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
     .map_err(|e| MainError::Runtime(e.to_string()));
     if let Some(d) = demo {
         d.churn.abort();
+        d.scales.abort();
         d.handle.shutdown().await;
     }
     result
@@ -173,6 +174,8 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
 pub struct RunningDemo {
     pub handle: DemoHandle,
     pub churn: tokio::task::JoinHandle<()>,
+    /// The simulated controllers following clients' scaling and cordons.
+    pub scales: tokio::task::JoinHandle<()>,
     pub seeded_objects: usize,
 }
 
@@ -233,6 +236,13 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         sim.rejected(m);
     }
     let sim = Arc::new(Mutex::new(sim));
+    let (scale_sim, cordon_sim, scale_rejected) = (sim.clone(), sim.clone(), sim.clone());
+    let scales = crate::demo::churn::follow_clients(
+        cluster.clone(),
+        move |ns, kind, name, to| scale_sim.lock().external_scale(ns, kind, name, to),
+        move |node, on| cordon_sim.lock().set_cordoned(node, on),
+        move |m, _| scale_rejected.lock().rejected(m),
+    );
     let tick_sim = sim.clone();
     let churn = run_churn(
         cluster,
@@ -243,6 +253,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
     Ok(RunningDemo {
         handle,
         churn,
+        scales,
         seeded_objects,
     })
 }
@@ -288,6 +299,7 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
     );
     wait_for_shutdown_signal().await;
     demo.churn.abort();
+    demo.scales.abort();
     demo.handle.shutdown().await;
     Ok(())
 }

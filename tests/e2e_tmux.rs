@@ -368,5 +368,54 @@ fn capital_l_opens_logs_on_a_pod_and_on_a_deployment_and_esc_closes_them() {
     s.keys(&["q"]);
     let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
     assert!(!screen.contains("panicked"), "{screen}");
-    s.assert_terminal_cooked();
+}
+
+#[test]
+fn a_shell_in_a_demo_pod_runs_a_command_and_returns_to_the_dashboard() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("shell", "-n shop");
+    s.wait_for("the pods table", 60, |t| {
+        t.contains("Pods(shop)") && t.contains("Running") && t.contains("synced")
+    });
+    s.keys(&["s"]);
+    let first = s.wait_for("the shell's prompt or the container picker", 30, |t| {
+        t.contains(":/$") || t.contains("enter: shell")
+    });
+    if first.contains("enter: shell") {
+        s.keys(&["Enter"]);
+    }
+    s.wait_for("the shell's prompt", 30, |t| {
+        t.contains("kinformer: shell in shop/") && t.contains(":/$")
+    });
+    // The window size reached the shell: `$COLUMNS` is tmux's width, alone on its line.
+    s.text("echo $COLUMNS");
+    s.keys(&["Enter"]);
+    let out = s.wait_for("the command's output", 15, |t| {
+        t.lines().any(|l| l.trim() == "160")
+    });
+    assert!(
+        !out.contains("Pods(shop)"),
+        "the dashboard is suspended:\n{out}"
+    );
+    s.text("exit 3");
+    s.keys(&["Enter"]);
+    let back = s.wait_for("the dashboard again", 15, |t| {
+        t.contains("Pods(shop)") && t.contains("exited with code 3")
+    });
+    assert!(
+        !back.contains(":/$"),
+        "the shell is gone from the screen:\n{back}"
+    );
+    // Keys reach the dashboard again.
+    s.keys(&[":"]);
+    s.text("deploy");
+    s.keys(&["Enter"]);
+    s.wait_for("the deployments table", 15, |t| {
+        t.contains("Deployments(shop)")
+    });
+    s.keys(&["q"]);
+    s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }

@@ -4,15 +4,19 @@
 //! No assertion on elapsed time; `HANG_GUARD` only turns a hang into a failure.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
 use kinformer::cluster::{ConnectOptions, Connection, ResourceInfo, resolve};
 use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
+use kinformer::ui::action::{Action, Effect, ObjectSummary};
 use kinformer::ui::drain::{DrainEvent, DrainOptions, drain};
 use kinformer::ui::operate::{Operation, Propagation, Write, execute};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kinformer::ui::{App, AppConfig, KeyMap};
+use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -667,5 +671,321 @@ async fn port_forward_carries_an_http_get_through_a_local_port() {
     // Stopped: the local port is closed.
     assert!(tokio::net::TcpStream::connect(local).await.is_err());
     drop(taken);
+    s.cleanup().await;
+}
+
+/// An app showing `rows` of `resource` in the test namespace, as the runtime would feed it.
+fn dashboard(s: &Setup, resource: &str, rows: Vec<kinformer::ui::action::ObjectSummary>) -> App {
+    let cfg = AppConfig {
+        resource: resource.into(),
+        namespace: Some(s.ns.clone()),
+        ..AppConfig::default()
+    };
+    let mut app = App::new(cfg, KeyMap::defaults().unwrap());
+    app.update(Action::Discovery(s.resources.clone()));
+    let fx = app.init();
+    let Some(Effect::OpenResource { view, .. }) = fx.first() else {
+        panic!("no view opened: {fx:?}")
+    };
+    app.update(Action::Resync { view: *view, rows });
+    app
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    let m = match code {
+        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
+        _ => KeyModifiers::NONE,
+    };
+    app.update(Action::Key(KeyEvent::new(code, m)))
+}
+
+async fn carry_out(client: &kube::Client, fx: Vec<Effect>) -> String {
+    match &fx[..] {
+        [Effect::Write(w)] => {
+            let out = execute(client.clone(), w).await;
+            assert!(!out.error, "{}", out.message);
+            out.message
+        }
+        other => panic!("expected one write, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_scale_and_restart_keys_change_the_deployment_on_the_server() {
+    let s = setup().await;
+    let client = s.conn.client.clone();
+    let deploys: Api<Deployment> = Api::namespaced(client.clone(), &s.ns);
+    deploys
+        .create(&PostParams::default(), &deployment("web"))
+        .await
+        .unwrap();
+    let info = s.resource("deploy");
+    let dynamic: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), &s.ns, &info.api_resource);
+    let obj = Arc::new(dynamic.get("web").await.unwrap());
+    let row = ObjectSummary::from_object("Deployment", &obj, None).unwrap();
+    let mut app = dashboard(&s, "deployments", vec![row]);
+
+    assert!(
+        press(&mut app, KeyCode::Char('S')).is_empty(),
+        "a dialog first"
+    );
+    press(&mut app, KeyCode::Backspace);
+    press(&mut app, KeyCode::Char('4'));
+    let fx = press(&mut app, KeyCode::Enter);
+    let message = carry_out(&client, fx).await;
+    assert_eq!(message, format!("deployment {}/web scaled to 4", s.ns));
+    let d = deploys.get("web").await.unwrap();
+    assert_eq!(d.spec.as_ref().and_then(|s| s.replicas), Some(4));
+
+    assert!(
+        press(&mut app, KeyCode::Char('r')).is_empty(),
+        "confirm first"
+    );
+    let fx = press(&mut app, KeyCode::Char('y'));
+    carry_out(&client, fx).await;
+    let d = deploys.get("web").await.unwrap();
+    let annotations = d
+        .spec
+        .and_then(|s| s.template.metadata)
+        .and_then(|m| m.annotations)
+        .unwrap_or_default();
+    assert!(
+        annotations.contains_key("kubectl.kubernetes.io/restartedAt"),
+        "{annotations:?}"
+    );
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_cordon_key_makes_the_node_unschedulable() {
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: it cordons a node (demo server only)");
+        return s.cleanup().await;
+    }
+    let node = format!("{}-node", s.ns);
+    let client = s.conn.client.clone();
+    let nodes: Api<Node> = Api::all(client.clone());
+    nodes
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": node}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let info = s.resource("no");
+    let dynamic: Api<DynamicObject> = Api::all_with(client.clone(), &info.api_resource);
+    let obj = Arc::new(dynamic.get(&node).await.unwrap());
+    let row = ObjectSummary::from_object("Node", &obj, None).unwrap();
+    let mut app = dashboard(&s, "nodes", vec![row]);
+    let message = carry_out(&client, press(&mut app, KeyCode::Char('c'))).await;
+    assert_eq!(message, format!("node {node} cordoned"));
+    let n = nodes.get(&node).await.unwrap();
+    assert_eq!(n.spec.and_then(|s| s.unschedulable), Some(true));
+    carry_out(&client, press(&mut app, KeyCode::Char('u'))).await;
+    let n = nodes.get(&node).await.unwrap();
+    assert_eq!(n.spec.and_then(|s| s.unschedulable), None);
+    let _ = nodes.delete(&node, &DeleteParams::default()).await;
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_shell_session_runs_commands_and_reports_the_exit_code() {
+    use kinformer::ui::shell::{Input, ShellExit, session};
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: needs a running container (the demo's simulated shell)");
+        return s.cleanup().await;
+    }
+    let pods = running_pod(&s, "shell").await;
+    let (tx, rx) = mpsc::channel(16);
+    let (mut out, mut seen) = tokio::io::duplex(64 * 1024);
+    let typing = tokio::spawn(async move {
+        use tokio::io::AsyncReadExt;
+        let mut text = String::new();
+        let mut buf = [0u8; 1024];
+        let mut typed = 0;
+        loop {
+            let n = seen.read(&mut buf).await.unwrap_or(0);
+            if n == 0 {
+                return text;
+            }
+            text.push_str(&String::from_utf8_lossy(&buf[..n]));
+            // Type at each prompt: a resize, a command, then exit with a code.
+            if text.matches("$ ").count() > typed {
+                typed += 1;
+                let line: &[u8] = match typed {
+                    1 => {
+                        tx.send(Input::Resize(100, 30)).await.unwrap();
+                        b"echo $COLUMNS; hostname\r"
+                    }
+                    _ => b"exit 3\r",
+                };
+                for b in line {
+                    tx.send(Input::Bytes(vec![*b])).await.unwrap();
+                }
+            }
+        }
+    });
+    let exit = tokio::time::timeout(
+        HANG_GUARD,
+        session(&pods, "shell", None, (80, 24), rx, &mut out),
+    )
+    .await
+    .unwrap();
+    drop(out);
+    let text = typing.await.unwrap();
+    assert_eq!(exit, ShellExit::Exited(3), "{text}");
+    assert!(
+        text.contains("echo $COLUMNS; hostname\r\n100\r\nshell\r\n"),
+        "{text:?}"
+    );
+    assert!(text.ends_with("exit 3\r\n"), "{text:?}");
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_in_a_missing_pod_fails_with_the_servers_message() {
+    use kinformer::ui::shell::{ShellExit, session};
+    let s = setup().await;
+    let pods: Api<Pod> = Api::namespaced(s.conn.client.clone(), &s.ns);
+    let (_tx, rx) = mpsc::channel(1);
+    let mut out = Vec::new();
+    let exit = tokio::time::timeout(
+        HANG_GUARD,
+        session(&pods, "nope", Some("c"), (80, 24), rx, &mut out),
+    )
+    .await
+    .unwrap();
+    match exit {
+        ShellExit::Failed(m) => assert!(m.contains("not found") || m.contains("404"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dashboard_forward_carries_bytes_and_stopping_it_closes_the_port_and_ends_its_task() {
+    use kinformer::ui::portforward::Forwards;
+    use tokio::io::AsyncWriteExt;
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: needs a running container answering HTTP (the demo's pods)");
+        return s.cleanup().await;
+    }
+    running_pod(&s, "web").await;
+    let mut forwards = Forwards::new(s.conn.client.clone());
+    let local = forwards
+        .start(7, s.ns.clone(), "web".into(), 8080, 0)
+        .await
+        .unwrap();
+    assert_eq!(forwards.running(), 1);
+    let mut conn = tokio::net::TcpStream::connect(("127.0.0.1", local))
+        .await
+        .unwrap();
+    conn.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let page = tokio::time::timeout(HANG_GUARD, read_all(&mut conn))
+        .await
+        .unwrap();
+    assert!(
+        page.contains(&format!("kinformer demo pod {}/web", s.ns)),
+        "{page}"
+    );
+    let rows = forwards.rows();
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].id, rows[0].local, rows[0].port), (7, local, 8080));
+    assert_eq!(rows[0].connections, 1);
+    let stopped = forwards.stop(7).await.unwrap();
+    assert_eq!(stopped.local, local);
+    assert!(
+        tokio::net::TcpStream::connect(("127.0.0.1", local))
+            .await
+            .is_err(),
+        "the listener is closed"
+    );
+    assert_eq!(forwards.running(), 0);
+    assert!(forwards.rows().is_empty());
+    assert!(forwards.stop(7).await.is_none(), "stopped once");
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_drain_dialog_runs_the_drain_and_shows_its_end() {
+    use kinformer::ui::app::{DrainState, Mode};
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: it cordons and drains a node (demo server only)");
+        return s.cleanup().await;
+    }
+    let node = format!("{}-node", s.ns);
+    node_with_guarded_pods(&s, &node, 0).await;
+    let client = s.conn.client.clone();
+    let info = s.resource("no");
+    let dynamic: Api<DynamicObject> = Api::all_with(client.clone(), &info.api_resource);
+    let obj = Arc::new(dynamic.get(&node).await.unwrap());
+    let row = ObjectSummary::from_object("Node", &obj, None).unwrap();
+    let mut app = dashboard(&s, "nodes", vec![row]);
+    assert!(
+        press(&mut app, KeyCode::Char('D')).is_empty(),
+        "confirm first"
+    );
+    let fx = press(&mut app, KeyCode::Char('y'));
+    let [Effect::Drain { node: target, opts }] = &fx[..] else {
+        panic!("expected a drain, got {fx:?}")
+    };
+    assert_eq!(target, &node);
+    // The runtime's part: the drain task, its events fed back as actions.
+    let (tx, mut rx) = mpsc::channel(16);
+    let task = tokio::spawn(drain(
+        client.clone(),
+        target.clone(),
+        DrainOptions {
+            poll: Duration::from_millis(50),
+            ..opts.clone()
+        },
+        tx,
+        CancellationToken::new(),
+    ));
+    while let Some(ev) = tokio::time::timeout(HANG_GUARD, rx.recv()).await.unwrap() {
+        app.update(Action::Drain(ev));
+    }
+    tokio::time::timeout(HANG_GUARD, task)
+        .await
+        .unwrap()
+        .unwrap();
+    let d = app.drain.clone().unwrap();
+    assert_eq!(
+        d.state,
+        DrainState::Finished {
+            summary: format!("node {node} drained: 2 pods evicted"),
+            error: false
+        }
+    );
+    assert_eq!(d.evicted.len(), 2);
+    assert!(matches!(app.mode, Mode::Drain));
+    press(&mut app, KeyCode::Enter);
+    assert!(matches!(app.mode, Mode::Normal));
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &s.ns);
+    assert!(
+        pods.list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
+    let nodes: Api<Node> = Api::all(client);
+    assert_eq!(
+        nodes
+            .get(&node)
+            .await
+            .unwrap()
+            .spec
+            .and_then(|s| s.unschedulable),
+        Some(true)
+    );
+    let _ = nodes.delete(&node, &DeleteParams::default()).await;
     s.cleanup().await;
 }

@@ -9,6 +9,7 @@ use kinformer::ui::action::{
     Access, Action, ConnectionState, Denial, Effect, InformerState, ViewId,
 };
 use kinformer::ui::app::{Mode, Screen};
+use kinformer::ui::operate::{Operation, Propagation};
 use kinformer::ui::table::{Drill, Mark, SortBy};
 use kinformer::ui::{App, AppConfig, KeyMap};
 use ui_support::*;
@@ -1272,16 +1273,11 @@ fn ctrl_d_asks_for_confirmation_before_deleting() {
     app.update(code(KeyCode::Tab));
     let fx = app.update(code(KeyCode::Enter));
     match &fx[..] {
-        [
-            Effect::Delete {
-                name,
-                namespace,
-                resource,
-            },
-        ] => {
-            assert_eq!(name, "api-1");
-            assert_eq!(namespace.as_deref(), Some("default"));
-            assert_eq!(resource.api_resource.plural, "pods");
+        [Effect::Write(w)] => {
+            assert_eq!(w.name, "api-1");
+            assert_eq!(w.namespace.as_deref(), Some("default"));
+            assert_eq!(w.resource.api_resource.plural, "pods");
+            assert_eq!(w.op, Operation::Delete(Propagation::Background));
         }
         other => panic!("{other:?}"),
     }

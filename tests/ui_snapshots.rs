@@ -537,6 +537,39 @@ fn rendering_never_panics_at_any_size_on_any_screen() {
             a.update(key('/'));
             type_str(a, "web");
         }),
+        Box::new(|a| {
+            a.update(ctrl('k'));
+        }),
+        Box::new(|a| {
+            a.update(key('F'));
+        }),
+        Box::new(|a| {
+            a.update(key('s'));
+            a.update(Action::Containers {
+                namespace: "default".into(),
+                pod: "api-5f6d8-q9wt".into(),
+                result: Ok((vec!["app".into(), "a-sidecar-with-a-long-name".into()], 0)),
+            });
+        }),
+        Box::new(|a| {
+            a.update(Action::Forwards(vec![
+                kinformer::ui::portforward::ForwardRow {
+                    id: 1,
+                    namespace: "default".into(),
+                    pod: "a-pod-with-a-long-name".into(),
+                    port: 8080,
+                    local: 8080,
+                    connections: 1,
+                    active: 1,
+                    bytes_in: 1 << 30,
+                    bytes_out: 5,
+                    errors: 0,
+                },
+            ]));
+            a.update(key(':'));
+            type_str(a, "pf");
+            a.update(code(KeyCode::Enter));
+        }),
     ];
     for setup in &setups {
         for (w, h) in [(0, 0), (1, 1), (5, 3), (20, 6), (40, 10), (300, 100)] {
@@ -576,4 +609,152 @@ fn column_widths_stay_put_when_wide_rows_scroll_out_of_view() {
     let bottom = header_line(&draw(&mut app, 100, 20));
     assert!(top.contains("STATUS"), "{top}");
     assert_eq!(top, bottom, "column header must not move while scrolling");
+}
+
+fn demo_node(name: &str) -> kinformer::ui::action::ObjectSummary {
+    let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "uid": "uid-node", "creationTimestamp": "2026-11-19T12:00:00Z"},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}],
+                   "nodeInfo": {"kubeletVersion": "v1.33.1"}}
+    }))
+    .unwrap();
+    kinformer::ui::action::ObjectSummary::from_object("Node", &std::sync::Arc::new(obj), None)
+        .unwrap()
+}
+
+#[test]
+fn drain_confirmation_states_kubectls_flags() {
+    let cfg = AppConfig {
+        resource: "nodes".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![demo_node("worker-1")]);
+    connected(&mut app);
+    app.update(key('D'));
+    insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}
+
+#[test]
+fn drain_progress_shows_evictions_and_a_blocking_budget() {
+    use kinformer::ui::drain::DrainEvent;
+    let cfg = AppConfig {
+        resource: "nodes".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![demo_node("worker-1")]);
+    connected(&mut app);
+    app.update(key('D'));
+    app.update(key('y'));
+    app.update(Action::Drain(DrainEvent::Cordoned));
+    app.update(Action::Drain(DrainEvent::Planned {
+        evict: vec!["shop/web-1".into(), "shop/web-2".into(), "shop/db-0".into()],
+        skipped: vec![("kube-system/proxy-x".into(), "DaemonSet-managed".into())],
+        warnings: vec!["shop/db-0 has emptyDir data that will be deleted".into()],
+    }));
+    app.update(Action::Drain(DrainEvent::Evicted("shop/web-1".into())));
+    app.update(Action::Drain(DrainEvent::Blocked {
+        pod: "shop/web-2".into(),
+        message: "Cannot evict pod as it would violate the pod's disruption budget.".into(),
+        retry_in: std::time::Duration::from_secs(2),
+    }));
+    insta::assert_snapshot!(draw(&mut app, 100, 20).backend());
+}
+
+#[test]
+fn operating_dialogs_never_panic_at_any_size() {
+    use kinformer::ui::drain::DrainEvent;
+    for (w, h) in [(0, 0), (1, 1), (5, 3), (20, 6), (40, 10), (300, 100)] {
+        let cfg = AppConfig {
+            resource: "nodes".into(),
+            ..config()
+        };
+        let (mut app, _) = app_with(cfg, vec![demo_node("worker-1")]);
+        app.update(key('D'));
+        draw(&mut app, w, h);
+        app.update(key('y'));
+        app.update(Action::Drain(DrainEvent::Cordoned));
+        app.update(Action::Drain(DrainEvent::Failed {
+            pod: "shop/x".into(),
+            message: "a very long failure message ".repeat(10),
+        }));
+        draw(&mut app, w, h);
+        app.update(Action::Drain(DrainEvent::Done {
+            evicted: 0,
+            failed: 1,
+        }));
+        draw(&mut app, w, h);
+    }
+}
+
+#[test]
+fn scale_dialog_shows_current_replicas_and_input() {
+    let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default", "uid": "uid-web",
+                     "creationTimestamp": "2026-11-21T12:00:00Z"},
+        "spec": {"replicas": 3},
+        "status": {"replicas": 3, "readyReplicas": 3, "updatedReplicas": 3, "availableReplicas": 3}
+    }))
+    .unwrap();
+    let row = kinformer::ui::action::ObjectSummary::from_object(
+        "Deployment",
+        &std::sync::Arc::new(obj),
+        None,
+    )
+    .unwrap();
+    let cfg = AppConfig {
+        resource: "deployments".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![row]);
+    connected(&mut app);
+    app.update(key('S'));
+    app.update(code(KeyCode::Backspace));
+    app.update(key('5'));
+    insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}
+
+#[test]
+fn port_forward_dialog_and_the_pf_screen() {
+    use kinformer::ui::action::ContainerPort;
+    use kinformer::ui::portforward::ForwardRow;
+    let (mut app, _) = app_demo(config());
+    app.update(key('F'));
+    app.update(Action::Ports {
+        namespace: "default".into(),
+        pod: "api-5f6d8-q9wt".into(),
+        result: Ok(vec![
+            ContainerPort {
+                container: "app".into(),
+                port: 8080,
+                name: "http".into(),
+                protocol: "TCP".into(),
+            },
+            ContainerPort {
+                container: "app".into(),
+                port: 9090,
+                name: "metrics".into(),
+                protocol: "TCP".into(),
+            },
+        ]),
+    });
+    insta::assert_snapshot!("port_forward_dialog", draw(&mut app, 100, 18).backend());
+    app.update(code(KeyCode::Esc));
+    app.update(Action::Forwards(vec![ForwardRow {
+        id: 1,
+        namespace: "default".into(),
+        pod: "api-5f6d8-q9wt".into(),
+        port: 8080,
+        local: 8080,
+        connections: 3,
+        active: 1,
+        bytes_in: 48_213,
+        bytes_out: 310,
+        errors: 0,
+    }]));
+    app.update(key(':'));
+    type_str(&mut app, "pf");
+    app.update(code(KeyCode::Enter));
+    insta::assert_snapshot!("pf_screen", draw(&mut app, 100, 10).backend());
 }

@@ -69,6 +69,74 @@ where
     })
 }
 
+/// The simulated controllers' answer to clients: follow the cluster's committed changes and,
+/// when a Deployment's or StatefulSet's `spec.replicas` changes (`kubectl scale`, the dashboard's
+/// `S`), hand it to `scale(namespace, kind, name, replicas)` (the simulator's
+/// `external_scale`: a no-op for its own scaling) and apply the pods it creates or deletes; when
+/// a node's `spec.unschedulable` changes (cordon, uncordon, drain), tell `cordon(node, on)` (the
+/// simulator's scheduler then avoids it). Runs until the task is aborted.
+pub fn follow_clients<S, C, R>(
+    cluster: Arc<DemoCluster>,
+    mut scale: S,
+    mut cordon: C,
+    mut rejected: R,
+) -> JoinHandle<()>
+where
+    S: FnMut(&str, &str, &str, u32) -> Vec<Mutation> + Send + 'static,
+    C: FnMut(&str, bool) + Send + 'static,
+    R: FnMut(&Mutation, &StatusError) + Send + 'static,
+{
+    let mut events = cluster.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let ev = match events.recv().await {
+                Ok(ev) => ev,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => return,
+            };
+            let Some(prev) = ev.prev.as_ref() else {
+                continue;
+            };
+            let kind = super::resources::RESOURCES
+                .get(ev.resource)
+                .map_or("", |r| r.kind);
+            if kind == "Node" {
+                let unschedulable = |s: &super::cluster::Stored| {
+                    s.value().ok().is_some_and(|v| {
+                        v.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true)
+                    })
+                };
+                let now = unschedulable(&ev.obj);
+                if now != unschedulable(prev) {
+                    cordon(&ev.obj.name, now);
+                }
+                continue;
+            }
+            if !matches!(kind, "Deployment" | "StatefulSet") {
+                continue;
+            }
+            let replicas = |s: &super::cluster::Stored| {
+                s.value()
+                    .ok()
+                    .and_then(|v| v.pointer("/spec/replicas").and_then(Value::as_u64))
+            };
+            let (Some(before), Some(after)) = (replicas(prev), replicas(&ev.obj)) else {
+                continue;
+            };
+            if before == after || ev.obj.namespace.is_none() {
+                continue;
+            }
+            let ns = ev.obj.namespace.as_deref().unwrap_or_default();
+            let to = u32::try_from(after).unwrap_or(u32::MAX);
+            for m in scale(ns, kind, &ev.obj.name, to) {
+                if let Err(e) = cluster.apply(m.clone()) {
+                    rejected(&m, &e);
+                }
+            }
+        }
+    })
+}
+
 /// Apply a batch (e.g. the simulator's seed) and return how many were rejected.
 pub fn apply_all(
     cluster: &DemoCluster,

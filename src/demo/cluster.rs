@@ -500,6 +500,25 @@ impl DemoCluster {
                 if let Some(m) = object.get_mut("metadata").and_then(Value::as_object_mut) {
                     m.remove("resourceVersion");
                 }
+                if resource.group.is_empty() && resource.plural == "nodes" {
+                    // The node lifecycle controller updates status; a cordon (kubectl's
+                    // `spec.unschedulable`) is the user's and survives it.
+                    let cordoned = self
+                        .get_stored(idx, None, &name)
+                        .ok()
+                        .and_then(|o| o.value().ok())
+                        .and_then(|o| o.pointer("/spec/unschedulable").cloned());
+                    if let Some(u) = cordoned
+                        && let Some(obj) = object.as_object_mut()
+                    {
+                        let spec = obj
+                            .entry("spec")
+                            .or_insert_with(|| Value::Object(Default::default()));
+                        if let Some(spec) = spec.as_object_mut() {
+                            spec.insert("unschedulable".into(), u);
+                        }
+                    }
+                }
                 self.update(idx, ns.as_deref(), &name, object, UpdateMode::Full)
             }
             Mutation::Delete {
@@ -1202,6 +1221,39 @@ mod tests {
                 .is_some()
         );
         assert_eq!(c.resource_version(), start + 2);
+    }
+
+    #[test]
+    fn a_cordon_survives_the_simulated_node_controllers_status_updates() {
+        const NODES: ResourceId = ResourceId::new("", "v1", "nodes");
+        let c = DemoCluster::new(100);
+        let node = |ready: &str| {
+            json!({"metadata": {"name": "n1"},
+                   "status": {"conditions": [{"type": "Ready", "status": ready}]}})
+        };
+        c.apply(Mutation::Create {
+            resource: NODES,
+            object: node("True"),
+        })
+        .unwrap();
+        let mut cordoned = node("True");
+        cordoned["spec"] = json!({"unschedulable": true});
+        c.apply(Mutation::Update {
+            resource: NODES,
+            object: cordoned,
+        })
+        .unwrap();
+        let after = c
+            .apply(Mutation::Update {
+                resource: NODES,
+                object: node("False"),
+            })
+            .unwrap();
+        assert_eq!(after.pointer("/spec/unschedulable"), Some(&json!(true)));
+        assert_eq!(
+            after.pointer("/status/conditions/0/status"),
+            Some(&json!("False"))
+        );
     }
 
     #[test]

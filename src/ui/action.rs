@@ -201,6 +201,16 @@ pub enum Access {
     Unknown,
 }
 
+/// A port a pod's container declares (`spec.containers[].ports[]`), for the port-forward dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerPort {
+    pub container: String,
+    pub port: u16,
+    /// The port's name (`""` when unnamed).
+    pub name: String,
+    pub protocol: String,
+}
+
 /// Everything the app reacts to.
 #[derive(Debug, Clone)]
 pub enum Action {
@@ -260,6 +270,23 @@ pub enum Action {
     Discovery(Vec<ResourceInfo>),
     /// Known contexts of the kubeconfig, for `:ctx` completion and validation.
     Contexts(Vec<String>),
+    /// Answer to [`Effect::FetchPorts`]: the pod's container ports.
+    Ports {
+        namespace: String,
+        pod: String,
+        result: Result<Vec<ContainerPort>, String>,
+    },
+    /// Answer to [`Effect::FetchContainers`]: the pod's container names and the index of the
+    /// one kubectl would pick (its default-container annotation, else the first).
+    Containers {
+        namespace: String,
+        pod: String,
+        result: Result<(Vec<String>, usize), String>,
+    },
+    /// The active port-forwards (after a start or stop, and once a second while they change).
+    Forwards(Vec<crate::ui::portforward::ForwardRow>),
+    /// Progress of the drain started by [`Effect::Drain`].
+    Drain(crate::ui::drain::DrainEvent),
     /// A one-line message for the footer (e.g. the result of a delete).
     Notify {
         message: String,
@@ -333,11 +360,49 @@ pub enum Effect {
         namespace: Option<String>,
         name: String,
     },
-    /// Delete the object. Only emitted after the user confirmed, never in read-only mode.
-    Delete {
-        resource: ResourceInfo,
-        namespace: Option<String>,
-        name: String,
+    /// Send one write through [`crate::ui::operate::execute`] and answer with
+    /// [`Action::Notify`] (the server's answer). Never emitted in read-only mode; a destructive
+    /// write only after the user confirmed it.
+    Write(crate::ui::operate::Write),
+    /// Drain a node ([`crate::ui::drain::drain`], a cancellable task): answer with
+    /// [`Action::Drain`] events. Only emitted after confirmation, never in read-only mode.
+    Drain {
+        node: String,
+        opts: crate::ui::drain::DrainOptions,
+    },
+    /// Cancel the running drain (it answers `DrainEvent::Cancelled`).
+    CancelDrain,
+    /// GET the pod; answer with [`Action::Containers`].
+    FetchContainers {
+        namespace: String,
+        pod: String,
+    },
+    /// GET the pod; answer with [`Action::Ports`].
+    FetchPorts {
+        namespace: String,
+        pod: String,
+    },
+    /// Forward 127.0.0.1:`local` (or the next free port; 0: any) to `namespace/pod:port` as a
+    /// task with its own cancellation token; answer with [`Action::Forwards`] and a
+    /// [`Action::Notify`]. Never emitted in read-only mode.
+    StartForward {
+        id: u64,
+        namespace: String,
+        pod: String,
+        port: u16,
+        local: u16,
+    },
+    /// Stop forward `id` (listener closed, task ended); answer with [`Action::Forwards`].
+    StopForward {
+        id: u64,
+    },
+    /// Suspend the dashboard and hand the terminal to an interactive shell in the pod's
+    /// container ([`crate::ui::shell`]); when it exits, restore and redraw the dashboard and
+    /// answer with [`Action::Notify`]. Never emitted in read-only mode.
+    Shell {
+        namespace: String,
+        pod: String,
+        container: Option<String>,
     },
     /// Poll `metrics.k8s.io` for `scope` while `view` is open (one poller per scope, shared by
     /// the views asking for it; [`Effect::CloseView`] of the last one ends it). Answered with

@@ -22,9 +22,14 @@ use crate::cluster::ResourceInfo;
 use crate::render::columns;
 
 pub use super::screens::Screen;
-pub use super::screens::confirm::ConfirmDelete;
+pub use super::screens::confirm::{ConfirmWrite, Pending};
+pub use super::screens::container_picker::ContainerPicker;
+pub use super::screens::drain::{DrainProgress, DrainState};
+pub use super::screens::forward_dialog::ForwardDialog;
 pub use super::screens::labels::LabelPicker;
+pub use super::screens::portforwards::ForwardsView;
 use super::screens::pulse::PulseScreen;
+pub use super::screens::scale::ScaleDialog;
 pub use super::screens::table::{DrillAnswer, DrillVia, OwnerFeed, ResourceView};
 pub use super::screens::text::{TextKind, TextView, text_area, wrapped_rows};
 use super::screens::usage::UsageMap;
@@ -74,7 +79,15 @@ pub enum Mode {
         input: Input,
     },
     Labels(LabelPicker),
-    Confirm(ConfirmDelete),
+    Confirm(ConfirmWrite),
+    /// The scale dialog (replica count input).
+    Scale(ScaleDialog),
+    /// The drain progress dialog (its state is [`App::drain`]).
+    Drain,
+    /// The port-forward dialog.
+    Forward(ForwardDialog),
+    /// The container picker before a shell.
+    Containers(ContainerPicker),
     Help {
         scroll: usize,
     },
@@ -107,6 +120,11 @@ pub struct App {
     /// message: the countdown starts at the next tick (the clock is only known from ticks).
     pub message_until_ms: Option<i64>,
     pub should_quit: bool,
+    /// The node drain in progress or just ended (shown by the drain dialog).
+    pub drain: Option<DrainProgress>,
+    /// The active port-forwards, as the runtime reports them.
+    pub forwards: Vec<crate::ui::portforward::ForwardRow>,
+    pub(super) next_forward: u64,
     /// The namespaces view (not shown) used to validate and complete `:ns`.
     pub ns_view: Option<ViewId>,
     /// The last metrics poll per scope (pods of a namespace or all, nodes), joined to the pods
@@ -171,6 +189,9 @@ impl App {
             message: None,
             message_until_ms: None,
             should_quit: false,
+            drain: None,
+            forwards: Vec::new(),
+            next_forward: 1,
             ns_view: None,
             metrics: HashMap::new(),
             metrics_unavailable: None,
@@ -641,6 +662,25 @@ impl App {
                 }
             }
             Action::Contexts(c) => self.contexts = c,
+            Action::Drain(ev) => self.on_drain_event(ev),
+            Action::Ports {
+                namespace,
+                pod,
+                result,
+            } => self.on_ports(&namespace, &pod, result),
+            Action::Containers {
+                namespace,
+                pod,
+                result,
+            } => self.on_containers(&namespace, &pod, result, &mut fx),
+            Action::Forwards(rows) => {
+                if rows != self.forwards {
+                    self.forwards = rows;
+                    if matches!(self.current_screen(), Some(Screen::PortForwards(_))) {
+                        self.dirty = true;
+                    }
+                }
+            }
             Action::Notify { message, error } => {
                 if error {
                     self.error(message);
@@ -690,6 +730,10 @@ impl App {
             Mode::Filter { input } => self.on_filter_key(key, input),
             Mode::Labels(p) => self.on_picker_key(key, p),
             Mode::Confirm(c) => self.on_confirm_key(key, c, fx),
+            Mode::Scale(d) => self.on_scale_key(key, d, fx),
+            Mode::Drain => self.on_drain_key(key, fx),
+            Mode::Forward(d) => self.on_forward_dialog_key(key, d, fx),
+            Mode::Containers(p) => self.on_container_picker_key(key, p, fx),
             Mode::Help { scroll } => self.on_help_key(key, scroll),
         };
     }

@@ -74,6 +74,7 @@ impl App {
                     self.stack.push(Screen::Events);
                 }
             }
+            "pf" | "portforward" | "portforwards" => self.show_forwards(),
             "ns" | "namespace" => self.switch_namespace(arg, fx),
             "ctx" | "context" => match arg {
                 None => self.info(format!(

@@ -60,8 +60,10 @@
 //!   batches arrive as `Action::Log` (at most one per view per frame), saves as
 //!   `Action::LogSaved`.
 //! - `Effect::FetchYaml`/`FetchDescribe` → `Action::Yaml`/`Action::Describe` with the same
-//!   `request`; `Effect::Delete` (only ever emitted after confirmation, never in read-only mode)
-//!   → `Action::Notify` with the outcome; `Effect::Quit` → restore the terminal and exit.
+//!   `request`; `Effect::Write` (never in read-only mode, destructive ones only after
+//!   confirmation) → `operate::execute` → `Action::Notify` with the server's answer;
+//!   `Effect::Drain` → a `drain::drain` task whose events come back as `Action::Drain`,
+//!   `Effect::CancelDrain` cancels its token; `Effect::Quit` → restore the terminal and exit.
 //! - Terminal input → `Action::Key`/`Mouse`/`Resize`; `Action::Tick(now_ms)` once a second (ages)
 //!   and at `App::next_deadline_ms()` (highlights fading, deleted rows leaving, countdowns).
 //!   Draw only when `App::take_dirty()` says so.
@@ -83,6 +85,7 @@ pub mod pulse;
 pub mod resources;
 pub mod runtime;
 pub mod screens;
+pub mod shell;
 pub mod table;
 pub mod terminal;
 pub mod widgets;

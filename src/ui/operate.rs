@@ -135,7 +135,7 @@ impl Operation {
 }
 
 /// An operation on one object.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Write {
     pub resource: ResourceInfo,
     pub namespace: Option<String>,

@@ -111,3 +111,130 @@ async fn carry(
     }
     copied.map(drop).map_err(|e| e.to_string())
 }
+
+/// One active forward as the `:pf` view shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForwardRow {
+    pub id: u64,
+    pub namespace: String,
+    pub pod: String,
+    pub port: u16,
+    /// The local port bound on 127.0.0.1.
+    pub local: u16,
+    pub connections: u64,
+    pub active: u64,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub errors: u64,
+}
+
+struct Entry {
+    namespace: String,
+    pod: String,
+    port: u16,
+    local: u16,
+    stats: Arc<ForwardStats>,
+    cancel: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// The runtime's forwards: each a [`forward`] task with its own [`CancellationToken`].
+pub struct Forwards {
+    client: kube::Client,
+    entries: std::collections::BTreeMap<u64, Entry>,
+}
+
+impl Forwards {
+    pub fn new(client: kube::Client) -> Self {
+        Forwards {
+            client,
+            entries: Default::default(),
+        }
+    }
+
+    /// Bind 127.0.0.1:`local` (or the next free port; 0: any) and forward it to
+    /// `namespace/pod:port` until stopped. Returns the port bound.
+    pub async fn start(
+        &mut self,
+        id: u64,
+        namespace: String,
+        pod: String,
+        port: u16,
+        local: u16,
+    ) -> std::io::Result<u16> {
+        let listener = bind_local(local).await?;
+        let local = listener.local_addr()?.port();
+        let stats = Arc::new(ForwardStats::default());
+        let cancel = CancellationToken::new();
+        let task = tokio::spawn(forward(
+            self.client.clone(),
+            namespace.clone(),
+            pod.clone(),
+            port,
+            listener,
+            stats.clone(),
+            cancel.clone(),
+        ));
+        tracing::info!(target: "kinformer::write", op = "port-forward", namespace = %namespace, pod = %pod, port, local, "write");
+        self.entries.insert(
+            id,
+            Entry {
+                namespace,
+                pod,
+                port,
+                local,
+                stats,
+                cancel,
+                task,
+            },
+        );
+        Ok(local)
+    }
+
+    /// Stop one forward: its listener is closed and its connections dropped when this returns.
+    /// The row it was, if it existed.
+    pub async fn stop(&mut self, id: u64) -> Option<ForwardRow> {
+        let e = self.entries.remove(&id)?;
+        let row = row(id, &e);
+        e.cancel.cancel();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), e.task).await;
+        Some(row)
+    }
+
+    /// Stop every forward (the dashboard is quitting or switching context).
+    pub async fn stop_all(&mut self) {
+        let ids: Vec<u64> = self.entries.keys().copied().collect();
+        for id in ids {
+            self.stop(id).await;
+        }
+    }
+
+    /// The active forwards with their counters.
+    pub fn rows(&self) -> Vec<ForwardRow> {
+        self.entries.iter().map(|(id, e)| row(*id, e)).collect()
+    }
+
+    /// Forward tasks still running.
+    pub fn running(&self) -> usize {
+        self.entries
+            .values()
+            .filter(|e| !e.task.is_finished())
+            .count()
+    }
+}
+
+fn row(id: u64, e: &Entry) -> ForwardRow {
+    let s = &e.stats;
+    ForwardRow {
+        id,
+        namespace: e.namespace.clone(),
+        pod: e.pod.clone(),
+        port: e.port,
+        local: e.local,
+        connections: s.connections.load(Ordering::Relaxed),
+        active: s.active.load(Ordering::Relaxed),
+        bytes_in: s.bytes_in.load(Ordering::Relaxed),
+        bytes_out: s.bytes_out.load(Ordering::Relaxed),
+        errors: s.errors.load(Ordering::Relaxed),
+    }
+}

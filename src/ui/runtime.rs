@@ -16,10 +16,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crossterm::event::{Event, EventStream, KeyEventKind};
 use futures::{FutureExt, StreamExt};
 use kube::Resource;
-use kube::api::{Api, DeleteParams, DynamicObject, ListParams};
+use kube::api::{Api, DynamicObject, ListParams};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::action::ContainerPort;
 use super::action::{
     Access, Action, ConnectionState, Denial, Effect, InformerRow, InformerState, ObjectSummary,
     ViewId,
@@ -31,6 +32,7 @@ use super::log_view::{LogKeyMap, user_log_keys_path};
 use super::metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
 use super::table::Drill;
 use super::terminal;
+use super::{drain, operate, portforward, shell};
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
@@ -433,6 +435,11 @@ pub struct Runtime {
     metrics: MetricsHub,
     /// The log screens' streams.
     logs: LogFeeds,
+    /// Cancels the running node drain.
+    drain: Option<CancellationToken>,
+    /// Active port-forwards, and the rows last sent for them.
+    forwards: portforward::Forwards,
+    forward_rows: Vec<portforward::ForwardRow>,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -512,6 +519,7 @@ impl Runtime {
             conn_cancel.child_token(),
         );
         spawn_tap(&factory, tx.clone(), conn_cancel.clone());
+        let connection_client = connection.client.clone();
         let (logs, log_rx) = LogFeeds::new(
             connection.client.clone(),
             factory.clone(),
@@ -527,6 +535,9 @@ impl Runtime {
             access: AccessCache::default(),
             metrics,
             logs,
+            drain: None,
+            forwards: portforward::Forwards::new(connection_client),
+            forward_rows: Vec::new(),
         };
         (rt, Streams { metrics_rx, log_rx })
     }
@@ -538,6 +549,7 @@ impl Runtime {
 
     /// Close every view, end the connection's tasks and stop the informers.
     pub async fn shutdown(&mut self) {
+        self.forwards.stop_all().await;
         for view in self.views.keys().copied().collect::<Vec<_>>() {
             self.close_view(view);
         }
@@ -752,22 +764,110 @@ impl Runtime {
                     let _ = tx.send(Action::Describe { request, result });
                 });
             }
-            Effect::Delete {
-                resource,
-                namespace,
-                name,
-            } => {
-                let api = self.api(&resource, namespace.as_deref());
+            Effect::Write(w) => {
+                let client = self.connection.client.clone();
                 let tx = self.tx.clone();
-                let what = format!("{} {}", resource.singular, name);
                 tokio::spawn(async move {
-                    let (message, error) = match api.delete(&name, &DeleteParams::default()).await {
-                        Ok(_) => (format!("{what} deleted"), false),
-                        Err(e) => (format!("delete {what}: {}", one_line(&e.to_string())), true),
-                    };
-                    let _ = tx.send(Action::Notify { message, error });
+                    let o = operate::execute(client, &w).await;
+                    let _ = tx.send(Action::Notify {
+                        message: o.message,
+                        error: o.error,
+                    });
                 });
             }
+            Effect::Drain { node, opts } => {
+                if let Some(old) = self.drain.take() {
+                    old.cancel();
+                }
+                let cancel = self.conn_cancel.child_token();
+                self.drain = Some(cancel.clone());
+                let (dtx, mut drx) = mpsc::channel(64);
+                tokio::spawn(drain::drain(
+                    self.connection.client.clone(),
+                    node,
+                    opts,
+                    dtx,
+                    cancel,
+                ));
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    while let Some(ev) = drx.recv().await {
+                        if tx.send(Action::Drain(ev)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            Effect::CancelDrain => {
+                if let Some(c) = self.drain.take() {
+                    c.cancel();
+                }
+            }
+            Effect::FetchContainers { namespace, pod } => {
+                let pods: Api<k8s_openapi::api::core::v1::Pod> =
+                    Api::namespaced(self.connection.client.clone(), &namespace);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match pods.get(&pod).await {
+                        Ok(p) => Ok(shell::containers(&p)),
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::Containers {
+                        namespace,
+                        pod,
+                        result,
+                    });
+                });
+            }
+            Effect::FetchPorts { namespace, pod } => {
+                let pods: Api<k8s_openapi::api::core::v1::Pod> =
+                    Api::namespaced(self.connection.client.clone(), &namespace);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match pods.get(&pod).await {
+                        Ok(p) => Ok(container_ports(&p)),
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::Ports {
+                        namespace,
+                        pod,
+                        result,
+                    });
+                });
+            }
+            Effect::StartForward {
+                id,
+                namespace,
+                pod,
+                port,
+                local,
+            } => {
+                let what = format!("{namespace}/{pod}:{port}");
+                let (message, error) =
+                    match self.forwards.start(id, namespace, pod, port, local).await {
+                        Ok(bound) => (
+                            format!("forwarding 127.0.0.1:{bound} → {what} (:pf lists forwards)"),
+                            false,
+                        ),
+                        Err(e) => (format!("port-forward {what}: {e}"), true),
+                    };
+                let _ = self.tx.send(Action::Notify { message, error });
+                self.send_forward_rows();
+            }
+            Effect::StopForward { id } => {
+                if let Some(r) = self.forwards.stop(id).await {
+                    let _ = self.tx.send(Action::Notify {
+                        message: format!(
+                            "stopped 127.0.0.1:{} → {}/{}:{}",
+                            r.local, r.namespace, r.pod, r.port
+                        ),
+                        error: false,
+                    });
+                }
+                self.send_forward_rows();
+            }
+            // It needs the terminal: the run loop carries it out (`shell_session`).
+            Effect::Shell { .. } => {}
             Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
                 Ok(conn) => {
                     let version = conn.server_version().await;
@@ -776,6 +876,9 @@ impl Runtime {
                         self.close_view(view);
                     }
                     self.conn_cancel.cancel();
+                    self.forwards.stop_all().await;
+                    self.forwards = portforward::Forwards::new(conn.client.clone());
+                    self.send_forward_rows();
                     self.factory.shutdown().await;
                     self.conn_cancel = CancellationToken::new();
                     // Another context may be another user.
@@ -835,6 +938,15 @@ impl Runtime {
             },
         }
         true
+    }
+
+    /// Send the port-forward rows if they changed since last sent.
+    fn send_forward_rows(&mut self) {
+        let rows = self.forwards.rows();
+        if rows != self.forward_rows {
+            self.forward_rows = rows.clone();
+            let _ = self.tx.send(Action::Forwards(rows));
+        }
     }
 
     fn api(&self, resource: &ResourceInfo, namespace: Option<&str>) -> Api<DynamicObject> {
@@ -1473,6 +1585,10 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             _ = sigint.recv() => { tracing::info!("SIGINT: exiting"); running = false; None }
             _ = sighup.recv() => { tracing::info!("SIGHUP: exiting"); running = false; None }
         };
+        if matches!(action, Some(Action::Tick(_))) {
+            // The :pf counters, once a second while they change.
+            rt.send_forward_rows();
+        }
         let mut pending: Vec<Action> = action.into_iter().collect();
         // Drain what is already queued so a burst becomes one redraw.
         while pending.len() < 256 {
@@ -1489,6 +1605,23 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         pending.extend(with_rows);
         for action in pending {
             for effect in app.update(action) {
+                if let Effect::Shell {
+                    namespace,
+                    pod,
+                    container,
+                } = effect
+                {
+                    let client = rt.connection.client.clone();
+                    let (message, error) = shell_session(&mut tui, &mut events, async move {
+                        shell::run_in_terminal(client, &namespace, &pod, container.as_deref()).await
+                    })
+                    .await?;
+                    if let Ok(s) = tui.size() {
+                        app.update(Action::Resize(s.width, s.height));
+                    }
+                    app.update(Action::Notify { message, error });
+                    continue;
+                }
                 if !rt.carry_out(effect).await {
                     running = false;
                 }
@@ -1556,6 +1689,46 @@ impl Headless {
     pub async fn shutdown(mut self) {
         self.rt.shutdown().await;
     }
+}
+
+/// The ports a pod's containers declare, in spec order.
+fn container_ports(pod: &k8s_openapi::api::core::v1::Pod) -> Vec<ContainerPort> {
+    pod.spec
+        .iter()
+        .flat_map(|s| &s.containers)
+        .flat_map(|c| {
+            c.ports.iter().flatten().filter_map(|p| {
+                Some(ContainerPort {
+                    container: c.name.clone(),
+                    port: u16::try_from(p.container_port).ok()?,
+                    name: p.name.clone().unwrap_or_default(),
+                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                })
+            })
+        })
+        .collect()
+}
+
+/// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
+/// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
+/// screen back and clear it so the next frame redraws everything.
+async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
+    tui: &mut terminal::Tui,
+    events: &mut EventStream,
+    session: F,
+) -> std::io::Result<(String, bool)> {
+    // Dropping the stream stops its reader; the new one starts reading when first polled,
+    // after the session.
+    drop(std::mem::replace(events, EventStream::new()));
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::LeaveAlternateScreen,
+        crossterm::cursor::Show
+    )?;
+    let result = session.await;
+    crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+    tui.clear()?;
+    Ok(result)
 }
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {

@@ -498,6 +498,43 @@ impl Simulator {
         if to == from {
             return self.advance_progress(out);
         }
+        self.scale_workload(w, from, to, out);
+    }
+
+    /// A client scaled a Deployment or StatefulSet (`kubectl scale`, the `/scale` subresource)
+    /// to `to` replicas: its controller creates or deletes pods as it would for its own scaling.
+    /// Nothing when the model already has that count (the simulator's own scaling) or does not
+    /// know the workload.
+    pub fn external_scale(&mut self, ns: &str, kind: &str, name: &str, to: u32) -> Vec<Mutation> {
+        let want = match kind {
+            "Deployment" => WKind::Deployment,
+            "StatefulSet" => WKind::StatefulSet,
+            _ => return Vec::new(),
+        };
+        let found = self
+            .workloads
+            .iter()
+            .position(|wl| wl.alive && wl.kind == want && &*wl.ns == ns && &*wl.name == name);
+        let mut out = Vec::new();
+        if let Some(w) = found
+            && let Some(from) = self.workloads.get(w).map(|wl| wl.replicas)
+            && from != to
+        {
+            self.scale_workload(w as u32, from, to, &mut out);
+        }
+        out
+    }
+
+    /// A client cordoned (`on`) or uncordoned a node: the scheduler places no new pod on a
+    /// cordoned node while another can take it.
+    pub fn set_cordoned(&mut self, node: &str, on: bool) {
+        if let Some(n) = self.nodes.iter_mut().find(|n| n.info.name == node) {
+            n.cordoned = on;
+        }
+    }
+
+    fn scale_workload(&mut self, w: u32, from: u32, to: u32, out: &mut Vec<Mutation>) {
+        let up = to > from;
         let Some(wl) = self.workloads.get(w as usize) else {
             return;
         };

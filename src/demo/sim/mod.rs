@@ -189,6 +189,8 @@ struct Pod {
 struct NodeSlot {
     info: NodeInfo,
     alive: bool,
+    /// Cordoned by a client (`spec.unschedulable`): the scheduler places no new pod here.
+    cordoned: bool,
     next_ip: u32,
 }
 

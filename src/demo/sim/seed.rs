@@ -218,6 +218,7 @@ impl Simulator {
             self.nodes.push(NodeSlot {
                 info,
                 alive: true,
+                cordoned: false,
                 next_ip: 2,
             });
         }
@@ -232,13 +233,17 @@ impl Simulator {
             } else {
                 self.below(self.nodes.len())
             };
-            if self.nodes.get(i).is_some_and(|n| n.alive && n.info.ready) {
+            if self
+                .nodes
+                .get(i)
+                .is_some_and(|n| n.alive && n.info.ready && !n.cordoned)
+            {
                 return Some(i as u32);
             }
         }
         self.nodes
             .iter()
-            .position(|n| n.alive && n.info.ready && !n.info.control_plane)
+            .position(|n| n.alive && n.info.ready && !n.info.control_plane && !n.cordoned)
             .or_else(|| self.nodes.iter().position(|n| n.alive))
             .map(|i| i as u32)
     }

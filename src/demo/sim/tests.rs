@@ -754,3 +754,79 @@ fn seeding_150k_pods_is_fast() {
     );
     assert_eq!(ticks.len(), 10_000);
 }
+
+#[test]
+fn new_pods_avoid_a_cordoned_node() {
+    let mut sim = Simulator::new(small());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let worker = sim
+        .nodes
+        .iter()
+        .find(|n| !n.info.control_plane)
+        .map(|n| n.info.name.clone())
+        .unwrap();
+    sim.set_cordoned(&worker, true);
+    let mut placed = 0;
+    for _ in 0..300 {
+        if let Some(i) = sim.pick_worker() {
+            placed += 1;
+            assert_ne!(sim.nodes[i as usize].info.name, worker);
+        }
+    }
+    assert!(placed > 0);
+    sim.set_cordoned(&worker, false);
+    let picks: Vec<u32> = (0..300).filter_map(|_| sim.pick_worker()).collect();
+    let back = picks
+        .iter()
+        .any(|i| sim.nodes[*i as usize].info.name == worker);
+    assert!(back, "uncordoned, it takes pods again");
+}
+
+#[test]
+fn a_clients_scale_makes_the_controller_create_then_delete_pods() {
+    let mut sim = Simulator::new(small());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let (ns, name, from) = sim
+        .workloads
+        .iter()
+        .find(|w| w.alive && w.kind == WKind::Deployment && w.replicas >= 2)
+        .map(|w| (w.ns.to_string(), w.name.to_string(), w.replicas))
+        .unwrap();
+    let pods_before = shadow.count("pods");
+    let up = sim.external_scale(&ns, "Deployment", &name, from + 3);
+    let created = up
+        .iter()
+        .filter(|m| matches!(m, Mutation::Create { resource, .. } if resource.plural == "pods"))
+        .count();
+    assert_eq!(created, 3);
+    for m in &up {
+        shadow.apply(m).unwrap();
+    }
+    assert_eq!(shadow.count("pods"), pods_before + 3);
+    let deploy = shadow.get("deployments", &key(&ns, &name)).unwrap();
+    assert_eq!(
+        deploy.pointer("/spec/replicas"),
+        Some(&serde_json::json!(from + 3))
+    );
+    assert!(
+        sim.external_scale(&ns, "Deployment", &name, from + 3)
+            .is_empty(),
+        "the count the model has already: nothing to do"
+    );
+    for m in sim.external_scale(&ns, "Deployment", &name, 1) {
+        shadow.apply(&m).unwrap();
+    }
+    assert_eq!(shadow.count("pods"), pods_before + 3 - (from + 2) as usize);
+    assert!(
+        sim.external_scale(&ns, "Deployment", "no-such", 5)
+            .is_empty()
+    );
+    assert!(sim.external_scale(&ns, "DaemonSet", &name, 5).is_empty());
+    assert_pods_owned(&shadow);
+}

@@ -1,49 +1,90 @@
-//! The confirm-delete dialog: nothing is deleted without it, never in read-only mode.
+//! The confirmation dialog: no destructive write (delete, kill, restart, drain) is sent without
+//! it, and none at all in read-only mode. A delete chooses its propagation here (`p` cycles
+//! background → foreground → orphan); a drain states kubectl's flags it runs with.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 
-use crate::cluster::ResourceInfo;
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
+use crate::ui::drain::DrainOptions;
+use crate::ui::operate::{Operation, Write};
 use crate::ui::widgets::centered;
 
-/// A pending delete awaiting confirmation.
+/// What waits for the user's yes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ConfirmDelete {
-    pub resource: ResourceInfo,
-    pub namespace: Option<String>,
-    pub name: String,
+pub enum Pending {
+    /// One write through [`crate::ui::operate`].
+    Write(Write),
+    /// A node drain (cordon, then evict every pod) with these options.
+    Drain { node: String, opts: DrainOptions },
+}
+
+/// A pending destructive operation awaiting confirmation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmWrite {
+    pub pending: Pending,
     /// Which button has focus (false: Cancel, the default).
     pub yes: bool,
 }
 
-impl App {
-    pub(crate) fn ask_delete(&mut self) {
-        let Some((view, obj)) = self.selected_object() else {
-            return;
-        };
-        if self.readonly {
-            self.error("read-only mode: delete is disabled (started with --readonly)");
-            return;
+impl ConfirmWrite {
+    /// The dialog's title and button label (`Delete`, `Kill`, `Restart`, `Drain`, ...).
+    pub fn verb(&self) -> &'static str {
+        match &self.pending {
+            Pending::Write(w) => match w.op {
+                Operation::Delete(_) => "Delete",
+                Operation::Kill => "Kill",
+                Operation::Scale(_) => "Scale",
+                Operation::Restart => "Restart",
+                Operation::Cordon => "Cordon",
+                Operation::Uncordon => "Uncordon",
+                Operation::Evict => "Evict",
+            },
+            Pending::Drain { .. } => "Drain",
         }
-        let c = ConfirmDelete {
-            resource: view.resource.clone(),
-            namespace: obj.namespace.as_deref().map(str::to_string),
-            name: obj.name.to_string(),
+    }
+
+    /// The question, and the lines under it.
+    fn text(&self) -> (String, Vec<String>) {
+        match &self.pending {
+            Pending::Write(w) => {
+                let extra = match w.op {
+                    Operation::Delete(_) if w.resource.api_resource.kind != "Pod" => vec![
+                        "background / foreground: dependents deleted too; orphan: kept".to_string(),
+                    ],
+                    _ => Vec::new(),
+                };
+                (w.prompt(), extra)
+            }
+            Pending::Drain { node, opts } => (
+                format!("Drain node {node}?"),
+                vec![
+                    "cordon, then evict every pod (disruption budgets honoured)".to_string(),
+                    format!("as kubectl drain {}", opts.flags()),
+                ],
+            ),
+        }
+    }
+}
+
+impl App {
+    /// Ask to confirm `pending` (the caller has checked read-only mode and the kind).
+    pub(crate) fn ask_confirm(&mut self, pending: Pending) {
+        self.mode = Mode::Confirm(ConfirmWrite {
+            pending,
             yes: false,
-        };
-        self.mode = Mode::Confirm(c);
+        });
     }
 
     pub(crate) fn on_confirm_key(
         &mut self,
         key: KeyEvent,
-        mut c: ConfirmDelete,
+        mut c: ConfirmWrite,
         fx: &mut Vec<Effect>,
     ) -> Mode {
         match key.code {
@@ -51,40 +92,50 @@ impl App {
                 c.yes = !c.yes;
                 Mode::Confirm(c)
             }
-            KeyCode::Char('y') | KeyCode::Char('Y') => self.confirm_delete(c, fx),
-            KeyCode::Enter if c.yes => self.confirm_delete(c, fx),
+            KeyCode::Char('p') | KeyCode::Char(' ') => {
+                if let Pending::Write(w) = &mut c.pending
+                    && let Operation::Delete(p) = w.op
+                {
+                    w.op = Operation::Delete(p.next());
+                }
+                Mode::Confirm(c)
+            }
+            KeyCode::Char('y') | KeyCode::Char('Y') => self.confirmed(c, fx),
+            KeyCode::Enter if c.yes => self.confirmed(c, fx),
             _ => {
-                self.info("delete cancelled");
+                self.info(format!("{} cancelled", c.verb().to_lowercase()));
                 Mode::Normal
             }
         }
     }
 
-    pub(crate) fn confirm_delete(&mut self, c: ConfirmDelete, fx: &mut Vec<Effect>) -> Mode {
-        if self.readonly {
-            self.error("read-only mode: delete is disabled (started with --readonly)");
-            return Mode::Normal;
+    fn confirmed(&mut self, c: ConfirmWrite, fx: &mut Vec<Effect>) -> Mode {
+        match c.pending {
+            Pending::Write(w) => {
+                if let Err(e) = w.check(self.readonly) {
+                    self.error(e);
+                    return Mode::Normal;
+                }
+                self.info(format!("{} {}…", w.op.name(), w.what()));
+                fx.push(Effect::Write(w));
+                Mode::Normal
+            }
+            Pending::Drain { node, opts } => {
+                if self.readonly {
+                    self.error("read-only mode: drain is disabled (started with --readonly)");
+                    return Mode::Normal;
+                }
+                self.start_drain(node, opts, fx)
+            }
         }
-        self.info(format!(
-            "deleting {}/{}",
-            c.resource.api_resource.plural, c.name
-        ));
-        fx.push(Effect::Delete {
-            resource: c.resource,
-            namespace: c.namespace,
-            name: c.name,
-        });
-        Mode::Normal
     }
 }
 
-pub(crate) fn render_confirm(c: &ConfirmDelete, area: Rect, buf: &mut Buffer) {
-    let r = centered(area, 60, 7);
+pub(crate) fn render_confirm(c: &ConfirmWrite, area: Rect, buf: &mut Buffer) {
+    let (question, extra) = c.text();
+    let width = (question.chars().count() + 6).clamp(64, 100) as u16;
+    let r = centered(area, width, 7 + extra.len() as u16);
     Clear.render(r, buf);
-    let what = match &c.namespace {
-        Some(ns) => format!("{} {}/{}", c.resource.singular, ns, c.name),
-        None => format!("{} {}", c.resource.singular, c.name),
-    };
     let button = |label: &str, focus: bool| {
         let s = if focus {
             Style::default()
@@ -96,29 +147,39 @@ pub(crate) fn render_confirm(c: &ConfirmDelete, area: Rect, buf: &mut Buffer) {
         };
         Span::styled(format!("[ {label} ]"), s)
     };
-    let lines = vec![
-        Line::raw(""),
-        Line::from(format!("Delete {what}?")).centered(),
-        Line::raw(""),
+    let verb = c.verb();
+    let mut lines = vec![Line::raw(""), Line::from(question).centered()];
+    for e in extra {
+        lines.push(Line::styled(e, Style::default().fg(Color::Gray)).centered());
+    }
+    lines.push(Line::raw(""));
+    lines.push(
         Line::from(vec![
             button("Cancel", !c.yes),
             Span::raw("   "),
-            button("Delete", c.yes),
+            button(verb, c.yes),
         ])
         .centered(),
-    ];
+    );
+    let keys = match &c.pending {
+        Pending::Write(w) if matches!(w.op, Operation::Delete(_)) => {
+            " y: delete  p: propagation  n/esc: cancel  tab: switch ".to_string()
+        }
+        _ => format!(" y: {}  n/esc: cancel  tab: switch ", verb.to_lowercase()),
+    };
     Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
         .block(
             Block::bordered()
                 .border_style(Style::default().fg(Color::Red))
                 .title(
                     Line::styled(
-                        " Confirm delete ",
+                        format!(" Confirm {} ", verb.to_lowercase()),
                         Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
                     )
                     .centered(),
                 )
-                .title_bottom(Line::from(" y: delete  n/esc: cancel  tab: switch ").centered()),
+                .title_bottom(Line::from(keys).centered()),
         )
         .render(r, buf);
 }

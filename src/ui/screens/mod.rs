@@ -14,15 +14,24 @@
 //! - [`pulse`]: the cluster pulse (tiles, usage, sparklines, restarts, warnings).
 //! - [`usage`]: the CPU/memory columns the pods and nodes tables join from metrics.
 //! - [`logs`]: container logs of a pod or of a workload's pods (a [`LogView`](super::log_view::LogView) fed by streams).
-//! - [`help`], [`confirm`], [`labels`]: dialogs (key help, confirm delete, label picker).
+//! - [`help`], [`confirm`], [`labels`], [`scale`], [`drain`]: dialogs (key help, confirm a
+//!   destructive write, label picker, scale, drain progress).
+//! - [`portforwards`]: the active port-forwards (`:pf`); [`forward_dialog`]: start one.
+//! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
 
 pub mod confirm;
+pub mod container_picker;
+pub mod drain;
 pub mod events;
+pub mod forward_dialog;
 pub mod help;
 pub mod informers;
 pub mod labels;
 pub mod logs;
+pub mod operations;
+pub mod portforwards;
 pub mod pulse;
+pub mod scale;
 pub mod table;
 pub mod text;
 pub mod usage;
@@ -50,6 +59,7 @@ pub enum Screen {
     Text(TextView),
     Pulse,
     Logs(Box<LogScreen>),
+    PortForwards(portforwards::ForwardsView),
 }
 
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
@@ -76,6 +86,7 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         }
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
+        Some(Screen::PortForwards(_)) => app.on_forwards_key(action, fx),
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -92,6 +103,7 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Pulse) => app.nav_pulse(action),
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
+        Some(Screen::PortForwards(_)) => app.nav_forwards(action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -112,6 +124,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Text(t)) => text::render_text(t, area, buf),
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
+        Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -121,6 +134,10 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
     match &app.mode {
         Mode::Help { scroll } => app.render_help(*scroll, area, buf),
         Mode::Confirm(c) => confirm::render_confirm(c, area, buf),
+        Mode::Scale(d) => scale::render_scale(d, area, buf),
+        Mode::Drain => app.render_drain(area, buf),
+        Mode::Forward(d) => forward_dialog::render_forward_dialog(d, area, buf),
+        Mode::Containers(p) => container_picker::render_container_picker(p, area, buf),
         Mode::Labels(p) => labels::render_picker(p, app.current_view(), area, buf),
         _ => {}
     }
@@ -151,6 +168,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::Informers) => Some(informers::HINTS.to_vec()),
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
+        Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
         _ => None,
     }
 }

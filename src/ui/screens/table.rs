@@ -140,7 +140,17 @@ impl App {
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
             KeyAction::Logs => self.open_logs(fx),
-            KeyAction::Delete => self.ask_delete(),
+            KeyAction::Delete
+            | KeyAction::Kill
+            | KeyAction::Scale
+            | KeyAction::Restart
+            | KeyAction::Cordon
+            | KeyAction::Uncordon
+            | KeyAction::Drain
+            | KeyAction::Shell
+            | KeyAction::PortForward => {
+                self.on_operate_key(action, fx);
+            }
             KeyAction::SortName => {
                 // Outside -A the key order is the name order.
                 let all_ns = self

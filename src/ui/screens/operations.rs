@@ -1,0 +1,131 @@
+//! The resource table's operating keys: delete (`ctrl-d`, propagation chosen in the dialog),
+//! kill (`ctrl-k`, grace period 0), scale (`S`), rollout restart (`r`), cordon (`c`), uncordon
+//! (`u`), drain (`D`) and a shell in a pod (`s`). Each builds a [`Write`] for the selected object and goes through
+//! [`crate::ui::operate`]: refused in read-only mode or on a kind it does not apply to (the
+//! footer says why), confirmed when destructive, sent as an [`Effect::Write`] whose answer comes
+//! back as a footer message.
+
+use crate::ui::action::Effect;
+use crate::ui::app::App;
+use crate::ui::drain::DrainOptions;
+use crate::ui::keys::KeyAction;
+use crate::ui::operate::{Operation, Propagation, Write};
+use crate::ui::screens::confirm::Pending;
+
+impl App {
+    /// The operating keys on a resource table; true when `action` is one of them.
+    pub(crate) fn on_operate_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+        let op = match action {
+            KeyAction::Delete => Operation::Delete(Propagation::Background),
+            KeyAction::Kill => Operation::Kill,
+            KeyAction::Scale => Operation::Scale(0),
+            KeyAction::Restart => Operation::Restart,
+            KeyAction::Cordon => Operation::Cordon,
+            KeyAction::Uncordon => Operation::Uncordon,
+            KeyAction::Drain => {
+                self.ask_drain();
+                return true;
+            }
+            KeyAction::Shell => {
+                self.open_shell(fx);
+                return true;
+            }
+            KeyAction::PortForward => {
+                self.ask_forward(fx);
+                return true;
+            }
+            _ => return false,
+        };
+        self.ask_write(op, fx);
+        true
+    }
+
+    /// The write `op` on the selected object, if there is one.
+    fn selected_write(&self, op: Operation) -> Option<Write> {
+        let (view, obj) = self.selected_object()?;
+        Some(Write {
+            resource: view.resource.clone(),
+            namespace: obj.namespace.as_deref().map(str::to_string),
+            name: obj.name.to_string(),
+            op,
+        })
+    }
+
+    fn ask_write(&mut self, op: Operation, fx: &mut Vec<Effect>) {
+        let Some(w) = self.selected_write(op) else {
+            return;
+        };
+        if let Err(e) = w.check(self.readonly) {
+            self.error(e);
+            return;
+        }
+        match w.op {
+            Operation::Scale(_) => {
+                let current = self
+                    .selected_object()
+                    .and_then(|(_, o)| o.object.data.get("spec")?.get("replicas")?.as_i64());
+                self.open_scale(w, current);
+            }
+            _ if w.op.destructive() => self.ask_confirm(Pending::Write(w)),
+            _ => {
+                self.info(format!("{} {}…", w.op.name(), w.what()));
+                fx.push(Effect::Write(w));
+            }
+        }
+    }
+
+    /// The selected pod's namespace and name, or the footer says why not (`what`: the
+    /// operation's name).
+    fn selected_pod(&mut self, what: &str) -> Option<(String, String)> {
+        let (view, obj) = self.selected_object()?;
+        let ar = &view.resource.api_resource;
+        let kind = ar.kind.clone();
+        let is_pod = ar.group.is_empty() && kind == "Pod";
+        let (namespace, name) = (obj.namespace.clone(), obj.name.to_string());
+        if self.readonly {
+            self.error(format!(
+                "read-only mode: {what} is disabled (started with --readonly)"
+            ));
+            return None;
+        }
+        if !is_pod {
+            self.error(format!("{what} does not apply to a {kind}"));
+            return None;
+        }
+        Some((namespace.as_deref()?.to_string(), name))
+    }
+
+    /// `F` on a pod: the port-forward dialog.
+    fn ask_forward(&mut self, fx: &mut Vec<Effect>) {
+        if let Some((namespace, pod)) = self.selected_pod("port-forward") {
+            self.open_forward_dialog(namespace, pod, fx);
+        }
+    }
+
+    /// `s` on a pod: pick a container (at once when there is one), then a shell in it.
+    fn open_shell(&mut self, fx: &mut Vec<Effect>) {
+        if let Some((namespace, pod)) = self.selected_pod("shell") {
+            self.open_container_picker(namespace, pod, fx);
+        }
+    }
+
+    fn ask_drain(&mut self) {
+        // A drain starts with a cordon: it applies where cordon does.
+        let Some(w) = self.selected_write(Operation::Cordon) else {
+            return;
+        };
+        if self.readonly {
+            self.error("read-only mode: drain is disabled (started with --readonly)");
+            return;
+        }
+        let ar = &w.resource.api_resource;
+        if !w.op.applies_to(&ar.group, &ar.kind) {
+            self.error(format!("drain does not apply to a {}", ar.kind));
+            return;
+        }
+        self.ask_confirm(Pending::Drain {
+            node: w.name,
+            opts: DrainOptions::default(),
+        });
+    }
+}

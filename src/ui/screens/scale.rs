@@ -1,0 +1,144 @@
+//! The scale dialog (`S` on a Deployment, StatefulSet or ReplicaSet): the current replica count,
+//! an input for the new one; Enter sends the `/scale` patch through [`crate::ui::operate`]
+//! (typing the count is the confirmation), Esc cancels.
+
+use crossterm::event::{Event, KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use crate::ui::action::Effect;
+use crate::ui::app::{App, Mode};
+use crate::ui::operate::{Operation, Write};
+use crate::ui::widgets::centered;
+
+/// Most replicas the dialog accepts (a typo guard; `kubectl scale` would take more).
+pub const MAX_REPLICAS: u32 = 10_000;
+
+/// An open scale dialog.
+#[derive(Debug, Clone)]
+pub struct ScaleDialog {
+    /// The write to send, its count replaced by the input's.
+    pub write: Write,
+    /// `spec.replicas` when the dialog opened.
+    pub current: Option<i64>,
+    pub input: Input,
+    /// Why the input is not a count (shown in the dialog).
+    pub error: Option<String>,
+}
+
+impl ScaleDialog {
+    /// The replica count typed, if it is one.
+    pub fn count(&self) -> Result<u32, String> {
+        let t = self.input.value().trim();
+        match t.parse::<u32>() {
+            Ok(n) if n <= MAX_REPLICAS => Ok(n),
+            Ok(_) => Err(format!("at most {MAX_REPLICAS} replicas")),
+            Err(_) if t.is_empty() => Err("type a replica count".into()),
+            Err(_) => Err(format!("{t:?} is not a replica count")),
+        }
+    }
+}
+
+impl App {
+    pub(crate) fn open_scale(&mut self, write: Write, current: Option<i64>) {
+        let start = current.map(|c| c.to_string()).unwrap_or_default();
+        self.mode = Mode::Scale(ScaleDialog {
+            write,
+            current,
+            input: Input::new(start),
+            error: None,
+        });
+    }
+
+    pub(crate) fn on_scale_key(
+        &mut self,
+        key: KeyEvent,
+        mut d: ScaleDialog,
+        fx: &mut Vec<Effect>,
+    ) -> Mode {
+        match key.code {
+            KeyCode::Esc => {
+                self.info("scale cancelled");
+                Mode::Normal
+            }
+            KeyCode::Enter => match d.count() {
+                Ok(n) => {
+                    let mut w = d.write;
+                    w.op = Operation::Scale(n);
+                    if let Err(e) = w.check(self.readonly) {
+                        self.error(e);
+                        return Mode::Normal;
+                    }
+                    self.info(format!("scaling {} to {n}…", w.what()));
+                    fx.push(Effect::Write(w));
+                    Mode::Normal
+                }
+                Err(e) => {
+                    d.error = Some(e);
+                    Mode::Scale(d)
+                }
+            },
+            KeyCode::Char(c) if !c.is_ascii_digit() => {
+                d.error = Some("digits only".into());
+                Mode::Scale(d)
+            }
+            _ => {
+                d.input.handle_event(&Event::Key(key));
+                d.error = None;
+                Mode::Scale(d)
+            }
+        }
+    }
+}
+
+pub(crate) fn render_scale(d: &ScaleDialog, area: Rect, buf: &mut Buffer) {
+    let r = centered(area, 56, 8);
+    Clear.render(r, buf);
+    let current = d
+        .current
+        .map_or_else(|| "unknown".to_string(), |c| c.to_string());
+    let mut lines = vec![
+        Line::from(format!("Scale {}", d.write.what())).centered(),
+        Line::styled(
+            format!("current replicas: {current}"),
+            Style::default().fg(Color::Gray),
+        )
+        .centered(),
+        Line::raw(""),
+        Line::from(vec![
+            Span::raw("replicas: "),
+            Span::styled(
+                d.input.value().to_string(),
+                Style::default()
+                    .fg(Color::White)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
+        ])
+        .centered(),
+    ];
+    if let Some(e) = &d.error {
+        lines.push(Line::styled(e.clone(), Style::default().fg(Color::Red)).centered());
+    }
+    Paragraph::new(lines)
+        .block(
+            Block::bordered()
+                .border_style(Style::default().fg(Color::Yellow))
+                .title(
+                    Line::styled(
+                        " Scale ",
+                        Style::default()
+                            .fg(Color::Yellow)
+                            .add_modifier(Modifier::BOLD),
+                    )
+                    .centered(),
+                )
+                .title_bottom(Line::from(" enter: scale  esc: cancel ").centered()),
+        )
+        .render(r, buf);
+}
