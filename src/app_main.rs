@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 
 use crate::cluster::{ClusterError, ConnectOptions, Connection};
 use crate::demo::churn::run_churn;
+use crate::demo::realistic::PodShape;
 use crate::demo::sim::{SimConfig, Simulator};
 use crate::demo::{DemoHandle, DemoOptions, DemoServer};
 use crate::selector::LabelSelector;
@@ -73,6 +74,8 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
                 seed: 1,
                 history: 100_000,
                 metrics: !args.demo_no_metrics,
+                pod_shape: PodShape::Compact,
+                watch_list_unsupported: false,
             })
             .await?,
         )
@@ -179,6 +182,10 @@ pub struct DemoSpec {
     pub history: usize,
     /// Serve `metrics.k8s.io` (false: as a cluster without metrics-server).
     pub metrics: bool,
+    /// How pods are rendered (compact, or realistic with managedFields).
+    pub pod_shape: PodShape,
+    /// Refuse streaming lists as an API server on etcd without RequestWatchProgress does.
+    pub watch_list_unsupported: bool,
 }
 
 /// Start the demo API server on loopback, seed it from the simulator and start churn.
@@ -187,6 +194,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         port: spec.port,
         history: spec.history,
         metrics: spec.metrics,
+        watch_list_unsupported: spec.watch_list_unsupported,
         ..DemoOptions::default()
     })
     .await
@@ -196,6 +204,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         nodes: spec.nodes.unwrap_or((spec.pods / 30).max(3)),
         seed: spec.seed,
         start: chrono::Utc::now(),
+        pod_shape: spec.pod_shape,
         ..SimConfig::default()
     });
     // Stream the seed: each object is rendered, stored and dropped in turn, so seeding 150k pods
@@ -243,17 +252,25 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
         seed: args.seed,
         history: args.history,
         metrics: !args.no_metrics,
+        pod_shape: args.pod_shape,
+        watch_list_unsupported: args.no_watch_list,
     })
     .await?;
     demo.handle
         .write_kubeconfig(&args.kubeconfig_out)
         .map_err(|e| MainError::Runtime(format!("writing kubeconfig: {e}")))?;
     println!(
-        "demo API server listening on {} ({} objects seeded, {} pods, churn {}/s)",
+        "demo API server listening on {} ({} objects seeded, {} pods ({:?} shape), churn {}/s{})",
         demo.handle.base_url(),
         demo.seeded_objects,
         args.pods,
-        args.churn
+        args.pod_shape,
+        args.churn,
+        if args.no_watch_list {
+            ", streaming lists refused"
+        } else {
+            ""
+        }
     );
     println!(
         "kubeconfig written to {0}: kubectl --kubeconfig {0} get pods -A",
@@ -300,6 +317,7 @@ pub async fn run_bench(
         kubeconfig,
         smoke: args.smoke,
         only: args.only,
+        pod_shape: args.pod_shape,
     })
     .await
     .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;

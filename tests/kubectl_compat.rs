@@ -609,6 +609,8 @@ async fn seeded_demo(metrics: bool) -> kinformer::app_main::RunningDemo {
         seed: 7,
         history: 10_000,
         metrics,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
     })
     .await
     .unwrap()

@@ -38,6 +38,8 @@ async fn demo(metrics: bool) -> RunningDemo {
         seed: 3,
         history: 10_000,
         metrics,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
     })
     .await
     .expect("demo")

@@ -27,6 +27,7 @@ pub mod objects;
 pub mod patch;
 pub mod portforward;
 pub mod proto;
+pub mod realistic;
 pub mod resources;
 pub mod server;
 pub mod shell;
