@@ -111,7 +111,10 @@ fn realistic_spec(spec: &mut Map<String, Value>, app: &str) {
     let Some(Value::Array(containers)) = spec.get_mut("containers") else {
         return;
     };
-    if containers.iter().any(|c| c.get("name") == Some(&json!(SIDECAR))) {
+    if containers
+        .iter()
+        .any(|c| c.get("name") == Some(&json!(SIDECAR)))
+    {
         return;
     }
     if let Some(main) = containers.first_mut().and_then(Value::as_object_mut) {
@@ -166,7 +169,10 @@ fn realistic_spec(spec: &mut Map<String, Value>, app: &str) {
 }
 
 fn realistic_status(status: &mut Map<String, Value>) {
-    let phase = status.get("phase").and_then(Value::as_str).map(str::to_string);
+    let phase = status
+        .get("phase")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let phase = phase.as_deref();
     let started_at = status.get("startTime").cloned();
     let Some(Value::Array(statuses)) = status.get_mut("containerStatuses") else {
@@ -175,7 +181,10 @@ fn realistic_status(status: &mut Map<String, Value>) {
     let Some(main) = statuses.first().cloned() else {
         return;
     };
-    if statuses.iter().any(|s| s.get("name") == Some(&json!(SIDECAR))) {
+    if statuses
+        .iter()
+        .any(|s| s.get("name") == Some(&json!(SIDECAR)))
+    {
         return;
     }
     let mut side = main;
@@ -194,7 +203,8 @@ fn realistic_status(status: &mut Map<String, Value>) {
         // A crash-looping main container does not stop its sidecar.
         let main_down = s.get("state").is_some_and(|st| {
             st.get("terminated").is_some()
-                || st.get("waiting").and_then(|w| w.get("reason")) == Some(&json!("CrashLoopBackOff"))
+                || st.get("waiting").and_then(|w| w.get("reason"))
+                    == Some(&json!("CrashLoopBackOff"))
         });
         if main_down && phase == Some("Running") {
             let since = started_at.clone().unwrap_or_else(|| json!(null));
@@ -219,8 +229,13 @@ fn realistic_status(status: &mut Map<String, Value>) {
 /// How the pod schema merges a list field: by these keys, or atomically (`None`).
 fn list_keys(field: &str) -> Option<&'static [&'static str]> {
     match field {
-        "containers" | "initContainers" | "ephemeralContainers" | "env" | "volumes"
-        | "imagePullSecrets" | "resourceClaims" => Some(&["name"]),
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "env"
+        | "volumes"
+        | "imagePullSecrets"
+        | "resourceClaims" => Some(&["name"]),
         "volumeMounts" => Some(&["mountPath"]),
         "ports" => Some(&["containerPort", "protocol"]),
         "conditions" => Some(&["type"]),
@@ -295,7 +310,12 @@ fn field_set(name: &str, v: &Value) -> Map<String, Value> {
     out
 }
 
-fn entry(manager: &str, time: &str, subresource: Option<&str>, fields: Map<String, Value>) -> Value {
+fn entry(
+    manager: &str,
+    time: &str,
+    subresource: Option<&str>,
+    fields: Map<String, Value>,
+) -> Value {
     let mut e = Map::new();
     e.insert("manager".into(), Value::from(manager));
     e.insert("operation".into(), Value::from("Update"));
@@ -511,7 +531,9 @@ mod tests {
 
     #[test]
     fn fixture_pod_is_the_size_kube_apiserver_sends_with_managed_fields_share() {
-        if std::env::var_os("DUMP_POD").is_some() { println!("{}", fixture_pod()); }
+        if std::env::var_os("DUMP_POD").is_some() {
+            println!("{}", fixture_pod());
+        }
         assert_real_server_size(&fixture_pod(), "fixture pod");
     }
 
@@ -533,7 +555,10 @@ mod tests {
             .unwrap_or_default();
         assert_eq!(
             managers,
-            [("kube-controller-manager", None), ("kubelet", Some("status"))]
+            [
+                ("kube-controller-manager", None),
+                ("kubelet", Some("status"))
+            ]
         );
         let containers = pod["spec"]["containers"].as_array().expect("containers");
         assert_eq!(containers.len(), 2);
@@ -611,6 +636,9 @@ mod tests {
         let avg = total / pods.len();
         let share = managed as f64 / total as f64;
         assert!((8 * 1024..=13 * 1024).contains(&avg), "average pod {avg} B");
-        assert!((0.33..=0.47).contains(&share), "managedFields share {share:.2}");
+        assert!(
+            (0.33..=0.47).contains(&share),
+            "managedFields share {share:.2}"
+        );
     }
 }
