@@ -656,7 +656,12 @@ async fn sync_and_memory_on(
         "bytes per cached pod (RSS delta)",
         format!("{per_pod} B"),
         "≤ 6 KB (at 100k)",
-        verdict(per_pod <= 6 * 1024),
+        // At small counts the fixed heap of the App and the runtime dominates the delta.
+        if pods >= 100_000 {
+            verdict(per_pod <= 6 * 1024)
+        } else {
+            Verdict::Info
+        },
     );
 
     if demo {
