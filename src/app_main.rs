@@ -10,6 +10,7 @@ use parking_lot::Mutex;
 use crate::cluster::{ClusterError, ConnectOptions, Connection};
 use crate::demo::churn::run_churn;
 use crate::demo::rbac::NamespaceUser;
+use crate::demo::realistic::PodShape;
 use crate::demo::sim::{SimConfig, Simulator};
 use crate::demo::{DemoHandle, DemoOptions, DemoServer};
 use crate::selector::LabelSelector;
@@ -78,6 +79,8 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
                     .demo_as_namespace_user
                     .as_deref()
                     .map(|ns| NamespaceUser::new(DEMO_NAMESPACE_USER, ns)),
+                pod_shape: PodShape::Compact,
+                watch_list_unsupported: false,
             })
             .await?,
         )
@@ -192,6 +195,10 @@ pub struct DemoSpec {
     pub metrics: bool,
     /// A namespace-scoped user, the kubeconfig's current context (see [`crate::demo::rbac`]).
     pub namespace_user: Option<NamespaceUser>,
+    /// How pods are rendered (compact, or realistic with managedFields).
+    pub pod_shape: PodShape,
+    /// Refuse streaming lists as an API server on etcd without RequestWatchProgress does.
+    pub watch_list_unsupported: bool,
 }
 
 /// The name of the demo's namespace-scoped user (`--as-namespace-user`).
@@ -204,6 +211,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         history: spec.history,
         metrics: spec.metrics,
         namespace_user: spec.namespace_user.clone(),
+        watch_list_unsupported: spec.watch_list_unsupported,
         ..DemoOptions::default()
     })
     .await
@@ -213,6 +221,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         nodes: spec.nodes.unwrap_or((spec.pods / 30).max(3)),
         seed: spec.seed,
         start: chrono::Utc::now(),
+        pod_shape: spec.pod_shape,
         ..SimConfig::default()
     });
     // Stream the seed: each object is rendered, stored and dropped in turn, so seeding 150k pods
@@ -272,17 +281,25 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
             .as_namespace_user
             .as_deref()
             .map(|ns| NamespaceUser::new(DEMO_NAMESPACE_USER, ns)),
+        pod_shape: args.pod_shape,
+        watch_list_unsupported: args.no_watch_list,
     })
     .await?;
     demo.handle
         .write_kubeconfig(&args.kubeconfig_out)
         .map_err(|e| MainError::Runtime(format!("writing kubeconfig: {e}")))?;
     println!(
-        "demo API server listening on {} ({} objects seeded, {} pods, churn {}/s)",
+        "demo API server listening on {} ({} objects seeded, {} pods ({:?} shape), churn {}/s{})",
         demo.handle.base_url(),
         demo.seeded_objects,
         args.pods,
-        args.churn
+        args.pod_shape,
+        args.churn,
+        if args.no_watch_list {
+            ", streaming lists refused"
+        } else {
+            ""
+        }
     );
     println!(
         "kubeconfig written to {0}: kubectl --kubeconfig {0} get pods -A",
@@ -335,6 +352,7 @@ pub async fn run_bench(
         kubeconfig,
         smoke: args.smoke,
         only: args.only,
+        pod_shape: args.pod_shape,
     })
     .await
     .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;

@@ -110,6 +110,14 @@ pub struct DemoServerArgs {
     /// configmaps in namespace NS; the written kubeconfig's current context is hers.
     #[arg(long, value_name = "NS")]
     pub as_namespace_user: Option<String>,
+    /// Pod shape: `realistic` (two containers, full status, managedFields from two managers,
+    /// ~10 KB of JSON per pod, as a real cluster sends) or `compact` (~3 KB, quicker to seed).
+    #[arg(long, value_enum, default_value = "realistic")]
+    pub pod_shape: crate::demo::realistic::PodShape,
+    /// Mimic an API server on etcd without RequestWatchProgress (before 3.4.31/3.5.13): streaming
+    /// lists (`sendInitialEvents=true`) are refused, so clients fall back to list + watch.
+    #[arg(long)]
+    pub no_watch_list: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -132,6 +140,10 @@ pub struct BenchArgs {
     /// Only these figure groups (comma-separated; default: all).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub only: Vec<crate::bench::FigureGroup>,
+    /// Pod shape the child demo server serves for the sync and memory figures (`realistic`:
+    /// ~12 KB of JSON per pod with managedFields, as a real cluster; `compact`: ~3 KB).
+    #[arg(long, value_enum, default_value = "realistic")]
+    pub pod_shape: crate::demo::realistic::PodShape,
 }
 
 #[cfg(test)]

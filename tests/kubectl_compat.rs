@@ -610,6 +610,8 @@ async fn seeded_demo(metrics: bool) -> kinformer::app_main::RunningDemo {
         history: 10_000,
         metrics,
         namespace_user: None,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
     })
     .await
     .unwrap()

@@ -39,6 +39,8 @@ async fn demo(metrics: bool) -> RunningDemo {
         history: 10_000,
         metrics,
         namespace_user: None,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
     })
     .await
     .expect("demo")

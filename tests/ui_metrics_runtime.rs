@@ -48,6 +48,8 @@ async fn setup() -> Setup {
         history: 10_000,
         metrics: true,
         namespace_user: None,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
     })
     .await
     .expect("demo");

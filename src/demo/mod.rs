@@ -28,6 +28,7 @@ pub mod patch;
 pub mod portforward;
 pub mod proto;
 pub mod rbac;
+pub mod realistic;
 pub mod resources;
 pub mod server;
 pub mod shell;

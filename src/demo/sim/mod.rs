@@ -67,6 +67,8 @@ pub struct SimConfig {
     pub max_events: usize,
     /// Widget custom resources created at seed.
     pub widgets: usize,
+    /// How pods are rendered (see [`crate::demo::realistic`]).
+    pub pod_shape: crate::demo::realistic::PodShape,
 }
 
 impl Default for SimConfig {
@@ -84,6 +86,7 @@ impl Default for SimConfig {
             crash_fraction: 0.02,
             max_events: 3_000,
             widgets: 12,
+            pod_shape: crate::demo::realistic::PodShape::Compact,
         }
     }
 }

@@ -83,7 +83,7 @@ impl Simulator {
             }
         }
         let is_sts = w.kind == WKind::StatefulSet;
-        Some(objects::pod(&objects::PodView {
+        let mut pod = objects::pod(&objects::PodView {
             namespace: &p.ns,
             name: &p.name,
             uid: &p.uid,
@@ -106,7 +106,11 @@ impl Simulator {
             container_id: &p.container_id,
             image_id: &set.image_id,
             cached: Some(&set.rendered),
-        }))
+        });
+        if self.cfg.pod_shape == crate::demo::realistic::PodShape::Realistic {
+            crate::demo::realistic::make_realistic(&mut pod);
+        }
+        Some(pod)
     }
 
     pub(super) fn counts(&self, w: &Workload, set: Option<&PodSet>) -> ReplicaCounts {
