@@ -81,6 +81,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
                     .map(|ns| NamespaceUser::new(DEMO_NAMESPACE_USER, ns)),
                 pod_shape: PodShape::Compact,
                 watch_list_unsupported: false,
+                log_lines_per_second: args.demo_log_rate,
             })
             .await?,
         )
@@ -147,6 +148,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         resource: args.resource.clone(),
         selector: args.selector.clone(),
         readonly: args.readonly,
+        log_cap_bytes: (args.log_buffer_mib as usize).saturating_mul(1024 * 1024),
         context_namespace: Some(connection.default_namespace.clone()),
         now_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -199,6 +201,8 @@ pub struct DemoSpec {
     pub pod_shape: PodShape,
     /// Refuse streaming lists as an API server on etcd without RequestWatchProgress does.
     pub watch_list_unsupported: bool,
+    /// Log lines per second each demo container writes.
+    pub log_lines_per_second: f64,
 }
 
 /// The name of the demo's namespace-scoped user (`--as-namespace-user`).
@@ -212,6 +216,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         metrics: spec.metrics,
         namespace_user: spec.namespace_user.clone(),
         watch_list_unsupported: spec.watch_list_unsupported,
+        log_lines_per_second: sanitize_log_rate(spec.log_lines_per_second),
         ..DemoOptions::default()
     })
     .await
@@ -268,6 +273,16 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
 }
 
 /// `kinformer demo-server`: serve until Ctrl-C / SIGTERM.
+/// A log rate the demo can keep: finite and positive (else its default of 2 lines/s), at most
+/// 100,000 lines/s per container.
+fn sanitize_log_rate(rate: f64) -> f64 {
+    if rate.is_finite() && rate > 0.0 {
+        rate.min(100_000.0)
+    } else {
+        2.0
+    }
+}
+
 pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
     let demo = start_demo(&DemoSpec {
         port: args.port,
@@ -283,6 +298,7 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
             .map(|ns| NamespaceUser::new(DEMO_NAMESPACE_USER, ns)),
         pod_shape: args.pod_shape,
         watch_list_unsupported: args.no_watch_list,
+        log_lines_per_second: sanitize_log_rate(args.log_rate),
     })
     .await?;
     demo.handle

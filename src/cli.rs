@@ -64,6 +64,13 @@ pub struct DashboardArgs {
     /// (metrics-server's resolution is 15 s).
     #[arg(long, value_name = "SECONDS", default_value_t = 15)]
     pub metrics_period: u64,
+    /// Bytes of log lines a log view keeps (the oldest go first; the view says how many went).
+    #[arg(long, value_name = "MIB", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub log_buffer_mib: u64,
+    /// Log lines per second each demo container writes (with --demo; a pod's
+    /// `demo.kinformer.io/log-lines-per-second` annotation overrides it).
+    #[arg(long, value_name = "LINES_PER_S", default_value_t = 2.0)]
+    pub demo_log_rate: f64,
     /// Where logs go (default: ~/.local/state/kinformer/kinformer.log). Logs never go to the screen.
     #[arg(long, global = true, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
@@ -118,6 +125,10 @@ pub struct DemoServerArgs {
     /// lists (`sendInitialEvents=true`) are refused, so clients fall back to list + watch.
     #[arg(long)]
     pub no_watch_list: bool,
+    /// Log lines per second each container writes (a pod's `kinformer.dev/log-rate` annotation
+    /// overrides it).
+    #[arg(long, value_name = "LINES_PER_S", default_value_t = 2.0)]
+    pub log_rate: f64,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -160,6 +171,37 @@ mod tests {
     fn namespace_and_all_namespaces_conflict() {
         let r = Cli::try_parse_from(["kinformer", "-n", "x", "-A"]);
         assert!(r.is_err());
+    }
+
+    #[test]
+    fn log_buffer_and_log_rate_flags_parse_and_a_zero_buffer_is_refused() {
+        let cli = Cli::try_parse_from([
+            "kinformer",
+            "--demo",
+            "--log-buffer-mib",
+            "64",
+            "--demo-log-rate",
+            "500",
+        ])
+        .expect("parses");
+        assert_eq!(cli.dashboard.log_buffer_mib, 64);
+        assert_eq!(cli.dashboard.demo_log_rate, 500.0);
+        assert_eq!(
+            Cli::try_parse_from(["kinformer"])
+                .expect("parses")
+                .dashboard
+                .log_buffer_mib,
+            16
+        );
+        assert!(Cli::try_parse_from(["kinformer", "--log-buffer-mib", "0"]).is_err());
+        let Some(Command::DemoServer(args)) =
+            Cli::try_parse_from(["kinformer", "demo-server", "--log-rate", "5000"])
+                .expect("parses")
+                .command
+        else {
+            panic!("demo-server subcommand");
+        };
+        assert_eq!(args.log_rate, 5000.0);
     }
 
     #[test]

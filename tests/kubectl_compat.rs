@@ -612,6 +612,7 @@ async fn seeded_demo(metrics: bool) -> kinformer::app_main::RunningDemo {
         namespace_user: None,
         pod_shape: kinformer::demo::realistic::PodShape::Compact,
         watch_list_unsupported: false,
+        log_lines_per_second: 2.0,
     })
     .await
     .unwrap()

@@ -41,6 +41,7 @@ async fn demo(metrics: bool) -> RunningDemo {
         namespace_user: None,
         pod_shape: kinformer::demo::realistic::PodShape::Compact,
         watch_list_unsupported: false,
+        log_lines_per_second: 2.0,
     })
     .await
     .expect("demo")

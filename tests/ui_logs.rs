@@ -135,6 +135,25 @@ fn capital_l_on_a_pod_opens_its_logs_for_every_container() {
 }
 
 #[test]
+fn the_log_buffer_cap_comes_from_the_config() {
+    let (mut app, _) = app_with(
+        AppConfig {
+            resource: "pods".into(),
+            namespace: Some("shop".into()),
+            log_cap_bytes: 3 * 1024 * 1024,
+            ..config()
+        },
+        shop_pods(),
+    );
+    app.update(key('L'));
+    assert_eq!(log_screen(&app).view.cap(), 3 * 1024 * 1024);
+    // The default is the documented 16 MiB.
+    let mut app = app_on("pods", shop_pods());
+    app.update(key('L'));
+    assert_eq!(log_screen(&app).view.cap(), 16 * 1024 * 1024);
+}
+
+#[test]
 fn lower_case_l_stays_the_label_filter() {
     let mut app = app_on("pods", shop_pods());
     let fx = app.update(key('l'));

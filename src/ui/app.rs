@@ -46,6 +46,8 @@ pub struct AppConfig {
     /// `-l`: a label selector applied to the first view.
     pub selector: Option<String>,
     pub readonly: bool,
+    /// Bytes of log lines a log view keeps (`--log-buffer-mib`).
+    pub log_cap_bytes: usize,
     /// Wall clock at start, unix ms.
     pub now_ms: i64,
     /// The kubeconfig context's namespace: where an all-namespaces view falls back to when
@@ -61,6 +63,7 @@ impl Default for AppConfig {
             resource: "pods".into(),
             selector: None,
             readonly: false,
+            log_cap_bytes: super::log_view::DEFAULT_CAP_BYTES,
             now_ms: 0,
             context_namespace: None,
         }
@@ -100,6 +103,8 @@ pub struct App {
     /// The log screen's own key table (`assets/log_keys.toml`).
     pub log_keys: LogKeyMap,
     pub readonly: bool,
+    /// Bytes of log lines a log view keeps.
+    pub log_cap_bytes: usize,
     pub now_ms: i64,
     pub size: (u16, u16),
     pub connection: ConnectionState,
@@ -168,6 +173,7 @@ impl App {
             // The embedded table is parsed in tests; an empty table cannot happen in practice.
             log_keys: LogKeyMap::defaults().unwrap_or_default(),
             readonly: config.readonly,
+            log_cap_bytes: config.log_cap_bytes.max(1),
             now_ms: config.now_ms,
             size: (80, 24),
             connection: ConnectionState {

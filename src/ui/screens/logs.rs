@@ -27,7 +27,7 @@ use crate::ui::action::{Effect, ObjectSummary, ViewId};
 use crate::ui::app::App;
 use crate::ui::keys::KeyAction;
 use crate::ui::log_stream::{ContainerPick, LogEvent, PodFilter};
-use crate::ui::log_view::{DEFAULT_CAP_BYTES, LogEffect, LogView};
+use crate::ui::log_view::{LogEffect, LogView};
 use crate::ui::widgets::DIM;
 
 /// The footer's dashboard hints while the log screen is on top (its own keys are in its footer).
@@ -101,7 +101,7 @@ impl App {
             PodFilter::Name(pod) => format!("{namespace}_{pod}"),
             PodFilter::Selector(_) => format!("{namespace}_{}", title.replace('/', "-")),
         };
-        let mut log = LogView::new(title, stem, DEFAULT_CAP_BYTES);
+        let mut log = LogView::new(title, stem, self.log_cap_bytes);
         let (w, h) = self.log_viewport(false);
         log.set_viewport(w, h);
         let stream = self.next_view;
