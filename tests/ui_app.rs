@@ -1476,6 +1476,26 @@ fn screen_text(app: &App) -> String {
 }
 
 #[test]
+fn informer_panel_counts_only_informers_failing_now() {
+    let (mut app, _) = app_with(config(), three_pods());
+    let mut recovered = informer_row("pods", Some("default"), InformerState::Watching);
+    recovered.list_mode = "fallback";
+    recovered.last_error = Some("500: RequestWatchProgress is disabled".into());
+    let backing_off = InformerState::BackingOff {
+        until_ms: app.now_ms + 5_000,
+    };
+    let mut failing = informer_row("deployments.apps", Some("default"), backing_off);
+    failing.last_error = Some("connection refused".into());
+    app.update(Action::InformerStats(vec![recovered, failing]));
+    app.update(key(':'));
+    type_str(&mut app, "informers");
+    app.update(code(KeyCode::Enter));
+    let text = screen_text(&app);
+    assert!(text.contains("1 failing"), "{text}");
+    assert!(text.contains("fallback"), "{text}");
+}
+
+#[test]
 fn forbidden_all_namespaces_view_falls_back_to_the_context_namespace_once_it_is_allowed() {
     let cfg = AppConfig {
         namespace: None,

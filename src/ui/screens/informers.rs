@@ -17,10 +17,19 @@ impl App {
     pub(crate) fn informers_header(&self, label: Style, value: Style) -> [Line<'_>; 2] {
         let n = self.informers.len();
         let synced = self.informers.iter().filter(|r| r.synced).count();
+        // Failing now: refused or waiting to retry. An informer watching again after an error
+        // (a streaming list refused and the list fallback working, a watch re-established) is
+        // healthy; its last error stays in its row, in yellow.
         let failing = self
             .informers
             .iter()
-            .filter(|r| r.forbidden || r.last_error.is_some())
+            .filter(|r| {
+                r.forbidden
+                    || matches!(
+                        r.state,
+                        InformerState::BackingOff { .. } | InformerState::Forbidden { .. }
+                    )
+            })
             .count();
         let mut l2 = vec![
             Span::styled(" Informers: ", label),
