@@ -110,7 +110,7 @@ shot pods 1
 
 # 2. help
 key '?'
-wait_for "Commands"
+wait_for "Show this help"
 shot help
 esc
 
