@@ -535,6 +535,39 @@ pub fn resolve<'a>(resources: &'a [ResourceInfo], typed: &str) -> Option<&'a Res
 mod tests {
     use super::*;
 
+    /// Issue 11: kubectl accepts a client certificate in X.509 v1 format (no extensions, as
+    /// `openssl x509 -req` without an extension file makes it); the fixture is one. rustls' own
+    /// key provider refuses it when the client config is built (the test's control: it shows
+    /// the fixture is what the issue reported); ours takes it.
+    #[test]
+    fn x509_v1_client_certificates_are_accepted_as_kubectl_accepts_them() {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let cert_pem = include_bytes!("../tests/fixtures/tls/client-x509-v1.crt");
+        let key_pem = include_bytes!("../tests/fixtures/tls/client-x509-v1.key");
+        let config = |provider: rustls::crypto::CryptoProvider| {
+            let cert = CertificateDer::from_pem_slice(cert_pem).expect("certificate PEM");
+            let key = PrivateKeyDer::from_pem_slice(key_pem).expect("key PEM");
+            rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(provider))
+                .with_safe_default_protocol_versions()
+                .expect("protocol versions")
+                .with_root_certificates(rustls::RootCertStore::empty())
+                .with_client_auth_cert(vec![cert], key)
+                .map(|_| ())
+        };
+        let refused = config(rustls::crypto::ring::default_provider())
+            .expect_err("rustls' default key provider refuses a v1 certificate");
+        assert!(
+            format!("{refused:?}").contains("UnsupportedCertVersion"),
+            "{refused:?}"
+        );
+        config(rustls::crypto::CryptoProvider {
+            key_provider: &KEYS_FOR_ANY_CERT_VERSION,
+            ..rustls::crypto::ring::default_provider()
+        })
+        .expect("our key provider accepts the v1 client certificate");
+    }
+
     #[test]
     fn malformed_kubeconfig_error_is_one_line_without_the_file_content() {
         let yaml =
