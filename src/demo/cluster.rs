@@ -238,6 +238,8 @@ pub struct DemoCluster {
     state: Mutex<State>,
     history_limit: usize,
     events: broadcast::Sender<Arc<Event>>,
+    /// Wakes the simulated kubelet when a pod enters its grace period.
+    grace_started: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for DemoCluster {
@@ -497,6 +499,7 @@ impl DemoCluster {
             }),
             history_limit: history_limit.max(1),
             events,
+            grace_started: tokio::sync::Notify::new(),
         });
         let ns = RESOURCES_NAMESPACES;
         for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
@@ -683,7 +686,10 @@ impl DemoCluster {
         obj: Arc<Stored>,
         prev: Option<Arc<Stored>>,
     ) {
-        if let Some(p) = &prev {
+        // The garbage collector's graph changes only when the owners do.
+        let same_owners =
+            kind != EventType::Deleted && prev.as_ref().is_some_and(|p| p.owners == obj.owners);
+        if let Some(p) = prev.as_ref().filter(|_| !same_owners) {
             for o in &p.owners {
                 if let Some(set) = st.dependents.get_mut(o) {
                     set.remove(&(idx, p.key.clone()));
@@ -693,7 +699,7 @@ impl DemoCluster {
                 }
             }
         }
-        if kind != EventType::Deleted {
+        if kind != EventType::Deleted && !same_owners {
             for o in &obj.owners {
                 st.dependents
                     .entry(o.clone())
@@ -1210,6 +1216,7 @@ impl DemoCluster {
                 (Instant::now() + Duration::from_secs(secs), rv),
                 (idx, stored.key.clone(), stored.uid.clone()),
             );
+            self.grace_started.notify_one();
         }
         self.commit(st, idx, EventType::Modified, stored.clone(), Some(current));
         Ok(stored)
@@ -1364,6 +1371,11 @@ impl DemoCluster {
                 tracing::warn!(error = %e, %key, "kubelet cannot remove a terminated pod");
             }
         }
+    }
+
+    /// Resolves when a pod enters its grace period (the kubelet then recomputes its sleep).
+    pub async fn grace_started(&self) {
+        self.grace_started.notified().await;
     }
 
     /// The next deadline in the kubelet's queue (for the reaper's sleep).

@@ -152,19 +152,20 @@ impl DemoServer {
 }
 
 /// The simulated kubelet: removes pods whose grace period has passed. Sleeps until the next
-/// deadline (at most 1 s, so deadlines added meanwhile are seen soon after they pass).
+/// deadline, or until a pod enters its grace period (its deadline may be the nearest).
 async fn run_kubelet(cluster: Arc<DemoCluster>, mut shutdown_rx: watch::Receiver<bool>) {
     loop {
         let now = std::time::Instant::now();
         cluster.reap_terminated(now);
         let wait = cluster
             .next_grace_deadline()
-            .map_or(Duration::from_secs(1), |d| {
-                d.saturating_duration_since(now).min(Duration::from_secs(1))
+            .map_or(Duration::from_secs(3600), |d| {
+                d.saturating_duration_since(now)
             })
-            .max(Duration::from_millis(20));
+            .max(Duration::from_millis(5));
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
+            _ = cluster.grace_started() => {}
             _ = shutdown_rx.changed() => return,
         }
     }
