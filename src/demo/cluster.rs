@@ -1751,6 +1751,82 @@ mod tests {
         assert_eq!(e.code, 422);
     }
 
+    fn owned_by(mut v: Value, owner: &Value) -> Value {
+        v["metadata"]["ownerReferences"] = json!([{"apiVersion": owner["apiVersion"],
+            "kind": owner["kind"], "name": owner["metadata"]["name"],
+            "uid": owner["metadata"]["uid"]}]);
+        v
+    }
+
+    fn scheduled_pod(name: &str, grace: i64) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeName": "node-a", "terminationGracePeriodSeconds": grace,
+                "containers": [{"name": "c", "image": "i"}]},
+            "status": {"phase": "Running"}})
+    }
+
+    #[test]
+    fn foreground_deletion_removes_the_owner_after_its_last_dependent() {
+        let c = DemoCluster::new(100);
+        let owner = c.create(idx(&CM), Some("default"), cm("owner")).unwrap();
+        c.create(
+            idx(&PODS),
+            Some("default"),
+            owned_by(scheduled_pod("p", 60), &owner),
+        )
+        .unwrap();
+        let opts = DeleteOptions {
+            propagation: Some(Propagation::Foreground),
+            ..DeleteOptions::default()
+        };
+        let marked = c.delete(idx(&CM), Some("default"), "owner", &opts).unwrap();
+        let marked = marked.value().unwrap();
+        assert!(marked.pointer("/metadata/deletionTimestamp").is_some());
+        assert_eq!(finalizers(&marked), ["foregroundDeletion"]);
+        // The dependent pod is in its grace period: the owner waits for it.
+        let pod = c.get(&PODS, Some("default"), "p").unwrap();
+        assert_eq!(pod["metadata"]["deletionGracePeriodSeconds"], json!(60));
+        assert!(c.get(&CM, Some("default"), "owner").is_some());
+        c.reap_terminated(Instant::now() + Duration::from_secs(61));
+        assert!(c.get(&PODS, Some("default"), "p").is_none());
+        assert!(
+            c.get(&CM, Some("default"), "owner").is_none(),
+            "the owner goes with its last dependent"
+        );
+    }
+
+    #[test]
+    fn the_simulator_does_not_update_a_terminating_pod_back() {
+        let c = DemoCluster::new(100);
+        c.create(idx(&PODS), Some("default"), scheduled_pod("p", 30))
+            .unwrap();
+        c.delete(idx(&PODS), Some("default"), "p", &DeleteOptions::default())
+            .unwrap();
+        let mut sim = c.get(&PODS, Some("default"), "p").unwrap();
+        sim["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("deletionTimestamp");
+        sim["status"]["phase"] = json!("Running");
+        sim["status"]["podIP"] = json!("10.0.0.9");
+        let before = c.resource_version();
+        c.apply(Mutation::Update {
+            resource: PODS,
+            object: sim,
+        })
+        .unwrap();
+        assert_eq!(
+            c.resource_version(),
+            before,
+            "no write to a terminating pod"
+        );
+        let pod = c.get(&PODS, Some("default"), "p").unwrap();
+        assert!(pod.pointer("/metadata/deletionTimestamp").is_some());
+        // Not before the grace period is over.
+        c.reap_terminated(Instant::now());
+        assert!(c.get(&PODS, Some("default"), "p").is_some());
+    }
+
     #[test]
     fn deleting_a_namespace_deletes_its_contents_first() {
         let c = DemoCluster::new(100);
