@@ -207,7 +207,8 @@ async fn kubectl_gets_labels_deletes_and_watches_pods() {
 
     let out = k.ok(&["get", "pods", "-n", ns, "-o", "name"]).await;
     if s.demo.is_some() {
-        // The demo deletes immediately (no kubelet, no grace period).
+        // An unscheduled pod has nothing to stop and goes at once (a real cluster's scheduler
+        // would have bound it meanwhile, so it would still be Terminating there).
         assert_eq!(out.trim(), "pod/web-a");
     }
     s.cleanup().await;
@@ -409,6 +410,118 @@ async fn kubectl_restarts_rollouts_and_force_deletes_pods() {
     s.cleanup().await;
 }
 
+/// Graceful deletion: a pod bound to a node is Terminating for its grace period, a forced delete
+/// removes it at once, and deleting a Deployment removes its ReplicaSets and their pods (the
+/// background cascade). The pods are bound to the demo's `node-1`: on a real cluster no kubelet
+/// would confirm their deletion, so this runs on the demo only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_shows_terminating_force_deletes_and_cascades_a_deployment_delete() {
+    let test = "kubectl_shows_terminating_force_deletes_and_cascades_a_deployment_delete";
+    if std::env::var_os("KINFORMER_TEST_KUBECONFIG").is_some() {
+        println!("skipping {test}: its pods are bound to the demo's node-1 (no real kubelet)");
+        return;
+    }
+    let Some(s) = setup(test).await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    running_pod(k, ns, "slow", 30, false).await;
+    let out = k
+        .ok(&[
+            "delete",
+            "pod",
+            "slow",
+            "-n",
+            ns,
+            "--grace-period=600",
+            "--wait=false",
+        ])
+        .await;
+    assert_eq!(out.trim(), "pod \"slow\" deleted");
+    let out = k.ok(&["get", "pods", "-n", ns, "--no-headers"]).await;
+    let cols: Vec<&str> = out.split_whitespace().collect();
+    assert_eq!(
+        cols.get(..3),
+        Some(&["slow", "1/1", "Terminating"][..]),
+        "{out}"
+    );
+    let (ok, out, err) = k
+        .run(&[
+            "delete",
+            "pod",
+            "slow",
+            "-n",
+            ns,
+            "--grace-period=0",
+            "--force",
+        ])
+        .await;
+    assert!(ok, "{err}{out}");
+    assert!(out.contains("pod \"slow\" force deleted"), "{out}");
+    let (_, out, err) = k.run(&["get", "pods", "-n", ns]).await;
+    assert!(
+        out.is_empty() && err.contains("No resources found"),
+        "{out}{err}"
+    );
+
+    k.apply_stdin(&format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
+    ))
+    .await;
+    let uid = k
+        .ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ])
+        .await;
+    k.apply_stdin(&format!(
+        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: web-1\n  namespace: {ns}\n  ownerReferences:\n  - apiVersion: apps/v1\n    kind: Deployment\n    name: web\n    uid: {uid}\n    controller: true\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
+    ))
+    .await;
+    let rs_uid = k
+        .ok(&[
+            "get",
+            "rs",
+            "web-1",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ])
+        .await;
+    k.apply_stdin(&format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1-a\n  namespace: {ns}\n  labels:\n    app: web\n  ownerReferences:\n  - apiVersion: apps/v1\n    kind: ReplicaSet\n    name: web-1\n    uid: {rs_uid}\n    controller: true\nspec:\n  nodeName: node-1\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n"
+    ))
+    .await;
+    let out = k.ok(&["delete", "deploy", "web", "-n", ns]).await;
+    assert_eq!(out.trim(), "deployment.apps \"web\" deleted");
+    let (_, out, err) = k.run(&["get", "rs", "-n", ns]).await;
+    assert!(
+        out.is_empty() && err.contains("No resources found"),
+        "the ReplicaSet follows its Deployment: {out}{err}"
+    );
+    // The pod goes through its one-second grace period.
+    let deadline = tokio::time::Instant::now() + HANG_GUARD;
+    loop {
+        let (_, out, err) = k.run(&["get", "pods", "-n", ns]).await;
+        if out.is_empty() && err.contains("No resources found") {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the ReplicaSet's pod is still there: {out}{err}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    s.cleanup().await;
+}
+
 /// Cordon, uncordon and drain change nodes: against a real cluster they would take a real node out
 /// of service, so they run on the demo only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -443,7 +556,7 @@ async fn kubectl_cordons_and_drains_honouring_a_disruption_budget() {
 
     for i in 0..2 {
         k.apply_stdin(&format!(
-            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: db-{i}\n  namespace: {ns}\n  labels:\n    app: db\nspec:\n  nodeName: {node}\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n"
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: db-{i}\n  namespace: {ns}\n  labels:\n    app: db\nspec:\n  nodeName: {node}\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n"
         ))
         .await;
         // What a kubelet would report: running and ready (Pending pods ignore budgets).
@@ -513,6 +626,7 @@ async fn kubectl_cordons_and_drains_honouring_a_disruption_budget() {
         r#"{"spec":{"minAvailable":0}}"#,
     ])
     .await;
+    // Evicted pods go through their (one-second) grace period; drain waits for them.
     let (ok, out, err) = k.run(&drain).await;
     assert!(ok, "the relaxed budget allows the drain: {out}{err}");
     assert!(out.contains("pod/db-0 evicted"), "{out}");

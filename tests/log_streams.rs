@@ -236,7 +236,12 @@ async fn workload_view_picks_up_a_pod_created_mid_stream_and_marks_a_deleted_one
         .await;
     // The deleted pod's streams end, with a marker.
     cluster
-        .delete(pods_idx(), Some("shop"), "api-1", None, None)
+        .delete(
+            pods_idx(),
+            Some("shop"),
+            "api-1",
+            &kinformer::demo::cluster::DeleteOptions::now(),
+        )
         .unwrap();
     v.until(&mut seen, |s| {
         s.iter()

@@ -11,9 +11,10 @@
 //! - a past state (continue tokens, `resourceVersionMatch=Exact`) is rebuilt from the current state
 //!   and the history's `prev` objects; it is refused with 410 Expired once compacted away.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use bytes::Bytes;
@@ -36,6 +37,8 @@ pub struct Stored {
     pub name: String,
     pub uid: String,
     pub labels: BTreeMap<String, String>,
+    /// The uids its `metadata.ownerReferences` name (the garbage collector's graph).
+    pub owners: Vec<String>,
     /// Field selector values (besides name and namespace) this resource supports.
     pub fields: Vec<(&'static str, String)>,
     /// The JSON object, `metadata.resourceVersion` included.
@@ -103,6 +106,89 @@ struct State {
     /// The RV the API server's watch cache started at (its last restart): watches from an older
     /// RV get 410 although etcd still has the history, as a restarted kube-apiserver answers.
     watch_cache_since: u64,
+    /// The garbage collector's graph: owner uid -> its dependents `(resource, key)`.
+    dependents: HashMap<String, BTreeSet<(usize, String)>>,
+    /// The simulated kubelet's timer queue: pods in their grace period, by deadline
+    /// (`(deadline, rv at marking)` -> `(resource, key, uid)`). A shortened grace adds an earlier
+    /// entry; the later one then finds the pod gone.
+    kubelet: BTreeMap<(Instant, u64), (usize, String, String)>,
+    /// Owners in foreground deletion (uid -> `(resource, key)`), removed once their dependents are.
+    foreground: HashMap<String, (usize, String)>,
+}
+
+/// `DeleteOptions.propagationPolicy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    /// Remove the owner now; the garbage collector deletes its dependents afterwards.
+    Background,
+    /// Mark the owner (`foregroundDeletion` finalizer), delete its dependents, then the owner.
+    Foreground,
+    /// Strip the dependents' ownerReferences to the owner, then remove it.
+    Orphan,
+}
+
+impl Propagation {
+    /// Parse the wire value; an unknown policy is a 400, as the apiserver's validation answers.
+    pub fn parse(s: &str) -> Result<Self, StatusError> {
+        match s {
+            "Background" => Ok(Self::Background),
+            "Foreground" => Ok(Self::Foreground),
+            "Orphan" => Ok(Self::Orphan),
+            other => Err(StatusError::bad_request(format!(
+                "DeleteOptions.propagationPolicy: Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
+            ))),
+        }
+    }
+}
+
+/// What a DELETE asks for (query parameters and the `DeleteOptions` body).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeleteOptions {
+    /// `gracePeriodSeconds`; `None`: the pod's `spec.terminationGracePeriodSeconds` (30 if unset).
+    pub grace_period_seconds: Option<i64>,
+    /// `propagationPolicy`; `None`: Background.
+    pub propagation: Option<Propagation>,
+    pub precondition_rv: Option<u64>,
+    pub precondition_uid: Option<String>,
+}
+
+impl DeleteOptions {
+    /// Remove at once (`gracePeriodSeconds=0`), background cascade.
+    pub fn now() -> Self {
+        Self {
+            grace_period_seconds: Some(0),
+            ..Self::default()
+        }
+    }
+}
+
+fn is_pod(idx: usize) -> bool {
+    RESOURCES[idx].id.group.is_empty() && RESOURCES[idx].id.plural == "pods"
+}
+
+fn finalizers(v: &Value) -> Vec<String> {
+    v.pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn rfc3339_in(secs: i64) -> String {
+    (chrono::Utc::now() + chrono::Duration::seconds(secs))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Whether a `deletionTimestamp` has passed (an unparsable one counts as passed).
+fn deadline_passed(v: &Value) -> bool {
+    v.pointer("/metadata/deletionTimestamp")
+        .and_then(Value::as_str)
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        .is_none_or(|t| t <= chrono::Utc::now())
 }
 
 /// Which state a list reads.
@@ -152,6 +238,8 @@ pub struct DemoCluster {
     state: Mutex<State>,
     history_limit: usize,
     events: broadcast::Sender<Arc<Event>>,
+    /// Wakes the simulated kubelet when a pod enters its grace period.
+    grace_started: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for DemoCluster {
@@ -342,6 +430,15 @@ fn store_value(
                 .collect()
         })
         .unwrap_or_default();
+    let owners = meta
+        .get("ownerReferences")
+        .and_then(Value::as_array)
+        .map(|refs| {
+            refs.iter()
+                .filter_map(|r| r.get("uid").and_then(Value::as_str).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
     let fields = info
         .extra_fields
         .iter()
@@ -356,6 +453,7 @@ fn store_value(
         name,
         uid,
         labels,
+        owners,
         fields,
         bytes: Bytes::from(bytes),
     };
@@ -395,9 +493,13 @@ impl DemoCluster {
                 history: VecDeque::new(),
                 compacted: 0,
                 watch_cache_since: 0,
+                dependents: HashMap::new(),
+                kubelet: BTreeMap::new(),
+                foreground: HashMap::new(),
             }),
             history_limit: history_limit.max(1),
             events,
+            grace_started: tokio::sync::Notify::new(),
         });
         let ns = RESOURCES_NAMESPACES;
         for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
@@ -500,6 +602,15 @@ impl DemoCluster {
                 if let Some(m) = object.get_mut("metadata").and_then(Value::as_object_mut) {
                     m.remove("resourceVersion");
                 }
+                if is_pod(idx)
+                    && let Ok(current) = self.get_stored(idx, ns.as_deref(), &name)
+                    && let Ok(cv) = current.value()
+                    && cv.pointer("/metadata/deletionTimestamp").is_some()
+                {
+                    // A terminating pod belongs to the kubelet stopping it: the simulator must
+                    // not report it Running again.
+                    return Ok(cv);
+                }
                 if resource.group.is_empty() && resource.plural == "nodes" {
                     // The node lifecycle controller updates status; a cordon (kubectl's
                     // `spec.unschedulable`) is the user's and survives it.
@@ -527,7 +638,9 @@ impl DemoCluster {
                 name,
             } => {
                 let idx = resources::find_id(&resource).ok_or_else(|| unknown(&resource))?;
-                self.delete(idx, namespace.as_deref(), &name, None, None)
+                // The simulator's pods die at once (the kubelet's final delete); its own
+                // controllers delete dependents before their owners.
+                self.delete(idx, namespace.as_deref(), &name, &DeleteOptions::now())
                     .and_then(|s| s.value())
             }
         }
@@ -573,6 +686,27 @@ impl DemoCluster {
         obj: Arc<Stored>,
         prev: Option<Arc<Stored>>,
     ) {
+        // The garbage collector's graph changes only when the owners do.
+        let same_owners =
+            kind != EventType::Deleted && prev.as_ref().is_some_and(|p| p.owners == obj.owners);
+        if let Some(p) = prev.as_ref().filter(|_| !same_owners) {
+            for o in &p.owners {
+                if let Some(set) = st.dependents.get_mut(o) {
+                    set.remove(&(idx, p.key.clone()));
+                    if set.is_empty() {
+                        st.dependents.remove(o);
+                    }
+                }
+            }
+        }
+        if kind != EventType::Deleted && !same_owners {
+            for o in &obj.owners {
+                st.dependents
+                    .entry(o.clone())
+                    .or_default()
+                    .insert((idx, obj.key.clone()));
+            }
+        }
         match kind {
             EventType::Deleted => {
                 st.objects[idx].remove(&obj.key);
@@ -726,6 +860,7 @@ impl DemoCluster {
             meta.insert("creationTimestamp".into(), Value::String(now_rfc3339()));
         }
         meta.remove("deletionTimestamp");
+        meta.remove("deletionGracePeriodSeconds");
         if v.get("spec").is_some()
             && v.pointer("/metadata/generation").is_none()
             && let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut)
@@ -822,7 +957,13 @@ impl DemoCluster {
                     meta.remove("namespace");
                 }
             }
-            for f in ["uid", "creationTimestamp", "generation"] {
+            for f in [
+                "uid",
+                "creationTimestamp",
+                "generation",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+            ] {
                 match old.pointer(&format!("/metadata/{f}")) {
                     Some(x) => {
                         meta.insert(f.into(), x.clone());
@@ -854,9 +995,19 @@ impl DemoCluster {
             return Ok(old);
         }
         let rv = st.rv + 1;
+        // The last finalizer of an object being deleted is gone: the update removes it (one
+        // DELETED event with the final state), as the registry's `ShouldDeleteDuringUpdate`.
+        // A pod still in its grace period waits for the kubelet.
+        let remove = new.pointer("/metadata/deletionTimestamp").is_some()
+            && finalizers(&new).is_empty()
+            && (!is_pod(idx) || deadline_passed(&new));
         let (stored, new) = store_value(info, new, rv)?;
         st.rv = rv;
-        self.commit(&mut st, idx, EventType::Modified, stored, Some(current));
+        if remove {
+            self.remove_locked(&mut st, idx, stored, current)?;
+        } else {
+            self.commit(&mut st, idx, EventType::Modified, stored, Some(current));
+        }
         Ok(new)
     }
 
@@ -899,15 +1050,16 @@ impl DemoCluster {
         Err(StatusError::conflict(&target(&RESOURCES[idx], name)))
     }
 
-    /// Delete an object; returns its last state (carrying the deletion's resourceVersion).
-    /// Deleting a namespace deletes everything in it first.
+    /// Delete an object as kube-apiserver does; returns the object's state after the request:
+    /// its last state (carrying the deletion's resourceVersion) when it was removed, or the
+    /// marked object (`deletionTimestamp` set) when a grace period, finalizers or a foreground
+    /// deletion keep it. Deleting a namespace deletes everything in it first.
     pub fn delete(
         &self,
         idx: usize,
         ns: Option<&str>,
         name: &str,
-        precondition_rv: Option<u64>,
-        precondition_uid: Option<&str>,
+        opts: &DeleteOptions,
     ) -> Result<Arc<Stored>, StatusError> {
         let info = &RESOURCES[idx];
         let t = target(info, name);
@@ -917,8 +1069,11 @@ impl DemoCluster {
             .get(&key)
             .cloned()
             .ok_or_else(|| StatusError::not_found(&t))?;
-        if precondition_rv.is_some_and(|rv| rv != current.rv)
-            || precondition_uid.is_some_and(|u| u != current.uid)
+        if opts.precondition_rv.is_some_and(|rv| rv != current.rv)
+            || opts
+                .precondition_uid
+                .as_deref()
+                .is_some_and(|u| u != current.uid)
         {
             return Err(StatusError::conflict(&t));
         }
@@ -933,13 +1088,203 @@ impl DemoCluster {
                     .map(|(_, s)| s.clone())
                     .collect();
                 for s in victims {
-                    self.delete_locked(&mut st, r, s)?;
+                    // Another victim's cascade may have removed it already.
+                    if st.objects[r].get(&s.key).is_some_and(|c| c.uid == s.uid) {
+                        self.delete_locked(&mut st, r, s)?;
+                    }
+                }
+            }
+            return self.delete_locked(&mut st, idx, current);
+        }
+        self.delete_object(&mut st, idx, current, opts)
+    }
+
+    /// The registry's `Delete` for one object (no preconditions; the lock is held).
+    fn delete_object(
+        &self,
+        st: &mut State,
+        idx: usize,
+        current: Arc<Stored>,
+        opts: &DeleteOptions,
+    ) -> Result<Arc<Stored>, StatusError> {
+        let v = current.value()?;
+        let pod = is_pod(idx);
+        // The pod strategy's CheckGracefulDelete: the request's grace, else the pod's; an
+        // unscheduled or finished pod has nothing to stop and goes at once. Other kinds: 0.
+        let grace = if pod {
+            let requested = opts.grace_period_seconds.unwrap_or_else(|| {
+                v.pointer("/spec/terminationGracePeriodSeconds")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(30)
+            });
+            let unscheduled = v
+                .pointer("/spec/nodeName")
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty);
+            let finished = matches!(
+                v.pointer("/status/phase").and_then(Value::as_str),
+                Some("Succeeded" | "Failed")
+            );
+            if unscheduled || finished {
+                0
+            } else {
+                requested.max(0)
+            }
+        } else {
+            0
+        };
+        let fins = finalizers(&v);
+        if v.pointer("/metadata/deletionTimestamp").is_some() {
+            // Already being deleted: only a shorter grace period changes anything.
+            let current_grace = v
+                .pointer("/metadata/deletionGracePeriodSeconds")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            if !pod || grace >= current_grace {
+                return Ok(current);
+            }
+            if grace == 0 && fins.is_empty() {
+                return self.delete_locked(st, idx, current);
+            }
+            return self.mark(st, idx, current, v, grace, None);
+        }
+        let policy = opts.propagation.unwrap_or(Propagation::Background);
+        let has_dependents = st.dependents.contains_key(&current.uid);
+        match policy {
+            Propagation::Orphan if has_dependents => {
+                self.orphan_dependents(st, &current.uid)?;
+            }
+            Propagation::Foreground if has_dependents => {
+                let marked = self.mark(st, idx, current, v, grace, Some("foregroundDeletion"))?;
+                st.foreground
+                    .insert(marked.uid.clone(), (idx, marked.key.clone()));
+                let deps: Vec<(usize, String)> = st
+                    .dependents
+                    .get(&marked.uid)
+                    .map(|d| d.iter().cloned().collect())
+                    .unwrap_or_default();
+                for (r, key) in deps {
+                    if let Some(d) = st.objects[r].get(&key).cloned() {
+                        self.delete_object(st, r, d, &DeleteOptions::default())?;
+                    }
+                }
+                // Dependents that went at once may have released the owner already.
+                self.release_foreground(st, &marked.uid)?;
+                return Ok(st.objects[idx]
+                    .get(&marked.key)
+                    .filter(|o| o.uid == marked.uid)
+                    .cloned()
+                    .unwrap_or(marked));
+            }
+            _ => {}
+        }
+        if grace > 0 || !fins.is_empty() {
+            return self.mark(st, idx, current, v, grace, None);
+        }
+        self.delete_locked(st, idx, current)
+    }
+
+    /// Set `deletionTimestamp` (now + grace) and `deletionGracePeriodSeconds` (and a finalizer),
+    /// one MODIFIED event; a pod with a grace period joins the kubelet's timer queue.
+    fn mark(
+        &self,
+        st: &mut State,
+        idx: usize,
+        current: Arc<Stored>,
+        mut v: Value,
+        grace: i64,
+        finalizer: Option<&str>,
+    ) -> Result<Arc<Stored>, StatusError> {
+        if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("deletionTimestamp".into(), Value::String(rfc3339_in(grace)));
+            meta.insert("deletionGracePeriodSeconds".into(), json!(grace));
+            if let Some(f) = finalizer {
+                let list = meta.entry("finalizers").or_insert_with(|| json!([]));
+                if let Some(list) = list.as_array_mut()
+                    && !list.iter().any(|x| x.as_str() == Some(f))
+                {
+                    list.push(Value::String(f.to_string()));
                 }
             }
         }
-        self.delete_locked(&mut st, idx, current)
+        let rv = st.rv + 1;
+        let (stored, _) = store_value(&RESOURCES[idx], v, rv)?;
+        st.rv = rv;
+        if is_pod(idx) && grace > 0 {
+            let secs = u64::try_from(grace).unwrap_or(0);
+            st.kubelet.insert(
+                (Instant::now() + Duration::from_secs(secs), rv),
+                (idx, stored.key.clone(), stored.uid.clone()),
+            );
+            self.grace_started.notify_one();
+        }
+        self.commit(st, idx, EventType::Modified, stored.clone(), Some(current));
+        Ok(stored)
     }
 
+    /// The garbage collector's orphaning: remove the ownerReferences naming `uid`.
+    fn orphan_dependents(&self, st: &mut State, uid: &str) -> Result<(), StatusError> {
+        let deps: Vec<(usize, String)> = st
+            .dependents
+            .get(uid)
+            .map(|d| d.iter().cloned().collect())
+            .unwrap_or_default();
+        for (r, key) in deps {
+            let Some(d) = st.objects[r].get(&key).cloned() else {
+                continue;
+            };
+            let mut v = d.value()?;
+            if let Some(refs) = v
+                .pointer_mut("/metadata/ownerReferences")
+                .and_then(Value::as_array_mut)
+            {
+                refs.retain(|o| o.get("uid").and_then(Value::as_str) != Some(uid));
+                if refs.is_empty()
+                    && let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut)
+                {
+                    m.remove("ownerReferences");
+                }
+            }
+            let rv = st.rv + 1;
+            let (stored, _) = store_value(&RESOURCES[r], v, rv)?;
+            st.rv = rv;
+            self.commit(st, r, EventType::Modified, stored, Some(d));
+        }
+        Ok(())
+    }
+
+    /// A foreground-deleted owner whose dependents are all gone loses its `foregroundDeletion`
+    /// finalizer, and is removed if that was the last one.
+    fn release_foreground(&self, st: &mut State, uid: &str) -> Result<(), StatusError> {
+        if st.dependents.contains_key(uid) {
+            return Ok(());
+        }
+        let Some((idx, key)) = st.foreground.remove(uid) else {
+            return Ok(());
+        };
+        let Some(owner) = st.objects[idx].get(&key).cloned().filter(|o| o.uid == uid) else {
+            return Ok(());
+        };
+        let mut v = owner.value()?;
+        if let Some(list) = v
+            .pointer_mut("/metadata/finalizers")
+            .and_then(Value::as_array_mut)
+        {
+            list.retain(|f| f.as_str() != Some("foregroundDeletion"));
+        }
+        let rv = st.rv + 1;
+        let remove = finalizers(&v).is_empty() && (!is_pod(idx) || deadline_passed(&v));
+        let (stored, _) = store_value(&RESOURCES[idx], v, rv)?;
+        st.rv = rv;
+        if remove {
+            self.remove_locked(st, idx, stored, owner)
+        } else {
+            self.commit(st, idx, EventType::Modified, stored, Some(owner));
+            Ok(())
+        }
+    }
+
+    /// Remove an object now (its last state at a new resourceVersion).
     fn delete_locked(
         &self,
         st: &mut State,
@@ -955,12 +1300,87 @@ impl DemoCluster {
             name: current.name.clone(),
             uid: current.uid.clone(),
             labels: current.labels.clone(),
+            owners: current.owners.clone(),
             fields: current.fields.clone(),
             bytes,
         });
         st.rv = rv;
-        self.commit(st, idx, EventType::Deleted, gone.clone(), Some(current));
+        self.remove_locked(st, idx, gone.clone(), current)?;
         Ok(gone)
+    }
+
+    /// Commit the removal (`gone` carries the new rv), then what the garbage collector does
+    /// next: delete the dependents (background; pods through their grace period) and release
+    /// foreground-deleted owners whose last dependent this was.
+    fn remove_locked(
+        &self,
+        st: &mut State,
+        idx: usize,
+        gone: Arc<Stored>,
+        prev: Arc<Stored>,
+    ) -> Result<(), StatusError> {
+        self.commit(st, idx, EventType::Deleted, gone.clone(), Some(prev));
+        let deps: Vec<(usize, String)> = st
+            .dependents
+            .get(&gone.uid)
+            .map(|d| d.iter().cloned().collect())
+            .unwrap_or_default();
+        for (r, key) in deps {
+            // Only dependents whose owner is really gone: the uid must match.
+            if let Some(d) = st.objects[r].get(&key).cloned()
+                && d.owners.contains(&gone.uid)
+            {
+                self.delete_object(st, r, d, &DeleteOptions::default())?;
+            }
+        }
+        if !st.foreground.is_empty() {
+            for o in &gone.owners {
+                if st.foreground.contains_key(o) {
+                    self.release_foreground(st, o)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The simulated kubelet: remove the pods whose grace period has passed (finalizers still
+    /// hold a pod until an update empties them). Cheap when nothing is due.
+    pub fn reap_terminated(&self, now: Instant) {
+        let mut st = self.state.lock();
+        while let Some(entry) = st.kubelet.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let (idx, key, uid) = entry.remove();
+            let Some(pod) = st.objects[idx].get(&key).cloned() else {
+                continue;
+            };
+            if pod.uid != uid {
+                continue;
+            }
+            let held = pod
+                .value()
+                .map(|v| {
+                    v.pointer("/metadata/deletionTimestamp").is_none() || !finalizers(&v).is_empty()
+                })
+                .unwrap_or(true);
+            if held {
+                continue;
+            }
+            if let Err(e) = self.delete_locked(&mut st, idx, pod) {
+                tracing::warn!(error = %e, %key, "kubelet cannot remove a terminated pod");
+            }
+        }
+    }
+
+    /// Resolves when a pod enters its grace period (the kubelet then recomputes its sleep).
+    pub async fn grace_started(&self) {
+        self.grace_started.notified().await;
+    }
+
+    /// The next deadline in the kubelet's queue (for the reaper's sleep).
+    pub fn next_grace_deadline(&self) -> Option<Instant> {
+        self.state.lock().kubelet.keys().next().map(|(t, _)| *t)
     }
 
     /// Validate a list's resourceVersion against the cluster and decide what state to read.
@@ -1331,6 +1751,82 @@ mod tests {
         assert_eq!(e.code, 422);
     }
 
+    fn owned_by(mut v: Value, owner: &Value) -> Value {
+        v["metadata"]["ownerReferences"] = json!([{"apiVersion": owner["apiVersion"],
+            "kind": owner["kind"], "name": owner["metadata"]["name"],
+            "uid": owner["metadata"]["uid"]}]);
+        v
+    }
+
+    fn scheduled_pod(name: &str, grace: i64) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeName": "node-a", "terminationGracePeriodSeconds": grace,
+                "containers": [{"name": "c", "image": "i"}]},
+            "status": {"phase": "Running"}})
+    }
+
+    #[test]
+    fn foreground_deletion_removes_the_owner_after_its_last_dependent() {
+        let c = DemoCluster::new(100);
+        let owner = c.create(idx(&CM), Some("default"), cm("owner")).unwrap();
+        c.create(
+            idx(&PODS),
+            Some("default"),
+            owned_by(scheduled_pod("p", 60), &owner),
+        )
+        .unwrap();
+        let opts = DeleteOptions {
+            propagation: Some(Propagation::Foreground),
+            ..DeleteOptions::default()
+        };
+        let marked = c.delete(idx(&CM), Some("default"), "owner", &opts).unwrap();
+        let marked = marked.value().unwrap();
+        assert!(marked.pointer("/metadata/deletionTimestamp").is_some());
+        assert_eq!(finalizers(&marked), ["foregroundDeletion"]);
+        // The dependent pod is in its grace period: the owner waits for it.
+        let pod = c.get(&PODS, Some("default"), "p").unwrap();
+        assert_eq!(pod["metadata"]["deletionGracePeriodSeconds"], json!(60));
+        assert!(c.get(&CM, Some("default"), "owner").is_some());
+        c.reap_terminated(Instant::now() + Duration::from_secs(61));
+        assert!(c.get(&PODS, Some("default"), "p").is_none());
+        assert!(
+            c.get(&CM, Some("default"), "owner").is_none(),
+            "the owner goes with its last dependent"
+        );
+    }
+
+    #[test]
+    fn the_simulator_does_not_update_a_terminating_pod_back() {
+        let c = DemoCluster::new(100);
+        c.create(idx(&PODS), Some("default"), scheduled_pod("p", 30))
+            .unwrap();
+        c.delete(idx(&PODS), Some("default"), "p", &DeleteOptions::default())
+            .unwrap();
+        let mut sim = c.get(&PODS, Some("default"), "p").unwrap();
+        sim["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("deletionTimestamp");
+        sim["status"]["phase"] = json!("Running");
+        sim["status"]["podIP"] = json!("10.0.0.9");
+        let before = c.resource_version();
+        c.apply(Mutation::Update {
+            resource: PODS,
+            object: sim,
+        })
+        .unwrap();
+        assert_eq!(
+            c.resource_version(),
+            before,
+            "no write to a terminating pod"
+        );
+        let pod = c.get(&PODS, Some("default"), "p").unwrap();
+        assert!(pod.pointer("/metadata/deletionTimestamp").is_some());
+        // Not before the grace period is over.
+        c.reap_terminated(Instant::now());
+        assert!(c.get(&PODS, Some("default"), "p").is_some());
+    }
+
     #[test]
     fn deleting_a_namespace_deletes_its_contents_first() {
         let c = DemoCluster::new(100);
@@ -1343,8 +1839,13 @@ mod tests {
         c.create(idx(&CM), Some("team"), cm("x")).unwrap();
         c.create(idx(&CM), Some("default"), cm("y")).unwrap();
         let mut rx = c.subscribe();
-        c.delete(RESOURCES_NAMESPACES, None, "team", None, None)
-            .unwrap();
+        c.delete(
+            RESOURCES_NAMESPACES,
+            None,
+            "team",
+            &DeleteOptions::default(),
+        )
+        .unwrap();
         let first = rx.try_recv().unwrap();
         assert_eq!(
             (first.kind, first.obj.name.as_str()),
@@ -1367,7 +1868,8 @@ mod tests {
         a2["data"]["v"] = json!("2");
         c.update(i, Some("default"), "a", a2, UpdateMode::Full)
             .unwrap();
-        c.delete(i, Some("default"), "b", None, None).unwrap();
+        c.delete(i, Some("default"), "b", &DeleteOptions::default())
+            .unwrap();
         c.create(i, Some("default"), cm("c")).unwrap();
         let now = c.list_page(i, &latest(Some("default")), &|_| true).unwrap();
         assert_eq!(names(&now), ["a", "c"]);
@@ -1404,7 +1906,8 @@ mod tests {
             )
             .unwrap();
         assert_eq!(names(&first), ["a", "b"]);
-        c.delete(i, Some("default"), "c", None, None).unwrap();
+        c.delete(i, Some("default"), "c", &DeleteOptions::default())
+            .unwrap();
         let (rv, key) = decode_continue(first.continue_token.as_deref().unwrap()).unwrap();
         assert_eq!((rv, key.as_str()), (first.rv, "default/b"));
         let second = c

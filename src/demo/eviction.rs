@@ -249,6 +249,9 @@ pub fn evict(
         .pointer("/deleteOptions/preconditions/uid")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty());
+    let grace_period_seconds = body
+        .pointer("/deleteOptions/gracePeriodSeconds")
+        .and_then(Value::as_i64);
     // Each round reads the pod and its budget; a concurrent budget write makes it start over.
     for _ in 0..16 {
         let pod = cluster.get_stored(pods_idx, Some(ns), name)?;
@@ -259,9 +262,16 @@ pub fn evict(
             .unwrap_or("");
         let ignore_budgets = matches!(phase, "Pending" | "Succeeded" | "Failed" | "")
             || pod_v.pointer("/metadata/deletionTimestamp").is_some();
+        // An evicted pod goes through graceful deletion, as any DELETE of a pod.
+        let opts = super::cluster::DeleteOptions {
+            grace_period_seconds,
+            propagation: None,
+            precondition_rv,
+            precondition_uid: precondition_uid.map(str::to_string),
+        };
         let delete = || {
             cluster
-                .delete(pods_idx, Some(ns), name, precondition_rv, precondition_uid)
+                .delete(pods_idx, Some(ns), name, &opts)
                 .map(|_| success_status())
         };
         if ignore_budgets {

@@ -27,8 +27,8 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use super::cluster::{
-    DemoCluster, EventType, PageRequest, ReadAt, Stored, UpdateMode, decode_continue, parse_rv,
-    with_rv,
+    DeleteOptions, DemoCluster, EventType, PageRequest, Propagation, ReadAt, Stored, UpdateMode,
+    decode_continue, parse_rv, with_rv,
 };
 use super::error::{DemoError, StatusError};
 use super::faults::FaultInjector;
@@ -128,6 +128,7 @@ impl DemoServer {
             cluster.clone(),
             shutdown_rx.clone(),
         ));
+        tokio::spawn(run_kubelet(cluster.clone(), shutdown_rx.clone()));
         let task = tokio::spawn(serve_loop(
             cluster.clone(),
             listener,
@@ -147,6 +148,26 @@ impl DemoServer {
             shutdown_tx,
             task,
         })
+    }
+}
+
+/// The simulated kubelet: removes pods whose grace period has passed. Sleeps until the next
+/// deadline, or until a pod enters its grace period (its deadline may be the nearest).
+async fn run_kubelet(cluster: Arc<DemoCluster>, mut shutdown_rx: watch::Receiver<bool>) {
+    loop {
+        let now = std::time::Instant::now();
+        cluster.reap_terminated(now);
+        let wait = cluster
+            .next_grace_deadline()
+            .map_or(Duration::from_secs(3600), |d| {
+                d.saturating_duration_since(now)
+            })
+            .max(Duration::from_millis(5));
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = cluster.grace_started() => {}
+            _ = shutdown_rx.changed() => return,
+        }
     }
 }
 
@@ -911,9 +932,9 @@ async fn handle(
                     "delete is not allowed on status",
                 ));
             }
-            let (rv, uid) = delete_preconditions(&body)?;
+            let opts = delete_options(&q, &body)?;
             let name = t.name.as_deref().unwrap_or_default();
-            let s = cluster.delete(t.idx, t.ns.as_deref(), name, rv, uid.as_deref())?;
+            let s = cluster.delete(t.idx, t.ns.as_deref(), name, &opts)?;
             Ok(bytes_response(StatusCode::OK, s.bytes.clone()))
         }
         "deletecollection" => {
@@ -926,9 +947,14 @@ async fn handle(
                 continuing: false,
             };
             let page = cluster.list_page(t.idx, &req, &|s| filter.matches(s))?;
+            let opts = DeleteOptions {
+                precondition_rv: None,
+                precondition_uid: None,
+                ..delete_options(&q, &body)?
+            };
             let mut items = Vec::new();
             for s in page.items {
-                match cluster.delete(t.idx, s.namespace.as_deref(), &s.name, None, None) {
+                match cluster.delete(t.idx, s.namespace.as_deref(), &s.name, &opts) {
                     Ok(d) => items.push(d),
                     Err(e) if e.code == 404 => {}
                     Err(e) => return Err(e),
@@ -1076,24 +1102,49 @@ fn parse_body(headers: &HeaderMap, body: &[u8]) -> Result<Value, StatusError> {
     Ok(v)
 }
 
-fn delete_preconditions(body: &[u8]) -> Result<(Option<u64>, Option<String>), StatusError> {
+/// `DeleteOptions` from the query (`gracePeriodSeconds`, `propagationPolicy`) and the body; the
+/// body wins where both say something, as the apiserver decodes the body over the query.
+fn delete_options(q: &Params, body: &[u8]) -> Result<DeleteOptions, StatusError> {
+    let mut opts = DeleteOptions::default();
+    if let Some(g) = param(q, "gracePeriodSeconds") {
+        opts.grace_period_seconds =
+            Some(g.parse::<i64>().map_err(|_| {
+                StatusError::bad_request(format!("invalid gracePeriodSeconds: {g:?}"))
+            })?);
+    }
+    if let Some(p) = param(q, "propagationPolicy") {
+        opts.propagation = Some(Propagation::parse(p)?);
+    }
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok((None, None));
+        return Ok(opts);
     }
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| StatusError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
-    let rv = v
+    if let Some(g) = v.get("gracePeriodSeconds").and_then(Value::as_i64) {
+        opts.grace_period_seconds = Some(g);
+    }
+    if let Some(p) = v.get("propagationPolicy").and_then(Value::as_str) {
+        opts.propagation = Some(Propagation::parse(p)?);
+    } else if let Some(orphan) = v.get("orphanDependents").and_then(Value::as_bool) {
+        // The deprecated form kubectl < 1.9 sent.
+        opts.propagation = Some(if orphan {
+            Propagation::Orphan
+        } else {
+            Propagation::Background
+        });
+    }
+    opts.precondition_rv = v
         .pointer("/preconditions/resourceVersion")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .map(parse_rv)
         .transpose()?;
-    let uid = v
+    opts.precondition_uid = v
         .pointer("/preconditions/uid")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
-    Ok((rv, uid))
+    Ok(opts)
 }
 
 fn single(
