@@ -759,8 +759,14 @@ impl Runtime {
                 let tx = self.tx.clone();
                 let is_node =
                     resource.api_resource.group.is_empty() && resource.api_resource.kind == "Node";
+                // A node's pods from the node index of a synced all-namespaces pods informer
+                // (no request); else one LIST by spec.nodeName, as kubectl describe node does.
+                let cached_pods = is_node
+                    .then(|| pods_on_node_from_cache(&self.factory, &name))
+                    .flatten();
                 tokio::spawn(async move {
-                    let result = describe(client, api, namespace, &name, is_node).await;
+                    let node = is_node.then_some(cached_pods);
+                    let result = describe(client, api, namespace, &name, node).await;
                     let _ = tx.send(Action::Describe { request, result });
                 });
             }
@@ -1134,18 +1140,38 @@ pub fn rows_for_keys(
     (upserts, deletes)
 }
 
+/// The pods the node index files under `node`, when an all-namespaces pods informer has synced
+/// (its cache holds every pod, pruned but with their summed requests and limits).
+fn pods_on_node_from_cache(
+    factory: &SharedInformerFactory,
+    node: &str,
+) -> Option<Vec<Arc<DynamicObject>>> {
+    let pods = InformerKey::new(
+        &kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
+        None,
+    );
+    let (_, informer) = factory.informers().into_iter().find(|(k, _)| *k == pods)?;
+    if !informer.has_synced() {
+        return None;
+    }
+    informer
+        .indexer()
+        .by_index(crate::informer::index::NODE_INDEX, node)
+        .ok()
+}
+
+/// Describe text for `name`; `node`: `Some` for a Node, with its pods when the cache had them.
 async fn describe(
     client: kube::Client,
     api: Api<DynamicObject>,
     namespace: Option<String>,
     name: &str,
-    is_node: bool,
+    node: Option<Option<Vec<Arc<DynamicObject>>>>,
 ) -> Result<String, String> {
     let obj = api.get(name).await.map_err(|e| one_line(&e.to_string()))?;
-    let node_section = if is_node {
-        Some(node_resources(client.clone(), &obj, name).await)
-    } else {
-        None
+    let node_section = match node {
+        Some(cached) => Some(node_resources(client.clone(), &obj, name, cached).await),
+        None => None,
     };
     let uid = obj.metadata.uid.clone().unwrap_or_default();
     let events_api: Api<DynamicObject> = {
@@ -1178,19 +1204,31 @@ async fn describe(
 }
 
 /// A node's requests (its non-terminated pods, as `kubectl describe node` lists them) and usage
-/// (its NodeMetrics) against allocatable: two GETs, on the user's `d` only.
-async fn node_resources(client: kube::Client, node: &DynamicObject, name: &str) -> String {
-    let pods_api: Api<DynamicObject> = Api::all_with(
-        client.clone(),
-        &kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
-    );
-    let pods = pods_api
-        .list(&ListParams::default().fields(&format!("spec.nodeName={name}")))
-        .await
-        .map_err(|e| one_line(&e.to_string()));
+/// (its NodeMetrics) against allocatable, on the user's `d` only. The pods come from the cache
+/// (`cached`: the node index) when it has them, else from one LIST by `spec.nodeName`.
+async fn node_resources(
+    client: kube::Client,
+    node: &DynamicObject,
+    name: &str,
+    cached: Option<Vec<Arc<DynamicObject>>>,
+) -> String {
+    let pods: Result<Vec<Arc<DynamicObject>>, String> = match cached {
+        Some(pods) => Ok(pods),
+        None => {
+            let pods_api: Api<DynamicObject> = Api::all_with(
+                client.clone(),
+                &kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
+            );
+            pods_api
+                .list(&ListParams::default().fields(&format!("spec.nodeName={name}")))
+                .await
+                .map(|l| l.items.into_iter().map(Arc::new).collect())
+                .map_err(|e| one_line(&e.to_string()))
+        }
+    };
     let usage = KubeMetricsSource::new(client).node_usage(name).await;
     let pod_data: Result<Vec<&serde_json::Value>, String> = match &pods {
-        Ok(list) => Ok(list.items.iter().map(|p| &p.data).collect()),
+        Ok(list) => Ok(list.iter().map(|p| &p.data).collect()),
         Err(e) => Err(e.clone()),
     };
     render::node_detail::describe_section(
@@ -1862,6 +1900,54 @@ mod tests {
         *gate.drill.write() = Drill::Node("n2".into());
         gate.seed(&informer.indexer(), &queue);
         assert_eq!(queued(&queue), ["default/a", "default/b", "default/d"]);
+        factory.shutdown().await;
+    }
+
+    /// Issue 14: `d` on a node reads the node's pods from the node index of a synced
+    /// all-namespaces pods informer (no API call); before it has synced, there is no cached
+    /// answer (the describe lists by spec.nodeName instead).
+    #[tokio::test]
+    async fn node_describe_takes_the_nodes_pods_from_the_node_index_once_synced() {
+        let fake = FakeListerWatcher::<DynamicObject>::shared();
+        let lw = fake.clone();
+        let maker: crate::informer::factory::ListerWatcherMaker =
+            Arc::new(move |_, _| lw.clone() as Arc<dyn ListerWatcher<DynamicObject>>);
+        let options = FactoryOptions {
+            reflector: crate::informer::reflector::ReflectorConfig {
+                use_streaming_list: false,
+                ..Default::default()
+            },
+            ..FactoryOptions::default()
+        };
+        let factory = Arc::new(SharedInformerFactory::new(maker, options));
+        factory.start();
+        assert!(
+            pods_on_node_from_cache(&factory, "n1").is_none(),
+            "no informer yet"
+        );
+        let informer = factory.informer_for(&pods(), None);
+        assert!(
+            pods_on_node_from_cache(&factory, "n1").is_none(),
+            "not synced yet"
+        );
+        fake.push_list_page(
+            vec![
+                on_node("a", "10", "n1"),
+                on_node("b", "11", "n2"),
+                on_node("c", "12", "n1"),
+            ],
+            "12",
+            None,
+        );
+        let _live = fake.push_watch_live();
+        until(|| informer.has_synced()).await;
+        let mut names: Vec<String> = pods_on_node_from_cache(&factory, "n1")
+            .expect("synced")
+            .iter()
+            .filter_map(|p| p.metadata.name.clone())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a", "c"]);
         factory.shutdown().await;
     }
 
