@@ -32,7 +32,7 @@ use super::log_view::{LogKeyMap, user_log_keys_path};
 use super::metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
 use super::table::Drill;
 use super::terminal;
-use super::{drain, operate, portforward, shell};
+use super::{drain, edit, operate, portforward, shell};
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
@@ -867,7 +867,7 @@ impl Runtime {
                 self.send_forward_rows();
             }
             // It needs the terminal: the run loop carries it out (`shell_session`).
-            Effect::Shell { .. } => {}
+            Effect::Shell { .. } | Effect::Edit { .. } => {}
             Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
                 Ok(conn) => {
                     let version = conn.server_version().await;
@@ -1614,6 +1614,32 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     let client = rt.connection.client.clone();
                     let (message, error) = shell_session(&mut tui, &mut events, async move {
                         shell::run_in_terminal(client, &namespace, &pod, container.as_deref()).await
+                    })
+                    .await?;
+                    if let Ok(s) = tui.size() {
+                        app.update(Action::Resize(s.width, s.height));
+                    }
+                    app.update(Action::Notify { message, error });
+                    continue;
+                }
+                if let Effect::Edit {
+                    resource,
+                    namespace,
+                    name,
+                } = effect
+                {
+                    let client = rt.connection.client.clone();
+                    let (message, error) = shell_session(&mut tui, &mut events, async move {
+                        // The editor expects a cooked terminal; the dashboard's raw mode after.
+                        let _ = crossterm::terminal::disable_raw_mode();
+                        let command = edit::editor_command();
+                        let o =
+                            edit::edit_loop(client, &resource, namespace.as_deref(), &name, |p| {
+                                tokio::task::block_in_place(|| edit::run_editor(&command, p))
+                            })
+                            .await;
+                        let _ = crossterm::terminal::enable_raw_mode();
+                        (o.message, o.error)
                     })
                     .await?;
                     if let Ok(s) = tui.size() {
