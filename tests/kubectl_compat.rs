@@ -922,15 +922,8 @@ async fn kubectl_edit_with_a_scripted_editor_changes_the_object() {
     };
     let k = &s.kubectl;
     let ns = s.ns.as_str();
-    k.ok(&[
-        "create",
-        "configmap",
-        "cfg",
-        "--from-literal=k=v",
-        "-n",
-        ns,
-    ])
-    .await;
+    k.ok(&["create", "configmap", "cfg", "--from-literal=k=v", "-n", ns])
+        .await;
     let script = s.dir.path().join("editor.sh");
     std::fs::write(&script, "sed -i 's/^  k: v$/  k: edited/' \"$1\"\n").unwrap();
     let mut c = k.command(&["edit", "configmap", "cfg", "-n", ns]);
@@ -946,7 +939,15 @@ async fn kubectl_edit_with_a_scripted_editor_changes_the_object() {
     assert!(out.status.success(), "{stderr}{stdout}");
     assert_eq!(stdout.trim(), "configmap/cfg edited");
     let value = k
-        .ok(&["get", "configmap", "cfg", "-n", ns, "-o", "jsonpath={.data.k}"])
+        .ok(&[
+            "get",
+            "configmap",
+            "cfg",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.data.k}",
+        ])
         .await;
     assert_eq!(value, "edited");
     s.cleanup().await;

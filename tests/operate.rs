@@ -1002,8 +1002,10 @@ async fn labelled_configmap(s: &Setup, name: &str) -> Api<ConfigMap> {
     let cms: Api<ConfigMap> = Api::namespaced(s.conn.client.clone(), &s.ns);
     cms.create(
         &PostParams::default(),
-        &serde_json::from_value(json!({"metadata": {"name": name, "labels": {"app": "orig"}},
-                                       "data": {"k": "v"}}))
+        &serde_json::from_value(
+            json!({"metadata": {"name": name, "labels": {"app": "orig"}},
+                                       "data": {"k": "v"}}),
+        )
         .unwrap(),
     )
     .await
@@ -1032,7 +1034,10 @@ async fn edit_with_a_scripted_editor_puts_the_change_and_an_unchanged_file_sends
         (out.message.as_str(), out.error),
         (format!("configmap {}/cfg edited", s.ns).as_str(), false)
     );
-    assert!(shown.starts_with("# Please edit the object below."), "{shown}");
+    assert!(
+        shown.starts_with("# Please edit the object below."),
+        "{shown}"
+    );
     assert!(!shown.contains("managedFields"), "{shown}");
     assert!(shown.contains("app: orig"), "{shown}");
     let cm = cms.get("cfg").await.unwrap();
@@ -1059,7 +1064,11 @@ async fn an_edit_conflict_reopens_the_editor_with_the_error_and_the_edit_kept() 
     let cms = labelled_configmap(&s, "cfg").await;
     let info = s.resource("configmaps");
     let first = editor_script(&s, "first.sh", "sed -i 's/app: orig/app: first/' \"$1\"\n");
-    let second = editor_script(&s, "second.sh", "sed -i 's/app: first/app: second/' \"$1\"\n");
+    let second = editor_script(
+        &s,
+        "second.sh",
+        "sed -i 's/app: first/app: second/' \"$1\"\n",
+    );
     let handle = tokio::runtime::Handle::current();
     let mut reopened = String::new();
     let mut calls = 0;
@@ -1087,7 +1096,10 @@ async fn an_edit_conflict_reopens_the_editor_with_the_error_and_the_edit_kept() 
     assert_eq!(calls, 2, "the editor is reopened once");
     assert!(reopened.contains("# edit configmap"), "{reopened}");
     assert!(reopened.contains("(Conflict)"), "{reopened}");
-    assert!(reopened.contains("app: first"), "the edit is kept: {reopened}");
+    assert!(
+        reopened.contains("app: first"),
+        "the edit is kept: {reopened}"
+    );
     assert_eq!(
         (out.message.as_str(), out.error),
         (format!("configmap {}/cfg edited", s.ns).as_str(), false)
