@@ -1630,15 +1630,12 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                 {
                     let client = rt.connection.client.clone();
                     let (message, error) = shell_session(&mut tui, &mut events, async move {
-                        // The editor expects a cooked terminal; the dashboard's raw mode after.
-                        let _ = crossterm::terminal::disable_raw_mode();
                         let command = edit::editor_command();
                         let o =
                             edit::edit_loop(client, &resource, namespace.as_deref(), &name, |p| {
                                 tokio::task::block_in_place(|| edit::run_editor(&command, p))
                             })
                             .await;
-                        let _ = crossterm::terminal::enable_raw_mode();
                         (o.message, o.error)
                     })
                     .await?;
@@ -1737,7 +1734,7 @@ fn container_ports(pod: &k8s_openapi::api::core::v1::Pod) -> Vec<ContainerPort> 
 
 /// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
 /// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
-/// screen back and clear it so the next frame redraws everything.
+/// screen back and clear it so the next frame redraws everything (also the editor of `E`).
 async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
     tui: &mut terminal::Tui,
     events: &mut EventStream,
@@ -1753,7 +1750,14 @@ async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
     )?;
     let result = session.await;
     crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
-    tui.clear()?;
+    // Clear the screen and forget the last frame (both buffers empty) so the next draw repaints
+    // every cell. Not `Terminal::clear`: it reads the cursor position, which fails when the
+    // session was quick (an editor saving at once) while the dropped event reader still runs.
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+    )?;
+    tui.swap_buffers();
     Ok(result)
 }
 
