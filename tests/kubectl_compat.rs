@@ -1028,3 +1028,41 @@ async fn kubectl_auth_can_i_answers_for_a_namespace_scoped_user() {
     );
     h.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_edit_with_a_scripted_editor_changes_the_object() {
+    let Some(s) = setup("kubectl_edit_with_a_scripted_editor_changes_the_object").await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    k.ok(&["create", "configmap", "cfg", "--from-literal=k=v", "-n", ns])
+        .await;
+    let script = s.dir.path().join("editor.sh");
+    std::fs::write(&script, "sed -i 's/^  k: v$/  k: edited/' \"$1\"\n").unwrap();
+    let mut c = k.command(&["edit", "configmap", "cfg", "-n", ns]);
+    c.env("KUBE_EDITOR", format!("sh {}", script.display()));
+    let out = tokio::time::timeout(HANG_GUARD, c.output())
+        .await
+        .expect("kubectl edit hung")
+        .expect("kubectl edit runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}{stdout}");
+    assert_eq!(stdout.trim(), "configmap/cfg edited");
+    let value = k
+        .ok(&[
+            "get",
+            "configmap",
+            "cfg",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.data.k}",
+        ])
+        .await;
+    assert_eq!(value, "edited");
+    s.cleanup().await;
+}

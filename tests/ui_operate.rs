@@ -491,3 +491,59 @@ fn pf_lists_the_forwards_and_ctrl_d_stops_the_selected_one() {
     assert!(app.update(ctrl('d')).is_empty());
     assert_eq!(footer(&app).0, "no port-forward to stop");
 }
+
+#[test]
+fn e_and_ctrl_e_emit_the_edit_of_the_selected_object() {
+    for k in [key('E'), ctrl('e')] {
+        let mut app = app_of("deployments", vec![deployment("web", 1)], false);
+        let fx = app.update(k);
+        match &fx[..] {
+            [
+                Effect::Edit {
+                    resource,
+                    namespace,
+                    name,
+                },
+            ] => {
+                assert_eq!(resource.api_resource.kind, "Deployment");
+                assert_eq!(namespace.as_deref(), Some("default"));
+                assert_eq!(name, "web");
+            }
+            other => panic!("expected one edit, got {other:?}"),
+        }
+        assert!(matches!(app.mode, Mode::Normal), "no dialog: the editor is");
+    }
+    // Any kind: a node (cluster-scoped) too.
+    let mut app = app_of("nodes", vec![node("n")], false);
+    assert!(matches!(
+        &app.update(key('E'))[..],
+        [Effect::Edit { namespace: None, name, .. }] if name == "n"
+    ));
+}
+
+#[test]
+fn readonly_refuses_edit_before_any_editor_opens() {
+    let mut app = app_of("deployments", vec![deployment("web", 1)], true);
+    assert!(app.update(key('E')).is_empty());
+    assert_eq!(
+        footer(&app),
+        (
+            "read-only mode: edit is disabled (started with --readonly)".to_string(),
+            true
+        )
+    );
+}
+
+#[test]
+fn the_edits_answer_reaches_the_footer() {
+    let mut app = app_of("deployments", vec![deployment("web", 1)], false);
+    app.update(key('E'));
+    app.update(Action::Notify {
+        message: "edit cancelled, no changes".into(),
+        error: false,
+    });
+    assert_eq!(
+        footer(&app),
+        ("edit cancelled, no changes".to_string(), false)
+    );
+}

@@ -404,6 +404,14 @@ pub enum Effect {
         pod: String,
         container: Option<String>,
     },
+    /// Suspend the dashboard and edit the object in `$KUBE_EDITOR` / `$EDITOR`
+    /// ([`crate::ui::edit::edit_loop`]), then restore and redraw the dashboard and answer with
+    /// [`Action::Notify`]. Never emitted in read-only mode.
+    Edit {
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: String,
+    },
     /// Poll `metrics.k8s.io` for `scope` while `view` is open (one poller per scope, shared by
     /// the views asking for it; [`Effect::CloseView`] of the last one ends it). Answered with
     /// [`Action::Metrics`], one per poll.

@@ -42,6 +42,7 @@ pub enum KeyAction {
     Uncordon,
     Drain,
     Shell,
+    Edit,
     PortForward,
     RevealSecrets,
     ToggleWrap,

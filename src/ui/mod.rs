@@ -72,6 +72,7 @@ pub mod action;
 pub mod app;
 mod command;
 pub mod drain;
+pub mod edit;
 pub mod event_log;
 pub mod keys;
 pub mod log_feeds;

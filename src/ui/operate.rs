@@ -16,9 +16,10 @@
 //! | restart (`kubectl rollout restart`) | strategic-merge `PATCH` of `spec.template.metadata.annotations["kubectl.kubernetes.io/restartedAt"]` |
 //! | cordon / uncordon | strategic-merge `PATCH` of `spec.unschedulable` (`true` / `null`) |
 //! | evict (`kubectl drain`, per pod) | `POST .../pods/NAME/eviction` (policy/v1) |
+//! | edit (`kubectl edit`, see [`crate::ui::edit`]) | `PUT` of the edited object with the resourceVersion it was read at |
 
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, DeleteParams, DynamicObject, EvictParams, Patch, PatchParams};
+use kube::api::{Api, DeleteParams, DynamicObject, EvictParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 use crate::cluster::{ResourceInfo, one_line};
@@ -81,6 +82,9 @@ pub enum Operation {
     Uncordon,
     /// Evict a pod through the Eviction API (honours PodDisruptionBudgets).
     Evict,
+    /// Replace the object with this edited one (`kubectl edit`): a `PUT` whose
+    /// `metadata.resourceVersion` is the version the edit started from.
+    Edit(Box<serde_json::Value>),
 }
 
 impl Operation {
@@ -94,6 +98,16 @@ impl Operation {
             Operation::Cordon => "cordon",
             Operation::Uncordon => "uncordon",
             Operation::Evict => "evict",
+            Operation::Edit(_) => "edit",
+        }
+    }
+
+    /// The operation for the log line: its parameters, never an edited object's content (a
+    /// Secret's data must not reach the log).
+    pub fn detail(&self) -> String {
+        match self {
+            Operation::Edit(_) => "Edit".to_string(),
+            op => format!("{op:?}"),
         }
     }
 
@@ -109,7 +123,7 @@ impl Operation {
     /// Whether the operation applies to objects of `kind` (in `group`).
     pub fn applies_to(&self, group: &str, kind: &str) -> bool {
         match self {
-            Operation::Delete(_) => true,
+            Operation::Delete(_) | Operation::Edit(_) => true,
             Operation::Kill | Operation::Evict => group.is_empty() && kind == "Pod",
             Operation::Scale(_) => {
                 group == "apps" && matches!(kind, "Deployment" | "StatefulSet" | "ReplicaSet")
@@ -130,6 +144,7 @@ impl Operation {
             Operation::Scale(_) => format!("patch {r}/scale"),
             Operation::Restart | Operation::Cordon | Operation::Uncordon => format!("patch {r}"),
             Operation::Evict => "create pods/eviction".to_string(),
+            Operation::Edit(_) => format!("update {r}"),
         }
     }
 }
@@ -191,6 +206,7 @@ impl Write {
             Operation::Cordon => format!("Cordon {what} (no new pods scheduled)?"),
             Operation::Uncordon => format!("Uncordon {what}?"),
             Operation::Evict => format!("Evict {what} (honours its disruption budget)?"),
+            Operation::Edit(_) => format!("Edit {what}?"),
         }
     }
 
@@ -204,6 +220,7 @@ impl Write {
             Operation::Cordon => format!("{what} cordoned"),
             Operation::Uncordon => format!("{what} uncordoned"),
             Operation::Evict => format!("{what} evicted"),
+            Operation::Edit(_) => format!("{what} edited"),
         }
     }
 
@@ -240,6 +257,12 @@ pub fn restart_patch(now: &str) -> serde_json::Value {
 
 /// Send the write; log one line; report the server's answer.
 pub async fn execute(client: kube::Client, w: &Write) -> WriteOutcome {
+    execute_with_code(client, w).await.0
+}
+
+/// [`execute`], with the HTTP status code of the server's refusal (409 Conflict, 422 Invalid, ...)
+/// when it refused.
+pub async fn execute_with_code(client: kube::Client, w: &Write) -> (WriteOutcome, Option<u16>) {
     let result = send(client, w).await;
     let outcome = match &result {
         Ok(()) => WriteOutcome {
@@ -255,7 +278,7 @@ pub async fn execute(client: kube::Client, w: &Write) -> WriteOutcome {
     tracing::info!(
         target: "kinformer::write",
         op = w.op.name(),
-        detail = ?w.op,
+        detail = %w.op.detail(),
         resource = %ar.plural,
         group = %ar.group,
         namespace = w.namespace.as_deref().unwrap_or(""),
@@ -264,7 +287,11 @@ pub async fn execute(client: kube::Client, w: &Write) -> WriteOutcome {
         result = %outcome.message,
         "write"
     );
-    outcome
+    let code = match &result {
+        Err(kube::Error::Api(s)) => Some(s.code),
+        _ => None,
+    };
+    (outcome, code)
 }
 
 async fn send(client: kube::Client, w: &Write) -> Result<(), kube::Error> {
@@ -315,6 +342,13 @@ async fn send(client: kube::Client, w: &Write) -> Result<(), kube::Error> {
             let pods: Api<Pod> = Api::namespaced(client, ns);
             pods.evict(&w.name, &EvictParams::default()).await.map(drop)
         }
+        Operation::Edit(obj) => {
+            let obj: DynamicObject =
+                serde_json::from_value((**obj).clone()).map_err(kube::Error::SerdeError)?;
+            api.replace(&w.name, &PostParams::default(), &obj)
+                .await
+                .map(drop)
+        }
     }
 }
 
@@ -356,6 +390,7 @@ mod tests {
             Operation::Cordon,
             Operation::Uncordon,
             Operation::Evict,
+            Operation::Edit(Box::default()),
         ] {
             let name = op.name();
             let err = write(op).check(true).unwrap_err();

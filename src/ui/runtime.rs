@@ -32,7 +32,7 @@ use super::log_view::{LogKeyMap, user_log_keys_path};
 use super::metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
 use super::table::Drill;
 use super::terminal;
-use super::{drain, operate, portforward, shell};
+use super::{drain, edit, operate, portforward, shell};
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
@@ -873,7 +873,7 @@ impl Runtime {
                 self.send_forward_rows();
             }
             // It needs the terminal: the run loop carries it out (`shell_session`).
-            Effect::Shell { .. } => {}
+            Effect::Shell { .. } | Effect::Edit { .. } => {}
             Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
                 Ok(conn) => {
                     let version = conn.server_version().await;
@@ -1660,6 +1660,29 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     app.update(Action::Notify { message, error });
                     continue;
                 }
+                if let Effect::Edit {
+                    resource,
+                    namespace,
+                    name,
+                } = effect
+                {
+                    let client = rt.connection.client.clone();
+                    let (message, error) = shell_session(&mut tui, &mut events, async move {
+                        let command = edit::editor_command();
+                        let o =
+                            edit::edit_loop(client, &resource, namespace.as_deref(), &name, |p| {
+                                tokio::task::block_in_place(|| edit::run_editor(&command, p))
+                            })
+                            .await;
+                        (o.message, o.error)
+                    })
+                    .await?;
+                    if let Ok(s) = tui.size() {
+                        app.update(Action::Resize(s.width, s.height));
+                    }
+                    app.update(Action::Notify { message, error });
+                    continue;
+                }
                 if !rt.carry_out(effect).await {
                     running = false;
                 }
@@ -1749,7 +1772,7 @@ fn container_ports(pod: &k8s_openapi::api::core::v1::Pod) -> Vec<ContainerPort> 
 
 /// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
 /// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
-/// screen back and clear it so the next frame redraws everything.
+/// screen back and clear it so the next frame redraws everything (also the editor of `E`).
 async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
     tui: &mut terminal::Tui,
     events: &mut EventStream,
@@ -1765,7 +1788,14 @@ async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
     )?;
     let result = session.await;
     crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
-    tui.clear()?;
+    // Clear the screen and forget the last frame (both buffers empty) so the next draw repaints
+    // every cell. Not `Terminal::clear`: it reads the cursor position, which fails when the
+    // session was quick (an editor saving at once) while the dropped event reader still runs.
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+    )?;
+    tui.swap_buffers();
     Ok(result)
 }
 

@@ -363,6 +363,7 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Uncordon => "uncordon",
         KeyAction::Drain => "drain",
         KeyAction::Shell => "shell",
+        KeyAction::Edit => "edit",
         KeyAction::PortForward => "port-fwd",
         KeyAction::RevealSecrets => "reveal",
         KeyAction::ToggleWrap => "wrap",

@@ -36,7 +36,7 @@ impl ConfirmWrite {
     /// The dialog's title and button label (`Delete`, `Kill`, `Restart`, `Drain`, ...).
     pub fn verb(&self) -> &'static str {
         match &self.pending {
-            Pending::Write(w) => match w.op {
+            Pending::Write(w) => match &w.op {
                 Operation::Delete(_) => "Delete",
                 Operation::Kill => "Kill",
                 Operation::Scale(_) => "Scale",
@@ -44,6 +44,7 @@ impl ConfirmWrite {
                 Operation::Cordon => "Cordon",
                 Operation::Uncordon => "Uncordon",
                 Operation::Evict => "Evict",
+                Operation::Edit(_) => "Edit",
             },
             Pending::Drain { .. } => "Drain",
         }

@@ -1,6 +1,6 @@
 //! The resource table's operating keys: delete (`ctrl-d`, propagation chosen in the dialog),
 //! kill (`ctrl-k`, grace period 0), scale (`S`), rollout restart (`r`), cordon (`c`), uncordon
-//! (`u`), drain (`D`) and a shell in a pod (`s`). Each builds a [`Write`] for the selected object and goes through
+//! (`u`), drain (`D`), a shell in a pod (`s`) and edit (`E`, `ctrl-e`). Each builds a [`Write`] for the selected object and goes through
 //! [`crate::ui::operate`]: refused in read-only mode or on a kind it does not apply to (the
 //! footer says why), confirmed when destructive, sent as an [`Effect::Write`] whose answer comes
 //! back as a footer message.
@@ -32,6 +32,10 @@ impl App {
             }
             KeyAction::PortForward => {
                 self.ask_forward(fx);
+                return true;
+            }
+            KeyAction::Edit => {
+                self.ask_edit(fx);
                 return true;
             }
             _ => return false,
@@ -107,6 +111,23 @@ impl App {
         if let Some((namespace, pod)) = self.selected_pod("shell") {
             self.open_container_picker(namespace, pod, fx);
         }
+    }
+
+    /// `E` / `ctrl-e`: edit the selected object in the user's editor (the runtime suspends the
+    /// dashboard for it); refused in read-only mode before anything opens.
+    fn ask_edit(&mut self, fx: &mut Vec<Effect>) {
+        let Some(w) = self.selected_write(Operation::Edit(Box::default())) else {
+            return;
+        };
+        if let Err(e) = w.check(self.readonly) {
+            self.error(e);
+            return;
+        }
+        fx.push(Effect::Edit {
+            resource: w.resource,
+            namespace: w.namespace,
+            name: w.name,
+        });
     }
 
     fn ask_drain(&mut self) {

@@ -148,6 +148,7 @@ impl App {
             | KeyAction::Uncordon
             | KeyAction::Drain
             | KeyAction::Shell
+            | KeyAction::Edit
             | KeyAction::PortForward => {
                 self.on_operate_key(action, fx);
             }

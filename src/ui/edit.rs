@@ -1,0 +1,293 @@
+//! `E` / `ctrl-e`: edit an object in `$KUBE_EDITOR` / `$EDITOR`, as `kubectl edit` does.
+//!
+//! [`edit_loop`] GETs the full object, drops `metadata.managedFields` and `status`, writes it as
+//! YAML under kubectl's header comment to a private temporary file and runs the editor on it.
+//! An unchanged (or emptied) file sends nothing. A changed one is sent as one
+//! [`Operation::Edit`] write through [`crate::ui::operate`] (a `PUT` carrying the resourceVersion
+//! the edit started from). A 409 Conflict, a 422/400 validation error or YAML that does not parse
+//! reopens the editor with the error as `# ` lines at the top and the user's text kept; saving it
+//! unchanged gives up. After a conflict the next save is sent against the version the server has
+//! now (the user saw the conflict and edited again).
+//!
+//! The loop takes the editor as a function so it runs without a terminal in tests; the
+//! dashboard suspends itself around it (`runtime::shell_session`) and passes [`run_editor`].
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use kube::api::{Api, DynamicObject};
+use serde_json::Value;
+
+use crate::cluster::{ResourceInfo, one_line};
+use crate::ui::operate::{Operation, Write, WriteOutcome, execute_with_code};
+
+/// kubectl edit's header.
+const HEADER: &str = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n\
+# and an empty file will abort the edit. If an error occurs while saving this file will be\n\
+# reopened with the relevant failures.\n#\n";
+
+/// The editor command: `$KUBE_EDITOR`, else `$EDITOR`, else `vi`, split on whitespace as kubectl
+/// splits it (`EDITOR="code -w"`).
+pub fn editor_command() -> Vec<String> {
+    editor_from(
+        std::env::var("KUBE_EDITOR").ok(),
+        std::env::var("EDITOR").ok(),
+    )
+}
+
+/// [`editor_command`] from the two variables' values.
+pub fn editor_from(kube_editor: Option<String>, editor: Option<String>) -> Vec<String> {
+    [kube_editor, editor]
+        .into_iter()
+        .flatten()
+        .map(|v| v.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .find(|words| !words.is_empty())
+        .unwrap_or_else(|| vec!["vi".to_string()])
+}
+
+/// Run `command` with `path` as its last argument and wait for it; an error when it cannot be
+/// started or exits unsuccessfully.
+pub fn run_editor(command: &[String], path: &Path) -> std::io::Result<()> {
+    let Some((program, args)) = command.split_first() else {
+        return Err(std::io::Error::other("no editor command"));
+    };
+    let status = std::process::Command::new(program)
+        .args(args)
+        .arg(path)
+        .status()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!(
+            "{program} exited with {status}"
+        )))
+    }
+}
+
+/// The object as `kubectl edit` shows it: without `metadata.managedFields` and `status`.
+pub fn editable(mut obj: Value) -> Value {
+    if let Some(m) = obj.as_object_mut() {
+        m.remove("status");
+        if let Some(meta) = m.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("managedFields");
+        }
+    }
+    obj
+}
+
+/// The text without its comment lines (kubectl ignores every line starting with `#`).
+fn strip_comments(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// What the editor is given: the header, the errors of the last save as `# ` lines, the text.
+fn file_text(errors: &[String], body: &str) -> String {
+    let mut s = HEADER.to_string();
+    for e in errors {
+        for line in e.lines() {
+            s.push_str("# ");
+            s.push_str(line);
+            s.push('\n');
+        }
+    }
+    if !errors.is_empty() {
+        s.push_str("#\n");
+    }
+    s.push_str(body);
+    s
+}
+
+/// A private temporary file for the edit, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn create(name: &str) -> std::io::Result<Self> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let safe: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let path = std::env::temp_dir().join(format!(
+            "kinformer-edit-{}-{:08x}-{safe}.yaml",
+            std::process::id(),
+            rand::random::<u32>()
+        ));
+        // Owner-only: a Secret's data may be in it.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)?;
+        Ok(Self(path))
+    }
+
+    fn write(&self, text: &str) -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&self.0)?;
+        f.write_all(text.as_bytes())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn outcome(message: String, error: bool) -> WriteOutcome {
+    WriteOutcome { message, error }
+}
+
+fn resource_version(obj: &Value) -> Option<String> {
+    obj.pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// Edit `namespace/name` of `resource` with `editor` (called with the file to edit) until it is
+/// saved, given up or refused; the answer for the footer.
+pub async fn edit_loop(
+    client: kube::Client,
+    resource: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+    mut editor: impl FnMut(&Path) -> std::io::Result<()>,
+) -> WriteOutcome {
+    let mut write = Write {
+        resource: resource.clone(),
+        namespace: namespace.map(str::to_string),
+        name: name.to_string(),
+        op: Operation::Edit(Box::default()),
+    };
+    let what = write.what();
+    let api: Api<DynamicObject> = match namespace {
+        Some(ns) if resource.namespaced => {
+            Api::namespaced_with(client.clone(), ns, &resource.api_resource)
+        }
+        _ => Api::all_with(client.clone(), &resource.api_resource),
+    };
+    let get = |api: Api<DynamicObject>| async move {
+        let obj = api.get(name).await.map_err(|e| one_line(&e.to_string()))?;
+        serde_json::to_value(&obj).map_err(|e| e.to_string())
+    };
+    let original = match get(api.clone()).await {
+        Ok(v) => editable(v),
+        Err(e) => return outcome(format!("edit {what}: {e}"), true),
+    };
+    // The version the next save is checked against.
+    let mut base_rv = resource_version(&original);
+    let mut body = match serde_norway::to_string(&original) {
+        Ok(t) => t,
+        Err(e) => return outcome(format!("edit {what}: {e}"), true),
+    };
+    let file = match TempFile::create(name) {
+        Ok(f) => f,
+        Err(e) => return outcome(format!("edit {what}: temporary file: {e}"), true),
+    };
+    let mut errors: Vec<String> = Vec::new();
+    loop {
+        let shown = strip_comments(&body);
+        if let Err(e) = file.write(&file_text(&errors, &body)) {
+            return outcome(format!("edit {what}: temporary file: {e}"), true);
+        }
+        if let Err(e) = editor(&file.0) {
+            return outcome(format!("edit {what}: editor: {e}"), true);
+        }
+        let text = match std::fs::read_to_string(&file.0) {
+            Ok(t) => t,
+            Err(e) => return outcome(format!("edit {what}: temporary file: {e}"), true),
+        };
+        let edited = strip_comments(&text);
+        if edited.trim().is_empty() {
+            return outcome(format!("edit {what} cancelled, empty file"), false);
+        }
+        if edited == shown {
+            return match errors.first() {
+                None => outcome("edit cancelled, no changes".to_string(), false),
+                Some(e) => outcome(format!("edit {what} given up: {}", one_line(e)), true),
+            };
+        }
+        // The user's text (without the header and error lines) is what the next round shows.
+        body = edited.clone();
+        let mut obj: Value = match serde_norway::from_str(&edited) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) => {
+                errors = vec!["The edited file is not a YAML object".to_string()];
+                continue;
+            }
+            Err(e) => {
+                errors = vec![format!("The edited file had a syntax error: {e}")];
+                continue;
+            }
+        };
+        if let (Some(rv), Some(meta)) = (
+            &base_rv,
+            obj.get_mut("metadata").and_then(Value::as_object_mut),
+        ) {
+            meta.insert("resourceVersion".into(), Value::String(rv.clone()));
+        }
+        write.op = Operation::Edit(Box::new(obj));
+        let (answer, code) = execute_with_code(client.clone(), &write).await;
+        match code {
+            Some(409) => {
+                errors = vec![format!(
+                    "{}\nThe object changed on the server since it was read; save again to \
+                     replace it with your edit, or save unchanged to give up.",
+                    answer.message
+                )];
+                if let Ok(current) = get(api.clone()).await {
+                    base_rv = resource_version(&current);
+                }
+            }
+            Some(400 | 422) => errors = vec![answer.message],
+            _ => return answer,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_editor_variable_is_split_on_whitespace_and_kube_editor_wins() {
+        assert_eq!(
+            editor_from(Some("code -w".into()), Some("nano".into())),
+            ["code", "-w"]
+        );
+        assert_eq!(editor_from(None, Some("nano".into())), ["nano"]);
+        assert_eq!(editor_from(Some("  ".into()), None), ["vi"]);
+        assert_eq!(editor_from(None, None), ["vi"]);
+    }
+
+    #[test]
+    fn the_edited_object_has_no_status_and_no_managed_fields() {
+        let obj = json!({"metadata": {"name": "a", "managedFields": [{}], "resourceVersion": "7"},
+                         "spec": {"x": 1}, "status": {"phase": "Running"}});
+        assert_eq!(
+            editable(obj),
+            json!({"metadata": {"name": "a", "resourceVersion": "7"}, "spec": {"x": 1}})
+        );
+    }
+
+    #[test]
+    fn errors_are_comment_lines_above_the_kept_text() {
+        let t = file_text(&["first\nsecond".to_string()], "a: 1\n");
+        assert!(t.starts_with(HEADER), "{t}");
+        assert!(t.ends_with("# first\n# second\n#\na: 1\n"), "{t}");
+        assert_eq!(strip_comments(&t), "a: 1\n");
+    }
+
+    #[test]
+    fn a_failing_editor_is_an_error() {
+        let err = run_editor(&["false".to_string()], Path::new("/nonexistent")).unwrap_err();
+        assert!(err.to_string().contains("false exited"), "{err}");
+        assert!(run_editor(&[], Path::new("/x")).is_err());
+    }
+}
