@@ -1671,7 +1671,14 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                         let command = edit::editor_command();
                         let o =
                             edit::edit_loop(client, &resource, namespace.as_deref(), &name, |p| {
-                                tokio::task::block_in_place(|| edit::run_editor(&command, p))
+                                // The editor gets the terminal as a shell would give it (cooked,
+                                // as kubectl edit runs it); the dashboard takes raw mode back.
+                                tokio::task::block_in_place(|| {
+                                    let _ = crossterm::terminal::disable_raw_mode();
+                                    let r = edit::run_editor(&command, p);
+                                    let _ = crossterm::terminal::enable_raw_mode();
+                                    r
+                                })
                             })
                             .await;
                         (o.message, o.error)
