@@ -718,6 +718,14 @@ impl FieldSelector {
                     message: format!("missing field name in {term:?}"),
                 });
             }
+            // `a! =x` would print as `a!=x`, which means something else: no field path ends in
+            // `!`, so refuse it rather than keep a selector that cannot be written back.
+            if field.ends_with('!') {
+                return Err(SelectorError::Field {
+                    position: start,
+                    message: format!("invalid field name {field:?} in {term:?}"),
+                });
+            }
             let value = unescape_field_value(raw).map_err(|message| SelectorError::Field {
                 position: start + idx + op_len,
                 message,
@@ -1046,6 +1054,15 @@ mod tests {
         let f = FieldSelector::parse("spec.nodeName!=").unwrap();
         assert!(f.matches(|_| Some("node-1")));
         assert!(!f.matches(|_| None));
+    }
+
+    #[test]
+    fn field_selector_refuses_a_field_ending_in_bang_it_could_not_print_back() {
+        // `a! =x` would print as `a!=x` (a != x): found by the round-trip property test.
+        assert!(FieldSelector::parse("! =").is_err());
+        assert!(FieldSelector::parse("a! =x").is_err());
+        let ok = FieldSelector::parse("a!=x").expect("inequality");
+        assert_eq!(ok.to_string(), "a!=x");
     }
 
     #[test]
