@@ -11,13 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
+mod tmux_support;
+
+use tmux_support::{Session, tmux_available};
 
 /// A `kinformer demo-server` child process, killed on drop.
 struct DemoServerProcess {
@@ -66,121 +62,46 @@ impl Drop for DemoServerProcess {
     }
 }
 
-/// The dashboard in a detached tmux session, killed on drop.
-struct Dashboard {
-    name: String,
-    socket: String,
-    log: PathBuf,
-}
-
-impl Dashboard {
-    fn start(dir: &Path, tag: &str, kubeconfig: &Path) -> Dashboard {
-        let name = format!("kinformer-nowl-{tag}-{}", std::process::id());
-        let socket = dir.join(format!("tmux-{tag}.sock")).display().to_string();
-        let log = dir.join(format!("dashboard-{tag}.log"));
-        let script = format!(
-            "{} --kubeconfig {} -A --log-file {}; sleep 60",
-            env!("CARGO_BIN_EXE_kinformer"),
-            kubeconfig.display(),
-            log.display()
-        );
-        let status = Command::new("tmux")
-            .args([
-                "-S",
-                &socket,
-                "new-session",
-                "-d",
-                "-s",
-                &name,
-                "-x",
-                "200",
-                "-y",
-                "40",
-            ])
-            .arg(script)
-            .status()
-            .expect("tmux new-session");
-        assert!(status.success(), "tmux new-session failed");
-        Dashboard { name, socket, log }
-    }
-
-    fn send(&self, args: &[&str]) {
-        let status = Command::new("tmux")
-            .args(["-S", &self.socket, "send-keys", "-t", &self.name])
-            .args(args)
-            .status()
-            .expect("tmux send-keys");
-        assert!(status.success());
-        std::thread::sleep(Duration::from_millis(150));
-    }
-
-    fn screen(&self) -> String {
-        let out = Command::new("tmux")
-            .args(["-S", &self.socket, "capture-pane", "-p", "-t", &self.name])
-            .output()
-            .expect("tmux capture-pane");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn wait_for(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            if Instant::now() > deadline {
-                let log = std::fs::read_to_string(&self.log).unwrap_or_default();
-                let tail: Vec<&str> = log.lines().rev().take(30).collect();
-                panic!(
-                    "timed out waiting for {what}; screen:\n{s}\nlog tail (newest first):\n{}",
-                    tail.join("\n")
-                );
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-
-    /// The informer panel's LIST cell for all-namespace pods, once it is synced (cells:
-    /// RESOURCE NAMESPACE STATE LIST SYNCED ...), and the whole row.
-    fn synced_pods_list_mode(&self) -> (String, String) {
-        self.wait_for("the pods table", 60, |t| {
-            t.contains("Pods(all)") && t.contains("Running")
-        });
-        self.send(&[":"]);
-        self.send(&["-l", "informers"]);
-        self.send(&["Enter"]);
-        let is_pods_row = |l: &str| {
-            let cells: Vec<&str> = l
-                .trim_matches(|c: char| c == '│' || c.is_whitespace())
-                .split_whitespace()
-                .collect();
-            cells.first() == Some(&"pods") && cells.contains(&"true")
-        };
-        let screen = self.wait_for("a synced pods informer in the panel", 60, |t| {
-            t.lines().any(is_pods_row)
-        });
-        let row = screen
-            .lines()
-            .find(|l| is_pods_row(l))
-            .unwrap_or_default()
-            .to_string();
-        let list = row
+/// The informer panel's LIST cell for all-namespace pods, once it is synced (cells:
+/// RESOURCE NAMESPACE STATE LIST SYNCED ...), and the whole row.
+fn synced_pods_list_mode(dash: &Session) -> (String, String) {
+    dash.wait_for("the pods table", 60, |t| {
+        t.contains("Pods(all)") && t.contains("Running")
+    });
+    dash.keys(&[":"]);
+    dash.text("informers");
+    dash.keys(&["Enter"]);
+    let is_pods_row = |l: &str| {
+        let cells: Vec<&str> = l
             .trim_matches(|c: char| c == '│' || c.is_whitespace())
             .split_whitespace()
-            .nth(3)
-            .unwrap_or_default()
-            .to_string();
-        (list, row)
-    }
+            .collect();
+        cells.first() == Some(&"pods") && cells.contains(&"true")
+    };
+    let screen = dash.wait_for("a synced pods informer in the panel", 60, |t| {
+        t.lines().any(is_pods_row)
+    });
+    let row = screen
+        .lines()
+        .find(|l| is_pods_row(l))
+        .unwrap_or_default()
+        .to_string();
+    let list = row
+        .trim_matches(|c: char| c == '│' || c.is_whitespace())
+        .split_whitespace()
+        .nth(3)
+        .unwrap_or_default()
+        .to_string();
+    (list, row)
 }
 
-impl Drop for Dashboard {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-S", &self.socket, "kill-server"])
-            .status();
-    }
+/// The dashboard against `kubeconfig`, all namespaces, in tmux.
+fn dashboard(tag: &str, kubeconfig: &Path) -> Session {
+    Session::start_with(
+        tag,
+        200,
+        &format!("--kubeconfig {} -A", kubeconfig.display()),
+    )
 }
 
 #[test]
@@ -192,14 +113,14 @@ fn dashboard_falls_back_to_list_and_watch_against_a_server_without_watch_list() 
     let dir = tempfile::tempdir().expect("tempdir");
 
     let old_etcd = DemoServerProcess::start(dir.path(), &["--no-watch-list"]);
-    let dash = Dashboard::start(dir.path(), "old", &old_etcd.kubeconfig);
-    let (list, row) = dash.synced_pods_list_mode();
+    let dash = dashboard("old", &old_etcd.kubeconfig);
+    let (list, row) = synced_pods_list_mode(&dash);
     assert_eq!(list, "fallback", "{row}");
     drop(dash);
     drop(old_etcd);
 
     let current = DemoServerProcess::start(dir.path(), &[]);
-    let dash = Dashboard::start(dir.path(), "new", &current.kubeconfig);
-    let (list, row) = dash.synced_pods_list_mode();
+    let dash = dashboard("new", &current.kubeconfig);
+    let (list, row) = synced_pods_list_mode(&dash);
     assert_eq!(list, "stream", "{row}");
 }

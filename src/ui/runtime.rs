@@ -1857,6 +1857,24 @@ mod tests {
         panic!("condition not reached");
     }
 
+    /// A started factory whose informers all read `fake`, listing then watching (the fake
+    /// scripts list pages; streaming lists are the default).
+    fn started_factory(fake: &Arc<FakeListerWatcher<DynamicObject>>) -> Arc<SharedInformerFactory> {
+        let lw = fake.clone();
+        let maker: crate::informer::factory::ListerWatcherMaker =
+            Arc::new(move |_, _| lw.clone() as Arc<dyn ListerWatcher<DynamicObject>>);
+        let options = FactoryOptions {
+            reflector: crate::informer::reflector::ReflectorConfig {
+                use_streaming_list: false,
+                ..Default::default()
+            },
+            ..FactoryOptions::default()
+        };
+        let factory = Arc::new(SharedInformerFactory::new(maker, options));
+        factory.start();
+        factory
+    }
+
     fn on_node(name: &str, rv: &str, node: &str) -> DynamicObject {
         let mut o = pod(name, rv);
         o.data = serde_json::json!({ "spec": { "nodeName": node } });
@@ -1891,18 +1909,7 @@ mod tests {
             None,
         );
         let live = fake.push_watch_live();
-        let lw = fake.clone();
-        let maker: crate::informer::factory::ListerWatcherMaker =
-            Arc::new(move |_, _| lw.clone() as Arc<dyn ListerWatcher<DynamicObject>>);
-        let options = FactoryOptions {
-            reflector: crate::informer::reflector::ReflectorConfig {
-                use_streaming_list: false,
-                ..Default::default()
-            },
-            ..FactoryOptions::default()
-        };
-        let factory = Arc::new(SharedInformerFactory::new(maker, options));
-        factory.start();
+        let factory = started_factory(&fake);
         let informer = factory.informer_for(&pods(), None);
         until(|| {
             informer.has_synced()
@@ -1946,18 +1953,7 @@ mod tests {
     #[tokio::test]
     async fn node_describe_takes_the_nodes_pods_from_the_node_index_once_synced() {
         let fake = FakeListerWatcher::<DynamicObject>::shared();
-        let lw = fake.clone();
-        let maker: crate::informer::factory::ListerWatcherMaker =
-            Arc::new(move |_, _| lw.clone() as Arc<dyn ListerWatcher<DynamicObject>>);
-        let options = FactoryOptions {
-            reflector: crate::informer::reflector::ReflectorConfig {
-                use_streaming_list: false,
-                ..Default::default()
-            },
-            ..FactoryOptions::default()
-        };
-        let factory = Arc::new(SharedInformerFactory::new(maker, options));
-        factory.start();
+        let factory = started_factory(&fake);
         assert!(
             pods_on_node_from_cache(&factory, "n1").is_none(),
             "no informer yet"
@@ -1996,19 +1992,7 @@ mod tests {
         let fake = FakeListerWatcher::<DynamicObject>::shared();
         fake.push_list_page(vec![pod("a", "10"), pod("b", "11")], "11", None);
         let live = fake.push_watch_live();
-        let lw = fake.clone();
-        let maker: crate::informer::factory::ListerWatcherMaker =
-            Arc::new(move |_, _| lw.clone() as Arc<dyn ListerWatcher<DynamicObject>>);
-        // A list, then a watch: the fake scripts a list page (streaming lists are the default).
-        let options = FactoryOptions {
-            reflector: crate::informer::reflector::ReflectorConfig {
-                use_streaming_list: false,
-                ..Default::default()
-            },
-            ..FactoryOptions::default()
-        };
-        let factory = Arc::new(SharedInformerFactory::new(maker, options));
-        factory.start();
+        let factory = started_factory(&fake);
         let informer = factory.informer_for(&pods(), None);
         let stats = StatsSource::shared(
             factory.clone(),

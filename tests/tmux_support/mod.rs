@@ -1,0 +1,184 @@
+//! Driving the real binary in a detached tmux session (keys in, `capture-pane` out), shared by
+//! the end-to-end tests. Each test binary uses a part of it.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+pub struct Session {
+    name: String,
+    socket: String,
+    dir: tempfile::TempDir,
+}
+
+impl Session {
+    /// `kinformer --demo` (120 pods, 5 ev/s churn) with `args`, 160×40.
+    pub fn start(tag: &str, args: &str) -> Session {
+        Session::start_with(
+            tag,
+            160,
+            &format!("--demo --demo-pods 120 --demo-churn 5 {args}"),
+        )
+    }
+
+    /// `kinformer <args>` in a detached tmux session `width`×40; the wrapping shell prints the
+    /// exit code and `stty -a` once the dashboard is gone.
+    pub fn start_with(tag: &str, width: u16, args: &str) -> Session {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let name = format!("kinformer-e2e-{tag}-{}", std::process::id());
+        let socket = dir.path().join("tmux.sock").display().to_string();
+        let bin = env!("CARGO_BIN_EXE_kinformer");
+        let log = dir.path().join("kinformer.log");
+        let stty = dir.path().join("stty.txt");
+        let script = format!(
+            "{bin} --log-file {} {args}; echo EXIT=$? ; stty -a > {}; sleep 60",
+            log.display(),
+            stty.display()
+        );
+        let width = width.to_string();
+        let status = Command::new("tmux")
+            .args([
+                "-S",
+                &socket,
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-x",
+                &width,
+                "-y",
+                "40",
+            ])
+            .arg(script)
+            .status()
+            .expect("tmux new-session");
+        assert!(status.success(), "tmux new-session failed");
+        Session { name, socket, dir }
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            let status = Command::new("tmux")
+                .args(["-S", &self.socket, "send-keys", "-t", &self.name, k])
+                .status()
+                .expect("tmux send-keys");
+            assert!(status.success());
+            // Separate keys so ESC is never read as an Alt prefix of the next key.
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    }
+
+    pub fn text(&self, text: &str) {
+        let status = Command::new("tmux")
+            .args([
+                "-S",
+                &self.socket,
+                "send-keys",
+                "-t",
+                &self.name,
+                "-l",
+                text,
+            ])
+            .status()
+            .expect("tmux send-keys -l");
+        assert!(status.success());
+        std::thread::sleep(Duration::from_millis(150));
+    }
+
+    pub fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-S", &self.socket, "capture-pane", "-p", "-t", &self.name])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Wait until the screen satisfies `pred`; panics with the last screen after `secs`.
+    pub fn wait_for(&self, what: &str, secs: u64, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if Instant::now() > deadline {
+                let log = std::fs::read_to_string(self.dir.path().join("kinformer.log"))
+                    .unwrap_or_default();
+                panic!(
+                    "timed out waiting for {what}; screen:\n{s}\nlog tail:\n{}",
+                    tail(&log, 40)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// The dashboard's pid, from /proc: the process whose argv[0] is the binary and whose
+    /// arguments name this session's log file (the wrapping shell's argv[0] is the shell).
+    pub fn pid(&self) -> Option<u32> {
+        let bin = env!("CARGO_BIN_EXE_kinformer");
+        let log = self.log_path().display().to_string();
+        std::fs::read_dir("/proc")
+            .ok()?
+            .flatten()
+            .find_map(|entry| {
+                let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+                let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+                let args: Vec<String> = cmdline
+                    .split(|b| *b == 0)
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect();
+                (args.first().map(String::as_str) == Some(bin) && args.contains(&log))
+                    .then_some(pid)
+            })
+    }
+
+    pub fn log_path(&self) -> PathBuf {
+        self.dir.path().join("kinformer.log")
+    }
+
+    pub fn stty(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("stty.txt")).unwrap_or_default()
+    }
+
+    /// The shell wrote `stty -a` after the dashboard exited: raw mode must be gone.
+    pub fn assert_terminal_cooked(&self) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while self.stty().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(
+            is_cooked(&self.stty()),
+            "terminal left in raw mode:\n{}",
+            self.stty()
+        );
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-S", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+pub fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Raw mode clears `icanon` and `echo`; cooked mode has both.
+pub fn is_cooked(stty: &str) -> bool {
+    let words: Vec<&str> = stty.split_whitespace().collect();
+    words.contains(&"icanon") && words.contains(&"echo")
+}
