@@ -12,12 +12,11 @@ use kinformer::demo::rbac::NamespaceUser;
 use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
 use kinformer::informer::factory::InformerKey;
 use kinformer::ui::action::Action;
-use kinformer::ui::runtime::Runtime;
+use kinformer::ui::runtime::Headless;
 use kinformer::ui::{App, AppConfig, KeyMap};
 use kube::api::{Api, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use serde_json::json;
-use tokio::sync::mpsc;
 
 fn skip_on_real_cluster(test: &str) -> bool {
     if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
@@ -76,15 +75,13 @@ async fn jane_on_demo() -> (DemoHandle, Connection) {
 
 struct Dash {
     app: App,
-    rt: Runtime,
-    rx: mpsc::UnboundedReceiver<Action>,
+    rt: Headless,
 }
 
 impl Dash {
     /// The dashboard as `kinformer -A` would start for jane: all namespaces first, the
     /// context's namespace `bench` to fall back to.
     async fn start(conn: Connection) -> Dash {
-        let (tx, rx) = mpsc::unbounded_channel();
         let now = chrono::Utc::now().timestamp_millis();
         let mut app = App::new(
             AppConfig {
@@ -98,11 +95,11 @@ impl Dash {
             KeyMap::defaults().unwrap(),
         );
         app.update(Action::Resize(140, 30));
-        let mut rt = Runtime::new(conn, tx);
+        let mut rt = Headless::start(conn, Duration::from_secs(15));
         for fx in app.init() {
             rt.carry_out(fx).await;
         }
-        Dash { app, rt, rx }
+        Dash { app, rt }
     }
 
     async fn apply(&mut self, action: Action) {
@@ -122,7 +119,7 @@ impl Dash {
                 self.screen()
             );
             if let Ok(Some(a)) =
-                tokio::time::timeout(Duration::from_millis(100), self.rx.recv()).await
+                tokio::time::timeout(Duration::from_millis(100), self.rt.next_action()).await
             {
                 self.apply(a).await;
             }

@@ -420,8 +420,8 @@ async fn forbidden_message(
 }
 
 /// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
-/// switches. Public so that tests drive an [`App`] against a server without a terminal.
-pub struct Runtime {
+/// switches, streams; tests drive it without a terminal through [`Headless`].
+struct Runtime {
     connection: Connection,
     factory: Arc<SharedInformerFactory>,
     tx: mpsc::UnboundedSender<Action>,
@@ -469,34 +469,6 @@ struct Streams {
 }
 
 impl Runtime {
-    /// A runtime on `connection` (its informer factory started, the stats and event-tap tasks
-    /// running, metrics polled every 15 s) sending what happens to `tx`, metrics updates included.
-    pub fn new(connection: Connection, tx: mpsc::UnboundedSender<Action>) -> Runtime {
-        let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
-        let (
-            rt,
-            Streams {
-                mut metrics_rx,
-                mut log_rx,
-            },
-        ) = Runtime::start(connection, version, Duration::from_secs(15), tx.clone());
-        // Ends when the runtime (its metrics hub, its log feeds) is gone or the app stopped
-        // listening.
-        tokio::spawn(async move {
-            loop {
-                let action = tokio::select! {
-                    Some(u) = metrics_rx.recv() => Action::Metrics(u),
-                    Some((view, batch)) = log_rx.recv() => Action::Log { view, batch },
-                    else => break,
-                };
-                if tx.send(action).is_err() {
-                    break;
-                }
-            }
-        });
-        rt
-    }
-
     /// Start the informer factory, the stats task, the event tap and the metrics hub for
     /// `connection`; metrics updates and log batches arrive on the bounded receivers returned
     /// (read by the frame loop, so a slow UI slows the streams instead of growing memory).
@@ -540,11 +512,6 @@ impl Runtime {
             forward_rows: Vec::new(),
         };
         (rt, Streams { metrics_rx, log_rx })
-    }
-
-    /// The informer factory of the current connection.
-    pub fn factory(&self) -> &Arc<SharedInformerFactory> {
-        &self.factory
     }
 
     /// Close every view, end the connection's tasks and stop the informers.
@@ -1742,6 +1709,11 @@ impl Headless {
             u = self.metrics_rx.recv() => u.map(Action::Metrics),
             b = self.log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
         }
+    }
+
+    /// The informer factory of the current connection.
+    pub fn factory(&self) -> &Arc<SharedInformerFactory> {
+        &self.rt.factory
     }
 
     /// Metrics poller tasks still running.
