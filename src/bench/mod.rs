@@ -1,0 +1,562 @@
+//! `kinformer bench`: the benchmark suite of issue 5, printed as one table.
+//!
+//! Figures (each the median of `--runs` where a run is repeatable):
+//! 1. time to synced for N pods: kinformer's `SharedIndexInformer<DynamicObject>` over
+//!    [`KubeListerWatcher`] with the dashboard's cache transform (`render::prune("Pod", ..)`),
+//!    next to the floor measured in the same run (raw paged HTTP list, page size 500, plus
+//!    `serde_json` parse into `k8s_openapi` `Pod`) and kube-rs' `runtime::reflector` + `watcher`
+//!    (same page size) until its first `InitDone`;
+//!    Next to them: all pods on screen (time to synced, then the store and every row handed to
+//!    the dashboard's [`App`] and its first frame drawn) and the raw JSON list (one unpaged
+//!    `resourceVersion=0` GET read to its end, no decode) with the list body's bytes per pod;
+//! 2. memory: RSS after sync (the App holding every row included), bytes per cached pod (RSS
+//!    delta over a baseline taken before the informer starts), and peak RSS (VmHWM after
+//!    `clear_refs`) during a forced relist (the demo server answers the next watch with 410 and
+//!    drops watches) vs steady RSS;
+//! 3. pipeline throughput: watch events/s through DeltaFIFO → indexer → handler → workqueue →
+//!    `Action::Rows` → the dashboard's [`App`] (in-process, [`FakeListerWatcher`]);
+//! 4. event → frame latency (p50/p99) under churn: in-process demo server; each pod mutation is
+//!    timestamped when it is applied; informer handler → workqueue → indexer read →
+//!    `ObjectSummary::from_object` → `Action::Rows` → `App::update` (pods sorted by STATUS) →
+//!    the first frame drawn after the App holds the new state (`&App` on a 200×60 `TestBackend`,
+//!    drawn only when `App::take_dirty()`, as src/ui/runtime.rs does);
+//! 5. label filter: `index_keys_all(LABEL_INDEX, ..)` (the keys, what the App asks) and
+//!    `by_index_all` (the objects) for selectors matching 1% / 10% of the pods next to a linear
+//!    scan with [`LabelSelector::matches`], and the App's `l` filter
+//!    (`App::apply_label_filter` over the store attached with `Action::Store`) plus its frame;
+//! 6. render: sort of 100k rows of the App's table by a column and the App's frame at 100k rows;
+//!    CPU while idle with the App loop run as the runtime runs it (1 s `Action::Tick`, a frame
+//!    only when dirty).
+//!
+//! 7. drill-down at 150k pods: the App's Enter on a node, a deployment (its ReplicaSets by the
+//!    owner index, then their pods) and a namespace, up to the drilled table holding its rows
+//!    (`Action::Store` → index lookup → rows), next to what a drill-down cost before the
+//!    indexes answered it: every row sent to the new view and a scan of them for the matches.
+//!
+//! The demo server of figures 1-2 runs as a child process (`kinformer demo-server`, realistic
+//! pods by default: `--pod-shape`, see [`crate::demo::realistic`]), so the RSS of this process
+//! is the informer's and the App's alone. `--kubeconfig` benchmarks any cluster instead (then
+//! the forced relist is skipped: it needs the demo server's fault endpoint).
+//!
+//! Figures 3, 4, 5 (filtered frame) and 6 drive the dashboard's real [`App`] through the
+//! runtime's protocol (src/ui/mod.rs); none keeps a row model of its own.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
+use std::time::{Duration, Instant};
+
+use futures::TryStreamExt;
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{ApiResource, DynamicObject};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use parking_lot::Mutex;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::demo::churn::apply_all;
+use crate::demo::mutation::Mutation;
+use crate::demo::realistic::PodShape;
+use crate::demo::sim::{SimConfig, Simulator};
+use crate::demo::{DemoCluster, DemoOptions, DemoServer};
+use crate::informer::delta_fifo::DeltaObject;
+use crate::informer::index::{LABEL_INDEX, NODE_INDEX, default_indexers, label_value};
+use crate::informer::list_watch::{
+    FakeListerWatcher, KubeListerWatcher, ListOptions, ListerWatcher, WatchEvent,
+    client_for_informers, list_url,
+};
+use crate::informer::reflector::ReflectorConfig;
+use crate::informer::shared_informer::{
+    DeleteObject, InformerConfig, ResourceEventHandler, SharedIndexInformer,
+};
+use crate::informer::thread_safe_store::ThreadSafeStore;
+use crate::informer::workqueue::RateLimitingQueue;
+use crate::process::{cpu_time, peak_rss_bytes, reset_peak_rss, rss_bytes};
+use crate::render;
+use crate::selector::LabelSelector;
+use crate::ui::action::{Action, Effect, ObjectSummary, ViewId};
+use crate::ui::runtime::{next_key_batch, rows_for_keys};
+use crate::ui::table::SortBy;
+use crate::ui::{App, AppConfig, KeyMap};
+
+mod pipeline;
+mod screen;
+mod server;
+mod sync;
+
+use pipeline::*;
+use screen::*;
+use server::*;
+use sync::*;
+
+/// Errors of the benchmark run, each printed as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("setup: {0}")]
+    Setup(String),
+    #[error("demo server child process: {0}")]
+    Child(String),
+    #[error("cluster: {0}")]
+    Cluster(String),
+    #[error("timed out: {0}")]
+    Timeout(String),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("informer: {0}")]
+    Informer(#[from] crate::informer::Error),
+}
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Pod counts for figures 1-2.
+    pub pods: Vec<usize>,
+    /// Runs per figure (median reported).
+    pub runs: usize,
+    /// Skip the kube-rs reflector peer.
+    pub no_peer: bool,
+    /// Churn rates (events/s) for figure 4.
+    pub churn: Vec<f64>,
+    /// Benchmark this cluster instead of a child demo server.
+    pub kubeconfig: Option<PathBuf>,
+    /// Small sizes and short windows (CI): figures 3-6 use fewer objects and shorter windows.
+    pub smoke: bool,
+    /// Only these figure groups (empty: all).
+    pub only: Vec<FigureGroup>,
+    /// Pod shape the child demo server serves (figures 1-2); the fixture pods of figures 3, 5
+    /// and 6 are always realistic.
+    pub pod_shape: PodShape,
+}
+
+/// A group of figures `--only` can select.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FigureGroup {
+    /// Figures 1-2 and the idle CPU: time to synced, memory, relist peak.
+    Sync,
+    /// Figure 3: pipeline throughput.
+    Pipeline,
+    /// Figure 4: event → frame latency under churn.
+    Latency,
+    /// Figures 5-6: label filter and render; the pulse frame.
+    Render,
+    /// Figure 7: drill-down (node, deployment, namespace) through the indexes.
+    Drill,
+}
+
+impl BenchOptions {
+    fn wants(&self, group: FigureGroup) -> bool {
+        self.only.is_empty() || self.only.contains(&group)
+    }
+}
+
+/// PASS / MISS against a target, or an informational figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Miss,
+    Info,
+}
+
+/// One line of the results table.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    pub section: String,
+    pub name: String,
+    pub value: String,
+    pub target: String,
+    pub verdict: Verdict,
+}
+
+/// The whole report: machine, inputs, figures, notes.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub header: Vec<(String, String)>,
+    pub figures: Vec<Figure>,
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    fn fig(&mut self, section: &str, name: &str, value: String, target: &str, verdict: Verdict) {
+        self.figures.push(Figure {
+            section: section.into(),
+            name: name.into(),
+            value,
+            target: target.into(),
+            verdict,
+        });
+    }
+
+    /// The table as printed on stdout.
+    pub fn to_table(&self) -> String {
+        let mut out = String::new();
+        for (k, v) in &self.header {
+            out.push_str(&format!("{k:<10} {v}\n"));
+        }
+        out.push('\n');
+        // Column widths: the widest cell, at least the header's.
+        let width = |cell: fn(&Figure) -> usize, header: &str| {
+            self.figures
+                .iter()
+                .map(cell)
+                .max()
+                .unwrap_or(0)
+                .max(header.len())
+        };
+        let w_name = width(|f| f.section.len() + f.name.len() + 3, "figure");
+        let w_val = width(|f| f.value.len(), "value");
+        let w_tgt = width(|f| f.target.len(), "target");
+        out.push_str(&format!(
+            "| {:<w_name$} | {:>w_val$} | {:<w_tgt$} | result |\n",
+            "figure", "value", "target"
+        ));
+        out.push_str(&format!(
+            "|{}|{}|{}|--------|\n",
+            "-".repeat(w_name + 2),
+            "-".repeat(w_val + 2),
+            "-".repeat(w_tgt + 2)
+        ));
+        for f in &self.figures {
+            let name = format!("{} · {}", f.section, f.name);
+            let verdict = match f.verdict {
+                Verdict::Pass => "PASS",
+                Verdict::Miss => "MISS",
+                Verdict::Info => "",
+            };
+            out.push_str(&format!(
+                "| {name:<w_name$} | {:>w_val$} | {:<w_tgt$} | {verdict:<6} |\n",
+                f.value, f.target
+            ));
+        }
+        if !self.notes.is_empty() {
+            out.push('\n');
+            for n in &self.notes {
+                out.push_str(&format!("note: {n}\n"));
+            }
+        }
+        out
+    }
+}
+
+fn verdict(ok: bool) -> Verdict {
+    if ok { Verdict::Pass } else { Verdict::Miss }
+}
+
+fn machine_header(report: &mut Report) {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+        })
+        .map(|kb| format!("{:.1} GiB", kb as f64 / 1024.0 / 1024.0))
+        .unwrap_or_else(|| "unknown".into());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_default();
+    report
+        .header
+        .push(("machine".into(), format!("{model}, {cores} cores, {mem}")));
+    report.header.push((
+        "load".into(),
+        format!("{load} (1-min load average at start)"),
+    ));
+    report.header.push((
+        "date".into(),
+        chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
+    ));
+    report.header.push((
+        "build".into(),
+        if cfg!(debug_assertions) {
+            "DEBUG build: figures are not meaningful, use --release".into()
+        } else {
+            "release".into()
+        },
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small statistics helpers
+
+fn median(v: &mut [Duration]) -> Duration {
+    if v.is_empty() {
+        return Duration::ZERO;
+    }
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx.min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
+}
+
+fn mib(b: u64) -> String {
+    format!("{:.1} MiB", b as f64 / 1024.0 / 1024.0)
+}
+
+async fn wait_until(
+    what: &str,
+    timeout: Duration,
+    mut f: impl FnMut() -> bool,
+) -> Result<(), BenchError> {
+    let deadline = Instant::now() + timeout;
+    while !f() {
+        if Instant::now() > deadline {
+            return Err(BenchError::Timeout(what.into()));
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    Ok(())
+}
+
+// Entry point
+
+/// Run every figure and return the report.
+pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
+    let mut report = Report::default();
+    machine_header(&mut report);
+    report.header.push((
+        "inputs".into(),
+        format!(
+            "pods {:?}, runs {}, churn {:?} ev/s, peer {}, cluster {}{}",
+            opts.pods,
+            opts.runs,
+            opts.churn,
+            if opts.no_peer {
+                "off"
+            } else {
+                "kube-rs reflector"
+            },
+            match &opts.kubeconfig {
+                Some(p) => format!("{}", p.display()),
+                None => "demo server (child process)".into(),
+            },
+            if opts.smoke { ", SMOKE sizes" } else { "" }
+        ),
+    ));
+    if opts.wants(FigureGroup::Sync) {
+        if opts.pods.len() > 1 {
+            report.notes.push(
+                "memory figures of the second and later pod counts include heap this process kept \
+                 from the earlier ones (the floor and peer runs decode full pods); for clean \
+                 memory figures run one count per invocation (e.g. `--pods 100000 --only sync`)"
+                    .into(),
+            );
+        }
+        for (i, &pods) in opts.pods.iter().enumerate() {
+            tracing::info!(pods, "bench: sync and memory");
+            sync_and_memory(&opts, pods, i == 0, &mut report).await?;
+        }
+    }
+    if opts.wants(FigureGroup::Pipeline) {
+        tracing::info!("bench: pipeline");
+        pipeline_throughput(&opts, &mut report).await?;
+    }
+    if opts.wants(FigureGroup::Latency) {
+        for &rate in &opts.churn {
+            tracing::info!(rate, "bench: latency");
+            latency(&opts, rate, &mut report).await?;
+        }
+    }
+    if opts.wants(FigureGroup::Render) {
+        tracing::info!("bench: label filter and render");
+        label_and_render(&opts, &mut report)?;
+        tracing::info!("bench: pulse draw");
+        pulse_draw(&opts, &mut report)?;
+    }
+    if opts.wants(FigureGroup::Drill) {
+        tracing::info!("bench: drill-down");
+        drill_down(&opts, &mut report)?;
+    }
+    report.notes.push(
+        "figures 4 and 6 drive the dashboard's App (Action::Rows of ObjectSummary::from_object, \
+         drawn with `&App` on a 200×60 TestBackend, a frame only when take_dirty())"
+            .into(),
+    );
+    report.notes.push(
+        "event → frame: from just before the demo server applies a pod mutation to the end of \
+         the first frame drawn after the App holds that state"
+            .into(),
+    );
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summaries(objs: &[Arc<DynamicObject>]) -> Vec<ObjectSummary> {
+        objs.iter()
+            .filter_map(|o| ObjectSummary::from_object("Pod", o, None))
+            .collect()
+    }
+
+    fn pod(name: &str, phase: &str) -> DynamicObject {
+        let mut p = match fixture_pod() {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        p.metadata.name = Some(name.into());
+        p.data["status"]["phase"] = Value::String(phase.into());
+        p
+    }
+
+    /// The drill-down figure checks that each drill-down shows exactly the pods of its node,
+    /// deployment (through its two ReplicaSets) and namespace, and names the index that answered.
+    #[test]
+    fn drill_down_figures_show_the_indexes_answers() -> Result<(), BenchError> {
+        let opts = BenchOptions {
+            pods: Vec::new(),
+            runs: 1,
+            no_peer: true,
+            churn: Vec::new(),
+            kubeconfig: None,
+            smoke: true,
+            only: vec![FigureGroup::Drill],
+            pod_shape: PodShape::Compact,
+        };
+        let mut report = Report::default();
+        drill_down(&opts, &mut report)?;
+        let names: Vec<&str> = report.figures.iter().map(|f| f.name.as_str()).collect();
+        for want in [
+            "node index → 40 pods",
+            "owner index: 2 replicasets → 40 pods",
+            "namespace index → 400 pods",
+        ] {
+            assert!(names.iter().any(|n| n.contains(want)), "{want}: {names:?}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn bench_app_sorts_fed_rows_by_status_and_draws_them() -> Result<(), BenchError> {
+        let (mut app, view) = pods_app()?;
+        let objs: Vec<Arc<DynamicObject>> = [("c", "Running"), ("a", "Pending"), ("b", "Running")]
+            .into_iter()
+            .map(|(n, ph)| Arc::new(pod(n, ph)))
+            .collect();
+        app.update(Action::Rows {
+            view,
+            upserts: summaries(&objs),
+            deletes: Vec::new(),
+        });
+        if let Some(tb) = table(&mut app, view) {
+            tb.set_sort(SortBy::Cell(SORT_COLUMN));
+        }
+        let names: Vec<String> = app.views[&view]
+            .table
+            .list()
+            .iter()
+            .map(|k| k.rsplit('/').next().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert!(app.take_dirty());
+        let mut term = new_terminal()?;
+        draw(&mut term, &app)?;
+        let screen: String = term
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol())
+            .collect();
+        for name in ["a", "b", "c"] {
+            assert!(screen.contains(&format!(" {name} ")), "{name} not drawn");
+        }
+        // A delete through Action::Rows: the row leaves the view.
+        app.update(Action::Rows {
+            view,
+            upserts: Vec::new(),
+            deletes: vec![Arc::from(
+                format!("{}/a", objs[1].metadata.namespace.as_deref().unwrap_or("")).as_str(),
+            )],
+        });
+        // Struck for a while (the App's linger), gone once the clock has passed it.
+        assert_eq!(shown_rows(&app, view), 3);
+        // The linger counts from the first tick after the delete (the first frame showing it).
+        app.update(Action::Tick(now_ms() + 3_600_000));
+        app.update(Action::Tick(now_ms() + 7_200_000));
+        assert_eq!(shown_rows(&app, view), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn percentile_uses_the_nearest_rank() {
+        let v: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(percentile(&v, 0.5), Duration::from_millis(51));
+        assert_eq!(percentile(&v, 0.99), Duration::from_millis(99));
+        assert_eq!(percentile(&[], 0.99), Duration::ZERO);
+    }
+
+    #[test]
+    fn report_table_marks_misses_and_passes() {
+        let mut r = Report::default();
+        r.fig("s", "fast", "1 ms".into(), "≤ 2 ms", verdict(true));
+        r.fig("s", "slow", "3 ms".into(), "≤ 2 ms", verdict(false));
+        let t = r.to_table();
+        assert!(
+            t.lines()
+                .any(|l| l.contains("s · fast") && l.contains("PASS"))
+        );
+        assert!(
+            t.lines()
+                .any(|l| l.contains("s · slow") && l.contains("MISS"))
+        );
+    }
+
+    #[test]
+    fn proc_readers_return_plausible_values() {
+        let rss = rss_bytes().unwrap_or(0);
+        assert!(rss > 0);
+        assert!(peak_rss_bytes().unwrap_or(0) >= rss);
+        assert!(cpu_time().is_some());
+    }
+
+    #[test]
+    fn fixture_pods_label_one_and_ten_percent() {
+        let pods = match fixture_pods(1000) {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        let sel = |s: &str| match LabelSelector::parse(s) {
+            Ok(x) => x,
+            Err(e) => panic!("{e}"),
+        };
+        let count = |s: &LabelSelector| {
+            pods.iter()
+                .filter(|p| p.metadata.labels.as_ref().is_some_and(|l| s.matches(l)))
+                .count()
+        };
+        assert_eq!(count(&sel("app=app-7")), 10);
+        assert_eq!(count(&sel("tier=tier-3")), 100);
+    }
+}

@@ -1,0 +1,92 @@
+//! The demo server the sync and memory figures run against, as a child process, and its
+//! fault endpoint.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// The child demo server
+
+pub(super) struct ChildServer {
+    pub(super) child: tokio::process::Child,
+    pub(super) dir: PathBuf,
+    pub(super) kubeconfig: PathBuf,
+}
+
+impl ChildServer {
+    pub(super) async fn start(pods: usize, shape: PodShape) -> Result<Self, BenchError> {
+        let exe = std::env::current_exe()?;
+        let dir =
+            std::env::temp_dir().join(format!("kinformer-bench-{}-{}", std::process::id(), pods));
+        std::fs::create_dir_all(&dir)?;
+        let kubeconfig = dir.join("kubeconfig");
+        let mut child = tokio::process::Command::new(exe)
+            .arg("demo-server")
+            .args(["--pods", &pods.to_string()])
+            .args(["--churn", "0", "--port", "0"])
+            .args([
+                "--pod-shape",
+                match shape {
+                    PodShape::Realistic => "realistic",
+                    PodShape::Compact => "compact",
+                },
+            ])
+            .arg("--kubeconfig-out")
+            .arg(&kubeconfig)
+            .arg("--log-file")
+            .arg(dir.join("demo-server.log"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| BenchError::Child("no stdout".into()))?;
+        let mut lines = BufReader::new(stdout).lines();
+        let wait = async {
+            while let Some(line) = lines.next_line().await? {
+                if line.contains("listening on") {
+                    return Ok::<bool, std::io::Error>(true);
+                }
+            }
+            Ok(false)
+        };
+        match tokio::time::timeout(Duration::from_secs(600), wait).await {
+            Ok(Ok(true)) => {}
+            Ok(Ok(false)) => return Err(BenchError::Child("exited before listening".into())),
+            Ok(Err(e)) => return Err(BenchError::Io(e)),
+            Err(_) => return Err(BenchError::Timeout("demo server start".into())),
+        }
+        // Keep draining stdout so the child never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        Ok(Self {
+            child,
+            dir,
+            kubeconfig,
+        })
+    }
+
+    pub(super) async fn stop(mut self) {
+        let _ = self.child.kill().await;
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+pub(super) async fn client_from_kubeconfig(path: &Path) -> Result<kube::Client, BenchError> {
+    let kc = Kubeconfig::read_from(path).map_err(|e| BenchError::Cluster(e.to_string()))?;
+    let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| BenchError::Cluster(e.to_string()))?;
+    Ok(client_for_informers(config)?)
+}
+
+pub(super) async fn post_fault(client: &kube::Client, action: &str) -> Result<(), BenchError> {
+    let req = http::Request::post(format!("/_demo/faults/{action}"))
+        .body(Vec::new())
+        .map_err(|e| BenchError::Setup(e.to_string()))?;
+    client
+        .request_text(req)
+        .await
+        .map_err(|e| BenchError::Cluster(format!("fault {action}: {e}")))?;
+    Ok(())
+}

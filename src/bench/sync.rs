@@ -1,0 +1,555 @@
+//! Figures 1 and 2: time to synced (kinformer, the floor, kube-rs), all pods on screen, the raw
+//! list, memory per cached pod and the peak during a forced relist, idle CPU.
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// Figure 1: the three syncs
+
+pub(super) fn pod_transform() -> crate::informer::delta_fifo::Transform<DynamicObject> {
+    Arc::new(|o| render::prune("Pod", o))
+}
+
+pub(super) fn dashboard_pod_indexers() -> crate::informer::index::Indexers<DynamicObject> {
+    let mut indexers = default_indexers::<DynamicObject>();
+    indexers.insert(
+        NODE_INDEX.into(),
+        crate::informer::index::dynamic_pod_node_index_func(),
+    );
+    indexers
+}
+
+pub(super) struct RunningInformer {
+    pub(super) informer: Arc<SharedIndexInformer<DynamicObject>>,
+    pub(super) cancel: CancellationToken,
+    pub(super) task: JoinHandle<()>,
+}
+
+impl RunningInformer {
+    pub(super) async fn stop(self) {
+        self.cancel.cancel();
+        let _ = self.task.await;
+    }
+}
+
+pub(super) fn start_informer(lw: Arc<dyn ListerWatcher<DynamicObject>>) -> RunningInformer {
+    start_informer_with(lw, ReflectorConfig::default())
+}
+
+/// An informer with the dashboard's indexers and transform, and `reflector` for how it lists.
+pub(super) fn start_informer_with(
+    lw: Arc<dyn ListerWatcher<DynamicObject>>,
+    reflector: ReflectorConfig,
+) -> RunningInformer {
+    let informer = SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "pods".into(),
+            indexers: dashboard_pod_indexers(),
+            transform: Some(pod_transform()),
+            reflector,
+            ..Default::default()
+        },
+    );
+    let cancel = CancellationToken::new();
+    let task = {
+        let informer = informer.clone();
+        let cancel = cancel.clone();
+        tokio::spawn(async move { informer.run(cancel).await })
+    };
+    RunningInformer {
+        informer,
+        cancel,
+        task,
+    }
+}
+
+/// kinformer: informer over the cluster until has_synced. Returns the time and the running informer.
+pub(super) async fn kinformer_sync(
+    client: &kube::Client,
+) -> Result<(Duration, RunningInformer), BenchError> {
+    let ar = ApiResource::erase::<Pod>(&());
+    let lw: Arc<dyn ListerWatcher<DynamicObject>> = Arc::new(
+        KubeListerWatcher::dynamic(client.clone(), &ar, None).with_mask(render::cache_mask("Pod")),
+    );
+    let start = Instant::now();
+    let running = start_informer(lw);
+    let inf = running.informer.clone();
+    wait_until("kinformer sync", Duration::from_secs(900), || {
+        inf.has_synced()
+    })
+    .await?;
+    Ok((start.elapsed(), running))
+}
+
+/// The floor: paged raw HTTP list (500 per page) + serde_json into `Pod`, kept in a Vec.
+pub(super) async fn floor_sync(client: &kube::Client) -> Result<(Duration, usize), BenchError> {
+    let start = Instant::now();
+    let mut pods: Vec<Pod> = Vec::new();
+    let mut token: Option<String> = None;
+    loop {
+        let url = list_url(
+            "/api/v1/pods",
+            &ListOptions {
+                limit: Some(500),
+                continue_token: token.take(),
+                ..Default::default()
+            },
+        );
+        let req = http::Request::get(url)
+            .body(Vec::new())
+            .map_err(|e| BenchError::Setup(e.to_string()))?;
+        let body = client
+            .request_text(req)
+            .await
+            .map_err(|e| BenchError::Cluster(e.to_string()))?;
+        let list: k8s_openapi::List<Pod> =
+            serde_json::from_str(&body).map_err(|e| BenchError::Cluster(e.to_string()))?;
+        pods.extend(list.items);
+        match list.metadata.continue_ {
+            Some(c) if !c.is_empty() => token = Some(c),
+            _ => break,
+        }
+    }
+    Ok((start.elapsed(), pods.len()))
+}
+
+/// The raw JSON list: one unpaged `GET /api/v1/pods?resourceVersion=0` (answered whole from the
+/// API server's cache), the body read to its end and dropped, as `kubectl get --raw` into
+/// /dev/null. Returns the time and the body's size in bytes.
+pub(super) async fn raw_list(client: &kube::Client) -> Result<(Duration, u64), BenchError> {
+    let url = list_url(
+        "/api/v1/pods",
+        &ListOptions {
+            resource_version: Some("0".into()),
+            ..Default::default()
+        },
+    );
+    let req = http::Request::get(url)
+        .body(Vec::new())
+        .map_err(|e| BenchError::Setup(e.to_string()))?;
+    let start = Instant::now();
+    let reader = client
+        .request_stream(req)
+        .await
+        .map_err(|e| BenchError::Cluster(e.to_string()))?;
+    let mut reader = std::pin::pin!(reader);
+    let mut bytes = 0u64;
+    loop {
+        let chunk = futures::AsyncBufReadExt::fill_buf(&mut reader).await?;
+        if chunk.is_empty() {
+            break;
+        }
+        let n = chunk.len();
+        bytes += n as u64;
+        futures::AsyncBufReadExt::consume_unpin(&mut reader, n);
+    }
+    Ok((start.elapsed(), bytes))
+}
+
+/// The peer: kube-rs `reflector(store, watcher(..))` until the first `InitDone`.
+pub(super) async fn peer_sync(client: &kube::Client) -> Result<(Duration, usize), BenchError> {
+    use kube::runtime::{reflector, watcher};
+    let start = Instant::now();
+    let api: kube::Api<Pod> = kube::Api::all(client.clone());
+    let (reader, writer) = reflector::store();
+    let stream = reflector::reflector(
+        writer,
+        watcher::watcher(api, watcher::Config::default().page_size(500)),
+    );
+    futures::pin_mut!(stream);
+    while let Some(ev) = stream
+        .try_next()
+        .await
+        .map_err(|e| BenchError::Cluster(format!("kube-rs watcher: {e}")))?
+    {
+        if matches!(ev, watcher::Event::InitDone) {
+            break;
+        }
+    }
+    Ok((start.elapsed(), reader.state().len()))
+}
+
+/// Figures 1 and 2 (and the idle CPU of figure 6 for the first size) for one pod count.
+pub(super) async fn sync_and_memory(
+    opts: &BenchOptions,
+    pods: usize,
+    first: bool,
+    report: &mut Report,
+) -> Result<(), BenchError> {
+    let child = match &opts.kubeconfig {
+        Some(_) => None,
+        None => Some(ChildServer::start(pods, opts.pod_shape).await?),
+    };
+    let kubeconfig = match (&child, &opts.kubeconfig) {
+        (Some(c), _) => c.kubeconfig.clone(),
+        (None, Some(k)) => k.clone(),
+        (None, None) => return Err(BenchError::Setup("no cluster".into())),
+    };
+    let client = client_from_kubeconfig(&kubeconfig).await?;
+    let result = sync_and_memory_on(opts, &client, child.is_some(), pods, first, report).await;
+    if let Some(c) = child {
+        c.stop().await;
+    }
+    result
+}
+
+pub(super) async fn sync_and_memory_on(
+    opts: &BenchOptions,
+    client: &kube::Client,
+    demo: bool,
+    pods: usize,
+    first: bool,
+    report: &mut Report,
+) -> Result<(), BenchError> {
+    let sec = format!("{}k pods", pods as f64 / 1000.0);
+    let sec = sec.as_str();
+    // Warm the connection (TLS/TCP, discovery-free) so that run 1 is not penalised.
+    let _ = client
+        .request_text(
+            http::Request::get("/version")
+                .body(Vec::new())
+                .map_err(|e| BenchError::Setup(e.to_string()))?,
+        )
+        .await;
+
+    // Run 1 of kinformer doubles as the memory measurement: it comes first, on a clean heap.
+    let baseline = rss_bytes().unwrap_or(0);
+    let (t_first, running) = kinformer_sync(client).await?;
+    // All pods on screen: the synced store handed to the dashboard's App as the runtime does
+    // (Action::Store, then Action::Resync with every row) and its first frame drawn.
+    let (screen, on_screen) = first_screen(&running)?;
+    let t_screen = t_first + screen;
+    let cached = running.informer.indexer().len();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let steady = rss_bytes().unwrap_or(0);
+    let per_pod = steady.saturating_sub(baseline) / cached.max(1) as u64;
+    report.fig(sec, "cached pods", cached.to_string(), "", Verdict::Info);
+    report.fig(
+        sec,
+        "all pods on screen (first screen, run 1)",
+        secs(t_screen),
+        if pods == 10_000 { "≤ 1.2 s" } else { "" },
+        if pods == 10_000 {
+            verdict(t_screen.as_secs_f64() <= 1.2 && on_screen.shown == cached)
+        } else {
+            Verdict::Info
+        },
+    );
+    report.fig(
+        sec,
+        "RSS with all pods on screen (steady)",
+        mib(steady),
+        if pods == 10_000 { "≤ 80 MiB" } else { "" },
+        if pods == 10_000 {
+            verdict(steady <= 80 * 1024 * 1024)
+        } else {
+            Verdict::Info
+        },
+    );
+    report.fig(
+        sec,
+        "bytes per cached pod (RSS delta)",
+        format!("{per_pod} B"),
+        "≤ 6 KB (at 100k)",
+        // At small counts the fixed heap of the App and the runtime dominates the delta.
+        if pods >= 100_000 {
+            verdict(per_pod <= 6 * 1024)
+        } else {
+            Verdict::Info
+        },
+    );
+
+    if demo {
+        if reset_peak_rss() {
+            let relists_before = running
+                .informer
+                .stats()
+                .reflector
+                .map(|r| r.relists)
+                .unwrap_or(0);
+            post_fault(client, "gone-next-watch").await?;
+            post_fault(client, "drop-watches").await?;
+            let inf = running.informer.clone();
+            wait_until("forced relist", Duration::from_secs(900), || {
+                inf.stats()
+                    .reflector
+                    .is_some_and(|r| r.relists > relists_before)
+                    && inf.has_synced()
+            })
+            .await?;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let peak = peak_rss_bytes().unwrap_or(0);
+            let ratio = peak as f64 / steady.max(1) as f64;
+            report.fig(sec, "relist peak RSS", mib(peak), "", Verdict::Info);
+            report.fig(
+                sec,
+                "relist peak / steady RSS",
+                format!("{ratio:.2}×"),
+                "≤ 1.3×",
+                verdict(ratio <= 1.3),
+            );
+        } else {
+            report
+                .notes
+                .push("cannot write /proc/self/clear_refs: relist peak not measured".into());
+        }
+    } else {
+        report.notes.push(
+            "--kubeconfig: forced relist skipped (needs the demo server's fault endpoint)".into(),
+        );
+    }
+
+    if first {
+        idle_cpu(opts, &running, report).await;
+    }
+    drop(on_screen);
+    running.stop().await;
+
+    let mut kin = vec![t_first];
+    let mut floor = Vec::new();
+    let mut peer = Vec::new();
+    let mut raw = Vec::new();
+    let mut raw_bytes = 0;
+    for run in 0..opts.runs.max(1) {
+        if run > 0 {
+            let (t, r) = kinformer_sync(client).await?;
+            r.stop().await;
+            kin.push(t);
+        }
+        let (t, b) = raw_list(client).await?;
+        raw.push(t);
+        raw_bytes = b;
+        let (t, n) = floor_sync(client).await?;
+        if n != cached {
+            report.notes.push(format!(
+                "{sec}: floor listed {n} pods, informer cached {cached}"
+            ));
+        }
+        floor.push(t);
+        if !opts.no_peer {
+            let (t, n) = peer_sync(client).await?;
+            if n != cached {
+                report.notes.push(format!(
+                    "{sec}: kube-rs reflector cached {n}, informer {cached}"
+                ));
+            }
+            peer.push(t);
+        }
+    }
+    let k = median(&mut kin);
+    let f = median(&mut floor);
+    let r = median(&mut raw);
+    report.fig(
+        sec,
+        "list body (RV=0, unpaged): bytes per pod",
+        format!(
+            "{} B ({} total)",
+            raw_bytes / cached.max(1) as u64,
+            mib(raw_bytes)
+        ),
+        "",
+        Verdict::Info,
+    );
+    report.fig(
+        sec,
+        "raw JSON list (GET, body read, no decode)",
+        secs(r),
+        "",
+        Verdict::Info,
+    );
+    report.fig(
+        sec,
+        "kinformer ingest rate (list body bytes / time to synced)",
+        format!(
+            "{:.0} MB/s (raw list {:.0} MB/s)",
+            raw_bytes as f64 / 1e6 / k.as_secs_f64().max(1e-9),
+            raw_bytes as f64 / 1e6 / r.as_secs_f64().max(1e-9)
+        ),
+        "",
+        Verdict::Info,
+    );
+    let raw_ratio = k.as_secs_f64() / r.as_secs_f64().max(1e-9);
+    report.fig(
+        sec,
+        "kinformer / raw JSON list",
+        format!("{raw_ratio:.2}×"),
+        "≤ 1.1× (at 100k)",
+        if pods >= 100_000 {
+            verdict(raw_ratio <= 1.1)
+        } else {
+            Verdict::Info
+        },
+    );
+    let ratio = k.as_secs_f64() / f.as_secs_f64().max(1e-9);
+    report.fig(sec, "time to synced: kinformer", secs(k), "", Verdict::Info);
+    report.fig(
+        sec,
+        "time to synced: floor (HTTP+serde)",
+        secs(f),
+        "",
+        Verdict::Info,
+    );
+    report.fig(
+        sec,
+        "kinformer / floor",
+        format!("{ratio:.2}×"),
+        "≤ 1.3×",
+        verdict(ratio <= 1.3),
+    );
+    if !opts.no_peer {
+        let p = median(&mut peer);
+        report.fig(
+            sec,
+            "time to synced: kube-rs reflector",
+            secs(p),
+            "kinformer faster",
+            verdict(k < p),
+        );
+    }
+    if pods == 10_000 {
+        report.fig(
+            sec,
+            "time to synced (absolute)",
+            secs(k),
+            "≤ 1.2 s",
+            verdict(k.as_secs_f64() <= 1.2),
+        );
+    }
+    Ok(())
+}
+
+/// The dashboard's App holding every row of the synced store, as after its first frame.
+pub(super) struct OnScreen {
+    pub(super) shown: usize,
+    pub(super) _app: App,
+}
+
+/// Time from a synced store to its first frame: the App gets the store and all rows (pods
+/// sorted by the default column) and draws. Returns the App (its rows count in the RSS a user
+/// sees) and the rows it shows.
+pub(super) fn first_screen(running: &RunningInformer) -> Result<(Duration, OnScreen), BenchError> {
+    let start = Instant::now();
+    let store = running.informer.indexer();
+    let (mut app, view) = pods_app()?;
+    app.update(Action::Store {
+        view,
+        store: store.clone(),
+    });
+    app.update(Action::Resync {
+        view,
+        rows: store_rows(&store),
+    });
+    let mut term = new_terminal()?;
+    draw(&mut term, &app)?;
+    let shown = shown_rows(&app, view);
+    Ok((start.elapsed(), OnScreen { shown, _app: app }))
+}
+
+/// Figure 6b: CPU of a synced, idle informer plus the dashboard's App loop as the runtime runs
+/// it: `Action::Tick` once a second (and at `App::next_deadline_ms`), a frame only when
+/// `App::take_dirty()` says so.
+pub(super) async fn idle_cpu(opts: &BenchOptions, running: &RunningInformer, report: &mut Report) {
+    let window = if opts.smoke {
+        Duration::from_secs(3)
+    } else {
+        Duration::from_secs(10)
+    };
+    let store = running.informer.indexer();
+    let (mut app, view) = match pods_app() {
+        Ok(a) => a,
+        Err(e) => {
+            report.notes.push(format!("idle CPU: {e}"));
+            return;
+        }
+    };
+    app.update(Action::Store {
+        view,
+        store: store.clone(),
+    });
+    app.update(Action::Resync {
+        view,
+        rows: store_rows(&store),
+    });
+    let mut term = match new_terminal() {
+        Ok(t) => t,
+        Err(e) => {
+            report.notes.push(format!("idle CPU: terminal: {e}"));
+            return;
+        }
+    };
+    // Idle means idle: the forced relist of figure 2 may still be draining its deltas through
+    // the FIFO (and the reflector may still be re-opening its watch); measuring then would count
+    // that work as idle CPU.
+    let inf = running.informer.clone();
+    let settled = wait_until("informer idle", Duration::from_secs(300), || {
+        let s = inf.stats();
+        s.queue_depth == 0
+            && s.handler_backlog == 0
+            && s.reflector
+                .is_some_and(|r| r.state == crate::informer::reflector::ReflectorState::Watching)
+    })
+    .await;
+    if settled.is_err() {
+        report
+            .notes
+            .push("idle CPU: the informer did not settle within 300 s".into());
+    }
+    if app.take_dirty() {
+        let _ = draw(&mut term, &app);
+    }
+    let Some(c0) = cpu_time() else {
+        report
+            .notes
+            .push("idle CPU: /proc/self/stat unreadable".into());
+        return;
+    };
+    let start = Instant::now();
+    let mut ages = tokio::time::interval(Duration::from_secs(1));
+    ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut frames = 0u64;
+    // Wall time inside App::update + draw: the App loop's own share of the idle CPU.
+    let mut busy = Duration::ZERO;
+    while start.elapsed() < window {
+        let sleep_for = app
+            .next_deadline_ms()
+            .map(|d| Duration::from_millis((d - now_ms()).max(0) as u64))
+            .unwrap_or(Duration::from_secs(3600));
+        tokio::select! {
+            _ = ages.tick() => {}
+            _ = tokio::time::sleep(sleep_for) => {}
+        }
+        let t = Instant::now();
+        app.update(Action::Tick(now_ms()));
+        if app.take_dirty() {
+            let _ = draw(&mut term, &app);
+            frames += 1;
+        }
+        busy += t.elapsed();
+    }
+    let elapsed = start.elapsed();
+    let Some(c1) = cpu_time() else { return };
+    let pct = (c1.saturating_sub(c0)).as_secs_f64() / elapsed.as_secs_f64() * 100.0;
+    report.fig(
+        "render",
+        &format!(
+            "idle CPU over {} s (synced informer + App loop: 1 s Tick, {frames} frames when dirty)",
+            window.as_secs()
+        ),
+        format!("{pct:.2}% of a core"),
+        "≤ 1%",
+        verdict(pct <= 1.0),
+    );
+    report.fig(
+        "render",
+        "of which App loop (Tick + draw when dirty)",
+        format!(
+            "{:.2}% of a core",
+            busy.as_secs_f64() / elapsed.as_secs_f64() * 100.0
+        ),
+        "",
+        Verdict::Info,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------

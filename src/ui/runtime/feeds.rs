@@ -1,0 +1,341 @@
+//! How a view is fed: the informer handler that queues keys (gated by a drill-down's index),
+//! attaching a view to its informer once access allows, and the key batches read back from the
+//! indexer as row summaries (client-go's controller pattern: a burst of updates to one object costs
+//! one row update).
+
+use super::*;
+
+/// Handler that turns informer notifications into keys on the view's workqueue.
+pub(super) struct KeyFeed {
+    pub(super) queue: Arc<RateLimitingQueue<Arc<str>>>,
+    /// A drilled view is fed only its drill's objects.
+    pub(super) gate: Option<Arc<DrillGate>>,
+}
+
+/// What a drilled view is fed: the objects its drill's index files under one of the drill's
+/// values. The view reads the objects already cached from the index (O(matches)); this gate
+/// passes it the later changes of those objects only, so it never receives (nor renders, nor
+/// sorts) the rest of the informer's objects.
+pub(super) struct DrillGate {
+    pub(super) drill: parking_lot::RwLock<Drill>,
+    /// The index function of `drill.index()`, as the indexer applies it.
+    pub(super) index_fn: IndexFunc<DynamicObject>,
+    /// The informer had synced when the view registered, so the adds marked as part of the
+    /// initial list are the registration's replay of the cache: skipped, the view reads the
+    /// index instead (and the queue is seeded from it).
+    pub(super) skip_replay: bool,
+}
+
+impl DrillGate {
+    pub(super) fn admits(&self, obj: &DynamicObject) -> bool {
+        match (self.index_fn)(obj) {
+            Ok(values) => {
+                let drill = self.drill.read();
+                values.iter().any(|v| drill.has_value(v))
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Queue the keys the index files under the drill's values (O(matches)).
+    pub(super) fn seed(
+        &self,
+        store: &ThreadSafeStore<DynamicObject>,
+        queue: &RateLimitingQueue<Arc<str>>,
+    ) {
+        let drill = self.drill.read();
+        for value in drill.values() {
+            for key in store
+                .index_keys_all(drill.index(), &[value])
+                .unwrap_or_default()
+            {
+                queue.add(key);
+            }
+        }
+    }
+}
+
+/// A view's subscription to `informer`: a handler feeding a new workqueue with the keys of
+/// changed objects. For a drill-down, only the drill's objects: the handler is gated and the
+/// queue seeded from the drill's index (the objects already cached, O(matches)). Without the
+/// drill's index (an informer built without it) the view gets every object and filters them.
+pub(super) fn subscribe(
+    informer: &Arc<SharedIndexInformer<DynamicObject>>,
+    drill: Option<Drill>,
+) -> Subscription {
+    let queue = Arc::new(RateLimitingQueue::<Arc<str>>::new());
+    let store = informer.indexer();
+    let gate = drill.and_then(|drill| {
+        let index_fn = store.get_indexers().remove(drill.index())?;
+        Some(Arc::new(DrillGate {
+            drill: parking_lot::RwLock::new(drill),
+            index_fn,
+            skip_replay: informer.has_synced(),
+        }))
+    });
+    let registration = informer.add_event_handler(
+        Arc::new(KeyFeed {
+            queue: queue.clone(),
+            gate: gate.clone(),
+        }),
+        None,
+    );
+    if let Some(g) = &gate {
+        // After registering: what the skipped replay held is in the index by now.
+        g.seed(&store, &queue);
+    }
+    Subscription {
+        queue,
+        gate,
+        registration,
+    }
+}
+
+/// What [`subscribe`] set up.
+pub(super) struct Subscription {
+    pub(super) queue: Arc<RateLimitingQueue<Arc<str>>>,
+    pub(super) gate: Option<Arc<DrillGate>>,
+    pub(super) registration: Result<HandlerRegistration<DynamicObject>, InformerError>,
+}
+
+/// A drilled view's gate, with its queue and store (for `Effect::SetDrill`).
+pub(super) struct FedGate {
+    pub(super) gate: Arc<DrillGate>,
+    pub(super) queue: Arc<RateLimitingQueue<Arc<str>>>,
+    pub(super) store: Arc<ThreadSafeStore<DynamicObject>>,
+}
+
+impl KeyFeed {
+    pub(super) fn push<K: Resource>(&self, obj: &K) {
+        if let Ok(key) = meta_namespace_key(obj) {
+            self.queue.add(Arc::from(key));
+        }
+    }
+}
+
+impl ResourceEventHandler<DynamicObject> for KeyFeed {
+    fn on_add(&self, obj: &Arc<DynamicObject>, is_in_initial_list: bool) {
+        if let Some(g) = &self.gate
+            && ((is_in_initial_list && g.skip_replay) || !g.admits(obj))
+        {
+            return;
+        }
+        self.push(obj.as_ref());
+    }
+    fn on_update(&self, old: &Arc<DynamicObject>, new: &Arc<DynamicObject>) {
+        // An object leaving the drill is sent too: the view re-checks and hides it.
+        if let Some(g) = &self.gate
+            && !g.admits(new)
+            && !g.admits(old)
+        {
+            return;
+        }
+        self.push(new.as_ref());
+    }
+    fn on_delete(&self, obj: &DeleteObject<DynamicObject>) {
+        match obj {
+            DeltaObject::Object(o) => {
+                if self.gate.as_ref().is_none_or(|g| g.admits(o)) {
+                    self.push(o.as_ref())
+                }
+            }
+            DeltaObject::Tombstone(t) => self.queue.add(Arc::from(t.key.as_str())),
+        }
+    }
+}
+
+/// One open view: what it shows, its informer subscription (once access allows it) and the
+/// tasks feeding it.
+pub(super) struct ViewFeed {
+    pub(super) resource: ResourceInfo,
+    pub(super) namespace: Option<String>,
+    /// A drill-down's index and values (kept for a reopen after a forbidden view's retry).
+    pub(super) drill: Option<Drill>,
+    pub(super) opened: OpenedSlot,
+    pub(super) cancel: CancellationToken,
+}
+
+/// The informer a view was attached to: filled by the task that checked access first.
+pub(super) type OpenedSlot = Arc<parking_lot::Mutex<Option<Opened>>>;
+
+pub(super) struct Opened {
+    pub(super) key: InformerKey,
+    pub(super) informer: Arc<crate::informer::factory::DynamicInformer>,
+    pub(super) registration: Option<HandlerRegistration<DynamicObject>>,
+    /// A drilled view's gate (for `Effect::SetDrill`).
+    pub(super) gate: Option<FedGate>,
+}
+
+/// Whether an informer's last error is a 403 and it holds nothing (it never listed).
+pub(super) fn is_forbidden(informer: &crate::informer::factory::DynamicInformer) -> bool {
+    !informer.has_synced()
+        && informer
+            .reflector_status()
+            .is_some_and(|s| matches!(s.borrow().last_error, Some(InformerError::Forbidden(_))))
+}
+
+/// What attaching a view to its informer needs (run at once, or by the access-check task).
+pub(super) struct Attach {
+    pub(super) view: ViewId,
+    pub(super) resource: ResourceInfo,
+    /// `None` for all namespaces and cluster-scoped kinds.
+    pub(super) namespace: Option<String>,
+    pub(super) factory: Arc<SharedInformerFactory>,
+    pub(super) tx: mpsc::UnboundedSender<Action>,
+    pub(super) cancel: CancellationToken,
+    pub(super) opened: OpenedSlot,
+    /// A drill-down: the view is fed only what the drill's index files under its values.
+    pub(super) drill: Option<Drill>,
+}
+
+impl Attach {
+    /// Start or reuse the informer, register the view's handler and start feeding its rows.
+    pub(super) fn run(&self) {
+        let view = self.view;
+        let resource = &self.resource;
+        let ns = self.namespace.as_deref();
+        // The slot's lock orders this against `close_view`: a view closed meanwhile gets no
+        // handler (close cancels before it takes the slot).
+        let mut slot = self.opened.lock();
+        if self.cancel.is_cancelled() {
+            return;
+        }
+        // One watch per kind: a namespace view of a kind already watched across all namespaces
+        // is served from that informer, its rows filtered to the namespace (not from one that
+        // is forbidden: it holds nothing).
+        let wide = ns.and_then(|_| {
+            let want = InformerKey::new(&resource.api_resource, None);
+            self.factory
+                .informers()
+                .into_iter()
+                .find(|(k, i)| *k == want && !is_forbidden(i))
+        });
+        let (key, informer, only_namespace) = match wide {
+            Some((k, i)) => (k, i, ns.map(str::to_string)),
+            None => (
+                InformerKey::new(&resource.api_resource, ns),
+                self.factory.informer_for(&resource.api_resource, ns),
+                None,
+            ),
+        };
+        let _ = self.tx.send(Action::Store {
+            view,
+            store: informer.indexer(),
+        });
+        let Subscription {
+            queue,
+            gate,
+            registration,
+        } = subscribe(&informer, self.drill.clone());
+        let registration = match registration {
+            Ok(r) => Some(r),
+            Err(e) => {
+                let _ = self.tx.send(Action::ViewError {
+                    view,
+                    message: e.to_string(),
+                    forbidden: false,
+                });
+                None
+            }
+        };
+        let tx = self.tx.clone();
+        let kind = resource.api_resource.kind.clone();
+        let printer = resource.printer_columns.clone();
+        let store = informer.indexer();
+        let gate = gate.map(|gate| FedGate {
+            gate,
+            queue: queue.clone(),
+            store: store.clone(),
+        });
+        let task_cancel = self.cancel.clone();
+        tokio::spawn(async move {
+            let q = queue.clone();
+            tokio::select! {
+                _ = task_cancel.cancelled() => { q.shut_down(); }
+                _ = feed_view(view, kind, printer, only_namespace, store, queue, tx) => {}
+            }
+        });
+        *slot = Some(Opened {
+            key,
+            informer,
+            registration,
+            gate,
+        });
+    }
+}
+
+/// Take keys from the view's queue in batches, read the latest objects from the indexer and send
+/// their rows. A key updated many times while queued is taken once.
+pub(super) async fn feed_view(
+    view: ViewId,
+    kind: String,
+    printer: Option<Vec<render::PrinterColumn>>,
+    only_namespace: Option<String>,
+    store: Arc<ThreadSafeStore<DynamicObject>>,
+    queue: Arc<RateLimitingQueue<Arc<str>>>,
+    tx: mpsc::UnboundedSender<Action>,
+) {
+    let printer = printer.as_deref();
+    let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
+    while let Some(keys) = next_key_batch(&queue, BATCH).await {
+        let keys: Vec<Arc<str>> = match &prefix {
+            Some(p) => keys
+                .into_iter()
+                .filter(|k| k.starts_with(p.as_str()))
+                .collect(),
+            None => keys,
+        };
+        let (upserts, deletes) = rows_for_keys(&kind, printer, &store, &keys);
+        if tx
+            .send(Action::Rows {
+                view,
+                upserts,
+                deletes,
+            })
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Wait for a key, then take every key already ready, up to `max`, and mark them done (the
+/// caller reads the indexer after this, so a key re-added meanwhile is queued again and read
+/// again). `None` once the queue is shut down.
+pub async fn next_key_batch(
+    queue: &RateLimitingQueue<Arc<str>>,
+    max: usize,
+) -> Option<Vec<Arc<str>>> {
+    let first = queue.get().await?;
+    let mut keys = vec![first];
+    while keys.len() < max {
+        // `get` takes an item synchronously when one is ready, so polling it once is a
+        // non-blocking take; dropping the pending future takes nothing.
+        match queue.get().now_or_never() {
+            Some(Some(k)) => keys.push(k),
+            _ => break,
+        }
+    }
+    for key in &keys {
+        queue.done(key);
+    }
+    Some(keys)
+}
+
+/// The latest row summaries of `keys` from the indexer, and the keys it no longer holds.
+pub fn rows_for_keys(
+    kind: &str,
+    printer: Option<&[render::PrinterColumn]>,
+    store: &ThreadSafeStore<DynamicObject>,
+    keys: &[Arc<str>],
+) -> (Vec<ObjectSummary>, Vec<Arc<str>>) {
+    let mut upserts = Vec::with_capacity(keys.len());
+    let mut deletes = Vec::new();
+    for key in keys {
+        match store.get_key_value(key) {
+            Some((k, obj)) => upserts.extend(ObjectSummary::with_key(kind, k, &obj, printer)),
+            None => deletes.push(key.clone()),
+        }
+    }
+    (upserts, deletes)
+}

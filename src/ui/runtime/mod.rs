@@ -1,0 +1,929 @@
+//! The dashboard's runtime: all I/O around the pure [`App`].
+//!
+//! Terminal events, informer notifications, the event tap and timers become [`Action`]s; the
+//! [`Effect`]s `App::update` returns are carried out here (informers, GETs, deletes, context
+//! switches). The screen is redrawn only when the app says something changed — no busy loop and
+//! no fixed repaint timer: idle CPU is a timer tick per second for the AGE column.
+//!
+//! Per view, informer handlers feed a [`RateLimitingQueue`] of keys; one task per view takes keys
+//! in batches, reads the latest object from the indexer and sends row summaries, so a burst of
+//! updates to one object costs one row update (client-go's controller pattern).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crossterm::event::{Event, EventStream, KeyEventKind};
+use futures::{FutureExt, StreamExt};
+use kube::Resource;
+use kube::api::{Api, DynamicObject, ListParams};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::action::ContainerPort;
+use super::action::{
+    Access, Action, ConnectionState, Denial, Effect, InformerRow, InformerState, ObjectSummary,
+    ViewId,
+};
+use super::app::{App, AppConfig};
+use super::keys::KeyMap;
+use super::log_feeds::{LogBatchRx, LogFeeds};
+use super::log_view::{LogKeyMap, user_log_keys_path};
+use super::metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
+use super::table::Drill;
+use super::terminal;
+use super::{drain, edit, operate, portforward, shell};
+use crate::cluster::{Connection, ResourceInfo, one_line};
+use crate::informer::delta_fifo::{DeltaObject, Transform};
+use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
+use crate::informer::index::IndexFunc;
+use crate::informer::reflector::{ReflectorState, ReflectorStatus};
+use crate::informer::shared_informer::{
+    DeleteObject, HandlerRegistration, ResourceEventHandler, SharedIndexInformer,
+};
+use crate::informer::thread_safe_store::ThreadSafeStore;
+use crate::informer::workqueue::RateLimitingQueue;
+use crate::informer::{Error as InformerError, meta_namespace_key};
+use crate::render;
+
+/// Errors of the UI layer.
+#[derive(Debug, thiserror::Error)]
+pub enum UiError {
+    #[error("terminal: {0}")]
+    Terminal(#[from] std::io::Error),
+    #[error("key bindings: {0}")]
+    Keys(String),
+}
+
+/// Everything the runtime needs to start.
+pub struct RuntimeConfig {
+    pub connection: Connection,
+    /// `None`: the server could not be reached at start; the dashboard starts anyway (header
+    /// shows it, informers back off) and discovery is retried until it answers.
+    pub server_version: Option<String>,
+    /// Why the server could not be reached at start.
+    pub start_error: Option<String>,
+    pub resources: Vec<ResourceInfo>,
+    pub app: AppConfig,
+    pub keys: KeyMap,
+    /// Extra line for the header, e.g. "demo cluster on 127.0.0.1:PORT".
+    pub banner: Option<String>,
+    /// How often the metrics API is polled while a pods/nodes view or the pulse is open.
+    pub metrics_period: Duration,
+}
+
+/// Metrics updates in flight between the pollers and the app (a poller waits when it is full).
+const METRICS_CHANNEL: usize = 8;
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Most keys taken from the workqueue before one `Rows` action is sent.
+const BATCH: usize = 4096;
+
+mod access;
+mod background;
+mod describe;
+mod feeds;
+#[cfg(test)]
+mod tests;
+
+pub use access::FORBIDDEN_RECHECK;
+use access::*;
+use background::*;
+use describe::*;
+use feeds::*;
+pub use feeds::{next_key_batch, rows_for_keys};
+
+/// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
+/// switches, streams; tests drive it without a terminal through [`Headless`].
+struct Runtime {
+    connection: Connection,
+    factory: Arc<SharedInformerFactory>,
+    tx: mpsc::UnboundedSender<Action>,
+    views: HashMap<ViewId, ViewFeed>,
+    /// Cancels background tasks of the current connection (stats, taps).
+    conn_cancel: CancellationToken,
+    /// The header's and informer panel's source, refreshed with every frame that carries rows.
+    stats: SharedStats,
+    access: AccessCache,
+    /// The metrics pollers of the views that show usage.
+    metrics: MetricsHub,
+    /// The log screens' streams.
+    logs: LogFeeds,
+    /// Cancels the running node drain.
+    drain: Option<CancellationToken>,
+    /// Active port-forwards, and the rows last sent for them.
+    forwards: portforward::Forwards,
+    forward_rows: Vec<portforward::ForwardRow>,
+}
+
+fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
+    let options = FactoryOptions {
+        transform: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
+            let kind = ar.kind.clone();
+            Some(
+                Arc::new(move |obj: DynamicObject| render::prune(&kind, obj))
+                    as Transform<DynamicObject>,
+            )
+        })),
+        decode_mask: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
+            Some(render::cache_mask(&ar.kind))
+        })),
+        ..FactoryOptions::default()
+    };
+    Arc::new(SharedInformerFactory::from_client(
+        connection.client.clone(),
+        options,
+    ))
+}
+
+/// The bounded streams a runtime's frame loop reads besides its action channel.
+struct Streams {
+    metrics_rx: mpsc::Receiver<MetricsUpdate>,
+    log_rx: LogBatchRx,
+}
+
+impl Runtime {
+    /// Start the informer factory, the stats task, the event tap and the metrics hub for
+    /// `connection`; metrics updates and log batches arrive on the bounded receivers returned
+    /// (read by the frame loop, so a slow UI slows the streams instead of growing memory).
+    fn start(
+        connection: Connection,
+        version: SharedVersion,
+        metrics_period: Duration,
+        tx: mpsc::UnboundedSender<Action>,
+    ) -> (Runtime, Streams) {
+        let factory = make_factory(&connection);
+        factory.start();
+        let conn_cancel = CancellationToken::new();
+        let stats = StatsSource::shared(factory.clone(), connection.context.clone(), version);
+        spawn_stats(stats.clone(), tx.clone(), conn_cancel.clone());
+        let (metrics_tx, metrics_rx) = mpsc::channel(METRICS_CHANNEL);
+        let metrics = MetricsHub::new(
+            Arc::new(KubeMetricsSource::new(connection.client.clone())),
+            metrics_period,
+            metrics_tx,
+            conn_cancel.child_token(),
+        );
+        spawn_tap(&factory, tx.clone(), conn_cancel.clone());
+        let connection_client = connection.client.clone();
+        let (logs, log_rx) = LogFeeds::new(
+            connection.client.clone(),
+            factory.clone(),
+            conn_cancel.clone(),
+        );
+        let rt = Runtime {
+            connection,
+            factory,
+            tx,
+            views: HashMap::new(),
+            conn_cancel,
+            stats,
+            access: AccessCache::default(),
+            metrics,
+            logs,
+            drain: None,
+            forwards: portforward::Forwards::new(connection_client),
+            forward_rows: Vec::new(),
+        };
+        (rt, Streams { metrics_rx, log_rx })
+    }
+
+    /// Close every view, end the connection's tasks and stop the informers.
+    pub async fn shutdown(&mut self) {
+        self.forwards.stop_all().await;
+        for view in self.views.keys().copied().collect::<Vec<_>>() {
+            self.close_view(view);
+        }
+        self.logs.close_all();
+        self.conn_cancel.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.factory.shutdown()).await;
+    }
+
+    /// Open a view: its informer starts once the server's access review allows list and watch
+    /// in the view's scope (answers cached for the session). Refused: no informer; the view is
+    /// told why ([`Action::Forbidden`]) and access is checked again every
+    /// [`FORBIDDEN_RECHECK`]. Without an answer (no review API): open and let a 403 tell.
+    fn open_view(
+        &mut self,
+        view: ViewId,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        drill: Option<Drill>,
+    ) {
+        self.close_view(view);
+        let ns = if resource.namespaced {
+            namespace.clone()
+        } else {
+            None
+        };
+        let cancel = self.conn_cancel.child_token();
+        let opened: OpenedSlot = Arc::default();
+        let attach = Attach {
+            view,
+            resource: resource.clone(),
+            namespace: ns.clone(),
+            factory: self.factory.clone(),
+            tx: self.tx.clone(),
+            cancel: cancel.clone(),
+            opened: opened.clone(),
+            drill: drill.clone(),
+        };
+        if self.access.open_at_once(&resource, ns.as_deref()) {
+            attach.run();
+        } else {
+            let client = self.connection.client.clone();
+            let cache = self.access.clone();
+            let tx = self.tx.clone();
+            tokio::spawn(async move {
+                loop {
+                    let access = check_access(
+                        &client,
+                        &cache,
+                        &attach.resource,
+                        attach.namespace.as_deref(),
+                    )
+                    .await;
+                    if attach.cancel.is_cancelled() {
+                        return;
+                    }
+                    match access {
+                        Access::Allowed | Access::Unknown => {
+                            attach.run();
+                            return;
+                        }
+                        Access::Denied(mut denial) => {
+                            tracing::info!(view, message = %denial.message, "view forbidden: informer not started");
+                            denial.retry_at_ms =
+                                Some(now_ms() + FORBIDDEN_RECHECK.as_millis() as i64);
+                            if tx.send(Action::Forbidden { view, denial }).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    tokio::select! {
+                        _ = attach.cancel.cancelled() => return,
+                        _ = tokio::time::sleep(FORBIDDEN_RECHECK) => {}
+                    }
+                    cache.forget(&attach.resource, attach.namespace.as_deref());
+                }
+            });
+        }
+        self.views.insert(
+            view,
+            ViewFeed {
+                resource,
+                namespace,
+                drill,
+                opened,
+                cancel,
+            },
+        );
+    }
+
+    /// Stop streaming to a view. Its informer stops too when no other view uses it and it is
+    /// forbidden (it would only keep listing and failing, e.g. the all-namespaces informer a
+    /// fallback to the context's namespace replaced).
+    fn close_view(&mut self, view: ViewId) {
+        // A view may poll metrics without a feed of its own (the pulse's node usage).
+        self.metrics.close_view(view);
+        let Some(feed) = self.views.remove(&view) else {
+            return;
+        };
+        feed.cancel.cancel();
+        let Some(opened) = feed.opened.lock().take() else {
+            return;
+        };
+        if let Some(r) = opened.registration {
+            r.remove();
+        }
+        let shared = self.views.values().any(|f| {
+            f.opened
+                .lock()
+                .as_ref()
+                .is_some_and(|o| o.key == opened.key)
+        });
+        if !shared && is_forbidden(&opened.informer) {
+            self.factory.stop(&opened.key);
+        }
+    }
+
+    /// Carry out one effect of `App::update`; false once the app asked to quit.
+    pub async fn carry_out(&mut self, effect: Effect) -> bool {
+        match effect {
+            Effect::Quit => return false,
+            Effect::OpenResource {
+                view,
+                resource,
+                namespace,
+                drill,
+            } => self.open_view(view, resource, namespace, drill),
+            Effect::SetDrill { view, drill } => {
+                if let Some(f) = self.views.get_mut(&view) {
+                    f.drill = Some(drill.clone());
+                    if let Some(g) = f.opened.lock().as_ref().and_then(|o| o.gate.as_ref()) {
+                        *g.gate.drill.write() = drill;
+                        g.gate.seed(&g.store, &g.queue);
+                    }
+                }
+            }
+            Effect::CloseView { view } => self.close_view(view),
+            Effect::CheckAccess {
+                view,
+                resource,
+                namespace,
+            } => {
+                let client = self.connection.client.clone();
+                let cache = self.access.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let ns = namespace.as_deref().filter(|_| resource.namespaced);
+                    let access = check_access(&client, &cache, &resource, ns).await;
+                    let _ = tx.send(Action::AccessChecked {
+                        view,
+                        namespace,
+                        access,
+                    });
+                });
+            }
+            Effect::RetryForbidden { view } => {
+                if let Some(feed) = self.views.get(&view) {
+                    let (resource, namespace, drill) = (
+                        feed.resource.clone(),
+                        feed.namespace.clone(),
+                        feed.drill.clone(),
+                    );
+                    let ns = namespace.as_deref().filter(|_| resource.namespaced);
+                    self.access.forget(&resource, ns);
+                    // A forbidden informer waits minutes before its next list: start afresh.
+                    let key = feed.opened.lock().as_ref().map(|o| o.key.clone());
+                    self.close_view(view);
+                    if let Some(key) = key
+                        && self
+                            .factory
+                            .informers()
+                            .iter()
+                            .any(|(k, i)| *k == key && is_forbidden(i))
+                    {
+                        self.factory.stop(&key);
+                    }
+                    self.open_view(view, resource, namespace, drill);
+                }
+            }
+            Effect::WatchMetrics { view, scope } => self.metrics.watch(view, scope),
+            e @ (Effect::OpenLogs { .. } | Effect::CloseLogs { .. } | Effect::SaveLogs { .. }) => {
+                self.logs.carry_out(&e, &self.tx);
+            }
+            Effect::FetchYaml {
+                request,
+                resource,
+                namespace,
+                name,
+            } => {
+                let api = self.api(&resource, namespace.as_deref());
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match api.get(&name).await {
+                        Ok(obj) => serde_json::to_value(&obj).map_err(|e| e.to_string()),
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::Yaml { request, result });
+                });
+            }
+            Effect::FetchDescribe {
+                request,
+                resource,
+                namespace,
+                name,
+            } => {
+                let api = self.api(&resource, namespace.as_deref());
+                let client = self.connection.client.clone();
+                let tx = self.tx.clone();
+                let is_node =
+                    resource.api_resource.group.is_empty() && resource.api_resource.kind == "Node";
+                // A node's pods from the node index of a synced all-namespaces pods informer
+                // (no request); else one LIST by spec.nodeName, as kubectl describe node does.
+                let cached_pods = is_node
+                    .then(|| pods_on_node_from_cache(&self.factory, &name))
+                    .flatten();
+                tokio::spawn(async move {
+                    let node = is_node.then_some(cached_pods);
+                    let result = describe(client, api, namespace, &name, node).await;
+                    let _ = tx.send(Action::Describe { request, result });
+                });
+            }
+            Effect::Write(w) => {
+                let client = self.connection.client.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let o = operate::execute(client, &w).await;
+                    let _ = tx.send(Action::Notify {
+                        message: o.message,
+                        error: o.error,
+                    });
+                });
+            }
+            Effect::Drain { node, opts } => {
+                if let Some(old) = self.drain.take() {
+                    old.cancel();
+                }
+                let cancel = self.conn_cancel.child_token();
+                self.drain = Some(cancel.clone());
+                let (dtx, mut drx) = mpsc::channel(64);
+                tokio::spawn(drain::drain(
+                    self.connection.client.clone(),
+                    node,
+                    opts,
+                    dtx,
+                    cancel,
+                ));
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    while let Some(ev) = drx.recv().await {
+                        if tx.send(Action::Drain(ev)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            Effect::CancelDrain => {
+                if let Some(c) = self.drain.take() {
+                    c.cancel();
+                }
+            }
+            Effect::FetchContainers { namespace, pod } => {
+                let pods: Api<k8s_openapi::api::core::v1::Pod> =
+                    Api::namespaced(self.connection.client.clone(), &namespace);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match pods.get(&pod).await {
+                        Ok(p) => Ok(shell::containers(&p)),
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::Containers {
+                        namespace,
+                        pod,
+                        result,
+                    });
+                });
+            }
+            Effect::FetchPorts { namespace, pod } => {
+                let pods: Api<k8s_openapi::api::core::v1::Pod> =
+                    Api::namespaced(self.connection.client.clone(), &namespace);
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match pods.get(&pod).await {
+                        Ok(p) => Ok(container_ports(&p)),
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::Ports {
+                        namespace,
+                        pod,
+                        result,
+                    });
+                });
+            }
+            Effect::StartForward {
+                id,
+                namespace,
+                pod,
+                port,
+                local,
+            } => {
+                let what = format!("{namespace}/{pod}:{port}");
+                let (message, error) =
+                    match self.forwards.start(id, namespace, pod, port, local).await {
+                        Ok(bound) => (
+                            format!("forwarding 127.0.0.1:{bound} → {what} (:pf lists forwards)"),
+                            false,
+                        ),
+                        Err(e) => (format!("port-forward {what}: {e}"), true),
+                    };
+                let _ = self.tx.send(Action::Notify { message, error });
+                self.send_forward_rows();
+            }
+            Effect::StopForward { id } => {
+                if let Some(r) = self.forwards.stop(id).await {
+                    let _ = self.tx.send(Action::Notify {
+                        message: format!(
+                            "stopped 127.0.0.1:{} → {}/{}:{}",
+                            r.local, r.namespace, r.pod, r.port
+                        ),
+                        error: false,
+                    });
+                }
+                self.send_forward_rows();
+            }
+            // It needs the terminal: the run loop carries it out (`shell_session`).
+            Effect::Shell { .. } | Effect::Edit { .. } => {}
+            Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
+                Ok(conn) => {
+                    let version = conn.server_version().await;
+                    let resources = conn.discover().await;
+                    for view in self.views.keys().copied().collect::<Vec<_>>() {
+                        self.close_view(view);
+                    }
+                    self.conn_cancel.cancel();
+                    self.forwards.stop_all().await;
+                    self.forwards = portforward::Forwards::new(conn.client.clone());
+                    self.send_forward_rows();
+                    self.factory.shutdown().await;
+                    self.conn_cancel = CancellationToken::new();
+                    // Another context may be another user.
+                    self.access = AccessCache::default();
+                    self.metrics.replace_source(
+                        Arc::new(KubeMetricsSource::new(conn.client.clone())),
+                        self.conn_cancel.child_token(),
+                    );
+                    self.connection = conn;
+                    self.factory = make_factory(&self.connection);
+                    self.factory.start();
+                    self.logs.reconnect(
+                        self.connection.client.clone(),
+                        self.factory.clone(),
+                        self.conn_cancel.clone(),
+                    );
+                    spawn_tap(&self.factory, self.tx.clone(), self.conn_cancel.clone());
+                    self.stats = StatsSource::shared(
+                        self.factory.clone(),
+                        self.connection.context.clone(),
+                        Arc::new(parking_lot::Mutex::new(version.as_ref().ok().cloned())),
+                    );
+                    spawn_stats(
+                        self.stats.clone(),
+                        self.tx.clone(),
+                        self.conn_cancel.clone(),
+                    );
+                    let (reachable, server_version, last_error) = match &version {
+                        Ok(v) => (true, Some(v.clone()), None),
+                        Err(e) => (false, None, Some(e.to_string())),
+                    };
+                    let _ = self.tx.send(Action::Connection(ConnectionState {
+                        context: self.connection.context.clone(),
+                        server_version,
+                        reachable,
+                        retry_at_ms: None,
+                        last_error,
+                    }));
+                    match resources {
+                        Ok(r) => {
+                            let _ = self.tx.send(Action::Discovery(r));
+                        }
+                        Err(e) => {
+                            let _ = self.tx.send(Action::Notify {
+                                message: e.to_string(),
+                                error: true,
+                            });
+                        }
+                    }
+                }
+                Err(e) => {
+                    let _ = self.tx.send(Action::Notify {
+                        message: e.to_string(),
+                        error: true,
+                    });
+                }
+            },
+        }
+        true
+    }
+
+    /// Send the port-forward rows if they changed since last sent.
+    fn send_forward_rows(&mut self) {
+        let rows = self.forwards.rows();
+        if rows != self.forward_rows {
+            self.forward_rows = rows.clone();
+            let _ = self.tx.send(Action::Forwards(rows));
+        }
+    }
+
+    fn api(&self, resource: &ResourceInfo, namespace: Option<&str>) -> Api<DynamicObject> {
+        let client = self.connection.client.clone();
+        match namespace {
+            Some(ns) if resource.namespaced => {
+                Api::namespaced_with(client, ns, &resource.api_resource)
+            }
+            _ => Api::all_with(client, &resource.api_resource),
+        }
+    }
+}
+
+/// Log, once, the first frame that shows every object of a synced all-namespaces view (the
+/// "launch → all rows on screen" figure of the README): time since process start and RSS.
+fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> bool {
+    let Some(view) = app.current_view() else {
+        return false;
+    };
+    // The view's handler has seen every object of the initial list (the view's own `synced`
+    // flag follows the once-a-second informer stats, too coarse for this figure).
+    let handler_synced = feeds.get(&view.id).is_some_and(|f| {
+        f.opened
+            .lock()
+            .as_ref()
+            .and_then(|o| o.registration.as_ref())
+            .is_some_and(|r| r.has_synced())
+    });
+    let Some(store) = view.store.as_ref() else {
+        return false;
+    };
+    let rows = view.table.list().len();
+    if !handler_synced || view.namespace.is_some() || rows == 0 || rows < store.len() {
+        return false;
+    }
+    tracing::info!(
+        kind = %view.resource.api_resource.plural,
+        rows,
+        since_start_ms = crate::process::since_process_start().as_millis() as u64,
+        rss_mib = crate::process::rss_bytes().unwrap_or(0) / (1024 * 1024),
+        "first frame with every row"
+    );
+    true
+}
+
+/// Run the dashboard until the user quits or a signal arrives; the terminal is restored on every
+/// way out.
+pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
+    let version: SharedVersion = Arc::new(parking_lot::Mutex::new(config.server_version.clone()));
+    let connection = config.connection.clone();
+    let (
+        mut rt,
+        Streams {
+            mut metrics_rx,
+            mut log_rx,
+        },
+    ) = Runtime::start(
+        config.connection,
+        version.clone(),
+        config.metrics_period,
+        tx.clone(),
+    );
+    if config.server_version.is_none() {
+        spawn_rediscovery(connection, version, tx.clone(), rt.conn_cancel.clone());
+    }
+    let mut app = App::new(config.app, config.keys);
+    // The log screen's keys: the defaults, overlaid by the user's file when there is one.
+    match LogKeyMap::load(user_log_keys_path().as_deref()) {
+        Ok(keys) => app.log_keys = keys,
+        Err(message) => {
+            let _ = tx.send(Action::Notify {
+                message,
+                error: true,
+            });
+        }
+    }
+    let _ = tx.send(Action::Connection(ConnectionState {
+        context: rt.connection.context.clone(),
+        reachable: config.server_version.is_some(),
+        server_version: config.server_version,
+        retry_at_ms: None,
+        last_error: config.start_error,
+    }));
+    let _ = tx.send(Action::Contexts(rt.connection.contexts.clone()));
+    let _ = tx.send(Action::Discovery(config.resources));
+    if let Some(banner) = config.banner {
+        let _ = tx.send(Action::Notify {
+            message: banner,
+            error: false,
+        });
+    }
+
+    let (mut tui, _guard) = terminal::setup()?;
+    let mut events = EventStream::new();
+    let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt())?;
+    let mut sighup = signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut ages = tokio::time::interval(Duration::from_secs(1));
+    ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+
+    // The app's paging, column-width memory and text pages depend on the real screen size: give
+    // it before the first frame (crossterm reports only later changes).
+    if let Ok(s) = tui.size() {
+        app.update(Action::Resize(s.width, s.height));
+    }
+    let mut running = true;
+    let mut first_complete_frame_logged = false;
+    for effect in app.init() {
+        running &= rt.carry_out(effect).await;
+    }
+    tui.draw(|f| f.render_widget(&app, f.area()))?;
+    while running {
+        let deadline = app.next_deadline_ms();
+        let sleep_for = deadline
+            .map(|d| Duration::from_millis((d - now_ms()).max(0) as u64))
+            .unwrap_or(Duration::from_secs(3600));
+        let action = tokio::select! {
+            ev = events.next() => match ev {
+                Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => Some(Action::Key(k)),
+                Some(Ok(Event::Mouse(m))) => Some(Action::Mouse(m)),
+                Some(Ok(Event::Resize(w, h))) => Some(Action::Resize(w, h)),
+                Some(Ok(_)) => None,
+                Some(Err(e)) => { tracing::error!(error = %e, "terminal input failed"); running = false; None }
+                None => { running = false; None }
+            },
+            a = rx.recv() => a,
+            u = metrics_rx.recv() => u.map(Action::Metrics),
+            // At most one batch per log view per frame (coalesced in `LogFeeds`).
+            b = log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
+            _ = ages.tick() => Some(Action::Tick(now_ms())),
+            _ = tokio::time::sleep(sleep_for), if deadline.is_some() => Some(Action::Tick(now_ms())),
+            _ = sigterm.recv() => { tracing::info!("SIGTERM: exiting"); running = false; None }
+            _ = sigint.recv() => { tracing::info!("SIGINT: exiting"); running = false; None }
+            _ = sighup.recv() => { tracing::info!("SIGHUP: exiting"); running = false; None }
+        };
+        if matches!(action, Some(Action::Tick(_))) {
+            // The :pf counters, once a second while they change.
+            rt.send_forward_rows();
+        }
+        let mut pending: Vec<Action> = action.into_iter().collect();
+        // Drain what is already queued so a burst becomes one redraw.
+        while pending.len() < 256 {
+            match rx.try_recv() {
+                Ok(a) => pending.push(a),
+                Err(_) => break,
+            }
+        }
+        while let Ok((view, batch)) = log_rx.try_recv() {
+            pending.push(Action::Log { view, batch });
+        }
+        // The header's informer line in the same frame as the rows (not up to a second later).
+        let with_rows = stats_with_rows(&pending, &rt.stats);
+        pending.extend(with_rows);
+        for action in pending {
+            for effect in app.update(action) {
+                if let Effect::Shell {
+                    namespace,
+                    pod,
+                    container,
+                } = effect
+                {
+                    let client = rt.connection.client.clone();
+                    let (message, error) = shell_session(&mut tui, &mut events, async move {
+                        shell::run_in_terminal(client, &namespace, &pod, container.as_deref()).await
+                    })
+                    .await?;
+                    if let Ok(s) = tui.size() {
+                        app.update(Action::Resize(s.width, s.height));
+                    }
+                    app.update(Action::Notify { message, error });
+                    continue;
+                }
+                if let Effect::Edit {
+                    resource,
+                    namespace,
+                    name,
+                } = effect
+                {
+                    let client = rt.connection.client.clone();
+                    let (message, error) = shell_session(&mut tui, &mut events, async move {
+                        let command = edit::editor_command();
+                        let o =
+                            edit::edit_loop(client, &resource, namespace.as_deref(), &name, |p| {
+                                // The editor gets the terminal as a shell would give it (cooked,
+                                // as kubectl edit runs it); the dashboard takes raw mode back.
+                                tokio::task::block_in_place(|| {
+                                    let _ = crossterm::terminal::disable_raw_mode();
+                                    let r = edit::run_editor(&command, p);
+                                    let _ = crossterm::terminal::enable_raw_mode();
+                                    r
+                                })
+                            })
+                            .await;
+                        (o.message, o.error)
+                    })
+                    .await?;
+                    if let Ok(s) = tui.size() {
+                        app.update(Action::Resize(s.width, s.height));
+                    }
+                    app.update(Action::Notify { message, error });
+                    continue;
+                }
+                if !rt.carry_out(effect).await {
+                    running = false;
+                }
+            }
+        }
+        if running && app.take_dirty() {
+            tui.draw(|f| f.render_widget(&app, f.area()))?;
+            if !first_complete_frame_logged {
+                first_complete_frame_logged = log_first_complete_frame(&app, &rt.views);
+            }
+        }
+    }
+    terminal::restore();
+    rt.shutdown().await;
+    Ok(())
+}
+
+/// The runtime without a terminal, for integration tests: [`Effect`]s in, [`Action`]s out,
+/// with the same informers, feeds, stats, event tap and metrics pollers as the dashboard.
+pub struct Headless {
+    rt: Runtime,
+    rx: mpsc::UnboundedReceiver<Action>,
+    metrics_rx: mpsc::Receiver<MetricsUpdate>,
+    log_rx: LogBatchRx,
+}
+
+impl Headless {
+    pub fn start(connection: Connection, metrics_period: Duration) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
+        let (rt, Streams { metrics_rx, log_rx }) =
+            Runtime::start(connection, version, metrics_period, tx);
+        Self {
+            rt,
+            rx,
+            metrics_rx,
+            log_rx,
+        }
+    }
+
+    /// Carry out one effect; false for [`Effect::Quit`].
+    pub async fn carry_out(&mut self, effect: Effect) -> bool {
+        self.rt.carry_out(effect).await
+    }
+
+    /// The next action for the app (`None`: every sender is gone).
+    pub async fn next_action(&mut self) -> Option<Action> {
+        tokio::select! {
+            a = self.rx.recv() => a,
+            u = self.metrics_rx.recv() => u.map(Action::Metrics),
+            b = self.log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
+        }
+    }
+
+    /// The informer factory of the current connection.
+    pub fn factory(&self) -> &Arc<SharedInformerFactory> {
+        &self.rt.factory
+    }
+
+    /// Metrics poller tasks still running.
+    pub fn live_metrics_tasks(&mut self) -> usize {
+        self.rt.metrics.live_tasks()
+    }
+
+    /// The scopes polled now.
+    pub fn metrics_scopes(&self) -> Vec<MetricsScope> {
+        self.rt.metrics.scopes()
+    }
+
+    pub async fn shutdown(mut self) {
+        self.rt.shutdown().await;
+    }
+}
+
+/// The ports a pod's containers declare, in spec order.
+fn container_ports(pod: &k8s_openapi::api::core::v1::Pod) -> Vec<ContainerPort> {
+    pod.spec
+        .iter()
+        .flat_map(|s| &s.containers)
+        .flat_map(|c| {
+            c.ports.iter().flatten().filter_map(|p| {
+                Some(ContainerPort {
+                    container: c.name.clone(),
+                    port: u16::try_from(p.container_port).ok()?,
+                    name: p.name.clone().unwrap_or_default(),
+                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                })
+            })
+        })
+        .collect()
+}
+
+/// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
+/// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
+/// screen back and clear it so the next frame redraws everything (also the editor of `E`).
+async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
+    tui: &mut terminal::Tui,
+    events: &mut EventStream,
+    session: F,
+) -> std::io::Result<(String, bool)> {
+    // Dropping the stream stops its reader; the new one starts reading when first polled,
+    // after the session.
+    drop(std::mem::replace(events, EventStream::new()));
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::LeaveAlternateScreen,
+        crossterm::cursor::Show
+    )?;
+    let result = session.await;
+    crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+    // Clear the screen and forget the last frame (both buffers empty) so the next draw repaints
+    // every cell. Not `Terminal::clear`: it reads the cursor position, which fails when the
+    // session was quick (an editor saving at once) while the dropped event reader still runs.
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+    )?;
+    tui.swap_buffers();
+    Ok(result)
+}
+
+fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(kind)
+}
