@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crossterm::event::KeyCode;
 use kinformer::render::metrics::Usage;
-use kinformer::ui::action::{Action, Effect, InformerState, ObjectSummary, ViewId};
+use kinformer::ui::action::{Action, Effect, InformerState, NodePods, ObjectSummary, ViewId};
 use kinformer::ui::app::Screen;
 use kinformer::ui::metrics::{MetricsScope, MetricsUpdate, Unavailable};
 use kinformer::ui::table::SortBy;
@@ -313,7 +313,53 @@ fn app_with_nodes() -> (App, ViewId) {
         scope: MetricsScope::Nodes,
         usage: usage(&[("node-1", 3700, 8192), ("node-2", 3300, 15000)]),
     }));
+    app.update(node_pods(&[("node-1", 12), ("node-2", 104)]));
     (app, v)
+}
+
+fn node_pods(counts: &[(&str, u64)]) -> Action {
+    Action::NodePods(NodePods::Counts(Arc::new(
+        counts.iter().map(|(n, c)| (n.to_string(), *c)).collect(),
+    )))
+}
+
+#[test]
+fn nodes_view_asks_for_pods_per_node_and_shows_used_of_allocatable() {
+    let cfg = AppConfig {
+        resource: "nodes".into(),
+        ..config()
+    };
+    let mut app = App::new(cfg, KeyMap::defaults().expect("keys"));
+    let fx = app.init();
+    let nodes = opened(&fx)
+        .into_iter()
+        .find(|(_, plural, _)| plural == "nodes")
+        .expect("nodes view")
+        .0;
+    assert!(fx.iter().any(|e| matches!(
+        e,
+        Effect::WatchNodePods { view, pods } if *view == nodes && pods.api_resource.plural == "pods"
+    )));
+    let (mut app, v) = app_with_nodes();
+    let cells = usage_cells(&app, v);
+    // node-2 is over 90% of its 110 pods; node-3 has none counted (0, not n/a: counted).
+    assert!(cells[0].contains("12/110 3700"), "{cells:?}");
+    assert!(cells[1].contains("104/110 3300"), "{cells:?}");
+    assert!(cells[2].contains("0/110 n/a"), "{cells:?}");
+    let _ = app.take_dirty();
+    app.update(node_pods(&[
+        ("node-1", 12),
+        ("node-2", 104),
+        ("node-3", 50),
+    ]));
+    assert!(app.take_dirty(), "new counts redraw the nodes table");
+    // Pods forbidden across namespaces: the column says n/a and the footer says why once.
+    app.update(Action::NodePods(NodePods::Unavailable(
+        "pods is forbidden: User \"jane\" cannot list resource \"pods\"".into(),
+    )));
+    let cells = usage_cells(&app, v);
+    assert!(cells[0].contains("n/a 3700"), "{cells:?}");
+    assert!(screen_text(&draw(&mut app, 160, 12)).contains("PODS n/a: pods is forbidden"));
 }
 
 #[test]

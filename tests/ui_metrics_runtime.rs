@@ -6,6 +6,7 @@
 //! With `KINFORMER_TEST_KUBECONFIG` set these tests skip: whether a real cluster runs
 //! metrics-server, and what it reports, is not ours to assert.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -13,10 +14,11 @@ use kinformer::app_main::{DemoSpec, RunningDemo, start_demo};
 use kinformer::cluster::{ConnectOptions, Connection};
 use kinformer::render::metrics::UsageCell;
 use kinformer::ui::action::Action;
+use kinformer::ui::action::NodePods;
 use kinformer::ui::app::Screen;
 use kinformer::ui::metrics::MetricsScope;
 use kinformer::ui::runtime::Headless;
-use kinformer::ui::screens::usage::UsageKind;
+use kinformer::ui::screens::usage::view_usage;
 use kinformer::ui::{App, AppConfig, KeyMap};
 
 const HANG_GUARD: Duration = Duration::from_secs(60);
@@ -143,13 +145,13 @@ fn rows_with_usage(app: &App) -> usize {
     let Some(v) = app.current_view() else {
         return 0;
     };
-    let Some(kind) = UsageKind::of(&v.resource) else {
+    let Some((kind, joined)) = view_usage(&app.metrics, app.node_pods.as_ref(), v) else {
         return 0;
     };
-    let usage = app.metrics.get(&kind.scope(v.namespace.as_deref()));
+    let cpu = kind.columns().iter().position(|c| *c == "CPU").unwrap_or(0);
     v.table
         .entries()
-        .filter(|e| kind.cells(&e.summary, usage)[0] != UsageCell::NotAvailable)
+        .filter(|e| kind.cells(&e.summary, Some(&joined))[cpu] != UsageCell::NotAvailable)
         .count()
 }
 
@@ -173,6 +175,34 @@ async fn pods_view_gets_usage_from_the_poller_and_closing_it_ends_the_poller() {
     s.key(KeyCode::Enter).await;
     assert_eq!(s.rt.metrics_scopes(), vec![MetricsScope::Nodes]);
     s.until("node usage", |a| rows_with_usage(a) == 3).await;
+    // PODS: the non-terminated pods per node, from the shared pods informer's node index; the
+    // counts agree with a walk over every cached pod.
+    s.until(
+        "pods counted per node",
+        |a| matches!(&a.node_pods, Some(NodePods::Counts(c)) if c.values().sum::<u64>() >= 60),
+    )
+    .await;
+    let Some(NodePods::Counts(counts)) = s.app.node_pods.clone() else {
+        panic!("no counts")
+    };
+    let pods =
+        s.rt.factory()
+            .informers()
+            .into_iter()
+            .find(|(k, _)| k.short_label() == "pods")
+            .expect("pods informer")
+            .1;
+    let mut walked: HashMap<String, u64> = HashMap::new();
+    for p in pods.indexer().list() {
+        let node = p.data.pointer("/spec/nodeName").and_then(|v| v.as_str());
+        let phase = p.data.pointer("/status/phase").and_then(|v| v.as_str());
+        if let Some(node) = node
+            && !matches!(phase, Some("Succeeded" | "Failed"))
+        {
+            *walked.entry(node.to_string()).or_default() += 1;
+        }
+    }
+    assert_eq!(*counts, walked);
 
     // d on a node: describe ends with its pods' requests and its usage against allocatable.
     s.keys("d").await;

@@ -10,6 +10,7 @@
 //! - [`pod_usage_cells`] / [`node_usage_cells`]: the cells CPU, MEM, %CPU/R, %CPU/L, %MEM/R,
 //!   %MEM/L for a pod, and CPU, MEM, %CPU, %MEM of allocatable for a node; a missing request or
 //!   limit (or a zero one) is `n/a`, missing metrics are `n/a` in every cell;
+//! - [`node_pods_cell`]: PODS, a node's non-terminated pods of its allocatable pods (`12/110`);
 //! - [`UsageCell::level`]: the colour band (≥ 80% warn, ≥ 90% critical).
 //!
 //! Percentages are floored, as k9s's `ToPercentage` floors them; CPU shows in millicores
@@ -293,6 +294,8 @@ pub enum UsageCell {
     Bytes(u64),
     /// A floored percentage.
     Percent(u64),
+    /// Pods on a node against its allocatable pods (`12/110`, or `12` without a capacity).
+    Pods { used: u64, capacity: Option<u64> },
 }
 
 impl UsageCell {
@@ -302,6 +305,14 @@ impl UsageCell {
             UsageCell::Milli(m) => m.to_string(),
             UsageCell::Bytes(b) => (b / (1024 * 1024)).to_string(),
             UsageCell::Percent(p) => p.to_string(),
+            UsageCell::Pods {
+                used,
+                capacity: Some(c),
+            } => format!("{used}/{c}"),
+            UsageCell::Pods {
+                used,
+                capacity: None,
+            } => used.to_string(),
         }
     }
 
@@ -309,6 +320,10 @@ impl UsageCell {
         match self {
             UsageCell::Percent(p) if *p >= 90 => Level::Critical,
             UsageCell::Percent(p) if *p >= 80 => Level::Warn,
+            UsageCell::Pods {
+                used,
+                capacity: Some(c),
+            } => percent(*used, Some(*c)).level(),
             _ => Level::Normal,
         }
     }
@@ -317,7 +332,10 @@ impl UsageCell {
     pub fn sort_key(&self) -> Option<u64> {
         match self {
             UsageCell::NotAvailable => None,
-            UsageCell::Milli(v) | UsageCell::Bytes(v) | UsageCell::Percent(v) => Some(*v),
+            UsageCell::Milli(v)
+            | UsageCell::Bytes(v)
+            | UsageCell::Percent(v)
+            | UsageCell::Pods { used: v, .. } => Some(*v),
         }
     }
 
@@ -377,8 +395,20 @@ impl Allocatable {
     }
 }
 
-/// The node metrics column names, in order.
-pub const NODE_COLUMNS: [&str; 4] = ["CPU", "MEM", "%CPU", "%MEM"];
+/// The node usage column names, in order: the pods on it (from the pods informer's node index),
+/// then the metrics cells of [`node_usage_cells`].
+pub const NODE_COLUMNS: [&str; 5] = ["PODS", "CPU", "MEM", "%CPU", "%MEM"];
+
+/// PODS for a node: its non-terminated pods against allocatable pods (`n/a` until counted).
+pub fn node_pods_cell(alloc: &Allocatable, used: Option<u64>) -> UsageCell {
+    match used {
+        Some(used) => UsageCell::Pods {
+            used,
+            capacity: alloc.pods,
+        },
+        None => UsageCell::NotAvailable,
+    }
+}
 
 /// CPU, MEM, %CPU, %MEM (of allocatable) for a node.
 pub fn node_usage_cells(alloc: &Allocatable, usage: Option<Usage>) -> [UsageCell; 4] {
@@ -537,6 +567,21 @@ mod tests {
             node_usage_cells(&alloc, Usage::of_node_metrics(&node)).map(|c| c.display()),
             ["1500", "3072", "75", "75"].map(String::from)
         );
+    }
+
+    #[test]
+    fn node_pods_cell_shows_used_of_allocatable_and_colours_a_full_node() {
+        let alloc = Allocatable::of_node(&json!({"status": {"allocatable": {"pods": "110"}}}));
+        let cell = node_pods_cell(&alloc, Some(12));
+        assert_eq!(cell.display(), "12/110");
+        assert_eq!(cell.level(), Level::Normal);
+        assert_eq!(cell.sort_key(), Some(12));
+        assert_eq!(node_pods_cell(&alloc, Some(100)).level(), Level::Critical);
+        assert_eq!(node_pods_cell(&alloc, Some(90)).level(), Level::Warn);
+        assert_eq!(node_pods_cell(&alloc, None), UsageCell::NotAvailable);
+        let none = Allocatable::of_node(&json!({"status": {}}));
+        assert_eq!(node_pods_cell(&none, Some(3)).display(), "3");
+        assert_eq!(node_pods_cell(&none, Some(3)).level(), Level::Normal);
     }
 
     #[test]

@@ -295,6 +295,10 @@ pub enum Action {
     /// One poll of the metrics API (or why it cannot be used), from the poller that
     /// [`Effect::WatchMetrics`] started.
     Metrics(MetricsUpdate),
+    /// The non-terminated pods per node (the nodes view's PODS column), counted from the node
+    /// index of the all-namespaces pods informer that [`Effect::WatchNodePods`] started; sent
+    /// when the pods changed, at most once a second.
+    NodePods(NodePods),
     /// One frame's worth of events from the streams of a log view ([`Effect::OpenLogs`]),
     /// coalesced by the runtime: at most one per frame interval, never one per line.
     Log {
@@ -419,6 +423,13 @@ pub enum Effect {
         view: ViewId,
         scope: MetricsScope,
     },
+    /// Count the pods on each node while `view` (a nodes view) is open: the runtime shares or
+    /// starts the all-namespaces `pods` informer (after an access check) and answers with
+    /// [`Action::NodePods`].
+    WatchNodePods {
+        view: ViewId,
+        pods: ResourceInfo,
+    },
     /// Switch kubeconfig context: the runtime rebuilds its client and factory, then sends
     /// Connection/Discovery again. Views are reopened by the OpenResource effects that follow.
     SwitchContext(String),
@@ -454,4 +465,13 @@ pub fn resource_label(resource: &ResourceInfo) -> String {
     } else {
         format!("{}.{}", ar.plural, ar.group)
     }
+}
+
+/// The nodes view's PODS column: pods per node, or why they cannot be counted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodePods {
+    /// Non-terminated pods (phase neither Succeeded nor Failed) by node name.
+    Counts(Arc<std::collections::HashMap<String, u64>>),
+    /// Pods cannot be listed across namespaces (the server's message).
+    Unavailable(String),
 }

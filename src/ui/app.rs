@@ -137,6 +137,8 @@ pub struct App {
     pub metrics: HashMap<MetricsScope, UsageMap>,
     /// Why metrics are not shown (no metrics-server, 403, 503), when they are not.
     pub metrics_unavailable: Option<String>,
+    /// The nodes tables' PODS column (`None` until first counted).
+    pub node_pods: Option<crate::ui::action::NodePods>,
     /// The pulse screen's state while it is on the stack.
     pub pulse: Option<Box<PulseScreen>>,
     pub(super) initial_resource: String,
@@ -201,6 +203,7 @@ impl App {
             ns_view: None,
             metrics: HashMap::new(),
             metrics_unavailable: None,
+            node_pods: None,
             pulse: None,
             initial_resource: config.resource,
             context_namespace: config.context_namespace,
@@ -696,6 +699,7 @@ impl App {
                 self.dirty = true;
             }
             Action::Metrics(update) => self.on_metrics(update),
+            Action::NodePods(update) => self.on_node_pods(update),
             Action::Log { view, batch } => self.on_log_batch(view, batch),
             Action::LogSaved { view, result } => self.on_log_saved(view, result),
         }

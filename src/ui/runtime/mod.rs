@@ -89,6 +89,7 @@ mod access;
 mod background;
 mod describe;
 mod feeds;
+mod node_pods;
 #[cfg(test)]
 mod tests;
 
@@ -98,6 +99,7 @@ use background::*;
 use describe::*;
 use feeds::*;
 pub use feeds::{next_key_batch, rows_for_keys};
+use node_pods::*;
 
 /// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
 /// switches, streams; tests drive it without a terminal through [`Headless`].
@@ -376,6 +378,19 @@ impl Runtime {
                 }
             }
             Effect::WatchMetrics { view, scope } => self.metrics.watch(view, scope),
+            Effect::WatchNodePods { view, pods } => {
+                if let Some(feed) = self.views.get(&view) {
+                    tokio::spawn(watch_node_pods(
+                        view,
+                        pods,
+                        self.factory.clone(),
+                        self.connection.client.clone(),
+                        self.access.clone(),
+                        self.tx.clone(),
+                        feed.cancel.clone(),
+                    ));
+                }
+            }
             e @ (Effect::OpenLogs { .. } | Effect::CloseLogs { .. } | Effect::SaveLogs { .. }) => {
                 self.logs.carry_out(&e, &self.tx);
             }

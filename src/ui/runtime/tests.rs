@@ -222,3 +222,84 @@ async fn informer_stats_go_out_in_the_frame_that_carries_rows() {
     }
     factory.shutdown().await;
 }
+
+fn in_phase(name: &str, rv: &str, node: &str, phase: &str) -> DynamicObject {
+    let mut o = on_node(name, rv, node);
+    o.data["status"] = serde_json::json!({ "phase": phase });
+    o
+}
+
+/// Issue 14: the nodes view's PODS column counts the non-terminated pods per node from the
+/// pods informer's node index, sends a count once synced and again only after the pods
+/// changed, and stops with the view.
+#[tokio::test(start_paused = true)]
+async fn pods_per_node_are_counted_from_the_node_index_and_recounted_on_change() {
+    let fake = FakeListerWatcher::<DynamicObject>::shared();
+    let factory = started_factory(&fake);
+    fake.push_list_page(
+        vec![
+            in_phase("a", "10", "n1", "Running"),
+            in_phase("b", "11", "n2", "Pending"),
+            in_phase("c", "12", "n1", "Succeeded"),
+            in_phase("d", "13", "n1", "Failed"),
+        ],
+        "13",
+        None,
+    );
+    let live = fake.push_watch_live();
+    let client = kube::Client::try_from(kube::Config::new(
+        "http://127.0.0.1:9".parse().expect("url"),
+    ))
+    .expect("client");
+    let access = AccessCache::default();
+    // No review API: open at once (the informer's own 403 would tell).
+    access
+        .unavailable
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let pods_info = ResourceInfo {
+        api_resource: pods(),
+        namespaced: true,
+        singular: "pod".into(),
+        short_names: vec!["po".into()],
+        verbs: vec!["list".into(), "watch".into()],
+        printer_columns: None,
+    };
+    let task = tokio::spawn(watch_node_pods(
+        7,
+        pods_info,
+        factory.clone(),
+        client,
+        access,
+        tx,
+        cancel.clone(),
+    ));
+    let counts = |a: Option<Action>| match a {
+        Some(Action::NodePods(crate::ui::action::NodePods::Counts(c))) => {
+            let mut v: Vec<(String, u64)> = c.iter().map(|(k, v)| (k.clone(), *v)).collect();
+            v.sort();
+            v
+        }
+        other => panic!("expected counts, got {other:?}"),
+    };
+    assert_eq!(
+        counts(rx.recv().await),
+        [("n1".to_string(), 1), ("n2".to_string(), 1)]
+    );
+    // Nothing changed: no recount goes out.
+    tokio::time::sleep(NODE_PODS_PERIOD * 3).await;
+    assert!(
+        rx.try_recv().is_err(),
+        "an unchanged cache is not recounted"
+    );
+    live.send(Ok(WatchEvent::Added(in_phase("e", "14", "n2", "Running"))))
+        .expect("watch open");
+    assert_eq!(
+        counts(rx.recv().await),
+        [("n1".to_string(), 1), ("n2".to_string(), 2)]
+    );
+    cancel.cancel();
+    task.await.expect("task ends with the view");
+    factory.shutdown().await;
+}

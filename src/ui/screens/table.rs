@@ -742,7 +742,7 @@ impl App {
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
         // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
-        let usage = view_usage(&self.metrics, v);
+        let usage = view_usage(&self.metrics, self.node_pods.as_ref(), v);
         if let Some((kind, _)) = usage {
             for (i, name) in kind.columns().iter().enumerate() {
                 let sorted = sort == SortBy::Joined(i);
@@ -782,7 +782,7 @@ impl App {
             }
             let mut levels = Vec::new();
             if let Some((kind, polled)) = usage {
-                for c in kind.cells(&e.summary, polled) {
+                for c in kind.cells(&e.summary, Some(&polled)) {
                     cells.push(Cow::Owned(c.display()));
                     levels.push(c.level());
                 }

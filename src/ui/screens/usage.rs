@@ -19,12 +19,13 @@ use super::Screen;
 use super::table::ResourceView;
 use crate::cluster::ResourceInfo;
 use crate::render::metrics::{
-    Allocatable, Level, NODE_COLUMNS, POD_COLUMNS, Usage, UsageCell, node_usage_cells,
-    pod_resources, pod_usage_cells,
+    Allocatable, Level, NODE_COLUMNS, POD_COLUMNS, Usage, UsageCell, node_pods_cell,
+    node_usage_cells, pod_resources, pod_usage_cells,
 };
-use crate::ui::action::{Effect, ObjectSummary, ViewId};
+use crate::ui::action::{Effect, NodePods, ObjectSummary, ViewId};
 use crate::ui::app::App;
 use crate::ui::metrics::{MetricsScope, MetricsUpdate};
+use crate::ui::resources::resolve;
 use crate::ui::table::SortBy;
 
 /// Usage by informer key, from one poll.
@@ -67,13 +68,24 @@ impl UsageKind {
         }
     }
 
-    /// One row's usage cells: `n/a` everywhere without metrics for it.
-    pub fn cells(self, summary: &ObjectSummary, usage: Option<&UsageMap>) -> Vec<UsageCell> {
-        let u = usage.and_then(|m| m.get(&*summary.key)).copied();
+    /// One row's usage cells: `n/a` everywhere without metrics for it; a node's PODS from the
+    /// pods counted on it (`n/a` until counted).
+    pub fn cells(self, summary: &ObjectSummary, usage: Option<&Joined<'_>>) -> Vec<UsageCell> {
+        let u = usage
+            .and_then(|j| j.metrics)
+            .and_then(|m| m.get(&*summary.key))
+            .copied();
         match self {
             UsageKind::Pods => pod_usage_cells(&pod_resources(&summary.object.data), u).to_vec(),
             UsageKind::Nodes => {
-                node_usage_cells(&Allocatable::of_node(&summary.object.data), u).to_vec()
+                let alloc = Allocatable::of_node(&summary.object.data);
+                let pods = match usage.and_then(|j| j.node_pods) {
+                    Some(NodePods::Counts(c)) => Some(c.get(&*summary.name).copied().unwrap_or(0)),
+                    _ => None,
+                };
+                let mut cells = vec![node_pods_cell(&alloc, pods)];
+                cells.extend(node_usage_cells(&alloc, u));
+                cells
             }
         }
     }
@@ -88,25 +100,43 @@ pub fn level_style(base: Style, level: Level) -> Style {
     }
 }
 
-/// The usage columns of `v` and the last poll for its scope (`None`: not polled yet, or
-/// unavailable).
+/// What a table joins to its rows: the last metrics poll for its scope (`None`: not polled
+/// yet, or unavailable) and, for nodes, the pods counted per node.
+#[derive(Clone, Copy)]
+pub struct Joined<'a> {
+    pub metrics: Option<&'a UsageMap>,
+    pub node_pods: Option<&'a NodePods>,
+}
+
+/// The usage columns of `v` and what they join.
 pub fn view_usage<'a>(
     metrics: &'a HashMap<MetricsScope, UsageMap>,
+    node_pods: Option<&'a NodePods>,
     v: &ResourceView,
-) -> Option<(UsageKind, Option<&'a UsageMap>)> {
+) -> Option<(UsageKind, Joined<'a>)> {
     let kind = UsageKind::of(&v.resource)?;
     let scope = kind.scope(v.namespace.as_deref());
-    Some((kind, metrics.get(&scope)))
+    Some((
+        kind,
+        Joined {
+            metrics: metrics.get(&scope),
+            node_pods: node_pods.filter(|_| kind == UsageKind::Nodes),
+        },
+    ))
 }
 
 /// Copy usage column `col` of every row of `v` into its sort key.
-fn fill_joined(metrics: &HashMap<MetricsScope, UsageMap>, v: &mut ResourceView, col: usize) {
-    let Some(kind) = UsageKind::of(&v.resource) else {
+fn fill_joined(
+    metrics: &HashMap<MetricsScope, UsageMap>,
+    node_pods: Option<&NodePods>,
+    v: &mut ResourceView,
+    col: usize,
+) {
+    let Some((kind, joined)) = view_usage(metrics, node_pods, v) else {
         return;
     };
-    let usage = metrics.get(&kind.scope(v.namespace.as_deref()));
     v.table.set_joined_keys(|e| {
-        kind.cells(&e.summary, usage)
+        kind.cells(&e.summary, Some(&joined))
             .get(col)
             .and_then(UsageCell::sort_key)
     });
@@ -123,6 +153,45 @@ impl App {
                 view,
                 scope: kind.scope(v.namespace.as_deref()),
             });
+            if kind == UsageKind::Nodes
+                && let Some(pods) = resolve(&self.resources, "pods")
+            {
+                fx.push(Effect::WatchNodePods {
+                    view,
+                    pods: pods.clone(),
+                });
+            }
+        }
+    }
+
+    /// Pods were counted per node (or cannot be): the nodes tables' PODS column.
+    pub(crate) fn on_node_pods(&mut self, update: NodePods) {
+        if let NodePods::Unavailable(why) = &update
+            && self.node_pods.as_ref() != Some(&update)
+        {
+            self.info(format!("PODS n/a: {why}"));
+        }
+        self.node_pods = Some(update);
+        let ids: Vec<ViewId> = self
+            .views
+            .values()
+            .filter(|v| UsageKind::of(&v.resource) == Some(UsageKind::Nodes))
+            .map(|v| v.id)
+            .collect();
+        for id in ids {
+            if let Some(v) = self.views.get_mut(&id)
+                && let (SortBy::Joined(col), _) = v.table.sort()
+            {
+                fill_joined(&self.metrics, self.node_pods.as_ref(), v, col);
+            }
+        }
+        if matches!(self.current_screen(), Some(Screen::Table(id)) if self
+            .views
+            .get(id)
+            .is_some_and(|v| UsageKind::of(&v.resource) == Some(UsageKind::Nodes)))
+        {
+            self.dirty = true;
+            self.scroll_current();
         }
     }
 
@@ -150,7 +219,7 @@ impl App {
                     if let Some(v) = self.views.get_mut(&id)
                         && let (SortBy::Joined(col), _) = v.table.sort()
                     {
-                        fill_joined(&self.metrics, v, col);
+                        fill_joined(&self.metrics, self.node_pods.as_ref(), v, col);
                     }
                 }
                 if self.shows_usage() {
@@ -207,7 +276,7 @@ impl App {
         };
         let by = SortBy::Joined(col);
         if v.table.sort().0 != by {
-            fill_joined(&self.metrics, v, col);
+            fill_joined(&self.metrics, self.node_pods.as_ref(), v, col);
         }
         v.table.set_sort(by);
         self.scroll_current();
@@ -219,7 +288,7 @@ impl App {
             && let Some(v) = self.views.get_mut(&id)
             && v.table.sort().0 != by
         {
-            fill_joined(&self.metrics, v, col);
+            fill_joined(&self.metrics, self.node_pods.as_ref(), v, col);
         }
     }
 }
