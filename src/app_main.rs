@@ -369,6 +369,7 @@ pub async fn run_bench(
         smoke: args.smoke,
         only: args.only,
         pod_shape: args.pod_shape,
+        server_mbps: args.server_mbps,
     })
     .await
     .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;

@@ -155,6 +155,11 @@ pub struct BenchArgs {
     /// ~12 KB of JSON per pod with managedFields, as a real cluster; `compact`: ~3 KB).
     #[arg(long, value_enum, default_value = "realistic")]
     pub pod_shape: crate::demo::realistic::PodShape,
+    /// The child demo server sends list and watch bodies no faster than this many MB/s, as a
+    /// real kube-apiserver encoding at request time does (the measured ~58 MB/s for JSON);
+    /// default: as fast as loopback takes them.
+    #[arg(long, value_name = "MB_PER_S")]
+    pub server_mbps: Option<u64>,
 }
 
 #[cfg(test)]

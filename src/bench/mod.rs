@@ -131,6 +131,8 @@ pub struct BenchOptions {
     /// Pod shape the child demo server serves (figures 1-2); the fixture pods of figures 3, 5
     /// and 6 are always realistic.
     pub pod_shape: PodShape,
+    /// The child demo server's send rate for list and watch bodies, MB/s (`None`: unlimited).
+    pub server_mbps: Option<u64>,
 }
 
 /// A group of figures `--only` can select.
@@ -443,6 +445,7 @@ mod tests {
             smoke: true,
             only: vec![FigureGroup::Drill],
             pod_shape: PodShape::Compact,
+            server_mbps: None,
         };
         let mut report = Report::default();
         drill_down(&opts, &mut report)?;

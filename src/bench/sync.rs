@@ -187,6 +187,16 @@ pub(super) async fn sync_and_memory(
         (None, None) => return Err(BenchError::Setup("no cluster".into())),
     };
     let client = client_from_kubeconfig(&kubeconfig).await?;
+    if let (Some(_), Some(mbps)) = (&child, opts.server_mbps) {
+        post_fault(&client, &format!("send-rate?mbps={mbps}")).await?;
+        report.fig(
+            &format!("{}k pods", pods as f64 / 1000.0),
+            "demo server send rate (a real API server's encode rate, emulated)",
+            format!("{mbps} MB/s"),
+            "",
+            Verdict::Info,
+        );
+    }
     let result = sync_and_memory_on(opts, &client, child.is_some(), pods, first, report).await;
     if let Some(c) = child {
         c.stop().await;

@@ -410,6 +410,7 @@ async fn admin(
             u32::try_from(num("count", 1)).unwrap_or(1),
         ),
         "latency" => f.set_latency(Duration::from_millis(num("ms", 0))),
+        "send-rate" => f.set_send_rate(num("mbps", 0).saturating_mul(1_000_000)),
         "forbid" | "allow" => {
             let Some(res) = q.get("resource") else {
                 return StatusError::bad_request("resource is required").into_response();
@@ -961,7 +962,7 @@ async fn handle(
                 }
             }
             let rv = cluster.resource_version();
-            Ok(list_body(info, rv, None, items))
+            Ok(list_body(info, rv, None, items, 0))
         }
         _ => Err(StatusError::method_not_allowed(format!(
             "the server does not allow this method on the requested resource ({method})"
@@ -1175,6 +1176,7 @@ fn list_body(
     rv: u64,
     continue_token: Option<String>,
     items: Vec<Arc<Stored>>,
+    send_rate: u64,
 ) -> Response {
     let mut meta = json!({"resourceVersion": rv.to_string()});
     if let Some(c) = continue_token {
@@ -1202,6 +1204,11 @@ fn list_body(
         buf.extend_from_slice(b"]}");
         yield Ok(Bytes::from(buf));
     };
+    let stream = super::faults::paced(
+        send_rate,
+        |c: &Result<Bytes, std::io::Error>| c.as_ref().map_or(0, Bytes::len),
+        stream,
+    );
     (
         StatusCode::OK,
         [
@@ -1299,7 +1306,13 @@ fn list_handler(
     };
     let page = app.cluster.list_page(t.idx, &req, &|s| filter.matches(s))?;
     match out {
-        Output::Json => Ok(list_body(info, page.rv, page.continue_token, page.items)),
+        Output::Json => Ok(list_body(
+            info,
+            page.rv,
+            page.continue_token,
+            page.items,
+            app.faults.send_rate(),
+        )),
         Output::Table(inc) => {
             let rows = page
                 .items
@@ -1543,7 +1556,11 @@ fn watch_handler(
             }
         }
     };
-    Ok(watch_body(stream))
+    Ok(watch_body(super::faults::paced(
+        app.faults.send_rate(),
+        Bytes::len,
+        stream,
+    )))
 }
 
 /// Apply the watcher's selectors to one event (enter = ADDED, leave = DELETED).
