@@ -50,6 +50,11 @@ pub struct DashboardArgs {
     /// Pods in the demo cluster (with --demo).
     #[arg(long, value_name = "N", default_value_t = 600)]
     pub demo_pods: usize,
+    /// Run N demo clusters (prod-eu, prod-us, staging, ...; implies --demo), each its own server
+    /// and seed, with one kubeconfig context per cluster: the dashboard starts on the first
+    /// (or --context NAME) and `:ctx NAME` switches.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=16), conflicts_with = "demo_as_namespace_user")]
+    pub demo_clusters: Option<u64>,
     /// Demo churn in events per second (with --demo).
     #[arg(long, value_name = "EV_PER_S", default_value_t = 20.0)]
     pub demo_churn: f64,
@@ -125,6 +130,10 @@ pub struct DemoServerArgs {
     /// lists (`sendInitialEvents=true`) are refused, so clients fall back to list + watch.
     #[arg(long)]
     pub no_watch_list: bool,
+    /// Serve N demo clusters (prod-eu, prod-us, staging, ...), each on its own port (--port P:
+    /// P, P+1, ...) with its own seed (--seed S: S, S+1, ...); the kubeconfig has a context each.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16), conflicts_with = "as_namespace_user")]
+    pub clusters: u64,
     /// Log lines per second each container writes (a pod's `kinformer.dev/log-rate` annotation
     /// overrides it).
     #[arg(long, value_name = "LINES_PER_S", default_value_t = 2.0)]
@@ -202,6 +211,39 @@ mod tests {
             panic!("demo-server subcommand");
         };
         assert_eq!(args.log_rate, 5000.0);
+    }
+
+    #[test]
+    fn demo_cluster_counts_parse_within_one_to_sixteen() {
+        let cli = Cli::try_parse_from(["kinformer", "--demo-clusters", "3"]).expect("parses");
+        assert_eq!(cli.dashboard.demo_clusters, Some(3));
+        assert!(Cli::try_parse_from(["kinformer", "--demo-clusters", "0"]).is_err());
+        assert!(Cli::try_parse_from(["kinformer", "--demo-clusters", "17"]).is_err());
+        assert!(
+            Cli::try_parse_from([
+                "kinformer",
+                "--demo-clusters",
+                "2",
+                "--demo-as-namespace-user",
+                "shop"
+            ])
+            .is_err()
+        );
+        let Some(Command::DemoServer(args)) =
+            Cli::try_parse_from(["kinformer", "demo-server", "--clusters", "4"])
+                .expect("parses")
+                .command
+        else {
+            panic!("demo-server subcommand");
+        };
+        assert_eq!(args.clusters, 4);
+        let Some(Command::DemoServer(one)) = Cli::try_parse_from(["kinformer", "demo-server"])
+            .expect("parses")
+            .command
+        else {
+            panic!("demo-server subcommand");
+        };
+        assert_eq!(one.clusters, 1);
     }
 
     #[test]
