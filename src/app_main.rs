@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::cluster::{ClusterError, ConnectOptions, Connection};
+use crate::cluster::{ClusterError, Connection, load_kubeconfig};
 use crate::demo::churn::run_churn;
 use crate::demo::fleet::{FleetMember, MAX_FLEET, fleet_kubeconfig_yaml, member_name, member_seed};
 use crate::demo::rbac::NamespaceUser;
 use crate::demo::realistic::PodShape;
 use crate::demo::sim::{SimConfig, Simulator};
 use crate::demo::{DemoHandle, DemoOptions, DemoServer};
+use crate::fleet::{is_glob, select_contexts};
 use crate::selector::LabelSelector;
 use crate::ui::AppConfig;
 use crate::ui::keys::KeyMap;
@@ -89,32 +90,14 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         }
         (Some(spec), _) => Some(DemoRun::One(start_demo(&spec).await?)),
     };
-    let connection = match &demo {
-        Some(d) => {
-            let kubeconfig = Kubeconfig::from_yaml(&d.kubeconfig_yaml())
-                .map_err(|e| MainError::Runtime(format!("demo kubeconfig: {e}")))?;
-            // A fleet's contexts are the members: --context picks the first screen's.
-            let context = match d {
-                DemoRun::Fleet(_) => args.context.clone(),
-                DemoRun::One(_) => None,
-            };
-            Connection::from_kubeconfig(kubeconfig, "demo".into(), context).await
-        }
-        None => {
-            Connection::open(&ConnectOptions {
-                kubeconfig: args.kubeconfig.clone(),
-                context: args.context.clone(),
-            })
-            .await
-        }
-    };
-    let connection = match connection {
+    let connection = connect_selected(&args, demo.as_ref()).await;
+    let (connection, fleet) = match connection {
         Ok(c) => c,
         Err(e) => {
             if let Some(d) = demo {
                 d.stop().await;
             }
-            return Err(e.into());
+            return Err(e);
         }
     };
     // Unreachable at start: with a terminal, the dashboard starts anyway (the header shows the
@@ -159,6 +142,8 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         readonly: args.readonly,
         log_cap_bytes: (args.log_buffer_mib as usize).saturating_mul(1024 * 1024),
         context_namespace: Some(connection.default_namespace.clone()),
+        fleet,
+        readonly_contexts: args.readonly_contexts.clone(),
         now_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
@@ -180,6 +165,54 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         d.stop().await;
     }
     result
+}
+
+/// Load the kubeconfig (the demo's, else --kubeconfig / $KUBECONFIG / ~/.kube/config), select
+/// the contexts (`--context a,b`, globs, `--all-contexts`; a demo fleet: all its members unless
+/// --context says) and connect to the first. Returns the connection and the selected contexts
+/// when there are several (else empty: single-cluster mode).
+async fn connect_selected(
+    args: &DashboardArgs,
+    demo: Option<&DemoRun>,
+) -> Result<(Connection, Vec<String>), MainError> {
+    let (kubeconfig, path, context) = match demo {
+        Some(d) => {
+            let kubeconfig = Kubeconfig::from_yaml(&d.kubeconfig_yaml())
+                .map_err(|e| MainError::Runtime(format!("demo kubeconfig: {e}")))?;
+            let context = match d {
+                DemoRun::Fleet(_) => Some(args.context.clone().unwrap_or_else(|| "*".into())),
+                DemoRun::One(_) => None,
+            };
+            (kubeconfig, "demo".to_string(), context)
+        }
+        None => {
+            let (kubeconfig, path) = load_kubeconfig(args.kubeconfig.as_deref())?;
+            let context = if args.all_contexts {
+                Some("*".to_string())
+            } else {
+                args.context.clone()
+            };
+            (kubeconfig, path, context)
+        }
+    };
+    let (first, fleet) = match context {
+        Some(spec) if spec.contains(',') || is_glob(&spec) => {
+            let available: Vec<String> =
+                kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
+            let selected = select_contexts(&available, &spec, false)
+                .map_err(|e| MainError::Usage(format!("--context {spec}: {e} in {path}")))?;
+            let first = selected.first().cloned();
+            let fleet = if selected.len() > 1 {
+                selected
+            } else {
+                Vec::new()
+            };
+            (first, fleet)
+        }
+        other => (other, Vec::new()),
+    };
+    let connection = Connection::from_kubeconfig(kubeconfig, path, first).await?;
+    Ok((connection, fleet))
 }
 
 /// The dashboard's demo: one cluster (`--demo`) or a fleet (`--demo-clusters N`).

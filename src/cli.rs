@@ -21,9 +21,18 @@ pub struct DashboardArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, global = true, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use (default: current-context).
+    /// The kubeconfig context to use (default: current-context). Several clusters: names
+    /// and globs, comma-separated (`prod-eu,staging`, `'prod-*'`): the header shows each one's
+    /// state, the tables the first (`:ctx +NAME` / `:ctx -NAME` add and remove).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// Every context of the kubeconfig (as `--context '*'`).
+    #[arg(long, conflicts_with = "context")]
+    pub all_contexts: bool,
+    /// Contexts (names and globs, comma-separated, e.g. `'prod-*'`) where writes are refused
+    /// as with --readonly, while the others stay writable.
+    #[arg(long, value_name = "PATTERNS")]
+    pub readonly_contexts: Option<String>,
     /// Namespace scope (default: the context's namespace).
     #[arg(
         short = 'n',
@@ -244,6 +253,24 @@ mod tests {
             panic!("demo-server subcommand");
         };
         assert_eq!(one.clusters, 1);
+    }
+
+    #[test]
+    fn fleet_flags_parse_and_all_contexts_conflicts_with_context() {
+        let cli = Cli::try_parse_from([
+            "kinformer",
+            "--context",
+            "prod-*,staging",
+            "--readonly-contexts",
+            "prod-*",
+        ])
+        .expect("parses");
+        assert_eq!(cli.dashboard.context.as_deref(), Some("prod-*,staging"));
+        assert_eq!(cli.dashboard.readonly_contexts.as_deref(), Some("prod-*"));
+        assert!(!cli.dashboard.all_contexts);
+        let all = Cli::try_parse_from(["kinformer", "--all-contexts"]).expect("parses");
+        assert!(all.dashboard.all_contexts);
+        assert!(Cli::try_parse_from(["kinformer", "--all-contexts", "--context", "a"]).is_err());
     }
 
     #[test]

@@ -201,3 +201,80 @@ async fn taking_one_fleet_member_down_leaves_the_others_answering() {
     assert_eq!(us_after, us_before, "prod-us comes back with its state");
     fleet.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runtime_probes_see_one_member_go_down_and_back_while_the_other_stays_up() {
+    use kinformer::ui::action::{Action, ClusterHealth, Effect};
+    use kinformer::ui::runtime::Headless;
+    let Some(fleet) = fleet(
+        "runtime_probes_see_one_member_go_down_and_back_while_the_other_stays_up",
+        2,
+    )
+    .await
+    else {
+        return;
+    };
+    let yaml = fleet.kubeconfig_yaml();
+    let eu = connect(&yaml, "prod-eu").await;
+    let mut rt = Headless::start(eu, Duration::from_secs(60));
+    rt.set_probe_period(Duration::from_millis(100));
+    for member in ["prod-eu", "prod-us"] {
+        rt.carry_out(Effect::WatchCluster(member.into())).await;
+    }
+    // A second watch of the same member starts nothing.
+    rt.carry_out(Effect::WatchCluster("prod-us".into())).await;
+    assert_eq!(rt.probed_clusters(), ["prod-eu", "prod-us"]);
+    let (_, us) = &fleet.members[1];
+    let mut phase = 0; // 0: both up, 1: prod-us down, 2: prod-us back
+    let mut eu_up = false;
+    let deadline = Instant::now() + HANG_GUARD;
+    while phase < 2 || !eu_up {
+        let action = tokio::time::timeout_at(deadline.into(), rt.next_action())
+            .await
+            .unwrap_or_else(|_| panic!("stuck in phase {phase}"))
+            .expect("runtime alive");
+        let Action::ClusterHealth { context, health } = action else {
+            continue;
+        };
+        match (context.as_str(), &health, phase) {
+            ("prod-eu", ClusterHealth::Up { .. }, _) => eu_up = true,
+            ("prod-eu", other, _) => panic!("prod-eu left up: {other:?}"),
+            ("prod-us", ClusterHealth::Up { .. }, 0) => {
+                assert!(us.handle.faults().restart(Duration::from_millis(1500)));
+                phase = 1;
+            }
+            ("prod-us", ClusterHealth::Unreachable { retry_at_ms, .. }, 1) => {
+                assert!(*retry_at_ms > 0, "a countdown to the next probe");
+                phase = 2;
+            }
+            ("prod-us", ClusterHealth::Unreachable { .. }, 2) => {}
+            ("prod-us", ClusterHealth::Up { .. }, 2) => phase = 3,
+            (c, h, p) => panic!("unexpected {c} {h:?} in phase {p}"),
+        }
+    }
+    // Until prod-us answered again.
+    while phase < 3 {
+        let action = tokio::time::timeout_at(deadline.into(), rt.next_action())
+            .await
+            .expect("prod-us never came back")
+            .expect("runtime alive");
+        match action {
+            Action::ClusterHealth { context, health } if context == "prod-us" => {
+                if matches!(health, ClusterHealth::Up { .. }) {
+                    phase = 3;
+                }
+            }
+            Action::ClusterHealth { context, health } => {
+                assert!(
+                    matches!(health, ClusterHealth::Up { .. }),
+                    "{context}: {health:?}"
+                )
+            }
+            _ => {}
+        }
+    }
+    rt.carry_out(Effect::UnwatchCluster("prod-us".into())).await;
+    assert_eq!(rt.probed_clusters(), ["prod-eu"]);
+    rt.shutdown().await;
+    fleet.stop().await;
+}

@@ -74,6 +74,7 @@ mod command;
 pub mod drain;
 pub mod edit;
 pub mod event_log;
+pub mod fleet;
 pub mod keys;
 pub mod log_feeds;
 pub mod log_stream;
