@@ -582,6 +582,7 @@ pub async fn run_bench(
         smoke: args.smoke,
         only: args.only,
         pod_shape: args.pod_shape,
+        clusters: args.clusters as usize,
     })
     .await
     .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;

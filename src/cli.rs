@@ -173,6 +173,10 @@ pub struct BenchArgs {
     /// ~12 KB of JSON per pod with managedFields, as a real cluster; `compact`: ~3 KB).
     #[arg(long, value_enum, default_value = "realistic")]
     pub pod_shape: crate::demo::realistic::PodShape,
+    /// Also measure N clusters at once (the first --pods count each, synced together vs one
+    /// alone, RSS, the label filter over N × 100k pods); `--only fleet` for just these.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16))]
+    pub clusters: u64,
 }
 
 #[cfg(test)]
