@@ -278,3 +278,63 @@ async fn runtime_probes_see_one_member_go_down_and_back_while_the_other_stays_up
     rt.shutdown().await;
     fleet.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diff_compares_the_same_named_object_across_members() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kinformer::ui::action::{Action, Effect};
+    use kinformer::ui::runtime::Headless;
+    use kube::api::PostParams;
+    let Some(fleet) = fleet("diff_compares_the_same_named_object_across_members", 3).await else {
+        return;
+    };
+    let yaml = fleet.kubeconfig_yaml();
+    for (context, image) in [("prod-eu", "payments:1.4.2"), ("prod-us", "payments:1.4.1")] {
+        let conn = connect(&yaml, context).await;
+        let cms: Api<ConfigMap> = Api::namespaced(conn.client.clone(), "default");
+        let cm: ConfigMap = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "payments"},
+            "data": {"image": image, "region": "any"}
+        }))
+        .unwrap();
+        cms.create(&PostParams::default(), &cm).await.unwrap();
+    }
+    let eu = connect(&yaml, "prod-eu").await;
+    let configmaps = eu
+        .discover()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|r| r.api_resource.plural == "configmaps")
+        .expect("configmaps discovered");
+    let mut rt = Headless::start(eu, Duration::from_secs(60));
+    rt.carry_out(Effect::FetchDiff {
+        request: 7,
+        resource: configmaps,
+        namespace: Some("default".into()),
+        name: "payments".into(),
+        contexts: vec!["prod-eu".into(), "prod-us".into(), "staging".into()],
+    })
+    .await;
+    let text = loop {
+        let action = tokio::time::timeout(HANG_GUARD, rt.next_action())
+            .await
+            .expect("no diff")
+            .expect("runtime alive");
+        if let Action::Diff { request: 7, result } = action {
+            break result.unwrap();
+        }
+    };
+    assert!(text.contains("staging: not found"), "{text}");
+    assert!(
+        text.contains("data.image\n  prod-eu  payments:1.4.2\n  prod-us  payments:1.4.1"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("data.region"),
+        "equal fields are not listed: {text}"
+    );
+    assert!(!text.contains("resourceVersion"), "{text}");
+    rt.shutdown().await;
+    fleet.stop().await;
+}

@@ -218,3 +218,45 @@ fn the_confirmation_names_the_cluster_when_several_are_selected() {
     };
     assert_eq!(c.cluster, None);
 }
+
+#[test]
+fn diff_asks_every_member_for_the_selected_object_and_shows_the_answer() {
+    let (mut app, _) = app_with(fleet_config(), vec![simple_pod("default", "a")]);
+    app.update(key(':'));
+    type_str(&mut app, "diff");
+    let fx = app.update(code(KeyCode::Enter));
+    let [
+        Effect::FetchDiff {
+            request,
+            namespace,
+            name,
+            contexts,
+            ..
+        },
+    ] = fx.as_slice()
+    else {
+        panic!("one FetchDiff expected, got {fx:?}")
+    };
+    assert_eq!(
+        (namespace.as_deref(), name.as_str()),
+        (Some("default"), "a")
+    );
+    assert_eq!(contexts, &FLEET);
+    app.update(Action::Diff {
+        request: *request,
+        result: Ok("pods default/a across 3 clusters\n1 field differs".into()),
+    });
+    let Some(kinformer::ui::app::Screen::Text(t)) = app.stack.last() else {
+        panic!("the diff screen is on top")
+    };
+    assert_eq!(t.kind, kinformer::ui::app::TextKind::Diff);
+    assert_eq!(
+        t.lines.clone().unwrap().unwrap()[1],
+        "1 field differs".to_string()
+    );
+    let (mut single, _) = app_with(config(), vec![simple_pod("default", "a")]);
+    single.update(key(':'));
+    type_str(&mut single, "diff");
+    assert!(single.update(code(KeyCode::Enter)).is_empty());
+    assert!(single.message.clone().unwrap().0.contains(":ctx +NAME"));
+}

@@ -288,6 +288,11 @@ pub enum Action {
         result: Result<String, String>,
     },
     Connection(ConnectionState),
+    /// Answer to [`Effect::FetchDiff`]: the comparison text, or an error.
+    Diff {
+        request: u64,
+        result: Result<String, String>,
+    },
     /// A fleet member's prober reports (see [`Effect::WatchCluster`]).
     ClusterHealth {
         context: String,
@@ -453,6 +458,15 @@ pub enum Effect {
     WatchCluster(String),
     /// Stop probing a fleet member.
     UnwatchCluster(String),
+    /// GET the object `namespace/name` from each of `contexts` (each on its own client) and
+    /// compare them; answer with [`Action::Diff`].
+    FetchDiff {
+        request: u64,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: String,
+        contexts: Vec<String>,
+    },
     /// Stream the logs of the pods of `namespace` matching `filter` (a pod's name, or a
     /// workload's selector: pods that appear later are followed) under a new cancellation token
     /// for `view`; answer with [`Action::Log`] batches tagged `view`.

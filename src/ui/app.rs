@@ -684,6 +684,9 @@ impl App {
             }
             Action::Contexts(c) => self.contexts = c,
             Action::ClusterHealth { context, health } => self.on_cluster_health(context, health),
+            Action::Diff { request, result } => {
+                self.on_text(request, result.map(TextResult::Describe))
+            }
             Action::Drain(ev) => self.on_drain_event(ev),
             Action::Ports {
                 namespace,

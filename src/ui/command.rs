@@ -75,6 +75,7 @@ impl App {
                 }
             }
             "pf" | "portforward" | "portforwards" => self.show_forwards(),
+            "diff" => self.fetch_diff(fx),
             "ns" | "namespace" => self.switch_namespace(arg, fx),
             "ctx" | "context" => match arg {
                 None => self.info(format!(

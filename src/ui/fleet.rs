@@ -174,6 +174,42 @@ impl App {
         ));
     }
 
+    /// `:diff`: the selected object across every member (the screen waits for
+    /// [`super::action::Action::Diff`]).
+    pub(crate) fn fetch_diff(&mut self, fx: &mut Vec<Effect>) {
+        if !self.fleet.is_fleet() {
+            return self
+                .error(":diff compares an object across clusters: add some with :ctx +NAME");
+        }
+        let Some((view, obj)) = self.selected_object() else {
+            return self.error(":diff needs a selected object");
+        };
+        let resource = view.resource.clone();
+        let namespace = obj.namespace.as_deref().map(str::to_string);
+        let name = obj.name.to_string();
+        let title = format!("Diff: {} across {}", obj.key, self.fleet.names().join(", "));
+        let request = self.next_request;
+        self.next_request += 1;
+        fx.push(Effect::FetchDiff {
+            request,
+            resource,
+            namespace,
+            name,
+            contexts: self.fleet.names(),
+        });
+        self.stack
+            .push(super::app::Screen::Text(super::app::TextView {
+                kind: super::app::TextKind::Diff,
+                title,
+                request,
+                lines: None,
+                value: None,
+                reveal: false,
+                scroll: 0,
+                wrap: true,
+            }));
+    }
+
     /// The header's fleet line: every member with its state, the current one marked.
     pub(crate) fn fleet_spans(&self, label: Style) -> Vec<Span<'_>> {
         let mut spans = vec![Span::styled(" Clusters:", label)];

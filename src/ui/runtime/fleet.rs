@@ -139,3 +139,72 @@ async fn probe(conn: &Connection) -> Result<ClusterHealth, String> {
         Err(_) => Err(format!("no answer within {}s", PROBE_BACKOFF_MAX.as_secs())),
     }
 }
+
+impl Runtime {
+    /// `:diff`: GET `namespace/name` from every context in parallel, each on its own client
+    /// (the current one on the current client), and send the comparison.
+    pub(super) fn fetch_diff(
+        &self,
+        request: u64,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: String,
+        contexts: Vec<String>,
+    ) {
+        let base = self.connection.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let ns = namespace.as_deref().filter(|_| resource.namespaced);
+            let gets = contexts.into_iter().map(|context| {
+                let (base, resource, name) = (base.clone(), &resource, &name);
+                async move {
+                    let conn = if context == base.context {
+                        Ok(base)
+                    } else {
+                        base.switch_context(&context)
+                            .await
+                            .map_err(|e| e.to_string())
+                    };
+                    let got = match conn {
+                        Ok(c) => get_value(&c.client, resource, ns, name).await,
+                        Err(e) => Err(e),
+                    };
+                    (context, got)
+                }
+            });
+            let results = futures::future::join_all(gets).await;
+            let what = format!(
+                "{} {}",
+                crate::ui::action::resource_label(&resource),
+                match ns {
+                    Some(ns) => format!("{ns}/{name}"),
+                    None => name.clone(),
+                }
+            );
+            let _ = tx.send(Action::Diff {
+                request,
+                result: Ok(crate::ui::fleet_diff::diff_text(&what, &results)),
+            });
+        });
+    }
+}
+
+/// The object as JSON, or why not (`not found`, the server's message), within
+/// [`PROBE_BACKOFF_MAX`].
+async fn get_value(
+    client: &kube::Client,
+    resource: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<serde_json::Value, String> {
+    let api: Api<DynamicObject> = match namespace {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, &resource.api_resource),
+        None => Api::all_with(client.clone(), &resource.api_resource),
+    };
+    match tokio::time::timeout(PROBE_BACKOFF_MAX, api.get(name)).await {
+        Ok(Ok(obj)) => serde_json::to_value(&obj).map_err(|e| e.to_string()),
+        Ok(Err(kube::Error::Api(s))) if s.code == 404 => Err("not found".to_string()),
+        Ok(Err(e)) => Err(one_line(&e.to_string())),
+        Err(_) => Err(format!("no answer within {}s", PROBE_BACKOFF_MAX.as_secs())),
+    }
+}

@@ -343,6 +343,13 @@ impl Runtime {
             Effect::CloseView { view } => self.close_view(view),
             Effect::WatchCluster(context) => self.watch_cluster(context),
             Effect::UnwatchCluster(context) => self.unwatch_cluster(&context),
+            Effect::FetchDiff {
+                request,
+                resource,
+                namespace,
+                name,
+                contexts,
+            } => self.fetch_diff(request, resource, namespace, name, contexts),
             Effect::CheckAccess {
                 view,
                 resource,
