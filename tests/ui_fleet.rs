@@ -260,3 +260,29 @@ fn diff_asks_every_member_for_the_selected_object_and_shows_the_answer() {
     assert!(single.update(code(KeyCode::Enter)).is_empty());
     assert!(single.message.clone().unwrap().0.contains(":ctx +NAME"));
 }
+
+#[test]
+fn the_scale_dialog_names_the_cluster_when_several_are_selected() {
+    let cfg = AppConfig {
+        resource: "deployments".into(),
+        ..fleet_config()
+    };
+    let (mut app, _) = app_with(cfg, vec![workload("default", "web", None)]);
+    app.update(key('S'));
+    let Mode::Scale(d) = &app.mode else {
+        panic!("scale dialog expected, got {:?}", app.mode)
+    };
+    assert_eq!(d.cluster.as_deref(), Some("prod-eu"));
+    let (mut single, _) = app_with(
+        AppConfig {
+            resource: "deployments".into(),
+            ..config()
+        },
+        vec![workload("default", "web", None)],
+    );
+    single.update(key('S'));
+    let Mode::Scale(d) = &single.mode else {
+        panic!("scale dialog expected")
+    };
+    assert_eq!(d.cluster, None);
+}

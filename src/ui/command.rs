@@ -78,6 +78,17 @@ impl App {
             "diff" => self.fetch_diff(fx),
             "ns" | "namespace" => self.switch_namespace(arg, fx),
             "ctx" | "context" => match arg {
+                None if self.fleet.is_fleet() => self.info(format!(
+                    "context: {} of the fleet {} (known: {})",
+                    self.connection.context,
+                    self.fleet
+                        .members
+                        .iter()
+                        .map(|(m, _)| m.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    self.contexts.join(", ")
+                )),
                 None => self.info(format!(
                     "context: {} (known: {})",
                     self.connection.context,
