@@ -240,7 +240,7 @@ impl DemoRun {
             DemoRun::Fleet(f) => {
                 let names: Vec<&str> = f.members.iter().map(|(n, _)| n.as_str()).collect();
                 format!(
-                    "demo fleet {} ({} objects; :ctx NAME switches)",
+                    "demo fleet {} ({} objects; :ctx NAME shows just one, :diff compares an object)",
                     names.join(", "),
                     f.seeded_objects()
                 )

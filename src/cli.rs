@@ -60,8 +60,8 @@ pub struct DashboardArgs {
     #[arg(long, value_name = "N", default_value_t = 600)]
     pub demo_pods: usize,
     /// Run N demo clusters (prod-eu, prod-us, staging, ...; implies --demo), each its own server
-    /// and seed, with one kubeconfig context per cluster: the dashboard starts on the first
-    /// (or --context NAME) and `:ctx NAME` switches.
+    /// and seed, with one kubeconfig context per cluster, all selected (the header shows each
+    /// one's state; --context NAMES picks some).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=16), conflicts_with = "demo_as_namespace_user")]
     pub demo_clusters: Option<u64>,
     /// Demo churn in events per second (with --demo).

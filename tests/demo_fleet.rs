@@ -237,7 +237,11 @@ async fn runtime_probes_see_one_member_go_down_and_back_while_the_other_stays_up
             continue;
         };
         match (context.as_str(), &health, phase) {
-            ("prod-eu", ClusterHealth::Up { .. }, _) => eu_up = true,
+            ("prod-eu", ClusterHealth::Up { kinds, .. }, _) => {
+                let kinds = kinds.as_ref().expect("discovered when it came up");
+                assert!(kinds.iter().any(|k| k == "deployments.apps"), "{kinds:?}");
+                eu_up = true
+            }
             ("prod-eu", other, _) => panic!("prod-eu left up: {other:?}"),
             ("prod-us", ClusterHealth::Up { .. }, 0) => {
                 assert!(us.handle.faults().restart(Duration::from_millis(1500)));

@@ -98,10 +98,35 @@ fn header_shows_each_cluster_state_with_one_down_and_its_countdown() {
         context: "staging".into(),
         health: ClusterHealth::Up {
             version: "v1.32.2".into(),
+            kinds: Some(vec!["pods".into(), "deployments.apps".into()]),
         },
     });
     let _ = v;
     insta::assert_snapshot!(header(&mut app, 110));
+}
+
+#[test]
+fn header_says_which_clusters_have_no_such_kind() {
+    let (mut app, _) = app_with(fleet_config(), vec![simple_pod("default", "a")]);
+    connected(&mut app, "prod-eu");
+    app.update(Action::ClusterHealth {
+        context: "prod-us".into(),
+        health: ClusterHealth::Up {
+            version: "v1.30.0".into(),
+            kinds: Some(vec!["deployments.apps".into()]),
+        },
+    });
+    // Discovery unanswered: nothing is claimed missing.
+    app.update(Action::ClusterHealth {
+        context: "staging".into(),
+        health: ClusterHealth::Up {
+            version: "v1.30.0".into(),
+            kinds: None,
+        },
+    });
+    let h = header(&mut app, 110);
+    assert!(h.contains("prod-us no pods"), "{h}");
+    assert!(h.contains("staging up"), "{h}");
 }
 
 #[test]

@@ -157,16 +157,14 @@ pub enum ClusterHealth {
     Connecting,
     Up {
         version: String,
+        /// The kinds it serves (`plural` or `plural.group`, as [`resource_label`]), from its
+        /// discovery when it came up; `None`: discovery did not answer.
+        kinds: Option<Vec<String>>,
     },
     /// The next probe at `retry_at_ms` (unix ms; the header counts down to it).
-    Unreachable {
-        error: String,
-        retry_at_ms: i64,
-    },
+    Unreachable { error: String, retry_at_ms: i64 },
     /// The server answered 401/403 to this context's credentials.
-    Forbidden {
-        error: String,
-    },
+    Forbidden { error: String },
 }
 
 /// Reachability of the API server, as the header shows it.

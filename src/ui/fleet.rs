@@ -229,6 +229,13 @@ impl App {
             } else {
                 match health {
                     ClusterHealth::Connecting => ("connecting".to_string(), Color::Yellow),
+                    ClusterHealth::Up {
+                        kinds: Some(kinds), ..
+                    } if let Some(kind) = self.current_kind()
+                        && !kinds.contains(&kind) =>
+                    {
+                        (format!("no {kind}"), Color::Yellow)
+                    }
                     ClusterHealth::Up { .. } => ("up".to_string(), Color::Green),
                     ClusterHealth::Unreachable { retry_at_ms, .. } => (
                         format!("down {}", countdown(self.now_ms, *retry_at_ms)),
@@ -243,6 +250,12 @@ impl App {
             }
         }
         spans
+    }
+
+    /// The kind of the table shown (`plural` or `plural.group`).
+    fn current_kind(&self) -> Option<String> {
+        self.current_view()
+            .map(|v| super::action::resource_label(&v.resource))
     }
 
     /// The current member's state from its own informers (finer than a probe).

@@ -68,6 +68,9 @@ async fn probe_loop(
     let mut backoff = first_backoff;
     let mut conn: Option<Connection> = None;
     let mut last: Option<ClusterHealth> = None;
+    // Discovered when the member comes up (again): a kind the current view shows may be
+    // missing there.
+    let mut kinds: Option<Vec<String>> = None;
     loop {
         if conn.is_none() {
             conn = match base.switch_context(&context).await {
@@ -81,6 +84,24 @@ async fn probe_loop(
         let (health, wait) = match &conn {
             None => (None, PROBE_BACKOFF_MAX),
             Some(c) => match probe(c).await {
+                Ok(ClusterHealth::Up { version, .. }) => {
+                    backoff = first_backoff;
+                    let was_up = matches!(last, Some(ClusterHealth::Up { .. }));
+                    if !was_up || kinds.is_none() {
+                        kinds = c
+                            .discover()
+                            .await
+                            .ok()
+                            .map(|r| r.iter().map(crate::ui::action::resource_label).collect());
+                    }
+                    (
+                        Some(ClusterHealth::Up {
+                            version,
+                            kinds: kinds.clone(),
+                        }),
+                        period,
+                    )
+                }
                 Ok(h) => {
                     backoff = first_backoff;
                     (Some(h), period)
@@ -129,6 +150,7 @@ async fn probe(conn: &Connection) -> Result<ClusterHealth, String> {
     match tokio::time::timeout(PROBE_BACKOFF_MAX, conn.client.apiserver_version()).await {
         Ok(Ok(info)) => Ok(ClusterHealth::Up {
             version: info.git_version,
+            kinds: None,
         }),
         Ok(Err(kube::Error::Api(s))) if s.code == 401 || s.code == 403 => {
             Ok(ClusterHealth::Forbidden {
