@@ -311,3 +311,19 @@ fn the_scale_dialog_names_the_cluster_when_several_are_selected() {
     };
     assert_eq!(d.cluster, None);
 }
+
+#[test]
+fn ctx_plus_on_a_member_already_selected_shows_its_tables_and_keeps_the_fleet() {
+    let (mut app, v) = app_with(fleet_config(), vec![simple_pod("default", "a")]);
+    app.update(Action::Contexts(
+        FLEET.iter().map(|s| s.to_string()).collect(),
+    ));
+    app.update(key(':'));
+    type_str(&mut app, "ctx +staging");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(fx[0], Effect::SwitchContext("staging".into()));
+    assert!(fx.contains(&Effect::CloseView { view: v }));
+    assert!(unwatched(&fx).is_empty() && watched(&fx).is_empty());
+    assert_eq!(app.connection.context, "staging");
+    assert_eq!(app.fleet.members.len(), 3);
+}

@@ -61,6 +61,13 @@ impl FleetState {
     }
 }
 
+/// `spec` names exactly one member (not a glob, not a list).
+fn picked_one(spec: &str, fleet: &FleetState) -> Option<String> {
+    let name = spec.trim();
+    (!crate::fleet::is_glob(name) && !name.contains(',') && fleet.has(name))
+        .then(|| name.to_string())
+}
+
 /// Style of a cluster's name where a mistake would be costly: it must stand out.
 pub fn cluster_style() -> Style {
     Style::default()
@@ -106,7 +113,8 @@ impl App {
         self.refresh_readonly();
     }
 
-    /// `:ctx +NAMES`: add contexts (names or globs, comma-separated) to the fleet.
+    /// `:ctx +NAMES`: add contexts (names or globs, comma-separated) to the fleet; `+NAME` of
+    /// a member already selected shows its tables instead.
     pub(crate) fn fleet_add(&mut self, spec: &str, fx: &mut Vec<Effect>) {
         let picked = if self.contexts.is_empty() {
             // The kubeconfig's contexts are not known (yet): take the names as given.
@@ -124,7 +132,14 @@ impl App {
         let was_fleet = self.fleet.is_fleet();
         let added: Vec<String> = picked.into_iter().filter(|p| !self.fleet.has(p)).collect();
         if added.is_empty() {
-            return self.info(format!("{spec} is already in the fleet"));
+            // One member already selected: show its tables, the fleet stays.
+            return match picked_one(spec, &self.fleet) {
+                Some(name) if name != self.connection.context => {
+                    self.switch_to_context(&name, fx);
+                    self.refresh_readonly();
+                }
+                _ => self.info(format!("{spec} is already in the fleet")),
+            };
         }
         if !was_fleet {
             // The member so far was not probed: it is from now on.
