@@ -134,10 +134,7 @@ impl App {
         if added.is_empty() {
             // One member already selected: show its tables, the fleet stays.
             return match picked_one(spec, &self.fleet) {
-                Some(name) if name != self.connection.context => {
-                    self.switch_to_context(&name, fx);
-                    self.refresh_readonly();
-                }
+                Some(name) if name != self.connection.context => self.switch_to_context(&name, fx),
                 _ => self.info(format!("{spec} is already in the fleet")),
             };
         }
