@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::cluster::{ClusterError, ConnectOptions, Connection};
+use crate::cluster::{ClusterError, Connection, load_kubeconfig};
 use crate::demo::churn::run_churn;
+use crate::demo::fleet::{FleetMember, MAX_FLEET, fleet_kubeconfig_yaml, member_name, member_seed};
 use crate::demo::rbac::NamespaceUser;
 use crate::demo::realistic::PodShape;
 use crate::demo::sim::{SimConfig, Simulator};
 use crate::demo::{DemoHandle, DemoOptions, DemoServer};
+use crate::fleet::{is_glob, select_contexts};
 use crate::selector::LabelSelector;
 use crate::ui::AppConfig;
 use crate::ui::keys::KeyMap;
@@ -65,41 +67,37 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         LabelSelector::parse(sel)
             .map_err(|e| MainError::Usage(format!("invalid label selector {sel:?}: {e}")))?;
     }
-    let demo = if args.demo {
-        Some(
-            start_demo(&DemoSpec {
-                port: 0,
-                pods: args.demo_pods,
-                nodes: None,
-                churn_per_sec: args.demo_churn,
-                seed: 1,
-                history: 100_000,
-                metrics: !args.demo_no_metrics,
-                namespace_user: args
-                    .demo_as_namespace_user
-                    .as_deref()
-                    .map(|ns| NamespaceUser::new(DEMO_NAMESPACE_USER, ns)),
-                pod_shape: PodShape::Compact,
-                watch_list_unsupported: false,
-                log_lines_per_second: args.demo_log_rate,
-            })
-            .await?,
-        )
-    } else {
-        None
-    };
-    let connection = match &demo {
-        Some(d) => {
-            let kubeconfig = Kubeconfig::from_yaml(&d.handle.kubeconfig_yaml())
-                .map_err(|e| MainError::Runtime(format!("demo kubeconfig: {e}")))?;
-            Connection::from_kubeconfig(kubeconfig, "demo".into(), None).await?
+    let demo_spec = (args.demo || args.demo_clusters.is_some()).then(|| DemoSpec {
+        port: 0,
+        pods: args.demo_pods,
+        nodes: None,
+        churn_per_sec: args.demo_churn,
+        seed: 1,
+        history: 100_000,
+        metrics: !args.demo_no_metrics,
+        namespace_user: args
+            .demo_as_namespace_user
+            .as_deref()
+            .map(|ns| NamespaceUser::new(DEMO_NAMESPACE_USER, ns)),
+        pod_shape: PodShape::Compact,
+        watch_list_unsupported: false,
+        log_lines_per_second: args.demo_log_rate,
+    });
+    let demo = match (demo_spec, args.demo_clusters) {
+        (None, _) => None,
+        (Some(spec), Some(n)) if n > 1 => {
+            Some(DemoRun::Fleet(start_demo_fleet(&spec, n as usize).await?))
         }
-        None => {
-            Connection::open(&ConnectOptions {
-                kubeconfig: args.kubeconfig.clone(),
-                context: args.context.clone(),
-            })
-            .await?
+        (Some(spec), _) => Some(DemoRun::One(start_demo(&spec).await?)),
+    };
+    let connection = connect_selected(&args, demo.as_ref()).await;
+    let (connection, fleet) = match connection {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some(d) = demo {
+                d.stop().await;
+            }
+            return Err(e);
         }
     };
     // Unreachable at start: with a terminal, the dashboard starts anyway (the header shows the
@@ -135,13 +133,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
                 .unwrap_or_else(|| connection.default_namespace.clone()),
         )
     };
-    let banner = demo.as_ref().map(|d| {
-        format!(
-            "demo cluster at {} ({} objects)",
-            d.handle.base_url(),
-            d.seeded_objects
-        )
-    });
+    let banner = demo.as_ref().map(DemoRun::banner);
     let app = AppConfig {
         context: connection.context.clone(),
         namespace,
@@ -150,6 +142,8 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         readonly: args.readonly,
         log_cap_bytes: (args.log_buffer_mib as usize).saturating_mul(1024 * 1024),
         context_namespace: Some(connection.default_namespace.clone()),
+        fleet,
+        readonly_contexts: args.readonly_contexts.clone(),
         now_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
@@ -168,11 +162,98 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
     .await
     .map_err(|e| MainError::Runtime(e.to_string()));
     if let Some(d) = demo {
-        d.churn.abort();
-        d.scales.abort();
-        d.handle.shutdown().await;
+        d.stop().await;
     }
     result
+}
+
+/// Load the kubeconfig (the demo's, else --kubeconfig / $KUBECONFIG / ~/.kube/config), select
+/// the contexts (`--context a,b`, globs, `--all-contexts`; a demo fleet: all its members unless
+/// --context says) and connect to the first. Returns the connection and the selected contexts
+/// when there are several (else empty: single-cluster mode).
+async fn connect_selected(
+    args: &DashboardArgs,
+    demo: Option<&DemoRun>,
+) -> Result<(Connection, Vec<String>), MainError> {
+    let (kubeconfig, path, context) = match demo {
+        Some(d) => {
+            let kubeconfig = Kubeconfig::from_yaml(&d.kubeconfig_yaml())
+                .map_err(|e| MainError::Runtime(format!("demo kubeconfig: {e}")))?;
+            let context = match d {
+                DemoRun::Fleet(_) => Some(args.context.clone().unwrap_or_else(|| "*".into())),
+                DemoRun::One(_) => None,
+            };
+            (kubeconfig, "demo".to_string(), context)
+        }
+        None => {
+            let (kubeconfig, path) = load_kubeconfig(args.kubeconfig.as_deref())?;
+            let context = if args.all_contexts {
+                Some("*".to_string())
+            } else {
+                args.context.clone()
+            };
+            (kubeconfig, path, context)
+        }
+    };
+    let (first, fleet) = match context {
+        Some(spec) if spec.contains(',') || is_glob(&spec) => {
+            let available: Vec<String> =
+                kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
+            let selected = select_contexts(&available, &spec, false)
+                .map_err(|e| MainError::Usage(format!("--context {spec}: {e} in {path}")))?;
+            let first = selected.first().cloned();
+            let fleet = if selected.len() > 1 {
+                selected
+            } else {
+                Vec::new()
+            };
+            (first, fleet)
+        }
+        other => (other, Vec::new()),
+    };
+    let connection = Connection::from_kubeconfig(kubeconfig, path, first).await?;
+    Ok((connection, fleet))
+}
+
+/// The dashboard's demo: one cluster (`--demo`) or a fleet (`--demo-clusters N`).
+enum DemoRun {
+    One(RunningDemo),
+    Fleet(RunningFleet),
+}
+
+impl DemoRun {
+    fn kubeconfig_yaml(&self) -> String {
+        match self {
+            DemoRun::One(d) => d.handle.kubeconfig_yaml(),
+            DemoRun::Fleet(f) => f.kubeconfig_yaml(),
+        }
+    }
+
+    /// The header's extra line.
+    fn banner(&self) -> String {
+        match self {
+            DemoRun::One(d) => format!(
+                "demo cluster at {} ({} objects)",
+                d.handle.base_url(),
+                d.seeded_objects
+            ),
+            DemoRun::Fleet(f) => {
+                let names: Vec<&str> = f.members.iter().map(|(n, _)| n.as_str()).collect();
+                format!(
+                    "demo fleet {} ({} objects; :ctx NAME shows just one, :diff compares an object)",
+                    names.join(", "),
+                    f.seeded_objects()
+                )
+            }
+        }
+    }
+
+    async fn stop(self) {
+        match self {
+            DemoRun::One(d) => d.stop().await,
+            DemoRun::Fleet(f) => f.stop().await,
+        }
+    }
 }
 
 /// A running demo cluster: the HTTP server plus the churn loop feeding it.
@@ -272,6 +353,97 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
     })
 }
 
+impl RunningDemo {
+    /// Stop churn, the simulated controllers and the server.
+    pub async fn stop(self) {
+        self.churn.abort();
+        self.scales.abort();
+        self.handle.shutdown().await;
+    }
+}
+
+/// Several running demo clusters (`--demo-clusters N`), each its own server, seed and name.
+pub struct RunningFleet {
+    /// (name, cluster) in kubeconfig order; the first is the current context.
+    pub members: Vec<(String, RunningDemo)>,
+}
+
+impl RunningFleet {
+    /// One kubeconfig with a context per member (see [`crate::demo::fleet`]).
+    pub fn kubeconfig_yaml(&self) -> String {
+        let members: Vec<FleetMember> = self
+            .members
+            .iter()
+            .map(|(name, d)| FleetMember {
+                name: name.clone(),
+                server: d.handle.base_url(),
+            })
+            .collect();
+        fleet_kubeconfig_yaml(&members)
+    }
+
+    /// Objects seeded over every member.
+    pub fn seeded_objects(&self) -> usize {
+        self.members.iter().map(|(_, d)| d.seeded_objects).sum()
+    }
+
+    /// Stop every member.
+    pub async fn stop(self) {
+        for (_, d) in self.members {
+            d.stop().await;
+        }
+    }
+}
+
+/// Start `clusters` demo clusters as [`start_demo`] does, concurrently; member `i` gets the name
+/// [`member_name`]`(i)`, the seed [`member_seed`]`(spec.seed, i)` and, when `spec.port` is not 0,
+/// the port `spec.port + i`. A member that fails to start stops the others.
+pub async fn start_demo_fleet(spec: &DemoSpec, clusters: usize) -> Result<RunningFleet, MainError> {
+    if clusters == 0 || clusters > MAX_FLEET {
+        return Err(MainError::Usage(format!(
+            "a demo fleet has 1 to {MAX_FLEET} clusters, not {clusters}"
+        )));
+    }
+    let mut tasks = Vec::with_capacity(clusters);
+    for i in 0..clusters {
+        let port = if spec.port == 0 {
+            0
+        } else {
+            u16::try_from(usize::from(spec.port) + i).map_err(|_| {
+                MainError::Usage(format!(
+                    "ports {} to {} do not all exist",
+                    spec.port,
+                    usize::from(spec.port) + clusters - 1
+                ))
+            })?
+        };
+        let member = DemoSpec {
+            port,
+            seed: member_seed(spec.seed, i),
+            ..spec.clone()
+        };
+        // Seeding is CPU work: one task per member lets them seed on several cores.
+        tasks.push(tokio::spawn(async move { start_demo(&member).await }));
+    }
+    let mut members = Vec::with_capacity(clusters);
+    let mut failure = None;
+    for (i, task) in tasks.into_iter().enumerate() {
+        match task.await {
+            Ok(Ok(d)) => members.push((member_name(i), d)),
+            Ok(Err(e)) => failure = failure.or(Some(e)),
+            Err(e) => failure = failure.or(Some(MainError::Runtime(format!("demo fleet: {e}")))),
+        }
+    }
+    let fleet = RunningFleet { members };
+    match failure {
+        None => Ok(fleet),
+        Some(e) => {
+            fleet.stop().await;
+            Err(e)
+        }
+    }
+}
+
 /// `kinformer demo-server`: serve until Ctrl-C / SIGTERM.
 /// A log rate the demo can keep: finite and positive (else its default of 2 lines/s), at most
 /// 100,000 lines/s per container.
@@ -284,7 +456,7 @@ fn sanitize_log_rate(rate: f64) -> f64 {
 }
 
 pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
-    let demo = start_demo(&DemoSpec {
+    let spec = DemoSpec {
         port: args.port,
         pods: args.pods,
         nodes: args.nodes,
@@ -299,8 +471,11 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
         pod_shape: args.pod_shape,
         watch_list_unsupported: args.no_watch_list,
         log_lines_per_second: sanitize_log_rate(args.log_rate),
-    })
-    .await?;
+    };
+    if args.clusters > 1 {
+        return run_demo_fleet_server(&args, &spec).await;
+    }
+    let demo = start_demo(&spec).await?;
     demo.handle
         .write_kubeconfig(&args.kubeconfig_out)
         .map_err(|e| MainError::Runtime(format!("writing kubeconfig: {e}")))?;
@@ -331,9 +506,47 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
         demo.handle.base_url()
     );
     wait_for_shutdown_signal().await;
-    demo.churn.abort();
-    demo.scales.abort();
-    demo.handle.shutdown().await;
+    demo.stop().await;
+    Ok(())
+}
+
+/// `kinformer demo-server --clusters N`: N servers, one kubeconfig with a context each.
+async fn run_demo_fleet_server(args: &DemoServerArgs, spec: &DemoSpec) -> Result<(), MainError> {
+    if args.as_namespace_user.is_some() {
+        return Err(MainError::Usage(
+            "--as-namespace-user serves one cluster: it cannot be combined with --clusters".into(),
+        ));
+    }
+    let fleet = start_demo_fleet(spec, args.clusters as usize).await?;
+    if let Err(e) = std::fs::write(&args.kubeconfig_out, fleet.kubeconfig_yaml()) {
+        fleet.stop().await;
+        return Err(MainError::Runtime(format!("writing kubeconfig: {e}")));
+    }
+    println!(
+        "demo fleet of {} clusters ({} objects seeded, {} pods each ({:?} shape), churn {}/s each):",
+        fleet.members.len(),
+        fleet.seeded_objects(),
+        args.pods,
+        args.pod_shape,
+        args.churn,
+    );
+    for (name, d) in &fleet.members {
+        println!(
+            "  {name}: {0} (fault injection: POST {0}/_demo/faults/<action>, e.g. restart?downtime_ms=30000 takes it down)",
+            d.handle.base_url()
+        );
+    }
+    println!(
+        "kubeconfig written to {0} with one context per cluster: kubectl --kubeconfig {0} --context {1} get pods -A; Ctrl-C stops",
+        args.kubeconfig_out.display(),
+        fleet
+            .members
+            .first()
+            .map(|(n, _)| n.as_str())
+            .unwrap_or_default()
+    );
+    wait_for_shutdown_signal().await;
+    fleet.stop().await;
     Ok(())
 }
 
@@ -370,6 +583,7 @@ pub async fn run_bench(
         only: args.only,
         pod_shape: args.pod_shape,
         server_mbps: args.server_mbps,
+        clusters: args.clusters as usize,
     })
     .await
     .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;

@@ -21,9 +21,18 @@ pub struct DashboardArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, global = true, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use (default: current-context).
+    /// The kubeconfig context to use (default: current-context). Several clusters: names
+    /// and globs, comma-separated (`prod-eu,staging`, `'prod-*'`): the header shows each one's
+    /// state, the tables the first (`:ctx +NAME` / `:ctx -NAME` add and remove).
     #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
+    /// Every context of the kubeconfig (as `--context '*'`).
+    #[arg(long, conflicts_with = "context")]
+    pub all_contexts: bool,
+    /// Contexts (names and globs, comma-separated, e.g. `'prod-*'`) where writes are refused
+    /// as with --readonly, while the others stay writable.
+    #[arg(long, value_name = "PATTERNS")]
+    pub readonly_contexts: Option<String>,
     /// Namespace scope (default: the context's namespace).
     #[arg(
         short = 'n',
@@ -50,6 +59,11 @@ pub struct DashboardArgs {
     /// Pods in the demo cluster (with --demo).
     #[arg(long, value_name = "N", default_value_t = 600)]
     pub demo_pods: usize,
+    /// Run N demo clusters (prod-eu, prod-us, staging, ...; implies --demo), each its own server
+    /// and seed, with one kubeconfig context per cluster, all selected (the header shows each
+    /// one's state; --context NAMES picks some).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=16), conflicts_with = "demo_as_namespace_user")]
+    pub demo_clusters: Option<u64>,
     /// Demo churn in events per second (with --demo).
     #[arg(long, value_name = "EV_PER_S", default_value_t = 20.0)]
     pub demo_churn: f64,
@@ -125,6 +139,10 @@ pub struct DemoServerArgs {
     /// lists (`sendInitialEvents=true`) are refused, so clients fall back to list + watch.
     #[arg(long)]
     pub no_watch_list: bool,
+    /// Serve N demo clusters (prod-eu, prod-us, staging, ...), each on its own port (--port P:
+    /// P, P+1, ...) with its own seed (--seed S: S, S+1, ...); the kubeconfig has a context each.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16), conflicts_with = "as_namespace_user")]
+    pub clusters: u64,
     /// Log lines per second each container writes (a pod's `kinformer.dev/log-rate` annotation
     /// overrides it).
     #[arg(long, value_name = "LINES_PER_S", default_value_t = 2.0)]
@@ -160,6 +178,10 @@ pub struct BenchArgs {
     /// default: as fast as loopback takes them.
     #[arg(long, value_name = "MB_PER_S")]
     pub server_mbps: Option<u64>,
+    /// Also measure N clusters at once (the first --pods count each, synced together vs one
+    /// alone, RSS, the label filter over N × 100k pods); `--only fleet` for just these.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16))]
+    pub clusters: u64,
 }
 
 #[cfg(test)]
@@ -207,6 +229,57 @@ mod tests {
             panic!("demo-server subcommand");
         };
         assert_eq!(args.log_rate, 5000.0);
+    }
+
+    #[test]
+    fn demo_cluster_counts_parse_within_one_to_sixteen() {
+        let cli = Cli::try_parse_from(["kinformer", "--demo-clusters", "3"]).expect("parses");
+        assert_eq!(cli.dashboard.demo_clusters, Some(3));
+        assert!(Cli::try_parse_from(["kinformer", "--demo-clusters", "0"]).is_err());
+        assert!(Cli::try_parse_from(["kinformer", "--demo-clusters", "17"]).is_err());
+        assert!(
+            Cli::try_parse_from([
+                "kinformer",
+                "--demo-clusters",
+                "2",
+                "--demo-as-namespace-user",
+                "shop"
+            ])
+            .is_err()
+        );
+        let Some(Command::DemoServer(args)) =
+            Cli::try_parse_from(["kinformer", "demo-server", "--clusters", "4"])
+                .expect("parses")
+                .command
+        else {
+            panic!("demo-server subcommand");
+        };
+        assert_eq!(args.clusters, 4);
+        let Some(Command::DemoServer(one)) = Cli::try_parse_from(["kinformer", "demo-server"])
+            .expect("parses")
+            .command
+        else {
+            panic!("demo-server subcommand");
+        };
+        assert_eq!(one.clusters, 1);
+    }
+
+    #[test]
+    fn fleet_flags_parse_and_all_contexts_conflicts_with_context() {
+        let cli = Cli::try_parse_from([
+            "kinformer",
+            "--context",
+            "prod-*,staging",
+            "--readonly-contexts",
+            "prod-*",
+        ])
+        .expect("parses");
+        assert_eq!(cli.dashboard.context.as_deref(), Some("prod-*,staging"));
+        assert_eq!(cli.dashboard.readonly_contexts.as_deref(), Some("prod-*"));
+        assert!(!cli.dashboard.all_contexts);
+        let all = Cli::try_parse_from(["kinformer", "--all-contexts"]).expect("parses");
+        assert!(all.dashboard.all_contexts);
+        assert!(Cli::try_parse_from(["kinformer", "--all-contexts", "--context", "a"]).is_err());
     }
 
     #[test]

@@ -84,6 +84,7 @@ use crate::ui::runtime::{next_key_batch, rows_for_keys};
 use crate::ui::table::SortBy;
 use crate::ui::{App, AppConfig, KeyMap};
 
+mod fleet;
 mod pipeline;
 mod screen;
 mod server;
@@ -133,6 +134,8 @@ pub struct BenchOptions {
     pub pod_shape: PodShape,
     /// The child demo server's send rate for list and watch bodies, MB/s (`None`: unlimited).
     pub server_mbps: Option<u64>,
+    /// Clusters of the fleet figures (`--clusters N`; 1: none), see [`fleet`].
+    pub clusters: usize,
 }
 
 /// A group of figures `--only` can select.
@@ -148,6 +151,8 @@ pub enum FigureGroup {
     Render,
     /// Figure 7: drill-down (node, deployment, namespace) through the indexes.
     Drill,
+    /// With `--clusters N`: N clusters synced together vs one, RSS, merged label filter.
+    Fleet,
 }
 
 impl BenchOptions {
@@ -399,6 +404,16 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
         tracing::info!("bench: drill-down");
         drill_down(&opts, &mut report)?;
     }
+    if opts.clusters > 1 && opts.wants(FigureGroup::Fleet) {
+        if opts.kubeconfig.is_some() {
+            report
+                .notes
+                .push("fleet figures skipped: they need demo clusters (no --kubeconfig)".into());
+        } else {
+            tracing::info!(clusters = opts.clusters, "bench: fleet");
+            fleet::fleet_figures(&opts, &mut report).await?;
+        }
+    }
     report.notes.push(
         "figures 4 and 6 drive the dashboard's App (Action::Rows of ObjectSummary::from_object, \
          drawn with `&App` on a 200×60 TestBackend, a frame only when take_dirty())"
@@ -446,6 +461,7 @@ mod tests {
             only: vec![FigureGroup::Drill],
             pod_shape: PodShape::Compact,
             server_mbps: None,
+            clusters: 1,
         };
         let mut report = Report::default();
         drill_down(&opts, &mut report)?;

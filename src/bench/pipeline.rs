@@ -89,25 +89,26 @@ pub(super) fn fixture_pod() -> Result<DynamicObject, BenchError> {
 /// name/uid/rv/node, label `app=app-{i % 100}` (1% each) and `tier=tier-{i % 10}` (10% each).
 pub(super) fn fixture_pods(n: usize) -> Result<Vec<DynamicObject>, BenchError> {
     let base = fixture_pod()?;
-    Ok((0..n)
-        .map(|i| {
-            let mut p = base.clone();
-            p.metadata.name = Some(format!("pod-{i:06}"));
-            p.metadata.namespace = Some(format!("ns-{}", i % 50));
-            p.metadata.uid = Some(format!("uid-{i}"));
-            p.metadata.resource_version = Some(format!("{}", 1000 + i));
-            let labels = p.metadata.labels.get_or_insert_with(BTreeMap::new);
-            labels.insert("app".into(), format!("app-{}", i % 100));
-            labels.insert("tier".into(), format!("tier-{}", i % 10));
-            if let Some(spec) = p.data.get_mut("spec").and_then(Value::as_object_mut) {
-                spec.insert(
-                    "nodeName".into(),
-                    Value::String(format!("node-{}", i % 500)),
-                );
-            }
-            p
-        })
-        .collect())
+    Ok((0..n).map(|i| fixture_pod_at(&base, i)).collect())
+}
+
+/// Pod `i` of [`fixture_pods`], from its base (one at a time, for stores filled in a stream).
+pub(super) fn fixture_pod_at(base: &DynamicObject, i: usize) -> DynamicObject {
+    let mut p = base.clone();
+    p.metadata.name = Some(format!("pod-{i:06}"));
+    p.metadata.namespace = Some(format!("ns-{}", i % 50));
+    p.metadata.uid = Some(format!("uid-{i}"));
+    p.metadata.resource_version = Some(format!("{}", 1000 + i));
+    let labels = p.metadata.labels.get_or_insert_with(BTreeMap::new);
+    labels.insert("app".into(), format!("app-{}", i % 100));
+    labels.insert("tier".into(), format!("tier-{}", i % 10));
+    if let Some(spec) = p.data.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.insert(
+            "nodeName".into(),
+            Value::String(format!("node-{}", i % 500)),
+        );
+    }
+    p
 }
 
 // ---------------------------------------------------------------------------------------------

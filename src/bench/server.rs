@@ -14,15 +14,30 @@ pub(super) struct ChildServer {
 
 impl ChildServer {
     pub(super) async fn start(pods: usize, shape: PodShape) -> Result<Self, BenchError> {
+        Self::start_fleet(pods, shape, 1).await
+    }
+
+    /// `clusters` demo servers of `pods` pods each (`demo-server --clusters`), one kubeconfig
+    /// with a context per server.
+    pub(super) async fn start_fleet(
+        pods: usize,
+        shape: PodShape,
+        clusters: usize,
+    ) -> Result<Self, BenchError> {
         let exe = std::env::current_exe()?;
-        let dir =
-            std::env::temp_dir().join(format!("kinformer-bench-{}-{}", std::process::id(), pods));
+        let dir = std::env::temp_dir().join(format!(
+            "kinformer-bench-{}-{}x{}",
+            std::process::id(),
+            clusters,
+            pods
+        ));
         std::fs::create_dir_all(&dir)?;
         let kubeconfig = dir.join("kubeconfig");
         let mut child = tokio::process::Command::new(exe)
             .arg("demo-server")
             .args(["--pods", &pods.to_string()])
             .args(["--churn", "0", "--port", "0"])
+            .args(["--clusters", &clusters.to_string()])
             .args([
                 "--pod-shape",
                 match shape {
@@ -45,7 +60,8 @@ impl ChildServer {
         let mut lines = BufReader::new(stdout).lines();
         let wait = async {
             while let Some(line) = lines.next_line().await? {
-                if line.contains("listening on") {
+                // The fleet prints no "listening on" line; both print this one last.
+                if line.contains("kubeconfig written to") {
                     return Ok::<bool, std::io::Error>(true);
                 }
             }

@@ -10,6 +10,7 @@
 //! - [`eviction`]: the Eviction subresource and PodDisruptionBudget status;
 //! - [`exec`], [`shell`], [`portforward`]: exec/attach and port-forward over websockets, into a
 //!   simulated shell and HTTP page per pod;
+//! - [`fleet`]: several demo servers with one kubeconfig (a context per server);
 //! - [`churn`]: the loop feeding simulator mutations into the cluster;
 //! - [`sim`] and [`objects`]: the deterministic churn simulator and realistic object builders.
 //!
@@ -20,6 +21,7 @@ pub mod error;
 pub mod eviction;
 pub mod exec;
 pub mod faults;
+pub mod fleet;
 pub mod logs;
 pub mod metrics;
 pub mod mutation;

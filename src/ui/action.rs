@@ -148,6 +148,25 @@ pub struct InformerRow {
     pub forbidden: bool,
 }
 
+/// A fleet member's state as its prober sees it (the header's per-cluster line, when several
+/// contexts are selected: `--context a,b`, `--context 'prod-*'`, `--all-contexts`, `:ctx +name`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ClusterHealth {
+    /// Not answered yet.
+    #[default]
+    Connecting,
+    Up {
+        version: String,
+        /// The kinds it serves (`plural` or `plural.group`, as [`resource_label`]), from its
+        /// discovery when it came up; `None`: discovery did not answer.
+        kinds: Option<Vec<String>>,
+    },
+    /// The next probe at `retry_at_ms` (unix ms; the header counts down to it).
+    Unreachable { error: String, retry_at_ms: i64 },
+    /// The server answered 401/403 to this context's credentials.
+    Forbidden { error: String },
+}
+
 /// Reachability of the API server, as the header shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ConnectionState {
@@ -267,6 +286,16 @@ pub enum Action {
         result: Result<String, String>,
     },
     Connection(ConnectionState),
+    /// Answer to [`Effect::FetchDiff`]: the comparison text, or an error.
+    Diff {
+        request: u64,
+        result: Result<String, String>,
+    },
+    /// A fleet member's prober reports (see [`Effect::WatchCluster`]).
+    ClusterHealth {
+        context: String,
+        health: ClusterHealth,
+    },
     Discovery(Vec<ResourceInfo>),
     /// Known contexts of the kubeconfig, for `:ctx` completion and validation.
     Contexts(Vec<String>),
@@ -433,6 +462,20 @@ pub enum Effect {
     /// Switch kubeconfig context: the runtime rebuilds its client and factory, then sends
     /// Connection/Discovery again. Views are reopened by the OpenResource effects that follow.
     SwitchContext(String),
+    /// Probe a fleet member (its own client from the kubeconfig) until unwatched: `GET /version`
+    /// every few seconds, backing off while it is down; answered with [`Action::ClusterHealth`].
+    WatchCluster(String),
+    /// Stop probing a fleet member.
+    UnwatchCluster(String),
+    /// GET the object `namespace/name` from each of `contexts` (each on its own client) and
+    /// compare them; answer with [`Action::Diff`].
+    FetchDiff {
+        request: u64,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: String,
+        contexts: Vec<String>,
+    },
     /// Stream the logs of the pods of `namespace` matching `filter` (a pod's name, or a
     /// workload's selector: pods that appear later are followed) under a new cancellation token
     /// for `view`; answer with [`Action::Log`] batches tagged `view`.

@@ -53,6 +53,11 @@ pub struct AppConfig {
     /// The kubeconfig context's namespace: where an all-namespaces view falls back to when
     /// listing across namespaces is forbidden (instead of showing nothing).
     pub context_namespace: Option<String>,
+    /// The selected clusters (`--context a,b`, `--all-contexts`), `context` among them; empty:
+    /// just `context` (see [`super::fleet`]).
+    pub fleet: Vec<String>,
+    /// `--readonly-contexts`: names and globs of contexts where writes are refused.
+    pub readonly_contexts: Option<String>,
 }
 
 impl Default for AppConfig {
@@ -66,6 +71,8 @@ impl Default for AppConfig {
             log_cap_bytes: super::log_view::DEFAULT_CAP_BYTES,
             now_ms: 0,
             context_namespace: None,
+            fleet: Vec::new(),
+            readonly_contexts: None,
         }
     }
 }
@@ -141,6 +148,8 @@ pub struct App {
     pub node_pods: Option<crate::ui::action::NodePods>,
     /// The pulse screen's state while it is on the stack.
     pub pulse: Option<Box<PulseScreen>>,
+    /// The selected clusters and their states (see [`super::fleet`]).
+    pub fleet: super::fleet::FleetState,
     pub(super) initial_resource: String,
     pub(super) initial_selector: Option<String>,
     pub(super) context_namespace: Option<String>,
@@ -205,6 +214,11 @@ impl App {
             metrics_unavailable: None,
             node_pods: None,
             pulse: None,
+            fleet: super::fleet::FleetState::new(
+                &config.fleet,
+                config.readonly,
+                config.readonly_contexts,
+            ),
             initial_resource: config.resource,
             context_namespace: config.context_namespace,
             initial_selector: config.selector,
@@ -239,6 +253,7 @@ impl App {
             self.apply_label_filter(id, &sel);
         }
         self.open_ns_view(&mut fx);
+        self.init_fleet(&mut fx);
         fx
     }
 
@@ -671,6 +686,10 @@ impl App {
                 }
             }
             Action::Contexts(c) => self.contexts = c,
+            Action::ClusterHealth { context, health } => self.on_cluster_health(context, health),
+            Action::Diff { request, result } => {
+                self.on_text(request, result.map(TextResult::Describe))
+            }
             Action::Drain(ev) => self.on_drain_event(ev),
             Action::Ports {
                 namespace,

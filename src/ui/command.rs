@@ -75,34 +75,36 @@ impl App {
                 }
             }
             "pf" | "portforward" | "portforwards" => self.show_forwards(),
+            "diff" => self.fetch_diff(fx),
             "ns" | "namespace" => self.switch_namespace(arg, fx),
             "ctx" | "context" => match arg {
+                None if self.fleet.is_fleet() => self.info(format!(
+                    "context: {} of the fleet {} (known: {})",
+                    self.connection.context,
+                    self.fleet
+                        .members
+                        .iter()
+                        .map(|(m, _)| m.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    self.contexts.join(", ")
+                )),
                 None => self.info(format!(
                     "context: {} (known: {})",
                     self.connection.context,
                     self.contexts.join(", ")
                 )),
+                Some(names) if names.starts_with('+') => self.fleet_add(&names[1..], fx),
+                Some(names) if names.starts_with('-') => self.fleet_remove(&names[1..], fx),
                 Some(name)
                     if !self.contexts.is_empty() && !self.contexts.iter().any(|c| c == name) =>
                 {
                     self.error(format!("unknown context: {name}"))
                 }
                 Some(name) => {
-                    fx.push(Effect::SwitchContext(name.to_string()));
-                    self.connection.context = name.to_string();
-                    self.connection.server_version = None;
-                    let current = self.current_view().map(|v| v.resource.clone());
-                    if let Some(ns) = self.ns_view.take() {
-                        self.close_view(ns, fx);
-                    }
-                    self.informers.clear();
-                    self.metrics.clear();
-                    self.metrics_unavailable = None;
-                    if let Some(r) = current {
-                        self.reset_to(r, fx);
-                    }
-                    self.open_ns_view(fx);
-                    self.info(format!("switched to context {name}"));
+                    self.switch_to_context(name, fx);
+                    // `:ctx NAME` alone: just that cluster.
+                    self.fleet_only(name, fx);
                 }
             },
             name => match resolve(&self.resources, name).cloned() {
@@ -118,6 +120,26 @@ impl App {
                 None => self.error(format!("unknown resource or command: {name}")),
             },
         }
+    }
+
+    /// Show context `name`: the runtime reconnects, the current table is reopened there.
+    pub(crate) fn switch_to_context(&mut self, name: &str, fx: &mut Vec<Effect>) {
+        fx.push(Effect::SwitchContext(name.to_string()));
+        self.connection.context = name.to_string();
+        self.connection.server_version = None;
+        self.refresh_readonly();
+        let current = self.current_view().map(|v| v.resource.clone());
+        if let Some(ns) = self.ns_view.take() {
+            self.close_view(ns, fx);
+        }
+        self.informers.clear();
+        self.metrics.clear();
+        self.metrics_unavailable = None;
+        if let Some(r) = current {
+            self.reset_to(r, fx);
+        }
+        self.open_ns_view(fx);
+        self.info(format!("switched to context {name}"));
     }
 
     pub(crate) fn valid_namespace(&mut self, ns: &str) -> bool {

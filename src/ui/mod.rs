@@ -64,6 +64,9 @@
 //!   confirmation) → `operate::execute` → `Action::Notify` with the server's answer;
 //!   `Effect::Drain` → a `drain::drain` task whose events come back as `Action::Drain`,
 //!   `Effect::CancelDrain` cancels its token; `Effect::Quit` → restore the terminal and exit.
+//! - Several clusters ([`fleet`]): `Effect::WatchCluster(context)` probes a member on its own
+//!   client until `Effect::UnwatchCluster`, answering `Action::ClusterHealth` when its state
+//!   changes; `Effect::FetchDiff` GETs an object from each member → `Action::Diff`.
 //! - Terminal input → `Action::Key`/`Mouse`/`Resize`; `Action::Tick(now_ms)` once a second (ages)
 //!   and at `App::next_deadline_ms()` (highlights fading, deleted rows leaving, countdowns).
 //!   Draw only when `App::take_dirty()` says so.
@@ -74,6 +77,8 @@ mod command;
 pub mod drain;
 pub mod edit;
 pub mod event_log;
+pub mod fleet;
+pub mod fleet_diff;
 pub mod keys;
 pub mod log_feeds;
 pub mod log_stream;

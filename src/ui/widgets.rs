@@ -123,6 +123,12 @@ impl App {
             Span::styled("  Namespace: ", label),
             Span::styled(self.header_scope(), value),
         ];
+        if self.fleet.is_fleet() {
+            // Every selected cluster's state in place of the one context.
+            let mut fleet = self.fleet_spans(label);
+            fleet.extend(l1.drain(2..));
+            l1 = fleet;
+        }
         if self.readonly {
             l1.push(Span::styled(
                 "  [readonly]",

@@ -89,6 +89,7 @@ mod access;
 mod background;
 mod describe;
 mod feeds;
+mod fleet;
 mod node_pods;
 #[cfg(test)]
 mod tests;
@@ -99,6 +100,7 @@ use background::*;
 use describe::*;
 use feeds::*;
 pub use feeds::{next_key_batch, rows_for_keys};
+pub use fleet::{PROBE_BACKOFF_MAX, PROBE_PERIOD};
 use node_pods::*;
 
 /// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
@@ -122,6 +124,9 @@ struct Runtime {
     /// Active port-forwards, and the rows last sent for them.
     forwards: portforward::Forwards,
     forward_rows: Vec<portforward::ForwardRow>,
+    /// The fleet members' probes (they outlive context switches).
+    probes: fleet::Probes,
+    probe_period: Duration,
 }
 
 fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
@@ -192,12 +197,15 @@ impl Runtime {
             drain: None,
             forwards: portforward::Forwards::new(connection_client),
             forward_rows: Vec::new(),
+            probes: fleet::Probes::default(),
+            probe_period: fleet::PROBE_PERIOD,
         };
         (rt, Streams { metrics_rx, log_rx })
     }
 
     /// Close every view, end the connection's tasks and stop the informers.
     pub async fn shutdown(&mut self) {
+        self.probes.stop_all();
         self.forwards.stop_all().await;
         for view in self.views.keys().copied().collect::<Vec<_>>() {
             self.close_view(view);
@@ -335,6 +343,15 @@ impl Runtime {
                 }
             }
             Effect::CloseView { view } => self.close_view(view),
+            Effect::WatchCluster(context) => self.watch_cluster(context),
+            Effect::UnwatchCluster(context) => self.unwatch_cluster(&context),
+            Effect::FetchDiff {
+                request,
+                resource,
+                namespace,
+                name,
+                contexts,
+            } => self.fetch_diff(request, resource, namespace, name, contexts),
             Effect::CheckAccess {
                 view,
                 resource,
@@ -870,6 +887,16 @@ impl Headless {
             u = self.metrics_rx.recv() => u.map(Action::Metrics),
             b = self.log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
         }
+    }
+
+    /// Probe fleet members every `period` (default [`PROBE_PERIOD`]); for probes started later.
+    pub fn set_probe_period(&mut self, period: Duration) {
+        self.rt.probe_period = period;
+    }
+
+    /// The contexts probed now.
+    pub fn probed_clusters(&self) -> Vec<String> {
+        self.rt.probes.live()
     }
 
     /// The informer factory of the current connection.

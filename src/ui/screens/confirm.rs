@@ -30,6 +30,8 @@ pub struct ConfirmWrite {
     pub pending: Pending,
     /// Which button has focus (false: Cancel, the default).
     pub yes: bool,
+    /// The cluster it acts on, named by the dialog when several are selected (`None`: one).
+    pub cluster: Option<String>,
 }
 
 impl ConfirmWrite {
@@ -76,9 +78,14 @@ impl ConfirmWrite {
 impl App {
     /// Ask to confirm `pending` (the caller has checked read-only mode and the kind).
     pub(crate) fn ask_confirm(&mut self, pending: Pending) {
+        let cluster = self
+            .fleet
+            .is_fleet()
+            .then(|| self.connection.context.clone());
         self.mode = Mode::Confirm(ConfirmWrite {
             pending,
             yes: false,
+            cluster,
         });
     }
 
@@ -135,7 +142,8 @@ impl App {
 pub(crate) fn render_confirm(c: &ConfirmWrite, area: Rect, buf: &mut Buffer) {
     let (question, extra) = c.text();
     let width = (question.chars().count() + 6).clamp(64, 100) as u16;
-    let r = centered(area, width, 7 + extra.len() as u16);
+    let on_cluster = usize::from(c.cluster.is_some());
+    let r = centered(area, width, 7 + (extra.len() + on_cluster) as u16);
     Clear.render(r, buf);
     let button = |label: &str, focus: bool| {
         let s = if focus {
@@ -150,6 +158,16 @@ pub(crate) fn render_confirm(c: &ConfirmWrite, area: Rect, buf: &mut Buffer) {
     };
     let verb = c.verb();
     let mut lines = vec![Line::raw(""), Line::from(question).centered()];
+    if let Some(cluster) = &c.cluster {
+        // Acting on the wrong cluster is the classic accident: its name stands out.
+        lines.push(
+            Line::from(vec![
+                Span::raw("on cluster "),
+                Span::styled(format!(" {cluster} "), crate::ui::fleet::cluster_style()),
+            ])
+            .centered(),
+        );
+    }
     for e in extra {
         lines.push(Line::styled(e, Style::default().fg(Color::Gray)).centered());
     }

@@ -29,6 +29,8 @@ pub struct ScaleDialog {
     pub input: Input,
     /// Why the input is not a count (shown in the dialog).
     pub error: Option<String>,
+    /// The cluster it scales on, named when several are selected (`None`: one).
+    pub cluster: Option<String>,
 }
 
 impl ScaleDialog {
@@ -47,11 +49,16 @@ impl ScaleDialog {
 impl App {
     pub(crate) fn open_scale(&mut self, write: Write, current: Option<i64>) {
         let start = current.map(|c| c.to_string()).unwrap_or_default();
+        let cluster = self
+            .fleet
+            .is_fleet()
+            .then(|| self.connection.context.clone());
         self.mode = Mode::Scale(ScaleDialog {
             write,
             current,
             input: Input::new(start),
             error: None,
+            cluster,
         });
     }
 
@@ -102,8 +109,17 @@ pub(crate) fn render_scale(d: &ScaleDialog, area: Rect, buf: &mut Buffer) {
     let current = d
         .current
         .map_or_else(|| "unknown".to_string(), |c| c.to_string());
-    let mut lines = vec![
-        Line::from(format!("Scale {}", d.write.what())).centered(),
+    let mut lines = vec![Line::from(format!("Scale {}", d.write.what())).centered()];
+    if let Some(cluster) = &d.cluster {
+        lines.push(
+            Line::from(vec![
+                Span::raw("on cluster "),
+                Span::styled(format!(" {cluster} "), crate::ui::fleet::cluster_style()),
+            ])
+            .centered(),
+        );
+    }
+    lines.extend([
         Line::styled(
             format!("current replicas: {current}"),
             Style::default().fg(Color::Gray),
@@ -121,7 +137,7 @@ pub(crate) fn render_scale(d: &ScaleDialog, area: Rect, buf: &mut Buffer) {
             Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
         ])
         .centered(),
-    ];
+    ]);
     if let Some(e) = &d.error {
         lines.push(Line::styled(e.clone(), Style::default().fg(Color::Red)).centered());
     }

@@ -18,6 +18,8 @@ use crate::ui::widgets::{DIM, TITLE};
 pub enum TextKind {
     Yaml,
     Describe,
+    /// `:diff`: the object across the fleet's clusters (see [`crate::ui::fleet_diff`]).
+    Diff,
 }
 
 /// The YAML or describe screen.
@@ -138,6 +140,9 @@ impl App {
     }
 
     pub(crate) fn fetch_text(&mut self, kind: TextKind, fx: &mut Vec<Effect>) {
+        if kind == TextKind::Diff {
+            return self.fetch_diff(fx);
+        }
         let Some((view, obj)) = self.selected_object() else {
             return;
         };
@@ -162,7 +167,7 @@ impl App {
                 namespace,
                 name,
             },
-            TextKind::Describe => Effect::FetchDescribe {
+            TextKind::Describe | TextKind::Diff => Effect::FetchDescribe {
                 request,
                 resource,
                 namespace,

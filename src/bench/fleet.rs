@@ -1,0 +1,207 @@
+//! `kinformer bench --clusters N`: several clusters at once (issue 17).
+//!
+//! - sync: N demo clusters of P pods each (one child `demo-server --clusters N`), each synced by
+//!   its own client and informer (as the dashboard's fleet does: nothing shared), all started
+//!   together, until every one has synced; next to one cluster of P pods synced alone (a child
+//!   `demo-server` of one). Target: within 1.5 × the single time;
+//! - memory: RSS growth over the same baseline (taken before either run) once the N informers
+//!   hold every pod, next to the single cluster's. Target: ≤ N × single + 10 MiB;
+//! - label filter over N × 100k pods: one label index per cluster, each asked for the
+//!   selector's keys and the answers merged into (cluster, key) pairs, as a merged table's `l`
+//!   filter would. Target ≤ 5 ms.
+//!
+//! What these do not measure yet: a merged table on screen (the dashboard shows one cluster's
+//! tables; the fleet view probes the others).
+
+use super::*;
+use crate::cluster::Connection;
+
+/// Pods per cluster of the label filter figure (smaller with `--smoke`).
+fn label_pods(opts: &BenchOptions) -> usize {
+    if opts.smoke { 20_000 } else { 100_000 }
+}
+
+fn count(n: usize) -> String {
+    if n >= 1000 && n.is_multiple_of(1000) {
+        format!("{}k", n / 1000)
+    } else {
+        n.to_string()
+    }
+}
+
+/// One informer with the dashboard's indexers, transform and decode mask on `client`.
+fn pods_informer(client: &kube::Client) -> RunningInformer {
+    let ar = ApiResource::erase::<Pod>(&());
+    let lw: Arc<dyn ListerWatcher<DynamicObject>> = Arc::new(
+        KubeListerWatcher::dynamic(client.clone(), &ar, None).with_mask(render::cache_mask("Pod")),
+    );
+    start_informer(lw)
+}
+
+/// A client per context of the kubeconfig at `path`, each built from its own context.
+async fn clients_of(path: &Path) -> Result<Vec<(String, kube::Client)>, BenchError> {
+    let kc = Kubeconfig::read_from(path).map_err(|e| BenchError::Cluster(e.to_string()))?;
+    let mut out = Vec::new();
+    for ctx in kc.contexts.iter().map(|c| c.name.clone()) {
+        let conn =
+            Connection::from_kubeconfig(kc.clone(), path.display().to_string(), Some(ctx.clone()))
+                .await
+                .map_err(|e| BenchError::Cluster(e.to_string()))?;
+        out.push((ctx, conn.client));
+    }
+    Ok(out)
+}
+
+pub(super) async fn fleet_figures(
+    opts: &BenchOptions,
+    report: &mut Report,
+) -> Result<(), BenchError> {
+    let n = opts.clusters;
+    let pods = opts.pods.first().copied().unwrap_or(10_000);
+    let section = format!("fleet {n} × {} pods", count(pods));
+    let baseline = rss_bytes().unwrap_or(0);
+
+    // One cluster alone.
+    let single = ChildServer::start(pods, opts.pod_shape).await?;
+    let client = client_from_kubeconfig(&single.kubeconfig).await?;
+    let (t_single, running) = kinformer_sync(&client).await?;
+    let rss_single = rss_bytes().unwrap_or(0).saturating_sub(baseline);
+    let single_cached = running.informer.indexer().len();
+    running.stop().await;
+    drop(client);
+    single.stop().await;
+
+    // N clusters together, each on its own client and informer.
+    let fleet = ChildServer::start_fleet(pods, opts.pod_shape, n).await?;
+    let result = async {
+        let clients = clients_of(&fleet.kubeconfig).await?;
+        if clients.len() != n {
+            return Err(BenchError::Setup(format!(
+                "{} contexts in the fleet's kubeconfig, {n} expected",
+                clients.len()
+            )));
+        }
+        let start = Instant::now();
+        let running: Vec<RunningInformer> = clients.iter().map(|(_, c)| pods_informer(c)).collect();
+        wait_until("fleet sync", Duration::from_secs(900), || {
+            running.iter().all(|r| r.informer.has_synced())
+        })
+        .await?;
+        let t_fleet = start.elapsed();
+        let rss_fleet = rss_bytes().unwrap_or(0).saturating_sub(baseline);
+        let cached: usize = running.iter().map(|r| r.informer.indexer().len()).sum();
+        for r in running {
+            r.stop().await;
+        }
+        Ok((t_fleet, rss_fleet, cached))
+    }
+    .await;
+    fleet.stop().await;
+    let (t_fleet, rss_fleet, cached) = result?;
+
+    let time_target = t_single.mul_f64(1.5);
+    report.fig(
+        &section,
+        &format!("{n} clusters synced together ({cached} pods, own client + informer each)"),
+        secs(t_fleet),
+        &format!("≤ 1.5 × single ({})", secs(time_target)),
+        verdict(t_fleet <= time_target),
+    );
+    report.fig(
+        &section,
+        &format!("one cluster synced alone ({single_cached} pods)"),
+        secs(t_single),
+        "",
+        Verdict::Info,
+    );
+    let rss_target = rss_single.saturating_mul(n as u64) + 10 * 1024 * 1024;
+    report.fig(
+        &section,
+        &format!("RSS growth, {n} clusters synced"),
+        mib(rss_fleet),
+        &format!("≤ {n} × single + 10 MiB ({})", mib(rss_target)),
+        verdict(rss_fleet <= rss_target),
+    );
+    report.fig(
+        &section,
+        "RSS growth, one cluster synced",
+        mib(rss_single),
+        "",
+        Verdict::Info,
+    );
+    label_over_fleet(opts.clusters, label_pods(opts), report)
+}
+
+/// The label filter over `n` stores of `per` pods: each cluster's label index, merged.
+fn label_over_fleet(n: usize, per: usize, report: &mut Report) -> Result<(), BenchError> {
+    let base = fixture_pod()?;
+    let transform = pod_transform();
+    let mut stores = Vec::with_capacity(n);
+    for _ in 0..n {
+        let store = ThreadSafeStore::new(dashboard_pod_indexers());
+        for i in 0..per {
+            let p = Arc::new(transform(fixture_pod_at(&base, i)));
+            store.add(&crate::informer::meta_namespace_key(p.as_ref())?, p)?;
+        }
+        stores.push(store);
+    }
+    let section = format!("fleet label filter {n} × {}", count(per));
+    for (k, v, pct) in [("app", "app-7", "1%"), ("tier", "tier-3", "10%")] {
+        let term = label_value(k, v);
+        let merge = || -> Result<Vec<(usize, String)>, BenchError> {
+            let mut keys = Vec::new();
+            for (cluster, store) in stores.iter().enumerate() {
+                keys.extend(
+                    store
+                        .index_keys_all(LABEL_INDEX, &[term.as_str()])?
+                        .into_iter()
+                        .map(|key| (cluster, key.to_string())),
+                );
+            }
+            Ok(keys)
+        };
+        let hits = merge()?.len();
+        // Same-named pods in every cluster stay apart: (cluster, key) pairs, never merged.
+        if hits
+            != n * stores[0]
+                .index_keys_all(LABEL_INDEX, &[term.as_str()])?
+                .len()
+        {
+            return Err(BenchError::Setup(
+                "merged label keys lost a cluster's rows".into(),
+            ));
+        }
+        let t = time_median(21, merge);
+        report.fig(
+            &section,
+            &format!("`{k}={v}` ({pct}): every cluster's label index, merged ({hits} keys)"),
+            ms(t),
+            "≤ 5 ms",
+            verdict(t <= Duration::from_millis(5)),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fleet_label_filter_keeps_every_clusters_same_named_pods_apart() -> Result<(), BenchError>
+    {
+        let mut report = Report::default();
+        label_over_fleet(3, 500, &mut report)?;
+        let names: Vec<&str> = report.figures.iter().map(|f| f.name.as_str()).collect();
+        // 1% and 10% of 500 pods in each of 3 clusters (the same names in every cluster).
+        assert!(names[0].contains("(15 keys)"), "{names:?}");
+        assert!(names[1].contains("(150 keys)"), "{names:?}");
+        assert!(
+            report
+                .figures
+                .iter()
+                .all(|f| f.section == "fleet label filter 3 × 500")
+        );
+        Ok(())
+    }
+}
