@@ -1381,3 +1381,154 @@ async fn restart_creates_a_new_replicaset_that_replaces_every_pod() {
         s.cleanup().await;
     }
 }
+
+/// A pod of `app=web` answering on container port `http` (8080), reported ready or not (the
+/// demo has no kubelet: the test writes the status a kubelet would).
+async fn web_pod(pods: &Api<Pod>, name: &str, app: &str) {
+    pods.create(
+        &PostParams::default(),
+        &serde_json::from_value(json!({"metadata": {"name": name, "labels": {"app": app}},
+            "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10",
+                "ports": [{"containerPort": 8080, "name": "http"}]}]}}))
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    set_ready(pods, name, true).await;
+}
+
+async fn set_ready(pods: &Api<Pod>, name: &str, ready: bool) {
+    let status = if ready { "True" } else { "False" };
+    pods.patch_status(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"phase": "Running",
+            "conditions": [{"type": "Ready", "status": status}]}})),
+    )
+    .await
+    .unwrap();
+}
+
+async fn get_through(local: std::net::SocketAddr) -> String {
+    use tokio::io::AsyncWriteExt;
+    let mut conn = tokio::net::TcpStream::connect(local).await.unwrap();
+    conn.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    tokio::time::timeout(HANG_GUARD, read_all(&mut conn))
+        .await
+        .expect("an answer")
+}
+
+/// Polls `follow` until `want` holds (the informer's event moves the forward).
+async fn until_following(
+    follow: &parking_lot::Mutex<kinformer::ui::portforward::Following>,
+    want: impl Fn(&kinformer::ui::portforward::Following) -> bool,
+) -> kinformer::ui::portforward::Following {
+    let deadline = tokio::time::Instant::now() + HANG_GUARD;
+    loop {
+        let f = follow.lock().clone();
+        if want(&f) {
+            return f;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "still {f:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deployment_forward_moves_to_another_ready_pod_when_its_pod_goes_away() {
+    use kinformer::ui::portforward::{
+        ForwardStats, Following, RemotePort, bind_local, forward_selected,
+    };
+    use std::sync::atomic::Ordering;
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: needs running containers answering HTTP (the demo's pods)");
+        return s.cleanup().await;
+    }
+    let client = s.conn.client.clone();
+    let deploys: Api<Deployment> = Api::namespaced(client.clone(), &s.ns);
+    deploys
+        .create(&PostParams::default(), &deployment("web"))
+        .await
+        .unwrap();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &s.ns);
+    web_pod(&pods, "web-a", "web").await;
+    web_pod(&pods, "web-b", "web").await;
+    web_pod(&pods, "aaa-other", "other").await;
+    // The selector as the dashboard takes it from the Deployment.
+    let d = serde_json::to_value(deploys.get("web").await.unwrap()).unwrap();
+    let selector = kinformer::selector::LabelSelector::from_metav1(d.pointer("/spec/selector"))
+        .unwrap()
+        .unwrap()
+        .to_string();
+    assert_eq!(selector, "app=web");
+
+    let listener = bind_local(0).await.unwrap();
+    let local = listener.local_addr().unwrap();
+    let stats = Arc::new(ForwardStats::default());
+    let follow = Arc::new(parking_lot::Mutex::new(Following::default()));
+    let cancel = CancellationToken::new();
+    let task = tokio::spawn(forward_selected(
+        client.clone(),
+        s.ns.clone(),
+        selector,
+        RemotePort::Name("http".into()),
+        listener,
+        stats.clone(),
+        follow.clone(),
+        cancel.clone(),
+    ));
+    let page = get_through(local).await;
+    assert!(
+        page.contains(&format!("kinformer demo pod {}/web-a", s.ns)),
+        "{page}"
+    );
+    assert!(page.contains("port 8080"), "{page}");
+    assert_eq!(
+        follow.lock().clone(),
+        Following {
+            pod: Some("web-a".into()),
+            moved: 0
+        }
+    );
+
+    pods.delete("web-a", &DeleteParams::default().grace_period(0))
+        .await
+        .unwrap();
+    let f = until_following(&follow, |f| f.pod.as_deref() == Some("web-b")).await;
+    assert_eq!(f.moved, 1);
+    let page = get_through(local).await;
+    assert!(
+        page.contains(&format!("kinformer demo pod {}/web-b", s.ns)),
+        "{page}"
+    );
+
+    // Not ready: no pod to use; a connection is held until one is ready again.
+    set_ready(&pods, "web-b", false).await;
+    until_following(&follow, |f| f.pod.is_none()).await;
+    let held = tokio::spawn(get_through(local));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!held.is_finished(), "held while no pod is ready");
+    set_ready(&pods, "web-b", true).await;
+    let page = tokio::time::timeout(HANG_GUARD, held)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        page.contains(&format!("kinformer demo pod {}/web-b", s.ns)),
+        "{page}"
+    );
+    assert_eq!(follow.lock().moved, 1, "back to the same pod is no move");
+
+    cancel.cancel();
+    tokio::time::timeout(HANG_GUARD, task)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stats.active.load(Ordering::Relaxed), 0);
+    assert_eq!(stats.connections.load(Ordering::Relaxed), 3);
+    assert!(tokio::net::TcpStream::connect(local).await.is_err());
+    s.cleanup().await;
+}

@@ -469,6 +469,8 @@ fn pf_lists_the_forwards_and_ctrl_d_stops_the_selected_one() {
         bytes_in: 0,
         bytes_out: 0,
         errors: 0,
+        target: None,
+        moved: 0,
     };
     app.update(Action::Forwards(vec![row(1, 8080), row(2, 8081)]));
     app.update(key(':'));

@@ -564,6 +564,8 @@ fn rendering_never_panics_at_any_size_on_any_screen() {
                     bytes_in: 1 << 30,
                     bytes_out: 5,
                     errors: 0,
+                    target: None,
+                    moved: 0,
                 },
             ]));
             a.update(key(':'));
@@ -752,6 +754,8 @@ fn port_forward_dialog_and_the_pf_screen() {
         bytes_in: 48_213,
         bytes_out: 310,
         errors: 0,
+        target: None,
+        moved: 0,
     }]));
     app.update(key(':'));
     type_str(&mut app, "pf");

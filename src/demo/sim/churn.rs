@@ -664,7 +664,7 @@ impl Simulator {
         } else {
             format!("Deleted pod: {victim}")
         };
-        let k = key(&ns, &victim);
+        let k = key(&ns, victim);
         if let Some(&i) = self.pod_index.get(&k)
             && self.pods[i].node.is_some()
         {

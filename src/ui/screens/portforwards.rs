@@ -117,7 +117,16 @@ impl App {
             };
             Row::new(vec![
                 format!("127.0.0.1:{}", f.local),
-                format!("{}/{}:{}", f.namespace, f.pod, f.port),
+                match &f.target {
+                    None => format!("{}/{}:{}", f.namespace, f.pod, f.port),
+                    Some(t) if f.pod.is_empty() => {
+                        format!("{}/{t} → waiting for a ready pod", f.namespace)
+                    }
+                    Some(t) => format!(
+                        "{}/{t} → {} (moved {})",
+                        f.namespace, f.pod, f.moved
+                    ),
+                },
                 f.connections.to_string(),
                 f.active.to_string(),
                 human_bytes(f.bytes_out),
