@@ -1439,7 +1439,7 @@ async fn until_following(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deployment_forward_moves_to_another_ready_pod_when_its_pod_goes_away() {
     use kinformer::ui::portforward::{
-        ForwardStats, Following, RemotePort, bind_local, forward_selected,
+        Following, ForwardStats, RemotePort, bind_local, forward_selected,
     };
     use std::sync::atomic::Ordering;
     let s = setup().await;

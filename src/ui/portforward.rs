@@ -226,8 +226,12 @@ pub async fn forward_selected(
                     f.pod = name.clone();
                     drop(f);
                     match &name {
-                        Some(p) => tracing::info!(selector = %what, pod = %p, "port-forward uses pod"),
-                        None => tracing::info!(selector = %what, "port-forward waits for a ready pod"),
+                        Some(p) => {
+                            tracing::info!(selector = %what, pod = %p, "port-forward uses pod")
+                        }
+                        None => {
+                            tracing::info!(selector = %what, "port-forward waits for a ready pod")
+                        }
                     }
                     if name.is_some() {
                         last = name;
@@ -454,7 +458,12 @@ impl Forwards {
                     follow.clone(),
                     cancel.clone(),
                 ));
-                (String::new(), Some(format!("{what}:{port}")), Some(follow), task)
+                (
+                    String::new(),
+                    Some(format!("{what}:{port}")),
+                    Some(follow),
+                    task,
+                )
             }
         };
         let what = label.clone().unwrap_or_else(|| format!("{pod}:{port}"));

@@ -122,10 +122,7 @@ impl App {
                     Some(t) if f.pod.is_empty() => {
                         format!("{}/{t} → waiting for a ready pod", f.namespace)
                     }
-                    Some(t) => format!(
-                        "{}/{t} → {} (moved {})",
-                        f.namespace, f.pod, f.moved
-                    ),
+                    Some(t) => format!("{}/{t} → {} (moved {})", f.namespace, f.pod, f.moved),
                 },
                 f.connections.to_string(),
                 f.active.to_string(),
