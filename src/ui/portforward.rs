@@ -367,6 +367,16 @@ pub struct ForwardRow {
     pub moved: u64,
 }
 
+impl ForwardRow {
+    /// What the forward goes to: `ns/pod:port`, or `ns/svc/web:http` for a selector forward.
+    pub fn remote(&self) -> String {
+        match &self.target {
+            Some(t) => format!("{}/{t}", self.namespace),
+            None => format!("{}/{}:{}", self.namespace, self.pod, self.port),
+        }
+    }
+}
+
 struct Entry {
     namespace: String,
     pod: String,

@@ -550,10 +550,7 @@ impl Runtime {
             Effect::StopForward { id } => {
                 if let Some(r) = self.forwards.stop(id).await {
                     let _ = self.tx.send(Action::Notify {
-                        message: format!(
-                            "stopped 127.0.0.1:{} → {}/{}:{}",
-                            r.local, r.namespace, r.pod, r.port
-                        ),
+                        message: format!("stopped 127.0.0.1:{} → {}", r.local, r.remote()),
                         error: false,
                     });
                 }
