@@ -443,4 +443,60 @@ mod tests {
         let advanced = (sim.now() - before).num_seconds();
         assert!((598..=601).contains(&advanced), "{advanced}");
     }
+
+    #[test]
+    fn a_simulator_write_keeps_a_client_spec_it_has_not_observed_yet() {
+        use crate::demo::cluster::UpdateMode;
+        use crate::demo::objects::DEPLOYMENTS;
+        use serde_json::json;
+        let c = DemoCluster::new(100);
+        let deployment = |generation: i64, image: &str, ready: u32| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "web", "namespace": "default", "generation": generation},
+                   "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c", "image": image}]}}},
+                   "status": {"observedGeneration": generation, "readyReplicas": ready}})
+        };
+        c.apply(Mutation::Create {
+            resource: DEPLOYMENTS,
+            object: deployment(1, "a", 0),
+        })
+        .unwrap();
+        let idx = crate::demo::resources::find_id(&DEPLOYMENTS).unwrap();
+        // A client's edit: the server bumps the generation to 2.
+        let edited = c
+            .update(
+                idx,
+                Some("default"),
+                "web",
+                deployment(1, "b", 0),
+                UpdateMode::Spec,
+            )
+            .unwrap();
+        assert_eq!(edited.pointer("/metadata/generation"), Some(&json!(2)));
+        // The simulator, still at generation 1, writes its status: the client's spec stays.
+        let after = c
+            .apply(Mutation::Update {
+                resource: DEPLOYMENTS,
+                object: deployment(1, "a", 1),
+            })
+            .unwrap();
+        assert_eq!(
+            after.pointer("/spec/template/spec/containers/0/image"),
+            Some(&json!("b"))
+        );
+        assert_eq!(after.pointer("/status/readyReplicas"), Some(&json!(1)));
+        assert_eq!(after.pointer("/metadata/generation"), Some(&json!(2)));
+        // Once it has observed generation 2, its own spec changes go through.
+        let after = c
+            .apply(Mutation::Update {
+                resource: DEPLOYMENTS,
+                object: deployment(2, "c", 1),
+            })
+            .unwrap();
+        assert_eq!(
+            after.pointer("/spec/template/spec/containers/0/image"),
+            Some(&json!("c"))
+        );
+        assert_eq!(after.pointer("/metadata/generation"), Some(&json!(3)));
+    }
 }
