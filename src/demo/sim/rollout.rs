@@ -398,7 +398,7 @@ impl Simulator {
     }
 
     /// A StatefulSet's or DaemonSet's rolling update: once every pod runs, one old pod (highest ordinal; any node) is replaced by one of the new revision.
-    /// True once no old pod is left.
+    /// True once no old pod is left and every pod is ready.
     fn roll_one_at_a_time(&mut self, w: u32, out: &mut Vec<Mutation>) -> bool {
         let Some(wl) = self.workloads.get(w as usize) else {
             return true;
@@ -413,15 +413,15 @@ impl Simulator {
             .filter(|s| s.id != new_id)
             .flat_map(|s| s.pods.iter().map(move |p| (s.id, p.clone())))
             .max_by_key(|(_, p)| ordinal(p).unwrap_or(0));
-        let Some((old_id, victim)) = old else {
-            return true;
-        };
         // OrderedReady / maxUnavailable 1: nothing more while any pod is not ready.
-        if wl
+        let all_ready = wl
             .sets
             .iter()
-            .any(|s| self.available(&ns, s) < s.pods.len() as u32)
-        {
+            .all(|s| self.available(&ns, s) >= s.pods.len() as u32);
+        let Some((old_id, victim)) = old else {
+            return all_ready;
+        };
+        if !all_ready {
             return false;
         }
         let kind = wl.kind;
