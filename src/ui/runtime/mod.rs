@@ -20,7 +20,6 @@ use kube::api::{Api, DynamicObject, ListParams};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::action::ContainerPort;
 use super::action::{
     Access, Action, ConnectionState, Denial, Effect, InformerRow, InformerState, ObjectSummary,
     ViewId,
@@ -478,7 +477,7 @@ impl Runtime {
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
                     let result = match pods.get(&pod).await {
-                        Ok(p) => Ok(container_ports(&p)),
+                        Ok(p) => Ok(portforward::container_ports(&p)),
                         Err(e) => Err(one_line(&e.to_string())),
                     };
                     let _ = tx.send(Action::Ports {
@@ -496,7 +495,7 @@ impl Runtime {
                 let client = self.connection.client.clone();
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
-                    let result = target_ports(client, &namespace, kind, &name).await;
+                    let result = portforward::selector_ports(client, &namespace, kind, &name).await;
                     let _ = tx.send(Action::TargetPorts {
                         namespace,
                         name,
@@ -912,101 +911,6 @@ impl Headless {
     pub async fn shutdown(mut self) {
         self.rt.shutdown().await;
     }
-}
-
-/// The ports a pod's containers declare, in spec order.
-/// A Service's ports (each mapped to its targetPort: a number, a container port name, or the
-/// port itself when unset, as kubectl maps them) or a Deployment's template ports, with the
-/// label selector of its pods.
-async fn target_ports(
-    client: kube::Client,
-    namespace: &str,
-    kind: crate::ui::action::ForwardKind,
-    name: &str,
-) -> Result<crate::ui::action::SelectorPorts, String> {
-    use crate::selector::LabelSelector;
-    use crate::ui::action::{ForwardKind, SelectorPorts};
-    use crate::ui::portforward::RemotePort;
-    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-    let selector_text = |s: Option<LabelSelector>| s.map(|s| s.to_string()).unwrap_or_default();
-    match kind {
-        ForwardKind::Service => {
-            let api: Api<k8s_openapi::api::core::v1::Service> = Api::namespaced(client, namespace);
-            let svc = api.get(name).await.map_err(|e| one_line(&e.to_string()))?;
-            let spec = svc.spec.unwrap_or_default();
-            let selector = spec
-                .selector
-                .as_ref()
-                .and_then(|m| serde_json::to_value(m).ok())
-                .and_then(|v| LabelSelector::from_map(Some(&v)));
-            let mut ports = Vec::new();
-            let mut remotes = Vec::new();
-            for p in spec.ports.iter().flatten() {
-                let Ok(port) = u16::try_from(p.port) else {
-                    continue;
-                };
-                let remote = match &p.target_port {
-                    Some(IntOrString::Int(n)) => {
-                        RemotePort::Number(u16::try_from(*n).unwrap_or(port))
-                    }
-                    Some(IntOrString::String(s)) => match s.parse::<u16>() {
-                        Ok(n) => RemotePort::Number(n),
-                        Err(_) => RemotePort::Name(s.clone()),
-                    },
-                    None => RemotePort::Number(port),
-                };
-                ports.push(ContainerPort {
-                    container: format!("→ {remote}"),
-                    port,
-                    name: p.name.clone().unwrap_or_default(),
-                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
-                });
-                remotes.push(remote);
-            }
-            Ok(SelectorPorts {
-                selector: selector_text(selector),
-                ports,
-                remotes,
-            })
-        }
-        ForwardKind::Deployment | ForwardKind::Pod => {
-            let api: Api<k8s_openapi::api::apps::v1::Deployment> =
-                Api::namespaced(client, namespace);
-            let d = api.get(name).await.map_err(|e| one_line(&e.to_string()))?;
-            let spec = d.spec.unwrap_or_default();
-            let selector = serde_json::to_value(&spec.selector)
-                .map_err(|e| e.to_string())
-                .and_then(|v| LabelSelector::from_metav1(Some(&v)))?;
-            let pod = k8s_openapi::api::core::v1::Pod {
-                spec: spec.template.spec,
-                ..Default::default()
-            };
-            let ports = container_ports(&pod);
-            let remotes = ports.iter().map(|p| RemotePort::Number(p.port)).collect();
-            Ok(SelectorPorts {
-                selector: selector_text(selector),
-                ports,
-                remotes,
-            })
-        }
-    }
-}
-
-fn container_ports(pod: &k8s_openapi::api::core::v1::Pod) -> Vec<ContainerPort> {
-    pod.spec
-        .iter()
-        .flat_map(|s| &s.containers)
-        .flat_map(|c| {
-            c.ports.iter().flatten().filter_map(|p| {
-                Some(ContainerPort {
-                    container: c.name.clone(),
-                    port: u16::try_from(p.container_port).ok()?,
-                    name: p.name.clone().unwrap_or_default(),
-                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
-                })
-            })
-        })
-        .collect()
 }
 
 /// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
