@@ -332,10 +332,16 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
     }
     let sim = Arc::new(Mutex::new(sim));
     let (scale_sim, cordon_sim, scale_rejected) = (sim.clone(), sim.clone(), sim.clone());
+    let template_sim = sim.clone();
     let scales = crate::demo::churn::follow_clients(
         cluster.clone(),
         move |ns, kind, name, to| scale_sim.lock().external_scale(ns, kind, name, to),
         move |node, on| cordon_sim.lock().set_cordoned(node, on),
+        move |ns, kind, name, template, generation| {
+            template_sim
+                .lock()
+                .external_template(ns, kind, name, template, generation)
+        },
         move |m, _| scale_rejected.lock().rejected(m),
     );
     let tick_sim = sim.clone();

@@ -715,11 +715,20 @@ async fn kubectl_execs_into_a_demo_pod() {
 
 /// A demo cluster seeded by the simulator (running pods on nodes), for `kubectl top`.
 async fn seeded_demo(metrics: bool) -> kinformer::app_main::RunningDemo {
+    seeded_demo_churning(metrics, 0.0).await
+}
+
+/// A seeded demo whose simulated controllers and kubelets run (`churn_per_sec` changes a
+/// second), so rollouts progress.
+async fn seeded_demo_churning(
+    metrics: bool,
+    churn_per_sec: f64,
+) -> kinformer::app_main::RunningDemo {
     kinformer::app_main::start_demo(&kinformer::app_main::DemoSpec {
         port: 0,
         pods: 60,
         nodes: Some(3),
-        churn_per_sec: 0.0,
+        churn_per_sec,
         seed: 7,
         history: 10_000,
         metrics,
@@ -1065,4 +1074,121 @@ async fn kubectl_edit_with_a_scripted_editor_changes_the_object() {
         .await;
     assert_eq!(value, "edited");
     s.cleanup().await;
+}
+
+async fn rollout_status(k: &Kubectl, target: &str, ns: &str) -> String {
+    k.ok(&["rollout", "status", target, "-n", ns, "--timeout=25s"])
+        .await
+}
+
+async fn deployment_revision(k: &Kubectl, name: &str, ns: &str) -> u32 {
+    let out = k
+        .ok(&[
+            "get",
+            "deploy",
+            name,
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}",
+        ])
+        .await;
+    out.trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("revision: {out:?}"))
+}
+
+/// `kubectl rollout restart` then `kubectl rollout status --timeout`: a new ReplicaSet at the
+/// next revision takes every replica, the old one is kept at 0. On the demo the deployment is
+/// one the simulator seeded (its controllers run what they created); on a real cluster the test
+/// creates one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_rollout_restart_replaces_the_replicaset_and_rollout_status_waits_for_it() {
+    let test = "kubectl_rollout_restart_replaces_the_replicaset_and_rollout_status_waits_for_it";
+    let Some(bin) = kubectl_on_path() else {
+        println!("skipping {test}: kubectl is not on PATH");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (k, ns, name, _demo, real) = if std::env::var_os("KINFORMER_TEST_KUBECONFIG").is_some() {
+        let Some(s) = setup(test).await else { return };
+        let ns = s.ns.clone();
+        s.kubectl.apply_stdin(&format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
+        ))
+        .await;
+        let k = Kubectl {
+            bin: s.kubectl.bin.clone(),
+            kubeconfig: s.kubectl.kubeconfig.clone(),
+        };
+        (k, ns, "web".to_string(), None, Some(s))
+    } else {
+        let demo = seeded_demo_churning(false, 300.0).await;
+        let kubeconfig = dir.path().join("kubeconfig");
+        demo.handle.write_kubeconfig(&kubeconfig).unwrap();
+        let k = Kubectl { bin, kubeconfig };
+        let out = k
+            .ok(&[
+                "get",
+                "deploy",
+                "-A",
+                "-o",
+                "jsonpath={range .items[*]}{.metadata.namespace} {.metadata.name} {.spec.replicas}{\"\\n\"}{end}",
+            ])
+            .await;
+        let mut picks: Vec<(String, String)> = out
+            .lines()
+            .filter_map(|l| {
+                let c: Vec<&str> = l.split_whitespace().collect();
+                (c.len() == 3 && c[0] != "kube-system" && c[2].parse::<u32>().unwrap_or(0) >= 2)
+                    .then(|| (c[0].to_string(), c[1].to_string()))
+            })
+            .collect();
+        picks.sort();
+        let (ns, name) = picks.into_iter().next().expect("a seeded deployment");
+        (k, ns, name, Some(demo), None)
+    };
+    let target = format!("deployment/{name}");
+    let out = rollout_status(&k, &target, &ns).await;
+    assert!(out.contains("successfully rolled out"), "{out}");
+    let before = deployment_revision(&k, &name, &ns).await;
+
+    let out = k.ok(&["rollout", "restart", &target, "-n", &ns]).await;
+    assert_eq!(out.trim(), format!("deployment.apps/{name} restarted"));
+    let out = rollout_status(&k, &target, &ns).await;
+    assert!(
+        out.trim_end()
+            .ends_with(&format!("deployment \"{name}\" successfully rolled out")),
+        "{out}"
+    );
+    assert_eq!(deployment_revision(&k, &name, &ns).await, before + 1);
+    // One line per ReplicaSet of the deployment: revision and desired replicas.
+    let out = k
+        .ok(&[
+            "get",
+            "rs",
+            "-n",
+            &ns,
+            "-o",
+            "jsonpath={range .items[*]}{.metadata.ownerReferences[0].name} {.metadata.annotations.deployment\\.kubernetes\\.io/revision} {.spec.replicas}{\"\\n\"}{end}",
+        ])
+        .await;
+    let sets: Vec<(u32, u32)> = out
+        .lines()
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split_whitespace().collect();
+            (c.len() == 3 && c[0] == name).then(|| (c[1].parse().unwrap(), c[2].parse().unwrap()))
+        })
+        .collect();
+    assert!(
+        sets.contains(&(before, 0)),
+        "old ReplicaSet kept at 0: {out}"
+    );
+    assert!(
+        sets.iter().any(|&(r, n)| r == before + 1 && n >= 1),
+        "new ReplicaSet: {out}"
+    );
+    if let Some(s) = real {
+        s.cleanup().await;
+    }
 }

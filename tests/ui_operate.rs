@@ -454,6 +454,114 @@ fn port_forward_is_refused_in_readonly_and_off_pods() {
 }
 
 #[test]
+fn shift_f_on_a_service_forwards_to_one_of_its_pods_through_the_target_port() {
+    use kinformer::ui::action::{ContainerPort, ForwardKind, SelectorPorts};
+    use kinformer::ui::portforward::RemotePort;
+    let svc = summary(
+        "Service",
+        json!({"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "web", "namespace": "default", "uid": "uid-svc"}}),
+    );
+    let mut app = app_of("services", vec![svc], false);
+    assert_eq!(
+        app.update(key('F')),
+        vec![Effect::FetchTargetPorts {
+            namespace: "default".into(),
+            kind: ForwardKind::Service,
+            name: "web".into(),
+        }]
+    );
+    // A pod's ports for a same-named pod are not this dialog's.
+    app.update(Action::Ports {
+        namespace: "default".into(),
+        pod: "web".into(),
+        result: Ok(vec![]),
+    });
+    let Mode::Forward(d) = &app.mode else {
+        panic!()
+    };
+    assert!(d.ports.is_none());
+    let port = |port: u16, name: &str, to: &RemotePort| ContainerPort {
+        container: format!("→ {to}"),
+        port,
+        name: name.into(),
+        protocol: "TCP".into(),
+    };
+    let (http, admin) = (RemotePort::Name("http".into()), RemotePort::Number(9000));
+    app.update(Action::TargetPorts {
+        namespace: "default".into(),
+        name: "web".into(),
+        result: Ok(SelectorPorts {
+            selector: "app=web".into(),
+            ports: vec![port(8080, "web", &http), port(9001, "admin", &admin)],
+            remotes: vec![http.clone(), admin],
+        }),
+    });
+    let Mode::Forward(d) = &app.mode else {
+        panic!()
+    };
+    assert_eq!(
+        d.local.value(),
+        "8080",
+        "the local port follows the service port"
+    );
+    assert_eq!(
+        app.update(code(KeyCode::Enter)),
+        vec![Effect::StartForwardTarget {
+            id: 1,
+            namespace: "default".into(),
+            what: "svc/web".into(),
+            selector: "app=web".into(),
+            port: http,
+            local: 8080,
+        }]
+    );
+    assert!(matches!(app.mode, Mode::Normal));
+}
+
+#[test]
+fn a_deployment_forward_without_a_selector_or_in_readonly_starts_nothing() {
+    use kinformer::ui::action::{ForwardKind, SelectorPorts};
+    let mut app = app_of("deployments", vec![deployment("web", 2)], false);
+    assert_eq!(
+        app.update(key('F')),
+        vec![Effect::FetchTargetPorts {
+            namespace: "default".into(),
+            kind: ForwardKind::Deployment,
+            name: "web".into(),
+        }]
+    );
+    app.update(Action::TargetPorts {
+        namespace: "default".into(),
+        name: "web".into(),
+        result: Ok(SelectorPorts {
+            selector: String::new(),
+            ports: vec![],
+            remotes: vec![],
+        }),
+    });
+    let Mode::Forward(d) = &app.mode else {
+        panic!()
+    };
+    assert_eq!(
+        d.ports.clone().and_then(Result::err).as_deref(),
+        Some("the deployment has no selector: no pods to forward to")
+    );
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    assert!(
+        matches!(app.mode, Mode::Forward(_)),
+        "stays open with the error"
+    );
+
+    let mut ro = app_of("deployments", vec![deployment("web", 2)], true);
+    assert!(ro.update(key('F')).is_empty());
+    assert_eq!(
+        footer(&ro).0,
+        "read-only mode: port-forward is disabled (started with --readonly)"
+    );
+}
+
+#[test]
 fn pf_lists_the_forwards_and_ctrl_d_stops_the_selected_one() {
     use kinformer::ui::app::Screen;
     use kinformer::ui::portforward::ForwardRow;
@@ -469,6 +577,8 @@ fn pf_lists_the_forwards_and_ctrl_d_stops_the_selected_one() {
         bytes_in: 0,
         bytes_out: 0,
         errors: 0,
+        target: None,
+        moved: 0,
     };
     app.update(Action::Forwards(vec![row(1, 8080), row(2, 8081)]));
     app.update(key(':'));

@@ -564,6 +564,8 @@ fn rendering_never_panics_at_any_size_on_any_screen() {
                     bytes_in: 1 << 30,
                     bytes_out: 5,
                     errors: 0,
+                    target: None,
+                    moved: 0,
                 },
             ]));
             a.update(key(':'));
@@ -752,9 +754,33 @@ fn port_forward_dialog_and_the_pf_screen() {
         bytes_in: 48_213,
         bytes_out: 310,
         errors: 0,
+        target: None,
+        moved: 0,
     }]));
     app.update(key(':'));
     type_str(&mut app, "pf");
     app.update(code(KeyCode::Enter));
     insta::assert_snapshot!("pf_screen", draw(&mut app, 100, 10).backend());
+    // A Deployment forward: the pod in use and its moves, then waiting for a ready pod.
+    let follower = |pod: &str, moved: u64| ForwardRow {
+        id: 2,
+        namespace: "default".into(),
+        pod: pod.into(),
+        port: 8080,
+        local: 9000,
+        connections: 5,
+        active: 0,
+        bytes_in: 1_024,
+        bytes_out: 200,
+        errors: 0,
+        target: Some("deploy/api:8080".into()),
+        moved,
+    };
+    app.update(Action::Forwards(vec![follower("api-5f6d8-x7k2p", 2)]));
+    insta::assert_snapshot!("pf_screen_deployment", draw(&mut app, 130, 8).backend());
+    app.update(Action::Forwards(vec![follower("", 2)]));
+    insta::assert_snapshot!(
+        "pf_screen_deployment_waiting",
+        draw(&mut app, 130, 8).backend()
+    );
 }

@@ -74,16 +74,22 @@ where
 /// `S`), hand it to `scale(namespace, kind, name, replicas)` (the simulator's
 /// `external_scale`: a no-op for its own scaling) and apply the pods it creates or deletes; when
 /// a node's `spec.unschedulable` changes (cordon, uncordon, drain), tell `cordon(node, on)` (the
-/// simulator's scheduler then avoids it). Runs until the task is aborted.
-pub fn follow_clients<S, C, R>(
+/// simulator's scheduler then avoids it); when a Deployment's, StatefulSet's or DaemonSet's
+/// `spec.template` changes (`kubectl rollout restart`, `set image`, edit), hand the template and
+/// the object's generation to `template(namespace, kind, name, template, generation)` (the
+/// simulator's `external_template`, a no-op for its own rollouts) and apply the rollout's first
+/// step. Runs until the task is aborted.
+pub fn follow_clients<S, C, T, R>(
     cluster: Arc<DemoCluster>,
     mut scale: S,
     mut cordon: C,
+    mut template: T,
     mut rejected: R,
 ) -> JoinHandle<()>
 where
     S: FnMut(&str, &str, &str, u32) -> Vec<Mutation> + Send + 'static,
     C: FnMut(&str, bool) + Send + 'static,
+    T: FnMut(&str, &str, &str, &Value, i64) -> Vec<Mutation> + Send + 'static,
     R: FnMut(&Mutation, &StatusError) + Send + 'static,
 {
     let mut events = cluster.subscribe();
@@ -112,15 +118,33 @@ where
                 }
                 continue;
             }
-            if !matches!(kind, "Deployment" | "StatefulSet") {
+            if !matches!(kind, "Deployment" | "StatefulSet" | "DaemonSet") {
                 continue;
             }
-            let replicas = |s: &super::cluster::Stored| {
-                s.value()
-                    .ok()
-                    .and_then(|v| v.pointer("/spec/replicas").and_then(Value::as_u64))
+            let (Ok(before), Ok(after)) = (prev.value(), ev.obj.value()) else {
+                continue;
             };
-            let (Some(before), Some(after)) = (replicas(prev), replicas(&ev.obj)) else {
+            if let (Some(old_t), Some(new_t), Some(ns)) = (
+                before.pointer("/spec/template"),
+                after.pointer("/spec/template"),
+                ev.obj.namespace.as_deref(),
+            ) && old_t != new_t
+            {
+                let generation = after
+                    .pointer("/metadata/generation")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
+                for m in template(ns, kind, &ev.obj.name, new_t, generation) {
+                    if let Err(e) = cluster.apply(m.clone()) {
+                        rejected(&m, &e);
+                    }
+                }
+            }
+            if kind == "DaemonSet" {
+                continue;
+            }
+            let replicas = |v: &Value| v.pointer("/spec/replicas").and_then(Value::as_u64);
+            let (Some(before), Some(after)) = (replicas(&before), replicas(&after)) else {
                 continue;
             };
             if before == after || ev.obj.namespace.is_none() {
@@ -418,5 +442,61 @@ mod tests {
         let (sim, _) = task.await.unwrap();
         let advanced = (sim.now() - before).num_seconds();
         assert!((598..=601).contains(&advanced), "{advanced}");
+    }
+
+    #[test]
+    fn a_simulator_write_keeps_a_client_spec_it_has_not_observed_yet() {
+        use crate::demo::cluster::UpdateMode;
+        use crate::demo::objects::DEPLOYMENTS;
+        use serde_json::json;
+        let c = DemoCluster::new(100);
+        let deployment = |generation: i64, image: &str, ready: u32| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "web", "namespace": "default", "generation": generation},
+                   "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c", "image": image}]}}},
+                   "status": {"observedGeneration": generation, "readyReplicas": ready}})
+        };
+        c.apply(Mutation::Create {
+            resource: DEPLOYMENTS,
+            object: deployment(1, "a", 0),
+        })
+        .unwrap();
+        let idx = crate::demo::resources::find_id(&DEPLOYMENTS).unwrap();
+        // A client's edit: the server bumps the generation to 2.
+        let edited = c
+            .update(
+                idx,
+                Some("default"),
+                "web",
+                deployment(1, "b", 0),
+                UpdateMode::Spec,
+            )
+            .unwrap();
+        assert_eq!(edited.pointer("/metadata/generation"), Some(&json!(2)));
+        // The simulator, still at generation 1, writes its status: the client's spec stays.
+        let after = c
+            .apply(Mutation::Update {
+                resource: DEPLOYMENTS,
+                object: deployment(1, "a", 1),
+            })
+            .unwrap();
+        assert_eq!(
+            after.pointer("/spec/template/spec/containers/0/image"),
+            Some(&json!("b"))
+        );
+        assert_eq!(after.pointer("/status/readyReplicas"), Some(&json!(1)));
+        assert_eq!(after.pointer("/metadata/generation"), Some(&json!(2)));
+        // Once it has observed generation 2, its own spec changes go through.
+        let after = c
+            .apply(Mutation::Update {
+                resource: DEPLOYMENTS,
+                object: deployment(2, "c", 1),
+            })
+            .unwrap();
+        assert_eq!(
+            after.pointer("/spec/template/spec/containers/0/image"),
+            Some(&json!("c"))
+        );
+        assert_eq!(after.pointer("/metadata/generation"), Some(&json!(3)));
     }
 }

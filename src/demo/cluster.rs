@@ -630,6 +630,30 @@ impl DemoCluster {
                         }
                     }
                 }
+                if resource.group == "apps"
+                    && matches!(
+                        resource.plural,
+                        "deployments" | "statefulsets" | "daemonsets"
+                    )
+                {
+                    // A client changed the spec (the stored generation is ahead of the one the
+                    // simulator saw): the simulated controller writes its status, not over the
+                    // client's spec, until it has observed it.
+                    let stored = self
+                        .get_stored(idx, ns.as_deref(), &name)
+                        .ok()
+                        .and_then(|o| o.value().ok());
+                    let generation = |v: &Value| v.pointer("/metadata/generation")?.as_i64();
+                    if let Some(stored) = stored
+                        && let (Some(theirs), Some(ours)) =
+                            (generation(&stored), generation(&object))
+                        && theirs > ours
+                        && let (Some(spec), Some(obj)) =
+                            (stored.get("spec"), object.as_object_mut())
+                    {
+                        obj.insert("spec".into(), spec.clone());
+                    }
+                }
                 self.update(idx, ns.as_deref(), &name, object, UpdateMode::Full)
             }
             Mutation::Delete {

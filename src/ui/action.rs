@@ -230,6 +230,35 @@ pub struct ContainerPort {
     pub protocol: String,
 }
 
+/// What `F` forwards to: a pod, or one ready pod of a Service or Deployment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForwardKind {
+    Pod,
+    Service,
+    Deployment,
+}
+
+impl ForwardKind {
+    /// kubectl's short name (`pod`, `svc`, `deploy`).
+    pub fn short(self) -> &'static str {
+        match self {
+            ForwardKind::Pod => "pod",
+            ForwardKind::Service => "svc",
+            ForwardKind::Deployment => "deploy",
+        }
+    }
+}
+
+/// A Service's or Deployment's forwardable ports (for a Service: its ports, each with the
+/// targetPort it maps to in `remotes`, as kubectl maps them) and the label selector of its pods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectorPorts {
+    pub selector: String,
+    pub ports: Vec<ContainerPort>,
+    /// The pod port of each entry of `ports`.
+    pub remotes: Vec<crate::ui::portforward::RemotePort>,
+}
+
 /// Everything the app reacts to.
 #[derive(Debug, Clone)]
 pub enum Action {
@@ -299,6 +328,12 @@ pub enum Action {
     Discovery(Vec<ResourceInfo>),
     /// Known contexts of the kubeconfig, for `:ctx` completion and validation.
     Contexts(Vec<String>),
+    /// Answer to [`Effect::FetchTargetPorts`]: the Service's or Deployment's ports and selector.
+    TargetPorts {
+        namespace: String,
+        name: String,
+        result: Result<SelectorPorts, String>,
+    },
     /// Answer to [`Effect::FetchPorts`]: the pod's container ports.
     Ports {
         namespace: String,
@@ -414,6 +449,25 @@ pub enum Effect {
     FetchPorts {
         namespace: String,
         pod: String,
+    },
+    /// GET the Service or Deployment for its ports and selector; answer with
+    /// [`Action::TargetPorts`].
+    FetchTargetPorts {
+        namespace: String,
+        kind: ForwardKind,
+        name: String,
+    },
+    /// Forward 127.0.0.1:`local` (or the next free port; 0: any) to `port` of one ready pod of
+    /// `selector` in `namespace`, moving to another when it goes (`what`: `svc/web`), as a task
+    /// with its own cancellation token; answers as [`Effect::StartForward`]. Never emitted in
+    /// read-only mode.
+    StartForwardTarget {
+        id: u64,
+        namespace: String,
+        what: String,
+        selector: String,
+        port: crate::ui::portforward::RemotePort,
+        local: u16,
     },
     /// Forward 127.0.0.1:`local` (or the next free port; 0: any) to `namespace/pod:port` as a
     /// task with its own cancellation token; answer with [`Action::Forwards`] and a

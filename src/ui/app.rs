@@ -696,6 +696,11 @@ impl App {
                 pod,
                 result,
             } => self.on_ports(&namespace, &pod, result),
+            Action::TargetPorts {
+                namespace,
+                name,
+                result,
+            } => self.on_target_ports(&namespace, &name, result),
             Action::Containers {
                 namespace,
                 pod,

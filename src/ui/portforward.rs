@@ -3,14 +3,103 @@
 //! opens one stream pair per connection). A forward is a task owned by the runtime, stopped by its
 //! [`CancellationToken`] (listener closed, open connections dropped); its [`ForwardStats`] count
 //! connections and bytes for the `:pf` view.
+//!
+//! A forward to a Service or Deployment ([`ForwardTarget::Selector`]) goes to one ready pod of
+//! its selector, chosen from a pods informer of its own (label-selected, in the namespace):
+//! when that pod is deleted or becomes not ready the informer's event moves the forward to
+//! another ready pod (counted in [`Following::moved`]); new connections go to the pod chosen
+//! when they are accepted; with no ready pod, accepted connections are held until one appears.
+//! A Service's named targetPort is resolved against the chosen pod's container ports, as
+//! kubectl does.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::Api;
+use parking_lot::Mutex;
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
+
+use crate::informer::list_watch::KubeListerWatcher;
+use crate::informer::reflector::ReflectorConfig;
+use crate::informer::shared_informer::{
+    InformerConfig, ResourceEventHandlerFuncs, SharedIndexInformer,
+};
+
+/// What a forward goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ForwardTarget {
+    /// One pod, by name.
+    Pod(String),
+    /// One ready pod among those `selector` (a label selector) picks, e.g. a Service's or a
+    /// Deployment's; `what` names the owner for the `:pf` view (`svc/web`, `deploy/web`).
+    Selector { what: String, selector: String },
+}
+
+/// The pod's port: a number, or a container port name (a Service's named targetPort),
+/// resolved against the pod the connection goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemotePort {
+    Number(u16),
+    Name(String),
+}
+
+impl RemotePort {
+    /// The container port of `pod` this names (a number is taken as is).
+    pub fn resolve(&self, pod: &Pod) -> Option<u16> {
+        match self {
+            RemotePort::Number(n) => Some(*n),
+            RemotePort::Name(name) => pod
+                .spec
+                .as_ref()?
+                .containers
+                .iter()
+                .flat_map(|c| c.ports.iter().flatten())
+                .find(|p| p.name.as_deref() == Some(name))
+                .and_then(|p| u16::try_from(p.container_port).ok()),
+        }
+    }
+}
+
+impl std::fmt::Display for RemotePort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RemotePort::Number(n) => write!(f, "{n}"),
+            RemotePort::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+/// The pod a selector forward uses now (`None`: waiting for a ready pod) and how many times it
+/// moved to another one.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Following {
+    pub pod: Option<String>,
+    pub moved: u64,
+}
+
+/// Ready (condition Ready=True) and not being deleted: a pod a forward may use.
+pub fn pod_is_ready(p: &Pod) -> bool {
+    p.metadata.deletion_timestamp.is_none()
+        && p.status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .is_some_and(|cs| cs.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+}
+
+/// The pod to use among `pods`: the current one while it is ready, else the ready pod first by
+/// name; `None` when none is ready.
+fn choose(pods: &[Arc<Pod>], current: Option<&str>) -> Option<Arc<Pod>> {
+    let mut ready: Vec<&Arc<Pod>> = pods.iter().filter(|p| pod_is_ready(p)).collect();
+    ready.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    ready
+        .iter()
+        .find(|p| current.is_some() && p.metadata.name.as_deref() == current)
+        .or(ready.first())
+        .map(|p| Arc::clone(p))
+}
 
 /// Live counters of one forward (shared with the view; read without locks).
 #[derive(Debug, Default)]
@@ -52,34 +141,179 @@ pub async fn forward(
     stats: Arc<ForwardStats>,
     cancel: CancellationToken,
 ) {
-    let pods: Api<Pod> = Api::namespaced(client, &namespace);
+    let (_keep, chosen) = watch::channel(Some(Arc::new(named_pod(&pod))));
+    accept_loop(
+        Api::namespaced(client, &namespace),
+        chosen,
+        RemotePort::Number(port),
+        listener,
+        stats,
+        cancel,
+    )
+    .await;
+    tracing::info!(pod = %pod, port, "port-forward stopped");
+}
+
+/// A pod carrying only its name (what a single-pod forward needs).
+fn named_pod(name: &str) -> Pod {
+    let mut p = Pod::default();
+    p.metadata.name = Some(name.to_string());
+    p
+}
+
+/// Accept on `listener` and forward each connection to one ready pod that `selector` picks in
+/// `namespace` (see the module docs), until cancelled. `follow` shows the pod in use and the
+/// moves. Returns once the informer, the chooser and every connection have stopped.
+#[allow(clippy::too_many_arguments)]
+pub async fn forward_selected(
+    client: kube::Client,
+    namespace: String,
+    selector: String,
+    port: RemotePort,
+    listener: TcpListener,
+    stats: Arc<ForwardStats>,
+    follow: Arc<Mutex<Following>>,
+    cancel: CancellationToken,
+) {
+    let lw = KubeListerWatcher::<Pod>::typed(client.clone(), Some(&namespace));
+    let informer = SharedIndexInformer::new(
+        Arc::new(lw),
+        InformerConfig {
+            kind: "pods (port-forward)".into(),
+            // The container ports (a named targetPort) are needed: keep the whole pod.
+            transform: None,
+            reflector: ReflectorConfig {
+                label_selector: Some(selector.clone()),
+                ..ReflectorConfig::default()
+            },
+            ..InformerConfig::default()
+        },
+    );
+    let changed = Arc::new(Notify::new());
+    let (a, u, d) = (changed.clone(), changed.clone(), changed.clone());
+    let handler = ResourceEventHandlerFuncs {
+        add: Some(Box::new(move |_: &Arc<Pod>, _| a.notify_one())),
+        update: Some(Box::new(move |_: &Arc<Pod>, _: &Arc<Pod>| u.notify_one())),
+        delete: Some(Box::new(move |_: &_| d.notify_one())),
+    };
+    if let Err(e) = informer.add_event_handler(Arc::new(handler), None) {
+        tracing::warn!(error = %e, "port-forward: cannot watch the pods");
+        return;
+    }
+    let stop = cancel.child_token();
+    let run = {
+        let informer = informer.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move { informer.run(stop).await })
+    };
+    let (tx, chosen) = watch::channel(None::<Arc<Pod>>);
+    let chooser = {
+        let indexer = informer.indexer();
+        let stop = stop.clone();
+        let follow = follow.clone();
+        let what = selector.clone();
+        tokio::spawn(async move {
+            let mut last: Option<String> = None;
+            loop {
+                let current = follow.lock().pod.clone();
+                let next = choose(&indexer.list(), current.as_deref());
+                let name = next.as_ref().and_then(|p| p.metadata.name.clone());
+                if name != current {
+                    let mut f = follow.lock();
+                    if name.is_some() && last.is_some() && name != last {
+                        f.moved += 1;
+                    }
+                    f.pod = name.clone();
+                    drop(f);
+                    match &name {
+                        Some(p) => {
+                            tracing::info!(selector = %what, pod = %p, "port-forward uses pod")
+                        }
+                        None => {
+                            tracing::info!(selector = %what, "port-forward waits for a ready pod")
+                        }
+                    }
+                    if name.is_some() {
+                        last = name;
+                    }
+                }
+                tx.send_replace(next);
+                tokio::select! {
+                    _ = stop.cancelled() => break,
+                    _ = changed.notified() => {}
+                }
+            }
+        })
+    };
+    accept_loop(
+        Api::namespaced(client, &namespace),
+        chosen,
+        port,
+        listener,
+        stats,
+        cancel,
+    )
+    .await;
+    stop.cancel();
+    let _ = run.await;
+    let _ = chooser.await;
+    tracing::info!(selector = %selector, "port-forward stopped");
+}
+
+/// Accept until cancelled; each connection waits for a chosen pod, then is carried to it.
+/// Returns once every connection task has ended.
+async fn accept_loop(
+    pods: Api<Pod>,
+    chosen: watch::Receiver<Option<Arc<Pod>>>,
+    port: RemotePort,
+    listener: TcpListener,
+    stats: Arc<ForwardStats>,
+    cancel: CancellationToken,
+) {
+    let mut conns = tokio::task::JoinSet::new();
     loop {
         let accepted = tokio::select! {
             _ = cancel.cancelled() => break,
             a = listener.accept() => a,
         };
+        // Reap finished connections as we go.
+        while conns.try_join_next().is_some() {}
         let Ok((conn, _)) = accepted else {
             continue;
         };
         stats.connections.fetch_add(1, Ordering::Relaxed);
         let pods = pods.clone();
-        let pod = pod.clone();
+        let port = port.clone();
         let stats = stats.clone();
         let cancel = cancel.child_token();
-        tokio::spawn(async move {
+        let mut chosen = chosen.clone();
+        conns.spawn(async move {
             stats.active.fetch_add(1, Ordering::Relaxed);
             let r = tokio::select! {
                 _ = cancel.cancelled() => Ok(()),
-                r = carry(&pods, &pod, port, conn, &stats) => r,
+                r = async {
+                    let pod = chosen
+                        .wait_for(Option::is_some)
+                        .await
+                        .map_err(|_| "the forward stopped".to_string())?
+                        .clone()
+                        .ok_or_else(|| "no pod".to_string())?;
+                    let name = pod.metadata.name.clone().unwrap_or_default();
+                    let number = port
+                        .resolve(&pod)
+                        .ok_or_else(|| format!("pod {name} has no container port named {port}"))?;
+                    carry(&pods, &name, number, conn, &stats).await.map_err(|e| format!("{name}:{number}: {e}"))
+                } => r,
             };
             if let Err(e) = r {
                 stats.errors.fetch_add(1, Ordering::Relaxed);
-                tracing::info!(pod = %pod, port, error = %e, "port-forward connection failed");
+                tracing::info!(error = %e, "port-forward connection failed");
             }
             stats.active.fetch_sub(1, Ordering::Relaxed);
         });
     }
-    tracing::info!(pod = %pod, port, "port-forward stopped");
+    drop(listener);
+    while conns.join_next().await.is_some() {}
 }
 
 async fn carry(
@@ -112,6 +346,106 @@ async fn carry(
     copied.map(drop).map_err(|e| e.to_string())
 }
 
+/// A Service's ports (each mapped to its targetPort: a number, a container port name, or the
+/// port itself when unset, as kubectl maps them) or a Deployment's template ports, with the
+/// label selector of its pods.
+pub async fn selector_ports(
+    client: kube::Client,
+    namespace: &str,
+    kind: crate::ui::action::ForwardKind,
+    name: &str,
+) -> Result<crate::ui::action::SelectorPorts, String> {
+    use crate::selector::LabelSelector;
+    use crate::ui::action::{ForwardKind, SelectorPorts};
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    let selector_text = |s: Option<LabelSelector>| s.map(|s| s.to_string()).unwrap_or_default();
+    match kind {
+        ForwardKind::Service => {
+            let api: Api<k8s_openapi::api::core::v1::Service> = Api::namespaced(client, namespace);
+            let svc = api
+                .get(name)
+                .await
+                .map_err(|e| crate::cluster::one_line(&e.to_string()))?;
+            let spec = svc.spec.unwrap_or_default();
+            let selector = spec
+                .selector
+                .as_ref()
+                .and_then(|m| serde_json::to_value(m).ok())
+                .and_then(|v| LabelSelector::from_map(Some(&v)));
+            let mut ports = Vec::new();
+            let mut remotes = Vec::new();
+            for p in spec.ports.iter().flatten() {
+                let Ok(port) = u16::try_from(p.port) else {
+                    continue;
+                };
+                let remote = match &p.target_port {
+                    Some(IntOrString::Int(n)) => {
+                        RemotePort::Number(u16::try_from(*n).unwrap_or(port))
+                    }
+                    Some(IntOrString::String(s)) => match s.parse::<u16>() {
+                        Ok(n) => RemotePort::Number(n),
+                        Err(_) => RemotePort::Name(s.clone()),
+                    },
+                    None => RemotePort::Number(port),
+                };
+                ports.push(crate::ui::action::ContainerPort {
+                    container: format!("→ {remote}"),
+                    port,
+                    name: p.name.clone().unwrap_or_default(),
+                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                });
+                remotes.push(remote);
+            }
+            Ok(SelectorPorts {
+                selector: selector_text(selector),
+                ports,
+                remotes,
+            })
+        }
+        ForwardKind::Deployment | ForwardKind::Pod => {
+            let api: Api<k8s_openapi::api::apps::v1::Deployment> =
+                Api::namespaced(client, namespace);
+            let d = api
+                .get(name)
+                .await
+                .map_err(|e| crate::cluster::one_line(&e.to_string()))?;
+            let spec = d.spec.unwrap_or_default();
+            let selector = serde_json::to_value(&spec.selector)
+                .map_err(|e| e.to_string())
+                .and_then(|v| LabelSelector::from_metav1(Some(&v)))?;
+            let pod = k8s_openapi::api::core::v1::Pod {
+                spec: spec.template.spec,
+                ..Default::default()
+            };
+            let ports = container_ports(&pod);
+            let remotes = ports.iter().map(|p| RemotePort::Number(p.port)).collect();
+            Ok(SelectorPorts {
+                selector: selector_text(selector),
+                ports,
+                remotes,
+            })
+        }
+    }
+}
+
+/// The ports a pod's containers declare, in spec order (the port-forward dialog's choices).
+pub fn container_ports(pod: &Pod) -> Vec<crate::ui::action::ContainerPort> {
+    pod.spec
+        .iter()
+        .flat_map(|s| &s.containers)
+        .flat_map(|c| {
+            c.ports.iter().flatten().filter_map(|p| {
+                Some(crate::ui::action::ContainerPort {
+                    container: c.name.clone(),
+                    port: u16::try_from(p.container_port).ok()?,
+                    name: p.name.clone().unwrap_or_default(),
+                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
+                })
+            })
+        })
+        .collect()
+}
+
 /// One active forward as the `:pf` view shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForwardRow {
@@ -126,6 +460,21 @@ pub struct ForwardRow {
     pub bytes_in: u64,
     pub bytes_out: u64,
     pub errors: u64,
+    /// For a Service or Deployment forward: what it follows (`svc/web:http`); `pod` is then the
+    /// pod in use, empty while waiting for a ready pod.
+    pub target: Option<String>,
+    /// Times a Service or Deployment forward moved to another pod.
+    pub moved: u64,
+}
+
+impl ForwardRow {
+    /// What the forward goes to: `ns/pod:port`, or `ns/svc/web:http` for a selector forward.
+    pub fn remote(&self) -> String {
+        match &self.target {
+            Some(t) => format!("{}/{t}", self.namespace),
+            None => format!("{}/{}:{}", self.namespace, self.pod, self.port),
+        }
+    }
 }
 
 struct Entry {
@@ -133,6 +482,8 @@ struct Entry {
     pod: String,
     port: u16,
     local: u16,
+    target: Option<String>,
+    follow: Option<Arc<Mutex<Following>>>,
     stats: Arc<ForwardStats>,
     cancel: CancellationToken,
     task: tokio::task::JoinHandle<()>,
@@ -162,27 +513,80 @@ impl Forwards {
         port: u16,
         local: u16,
     ) -> std::io::Result<u16> {
+        self.start_target(
+            id,
+            namespace,
+            ForwardTarget::Pod(pod),
+            RemotePort::Number(port),
+            local,
+        )
+        .await
+    }
+
+    /// Bind 127.0.0.1:`local` (or the next free port; 0: any) and forward it to `target`'s
+    /// `port` in `namespace` until stopped (a selector target follows its ready pods). Returns
+    /// the port bound.
+    pub async fn start_target(
+        &mut self,
+        id: u64,
+        namespace: String,
+        target: ForwardTarget,
+        port: RemotePort,
+        local: u16,
+    ) -> std::io::Result<u16> {
         let listener = bind_local(local).await?;
         let local = listener.local_addr()?.port();
         let stats = Arc::new(ForwardStats::default());
         let cancel = CancellationToken::new();
-        let task = tokio::spawn(forward(
-            self.client.clone(),
-            namespace.clone(),
-            pod.clone(),
-            port,
-            listener,
-            stats.clone(),
-            cancel.clone(),
-        ));
-        tracing::info!(target: "kinformer::write", op = "port-forward", namespace = %namespace, pod = %pod, port, local, "write");
+        let client = self.client.clone();
+        let number = match &port {
+            RemotePort::Number(n) => *n,
+            RemotePort::Name(_) => 0,
+        };
+        let (pod, label, follow, task) = match target {
+            ForwardTarget::Pod(pod) => {
+                let task = tokio::spawn(forward(
+                    client,
+                    namespace.clone(),
+                    pod.clone(),
+                    number,
+                    listener,
+                    stats.clone(),
+                    cancel.clone(),
+                ));
+                (pod, None, None, task)
+            }
+            ForwardTarget::Selector { what, selector } => {
+                let follow = Arc::new(Mutex::new(Following::default()));
+                let task = tokio::spawn(forward_selected(
+                    client,
+                    namespace.clone(),
+                    selector,
+                    port.clone(),
+                    listener,
+                    stats.clone(),
+                    follow.clone(),
+                    cancel.clone(),
+                ));
+                (
+                    String::new(),
+                    Some(format!("{what}:{port}")),
+                    Some(follow),
+                    task,
+                )
+            }
+        };
+        let what = label.clone().unwrap_or_else(|| format!("{pod}:{port}"));
+        tracing::info!(target: "kinformer::write", op = "port-forward", namespace = %namespace, target = %what, local, "write");
         self.entries.insert(
             id,
             Entry {
                 namespace,
                 pod,
-                port,
+                port: number,
                 local,
+                target: label,
+                follow,
                 stats,
                 cancel,
                 task,
@@ -225,10 +629,14 @@ impl Forwards {
 
 fn row(id: u64, e: &Entry) -> ForwardRow {
     let s = &e.stats;
+    let follow = e.follow.as_ref().map(|f| f.lock().clone());
     ForwardRow {
         id,
         namespace: e.namespace.clone(),
-        pod: e.pod.clone(),
+        pod: match &follow {
+            Some(f) => f.pod.clone().unwrap_or_default(),
+            None => e.pod.clone(),
+        },
         port: e.port,
         local: e.local,
         connections: s.connections.load(Ordering::Relaxed),
@@ -236,5 +644,7 @@ fn row(id: u64, e: &Entry) -> ForwardRow {
         bytes_in: s.bytes_in.load(Ordering::Relaxed),
         bytes_out: s.bytes_out.load(Ordering::Relaxed),
         errors: s.errors.load(Ordering::Relaxed),
+        target: e.target.clone(),
+        moved: follow.map_or(0, |f| f.moved),
     }
 }

@@ -599,9 +599,42 @@ impl Simulator {
                 })
                 .cloned()
         } else {
-            set.pods.last().cloned()
+            // As the ReplicaSet controller ranks them: not-yet-running pods go first (pending
+            // before creating), then the newest.
+            let stage_of = |n: &Arc<str>| {
+                self.pod_index
+                    .get(&key(&wl.ns, n))
+                    .map(|&i| self.pods[i].stage)
+            };
+            set.pods
+                .iter()
+                .rev()
+                .find(|n| stage_of(n) == Some(PodStage::Pending))
+                .or_else(|| {
+                    set.pods
+                        .iter()
+                        .rev()
+                        .find(|n| stage_of(n).is_some_and(|s| s != PodStage::Running))
+                })
+                .or_else(|| set.pods.last())
+                .cloned()
         };
         let Some(victim) = victim else { return };
+        self.delete_pod_of_set(w, set_id, &victim, out);
+    }
+
+    /// The set's controller deletes its pod `victim` (a Killing event if it runs on a node).
+    pub(super) fn delete_pod_of_set(
+        &mut self,
+        w: u32,
+        set_id: u32,
+        victim: &str,
+        out: &mut Vec<Mutation>,
+    ) {
+        let Some(wl) = self.workloads.get(w as usize) else {
+            return;
+        };
+        let Some(set) = wl.set(set_id) else { return };
         let ns = wl.ns.clone();
         let (api, kind_s, owner, uid, component) = match wl.kind {
             WKind::Deployment => (
@@ -610,6 +643,13 @@ impl Simulator {
                 set.name.clone(),
                 set.uid.clone(),
                 "replicaset-controller",
+            ),
+            WKind::DaemonSet => (
+                "apps/v1",
+                "DaemonSet",
+                wl.name.clone(),
+                wl.uid.clone(),
+                "daemonset-controller",
             ),
             _ => (
                 "apps/v1",
@@ -624,7 +664,7 @@ impl Simulator {
         } else {
             format!("Deleted pod: {victim}")
         };
-        let k = key(&ns, &victim);
+        let k = key(&ns, victim);
         if let Some(&i) = self.pod_index.get(&k)
             && self.pods[i].node.is_some()
         {
@@ -682,7 +722,15 @@ impl Simulator {
         let image = wl.image();
         let Some(cur) = wl.current() else { return };
         let mut t = (*cur.template).clone();
-        t.image = image;
+        t.image = image.clone();
+        let client_template = cur
+            .client_template
+            .as_ref()
+            .map(|c| Arc::new(rollout::with_image(c, &t.container, &image)));
+        let rendered = match &client_template {
+            Some(c) => rollout::rendered_from(c, &t),
+            None => objects::RenderedTemplate::new(&t),
+        };
         let revision = cur.revision + 1;
         let id = wl.next_set_id;
         wl.next_set_id += 1;
@@ -696,13 +744,14 @@ impl Simulator {
             uid,
             hash,
             revision,
-            rendered: Arc::new(objects::RenderedTemplate::new(&t)),
+            rendered: Arc::new(rendered),
             template: Arc::new(t),
             image_id: format!("{}@sha256:{digest}", wl.repo),
             replicas: 0,
             pods: Vec::new(),
             created: now,
             generation: 1,
+            client_template,
         });
         let Some(wl) = self.workloads.get(w as usize) else {
             return;
@@ -715,109 +764,6 @@ impl Simulator {
         }
         self.emit_workload(w, out, false);
         self.rollouts.push_back(w);
-    }
-
-    pub(super) fn rollout_step(&mut self, out: &mut Vec<Mutation>) {
-        let Some(w) = self.rollouts.pop_front() else {
-            return;
-        };
-        let Some(wl) = self.workloads.get(w as usize) else {
-            return;
-        };
-        if !wl.alive {
-            return;
-        }
-        let Some(new) = wl.current() else { return };
-        let new_id = new.id;
-        let new_name = new.name.clone();
-        let new_replicas = new.replicas;
-        let old = wl
-            .sets
-            .iter()
-            .find(|s| s.id != new_id && s.replicas > 0)
-            .map(|s| (s.id, s.name.clone(), s.replicas));
-        let (ns, name, uid, target) = (wl.ns.clone(), wl.name.clone(), wl.uid.clone(), wl.replicas);
-        let inv = ("apps/v1", "Deployment", name.clone(), uid.clone(), None);
-        if new_replicas < target {
-            if let Some(s) = self
-                .workloads
-                .get_mut(w as usize)
-                .and_then(|wl| wl.set_mut(new_id))
-            {
-                s.replicas += 1;
-                s.generation += 1;
-            }
-            let msg = format!(
-                "Scaled up replica set {new_name} from {new_replicas} to {}",
-                new_replicas + 1
-            );
-            self.record_event(
-                ns.clone(),
-                inv.clone(),
-                "ScalingReplicaSet",
-                msg,
-                false,
-                "deployment-controller",
-                None,
-                out,
-            );
-            self.create_replacement(w, new_id, None, None, out);
-            self.emit_status(w, new_id, out);
-        }
-        if let Some((old_id, old_name, old_replicas)) = old {
-            if let Some(s) = self
-                .workloads
-                .get_mut(w as usize)
-                .and_then(|wl| wl.set_mut(old_id))
-            {
-                s.replicas -= 1;
-                s.generation += 1;
-            }
-            let msg = format!(
-                "Scaled down replica set {old_name} from {old_replicas} to {}",
-                old_replicas - 1
-            );
-            self.record_event(
-                ns.clone(),
-                inv,
-                "ScalingReplicaSet",
-                msg,
-                false,
-                "deployment-controller",
-                None,
-                out,
-            );
-            self.delete_from_set(w, old_id, out);
-            self.emit_status(w, old_id, out);
-        }
-        let Some(wl) = self.workloads.get(w as usize) else {
-            return;
-        };
-        let done = wl.current().is_some_and(|s| s.replicas >= target)
-            && wl.sets.iter().all(|s| s.id == new_id || s.replicas == 0);
-        if done {
-            let now = self.now_s();
-            let mut removed = Vec::new();
-            if let Some(wl) = self.workloads.get_mut(w as usize) {
-                wl.rolling = false;
-                wl.progressing_since = now;
-                // Keep the three newest old ReplicaSets (revision history), delete the rest.
-                while wl.sets.len() > 4 && wl.sets.first().is_some_and(|s| s.pods.is_empty()) {
-                    let s = wl.sets.remove(0);
-                    removed.push(s.name);
-                }
-            }
-            for n in removed {
-                out.push(Mutation::Delete {
-                    resource: REPLICASETS,
-                    namespace: Some(ns.to_string()),
-                    name: n.to_string(),
-                });
-            }
-            self.emit_workload(w, out, false);
-        } else {
-            self.rollouts.push_back(w);
-        }
     }
 
     pub(super) fn flip_node(&mut self, out: &mut Vec<Mutation>) {

@@ -40,6 +40,7 @@ mod catalog;
 mod churn;
 mod events;
 mod render;
+mod rollout;
 mod seed;
 #[cfg(test)]
 mod tests;
@@ -121,6 +122,10 @@ struct PodSet {
     pods: Vec<Arc<str>>,
     created: i64,
     generation: i64,
+    /// The pod template exactly as a client wrote it (`kubectl rollout restart`, `set image`,
+    /// edit), rendered verbatim in the workload's, ReplicaSet's and pods' specs; `None` for the
+    /// simulator's own templates.
+    client_template: Option<Arc<Value>>,
 }
 
 #[derive(Debug)]

@@ -82,6 +82,18 @@ impl Simulator {
                 pvc = None;
             }
         }
+        let client_ann: Vec<(&str, &str)> = set
+            .client_template
+            .as_ref()
+            .and_then(|t| t.pointer("/metadata/annotations"))
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ann.extend(client_ann);
         let is_sts = w.kind == WKind::StatefulSet;
         let mut pod = objects::pod(&objects::PodView {
             namespace: &p.ns,
@@ -145,8 +157,44 @@ impl Simulator {
         c
     }
 
-    /// Renders workload `w` (and, for deployments, its ReplicaSets when `with_sets`).
+    /// Renders workload `w` (and, for deployments, its ReplicaSets when `with_sets`), with a
+    /// client's pod template verbatim and a StatefulSet's revisions mid-rollout.
     pub(super) fn render_workload(&self, w: u32, with_sets: bool) -> Vec<(ResourceId, Value)> {
+        let mut out = self.render_workload_typed(w, with_sets);
+        let Some(wl) = self.workloads.get(w as usize) else {
+            return out;
+        };
+        let Some(cur) = wl.current() else { return out };
+        if let Some((_, first)) = out.first_mut() {
+            if cur.client_template.is_some()
+                && let Some(spec) = first.get_mut("spec").and_then(Value::as_object_mut)
+            {
+                spec.insert("template".into(), rollout::template_json(wl.kind, cur));
+            }
+            if wl.kind == WKind::StatefulSet
+                && let Some(old) = wl
+                    .sets
+                    .iter()
+                    .find(|s| s.id != cur.id && !s.pods.is_empty())
+                && let Some(st) = first.get_mut("status").and_then(Value::as_object_mut)
+            {
+                st.insert(
+                    "currentRevision".into(),
+                    Value::from(format!("{}-{}", wl.name, old.hash)),
+                );
+                let current: usize = wl
+                    .sets
+                    .iter()
+                    .filter(|s| s.id != cur.id)
+                    .map(|s| s.pods.len())
+                    .sum();
+                st.insert("currentReplicas".into(), Value::from(current));
+            }
+        }
+        out
+    }
+
+    fn render_workload_typed(&self, w: u32, with_sets: bool) -> Vec<(ResourceId, Value)> {
         let mut out = Vec::new();
         let Some(wl) = self.workloads.get(w as usize) else {
             return out;
@@ -245,6 +293,31 @@ impl Simulator {
     }
 
     pub(super) fn render_rs(&self, wl: &Workload, s: &PodSet) -> Value {
+        let mut rs = self.render_rs_typed(wl, s);
+        if let Some(t) = &s.client_template {
+            let mut t = (**t).clone();
+            let hash = Value::from(s.hash.as_str());
+            if let Some(md) = t.get_mut("metadata").and_then(Value::as_object_mut) {
+                let labels = md
+                    .entry("labels")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Some(l) = labels.as_object_mut() {
+                    l.insert("pod-template-hash".into(), hash.clone());
+                }
+            }
+            if let Some(l) = t.pointer("/metadata/labels").cloned()
+                && let Some(md) = rs.get_mut("metadata").and_then(Value::as_object_mut)
+            {
+                md.insert("labels".into(), l);
+            }
+            if let Some(spec) = rs.get_mut("spec").and_then(Value::as_object_mut) {
+                spec.insert("template".into(), t);
+            }
+        }
+        rs
+    }
+
+    fn render_rs_typed(&self, wl: &Workload, s: &PodSet) -> Value {
         objects::replicaset(&objects::ReplicaSetView {
             namespace: &wl.ns,
             name: &s.name,

@@ -399,6 +399,7 @@ impl Simulator {
             pods: Vec::new(),
             created,
             generation: 1,
+            client_template: None,
         });
         w.next_set_id = 1;
         let plural = plural_of(kind);
@@ -449,6 +450,7 @@ impl Simulator {
                 pods: Vec::new(),
                 created,
                 generation: 3,
+                client_template: None,
             });
         }
         if let Some(wl) = self.workloads.get_mut(w as usize) {

@@ -830,3 +830,357 @@ fn a_clients_scale_makes_the_controller_create_then_delete_pods() {
     assert!(sim.external_scale(&ns, "DaemonSet", &name, 5).is_empty());
     assert_pods_owned(&shadow);
 }
+
+/// The simulator's pods of one workload in `shadow`: (name, object), matched by owner.
+fn pods_owned_by<'a>(shadow: &'a Shadow, ns: &str, owners: &[String]) -> Vec<&'a Value> {
+    shadow
+        .objs
+        .iter()
+        .filter(|((p, k), pod)| {
+            *p == "pods"
+                && k.starts_with(&format!("{ns}/"))
+                && owners
+                    .iter()
+                    .any(|o| str_at(pod, "/metadata/ownerReferences/0/name") == o)
+        })
+        .map(|(_, v)| v)
+        .collect()
+}
+
+fn restarted(template: &Value) -> Value {
+    let mut t = template.clone();
+    if let Some(md) = t.get_mut("metadata").and_then(Value::as_object_mut) {
+        md.insert(
+            "annotations".into(),
+            serde_json::json!({"kubectl.kubernetes.io/restartedAt": "2026-01-01T12:30:00Z"}),
+        );
+    }
+    t
+}
+
+fn no_crashes() -> SimConfig {
+    SimConfig {
+        crash_fraction: 0.0,
+        ..small()
+    }
+}
+
+#[test]
+fn surge_and_unavailable_round_as_the_deployment_controller_does() {
+    use super::rollout::surge_and_unavailable;
+    assert_eq!(surge_and_unavailable(0), (0, 1));
+    assert_eq!(surge_and_unavailable(1), (1, 0));
+    assert_eq!(surge_and_unavailable(3), (1, 0));
+    assert_eq!(surge_and_unavailable(4), (1, 1));
+    assert_eq!(surge_and_unavailable(10), (3, 2));
+}
+
+#[test]
+fn a_client_restart_rolls_a_new_replicaset_within_surge_and_keeps_the_old_one_at_zero() {
+    let mut sim = Simulator::new(no_crashes());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let w = (0..sim.workloads.len())
+        .find(|&i| {
+            let wl = &sim.workloads[i];
+            wl.kind == WKind::Deployment && wl.alive && wl.replicas >= 4 && !wl.rolling
+        })
+        .expect("a deployment with 4+ replicas");
+    let (ns, name, replicas) = {
+        let wl = &sim.workloads[w];
+        (wl.ns.to_string(), wl.name.to_string(), wl.replicas)
+    };
+    let dkey = key(&ns, &name);
+    let d = shadow.get("deployments", &dkey).unwrap().clone();
+    let old_revision: u32 = str_at(
+        &d,
+        "/metadata/annotations/deployment.kubernetes.io~1revision",
+    )
+    .parse()
+    .unwrap();
+    let old_rs = sim.workloads[w].current().unwrap().name.to_string();
+    let generation = d.pointer("/metadata/generation").unwrap().as_i64().unwrap() + 1;
+    let template = restarted(d.pointer("/spec/template").unwrap());
+
+    let first = sim.external_template(&ns, "Deployment", &name, &template, generation);
+    let new_rs = first
+        .iter()
+        .find_map(|m| match m {
+            Mutation::Create { resource, object } if *resource == REPLICASETS => {
+                Some(str_at(object, "/metadata/name").to_string())
+            }
+            _ => None,
+        })
+        .expect("a new ReplicaSet");
+    for m in &first {
+        shadow.apply(m).unwrap();
+    }
+    assert!(
+        sim.external_template(&ns, "Deployment", &name, &template, generation)
+            .is_empty(),
+        "an observed generation (the simulator's own write) changes nothing"
+    );
+    let rs = shadow.get("replicasets", &key(&ns, &new_rs)).unwrap();
+    assert_eq!(
+        str_at(
+            rs,
+            "/metadata/annotations/deployment.kubernetes.io~1revision"
+        ),
+        (old_revision + 1).to_string()
+    );
+    let hash = str_at(rs, "/metadata/labels/pod-template-hash").to_string();
+    assert_eq!(new_rs, format!("{name}-{hash}"));
+    assert_eq!(
+        rs.pointer("/spec/template/metadata/annotations"),
+        template.pointer("/metadata/annotations")
+    );
+
+    let (surge, _) = super::rollout::surge_and_unavailable(replicas);
+    let owners = [old_rs.clone(), new_rs.clone()];
+    let mut done = false;
+    for _ in 0..20_000 {
+        for m in sim.tick(1) {
+            shadow.apply(&m).unwrap();
+        }
+        let desired: u64 = owners
+            .iter()
+            .filter_map(|o| shadow.get("replicasets", &key(&ns, o)))
+            .map(|rs| {
+                rs.pointer("/spec/replicas")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+            })
+            .sum();
+        assert!(
+            desired <= u64::from(replicas + surge),
+            "{desired} desired pods > {replicas} + maxSurge {surge}"
+        );
+        if !sim.workloads[w].rolling {
+            done = true;
+            break;
+        }
+    }
+    assert!(done, "the rollout did not complete");
+    let d = shadow.get("deployments", &dkey).unwrap();
+    assert_eq!(
+        d.pointer("/status/observedGeneration"),
+        Some(&serde_json::json!(generation))
+    );
+    assert_eq!(
+        d.pointer("/status/updatedReplicas"),
+        Some(&serde_json::json!(replicas)),
+        "{d}"
+    );
+    assert_eq!(
+        str_at(d, "/status/conditions/1/reason"),
+        "NewReplicaSetAvailable"
+    );
+    assert_eq!(
+        d.pointer("/spec/template"),
+        Some(&template),
+        "the client's template is kept verbatim"
+    );
+    let old = shadow
+        .get("replicasets", &key(&ns, &old_rs))
+        .expect("old RS kept");
+    assert_eq!(old.pointer("/spec/replicas"), Some(&serde_json::json!(0)));
+    let pods = pods_owned_by(&shadow, &ns, &owners);
+    assert_eq!(pods.len(), replicas as usize);
+    for p in pods {
+        assert_eq!(str_at(p, "/metadata/labels/pod-template-hash"), hash);
+        assert_eq!(
+            str_at(
+                p,
+                "/metadata/annotations/kubectl.kubernetes.io~1restartedAt"
+            ),
+            "2026-01-01T12:30:00Z"
+        );
+    }
+}
+
+#[test]
+fn a_statefulset_restart_replaces_pods_one_at_a_time_from_the_highest_ordinal() {
+    let mut sim = Simulator::new(no_crashes());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let w = (0..sim.workloads.len())
+        .find(|&i| {
+            let wl = &sim.workloads[i];
+            wl.kind == WKind::StatefulSet && wl.alive && wl.replicas >= 2 && !wl.rolling
+        })
+        .expect("a statefulset with 2+ replicas");
+    let (ns, name, replicas) = {
+        let wl = &sim.workloads[w];
+        (wl.ns.to_string(), wl.name.to_string(), wl.replicas)
+    };
+    let skey = key(&ns, &name);
+    let s = shadow.get("statefulsets", &skey).unwrap().clone();
+    let old_revision = str_at(&s, "/status/updateRevision").to_string();
+    let generation = s.pointer("/metadata/generation").unwrap().as_i64().unwrap() + 1;
+    let template = restarted(s.pointer("/spec/template").unwrap());
+    for m in sim.external_template(&ns, "StatefulSet", &name, &template, generation) {
+        shadow.apply(&m).unwrap();
+    }
+    let s = shadow.get("statefulsets", &skey).unwrap();
+    let new_revision = str_at(s, "/status/updateRevision").to_string();
+    assert_ne!(new_revision, old_revision);
+    assert_eq!(str_at(s, "/status/currentRevision"), old_revision);
+
+    let mut replaced = Vec::new();
+    for _ in 0..20_000 {
+        for m in sim.tick(1) {
+            if let Mutation::Delete {
+                resource,
+                namespace,
+                name: pod,
+            } = &m
+                && *resource == PODS
+                && namespace.as_deref() == Some(ns.as_str())
+                && pod.starts_with(&format!("{name}-"))
+            {
+                let not_running = pods_owned_by(&shadow, &ns, std::slice::from_ref(&name))
+                    .iter()
+                    .filter(|p| str_at(p, "/status/conditions/2/status") != "True")
+                    .count();
+                assert_eq!(
+                    not_running, 0,
+                    "a pod was replaced while another was not ready"
+                );
+                replaced.push(pod.rsplit('-').next().unwrap_or("").to_string());
+            }
+            shadow.apply(&m).unwrap();
+        }
+        if !sim.workloads[w].rolling {
+            break;
+        }
+    }
+    assert!(!sim.workloads[w].rolling, "the rollout did not complete");
+    let expected: Vec<String> = (0..replicas).rev().map(|o| o.to_string()).collect();
+    assert_eq!(replaced, expected);
+    let s = shadow.get("statefulsets", &skey).unwrap();
+    assert_eq!(str_at(s, "/status/currentRevision"), new_revision);
+    for p in pods_owned_by(&shadow, &ns, std::slice::from_ref(&name)) {
+        assert_eq!(
+            str_at(p, "/metadata/labels/controller-revision-hash"),
+            new_revision
+        );
+    }
+}
+
+#[test]
+fn a_daemonset_restart_replaces_one_node_s_pod_at_a_time() {
+    let mut sim = Simulator::new(no_crashes());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let w = (0..sim.workloads.len())
+        .find(|&i| {
+            let wl = &sim.workloads[i];
+            wl.kind == WKind::DaemonSet
+                && wl.alive
+                && wl.current().is_some_and(|s| s.pods.len() >= 3)
+        })
+        .expect("a daemonset with 3+ pods");
+    let (ns, name) = {
+        let wl = &sim.workloads[w];
+        (wl.ns.to_string(), wl.name.to_string())
+    };
+    let before = pods_owned_by(&shadow, &ns, std::slice::from_ref(&name));
+    let nodes: HashSet<String> = before
+        .iter()
+        .map(|p| str_at(p, "/spec/nodeName").to_string())
+        .collect();
+    let old_hash = str_at(before[0], "/metadata/labels/controller-revision-hash").to_string();
+    let dkey = key(&ns, &name);
+    let d = shadow.get("daemonsets", &dkey).unwrap().clone();
+    let generation = d.pointer("/metadata/generation").unwrap().as_i64().unwrap() + 1;
+    let template = restarted(d.pointer("/spec/template").unwrap());
+    for m in sim.external_template(&ns, "DaemonSet", &name, &template, generation) {
+        shadow.apply(&m).unwrap();
+    }
+    // Unready pods when an old pod was deleted; told apart from a churn kill (replaced at the
+    // old revision) by the revision of the pod created next.
+    let mut unready_at_delete: Option<usize> = None;
+    let mut checked = 0;
+    for _ in 0..20_000 {
+        for m in sim.tick(1) {
+            match &m {
+                Mutation::Delete {
+                    resource,
+                    namespace,
+                    name: pod,
+                } if *resource == PODS && namespace.as_deref() == Some(ns.as_str()) => {
+                    let ours = shadow.get("pods", &key(&ns, pod)).is_some_and(|p| {
+                        str_at(p, "/metadata/ownerReferences/0/name") == name
+                            && str_at(p, "/metadata/labels/controller-revision-hash") == old_hash
+                    });
+                    if ours {
+                        let unready = pods_owned_by(&shadow, &ns, std::slice::from_ref(&name))
+                            .iter()
+                            .filter(|p| str_at(p, "/status/conditions/2/status") != "True")
+                            .count();
+                        unready_at_delete = Some(unready);
+                    }
+                }
+                Mutation::Create { resource, object }
+                    if *resource == PODS
+                        && str_at(object, "/metadata/ownerReferences/0/name") == name =>
+                {
+                    if let Some(unready) = unready_at_delete.take()
+                        && str_at(object, "/metadata/labels/controller-revision-hash") != old_hash
+                    {
+                        assert_eq!(
+                            unready, 0,
+                            "maxUnavailable 1: a pod was replaced while another was not ready"
+                        );
+                        checked += 1;
+                    }
+                }
+                _ => {}
+            }
+            shadow.apply(&m).unwrap();
+        }
+        if !sim.workloads[w].rolling {
+            break;
+        }
+    }
+    assert_eq!(
+        checked,
+        nodes.len(),
+        "every node's pod replaced by the controller"
+    );
+    assert!(!sim.workloads[w].rolling, "the rollout did not complete");
+    let after = pods_owned_by(&shadow, &ns, std::slice::from_ref(&name));
+    let after_nodes: HashSet<String> = after
+        .iter()
+        .map(|p| str_at(p, "/spec/nodeName").to_string())
+        .collect();
+    assert_eq!(after_nodes, nodes, "one pod per node, on the same nodes");
+    for p in &after {
+        assert_ne!(
+            str_at(p, "/metadata/labels/controller-revision-hash"),
+            old_hash
+        );
+        assert_eq!(
+            str_at(
+                p,
+                "/metadata/annotations/kubectl.kubernetes.io~1restartedAt"
+            ),
+            "2026-01-01T12:30:00Z"
+        );
+    }
+    let d = shadow.get("daemonsets", &dkey).unwrap();
+    assert_eq!(
+        d.pointer("/status/updatedNumberScheduled"),
+        d.pointer("/status/desiredNumberScheduled")
+    );
+    assert_eq!(
+        d.pointer("/status/observedGeneration"),
+        Some(&serde_json::json!(generation))
+    );
+}

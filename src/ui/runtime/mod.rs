@@ -20,7 +20,6 @@ use kube::api::{Api, DynamicObject, ListParams};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::action::ContainerPort;
 use super::action::{
     Access, Action, ConnectionState, Denial, Effect, InformerRow, InformerState, ObjectSummary,
     ViewId,
@@ -510,7 +509,7 @@ impl Runtime {
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
                     let result = match pods.get(&pod).await {
-                        Ok(p) => Ok(container_ports(&p)),
+                        Ok(p) => Ok(portforward::container_ports(&p)),
                         Err(e) => Err(one_line(&e.to_string())),
                     };
                     let _ = tx.send(Action::Ports {
@@ -519,6 +518,46 @@ impl Runtime {
                         result,
                     });
                 });
+            }
+            Effect::FetchTargetPorts {
+                namespace,
+                kind,
+                name,
+            } => {
+                let client = self.connection.client.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = portforward::selector_ports(client, &namespace, kind, &name).await;
+                    let _ = tx.send(Action::TargetPorts {
+                        namespace,
+                        name,
+                        result,
+                    });
+                });
+            }
+            Effect::StartForwardTarget {
+                id,
+                namespace,
+                what,
+                selector,
+                port,
+                local,
+            } => {
+                let shown = format!("{namespace}/{what}:{port}");
+                let target = crate::ui::portforward::ForwardTarget::Selector { what, selector };
+                let (message, error) = match self
+                    .forwards
+                    .start_target(id, namespace, target, port, local)
+                    .await
+                {
+                    Ok(bound) => (
+                        format!("forwarding 127.0.0.1:{bound} → {shown} (:pf lists forwards)"),
+                        false,
+                    ),
+                    Err(e) => (format!("port-forward {shown}: {e}"), true),
+                };
+                let _ = self.tx.send(Action::Notify { message, error });
+                self.send_forward_rows();
             }
             Effect::StartForward {
                 id,
@@ -542,10 +581,7 @@ impl Runtime {
             Effect::StopForward { id } => {
                 if let Some(r) = self.forwards.stop(id).await {
                     let _ = self.tx.send(Action::Notify {
-                        message: format!(
-                            "stopped 127.0.0.1:{} → {}/{}:{}",
-                            r.local, r.namespace, r.pod, r.port
-                        ),
+                        message: format!("stopped 127.0.0.1:{} → {}", r.local, r.remote()),
                         error: false,
                     });
                 }
@@ -917,24 +953,6 @@ impl Headless {
     pub async fn shutdown(mut self) {
         self.rt.shutdown().await;
     }
-}
-
-/// The ports a pod's containers declare, in spec order.
-fn container_ports(pod: &k8s_openapi::api::core::v1::Pod) -> Vec<ContainerPort> {
-    pod.spec
-        .iter()
-        .flat_map(|s| &s.containers)
-        .flat_map(|c| {
-            c.ports.iter().flatten().filter_map(|p| {
-                Some(ContainerPort {
-                    container: c.name.clone(),
-                    port: u16::try_from(p.container_port).ok()?,
-                    name: p.name.clone().unwrap_or_default(),
-                    protocol: p.protocol.clone().unwrap_or_else(|| "TCP".into()),
-                })
-            })
-        })
-        .collect()
 }
 
 /// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the

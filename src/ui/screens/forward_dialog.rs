@@ -1,6 +1,8 @@
-//! The port-forward dialog (`F` on a pod): the pod's container ports (fetched with a GET: the
-//! informer's cache keeps no ports), ↑/↓ picks one, the local port defaults to the same (typed
-//! digits replace it; taken → the next free one), Enter starts the forward.
+//! The port-forward dialog (`F` on a pod, a Service or a Deployment): the pod's container ports
+//! (fetched with a GET: the informer's cache keeps no ports), a Service's ports (each mapped to
+//! its targetPort) or a Deployment's template ports; ↑/↓ picks one, the local port defaults to
+//! the same (typed digits replace it; taken → the next free one), Enter starts the forward (to a
+//! Service or Deployment: to one ready pod of its selector, following its pods).
 
 use crossterm::event::{Event, KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
@@ -11,15 +13,22 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use crate::ui::action::{ContainerPort, Effect};
+use crate::ui::action::{ContainerPort, Effect, ForwardKind, SelectorPorts};
 use crate::ui::app::{App, Mode};
+use crate::ui::portforward::RemotePort;
 use crate::ui::widgets::centered;
 
 /// An open port-forward dialog.
 #[derive(Debug, Clone)]
 pub struct ForwardDialog {
     pub namespace: String,
+    /// The pod's name, or the Service's or Deployment's (see `kind`).
     pub pod: String,
+    pub kind: ForwardKind,
+    /// A Service's or Deployment's pod selector (known with the ports).
+    pub selector: Option<String>,
+    /// The pod port of each entry of `ports` (a Service's targetPorts).
+    pub remotes: Vec<RemotePort>,
     /// `None` while the pod is fetched.
     pub ports: Option<Result<Vec<ContainerPort>, String>>,
     pub selected: usize,
@@ -58,12 +67,79 @@ impl App {
         self.mode = Mode::Forward(ForwardDialog {
             namespace,
             pod,
+            kind: ForwardKind::Pod,
+            selector: None,
+            remotes: Vec::new(),
             ports: None,
             selected: 0,
             local: Input::default(),
             local_typed: false,
             error: None,
         });
+    }
+
+    /// `F` on a Service or Deployment: open the dialog and fetch its ports and selector.
+    pub(crate) fn open_target_forward_dialog(
+        &mut self,
+        namespace: String,
+        name: String,
+        kind: ForwardKind,
+        fx: &mut Vec<Effect>,
+    ) {
+        fx.push(Effect::FetchTargetPorts {
+            namespace: namespace.clone(),
+            kind,
+            name: name.clone(),
+        });
+        self.mode = Mode::Forward(ForwardDialog {
+            namespace,
+            pod: name,
+            kind,
+            selector: None,
+            remotes: Vec::new(),
+            ports: None,
+            selected: 0,
+            local: Input::default(),
+            local_typed: false,
+            error: None,
+        });
+    }
+
+    /// A Service's or Deployment's ports arrived (ignored unless its dialog is open).
+    pub(crate) fn on_target_ports(
+        &mut self,
+        namespace: &str,
+        name: &str,
+        result: Result<SelectorPorts, String>,
+    ) {
+        if let Mode::Forward(d) = &mut self.mode
+            && d.kind != ForwardKind::Pod
+            && d.namespace == namespace
+            && d.pod == name
+        {
+            let kind = if d.kind == ForwardKind::Service {
+                "service"
+            } else {
+                "deployment"
+            };
+            d.ports = Some(match result {
+                Ok(sp) if sp.selector.is_empty() => {
+                    Err(format!("the {kind} has no selector: no pods to forward to"))
+                }
+                Ok(sp) => {
+                    if sp.ports.is_empty() {
+                        d.error = Some(format!("the {kind} declares no ports"));
+                    }
+                    d.selector = Some(sp.selector);
+                    d.remotes = sp.remotes;
+                    Ok(sp.ports)
+                }
+                Err(e) => Err(e),
+            });
+            d.selected = 0;
+            d.follow_selection();
+            self.dirty = true;
+        }
     }
 
     /// The pod's ports arrived (ignored unless the dialog for that pod is open).
@@ -74,6 +150,7 @@ impl App {
         result: Result<Vec<ContainerPort>, String>,
     ) {
         if let Mode::Forward(d) = &mut self.mode
+            && d.kind == ForwardKind::Pod
             && d.namespace == namespace
             && d.pod == pod
         {
@@ -130,6 +207,28 @@ impl App {
                         }
                         let id = self.next_forward;
                         self.next_forward += 1;
+                        if d.kind != ForwardKind::Pod {
+                            let (Some(selector), Some(remote)) =
+                                (d.selector.clone(), d.remotes.get(d.selected).cloned())
+                            else {
+                                d.error = Some("no port to forward".into());
+                                return Mode::Forward(d);
+                            };
+                            let what = format!("{}/{}", d.kind.short(), d.pod);
+                            self.info(format!(
+                                "forwarding to {}/{what}:{port} (one ready pod)…",
+                                d.namespace
+                            ));
+                            fx.push(Effect::StartForwardTarget {
+                                id,
+                                namespace: d.namespace,
+                                what,
+                                selector,
+                                port: remote,
+                                local,
+                            });
+                            return Mode::Normal;
+                        }
                         self.info(format!("forwarding to {}/{}:{port}…", d.namespace, d.pod));
                         fx.push(Effect::StartForward {
                             id,
@@ -166,7 +265,16 @@ pub(crate) fn render_forward_dialog(d: &ForwardDialog, area: Rect, buf: &mut Buf
     let r = centered(area, 60, 8 + n.min(8) as u16);
     Clear.render(r, buf);
     let mut lines = vec![
-        Line::from(format!("Forward a port of pod {}/{}", d.namespace, d.pod)).centered(),
+        Line::from(match d.kind {
+            ForwardKind::Pod => format!("Forward a port of pod {}/{}", d.namespace, d.pod),
+            k => format!(
+                "Forward a port of {}/{}/{} (one ready pod)",
+                k.short(),
+                d.namespace,
+                d.pod
+            ),
+        })
+        .centered(),
         Line::raw(""),
     ];
     match &d.ports {

@@ -99,10 +99,27 @@ impl App {
         Some((namespace.as_deref()?.to_string(), name))
     }
 
-    /// `F` on a pod: the port-forward dialog.
+    /// `F` on a pod, a Service or a Deployment: the port-forward dialog.
     fn ask_forward(&mut self, fx: &mut Vec<Effect>) {
-        if let Some((namespace, pod)) = self.selected_pod("port-forward") {
-            self.open_forward_dialog(namespace, pod, fx);
+        use crate::ui::action::ForwardKind;
+        let target = self.selected_object().map(|(view, obj)| {
+            let ar = &view.resource.api_resource;
+            let kind = match (ar.group.as_str(), ar.kind.as_str()) {
+                ("", "Service") => Some(ForwardKind::Service),
+                ("apps", "Deployment") => Some(ForwardKind::Deployment),
+                _ => None,
+            };
+            (kind, obj.namespace.clone(), obj.name.to_string())
+        });
+        match target {
+            Some((Some(kind), Some(namespace), name)) if !self.readonly => {
+                self.open_target_forward_dialog(namespace.to_string(), name, kind, fx);
+            }
+            _ => {
+                if let Some((namespace, pod)) = self.selected_pod("port-forward") {
+                    self.open_forward_dialog(namespace, pod, fx);
+                }
+            }
         }
     }
 

@@ -56,10 +56,7 @@ impl App {
             KeyAction::Delete => {
                 match self.forwards.get(self.forwards_cursor()).cloned() {
                     Some(f) => {
-                        self.info(format!(
-                            "stopping 127.0.0.1:{} → {}/{}:{}…",
-                            f.local, f.namespace, f.pod, f.port
-                        ));
+                        self.info(format!("stopping 127.0.0.1:{} → {}…", f.local, f.remote()));
                         fx.push(Effect::StopForward { id: f.id });
                     }
                     None => self.info("no port-forward to stop"),
@@ -117,7 +114,13 @@ impl App {
             };
             Row::new(vec![
                 format!("127.0.0.1:{}", f.local),
-                format!("{}/{}:{}", f.namespace, f.pod, f.port),
+                match &f.target {
+                    None => f.remote(),
+                    Some(_) if f.pod.is_empty() => {
+                        format!("{} → waiting for a ready pod", f.remote())
+                    }
+                    Some(_) => format!("{} → {} (moved {})", f.remote(), f.pod, f.moved),
+                },
                 f.connections.to_string(),
                 f.active.to_string(),
                 human_bytes(f.bytes_out),
