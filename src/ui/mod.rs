@@ -90,6 +90,7 @@ pub mod shell;
 pub mod table;
 pub mod terminal;
 pub mod widgets;
+pub mod xray;
 
 pub use action::{Action, Effect};
 pub use app::{App, AppConfig};
