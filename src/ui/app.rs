@@ -450,6 +450,7 @@ impl App {
             }
             Some(Screen::Pulse) => self.close_pulse(fx),
             Some(Screen::Logs(l)) => fx.push(Effect::CloseLogs { view: l.stream }),
+            Some(Screen::Xray(x)) => Self::close_xray(&x, fx),
             _ => {}
         }
     }
@@ -467,8 +468,10 @@ impl App {
         }
         self.close_pulse(fx);
         for s in self.stack.drain(..) {
-            if let Screen::Logs(l) = s {
-                fx.push(Effect::CloseLogs { view: l.stream });
+            match s {
+                Screen::Logs(l) => fx.push(Effect::CloseLogs { view: l.stream }),
+                Screen::Xray(x) => Self::close_xray(&x, fx),
+                _ => {}
             }
         }
         let ns = self.scope_for(&resource);
@@ -525,6 +528,7 @@ impl App {
                 for v in self.views.values_mut() {
                     changed |= v.table.expire(now);
                 }
+                changed |= self.xray_tick();
                 if changed {
                     self.dirty = true;
                     self.scroll_current();
@@ -536,7 +540,9 @@ impl App {
                 deletes,
             } => {
                 // Pulse feeds are not tables; the second's tick redraws the pulse.
-                if self.pulse_rows(view, &upserts, &deletes) {
+                if self.pulse_rows(view, &upserts, &deletes)
+                    || self.xray_rows(view, &upserts, &deletes, &mut fx)
+                {
                     return fx;
                 }
                 let now = self.now_ms;
@@ -550,7 +556,7 @@ impl App {
                 }
             }
             Action::Resync { view, rows } => {
-                if self.pulse_resync(view, &rows) {
+                if self.pulse_resync(view, &rows) || self.xray_rows(view, &rows, &[], &mut fx) {
                     return fx;
                 }
                 let now = self.now_ms;
@@ -566,6 +572,9 @@ impl App {
                 self.after_rows(view, &mut fx);
             }
             Action::Store { view, store } => {
+                if self.xray_store(view, &store) {
+                    return fx;
+                }
                 if let Some(v) = self.views.get_mut(&view) {
                     v.store = Some(store);
                     // A selector given before the index was attached (`-l` at start) is now
@@ -586,6 +595,9 @@ impl App {
                 message,
                 forbidden,
             } => {
+                if self.xray_feed_error(view, &message) {
+                    return fx;
+                }
                 if let Some(v) = self.views.get_mut(&view) {
                     v.error = Some((message, forbidden));
                     self.dirty = true;
@@ -622,6 +634,9 @@ impl App {
                 }
             }
             Action::Forbidden { view, denial } => {
+                if self.xray_feed_error(view, &denial.message) {
+                    return fx;
+                }
                 if let Some(v) = self.views.get_mut(&view) {
                     v.denial = Some(denial);
                     self.dirty = true;
@@ -641,7 +656,11 @@ impl App {
                     self.dirty = true;
                 }
             }
-            Action::Yaml { request, result } => self.on_text(request, result.map(TextResult::Yaml)),
+            Action::Yaml { request, result } => {
+                if !self.xray_fetched(request, &result) {
+                    self.on_text(request, result.map(TextResult::Yaml))
+                }
+            }
             Action::Describe { request, result } => {
                 self.on_text(request, result.map(TextResult::Describe))
             }
@@ -795,6 +814,9 @@ impl App {
             v.table.filters.label = None;
             v.table.refilter(None);
             self.scroll_current();
+            return;
+        }
+        if self.xray_clear_filter() {
             return;
         }
         self.message = None;

@@ -322,6 +322,8 @@ pub struct Xray {
     selected: Option<Arc<str>>,
     /// Roots rebuilt since start (for the header and the bench).
     pub rebuilds: u64,
+    /// Objects in the tree, counted after each rebuild.
+    objects: usize,
 }
 
 impl Xray {
@@ -343,6 +345,7 @@ impl Xray {
             offset: 0,
             selected: None,
             rebuilds: 0,
+            objects: 0,
         }
     }
 
@@ -472,6 +475,7 @@ impl Xray {
         for key in std::mem::take(&mut self.dirty) {
             self.rebuild_root(&key);
         }
+        self.objects = self.member.len();
         self.reflatten();
         true
     }
@@ -845,13 +849,9 @@ impl Xray {
         self.roots.len()
     }
 
-    /// Objects in the tree (every node but containers).
+    /// Objects in the tree (every node but containers; an object under two roots once).
     pub fn object_count(&self) -> usize {
-        fn count(n: &XNode) -> usize {
-            usize::from(matches!(n.kind, NodeKind::Object(_)))
-                + n.children.iter().map(count).sum::<usize>()
-        }
-        self.roots.values().map(count).sum()
+        self.objects
     }
 
     pub fn select(&mut self, i: usize) {
