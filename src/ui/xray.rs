@@ -845,6 +845,11 @@ impl Xray {
         self.roots.values().find_map(|r| find(r, id))
     }
 
+    /// The roots' subtrees, in key order.
+    pub fn roots(&self) -> impl Iterator<Item = &XNode> {
+        self.roots.values()
+    }
+
     pub fn root_count(&self) -> usize {
         self.roots.len()
     }
