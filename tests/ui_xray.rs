@@ -212,6 +212,15 @@ fn xray_opens_one_feed_per_kind_its_tree_reads_and_closes_them_when_it_closes() 
 }
 
 #[test]
+fn xray_completes_its_root_kinds() {
+    assert_eq!(
+        kinformer::ui::resources::complete(&[], &[], &[], "xray s"),
+        ["xray sts", "xray svc"]
+    );
+    assert!(kinformer::ui::resources::complete(&[], &[], &[], "xr").contains(&"xray".to_string()));
+}
+
+#[test]
 fn xray_of_an_unknown_kind_says_which_kinds_it_knows() {
     let mut app = App::new(config(), KeyMap::defaults().unwrap());
     app.init();
