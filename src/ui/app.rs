@@ -556,7 +556,7 @@ impl App {
                 }
             }
             Action::Resync { view, rows } => {
-                if self.pulse_resync(view, &rows) || self.xray_rows(view, &rows, &[], &mut fx) {
+                if self.pulse_resync(view, &rows) || self.xray_resync(view, &rows, &mut fx) {
                     return fx;
                 }
                 let now = self.now_ms;

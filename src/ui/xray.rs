@@ -282,6 +282,10 @@ impl XFilter {
 /// batch).
 pub const REBUILD_NOW_MAX: usize = 32;
 
+/// Objects the dirty roots may hold (as last built) to be rebuilt in the batch that marked them;
+/// a larger tree (a namespace of 100k pods) is rebuilt at most once a tick.
+pub const REBUILD_NOW_OBJECTS: usize = 10_000;
+
 /// Which nodes are open unless toggled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expand {
@@ -324,6 +328,8 @@ pub struct Xray {
     pub rebuilds: u64,
     /// Objects in the tree, counted after each rebuild.
     objects: usize,
+    /// Objects under each root, as last built.
+    sizes: HashMap<Arc<str>, usize>,
 }
 
 impl Xray {
@@ -346,6 +352,7 @@ impl Xray {
             selected: None,
             rebuilds: 0,
             objects: 0,
+            sizes: HashMap::new(),
         }
     }
 
@@ -461,6 +468,12 @@ impl Xray {
         }
     }
 
+    /// Every root is rebuilt (a feed's complete content arrived: roots whose object is gone
+    /// leave).
+    pub fn mark_all(&mut self) {
+        self.dirty.extend(self.roots.keys().cloned());
+    }
+
     /// Roots waiting for a rebuild.
     pub fn pending(&self) -> usize {
         self.dirty.len()
@@ -469,8 +482,18 @@ impl Xray {
     /// Rebuild the dirty roots (all of them when `force`, else only when few) and the visible
     /// rows; true when something was rebuilt.
     pub fn flush(&mut self, force: bool) -> bool {
-        if self.dirty.is_empty() || (!force && self.dirty.len() > REBUILD_NOW_MAX) {
+        if self.dirty.is_empty() {
             return false;
+        }
+        if !force {
+            let objects: usize = self
+                .dirty
+                .iter()
+                .map(|k| self.sizes.get(k).copied().unwrap_or(1))
+                .sum();
+            if self.dirty.len() > REBUILD_NOW_MAX || objects > REBUILD_NOW_OBJECTS {
+                return false;
+            }
         }
         for key in std::mem::take(&mut self.dirty) {
             self.rebuild_root(&key);
@@ -481,6 +504,7 @@ impl Xray {
     }
 
     fn forget_members(&mut self, root_key: &Arc<str>) {
+        self.sizes.remove(root_key);
         let Some(old) = self.roots.remove(root_key) else {
             return;
         };
@@ -505,7 +529,9 @@ impl Xray {
 
     fn remember_members(&mut self, root_key: &Arc<str>, node: &XNode) {
         let mut stack = vec![node];
+        let mut size = 0;
         while let Some(n) = stack.pop() {
+            size += usize::from(matches!(n.kind, NodeKind::Object(_)));
             if let NodeKind::Object(k) = n.kind {
                 let v = self.member.entry((k, n.key.clone())).or_default();
                 if !v.contains(root_key) {
@@ -519,6 +545,7 @@ impl Xray {
             }
             stack.extend(n.children.iter());
         }
+        self.sizes.insert(root_key.clone(), size);
     }
 
     /// Rebuild one root's subtree from the indexes (O(its objects)).

@@ -158,6 +158,21 @@ impl App {
         true
     }
 
+    /// The complete content of an xray feed (keys absent are gone): every root is checked again;
+    /// false when `view` is not one.
+    pub(crate) fn xray_resync(
+        &mut self,
+        view: ViewId,
+        rows: &[ObjectSummary],
+        fx: &mut Vec<Effect>,
+    ) -> bool {
+        match self.xray_of_feed(view) {
+            Some((x, _)) => x.model.mark_all(),
+            None => return false,
+        }
+        self.xray_rows(view, rows, &[], fx)
+    }
+
     /// The tick: a burst of changes left for it is rebuilt now.
     pub(crate) fn xray_tick(&mut self) -> bool {
         let mut changed = false;

@@ -334,3 +334,32 @@ fn deleting_the_root_removes_its_tree_and_memberships() {
     );
     assert!(!x.owner_root.contains_key("r1"));
 }
+
+#[test]
+fn a_change_under_a_root_larger_than_the_batch_budget_waits_for_the_tick() {
+    let (mut x, stores) = fixture();
+    x.sizes
+        .insert(Arc::from("default/web"), REBUILD_NOW_OBJECTS + 1);
+    let p = pod("web-1-9", "r1", true, "n1");
+    put(&stores[&XKind::Pod], &p);
+    x.apply(XKind::Pod, [p], &[]);
+    assert!(!x.flush(false), "a large root is rebuilt at the tick");
+    assert!(x.flush(true));
+    assert_eq!(x.node("deploy/default/web").map(|n| n.total), Some(4));
+    assert_eq!(
+        x.sizes.get("default/web"),
+        Some(&6),
+        "its size is measured again"
+    );
+}
+
+#[test]
+fn a_complete_resend_removes_roots_whose_object_is_gone() {
+    let (mut x, stores) = fixture();
+    // Gone from the cache without a delete seen (a relist while the feed was away).
+    stores[&XKind::Deployment].delete("default/api");
+    x.mark_all();
+    x.flush(true);
+    assert_eq!(x.root_count(), 1);
+    assert!(x.node("deploy/default/api").is_none());
+}
