@@ -172,7 +172,11 @@ fn select(app: &mut App, name: &str) {
         let Some(Screen::Xray(x)) = app.current_screen() else {
             panic!("xray not on top");
         };
-        x.model.rows().iter().position(|r| r.name == name).unwrap()
+        x.model
+            .rows()
+            .iter()
+            .position(|r| &*r.name == name)
+            .unwrap()
     };
     app.update(code(KeyCode::Home));
     for _ in 0..i {

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use crate::informer::index::{LABEL_INDEX, NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX, label_value};
 use crate::informer::thread_safe_store::ThreadSafeStore;
-use crate::render::{Health, pod_phase_reason};
+use crate::render::{Health, pod_health, pod_phase_reason};
 use crate::selector::LabelSelector;
 use crate::ui::table::TextFilter;
 
@@ -144,7 +144,7 @@ pub struct XNode {
     pub kind: NodeKind,
     /// Unique in the tree: `deploy/ns/name`, `pod/ns/name/c/app`.
     pub id: Arc<str>,
-    pub name: String,
+    pub name: Arc<str>,
     /// The object's store key (`namespace/name`; the pod's key for a container).
     pub key: Arc<str>,
     pub health: Health,
@@ -152,7 +152,7 @@ pub struct XNode {
     /// / total containers; for a container 1/1 or 0/1.
     pub ready: u32,
     pub total: u32,
-    pub detail: String,
+    pub detail: Arc<str>,
     pub object: Option<Arc<DynamicObject>>,
     pub children: Vec<XNode>,
 }
@@ -240,12 +240,12 @@ pub struct XRow {
     pub depth: usize,
     pub id: Arc<str>,
     pub kind: NodeKind,
-    pub name: String,
+    pub name: Arc<str>,
     pub key: Arc<str>,
     pub health: Health,
     pub ready: u32,
     pub total: u32,
-    pub detail: String,
+    pub detail: Arc<str>,
     pub expandable: bool,
     pub expanded: bool,
 }
@@ -276,6 +276,11 @@ impl XFilter {
         text_ok && label_ok
     }
 }
+
+static LOADING_NAME: std::sync::LazyLock<Arc<str>> =
+    std::sync::LazyLock::new(|| Arc::from("containers…"));
+static LOADING_DETAIL: std::sync::LazyLock<Arc<str>> =
+    std::sync::LazyLock::new(|| Arc::from("open the pod to fetch them"));
 
 /// How many dirty roots are rebuilt at once in the batch that marked them; more wait for the
 /// next tick (an initial list of thousands of pods is one rebuild of each root, not one per
@@ -495,11 +500,20 @@ impl Xray {
                 return false;
             }
         }
-        for key in std::mem::take(&mut self.dirty) {
-            self.rebuild_root(&key);
+        let keys = std::mem::take(&mut self.dirty);
+        let few = keys.len() <= REBUILD_NOW_MAX;
+        for key in &keys {
+            self.rebuild_root(key);
+            if few {
+                self.splice_root(key);
+            }
         }
         self.objects = self.member.len();
-        self.reflatten();
+        if few {
+            self.follow_selection();
+        } else {
+            self.reflatten();
+        }
         true
     }
 
@@ -664,8 +678,8 @@ impl Xray {
         XNode {
             kind: NodeKind::Object(kind),
             id: Arc::from(format!("{}/{key}", kind.short())),
-            name,
-            detail: detail(kind, &obj),
+            name: Arc::from(name),
+            detail: Arc::from(detail(kind, &obj)),
             key,
             health,
             ready,
@@ -692,7 +706,7 @@ impl Xray {
 
     fn pod_node(&self, key: Arc<str>, obj: Arc<DynamicObject>) -> XNode {
         let s = pod_phase_reason(&obj);
-        let health = crate::render::row("Pod", &obj, None).health;
+        let health = pod_health(&s);
         let id: Arc<str> = Arc::from(format!("pod/{key}"));
         // The cache's pods are pruned: containers come from the pod itself when it has them
         // (an unpruned cache), else from a GET (fetched on expand).
@@ -708,16 +722,16 @@ impl Xray {
                 .map(|c| XNode {
                     kind: NodeKind::Container,
                     id: Arc::from(format!("{id}/c/{}", c.name)),
-                    name: if c.init {
+                    name: Arc::from(if c.init {
                         format!("{} (init)", c.name)
                     } else {
                         c.name.clone()
-                    },
+                    }),
                     key: key.clone(),
                     health: container_health(&c),
                     ready: u32::from(c.ready),
                     total: 1,
-                    detail: container_detail(&c),
+                    detail: Arc::from(container_detail(&c)),
                     object: None,
                     children: Vec::new(),
                 })
@@ -725,12 +739,12 @@ impl Xray {
             None => vec![XNode {
                 kind: NodeKind::Loading,
                 id: Arc::from(format!("{id}/loading")),
-                name: "containers…".to_string(),
+                name: LOADING_NAME.clone(),
                 key: key.clone(),
                 health: Health::Pending,
                 ready: 0,
                 total: 0,
-                detail: "expand the pod to fetch them".to_string(),
+                detail: LOADING_DETAIL.clone(),
                 object: None,
                 children: Vec::new(),
             }],
@@ -745,12 +759,12 @@ impl Xray {
         XNode {
             kind: NodeKind::Object(XKind::Pod),
             id,
-            name: obj.metadata.name.clone().unwrap_or_default(),
+            name: Arc::from(obj.metadata.name.as_deref().unwrap_or_default()),
             key,
             health,
             ready: s.ready,
             total: s.total,
-            detail,
+            detail: Arc::from(detail),
             object: Some(obj),
             children,
         }
@@ -790,6 +804,38 @@ impl Xray {
             self.flatten(root, 0, false, &mut rows);
         }
         self.rows = rows;
+        self.follow_selection();
+    }
+
+    /// Replace one root's rows (O(its visible rows) plus a scan of the roots' rows).
+    fn splice_root(&mut self, key: &Arc<str>) {
+        let is_root = |r: &XRow| r.depth == 0;
+        let (start, end) = match self.rows.iter().position(|r| is_root(r) && r.key == *key) {
+            Some(s) => {
+                let len = self.rows[s + 1..]
+                    .iter()
+                    .position(is_root)
+                    .unwrap_or(self.rows.len() - s - 1);
+                (s, s + 1 + len)
+            }
+            None => {
+                let s = self
+                    .rows
+                    .iter()
+                    .position(|r| is_root(r) && *r.key > **key)
+                    .unwrap_or(self.rows.len());
+                (s, s)
+            }
+        };
+        let mut rows = Vec::new();
+        if let Some(root) = self.roots.get(key) {
+            self.flatten(root, 0, false, &mut rows);
+        }
+        self.rows.splice(start..end, rows);
+    }
+
+    /// The cursor follows the selected node's id (it stays in place when the node left).
+    fn follow_selection(&mut self) {
         self.cursor = match &self.selected {
             Some(id) => self
                 .rows
@@ -1004,7 +1050,7 @@ fn row_line(row: &XRow, _selected: bool) -> Line<'static> {
         Span::styled(format!("{glyph} "), Style::default().fg(color)),
         Span::styled(format!("{kind:<6} "), Style::default().fg(Color::DarkGray)),
         Span::styled(
-            row.name.clone(),
+            row.name.to_string(),
             Style::default().add_modifier(Modifier::BOLD),
         ),
     ];

@@ -209,7 +209,7 @@ fn opening_a_pruned_pod_asks_for_its_containers_and_shows_them_once_fetched() {
     let i = x
         .rows()
         .iter()
-        .position(|r| r.name == "web-1-0")
+        .position(|r| &*r.name == "web-1-0")
         .expect("pod");
     x.select(i);
     let want = x.toggle().expect("containers to fetch");
@@ -220,8 +220,8 @@ fn opening_a_pruned_pod_asks_for_its_containers_and_shows_them_once_fetched() {
     x.set_containers(want.clone(), ContainerInfo::of_pod(&full));
     let c = x.rows().get(i + 1).expect("container row");
     assert_eq!(c.kind, NodeKind::Container);
-    assert_eq!(c.name, "app");
-    assert_eq!(c.detail, "waiting: CrashLoopBackOff ↻4 · web:1.4");
+    assert_eq!(&*c.name, "app");
+    assert_eq!(&*c.detail, "waiting: CrashLoopBackOff ↻4 · web:1.4");
     assert_eq!(c.health, Health::Error);
     // The pod changes: its containers are fetched again (they are stale).
     let p = pod("web-1-0", "r1", true, "n1");
@@ -362,4 +362,35 @@ fn a_complete_resend_removes_roots_whose_object_is_gone() {
     x.flush(true);
     assert_eq!(x.root_count(), 1);
     assert!(x.node("deploy/default/api").is_none());
+}
+
+#[test]
+fn rows_spliced_per_root_equal_a_full_flattening() {
+    let (mut x, stores) = fixture();
+    x.set_filter(XFilter {
+        text: TextFilter::parse("-").ok(),
+        label: None,
+        raw: "-".into(),
+    });
+    let steps: Vec<(XKind, Arc<DynamicObject>)> = vec![
+        (XKind::Deployment, deploy("aaa", "d0", 1)),
+        (XKind::ReplicaSet, rs("web-2", "r2", "d1", "2", 1)),
+        (XKind::Pod, pod("web-2-0", "r2", false, "n1")),
+        (XKind::Deployment, deploy("zzz", "d9", 1)),
+    ];
+    for (kind, o) in steps {
+        put(&stores[&kind], &o);
+        x.apply(kind, [o], &[]);
+        assert!(x.flush(false));
+        let spliced = x.rows().to_vec();
+        x.reflatten();
+        assert_eq!(spliced, x.rows());
+    }
+    stores[&XKind::Deployment].delete("default/api");
+    x.apply(XKind::Deployment, [], &[Arc::from("default/api")]);
+    x.flush(false);
+    let spliced = x.rows().to_vec();
+    x.reflatten();
+    assert_eq!(spliced, x.rows());
+    assert!(!spliced.iter().any(|r| &*r.name == "api"));
 }
