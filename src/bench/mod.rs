@@ -32,7 +32,7 @@
 //!    owner index, then their pods) and a namespace, up to the drilled table holding its rows
 //!    (`Action::Store` → index lookup → rows), next to what a drill-down cost before the
 //!    indexes answered it: every row sent to the new view and a scan of them for the matches.
-//! 8. xray at 150k pods ([`xray`]): one deployment's owner tree built from the indexes, the same
+//! 8. xray at 150k pods (`src/bench/xray.rs`): one deployment's owner tree built from the indexes, the same
 //!    pods by a scan, a pod update rebuilding its root in place, one namespace's whole tree.
 //!
 //! The demo server of figures 1-2 runs as a child process (`kinformer demo-server`, realistic

@@ -3,9 +3,10 @@
 //!
 //! Opening it asks the runtime for one feed per kind the tree reads ([`Effect::OpenResource`]
 //! with view ids that are not tables, through the runtime's access-checked path; informers are
-//! shared with the views that use them). A feed's indexer ([`Action::Store`]) goes to the model,
-//! which answers its lookups from the indexes; a feed's rows only tell which objects changed, so
-//! that the model rebuilds the roots they belong to. Closing it closes those feeds. A pod opened
+//! shared with the views that use them). A feed's indexer
+//! ([`Action::Store`](crate::ui::action::Action::Store)) goes to the model, which answers its
+//! lookups from the indexes; a feed's rows only tell which objects changed, so that the model
+//! rebuilds the roots they belong to. Closing it closes those feeds. A pod opened
 //! in the tree has its containers fetched with a GET ([`Effect::FetchYaml`]: the cache holds
 //! pruned pods), again whenever the pod changes while open.
 //!
