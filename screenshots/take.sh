@@ -201,5 +201,16 @@ wait_for "streaming"
 shot logs-workload 8
 esc
 
+# 13. xray: the deployments' owner tree, one pod opened (its containers fetched)
+cmd xray
+wait_for "Xray deployments"
+key '/'
+typ "notification-api"
+key Enter 1
+key j
+key j
+key Space 1.5
+shot xray 1
+
 key q
 log "done: $(ls "$HERE"/*.png | wc -l) PNGs in screenshots/"

@@ -32,6 +32,8 @@
 //!    owner index, then their pods) and a namespace, up to the drilled table holding its rows
 //!    (`Action::Store` → index lookup → rows), next to what a drill-down cost before the
 //!    indexes answered it: every row sent to the new view and a scan of them for the matches.
+//! 8. xray at 150k pods (`src/bench/xray.rs`): one deployment's owner tree built from the indexes, the same
+//!    pods by a scan, a pod update rebuilding its root in place, one namespace's whole tree.
 //!
 //! The demo server of figures 1-2 runs as a child process (`kinformer demo-server`, realistic
 //! pods by default: `--pod-shape`, see [`crate::demo::realistic`]), so the RSS of this process
@@ -89,6 +91,7 @@ mod pipeline;
 mod screen;
 mod server;
 mod sync;
+mod xray;
 
 use pipeline::*;
 use screen::*;
@@ -153,6 +156,8 @@ pub enum FigureGroup {
     Drill,
     /// With `--clusters N`: N clusters synced together vs one, RSS, merged label filter.
     Fleet,
+    /// Figure 8: the xray owner tree built from the indexes.
+    Xray,
 }
 
 impl BenchOptions {
@@ -413,6 +418,10 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
             tracing::info!(clusters = opts.clusters, "bench: fleet");
             fleet::fleet_figures(&opts, &mut report).await?;
         }
+    }
+    if opts.wants(FigureGroup::Xray) {
+        tracing::info!("bench: xray");
+        xray::xray_tree(&opts, &mut report)?;
     }
     report.notes.push(
         "figures 4 and 6 drive the dashboard's App (Action::Rows of ObjectSummary::from_object, \

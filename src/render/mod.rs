@@ -31,7 +31,7 @@ mod yaml;
 pub use crd::{PrinterColumn, printer_columns_from_crd};
 pub use describe::{describe, describe_at};
 pub use jsonpath::{JsonPath, JsonPathError};
-pub use pod::{POD_SUMMARY_KEY, PodSummary, pod_phase_reason};
+pub use pod::{POD_SUMMARY_KEY, PodSummary, pod_health, pod_phase_reason};
 pub use prune::{mask as cache_mask, prune};
 pub use yaml::to_yaml;
 

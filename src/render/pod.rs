@@ -253,7 +253,8 @@ pub(super) fn compute(obj: &DynamicObject) -> PodSummary {
 }
 
 /// Row colour from the computed STATUS.
-fn health(s: &PodSummary) -> Health {
+/// The row colour of a pod from its summary (what `row` gives the pod, without the cells).
+pub fn pod_health(s: &PodSummary) -> Health {
     let r = s.reason.as_str();
     match r {
         "Terminating" => Health::Terminating,
@@ -281,7 +282,7 @@ pub(super) fn row(obj: &DynamicObject) -> Row {
         None => (compute(obj), pod_ip(data).to_string()),
     };
     let node = str_at(data, &["spec", "nodeName"]);
-    let health = health(&s);
+    let health = pod_health(&s);
     Row {
         cells: vec![
             name_cell(obj),

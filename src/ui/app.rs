@@ -468,6 +468,7 @@ impl App {
             }
             Some(Screen::Pulse) => self.close_pulse(fx),
             Some(Screen::Logs(l)) => fx.push(Effect::CloseLogs { view: l.stream }),
+            Some(Screen::Xray(x)) => Self::close_xray(&x, fx),
             _ => {}
         }
     }
@@ -485,8 +486,10 @@ impl App {
         }
         self.close_pulse(fx);
         for s in self.stack.drain(..) {
-            if let Screen::Logs(l) = s {
-                fx.push(Effect::CloseLogs { view: l.stream });
+            match s {
+                Screen::Logs(l) => fx.push(Effect::CloseLogs { view: l.stream }),
+                Screen::Xray(x) => Self::close_xray(&x, fx),
+                _ => {}
             }
         }
         let ns = self.scope_for(&resource);
@@ -543,6 +546,7 @@ impl App {
                 for v in self.views.values_mut() {
                     changed |= v.table.expire(now);
                 }
+                changed |= self.xray_tick();
                 if changed {
                     self.dirty = true;
                     self.scroll_current();
@@ -554,7 +558,9 @@ impl App {
                 deletes,
             } => {
                 // Pulse feeds are not tables; the second's tick redraws the pulse.
-                if self.pulse_rows(view, &upserts, &deletes) {
+                if self.pulse_rows(view, &upserts, &deletes)
+                    || self.xray_rows(view, &upserts, &deletes, &mut fx)
+                {
                     return fx;
                 }
                 let now = self.now_ms;
@@ -568,7 +574,7 @@ impl App {
                 }
             }
             Action::Resync { view, rows } => {
-                if self.pulse_resync(view, &rows) {
+                if self.pulse_resync(view, &rows) || self.xray_resync(view, &rows, &mut fx) {
                     return fx;
                 }
                 let now = self.now_ms;
@@ -584,6 +590,9 @@ impl App {
                 self.after_rows(view, &mut fx);
             }
             Action::Store { view, store } => {
+                if self.xray_store(view, &store) {
+                    return fx;
+                }
                 if let Some(v) = self.views.get_mut(&view) {
                     v.store = Some(store);
                     // A selector given before the index was attached (`-l` at start) is now
@@ -604,6 +613,9 @@ impl App {
                 message,
                 forbidden,
             } => {
+                if self.xray_feed_error(view, &message) {
+                    return fx;
+                }
                 if let Some(v) = self.views.get_mut(&view) {
                     v.error = Some((message, forbidden));
                     self.dirty = true;
@@ -640,6 +652,9 @@ impl App {
                 }
             }
             Action::Forbidden { view, denial } => {
+                if self.xray_feed_error(view, &denial.message) {
+                    return fx;
+                }
                 if let Some(v) = self.views.get_mut(&view) {
                     v.denial = Some(denial);
                     self.dirty = true;
@@ -659,7 +674,11 @@ impl App {
                     self.dirty = true;
                 }
             }
-            Action::Yaml { request, result } => self.on_text(request, result.map(TextResult::Yaml)),
+            Action::Yaml { request, result } => {
+                if !self.xray_fetched(request, &result) {
+                    self.on_text(request, result.map(TextResult::Yaml))
+                }
+            }
             Action::Describe { request, result } => {
                 self.on_text(request, result.map(TextResult::Describe))
             }
@@ -823,6 +842,9 @@ impl App {
             v.table.filters.label = None;
             v.table.refilter(None);
             self.scroll_current();
+            return;
+        }
+        if self.xray_clear_filter() {
             return;
         }
         self.message = None;

@@ -69,6 +69,7 @@ impl App {
                 }
             }
             "pulse" | "pu" => self.open_pulse(fx),
+            "xray" => self.open_xray(arg, fx),
             "events" if arg.is_none() => {
                 if !matches!(self.current_screen(), Some(Screen::Events)) {
                     self.stack.push(Screen::Events);

@@ -60,6 +60,12 @@ pub enum KeyAction {
     EventKind,
     /// A forbidden view: check access and list again now (not at the slow RBAC retry).
     Retry,
+    /// Xray: open / close the selected node.
+    ToggleNode,
+    /// Xray: open every node.
+    ExpandAll,
+    /// Xray: close every node (roots only).
+    CollapseAll,
 }
 
 /// A key with modifiers, normalised (shifted letters are upper-case chars without SHIFT).

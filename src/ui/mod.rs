@@ -17,6 +17,7 @@
 //! - [`operate`]: the one write path (readonly check, confirmation prompt, one log line, the
 //!   server's answer), [`drain`]: a node drain as a cancellable task, [`portforward`]: local
 //!   listeners forwarded to pod ports.
+//! - [`xray`]: the live owner tree of `:xray`, built from the informers' indexes.
 //! - [`widgets`]: rendering; reads `&App` only, draws only visible rows: the frame (header,
 //!   command line, footer) around the screen on top, which draws itself.
 //!
@@ -53,7 +54,8 @@
 //! - `Effect::WatchMetrics { view, scope }`: poll metrics.k8s.io for the scope while the view is
 //!   open (one poller per scope, shared; `Effect::CloseView` of its last view ends it), one
 //!   `Action::Metrics` per poll or unavailability reason. The pulse's feeds are `OpenResource`
-//!   views that are not tables: their rows go to the pulse model.
+//!   views that are not tables: their rows go to the pulse model (the xray's feeds likewise: their
+//!   `Action::Store` indexers and rows go to the xray model).
 //! - `Action::Tap` with new event-tap entries; `Action::Discovery`, `Action::Contexts` at start
 //!   and after `Effect::SwitchContext`.
 //! - `Effect::OpenLogs`/`CloseLogs`/`SaveLogs`: [`log_feeds::LogFeeds::carry_out`]; its
@@ -95,6 +97,7 @@ pub mod shell;
 pub mod table;
 pub mod terminal;
 pub mod widgets;
+pub mod xray;
 
 pub use action::{Action, Effect};
 pub use app::{App, AppConfig};

@@ -75,7 +75,19 @@ pub fn printer_columns_of(resource: &ResourceInfo) -> Option<&[PrinterColumn]> {
 }
 
 /// Words accepted after `:` besides resources.
-pub const COMMANDS: [&str; 7] = ["ns", "ctx", "informers", "events", "pulse", "help", "q"];
+pub const COMMANDS: [&str; 8] = [
+    "ns",
+    "ctx",
+    "informers",
+    "events",
+    "pulse",
+    "xray",
+    "help",
+    "q",
+];
+
+/// The root kinds `:xray` takes.
+pub const XRAY_KINDS: [&str; 7] = ["deploy", "sts", "ds", "job", "svc", "node", "ns"];
 
 /// Completion candidates for a command-line prefix, best first.
 pub fn complete(
@@ -97,6 +109,13 @@ pub fn complete(
             .iter()
             .filter(|n| n.starts_with(rest.trim()))
             .map(|n| format!("ctx {n}"))
+            .collect();
+    }
+    if let Some(rest) = lower.strip_prefix("xray ") {
+        return XRAY_KINDS
+            .iter()
+            .filter(|k| k.starts_with(rest.trim()))
+            .map(|k| format!("xray {k}"))
             .collect();
     }
     if lower.is_empty() {

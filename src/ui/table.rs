@@ -144,7 +144,7 @@ impl TextFilter {
         }
     }
 
-    fn matches_str(&self, s: &str) -> bool {
+    pub(crate) fn matches_str(&self, s: &str) -> bool {
         match self {
             TextFilter::Substring(sub) => s.to_lowercase().contains(sub.as_str()),
             TextFilter::Regex(re) => re.is_match(s),

@@ -386,5 +386,8 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::EventType => "type",
         KeyAction::EventKind => "kind",
         KeyAction::Retry => "retry",
+        KeyAction::ToggleNode => "toggle",
+        KeyAction::ExpandAll => "open all",
+        KeyAction::CollapseAll => "close all",
     }
 }

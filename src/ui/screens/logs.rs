@@ -84,13 +84,26 @@ impl App {
             return;
         };
         let kind = view.resource.api_resource.kind.clone();
+        let obj = obj.clone();
+        self.open_logs_of(&kind, &obj, ContainerPick::All, fx);
+    }
+
+    /// The logs of one object of `kind` (a pod, or a workload's or Service's pods), of the
+    /// containers `containers` picks: push a log screen and ask for its streams.
+    pub(crate) fn open_logs_of(
+        &mut self,
+        kind: &str,
+        obj: &ObjectSummary,
+        containers: ContainerPick,
+        fx: &mut Vec<Effect>,
+    ) {
         let Some(namespace) = obj.namespace.as_deref().map(str::to_string) else {
             self.error(format!(
                 "no logs for a {kind}: L opens the logs of a pod, a workload or a Service"
             ));
             return;
         };
-        let (title, filter) = match log_target(&kind, obj) {
+        let (title, filter) = match log_target(kind, obj) {
             Ok(t) => t,
             Err(e) => {
                 self.error(e);
@@ -110,14 +123,14 @@ impl App {
             view: stream,
             namespace: namespace.clone(),
             filter: filter.clone(),
-            containers: ContainerPick::All,
+            containers: containers.clone(),
             options: log.options(),
         });
         self.stack.push(Screen::Logs(Box::new(LogScreen {
             stream,
             namespace,
             filter,
-            containers: ContainerPick::All,
+            containers,
             view: log,
         })));
     }

@@ -17,6 +17,7 @@
 //! - [`help`], [`confirm`], [`labels`], [`scale`], [`drain`]: dialogs (key help, confirm a
 //!   destructive write, label picker, scale, drain progress).
 //! - [`portforwards`]: the active port-forwards (`:pf`); [`forward_dialog`]: start one.
+//! - [`xray`]: the live owner tree (`:xray`).
 //! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
 
 pub mod confirm;
@@ -35,6 +36,7 @@ pub mod scale;
 pub mod table;
 pub mod text;
 pub mod usage;
+pub mod xray;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -60,6 +62,7 @@ pub enum Screen {
     Pulse,
     Logs(Box<LogScreen>),
     PortForwards(portforwards::ForwardsView),
+    Xray(Box<xray::XrayScreen>),
 }
 
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
@@ -87,6 +90,11 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
         Some(Screen::PortForwards(_)) => app.on_forwards_key(action, fx),
+        // The tree takes its keys; table keys do nothing there.
+        Some(Screen::Xray(_)) => {
+            app.on_xray_key(action, fx);
+            return;
+        }
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -104,6 +112,7 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
         Some(Screen::PortForwards(_)) => app.nav_forwards(action, n),
+        Some(Screen::Xray(_)) => app.nav_xray(action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -125,6 +134,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
+        Some(Screen::Xray(x)) => app.render_xray(x, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -156,6 +166,7 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Informers) => Some(app.informers_header(label, value)),
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
+        Some(Screen::Xray(x)) => Some(app.xray_header(x, label, value)),
         _ => None,
     }
 }
@@ -169,6 +180,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
+        Some(Screen::Xray(_)) => Some(xray::HINTS.to_vec()),
         _ => None,
     }
 }

@@ -560,6 +560,9 @@ impl App {
     }
 
     pub(crate) fn on_filter_key(&mut self, key: KeyEvent, mut input: Input) -> Mode {
+        if matches!(self.current_screen(), Some(Screen::Xray(_))) {
+            return self.on_xray_filter_key(key, input);
+        }
         match key.code {
             KeyCode::Esc => {
                 if let Some(id) = self.current_view_id() {

@@ -7,8 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::Screen;
+use crate::cluster::ResourceInfo;
 use crate::render::to_yaml;
-use crate::ui::action::Effect;
+use crate::ui::action::{Effect, ObjectSummary};
 use crate::ui::app::App;
 use crate::ui::keys::KeyAction;
 use crate::ui::widgets::{DIM, TITLE};
@@ -147,6 +148,18 @@ impl App {
             return;
         };
         let resource = view.resource.clone();
+        let obj = obj.clone();
+        self.fetch_text_of(kind, resource, &obj, fx);
+    }
+
+    /// YAML or describe of one object (of `resource`): ask for it and push the text screen.
+    pub(crate) fn fetch_text_of(
+        &mut self,
+        kind: TextKind,
+        resource: ResourceInfo,
+        obj: &ObjectSummary,
+        fx: &mut Vec<Effect>,
+    ) {
         let namespace = obj.namespace.as_deref().map(str::to_string);
         let name = obj.name.to_string();
         let title = format!(
