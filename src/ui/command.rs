@@ -75,6 +75,10 @@ impl App {
                 }
             }
             "pf" | "portforward" | "portforwards" => self.show_forwards(),
+            "changes" | "ch" => {
+                let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+                self.open_changes(&args, fx);
+            }
             "ns" | "namespace" => self.switch_namespace(arg, fx),
             "ctx" | "context" => match arg {
                 None => self.info(format!(

@@ -60,6 +60,10 @@ pub enum KeyAction {
     EventKind,
     /// A forbidden view: check access and list again now (not at the slow RBAC retry).
     Retry,
+    /// The selected object's recorded history (timeline, diffs).
+    History,
+    /// Mark a version on the timeline (Enter then diffs the marked and the selected one).
+    Mark,
 }
 
 /// A key with modifiers, normalised (shifted letters are upper-case chars without SHIFT).

@@ -75,7 +75,16 @@ pub fn printer_columns_of(resource: &ResourceInfo) -> Option<&[PrinterColumn]> {
 }
 
 /// Words accepted after `:` besides resources.
-pub const COMMANDS: [&str; 7] = ["ns", "ctx", "informers", "events", "pulse", "help", "q"];
+pub const COMMANDS: [&str; 8] = [
+    "ns",
+    "ctx",
+    "informers",
+    "events",
+    "pulse",
+    "changes",
+    "help",
+    "q",
+];
 
 /// Completion candidates for a command-line prefix, best first.
 pub fn complete(

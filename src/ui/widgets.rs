@@ -380,5 +380,7 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::EventType => "type",
         KeyAction::EventKind => "kind",
         KeyAction::Retry => "retry",
+        KeyAction::History => "history",
+        KeyAction::Mark => "mark",
     }
 }
