@@ -746,8 +746,15 @@ impl History {
                         .map(|k| (unescape(k), v.to_string()))
                 })
                 .collect();
+            // Fields at that version: the latest count with the later additions and removals undone.
+            let mut fields = unpack(&track.last).len();
             for later in track.versions.iter().skip(pos + 1).rev() {
                 for c in later.changes.iter() {
+                    match (&c.old, &c.new) {
+                        (None, Some(_)) => fields = fields.saturating_sub(1),
+                        (Some(_), None) => fields += 1,
+                        _ => {}
+                    }
                     let name = inner.paths.name(c.path);
                     if let Some(k) = name.strip_prefix(label_prefix) {
                         match &c.old {
@@ -779,7 +786,6 @@ impl History {
                     })
                     .collect(),
             };
-            let fields = unpack(&track.last).len();
             out.push(ChangeRow {
                 id: id.clone(),
                 at_ms: v.at_ms,

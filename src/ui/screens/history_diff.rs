@@ -37,6 +37,23 @@ impl App {
     }
 }
 
+/// Header lines 2 and 3 over the diff.
+pub(crate) fn diff_header(d: &DiffView, label: Style, value: Style) -> [Line<'static>; 2] {
+    [
+        Line::from(vec![
+            Span::styled(" Diff: ", label),
+            Span::styled(d.title.clone(), value),
+        ]),
+        Line::from(vec![
+            Span::styled(" Fields: ", label),
+            Span::styled(
+                "the recorded fields of the two versions, one JSON pointer a line".to_string(),
+                value,
+            ),
+        ]),
+    ]
+}
+
 fn line(l: &DiffLine) -> Line<'_> {
     match l {
         DiffLine::Hunk(s) => Line::styled(s.as_str(), Style::default().fg(Color::Cyan)),

@@ -176,6 +176,7 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         Some(Screen::History(h)) => Some(app.history_header(h, label, value)),
         Some(Screen::Changes(c)) => Some(app.changes_header(c, label, value)),
+        Some(Screen::HistoryDiff(d)) => Some(history_diff::diff_header(d, label, value)),
         _ => None,
     }
 }
