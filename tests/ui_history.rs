@@ -412,5 +412,5 @@ fn help_lists_the_history_keys() {
     let (mut app, _) = app_with(cfg, vec![]);
     app.update(key('?'));
     let text = format!("{:?}", draw(&mut app, 140, 60).backend());
-    assert!(text.contains("History of the selected object"), "{text}");
+    assert!(text.contains("History of the selected object (delta"), "{text}");
 }

@@ -84,6 +84,7 @@ use crate::ui::runtime::{next_key_batch, rows_for_keys};
 use crate::ui::table::SortBy;
 use crate::ui::{App, AppConfig, KeyMap};
 
+mod history;
 mod pipeline;
 mod screen;
 mod server;
@@ -146,6 +147,8 @@ pub enum FigureGroup {
     Render,
     /// Figure 7: drill-down (node, deployment, namespace) through the indexes.
     Drill,
+    /// Figure 8: per-object history's cost on the sync and event paths.
+    History,
 }
 
 impl BenchOptions {
@@ -392,6 +395,12 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
         label_and_render(&opts, &mut report)?;
         tracing::info!("bench: pulse draw");
         pulse_draw(&opts, &mut report)?;
+    }
+    if opts.wants(FigureGroup::History) {
+        for &pods in &opts.pods {
+            tracing::info!(pods, "bench: history cost");
+            history::history_cost(&opts, pods, &mut report).await?;
+        }
     }
     if opts.wants(FigureGroup::Drill) {
         tracing::info!("bench: drill-down");
