@@ -103,7 +103,7 @@ fn recorded() -> History {
         h.popped_at(
             "pods",
             "default/web-1",
-            &vec![Delta {
+            &[Delta {
                 kind: d,
                 object: DeltaObject::Object(Arc::new(o)),
             }],
@@ -412,5 +412,8 @@ fn help_lists_the_history_keys() {
     let (mut app, _) = app_with(cfg, vec![]);
     app.update(key('?'));
     let text = format!("{:?}", draw(&mut app, 140, 60).backend());
-    assert!(text.contains("History of the selected object (delta"), "{text}");
+    assert!(
+        text.contains("History of the selected object (delta"),
+        "{text}"
+    );
 }

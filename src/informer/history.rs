@@ -30,6 +30,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::BuildHasher;
+use std::io::Write as _;
 use std::sync::Arc;
 
 use kube::api::DynamicObject;
@@ -37,7 +38,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 use super::decode::Mask;
-use super::delta_fifo::{DeltaType, Deltas};
+use super::delta_fifo::{Delta, DeltaType};
 use super::store::{meta_namespace_key, resource_version};
 
 /// Leaves longer than this are recorded as `#` and a 64-bit hash in hex.
@@ -200,7 +201,9 @@ struct Change {
 
 impl Version {
     fn bytes(&self) -> usize {
+        // The version, its entry in the eviction order, the values it holds.
         std::mem::size_of::<Version>()
+            + std::mem::size_of::<(u64, ObjectId)>()
             + self.rv.len()
             + self
                 .changes
@@ -267,6 +270,7 @@ struct Inner {
     evicted: u64,
     /// Resource names, shared by every ObjectId of a resource.
     resources: HashMap<String, Arc<str>>,
+    scratch: Scratch,
 }
 
 /// The history recorder shared by every informer of a factory.
@@ -283,20 +287,116 @@ impl std::fmt::Debug for History {
     }
 }
 
-/// Flatten the fields `mask` keeps of `data`, and the labels, into leaves (unsorted).
-pub fn leaves(obj: &DynamicObject, mask: Mask, out: &mut Vec<(String, String)>) {
-    if let Some(labels) = &obj.metadata.labels {
-        for (k, v) in labels {
-            let mut p = String::from("/metadata/labels/");
-            push_escaped(&mut p, k);
-            out.push((p, v.clone()));
+/// Where a flattening writes: path ids interned on the way, values appended to one buffer.
+#[derive(Default)]
+struct Scratch {
+    path: String,
+    /// Every leaf's value bytes, back to back.
+    vals: Vec<u8>,
+    /// (path id, start, end) into `vals`.
+    leaves: Vec<(u32, u32, u32)>,
+}
+
+struct Sink<'a> {
+    paths: &'a mut Paths,
+    bytes: &'a mut usize,
+    s: &'a mut Scratch,
+}
+
+impl Sink<'_> {
+    fn leaf(&mut self, value: &Value) {
+        let start = self.s.vals.len();
+        match value {
+            Value::String(v) if v.len() > MAX_LEAF => {
+                let h = foldhash::fast::FixedState::with_seed(0).hash_one(v.as_bytes());
+                let _ = write!(self.s.vals, "#{h:016x} ({} bytes)", v.len());
+            }
+            Value::String(v) => self.s.vals.extend_from_slice(v.as_bytes()),
+            Value::Number(n) => {
+                let _ = write!(self.s.vals, "{n}");
+            }
+            Value::Bool(b) => self
+                .s
+                .vals
+                .extend_from_slice(if *b { b"true" } else { b"false" }),
+            Value::Null => self.s.vals.extend_from_slice(b"null"),
+            Value::Array(_) | Value::Object(_) => return,
+        }
+        let id = self.paths.intern(&self.s.path, self.bytes);
+        let end = self.s.vals.len().min(start + usize::from(u16::MAX));
+        self.s.leaves.push((id, start as u32, end as u32));
+    }
+
+    fn push(&mut self, seg: &str) {
+        self.s.path.push('/');
+        push_escaped(&mut self.s.path, seg);
+    }
+
+    /// Flatten `v` under `mask`; `skip`: the key an array item is addressed by (not a leaf
+    /// of its own, the path already names it).
+    fn walk(&mut self, v: &Value, mask: Mask, skip: Option<&str>) {
+        let len = self.s.path.len();
+        match (v, mask) {
+            (Value::Object(m), Mask::Keys(keys)) => {
+                for (name, sub) in keys {
+                    if Some(*name) == skip {
+                        continue;
+                    }
+                    if let Some(x) = m.get(*name) {
+                        self.push(name);
+                        self.walk(x, *sub, None);
+                        self.s.path.truncate(len);
+                    }
+                }
+            }
+            (Value::Object(m), Mask::Blank) => {
+                for k in m.keys() {
+                    self.push(k);
+                    self.leaf(&Value::String(String::new()));
+                    self.s.path.truncate(len);
+                }
+            }
+            (Value::Object(m), _) => {
+                for (k, x) in m {
+                    if Some(k.as_str()) == skip {
+                        continue;
+                    }
+                    self.push(k);
+                    self.walk(x, Mask::All, None);
+                    self.s.path.truncate(len);
+                }
+            }
+            (Value::Array(items), m) => {
+                let sub = match m {
+                    Mask::Each(sub) => *sub,
+                    _ => Mask::All,
+                };
+                for (i, x) in items.iter().enumerate() {
+                    let named = ["name", "type"]
+                        .into_iter()
+                        .find_map(|k| x.get(k).and_then(Value::as_str).map(|n| (k, n)));
+                    match named {
+                        Some((_, n)) => self.push(n),
+                        None => {
+                            self.s.path.push('/');
+                            let _ =
+                                std::fmt::Write::write_fmt(&mut self.s.path, format_args!("{i}"));
+                        }
+                    }
+                    self.walk(x, sub, named.map(|(k, _)| k));
+                    self.s.path.truncate(len);
+                }
+            }
+            (scalar, _) => self.leaf(scalar),
         }
     }
-    let mut path = String::new();
-    walk(&obj.data, mask, &mut path, out);
 }
 
 fn push_escaped(path: &mut String, seg: &str) {
+    if !seg.contains(['~', '/']) {
+        path.push_str(seg);
+        return;
+    }
     for ch in seg.chars() {
         match ch {
             '~' => path.push_str("~0"),
@@ -306,85 +406,39 @@ fn push_escaped(path: &mut String, seg: &str) {
     }
 }
 
-fn leaf_value(v: &Value) -> Option<String> {
-    let s = match v {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Null => "null".to_string(),
-        Value::Array(_) | Value::Object(_) => return None,
-    };
-    Some(if s.len() > MAX_LEAF {
-        let h = foldhash::fast::FixedState::with_seed(0).hash_one(s.as_bytes());
-        format!("#{h:016x} ({} bytes)", s.len())
-    } else {
-        s
-    })
-}
-
-fn walk(v: &Value, mask: Mask, path: &mut String, out: &mut Vec<(String, String)>) {
-    let len = path.len();
-    match (v, mask) {
-        (Value::Object(m), Mask::Keys(keys)) => {
-            for (name, sub) in keys {
-                if let Some(x) = m.get(*name) {
-                    path.push('/');
-                    push_escaped(path, name);
-                    walk(x, *sub, path, out);
-                    path.truncate(len);
-                }
-            }
+/// Flatten the labels and the fields `mask` keeps of `data` into `s` (sorted by path id, one
+/// leaf per path).
+fn flatten(obj: &DynamicObject, mask: Mask, paths: &mut Paths, bytes: &mut usize, s: &mut Scratch) {
+    s.path.clear();
+    s.vals.clear();
+    s.leaves.clear();
+    let mut sink = Sink { paths, bytes, s };
+    if let Some(labels) = &obj.metadata.labels {
+        sink.s.path.push_str("/metadata/labels");
+        for (k, v) in labels {
+            sink.push(k);
+            let start = sink.s.vals.len();
+            sink.s.vals.extend_from_slice(v.as_bytes());
+            let id = sink.paths.intern(&sink.s.path, sink.bytes);
+            let end = sink.s.vals.len();
+            sink.s.leaves.push((id, start as u32, end as u32));
+            sink.s.path.truncate("/metadata/labels".len());
         }
-        (Value::Object(m), Mask::Blank) => {
-            for k in m.keys() {
-                path.push('/');
-                push_escaped(path, k);
-                out.push((path.clone(), String::new()));
-                path.truncate(len);
-            }
-        }
-        (Value::Object(m), _) => {
-            for (k, x) in m {
-                path.push('/');
-                push_escaped(path, k);
-                walk(x, Mask::All, path, out);
-                path.truncate(len);
-            }
-        }
-        (Value::Array(items), m) => {
-            let sub = match m {
-                Mask::Each(sub) => *sub,
-                _ => Mask::All,
-            };
-            for (i, x) in items.iter().enumerate() {
-                path.push('/');
-                let named = x
-                    .get("name")
-                    .or_else(|| x.get("type"))
-                    .and_then(Value::as_str);
-                match named {
-                    Some(n) => push_escaped(path, n),
-                    None => path.push_str(&i.to_string()),
-                }
-                walk(x, sub, path, out);
-                path.truncate(len);
-            }
-        }
-        (scalar, _) => {
-            if let Some(s) = leaf_value(scalar) {
-                out.push((path.clone(), s));
-            }
-        }
+        sink.s.path.clear();
     }
+    sink.walk(&obj.data, mask, None);
+    s.leaves.sort_unstable_by_key(|(id, _, _)| *id);
+    s.leaves.dedup_by_key(|(id, _, _)| *id);
 }
 
-fn pack(leaves: &[(u32, String)]) -> Box<[u8]> {
-    let mut out = Vec::with_capacity(leaves.iter().map(|(_, v)| v.len() + 6).sum());
-    for (id, v) in leaves {
-        let bytes = &v.as_bytes()[..v.len().min(usize::from(u16::MAX))];
+/// The flattened leaves packed: per leaf a u32 path id, a u16 length, the bytes.
+fn pack(s: &Scratch) -> Box<[u8]> {
+    let size: usize = s.leaves.iter().map(|(_, a, b)| (b - a) as usize + 6).sum();
+    let mut out = Vec::with_capacity(size);
+    for (id, a, b) in &s.leaves {
         out.extend_from_slice(&id.to_le_bytes());
-        out.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
-        out.extend_from_slice(bytes);
+        out.extend_from_slice(&((b - a) as u16).to_le_bytes());
+        out.extend_from_slice(&s.vals[*a as usize..*b as usize]);
     }
     out.into_boxed_slice()
 }
@@ -403,7 +457,7 @@ fn unpack(packed: &[u8]) -> Vec<(u32, &str)> {
 }
 
 /// The changes from `old` to `new` (both sorted by path id).
-fn diff(old: &[(u32, &str)], new: &[(u32, String)]) -> Vec<Change> {
+fn diff(old: &[(u32, &str)], new: &[(u32, &str)]) -> Vec<Change> {
     let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
     while i < old.len() || j < new.len() {
@@ -413,7 +467,7 @@ fn diff(old: &[(u32, &str)], new: &[(u32, String)]) -> Vec<Change> {
                     out.push(Change {
                         path: a.0,
                         old: Some(a.1.into()),
-                        new: Some(b.1.as_str().into()),
+                        new: Some(b.1.into()),
                     });
                 }
                 i += 1;
@@ -439,7 +493,7 @@ fn diff(old: &[(u32, &str)], new: &[(u32, String)]) -> Vec<Change> {
                 out.push(Change {
                     path: b.0,
                     old: None,
-                    new: Some(b.1.as_str().into()),
+                    new: Some(b.1.into()),
                 });
                 j += 1;
             }
@@ -481,8 +535,6 @@ impl History {
             return;
         };
         let rv = resource_version(obj);
-        let mut raw = Vec::new();
-        leaves(obj, mask, &mut raw);
         let mut inner = self.inner.lock();
         let inner = &mut *inner;
         let resource = match inner.resources.get(resource) {
@@ -505,18 +557,17 @@ impl History {
             return;
         }
         let mut bytes = inner.bytes;
-        let mut ids: Vec<(u32, String)> = raw
-            .into_iter()
-            .map(|(p, v)| (inner.paths.intern(&p, &mut bytes), v))
-            .collect();
-        ids.sort_unstable_by_key(|(id, _)| *id);
-        ids.dedup_by_key(|(id, _)| *id);
-        let packed = pack(&ids);
+        flatten(obj, mask, &mut inner.paths, &mut bytes, &mut inner.scratch);
+        let packed = pack(&inner.scratch);
         let seq = inner.next_seq;
         inner.next_seq += 1;
         match inner.tracks.get_mut(&id) {
             Some(track) => {
-                let changes = diff(&unpack(&track.last), &ids);
+                let changes = if track.last == packed {
+                    Vec::new()
+                } else {
+                    diff(&unpack(&track.last), &unpack(&packed))
+                };
                 let v = Version {
                     seq,
                     at_ms,
@@ -527,7 +578,8 @@ impl History {
                     changes: changes.into_boxed_slice(),
                 };
                 bytes += v.bytes();
-                bytes = bytes + packed.len() + rv.len() - track.last.len() - track.last_rv.len();
+                bytes = (bytes + packed.len() + rv.len())
+                    .saturating_sub(track.last.len() + track.last_rv.len());
                 track.last = packed;
                 track.last_rv = rv.into();
                 track.deleted = false;
@@ -562,7 +614,7 @@ impl History {
 
     /// Name the versions of one pop with their delta types; a deletion of a version already
     /// named (or a tombstone) adds a Deleted version.
-    pub fn popped<K: kube::Resource>(&self, resource: &str, key: &str, deltas: &Deltas<K>) {
+    pub fn popped<K: kube::Resource>(&self, resource: &str, key: &str, deltas: &[Delta<K>]) {
         self.popped_at(resource, key, deltas, now_ms());
     }
 
@@ -571,7 +623,7 @@ impl History {
         &self,
         resource: &str,
         key: &str,
-        deltas: &Deltas<K>,
+        deltas: &[Delta<K>],
         at_ms: i64,
     ) {
         let mut inner = self.inner.lock();
@@ -874,6 +926,16 @@ pub fn summarize(changes: &[FieldChange]) -> String {
                 None => continue,
             },
             [.., "image"] => parts.push((2, format!("image {}", arrow(c)))),
+            [.., "terminated", "exitCode"] => match &c.new {
+                Some(n) => parts.push((4, format!("exitCode {n}"))),
+                None => continue,
+            },
+            [
+                ..,
+                "containerStatuses" | "initContainerStatuses",
+                _,
+                "ready",
+            ] => parts.push((3, format!("ready {}", arrow(c)))),
             ["spec", "replicas"] => parts.push((2, format!("replicas {}", arrow(c)))),
             ["status", r] if r.ends_with("eplicas") || *r == "numberReady" => {
                 parts.push((3, format!("{r} {}", arrow(c))))

@@ -17,7 +17,11 @@ use crate::informer::decode::{Mask, ObjectMask};
 
 use Mask::{All, Each, Keys};
 
-/// A container as history tracks it: image, env, resources, ports, command.
+/// A pod's container: of its spec only the image can change (and, with in-place resize, the
+/// resources, which the cache mask reads anyway); env, command and args are immutable on a pod.
+const POD_CONTAINER: Mask = Each(&Keys(&[("name", All), ("image", All), ("resources", All)]));
+
+/// A workload template's container as history tracks it: image, env, resources, command.
 const CONTAINER: Mask = Each(&Keys(&[
     ("name", All),
     ("image", All),
@@ -27,25 +31,21 @@ const CONTAINER: Mask = Each(&Keys(&[
     ("args", All),
 ]));
 
+/// Everything here is read by the cache mask too (nothing more is decoded for it).
 const CONTAINER_STATUS: Mask = Each(&Keys(&[
     ("name", All),
     ("restartCount", All),
     ("ready", All),
-    ("image", All),
     (
         "state",
         Keys(&[
             ("waiting", Keys(&[("reason", All)])),
-            ("running", Keys(&[("startedAt", All)])),
             ("terminated", Keys(&[("reason", All), ("exitCode", All)])),
         ]),
     ),
     (
         "lastState",
-        Keys(&[(
-            "terminated",
-            Keys(&[("reason", All), ("exitCode", All), ("finishedAt", All)]),
-        )]),
+        Keys(&[("terminated", Keys(&[("reason", All), ("exitCode", All)]))]),
     ),
 ]));
 
@@ -56,8 +56,8 @@ const POD: Mask = Keys(&[
         "spec",
         Keys(&[
             ("nodeName", All),
-            ("containers", CONTAINER),
-            ("initContainers", CONTAINER),
+            ("containers", POD_CONTAINER),
+            ("initContainers", POD_CONTAINER),
         ]),
     ),
     (
@@ -161,7 +161,7 @@ mod tests {
     }
 
     #[test]
-    fn history_decode_mask_reads_images_and_env_the_cache_mask_drops() {
+    fn history_decode_mask_reads_images_the_cache_mask_drops() {
         let pod = json!({"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": "p", "namespace": "d"},
             "spec": {"nodeName": "n1", "volumes": [{"name": "v"}],
@@ -170,7 +170,8 @@ mod tests {
             "status": {"phase": "Running"}});
         let obj = decoded("Pod", pod.clone());
         assert_eq!(obj.data["spec"]["containers"][0]["image"], "web:1.4");
-        assert_eq!(obj.data["spec"]["containers"][0]["env"][0]["value"], "1");
+        // Immutable on a pod: not decoded.
+        assert!(obj.data["spec"]["containers"][0].get("env").is_none());
         assert!(obj.data["spec"].get("volumes").is_none());
         // The cache transform then gives what the cache held without history.
         let pruned = super::super::prune("Pod", obj);
