@@ -417,3 +417,33 @@ fn help_lists_the_history_keys() {
         "{text}"
     );
 }
+
+#[test]
+fn the_selected_changes_line_stays_selected_as_newer_lines_arrive() {
+    let (mut app, _) = app();
+    let f = open_changes(&mut app, "changes");
+    let h = recorded();
+    let rows = changes_rows(&h, &f);
+    let mut before = rows[1..].to_vec();
+    before[0].delta = None; // still in the FIFO when first listed
+    app.update(Action::Changes {
+        filter: f.clone(),
+        rows: before,
+        stats: h.stats(),
+    });
+    app.update(key('j')); // rv 102
+    // The newest version arrives on top, and the old top line's delta type changed meanwhile.
+    app.update(Action::Changes {
+        filter: f.clone(),
+        rows: rows.clone(),
+        stats: h.stats(),
+    });
+    let Some(Screen::Changes(c)) = app.current_screen() else {
+        panic!("changes not on top");
+    };
+    let selected = c
+        .shown()
+        .nth(c.selected)
+        .map(|r| r.resource_version.clone());
+    assert_eq!(selected.as_deref(), Some("102"));
+}

@@ -262,7 +262,7 @@ async fn history_cost_on(
         crate::informer::history::DEFAULT_BUDGET_MIB,
     ));
     // Baselines first (as after the sync), not counted.
-    let _ = event_cost(&[base.clone()], Some(&history));
+    let _ = event_cost(std::slice::from_ref(&base), Some(&history));
     let _ = event_cost(&[base], None);
     let mut e_off = Vec::new();
     let mut e_on = Vec::new();

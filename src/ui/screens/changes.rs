@@ -139,10 +139,12 @@ impl App {
                 && (c.rows.as_ref() != Some(&rows) || c.stats != stats)
             {
                 // Keep the selected line selected as newer lines arrive on top.
-                if let (Some(old), Some(first)) = (&c.rows, rows.first())
+                // (A line is its object's version: its delta type may arrive later.)
+                if let Some(top) = c.rows.as_ref().and_then(|old| old.first())
                     && c.selected > 0
-                    && let Some(shift) = rows.iter().position(|r| old.first() == Some(r))
-                    && first != &old[0]
+                    && let Some(shift) = rows
+                        .iter()
+                        .position(|r| r.id == top.id && r.resource_version == top.resource_version)
                 {
                     c.selected += shift;
                 }
