@@ -158,6 +158,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         keys,
         banner,
         metrics_period: std::time::Duration::from_secs(args.metrics_period.max(1)),
+        history_bytes: (args.history_mib as usize).saturating_mul(1024 * 1024),
     })
     .await
     .map_err(|e| MainError::Runtime(e.to_string()));

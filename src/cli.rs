@@ -81,6 +81,10 @@ pub struct DashboardArgs {
     /// Bytes of log lines a log view keeps (the oldest go first; the view says how many went).
     #[arg(long, value_name = "MIB", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub log_buffer_mib: u64,
+    /// Bytes of per-object history kept (changes of every object the informers see, for `h`
+    /// and `:changes`; the oldest go first; the views say how far back it goes).
+    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub history_mib: u64,
     /// Log lines per second each demo container writes (with --demo; a pod's
     /// `demo.kinformer.io/log-lines-per-second` annotation overrides it).
     #[arg(long, value_name = "LINES_PER_S", default_value_t = 2.0)]

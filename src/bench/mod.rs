@@ -34,6 +34,8 @@
 //!    indexes answered it: every row sent to the new view and a scan of them for the matches.
 //! 8. xray at 150k pods (`src/bench/xray.rs`): one deployment's owner tree built from the indexes, the same
 //!    pods by a scan, a pod update rebuilding its root in place, one namespace's whole tree.
+//! 9. history (`src/bench/history.rs`): sync with per-object history off and on (CPU and wall), the
+//!    history held, the event path's added cost per object.
 //!
 //! The demo server of figures 1-2 runs as a child process (`kinformer demo-server`, realistic
 //! pods by default: `--pod-shape`, see [`crate::demo::realistic`]), so the RSS of this process
@@ -87,6 +89,7 @@ use crate::ui::table::SortBy;
 use crate::ui::{App, AppConfig, KeyMap};
 
 mod fleet;
+mod history;
 mod pipeline;
 mod screen;
 mod server;
@@ -158,6 +161,8 @@ pub enum FigureGroup {
     Fleet,
     /// Figure 8: the xray owner tree built from the indexes.
     Xray,
+    /// Figure 9: per-object history's cost on the sync and event paths.
+    History,
 }
 
 impl BenchOptions {
@@ -404,6 +409,12 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
         label_and_render(&opts, &mut report)?;
         tracing::info!("bench: pulse draw");
         pulse_draw(&opts, &mut report)?;
+    }
+    if opts.wants(FigureGroup::History) {
+        for &pods in &opts.pods {
+            tracing::info!(pods, "bench: history cost");
+            history::history_cost(&opts, pods, &mut report).await?;
+        }
     }
     if opts.wants(FigureGroup::Drill) {
         tracing::info!("bench: drill-down");

@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::decode::ObjectMask;
 use super::delta_fifo::{Transform, default_transform};
+use super::history::{History, history_resource};
 use super::index::{Indexers, NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
 use super::list_watch::{KubeListerWatcher, ListerWatcher};
 use super::reflector::ReflectorConfig;
@@ -123,6 +124,9 @@ pub struct FactoryOptions {
     /// Reflector settings for every informer (paging, streaming list, backoff); selectors above
     /// override the ones in here.
     pub reflector: ReflectorConfig,
+    /// Per-object history: told the delta types of every pop (the `transform` hook records the
+    /// versions, with the decode mask widened by what history tracks).
+    pub history: Option<Arc<History>>,
 }
 
 impl Default for FactoryOptions {
@@ -136,6 +140,7 @@ impl Default for FactoryOptions {
             field_selector: None,
             tap_capacity: DEFAULT_TAP_CAPACITY,
             reflector: ReflectorConfig::default(),
+            history: None,
         }
     }
 }
@@ -153,6 +158,7 @@ impl std::fmt::Debug for FactoryOptions {
             .field("label_selector", &self.label_selector)
             .field("field_selector", &self.field_selector)
             .field("tap_capacity", &self.tap_capacity)
+            .field("history", &self.history.is_some())
             .finish()
     }
 }
@@ -259,6 +265,12 @@ impl SharedInformerFactory {
                 tap: Some(Arc::clone(&self.tap)),
                 tap_capacity: self.options.tap_capacity,
                 reflector,
+                history: self.options.history.as_ref().map(|h| {
+                    (
+                        Arc::from(history_resource(resource).as_str()),
+                        Arc::clone(h),
+                    )
+                }),
             },
         )
     }

@@ -47,6 +47,7 @@ use super::delta_fifo::{
     DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects, Popped, Transform,
     default_transform,
 };
+use super::history::History;
 use super::index::{Indexers, default_indexers};
 use super::list_watch::ListerWatcher;
 use super::reflector::{Reflector, ReflectorConfig, ReflectorStatus};
@@ -437,6 +438,9 @@ pub struct InformerConfig<K> {
     /// Reflector settings (paging, selectors, streaming list). `kind`, `resync_period` and
     /// `should_resync` are set by the informer.
     pub reflector: ReflectorConfig,
+    /// The history recorder told the delta types of every pop, and this informer's resource
+    /// name there (the transform records the versions, see [`super::history`]).
+    pub history: Option<(Arc<str>, Arc<History>)>,
 }
 
 impl<K: Object> Default for InformerConfig<K> {
@@ -449,6 +453,7 @@ impl<K: Object> Default for InformerConfig<K> {
             tap: None,
             tap_capacity: DEFAULT_TAP_CAPACITY,
             reflector: ReflectorConfig::default(),
+            history: None,
         }
     }
 }
@@ -556,6 +561,7 @@ pub struct SharedIndexInformer<K: Object> {
     malformed: AtomicU64,
     rate: Mutex<RateWindow>,
     reflector_status: Mutex<Option<watch::Receiver<ReflectorStatus>>>,
+    history: Option<(Arc<str>, Arc<History>)>,
 }
 
 impl<K: Object> std::fmt::Debug for SharedIndexInformer<K> {
@@ -599,6 +605,7 @@ impl<K: Object> SharedIndexInformer<K> {
             malformed: AtomicU64::new(0),
             rate: Mutex::new(RateWindow::new()),
             reflector_status: Mutex::new(None),
+            history: config.history,
         })
     }
 
@@ -809,6 +816,9 @@ impl<K: Object> SharedIndexInformer<K> {
         self.rate.lock().record(n);
         self.tap
             .record(&self.kind, &popped.key, &popped.deltas, popped.queue_depth);
+        if let Some((resource, history)) = &self.history {
+            history.popped(resource, &popped.key, &popped.deltas);
+        }
     }
 
     /// Run until `cancel` fires: start the reflector and apply popped deltas. On return the

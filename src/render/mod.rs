@@ -20,6 +20,7 @@ use serde_json::Value;
 
 mod crd;
 mod describe;
+pub mod history_mask;
 mod jsonpath;
 pub mod metrics;
 pub mod node_detail;
@@ -30,6 +31,7 @@ mod yaml;
 
 pub use crd::{PrinterColumn, printer_columns_from_crd};
 pub use describe::{describe, describe_at};
+pub use history_mask::{decode_mask as history_decode_mask, history_mask};
 pub use jsonpath::{JsonPath, JsonPathError};
 pub use pod::{POD_SUMMARY_KEY, PodSummary, pod_health, pod_phase_reason};
 pub use prune::{mask as cache_mask, prune};

@@ -374,6 +374,20 @@ pub enum Action {
         view: ViewId,
         result: Result<(PathBuf, usize), String>,
     },
+    /// Answer to [`Effect::FetchHistory`]: the object's recorded versions (`None`: nothing held)
+    /// and the recorder's budget figures.
+    History {
+        resource: String,
+        key: String,
+        timeline: Option<Box<crate::informer::history::Timeline>>,
+        stats: crate::informer::history::HistoryStats,
+    },
+    /// Answer to [`Effect::FetchChanges`].
+    Changes {
+        filter: crate::ui::screens::changes::ChangesFilter,
+        rows: Vec<crate::informer::history::ChangeRow>,
+        stats: crate::informer::history::HistoryStats,
+    },
 }
 
 /// Requests the runtime carries out.
@@ -550,6 +564,18 @@ pub enum Effect {
         view: ViewId,
         path: PathBuf,
         contents: String,
+    },
+    /// The recorded history of `key` (`namespace/name`) of `resource` (`pods`,
+    /// `deployments.apps`); answer with [`Action::History`].
+    FetchHistory {
+        resource: String,
+        key: String,
+    },
+    /// The latest `limit` recorded versions passing `filter`, newest first; answer with
+    /// [`Action::Changes`].
+    FetchChanges {
+        filter: crate::ui::screens::changes::ChangesFilter,
+        limit: usize,
     },
 }
 

@@ -551,6 +551,10 @@ impl App {
                     self.dirty = true;
                     self.scroll_current();
                 }
+                if second_changed {
+                    self.refresh_history(&mut fx);
+                    self.refresh_changes(&mut fx);
+                }
             }
             Action::Rows {
                 view,
@@ -745,6 +749,17 @@ impl App {
             Action::NodePods(update) => self.on_node_pods(update),
             Action::Log { view, batch } => self.on_log_batch(view, batch),
             Action::LogSaved { view, result } => self.on_log_saved(view, result),
+            Action::History {
+                resource,
+                key,
+                timeline,
+                stats,
+            } => self.on_history(&resource, &key, timeline.map(|t| *t), stats),
+            Action::Changes {
+                filter,
+                rows,
+                stats,
+            } => self.on_changes(&filter, rows, stats),
         }
         if self.dirty {
             self.remember_col_widths();
@@ -779,6 +794,9 @@ impl App {
             }
             Mode::Command { input, completions } => {
                 self.on_command_key(key, input, completions, fx)
+            }
+            Mode::Filter { input } if matches!(self.current_screen(), Some(Screen::Changes(_))) => {
+                self.on_changes_filter_key(key, input, fx)
             }
             Mode::Filter { input } => self.on_filter_key(key, input),
             Mode::Labels(p) => self.on_picker_key(key, p),

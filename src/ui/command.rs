@@ -77,6 +77,10 @@ impl App {
             }
             "pf" | "portforward" | "portforwards" => self.show_forwards(),
             "diff" => self.fetch_diff(fx),
+            "changes" | "ch" => {
+                let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+                self.open_changes(&args, fx);
+            }
             "ns" | "namespace" => self.switch_namespace(arg, fx),
             "ctx" | "context" => match arg {
                 None if self.fleet.is_fleet() => self.info(format!(

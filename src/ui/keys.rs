@@ -66,6 +66,10 @@ pub enum KeyAction {
     ExpandAll,
     /// Xray: close every node (roots only).
     CollapseAll,
+    /// The selected object's recorded history (timeline, diffs).
+    History,
+    /// Mark a version on the timeline (Enter then diffs the marked and the selected one).
+    Mark,
 }
 
 /// A key with modifiers, normalised (shifted letters are upper-case chars without SHIFT).

@@ -75,13 +75,14 @@ pub fn printer_columns_of(resource: &ResourceInfo) -> Option<&[PrinterColumn]> {
 }
 
 /// Words accepted after `:` besides resources.
-pub const COMMANDS: [&str; 8] = [
+pub const COMMANDS: [&str; 9] = [
     "ns",
     "ctx",
     "informers",
     "events",
     "pulse",
     "xray",
+    "changes",
     "help",
     "q",
 ];

@@ -389,5 +389,7 @@ fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::ToggleNode => "toggle",
         KeyAction::ExpandAll => "open all",
         KeyAction::CollapseAll => "close all",
+        KeyAction::History => "history",
+        KeyAction::Mark => "mark",
     }
 }

@@ -35,6 +35,7 @@ use super::{drain, edit, operate, portforward, shell};
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
+use crate::informer::history::{DEFAULT_BUDGET_MIB, History, history_resource};
 use crate::informer::index::IndexFunc;
 use crate::informer::reflector::{ReflectorState, ReflectorStatus};
 use crate::informer::shared_informer::{
@@ -69,6 +70,8 @@ pub struct RuntimeConfig {
     pub banner: Option<String>,
     /// How often the metrics API is polled while a pods/nodes view or the pulse is open.
     pub metrics_period: Duration,
+    /// Per-object history budget (`--history-mib`).
+    pub history_bytes: usize,
 }
 
 /// Metrics updates in flight between the pollers and the app (a poller waits when it is full).
@@ -126,20 +129,29 @@ struct Runtime {
     /// The fleet members' probes (they outlive context switches).
     probes: fleet::Probes,
     probe_period: Duration,
+    /// Per-object history, fed by the informers' transforms (a fresh one per context).
+    history: Arc<History>,
 }
 
-fn make_factory(connection: &Connection) -> Arc<SharedInformerFactory> {
+/// The factory's hooks: history records each object as decoded (through the cache mask widened
+/// by what history tracks), then the cache transform prunes it.
+fn make_factory(connection: &Connection, history: &Arc<History>) -> Arc<SharedInformerFactory> {
+    let recorder = Arc::clone(history);
     let options = FactoryOptions {
-        transform: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
+        transform: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
             let kind = ar.kind.clone();
-            Some(
-                Arc::new(move |obj: DynamicObject| render::prune(&kind, obj))
-                    as Transform<DynamicObject>,
-            )
+            let resource = history_resource(ar);
+            let mask = render::history_mask(&kind);
+            let history = Arc::clone(&recorder);
+            Some(Arc::new(move |obj: DynamicObject| {
+                history.observe(&resource, &obj, mask);
+                render::prune(&kind, obj)
+            }) as Transform<DynamicObject>)
         })),
         decode_mask: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
-            Some(render::cache_mask(&ar.kind))
+            Some(render::history_decode_mask(&ar.kind))
         })),
+        history: Some(Arc::clone(history)),
         ..FactoryOptions::default()
     };
     Arc::new(SharedInformerFactory::from_client(
@@ -162,9 +174,10 @@ impl Runtime {
         connection: Connection,
         version: SharedVersion,
         metrics_period: Duration,
+        history: Arc<History>,
         tx: mpsc::UnboundedSender<Action>,
     ) -> (Runtime, Streams) {
-        let factory = make_factory(&connection);
+        let factory = make_factory(&connection, &history);
         factory.start();
         let conn_cancel = CancellationToken::new();
         let stats = StatsSource::shared(factory.clone(), connection.context.clone(), version);
@@ -198,6 +211,7 @@ impl Runtime {
             forward_rows: Vec::new(),
             probes: fleet::Probes::default(),
             probe_period: fleet::PROBE_PERIOD,
+            history,
         };
         (rt, Streams { metrics_rx, log_rx })
     }
@@ -407,6 +421,30 @@ impl Runtime {
                     ));
                 }
             }
+            Effect::FetchHistory { resource, key } => {
+                let timeline = self.history.timeline(&resource, &key).map(Box::new);
+                let stats = self.history.stats();
+                let _ = self.tx.send(Action::History {
+                    resource,
+                    key,
+                    timeline,
+                    stats,
+                });
+            }
+            Effect::FetchChanges { filter, limit } => {
+                let selector = crate::selector::LabelSelector::parse(&filter.selector)
+                    .ok()
+                    .filter(|s| !s.is_empty());
+                let rows = self.history.latest(limit, |id, labels| {
+                    filter.passes(selector.as_ref(), &id.resource, &id.key, labels)
+                });
+                let stats = self.history.stats();
+                let _ = self.tx.send(Action::Changes {
+                    filter,
+                    rows,
+                    stats,
+                });
+            }
             e @ (Effect::OpenLogs { .. } | Effect::CloseLogs { .. } | Effect::SaveLogs { .. }) => {
                 self.logs.carry_out(&e, &self.tx);
             }
@@ -609,7 +647,9 @@ impl Runtime {
                         self.conn_cancel.child_token(),
                     );
                     self.connection = conn;
-                    self.factory = make_factory(&self.connection);
+                    // Another cluster: its objects get a history of their own.
+                    self.history = Arc::new(History::new(self.history.stats().budget));
+                    self.factory = make_factory(&self.connection, &self.history);
                     self.factory.start();
                     self.logs.reconnect(
                         self.connection.client.clone(),
@@ -729,6 +769,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         config.connection,
         version.clone(),
         config.metrics_period,
+        Arc::new(History::new(config.history_bytes)),
         tx.clone(),
     );
     if config.server_version.is_none() {
@@ -901,8 +942,13 @@ impl Headless {
     pub fn start(connection: Connection, metrics_period: Duration) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
         let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
-        let (rt, Streams { metrics_rx, log_rx }) =
-            Runtime::start(connection, version, metrics_period, tx);
+        let (rt, Streams { metrics_rx, log_rx }) = Runtime::start(
+            connection,
+            version,
+            metrics_period,
+            Arc::new(History::with_mib(DEFAULT_BUDGET_MIB)),
+            tx,
+        );
         Self {
             rt,
             rx,

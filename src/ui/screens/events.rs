@@ -121,37 +121,47 @@ pub(crate) fn render_events(
     // Stable widths: KIND fits the widest kind seen, DELTA is wide only while tombstones exist.
     let kind_w = log.kind_width().clamp(4, 24) as u16;
     let delta_w: u16 = if log.has_tombstones() { 24 } else { 8 };
-    let rows = log.shown().skip(scroll).take(inner_h).map(|e| {
-        let time = chrono::DateTime::<chrono::Utc>::from(e.at)
-            .format("%H:%M:%S%.3f")
-            .to_string();
-        let (ty, style) = if e.tombstone {
-            (
-                "DeletedFinalStateUnknown".to_string(),
-                Style::default()
-                    .fg(Color::LightRed)
-                    .add_modifier(Modifier::BOLD),
-            )
-        } else {
-            let s = match e.delta {
-                DeltaType::Added => Style::default().fg(Color::Green),
-                DeltaType::Updated => Style::default().fg(Color::Cyan),
-                DeltaType::Deleted => Style::default().fg(Color::Red),
-                DeltaType::Replaced => Style::default().fg(Color::Yellow),
-                DeltaType::Sync => Style::default().fg(DIM),
+    let rows = log
+        .shown()
+        .skip(scroll)
+        .take(inner_h)
+        .enumerate()
+        .map(|(i, e)| {
+            let time = chrono::DateTime::<chrono::Utc>::from(e.at)
+                .format("%H:%M:%S%.3f")
+                .to_string();
+            let (ty, style) = if e.tombstone {
+                (
+                    "DeletedFinalStateUnknown".to_string(),
+                    Style::default()
+                        .fg(Color::LightRed)
+                        .add_modifier(Modifier::BOLD),
+                )
+            } else {
+                let s = match e.delta {
+                    DeltaType::Added => Style::default().fg(Color::Green),
+                    DeltaType::Updated => Style::default().fg(Color::Cyan),
+                    DeltaType::Deleted => Style::default().fg(Color::Red),
+                    DeltaType::Replaced => Style::default().fg(Color::Yellow),
+                    DeltaType::Sync => Style::default().fg(DIM),
+                };
+                (delta_name(e.delta).to_string(), s)
             };
-            (delta_name(e.delta).to_string(), s)
-        };
-        TRow::new([
-            time,
-            e.kind.to_string(),
-            ty,
-            e.key.to_string(),
-            e.resource_version.clone(),
-            e.queue_depth.to_string(),
-        ])
-        .style(style)
-    });
+            TRow::new([
+                time,
+                e.kind.to_string(),
+                ty,
+                e.key.to_string(),
+                e.resource_version.clone(),
+                e.queue_depth.to_string(),
+            ])
+            // The top line of the full screen is the one Enter opens the history of.
+            .style(if full && i == 0 {
+                style.add_modifier(Modifier::REVERSED)
+            } else {
+                style
+            })
+        });
     let header = TRow::new(["TIME", "KIND", "DELTA", "KEY", "RV", "QUEUE"].map(TCell::from)).style(
         Style::default()
             .fg(Color::White)

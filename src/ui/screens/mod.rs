@@ -16,16 +16,21 @@
 //! - [`logs`]: container logs of a pod or of a workload's pods (a [`LogView`](super::log_view::LogView) fed by streams).
 //! - [`help`], [`confirm`], [`labels`], [`scale`], [`drain`]: dialogs (key help, confirm a
 //!   destructive write, label picker, scale, drain progress).
+//! - [`history`]: one object's recorded versions, [`history_diff`]: a diff of two of them,
+//!   [`changes`]: the latest changes across the cluster.
 //! - [`portforwards`]: the active port-forwards (`:pf`); [`forward_dialog`]: start one.
 //! - [`xray`]: the live owner tree (`:xray`).
 //! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
 
+pub mod changes;
 pub mod confirm;
 pub mod container_picker;
 pub mod drain;
 pub mod events;
 pub mod forward_dialog;
 pub mod help;
+pub mod history;
+pub mod history_diff;
 pub mod informers;
 pub mod labels;
 pub mod logs;
@@ -63,6 +68,9 @@ pub enum Screen {
     Logs(Box<LogScreen>),
     PortForwards(portforwards::ForwardsView),
     Xray(Box<xray::XrayScreen>),
+    History(Box<history::HistoryView>),
+    HistoryDiff(Box<history_diff::DiffView>),
+    Changes(Box<changes::ChangesView>),
 }
 
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
@@ -80,7 +88,7 @@ pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> 
 pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
     let taken = match app.current_screen() {
         Some(Screen::Text(_)) => app.on_text_key(action),
-        Some(Screen::Events) => app.on_events_key(action),
+        Some(Screen::Events) => app.on_events_key(action) || app.history_of_event(action, fx),
         Some(Screen::Informers) => app.on_informers_key(action, fx),
         // The pulse takes Enter; the rest is not for a table under it.
         Some(Screen::Pulse) => {
@@ -95,6 +103,10 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
             app.on_xray_key(action, fx);
             return;
         }
+        Some(Screen::History(_)) => app.on_history_key(action),
+        // Nothing beneath takes keys (Back is global).
+        Some(Screen::HistoryDiff(_)) => true,
+        Some(Screen::Changes(_)) => app.on_changes_key(action, fx),
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -113,6 +125,9 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Logs(_)) => {}
         Some(Screen::PortForwards(_)) => app.nav_forwards(action, n),
         Some(Screen::Xray(_)) => app.nav_xray(action, n),
+        Some(Screen::History(_)) => app.nav_history(action, n),
+        Some(Screen::HistoryDiff(_)) => app.nav_history_diff(action, n),
+        Some(Screen::Changes(_)) => app.nav_changes(action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -135,6 +150,9 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
         Some(Screen::Xray(x)) => app.render_xray(x, area, buf),
+        Some(Screen::History(h)) => history::render_history(h, area, buf),
+        Some(Screen::HistoryDiff(d)) => history_diff::render_history_diff(d, area, buf),
+        Some(Screen::Changes(c)) => changes::render_changes(c, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -167,6 +185,9 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         Some(Screen::Xray(x)) => Some(app.xray_header(x, label, value)),
+        Some(Screen::History(h)) => Some(app.history_header(h, label, value)),
+        Some(Screen::Changes(c)) => Some(app.changes_header(c, label, value)),
+        Some(Screen::HistoryDiff(d)) => Some(history_diff::diff_header(d, label, value)),
         _ => None,
     }
 }
@@ -181,6 +202,9 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
         Some(Screen::Xray(_)) => Some(xray::HINTS.to_vec()),
+        Some(Screen::History(_)) => Some(history::HINTS.to_vec()),
+        Some(Screen::HistoryDiff(_)) => Some(history_diff::HINTS.to_vec()),
+        Some(Screen::Changes(_)) => Some(changes::HINTS.to_vec()),
         _ => None,
     }
 }

@@ -138,6 +138,7 @@ impl App {
             KeyAction::LabelFilter => self.open_picker(),
             KeyAction::Enter => self.enter(fx),
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
+            KeyAction::History => self.history_of_selection(fx),
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
             KeyAction::Logs => self.open_logs(fx),
             KeyAction::Delete

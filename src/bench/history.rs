@@ -1,0 +1,301 @@
+//! Figure 9: what per-object history costs on the sync and event paths, at each pod count.
+//!
+//! - sync: figure 1's kinformer sync (the same informer, indexers and cache transform over the
+//!   same server), once as today and once with history on (the decoder's mask widened by the
+//!   tracked fields, the transform recording each object, the pop naming its delta type);
+//!   medians of `runs` alternating runs; target: within 5 %. The verdict is on the CPU time the
+//!   process spent (every thread's, from `/proc/self/task/*/schedstat`, nanoseconds): on the 2
+//!   shared cores of the bench machine wall times of the same run vary by ±20 %, CPU time does
+//!   not; wall times are printed too;
+//! - event path: a watch event's per-object work in the stages history touches — decode through
+//!   the mask, the transform, the pop hook — for realistic pods already recorded (so every
+//!   event is a diff against the previous version), with and without history; reported as µs
+//!   per event and as a share of the whole per-object sync path of the same run (decode, FIFO,
+//!   indexer, handlers, HTTP), which is what a watch event also goes through.
+
+use super::*;
+use crate::informer::delta_fifo::{Delta, DeltaType, Transform};
+use crate::informer::history::History;
+
+fn history_transform(history: &Arc<History>) -> Transform<DynamicObject> {
+    let history = Arc::clone(history);
+    let mask = render::history_mask("Pod");
+    Arc::new(move |o: DynamicObject| {
+        history.observe("pods", &o, mask);
+        render::prune("Pod", o)
+    })
+}
+
+/// CPU time of every thread of this process so far (`schedstat`: nanoseconds on a CPU).
+fn process_cpu() -> Duration {
+    let mut ns = 0u64;
+    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+        for task in dir.flatten() {
+            if let Ok(s) = std::fs::read_to_string(task.path().join("schedstat")) {
+                ns += s
+                    .split_whitespace()
+                    .next()
+                    .and_then(|x| x.parse::<u64>().ok())
+                    .unwrap_or(0);
+            }
+        }
+    }
+    Duration::from_nanos(ns)
+}
+
+/// Figure 1's kinformer sync, with history on when `history` is given: (wall, CPU).
+async fn sync_once(
+    client: &kube::Client,
+    history: Option<&Arc<History>>,
+) -> Result<(Duration, Duration), BenchError> {
+    let ar = ApiResource::erase::<Pod>(&());
+    let mask = match history {
+        Some(_) => render::history_decode_mask("Pod"),
+        None => render::cache_mask("Pod"),
+    };
+    let lw: Arc<dyn ListerWatcher<DynamicObject>> =
+        Arc::new(KubeListerWatcher::dynamic(client.clone(), &ar, None).with_mask(mask));
+    let informer = SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "pods".into(),
+            indexers: dashboard_pod_indexers(),
+            transform: Some(match history {
+                Some(h) => history_transform(h),
+                None => pod_transform(),
+            }),
+            history: history.map(|h| (Arc::from("pods"), Arc::clone(h))),
+            ..Default::default()
+        },
+    );
+    let cancel = CancellationToken::new();
+    let cpu = process_cpu();
+    let start = Instant::now();
+    let task = {
+        let informer = informer.clone();
+        let cancel = cancel.clone();
+        tokio::spawn(async move { informer.run(cancel).await })
+    };
+    let inf = informer.clone();
+    wait_until("kinformer sync", Duration::from_secs(900), || {
+        inf.has_synced()
+    })
+    .await?;
+    let took = start.elapsed();
+    let cpu = process_cpu().saturating_sub(cpu);
+    cancel.cancel();
+    let _ = task.await;
+    Ok((took, cpu))
+}
+
+/// Up to `n` pods of the cluster as JSON, one string each (a watch event's object).
+async fn pod_jsons(client: &kube::Client, n: usize) -> Result<Vec<String>, BenchError> {
+    let url = list_url(
+        "/api/v1/pods",
+        &ListOptions {
+            limit: Some(u32::try_from(n).unwrap_or(u32::MAX)),
+            ..Default::default()
+        },
+    );
+    let req = http::Request::get(url)
+        .body(Vec::new())
+        .map_err(|e| BenchError::Setup(e.to_string()))?;
+    let body = client
+        .request_text(req)
+        .await
+        .map_err(|e| BenchError::Cluster(e.to_string()))?;
+    let list: Value =
+        serde_json::from_str(&body).map_err(|e| BenchError::Cluster(e.to_string()))?;
+    Ok(list["items"]
+        .as_array()
+        .map(|items| items.iter().map(Value::to_string).collect())
+        .unwrap_or_default())
+}
+
+/// `json` as the next version: a new resourceVersion and a changed label (as the churn does).
+fn next_version(json: &str, round: usize) -> Result<String, BenchError> {
+    let mut v: Value = serde_json::from_str(json).map_err(|e| BenchError::Setup(e.to_string()))?;
+    v["metadata"]["resourceVersion"] = Value::String(format!("9{round:08}"));
+    v["metadata"]["labels"]["bench-round"] = Value::String(round.to_string());
+    Ok(v.to_string())
+}
+
+/// CPU time of one watch event's decode → transform (→ pop hook), per event.
+fn event_cost(events: &[Vec<String>], history: Option<&Arc<History>>) -> Duration {
+    let (mask, transform) = match history {
+        Some(h) => (render::history_decode_mask("Pod"), history_transform(h)),
+        None => (render::cache_mask("Pod"), pod_transform()),
+    };
+    let start = process_cpu();
+    let mut n = 0u32;
+    for round in events {
+        for json in round {
+            let Ok(obj) = crate::informer::decode::decode_dynamic_masked(json, &mask) else {
+                continue;
+            };
+            let obj = transform(obj);
+            if let Some(h) = history {
+                let key = crate::informer::meta_namespace_key(&obj).unwrap_or_default();
+                let deltas = [Delta {
+                    kind: DeltaType::Updated,
+                    object: DeltaObject::Object(Arc::new(obj)),
+                }];
+                h.popped("pods", &key, &deltas);
+            } else {
+                std::hint::black_box(&obj);
+            }
+            n += 1;
+        }
+    }
+    process_cpu().saturating_sub(start) / n.max(1)
+}
+
+pub(super) async fn history_cost(
+    opts: &BenchOptions,
+    pods: usize,
+    report: &mut Report,
+) -> Result<(), BenchError> {
+    let child = match &opts.kubeconfig {
+        Some(_) => None,
+        None => Some(ChildServer::start(pods, opts.pod_shape).await?),
+    };
+    let kubeconfig = match (&child, &opts.kubeconfig) {
+        (Some(c), _) => c.kubeconfig.clone(),
+        (None, Some(k)) => k.clone(),
+        (None, None) => return Err(BenchError::Setup("no cluster".into())),
+    };
+    let client = client_from_kubeconfig(&kubeconfig).await?;
+    let result = history_cost_on(opts, &client, pods, report).await;
+    if let Some(c) = child {
+        c.stop().await;
+    }
+    result
+}
+
+async fn history_cost_on(
+    opts: &BenchOptions,
+    client: &kube::Client,
+    pods: usize,
+    report: &mut Report,
+) -> Result<(), BenchError> {
+    let sec = format!("{}k pods: history", pods as f64 / 1000.0);
+    let sec = sec.as_str();
+    // Warm-up (connection, server caches), not counted.
+    sync_once(client, None).await?;
+    let (mut off, mut on, mut off_cpu, mut on_cpu) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut recorder = Arc::new(History::with_mib(
+        crate::informer::history::DEFAULT_BUDGET_MIB,
+    ));
+    for run in 0..opts.runs.max(1) {
+        // Alternate which goes first, so drift on a shared machine hits both alike.
+        let fresh = Arc::new(History::with_mib(
+            crate::informer::history::DEFAULT_BUDGET_MIB,
+        ));
+        let (a, b) = if run % 2 == 0 {
+            let a = sync_once(client, None).await?;
+            (a, sync_once(client, Some(&fresh)).await?)
+        } else {
+            let b = sync_once(client, Some(&fresh)).await?;
+            (sync_once(client, None).await?, b)
+        };
+        off.push(a.0);
+        off_cpu.push(a.1);
+        on.push(b.0);
+        on_cpu.push(b.1);
+        recorder = fresh;
+    }
+    let (t_off, t_on) = (median(&mut off), median(&mut on));
+    let (c_off, c_on) = (median(&mut off_cpu), median(&mut on_cpu));
+    let wall_ratio = t_on.as_secs_f64() / t_off.as_secs_f64().max(1e-9);
+    let ratio = c_on.as_secs_f64() / c_off.as_secs_f64().max(1e-9);
+    report.fig(
+        sec,
+        "sync wall, history off → on",
+        format!(
+            "{} → {} ({:+.1} %)",
+            secs(t_off),
+            secs(t_on),
+            (wall_ratio - 1.0) * 100.0
+        ),
+        "",
+        Verdict::Info,
+    );
+    report.fig(
+        sec,
+        "sync CPU, history off → on",
+        format!(
+            "{} → {} ({:+.1} %)",
+            secs(c_off),
+            secs(c_on),
+            (ratio - 1.0) * 100.0
+        ),
+        "≤ +5 %",
+        verdict(ratio <= 1.05),
+    );
+    let stats = recorder.stats();
+    report.fig(
+        sec,
+        "history held after sync",
+        format!(
+            "{} in {} objects ({} B each)",
+            mib(stats.bytes as u64),
+            stats.objects,
+            stats.bytes / stats.objects.max(1)
+        ),
+        "≤ budget (64 MiB)",
+        verdict(stats.bytes <= stats.budget),
+    );
+
+    // The event path: rounds of modified versions of up to 2,000 pods.
+    let base = pod_jsons(client, pods.min(2_000)).await?;
+    let rounds = if opts.smoke { 3 } else { 10 };
+    let mut events = Vec::with_capacity(rounds);
+    for r in 0..rounds {
+        events.push(
+            base.iter()
+                .map(|j| next_version(j, r))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    let history = Arc::new(History::with_mib(
+        crate::informer::history::DEFAULT_BUDGET_MIB,
+    ));
+    // Baselines first (as after the sync), not counted.
+    let _ = event_cost(std::slice::from_ref(&base), Some(&history));
+    let _ = event_cost(&[base], None);
+    let mut e_off = Vec::new();
+    let mut e_on = Vec::new();
+    for _ in 0..opts.runs.max(1) {
+        e_off.push(event_cost(&events, None));
+        e_on.push(event_cost(&events, Some(&history)));
+    }
+    let (e_off, e_on) = (median(&mut e_off), median(&mut e_on));
+    let added = e_on.saturating_sub(e_off);
+    let per_object_sync = c_off / u32::try_from(pods.max(1)).unwrap_or(u32::MAX);
+    let share = added.as_secs_f64() / per_object_sync.as_secs_f64().max(1e-12);
+    report.fig(
+        sec,
+        "event decode+transform CPU, off → on",
+        format!(
+            "{:.1} → {:.1} µs (+{:.1} µs)",
+            e_off.as_secs_f64() * 1e6,
+            e_on.as_secs_f64() * 1e6,
+            added.as_secs_f64() * 1e6
+        ),
+        "",
+        Verdict::Info,
+    );
+    report.fig(
+        sec,
+        "event path: added CPU per object (vs the whole per-object path)",
+        format!(
+            "+{:.1} % of {:.1} µs",
+            share * 100.0,
+            per_object_sync.as_secs_f64() * 1e6
+        ),
+        "≤ +5 %",
+        verdict(share <= 0.05),
+    );
+    Ok(())
+}

@@ -1,0 +1,1024 @@
+//! Per-object history: a compact change list per version of every object the informers see,
+//! bounded by a global byte budget.
+//!
+//! client-go counterpart: nothing exactly. The nearest pieces are the DeltaFIFO's deltas (every
+//! version passes through it once, then only the latest is kept by the indexer), the
+//! `OnUpdate(old, new)` pair a `ResourceEventHandler` sees, and a `TransformFunc` (which sees
+//! every object before the cache drops parts of it). Nothing in client-go keeps past versions.
+//!
+//! How it hangs together:
+//! - the informer's transform calls [`History::observe`] with the object as decoded, before the
+//!   cache transform prunes it; the decoder's mask is widened by the fields history tracks (see
+//!   `render::history_mask`), so images, env, replicas, labels and status are seen even where
+//!   the cache drops them. `observe` flattens the tracked fields into `(JSON pointer, scalar)`
+//!   leaves (a leaf longer than [`MAX_LEAF`] bytes is kept as a hash), compares them with the
+//!   object's previous leaves and records only what changed (old and new value per pointer);
+//! - after a pop, [`History::popped`] names each recorded version with its delta type
+//!   (Added/Updated/Replaced/Sync/Deleted, tombstones marked) and records deletions;
+//! - per object only the latest leaves are held whole, packed in one byte buffer; an earlier
+//!   state is rebuilt by undoing the later change lists ([`Timeline::state_at`]).
+//!
+//! Invariants:
+//! - the bytes accounted ([`History::bytes`]) never exceed the budget after an `observe` or
+//!   `popped` returns: the oldest versions are evicted first (across all objects); an object
+//!   whose versions are all evicted loses its leaves too (its next version starts a new
+//!   baseline) and a deleted object keeps its history until its versions are evicted;
+//! - a version is recorded only when the resourceVersion changed (a relist or resync of the same
+//!   version records nothing), so a version's change list may be empty (a change outside the
+//!   tracked fields);
+//! - `state_at(last) == latest leaves` and `state_at(i-1) == undo(changes(i), state_at(i))`.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::BuildHasher;
+use std::io::Write as _;
+use std::sync::Arc;
+
+use kube::api::DynamicObject;
+use parking_lot::Mutex;
+use serde_json::Value;
+
+use super::decode::Mask;
+use super::delta_fifo::{Delta, DeltaType};
+use super::store::{meta_namespace_key, resource_version};
+
+/// Leaves longer than this are recorded as `#` and a 64-bit hash in hex.
+pub const MAX_LEAF: usize = 64;
+
+/// The default budget (`--history-mib`).
+pub const DEFAULT_BUDGET_MIB: usize = 64;
+
+/// Which object: the informer's resource (`pods`, `deployments.apps`) and the object's key
+/// (`namespace/name`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId {
+    pub resource: Arc<str>,
+    pub key: Arc<str>,
+}
+
+/// The name history files a resource's objects under: `pods`, `deployments.apps` (the
+/// informer's short label without its namespace, so every informer of a kind shares one).
+pub fn history_resource(resource: &kube::discovery::ApiResource) -> String {
+    if resource.group.is_empty() {
+        resource.plural.clone()
+    } else {
+        format!("{}.{}", resource.plural, resource.group)
+    }
+}
+
+/// One field that changed between two versions; `None`: absent on that side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldChange {
+    /// JSON pointer (`/status/containerStatuses/web/restartCount`; list items that have a
+    /// `name` or `type` are addressed by it, others by index).
+    pub path: Arc<str>,
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+/// One recorded version as the screens read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionView {
+    pub at_ms: i64,
+    /// `None` until the informer popped it (a version still in the FIFO).
+    pub delta: Option<DeltaType>,
+    pub tombstone: bool,
+    pub resource_version: String,
+    /// The first version recorded for the object (its changes are not listed: everything is).
+    pub baseline: bool,
+    pub changes: Vec<FieldChange>,
+}
+
+impl VersionView {
+    /// The delta type as the timeline prints it.
+    pub fn delta_label(&self) -> &'static str {
+        match (self.delta, self.tombstone) {
+            (Some(DeltaType::Deleted), true) => "Deleted†",
+            (Some(d), _) => d.as_str(),
+            (None, _) => "Queued",
+        }
+    }
+
+    /// The one-line summary of this version.
+    pub fn summary(&self, fields: usize) -> String {
+        if self.delta == Some(DeltaType::Deleted) {
+            return if self.tombstone {
+                "deleted (tombstone: missed by the watch, found by a relist)".into()
+            } else if self.changes.is_empty() {
+                "deleted".into()
+            } else {
+                format!("deleted, {}", summarize(&self.changes))
+            };
+        }
+        if self.baseline {
+            return format!("first seen ({fields} fields tracked)");
+        }
+        summarize(&self.changes)
+    }
+}
+
+/// An object's history, oldest version first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timeline {
+    pub id: ObjectId,
+    pub versions: Vec<VersionView>,
+    /// The tracked fields after the last version.
+    pub latest: BTreeMap<Arc<str>, String>,
+    pub deleted: bool,
+    /// Earlier versions of this object were evicted by the budget.
+    pub truncated: bool,
+    /// When the oldest version still held (any object) was recorded.
+    pub oldest_ms: Option<i64>,
+}
+
+impl Timeline {
+    /// The tracked fields as they were after version `index` (clamped to the last).
+    pub fn state_at(&self, index: usize) -> BTreeMap<Arc<str>, String> {
+        let mut state = self.latest.clone();
+        for v in self.versions.iter().skip(index.saturating_add(1)).rev() {
+            for c in v.changes.iter().rev() {
+                match &c.old {
+                    Some(old) => {
+                        state.insert(c.path.clone(), old.clone());
+                    }
+                    None => {
+                        state.remove(&c.path);
+                    }
+                }
+            }
+        }
+        state
+    }
+
+    /// The tracked fields just before version `index` (empty before a baseline).
+    pub fn state_before(&self, index: usize) -> BTreeMap<Arc<str>, String> {
+        match self.versions.get(index) {
+            Some(v) if v.baseline => BTreeMap::new(),
+            _ if index == 0 => self.state_at(0),
+            _ => self.state_at(index - 1),
+        }
+    }
+}
+
+/// One line of the cluster-wide list of changes (`:changes`), newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeRow {
+    pub id: ObjectId,
+    pub at_ms: i64,
+    pub delta: Option<DeltaType>,
+    pub tombstone: bool,
+    pub resource_version: String,
+    pub summary: String,
+    /// `metadata.labels` at the time of the version, for the label filter.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// Budget figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HistoryStats {
+    pub bytes: usize,
+    pub budget: usize,
+    pub objects: usize,
+    pub versions: usize,
+    pub evicted: u64,
+    pub oldest_ms: Option<i64>,
+}
+
+struct Version {
+    seq: u64,
+    at_ms: i64,
+    delta: Option<DeltaType>,
+    tombstone: bool,
+    rv: Box<str>,
+    baseline: bool,
+    changes: Box<[Change]>,
+}
+
+struct Change {
+    path: u32,
+    old: Option<Box<str>>,
+    new: Option<Box<str>>,
+}
+
+impl Version {
+    fn bytes(&self) -> usize {
+        // The version, its entry in the eviction order, the values it holds.
+        std::mem::size_of::<Version>()
+            + std::mem::size_of::<(u64, ObjectId)>()
+            + self.rv.len()
+            + self
+                .changes
+                .iter()
+                .map(|c| {
+                    std::mem::size_of::<Change>()
+                        + c.old.as_ref().map_or(0, |s| s.len())
+                        + c.new.as_ref().map_or(0, |s| s.len())
+                })
+                .sum::<usize>()
+    }
+}
+
+struct Track {
+    /// The latest leaves, packed: per leaf a u32 path id, a u16 length, the bytes; by path id.
+    last: Box<[u8]>,
+    last_rv: Box<str>,
+    deleted: bool,
+    truncated: bool,
+    versions: VecDeque<Version>,
+}
+
+impl Track {
+    fn bytes(&self, id: &ObjectId) -> usize {
+        std::mem::size_of::<Track>() + 64 + id.key.len() + self.last.len() + self.last_rv.len()
+    }
+}
+
+#[derive(Default)]
+struct Paths {
+    ids: HashMap<Arc<str>, u32, foldhash::fast::FixedState>,
+    names: Vec<Arc<str>>,
+}
+
+impl Paths {
+    fn intern(&mut self, path: &str, bytes: &mut usize) -> u32 {
+        if let Some(id) = self.ids.get(path) {
+            return *id;
+        }
+        let id = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        let name: Arc<str> = Arc::from(path);
+        *bytes += 2 * path.len() + 48;
+        self.names.push(name.clone());
+        self.ids.insert(name, id);
+        id
+    }
+
+    fn name(&self, id: u32) -> Arc<str> {
+        self.names
+            .get(id as usize)
+            .cloned()
+            .unwrap_or_else(|| Arc::from("?"))
+    }
+}
+
+#[derive(Default)]
+struct Inner {
+    paths: Paths,
+    tracks: HashMap<ObjectId, Track>,
+    /// Every held version, oldest first: (seq, object).
+    order: VecDeque<(u64, ObjectId)>,
+    bytes: usize,
+    next_seq: u64,
+    evicted: u64,
+    /// Resource names, shared by every ObjectId of a resource.
+    resources: HashMap<String, Arc<str>>,
+    scratch: Scratch,
+}
+
+/// The history recorder shared by every informer of a factory.
+pub struct History {
+    budget: usize,
+    inner: Mutex<Inner>,
+}
+
+impl std::fmt::Debug for History {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("History")
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// Where a flattening writes: path ids interned on the way, values appended to one buffer.
+#[derive(Default)]
+struct Scratch {
+    path: String,
+    /// Every leaf's value bytes, back to back.
+    vals: Vec<u8>,
+    /// (path id, start, end) into `vals`.
+    leaves: Vec<(u32, u32, u32)>,
+}
+
+struct Sink<'a> {
+    paths: &'a mut Paths,
+    bytes: &'a mut usize,
+    s: &'a mut Scratch,
+}
+
+impl Sink<'_> {
+    fn leaf(&mut self, value: &Value) {
+        let start = self.s.vals.len();
+        match value {
+            Value::String(v) if v.len() > MAX_LEAF => {
+                let h = foldhash::fast::FixedState::with_seed(0).hash_one(v.as_bytes());
+                let _ = write!(self.s.vals, "#{h:016x} ({} bytes)", v.len());
+            }
+            Value::String(v) => self.s.vals.extend_from_slice(v.as_bytes()),
+            Value::Number(n) => {
+                let _ = write!(self.s.vals, "{n}");
+            }
+            Value::Bool(b) => self
+                .s
+                .vals
+                .extend_from_slice(if *b { b"true" } else { b"false" }),
+            Value::Null => self.s.vals.extend_from_slice(b"null"),
+            Value::Array(_) | Value::Object(_) => return,
+        }
+        let id = self.paths.intern(&self.s.path, self.bytes);
+        let end = self.s.vals.len().min(start + usize::from(u16::MAX));
+        self.s.leaves.push((id, start as u32, end as u32));
+    }
+
+    fn push(&mut self, seg: &str) {
+        self.s.path.push('/');
+        push_escaped(&mut self.s.path, seg);
+    }
+
+    /// Flatten `v` under `mask`; `skip`: the key an array item is addressed by (not a leaf
+    /// of its own, the path already names it).
+    fn walk(&mut self, v: &Value, mask: Mask, skip: Option<&str>) {
+        let len = self.s.path.len();
+        match (v, mask) {
+            (Value::Object(m), Mask::Keys(keys)) => {
+                for (name, sub) in keys {
+                    if Some(*name) == skip {
+                        continue;
+                    }
+                    if let Some(x) = m.get(*name) {
+                        self.push(name);
+                        self.walk(x, *sub, None);
+                        self.s.path.truncate(len);
+                    }
+                }
+            }
+            (Value::Object(m), Mask::Blank) => {
+                for k in m.keys() {
+                    self.push(k);
+                    self.leaf(&Value::String(String::new()));
+                    self.s.path.truncate(len);
+                }
+            }
+            (Value::Object(m), _) => {
+                for (k, x) in m {
+                    if Some(k.as_str()) == skip {
+                        continue;
+                    }
+                    self.push(k);
+                    self.walk(x, Mask::All, None);
+                    self.s.path.truncate(len);
+                }
+            }
+            (Value::Array(items), m) => {
+                let sub = match m {
+                    Mask::Each(sub) => *sub,
+                    _ => Mask::All,
+                };
+                for (i, x) in items.iter().enumerate() {
+                    let named = ["name", "type"]
+                        .into_iter()
+                        .find_map(|k| x.get(k).and_then(Value::as_str).map(|n| (k, n)));
+                    match named {
+                        Some((_, n)) => self.push(n),
+                        None => {
+                            self.s.path.push('/');
+                            let _ =
+                                std::fmt::Write::write_fmt(&mut self.s.path, format_args!("{i}"));
+                        }
+                    }
+                    self.walk(x, sub, named.map(|(k, _)| k));
+                    self.s.path.truncate(len);
+                }
+            }
+            (scalar, _) => self.leaf(scalar),
+        }
+    }
+}
+
+fn push_escaped(path: &mut String, seg: &str) {
+    if !seg.contains(['~', '/']) {
+        path.push_str(seg);
+        return;
+    }
+    for ch in seg.chars() {
+        match ch {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
+}
+
+/// Flatten the labels and the fields `mask` keeps of `data` into `s` (sorted by path id, one
+/// leaf per path).
+fn flatten(obj: &DynamicObject, mask: Mask, paths: &mut Paths, bytes: &mut usize, s: &mut Scratch) {
+    s.path.clear();
+    s.vals.clear();
+    s.leaves.clear();
+    let mut sink = Sink { paths, bytes, s };
+    if let Some(labels) = &obj.metadata.labels {
+        sink.s.path.push_str("/metadata/labels");
+        for (k, v) in labels {
+            sink.push(k);
+            let start = sink.s.vals.len();
+            sink.s.vals.extend_from_slice(v.as_bytes());
+            let id = sink.paths.intern(&sink.s.path, sink.bytes);
+            let end = sink.s.vals.len();
+            sink.s.leaves.push((id, start as u32, end as u32));
+            sink.s.path.truncate("/metadata/labels".len());
+        }
+        sink.s.path.clear();
+    }
+    sink.walk(&obj.data, mask, None);
+    s.leaves.sort_unstable_by_key(|(id, _, _)| *id);
+    s.leaves.dedup_by_key(|(id, _, _)| *id);
+}
+
+/// The flattened leaves packed: per leaf a u32 path id, a u16 length, the bytes.
+fn pack(s: &Scratch) -> Box<[u8]> {
+    let size: usize = s.leaves.iter().map(|(_, a, b)| (b - a) as usize + 6).sum();
+    let mut out = Vec::with_capacity(size);
+    for (id, a, b) in &s.leaves {
+        out.extend_from_slice(&id.to_le_bytes());
+        out.extend_from_slice(&((b - a) as u16).to_le_bytes());
+        out.extend_from_slice(&s.vals[*a as usize..*b as usize]);
+    }
+    out.into_boxed_slice()
+}
+
+fn unpack(packed: &[u8]) -> Vec<(u32, &str)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 6 <= packed.len() {
+        let id = u32::from_le_bytes([packed[i], packed[i + 1], packed[i + 2], packed[i + 3]]);
+        let len = usize::from(u16::from_le_bytes([packed[i + 4], packed[i + 5]]));
+        let end = (i + 6 + len).min(packed.len());
+        out.push((id, std::str::from_utf8(&packed[i + 6..end]).unwrap_or("")));
+        i = end;
+    }
+    out
+}
+
+/// The changes from `old` to `new` (both sorted by path id).
+fn diff(old: &[(u32, &str)], new: &[(u32, &str)]) -> Vec<Change> {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) if a.0 == b.0 => {
+                if a.1 != b.1 {
+                    out.push(Change {
+                        path: a.0,
+                        old: Some(a.1.into()),
+                        new: Some(b.1.into()),
+                    });
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(a), Some(b)) if a.0 < b.0 => {
+                out.push(Change {
+                    path: a.0,
+                    old: Some(a.1.into()),
+                    new: None,
+                });
+                i += 1;
+            }
+            (Some(a), None) => {
+                out.push(Change {
+                    path: a.0,
+                    old: Some(a.1.into()),
+                    new: None,
+                });
+                i += 1;
+            }
+            (_, Some(b)) => {
+                out.push(Change {
+                    path: b.0,
+                    old: None,
+                    new: Some(b.1.into()),
+                });
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    out
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+impl History {
+    /// A recorder holding at most `budget_bytes` (accounted, see [`HistoryStats::bytes`]).
+    pub fn new(budget_bytes: usize) -> Self {
+        Self {
+            budget: budget_bytes,
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    /// A recorder with a budget in MiB.
+    pub fn with_mib(mib: usize) -> Self {
+        Self::new(mib.saturating_mul(1024 * 1024))
+    }
+
+    /// Record `obj` of `resource` as seen now, tracking the fields `mask` keeps (and labels).
+    pub fn observe(&self, resource: &str, obj: &DynamicObject, mask: Mask) {
+        self.observe_at(resource, obj, mask, now_ms());
+    }
+
+    /// [`Self::observe`] at a given time.
+    pub fn observe_at(&self, resource: &str, obj: &DynamicObject, mask: Mask, at_ms: i64) {
+        let Ok(key) = meta_namespace_key(obj) else {
+            return;
+        };
+        let rv = resource_version(obj);
+        let mut inner = self.inner.lock();
+        let inner = &mut *inner;
+        let resource = match inner.resources.get(resource) {
+            Some(r) => r.clone(),
+            None => {
+                let r: Arc<str> = Arc::from(resource);
+                inner.resources.insert(resource.to_string(), r.clone());
+                r
+            }
+        };
+        let id = ObjectId {
+            resource,
+            key: Arc::from(key.as_str()),
+        };
+        if inner
+            .tracks
+            .get(&id)
+            .is_some_and(|t| &*t.last_rv == rv && !rv.is_empty())
+        {
+            return;
+        }
+        let mut bytes = inner.bytes;
+        flatten(obj, mask, &mut inner.paths, &mut bytes, &mut inner.scratch);
+        let packed = pack(&inner.scratch);
+        let seq = inner.next_seq;
+        inner.next_seq += 1;
+        match inner.tracks.get_mut(&id) {
+            Some(track) => {
+                let changes = if track.last == packed {
+                    Vec::new()
+                } else {
+                    diff(&unpack(&track.last), &unpack(&packed))
+                };
+                let v = Version {
+                    seq,
+                    at_ms,
+                    delta: None,
+                    tombstone: false,
+                    rv: rv.into(),
+                    baseline: false,
+                    changes: changes.into_boxed_slice(),
+                };
+                bytes += v.bytes();
+                bytes = (bytes + packed.len() + rv.len())
+                    .saturating_sub(track.last.len() + track.last_rv.len());
+                track.last = packed;
+                track.last_rv = rv.into();
+                track.deleted = false;
+                track.versions.push_back(v);
+            }
+            None => {
+                let v = Version {
+                    seq,
+                    at_ms,
+                    delta: None,
+                    tombstone: false,
+                    rv: rv.into(),
+                    baseline: true,
+                    changes: Box::new([]),
+                };
+                let track = Track {
+                    last: packed,
+                    last_rv: rv.into(),
+                    deleted: false,
+                    truncated: false,
+                    versions: VecDeque::from([v]),
+                };
+                bytes +=
+                    track.bytes(&id) + track.versions.iter().map(Version::bytes).sum::<usize>();
+                inner.tracks.insert(id.clone(), track);
+            }
+        }
+        inner.order.push_back((seq, id));
+        inner.bytes = bytes;
+        self.evict(inner);
+    }
+
+    /// Name the versions of one pop with their delta types; a deletion of a version already
+    /// named (or a tombstone) adds a Deleted version.
+    pub fn popped<K: kube::Resource>(&self, resource: &str, key: &str, deltas: &[Delta<K>]) {
+        self.popped_at(resource, key, deltas, now_ms());
+    }
+
+    /// [`Self::popped`] at a given time.
+    pub fn popped_at<K: kube::Resource>(
+        &self,
+        resource: &str,
+        key: &str,
+        deltas: &[Delta<K>],
+        at_ms: i64,
+    ) {
+        let mut inner = self.inner.lock();
+        let inner = &mut *inner;
+        let Some(resource) = inner.resources.get(resource).cloned() else {
+            return;
+        };
+        let id = ObjectId {
+            resource,
+            key: Arc::from(key),
+        };
+        for d in deltas {
+            let rv = d
+                .object
+                .object()
+                .map(|o| resource_version(&**o).to_string())
+                .unwrap_or_default();
+            let tombstone = d.object.is_tombstone();
+            let Some(track) = inner.tracks.get_mut(&id) else {
+                continue;
+            };
+            let pending = track
+                .versions
+                .iter_mut()
+                .rev()
+                .find(|v| v.delta.is_none() && *v.rv == *rv);
+            match pending {
+                Some(v) => {
+                    v.delta = Some(d.kind);
+                    v.tombstone = tombstone;
+                    if d.kind == DeltaType::Deleted {
+                        track.deleted = true;
+                    }
+                }
+                None if d.kind == DeltaType::Deleted && !track.deleted => {
+                    track.deleted = true;
+                    let seq = inner.next_seq;
+                    inner.next_seq += 1;
+                    let v = Version {
+                        seq,
+                        at_ms,
+                        delta: Some(DeltaType::Deleted),
+                        tombstone,
+                        rv: rv.as_str().into(),
+                        baseline: false,
+                        changes: Box::new([]),
+                    };
+                    inner.bytes += v.bytes();
+                    track.versions.push_back(v);
+                    inner.order.push_back((seq, id.clone()));
+                }
+                None => {}
+            }
+        }
+        self.evict(inner);
+    }
+
+    fn evict(&self, inner: &mut Inner) {
+        while inner.bytes > self.budget {
+            let Some((seq, id)) = inner.order.pop_front() else {
+                // Nothing but leaves of live objects: drop them all (they restart as baselines).
+                let freed: usize = inner.tracks.iter().map(|(id, t)| t.bytes(id)).sum();
+                inner.tracks.clear();
+                inner.bytes = inner.bytes.saturating_sub(freed);
+                break;
+            };
+            let Some(track) = inner.tracks.get_mut(&id) else {
+                continue;
+            };
+            if track.versions.front().is_some_and(|v| v.seq == seq)
+                && let Some(v) = track.versions.pop_front()
+            {
+                inner.bytes = inner.bytes.saturating_sub(v.bytes());
+                inner.evicted += 1;
+                track.truncated = true;
+            }
+            if track.versions.is_empty() {
+                let freed = track.bytes(&id);
+                inner.tracks.remove(&id);
+                inner.bytes = inner.bytes.saturating_sub(freed);
+            }
+        }
+    }
+
+    /// Bytes accounted now.
+    pub fn bytes(&self) -> usize {
+        self.inner.lock().bytes
+    }
+
+    /// The budget and what it holds.
+    pub fn stats(&self) -> HistoryStats {
+        let inner = self.inner.lock();
+        HistoryStats {
+            bytes: inner.bytes,
+            budget: self.budget,
+            objects: inner.tracks.len(),
+            versions: inner.order.len(),
+            evicted: inner.evicted,
+            oldest_ms: oldest_ms(&inner),
+        }
+    }
+
+    /// The history of one object, if any is held.
+    pub fn timeline(&self, resource: &str, key: &str) -> Option<Timeline> {
+        let inner = self.inner.lock();
+        let id = ObjectId {
+            resource: inner.resources.get(resource)?.clone(),
+            key: Arc::from(key),
+        };
+        let track = inner.tracks.get(&id)?;
+        let paths = &inner.paths;
+        let versions = track
+            .versions
+            .iter()
+            .map(|v| VersionView {
+                at_ms: v.at_ms,
+                delta: v.delta,
+                tombstone: v.tombstone,
+                resource_version: v.rv.to_string(),
+                baseline: v.baseline,
+                changes: v
+                    .changes
+                    .iter()
+                    .map(|c| FieldChange {
+                        path: paths.name(c.path),
+                        old: c.old.as_deref().map(str::to_string),
+                        new: c.new.as_deref().map(str::to_string),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let latest = unpack(&track.last)
+            .into_iter()
+            .map(|(p, v)| (paths.name(p), v.to_string()))
+            .collect();
+        Some(Timeline {
+            id,
+            versions,
+            latest,
+            deleted: track.deleted,
+            truncated: track.truncated,
+            oldest_ms: oldest_ms(&inner),
+        })
+    }
+
+    /// The latest `limit` versions across every object, newest first, that `keep` accepts
+    /// (given the object and its labels at that version).
+    pub fn latest(
+        &self,
+        limit: usize,
+        mut keep: impl FnMut(&ObjectId, &BTreeMap<String, String>) -> bool,
+    ) -> Vec<ChangeRow> {
+        let inner = self.inner.lock();
+        let mut out = Vec::new();
+        let label_prefix = "/metadata/labels/";
+        for (seq, id) in inner.order.iter().rev() {
+            if out.len() >= limit {
+                break;
+            }
+            let Some(track) = inner.tracks.get(id) else {
+                continue;
+            };
+            let Some(pos) = track.versions.iter().position(|v| v.seq == *seq) else {
+                continue;
+            };
+            // Labels at that version: the latest ones with the later changes undone.
+            let mut labels: BTreeMap<String, String> = unpack(&track.last)
+                .into_iter()
+                .filter_map(|(p, v)| {
+                    let name = inner.paths.name(p);
+                    name.strip_prefix(label_prefix)
+                        .map(|k| (unescape(k), v.to_string()))
+                })
+                .collect();
+            // Fields at that version: the latest count with the later additions and removals undone.
+            let mut fields = unpack(&track.last).len();
+            for later in track.versions.iter().skip(pos + 1).rev() {
+                for c in later.changes.iter() {
+                    match (&c.old, &c.new) {
+                        (None, Some(_)) => fields = fields.saturating_sub(1),
+                        (Some(_), None) => fields += 1,
+                        _ => {}
+                    }
+                    let name = inner.paths.name(c.path);
+                    if let Some(k) = name.strip_prefix(label_prefix) {
+                        match &c.old {
+                            Some(o) => labels.insert(unescape(k), o.to_string()),
+                            None => labels.remove(&unescape(k)),
+                        };
+                    }
+                }
+            }
+            if !keep(id, &labels) {
+                continue;
+            }
+            let Some(v) = track.versions.get(pos) else {
+                continue;
+            };
+            let view = VersionView {
+                at_ms: v.at_ms,
+                delta: v.delta,
+                tombstone: v.tombstone,
+                resource_version: v.rv.to_string(),
+                baseline: v.baseline,
+                changes: v
+                    .changes
+                    .iter()
+                    .map(|c| FieldChange {
+                        path: inner.paths.name(c.path),
+                        old: c.old.as_deref().map(str::to_string),
+                        new: c.new.as_deref().map(str::to_string),
+                    })
+                    .collect(),
+            };
+            out.push(ChangeRow {
+                id: id.clone(),
+                at_ms: v.at_ms,
+                delta: v.delta,
+                tombstone: v.tombstone,
+                resource_version: v.rv.to_string(),
+                summary: view.summary(fields),
+                labels,
+            });
+        }
+        out
+    }
+}
+
+fn oldest_ms(inner: &Inner) -> Option<i64> {
+    let (seq, id) = inner.order.front()?;
+    inner
+        .tracks
+        .get(id)?
+        .versions
+        .iter()
+        .find(|v| v.seq == *seq)
+        .map(|v| v.at_ms)
+}
+
+/// A JSON-pointer segment back to its text.
+pub fn unescape(seg: &str) -> String {
+    seg.replace("~1", "/").replace("~0", "~")
+}
+
+fn segments(path: &str) -> Vec<String> {
+    path.split('/').skip(1).map(unescape).collect()
+}
+
+/// How a changed value prints: `old→new`, `+new`, `-old`.
+fn arrow(c: &FieldChange) -> String {
+    match (&c.old, &c.new) {
+        (Some(o), Some(n)) => format!("{o}→{n}"),
+        (None, Some(n)) => format!("+{n}"),
+        (Some(o), None) => format!("-{o}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// One line for a version's changes: the most telling first (phase, restarts, termination
+/// reasons, images, replicas, labels), then the rest by path, `, `-separated.
+pub fn summarize(changes: &[FieldChange]) -> String {
+    if changes.is_empty() {
+        return "no tracked field changed".into();
+    }
+    let mut parts: Vec<(u8, String)> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
+    let mut env: Vec<String> = Vec::new();
+    for c in changes {
+        let segs = segments(&c.path);
+        let s: Vec<&str> = segs.iter().map(String::as_str).collect();
+        match s.as_slice() {
+            ["metadata", "labels", k] => labels.push(match (&c.old, &c.new) {
+                (None, Some(n)) => format!("+{k}={n}"),
+                (Some(_), None) => format!("-{k}"),
+                (Some(o), Some(n)) => format!("{k}={o}→{n}"),
+                (None, None) => continue,
+            }),
+            _ if s
+                .iter()
+                .position(|x| *x == "env")
+                .is_some_and(|i| i + 1 < s.len()) =>
+            {
+                let i = s.iter().position(|x| *x == "env").unwrap_or(0);
+                let name = s[i + 1].to_string();
+                if !env.contains(&name) {
+                    env.push(name);
+                }
+            }
+            ["status", "phase"] => parts.push((0, format!("status.phase {}", arrow(c)))),
+            [.., "restartCount"] => parts.push((1, format!("restartCount {}", arrow(c)))),
+            [.., "lastState", "terminated", "reason"] | [.., "state", "terminated", "reason"] => {
+                let which = s[s.len() - 3];
+                match &c.new {
+                    Some(n) => parts.push((1, format!("{which}.terminated.reason {n}"))),
+                    None => continue,
+                }
+            }
+            [.., "state", "waiting", "reason"] => match &c.new {
+                Some(n) => parts.push((1, format!("waiting {n}"))),
+                None => continue,
+            },
+            [.., "image"] => parts.push((2, format!("image {}", arrow(c)))),
+            [.., "terminated", "exitCode"] => match &c.new {
+                Some(n) => parts.push((4, format!("exitCode {n}"))),
+                None => continue,
+            },
+            [
+                ..,
+                "containerStatuses" | "initContainerStatuses",
+                _,
+                "ready",
+            ] => parts.push((3, format!("ready {}", arrow(c)))),
+            ["spec", "replicas"] => parts.push((2, format!("replicas {}", arrow(c)))),
+            ["status", r] if r.ends_with("eplicas") || *r == "numberReady" => {
+                parts.push((3, format!("{r} {}", arrow(c))))
+            }
+            ["status", "conditions", t, "status"] => parts.push((4, format!("{t} {}", arrow(c)))),
+            _ => {
+                let dotted = segs.join(".");
+                parts.push((5, format!("{dotted} {}", arrow(c))))
+            }
+        }
+    }
+    if !labels.is_empty() {
+        parts.push((2, format!("labels {}", labels.join(" "))));
+    }
+    if !env.is_empty() {
+        parts.push((2, format!("env {}", env.join(" "))));
+    }
+    parts.sort_by_key(|(rank, _)| *rank);
+    let mut line = String::new();
+    for (_, p) in parts {
+        if !line.is_empty() {
+            line.push_str(", ");
+        }
+        line.push_str(&p);
+    }
+    line
+}
+
+/// One line of a unified diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiffLine {
+    /// `@@ … @@` hunk header.
+    Hunk(String),
+    Same(String),
+    Removed(String),
+    Added(String),
+}
+
+/// A unified diff (3 lines of context) of two states, one `path: value` line per field.
+pub fn unified_diff(
+    old: &BTreeMap<Arc<str>, String>,
+    new: &BTreeMap<Arc<str>, String>,
+) -> Vec<DiffLine> {
+    let render = |m: &BTreeMap<Arc<str>, String>| {
+        let mut s = String::new();
+        for (k, v) in m {
+            s.push_str(k);
+            s.push_str(": ");
+            s.push_str(v);
+            s.push('\n');
+        }
+        s
+    };
+    let (a, b) = (render(old), render(new));
+    let diff = similar::TextDiff::from_lines(&a, &b);
+    let mut out = Vec::new();
+    for group in diff.grouped_ops(3) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let (o, n) = (first.old_range().start, first.new_range().start);
+        let (oe, ne) = (last.old_range().end, last.new_range().end);
+        out.push(DiffLine::Hunk(format!(
+            "@@ -{},{} +{},{} @@",
+            o + 1,
+            oe - o,
+            n + 1,
+            ne - n
+        )));
+        for op in &group {
+            for change in diff.iter_changes(op) {
+                let text = change.value().trim_end_matches('\n').to_string();
+                out.push(match change.tag() {
+                    similar::ChangeTag::Equal => DiffLine::Same(text),
+                    similar::ChangeTag::Delete => DiffLine::Removed(text),
+                    similar::ChangeTag::Insert => DiffLine::Added(text),
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "history_tests.rs"]
+mod tests;

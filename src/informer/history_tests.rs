@@ -1,0 +1,317 @@
+use super::*;
+use crate::informer::delta_fifo::{DeletedFinalStateUnknown, Delta, DeltaObject};
+use serde_json::json;
+
+fn obj(v: serde_json::Value) -> DynamicObject {
+    serde_json::from_value(v).expect("fixture is an object")
+}
+
+fn pod(rv: &str, phase: &str, restarts: u32, last_reason: Option<&str>) -> DynamicObject {
+    let mut status = json!({"phase": phase, "containerStatuses": [
+        {"name": "web", "restartCount": restarts, "ready": phase == "Running"}]});
+    if let Some(r) = last_reason {
+        status["containerStatuses"][0]["lastState"] =
+            json!({"terminated": {"reason": r, "exitCode": 137}});
+    }
+    obj(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-1", "namespace": "shop", "resourceVersion": rv,
+            "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "web", "image": "web:1.4"}]},
+        "status": status}))
+}
+
+fn deploy(rv: &str, image: &str, replicas: u32, labels: serde_json::Value) -> DynamicObject {
+    obj(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop", "resourceVersion": rv, "labels": labels},
+        "spec": {"replicas": replicas, "template": {"spec": {"containers": [
+            {"name": "web", "image": image, "env": [{"name": "MODE", "value": "fast"}]}]}}}}))
+}
+
+fn pod_mask() -> Mask {
+    crate::render::history_mask("Pod")
+}
+
+fn deploy_mask() -> Mask {
+    crate::render::history_mask("Deployment")
+}
+
+fn delta(kind: DeltaType, o: &DynamicObject) -> Delta<DynamicObject> {
+    Delta {
+        kind,
+        object: DeltaObject::Object(Arc::new(o.clone())),
+    }
+}
+
+/// Observe `versions` in order (each popped as `kinds[i]`), return the last timeline.
+fn record(
+    h: &History,
+    resource: &str,
+    mask: Mask,
+    versions: &[(DeltaType, DynamicObject)],
+) -> Timeline {
+    for (i, (kind, o)) in versions.iter().enumerate() {
+        h.observe_at(resource, o, mask, 1_000 * i as i64);
+        let key = meta_namespace_key(o).expect("key");
+        h.popped_at(resource, &key, &[delta(*kind, o)], 1_000 * i as i64);
+    }
+    let key = meta_namespace_key(&versions[0].1).expect("key");
+    h.timeline(resource, &key).expect("history held")
+}
+
+#[test]
+fn crash_loop_summary_names_restarts_and_the_termination_reason() {
+    let h = History::with_mib(1);
+    let t = record(
+        &h,
+        "pods",
+        pod_mask(),
+        &[
+            (DeltaType::Added, pod("1", "Pending", 3, None)),
+            (
+                DeltaType::Updated,
+                pod("2", "Running", 4, Some("OOMKilled")),
+            ),
+        ],
+    );
+    assert_eq!(t.versions.len(), 2);
+    assert_eq!(
+        t.versions[0].summary(t.state_at(0).len()),
+        "first seen (5 fields tracked)"
+    );
+    assert_eq!(
+        t.versions[1].summary(0),
+        "status.phase Pending→Running, restartCount 3→4, lastState.terminated.reason OOMKilled, \
+         ready false→true, exitCode 137"
+    );
+    assert_eq!(t.versions[1].delta_label(), "Updated");
+}
+
+#[test]
+fn rollout_summary_names_the_image_and_an_env_change() {
+    let h = History::with_mib(1);
+    let mut v2 = deploy("2", "web:1.5", 3, json!({"app": "web"}));
+    v2.data["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = json!("safe");
+    let t = record(
+        &h,
+        "deployments.apps",
+        deploy_mask(),
+        &[
+            (
+                DeltaType::Added,
+                deploy("1", "web:1.4", 3, json!({"app": "web"})),
+            ),
+            (DeltaType::Updated, v2),
+        ],
+    );
+    assert_eq!(t.versions[1].summary(0), "image web:1.4→web:1.5, env MODE");
+}
+
+#[test]
+fn scale_and_label_change_summaries() {
+    let h = History::with_mib(1);
+    let t = record(
+        &h,
+        "deployments.apps",
+        deploy_mask(),
+        &[
+            (
+                DeltaType::Replaced,
+                deploy("1", "web:1", 3, json!({"app": "web"})),
+            ),
+            (
+                DeltaType::Updated,
+                deploy("2", "web:1", 5, json!({"app": "web"})),
+            ),
+            (
+                DeltaType::Updated,
+                deploy("3", "web:1", 5, json!({"app": "web", "canary": "true"})),
+            ),
+        ],
+    );
+    assert_eq!(t.versions[0].delta_label(), "Replaced");
+    assert_eq!(t.versions[1].summary(0), "replicas 3→5");
+    assert_eq!(t.versions[2].summary(0), "labels +canary=true");
+}
+
+#[test]
+fn deletion_is_recorded_and_the_history_kept_with_tombstones_marked() {
+    let h = History::with_mib(1);
+    let p1 = pod("1", "Running", 0, None);
+    h.observe_at("pods", &p1, pod_mask(), 0);
+    h.popped_at("pods", "shop/web-1", &[delta(DeltaType::Added, &p1)], 0);
+    // A relist found it gone: a tombstone carrying the last known state.
+    let tomb = [Delta {
+        kind: DeltaType::Deleted,
+        object: DeltaObject::Tombstone(DeletedFinalStateUnknown {
+            key: "shop/web-1".into(),
+            obj: Some(Arc::new(p1.clone())),
+        }),
+    }];
+    h.popped_at("pods", "shop/web-1", &tomb, 5_000);
+    let t = h
+        .timeline("pods", "shop/web-1")
+        .expect("kept after deletion");
+    assert!(t.deleted);
+    assert_eq!(t.versions.len(), 2);
+    assert_eq!(t.versions[1].delta_label(), "Deleted†");
+    assert!(t.versions[1].summary(0).starts_with("deleted (tombstone"));
+    // A second delete notification for the same object adds nothing.
+    h.popped_at("pods", "shop/web-1", &tomb, 6_000);
+    assert_eq!(
+        h.timeline("pods", "shop/web-1").map(|t| t.versions.len()),
+        Some(2)
+    );
+}
+
+#[test]
+fn watch_deletion_names_the_final_version_deleted() {
+    let h = History::with_mib(1);
+    let t = record(
+        &h,
+        "pods",
+        pod_mask(),
+        &[
+            (DeltaType::Added, pod("1", "Running", 0, None)),
+            (DeltaType::Deleted, pod("2", "Succeeded", 0, None)),
+        ],
+    );
+    assert!(t.deleted);
+    assert_eq!(t.versions[1].delta_label(), "Deleted");
+    assert_eq!(
+        t.versions[1].summary(0),
+        "deleted, status.phase Running→Succeeded, ready true→false"
+    );
+}
+
+#[test]
+fn the_same_resource_version_twice_records_once() {
+    let h = History::with_mib(1);
+    let p = pod("7", "Running", 0, None);
+    h.observe_at("pods", &p, pod_mask(), 0);
+    h.observe_at("pods", &p, pod_mask(), 1);
+    h.popped_at("pods", "shop/web-1", &[delta(DeltaType::Sync, &p)], 1);
+    let t = h.timeline("pods", "shop/web-1").expect("held");
+    assert_eq!(t.versions.len(), 1);
+    assert_eq!(t.versions[0].delta_label(), "Sync");
+}
+
+#[test]
+fn state_at_undoes_later_changes() {
+    let h = History::with_mib(1);
+    let t = record(
+        &h,
+        "pods",
+        pod_mask(),
+        &[
+            (DeltaType::Added, pod("1", "Pending", 0, None)),
+            (DeltaType::Updated, pod("2", "Running", 1, None)),
+            (DeltaType::Updated, pod("3", "Failed", 2, Some("Error"))),
+        ],
+    );
+    let s0 = t.state_at(0);
+    assert_eq!(s0.get("/status/phase").map(String::as_str), Some("Pending"));
+    assert_eq!(
+        s0.get("/status/containerStatuses/web/restartCount")
+            .map(String::as_str),
+        Some("0")
+    );
+    assert!(!s0.contains_key("/status/containerStatuses/web/lastState/terminated/reason"));
+    assert_eq!(t.state_at(2), t.latest);
+    assert_eq!(t.state_before(0), BTreeMap::new());
+    let diff = unified_diff(&t.state_at(0), &t.state_at(1));
+    assert!(diff.contains(&DiffLine::Removed("/status/phase: Pending".into())));
+    assert!(diff.contains(&DiffLine::Added("/status/phase: Running".into())));
+    assert!(matches!(diff.first(), Some(DiffLine::Hunk(_))));
+}
+
+#[test]
+fn long_values_are_recorded_as_a_hash() {
+    let h = History::with_mib(1);
+    let long = "x".repeat(500);
+    let mut d = deploy("1", "web:1", 1, json!({}));
+    d.data["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = json!(long);
+    h.observe_at("deployments.apps", &d, deploy_mask(), 0);
+    let t = h.timeline("deployments.apps", "shop/web").expect("held");
+    let v = t
+        .latest
+        .get("/spec/template/spec/containers/web/env/MODE/value")
+        .expect("tracked");
+    assert!(v.starts_with('#') && v.ends_with("(500 bytes)"), "{v}");
+    assert!(h.bytes() < 2_000, "{}", h.bytes());
+}
+
+#[test]
+fn budget_evicts_the_oldest_versions_first_and_never_exceeds_it() {
+    let budget = 40_000;
+    let h = History::new(budget);
+    for i in 0..2_000u32 {
+        let mut p = pod(&(i + 1).to_string(), "Running", i, None);
+        p.metadata.name = Some(format!("web-{}", i % 20));
+        h.observe_at("pods", &p, pod_mask(), i64::from(i));
+        assert!(h.bytes() <= budget, "{} > {budget}", h.bytes());
+    }
+    let stats = h.stats();
+    assert!(stats.evicted > 0);
+    // The oldest held version is recent: the early ones went first.
+    assert!(stats.oldest_ms.is_some_and(|t| t > 1_000), "{stats:?}");
+    // The newest of every object is still there.
+    let t = h
+        .timeline("pods", "shop/web-19")
+        .expect("recent object held");
+    assert_eq!(
+        t.versions.last().map(|v| v.resource_version.as_str()),
+        Some("2000")
+    );
+    assert!(t.truncated);
+}
+
+#[test]
+fn a_deleted_object_keeps_its_history_until_evicted() {
+    let h = History::new(30_000);
+    let gone = pod("1", "Running", 0, None);
+    h.observe_at("pods", &gone, pod_mask(), 0);
+    h.popped_at("pods", "shop/web-1", &[delta(DeltaType::Deleted, &gone)], 0);
+    for i in 0..10u32 {
+        let mut p = pod(&(i + 10).to_string(), "Running", 0, None);
+        p.metadata.name = Some(format!("other-{i}"));
+        h.observe_at("pods", &p, pod_mask(), 10);
+    }
+    assert!(h.timeline("pods", "shop/web-1").is_some_and(|t| t.deleted));
+    for i in 0..400u32 {
+        let mut p = pod(&(i + 100).to_string(), "Running", i, None);
+        p.metadata.name = Some(format!("other-{}", i % 10));
+        h.observe_at("pods", &p, pod_mask(), 20);
+    }
+    assert!(h.timeline("pods", "shop/web-1").is_none());
+}
+
+#[test]
+fn latest_lists_newest_first_with_labels_for_filtering() {
+    let h = History::with_mib(1);
+    record(
+        &h,
+        "deployments.apps",
+        deploy_mask(),
+        &[
+            (
+                DeltaType::Added,
+                deploy("1", "web:1", 3, json!({"app": "web"})),
+            ),
+            (
+                DeltaType::Updated,
+                deploy("2", "web:1", 3, json!({"app": "web", "canary": "true"})),
+            ),
+        ],
+    );
+    let rows = h.latest(10, |_, _| true);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].resource_version, "2");
+    assert_eq!(rows[0].summary, "labels +canary=true");
+    assert_eq!(
+        rows[0].labels.get("canary").map(String::as_str),
+        Some("true")
+    );
+    assert_eq!(rows[1].labels.get("canary"), None);
+    let canary = h.latest(10, |_, l| l.contains_key("canary"));
+    assert_eq!(canary.len(), 1);
+}

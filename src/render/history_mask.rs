@@ -1,0 +1,199 @@
+//! What per-object history tracks of each kind (see [`crate::informer::history`]), and the
+//! decoder's mask when history is on: the cache mask widened by those fields, so the decoder
+//! reads them (the cache transform drops them again after history has seen them).
+//!
+//! Invariants:
+//! - the decode mask keeps everything the cache mask keeps (the cache is unchanged by history)
+//!   and everything the history mask keeps;
+//! - kinds without a rule here track what their cache mask keeps (nothing more is decoded);
+//! - secret values are never tracked (a Secret's cache mask blanks them).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use parking_lot::Mutex;
+
+use crate::informer::decode::{Mask, ObjectMask};
+
+use Mask::{All, Each, Keys};
+
+/// A pod's container: of its spec only the image can change (and, with in-place resize, the
+/// resources, which the cache mask reads anyway); env, command and args are immutable on a pod.
+const POD_CONTAINER: Mask = Each(&Keys(&[("name", All), ("image", All), ("resources", All)]));
+
+/// A workload template's container as history tracks it: image, env, resources, command.
+const CONTAINER: Mask = Each(&Keys(&[
+    ("name", All),
+    ("image", All),
+    ("env", All),
+    ("resources", All),
+    ("command", All),
+    ("args", All),
+]));
+
+/// Everything here is read by the cache mask too (nothing more is decoded for it).
+const CONTAINER_STATUS: Mask = Each(&Keys(&[
+    ("name", All),
+    ("restartCount", All),
+    ("ready", All),
+    (
+        "state",
+        Keys(&[
+            ("waiting", Keys(&[("reason", All)])),
+            ("terminated", Keys(&[("reason", All), ("exitCode", All)])),
+        ]),
+    ),
+    (
+        "lastState",
+        Keys(&[("terminated", Keys(&[("reason", All), ("exitCode", All)]))]),
+    ),
+]));
+
+const CONDITIONS: Mask = Each(&Keys(&[("type", All), ("status", All), ("reason", All)]));
+
+const POD: Mask = Keys(&[
+    (
+        "spec",
+        Keys(&[
+            ("nodeName", All),
+            ("containers", POD_CONTAINER),
+            ("initContainers", POD_CONTAINER),
+        ]),
+    ),
+    (
+        "status",
+        Keys(&[
+            ("phase", All),
+            ("reason", All),
+            ("podIP", All),
+            ("conditions", CONDITIONS),
+            ("initContainerStatuses", CONTAINER_STATUS),
+            ("containerStatuses", CONTAINER_STATUS),
+        ]),
+    ),
+]);
+
+const TEMPLATE: Mask = Keys(&[
+    ("metadata", Keys(&[("labels", All)])),
+    (
+        "spec",
+        Keys(&[("containers", CONTAINER), ("initContainers", CONTAINER)]),
+    ),
+]);
+
+const WORKLOAD: Mask = Keys(&[
+    (
+        "spec",
+        Keys(&[("replicas", All), ("paused", All), ("template", TEMPLATE)]),
+    ),
+    (
+        "status",
+        Keys(&[
+            ("replicas", All),
+            ("readyReplicas", All),
+            ("updatedReplicas", All),
+            ("availableReplicas", All),
+            ("currentReplicas", All),
+            ("desiredNumberScheduled", All),
+            ("numberReady", All),
+            ("updatedNumberScheduled", All),
+            ("conditions", CONDITIONS),
+        ]),
+    ),
+]);
+
+/// The fields history tracks of `kind`'s data (labels are always tracked).
+pub fn history_mask(kind: &str) -> Mask {
+    match kind {
+        "Pod" => POD,
+        "Deployment" | "StatefulSet" | "ReplicaSet" | "DaemonSet" => WORKLOAD,
+        _ => super::cache_mask(kind).data,
+    }
+}
+
+/// The union of two masks: what either keeps. Built once per kind (see [`decode_mask`]); the
+/// few slices it makes live as long as the program.
+pub fn union(a: Mask, b: Mask) -> Mask {
+    match (a, b) {
+        (All, _) | (_, All) => All,
+        (Keys(x), Keys(y)) => {
+            let mut merged: Vec<(&'static str, Mask)> = x
+                .iter()
+                .map(|(k, m)| match y.iter().find(|(k2, _)| k2 == k) {
+                    Some((_, m2)) => (*k, union(*m, *m2)),
+                    None => (*k, *m),
+                })
+                .collect();
+            merged.extend(y.iter().filter(|(k, _)| !x.iter().any(|(k2, _)| k2 == k)));
+            Keys(Box::leak(merged.into_boxed_slice()))
+        }
+        (Each(x), Each(y)) => Each(Box::leak(Box::new(union(*x, *y)))),
+        (Mask::Blank, Mask::Blank) => Mask::Blank,
+        _ => All,
+    }
+}
+
+/// The decoder's mask for `kind` with history on: the cache mask widened by the history mask.
+pub fn decode_mask(kind: &str) -> ObjectMask {
+    static MASKS: OnceLock<Mutex<HashMap<String, ObjectMask>>> = OnceLock::new();
+    let masks = MASKS.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut masks = masks.lock();
+    if let Some(m) = masks.get(kind) {
+        return *m;
+    }
+    let cache = super::cache_mask(kind);
+    let m = ObjectMask {
+        data: union(cache.data, history_mask(kind)),
+        ..cache
+    };
+    masks.insert(kind.to_string(), m);
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn decoded(kind: &str, v: serde_json::Value) -> kube::api::DynamicObject {
+        let json = v.to_string();
+        crate::informer::decode::decode_dynamic_masked(&json, &decode_mask(kind)).expect("decodes")
+    }
+
+    #[test]
+    fn history_decode_mask_reads_images_the_cache_mask_drops() {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "d"},
+            "spec": {"nodeName": "n1", "volumes": [{"name": "v"}],
+                "containers": [{"name": "web", "image": "web:1.4",
+                    "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"cpu": "1"}}}]},
+            "status": {"phase": "Running"}});
+        let obj = decoded("Pod", pod.clone());
+        assert_eq!(obj.data["spec"]["containers"][0]["image"], "web:1.4");
+        // Immutable on a pod: not decoded.
+        assert!(obj.data["spec"]["containers"][0].get("env").is_none());
+        assert!(obj.data["spec"].get("volumes").is_none());
+        // The cache transform then gives what the cache held without history.
+        let pruned = super::super::prune("Pod", obj);
+        let plain = super::super::prune(
+            "Pod",
+            crate::informer::decode::decode_dynamic(&pod.to_string()).expect("decodes"),
+        );
+        assert_eq!(pruned, plain);
+    }
+
+    #[test]
+    fn union_keeps_what_either_mask_keeps() {
+        const A: Mask = Keys(&[("a", All), ("b", Keys(&[("x", All)]))]);
+        const B: Mask = Keys(&[("b", Keys(&[("y", All)])), ("c", All)]);
+        let mut v = json!({"a": 1, "b": {"x": 1, "y": 2, "z": 3}, "c": 4, "d": 5});
+        crate::informer::decode::apply_mask(&mut v, union(A, B));
+        assert_eq!(v, json!({"a": 1, "b": {"x": 1, "y": 2}, "c": 4}));
+    }
+
+    #[test]
+    fn kinds_without_a_rule_track_their_cache_fields_only() {
+        assert_eq!(history_mask("Node"), super::super::cache_mask("Node").data);
+        assert_eq!(decode_mask("Node"), super::super::cache_mask("Node"));
+    }
+}

@@ -1,0 +1,393 @@
+//! The latest changes across the cluster (`:changes [RESOURCE] [-n NS|-A] [-l SELECTOR]`):
+//! every version history recorded, newest first, with its one-line summary — "what changed in
+//! the last 10 minutes". Filtered by resource, namespace (the current one by default) and label
+//! selector like the tables; `/` filters the lines by substring (`/-l SELECTOR` sets the
+//! selector); Enter opens the object's timeline at that version.
+
+use crossterm::event::{Event, KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell as TCell, Paragraph, Row as TRow, Table, Widget};
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use super::Screen;
+use super::history::{clock, delta_style};
+use crate::informer::history::{ChangeRow, HistoryStats};
+use crate::selector::LabelSelector;
+use crate::ui::action::{Effect, resource_label};
+use crate::ui::app::{App, Mode};
+use crate::ui::keys::KeyAction;
+use crate::ui::resources::resolve;
+use crate::ui::widgets::{DIM, TITLE};
+
+/// Most lines the changes screen asks for.
+pub const CHANGES_LIMIT: usize = 1000;
+
+/// What the runtime filters the recorded versions by.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ChangesFilter {
+    /// History resource name (`pods`, `deployments.apps`); `None`: every resource.
+    pub resource: Option<String>,
+    /// `None`: every namespace (and cluster-scoped objects).
+    pub namespace: Option<String>,
+    /// A label selector (validated by the app); empty: everything.
+    pub selector: String,
+}
+
+impl ChangesFilter {
+    /// Whether a version of `id` with `labels` passes (the selector parsed once by the caller).
+    pub fn passes(
+        &self,
+        selector: Option<&LabelSelector>,
+        resource: &str,
+        key: &str,
+        labels: &std::collections::BTreeMap<String, String>,
+    ) -> bool {
+        if self.resource.as_deref().is_some_and(|r| r != resource) {
+            return false;
+        }
+        if let Some(ns) = &self.namespace {
+            match key.split_once('/') {
+                Some((k_ns, _)) if k_ns == ns => {}
+                _ => return false,
+            }
+        }
+        selector.is_none_or(|s| s.matches(labels))
+    }
+}
+
+/// The changes screen's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangesView {
+    pub filter: ChangesFilter,
+    /// The `/` substring filter over resource, key and summary.
+    pub text: String,
+    /// `None` until the first answer.
+    pub rows: Option<Vec<ChangeRow>>,
+    pub stats: HistoryStats,
+    pub selected: usize,
+    pub scroll: usize,
+}
+
+impl ChangesView {
+    /// The rows the text filter lets through, newest first.
+    pub fn shown(&self) -> impl Iterator<Item = &ChangeRow> {
+        let needle = self.text.to_lowercase();
+        self.rows.iter().flatten().filter(move |r| {
+            needle.is_empty()
+                || r.id.resource.to_lowercase().contains(&needle)
+                || r.id.key.to_lowercase().contains(&needle)
+                || r.summary.to_lowercase().contains(&needle)
+        })
+    }
+}
+
+impl App {
+    /// `:changes [RESOURCE] [-n NS|-A] [-l SELECTOR]`.
+    pub(crate) fn open_changes(&mut self, args: &[&str], fx: &mut Vec<Effect>) {
+        let mut filter = ChangesFilter {
+            namespace: self.namespace.clone(),
+            ..ChangesFilter::default()
+        };
+        let mut words = args.iter();
+        while let Some(w) = words.next() {
+            match *w {
+                "-A" => filter.namespace = None,
+                "-n" => filter.namespace = words.next().map(|s| s.to_string()),
+                "-l" => filter.selector = words.next().map_or(String::new(), |s| s.to_string()),
+                name => match resolve(&self.resources, name) {
+                    Some(r) => filter.resource = Some(resource_label(r)),
+                    None => {
+                        self.error(format!("unknown resource: {name}"));
+                        return;
+                    }
+                },
+            }
+        }
+        if let Err(e) = LabelSelector::parse(&filter.selector) {
+            self.error(format!("invalid selector: {e}"));
+            return;
+        }
+        fx.push(Effect::FetchChanges {
+            filter: filter.clone(),
+            limit: CHANGES_LIMIT,
+        });
+        self.stack.push(Screen::Changes(Box::new(ChangesView {
+            filter,
+            text: String::new(),
+            rows: None,
+            stats: HistoryStats::default(),
+            selected: 0,
+            scroll: 0,
+        })));
+        self.dirty = true;
+    }
+
+    /// Answer to [`Effect::FetchChanges`]: the lines for every changes screen with that filter.
+    pub(crate) fn on_changes(
+        &mut self,
+        filter: &ChangesFilter,
+        rows: Vec<ChangeRow>,
+        stats: HistoryStats,
+    ) {
+        for s in self.stack.iter_mut() {
+            if let Screen::Changes(c) = s
+                && c.filter == *filter
+                && (c.rows.as_ref() != Some(&rows) || c.stats != stats)
+            {
+                // Keep the selected line selected as newer lines arrive on top.
+                // (A line is its object's version: its delta type may arrive later.)
+                if let Some(top) = c.rows.as_ref().and_then(|old| old.first())
+                    && c.selected > 0
+                    && let Some(shift) = rows
+                        .iter()
+                        .position(|r| r.id == top.id && r.resource_version == top.resource_version)
+                {
+                    c.selected += shift;
+                }
+                c.rows = Some(rows.clone());
+                c.stats = stats;
+                let n = c.shown().count();
+                c.selected = c.selected.min(n.saturating_sub(1));
+                self.dirty = true;
+            }
+        }
+    }
+
+    /// Once a second while the changes screen is on top: ask again.
+    pub(crate) fn refresh_changes(&self, fx: &mut Vec<Effect>) {
+        if let Some(Screen::Changes(c)) = self.current_screen() {
+            fx.push(Effect::FetchChanges {
+                filter: c.filter.clone(),
+                limit: CHANGES_LIMIT,
+            });
+        }
+    }
+
+    pub(crate) fn on_changes_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+        let Some(Screen::Changes(c)) = self.stack.last() else {
+            return false;
+        };
+        let text = c.text.clone();
+        let selected = c.shown().nth(c.selected).cloned();
+        match action {
+            KeyAction::Filter => {
+                self.mode = Mode::Filter {
+                    input: Input::new(text),
+                };
+            }
+            KeyAction::Enter | KeyAction::History => {
+                if let Some(r) = selected {
+                    self.open_history(
+                        &r.id.resource,
+                        &r.id.key,
+                        Some(r.resource_version.clone()),
+                        fx,
+                    );
+                }
+            }
+            _ => return !matches!(action, KeyAction::Back),
+        }
+        true
+    }
+
+    /// A key of the `/` line over the changes screen: live substring filter; `-l SELECTOR`
+    /// (on Enter) changes the selector and asks again; Esc clears.
+    pub(crate) fn on_changes_filter_key(
+        &mut self,
+        key: KeyEvent,
+        mut input: Input,
+        fx: &mut Vec<Effect>,
+    ) -> Mode {
+        let text = match key.code {
+            KeyCode::Esc => Some(String::new()),
+            KeyCode::Enter => {
+                let text = input.value().trim().to_string();
+                if let Some(sel) = text.strip_prefix("-l") {
+                    let sel = sel.trim().to_string();
+                    if let Err(e) = LabelSelector::parse(&sel) {
+                        self.error(format!("invalid selector: {e}"));
+                        return Mode::Normal;
+                    }
+                    if let Some(Screen::Changes(c)) = self.stack.last_mut() {
+                        c.filter.selector = sel;
+                        c.rows = None;
+                        c.text.clear();
+                        c.selected = 0;
+                        c.scroll = 0;
+                        fx.push(Effect::FetchChanges {
+                            filter: c.filter.clone(),
+                            limit: CHANGES_LIMIT,
+                        });
+                    }
+                    return Mode::Normal;
+                }
+                if let Some(Screen::Changes(c)) = self.stack.last_mut() {
+                    c.text = text;
+                }
+                return Mode::Normal;
+            }
+            _ => {
+                input.handle_event(&Event::Key(key));
+                let t = input.value().to_string();
+                (!t.starts_with("-l")).then_some(t)
+            }
+        };
+        if let (Some(t), Some(Screen::Changes(c))) = (text, self.stack.last_mut()) {
+            c.text = t;
+            c.selected = 0;
+            c.scroll = 0;
+        }
+        if key.code == KeyCode::Esc {
+            Mode::Normal
+        } else {
+            Mode::Filter { input }
+        }
+    }
+
+    pub(crate) fn nav_changes(&mut self, action: KeyAction, n: usize) {
+        let page = self.table_height().max(1);
+        let Some(Screen::Changes(c)) = self.stack.last_mut() else {
+            return;
+        };
+        let last = c.shown().count().saturating_sub(1);
+        c.selected = match action {
+            KeyAction::Up | KeyAction::PageUp => c.selected.saturating_sub(n),
+            KeyAction::Down | KeyAction::PageDown => (c.selected + n).min(last),
+            KeyAction::Top => 0,
+            _ => last,
+        };
+        if c.selected < c.scroll {
+            c.scroll = c.selected;
+        } else if c.selected >= c.scroll + page {
+            c.scroll = c.selected + 1 - page;
+        }
+    }
+
+    /// Header lines 2 and 3 over the changes screen: the filters and how far back it goes.
+    pub(crate) fn changes_header(
+        &self,
+        c: &ChangesView,
+        label: Style,
+        value: Style,
+    ) -> [Line<'static>; 2] {
+        let f = &c.filter;
+        let l2 = vec![
+            Span::styled(" Changes: ", label),
+            Span::styled(
+                format!(
+                    "{} │ ns {} │ labels {}{}",
+                    f.resource.as_deref().unwrap_or("all resources"),
+                    f.namespace.as_deref().unwrap_or("all"),
+                    if f.selector.is_empty() {
+                        "any"
+                    } else {
+                        &f.selector
+                    },
+                    if c.text.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" │ /{}", c.text)
+                    }
+                ),
+                value,
+            ),
+        ];
+        let back = match c.stats.oldest_ms {
+            Some(t) => format!(
+                "since {} ({} ago)",
+                clock(t),
+                crate::render::format_age(self.now_ms.saturating_sub(t) / 1000)
+            ),
+            None => "nothing recorded yet".into(),
+        };
+        let l3 = vec![
+            Span::styled(" Recorded: ", label),
+            Span::styled(
+                format!(
+                    "{back} │ {} versions of {} objects │ {:.1}/{} MiB",
+                    c.stats.versions,
+                    c.stats.objects,
+                    c.stats.bytes as f64 / (1024.0 * 1024.0),
+                    c.stats.budget / (1024 * 1024),
+                ),
+                value,
+            ),
+        ];
+        [Line::from(l2), Line::from(l3)]
+    }
+}
+
+pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
+    let shown: Vec<&ChangeRow> = c.shown().collect();
+    let title = Line::from(vec![Span::styled(
+        format!(" Changes[{}] ", shown.len()),
+        Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+    )]);
+    let block = Block::bordered()
+        .border_style(Style::default().fg(Color::Blue))
+        .title(title.centered());
+    if c.rows.is_none() {
+        Paragraph::new(Line::styled("loading…", Style::default().fg(DIM)))
+            .block(block)
+            .render(area, buf);
+        return;
+    }
+    let inner_h = block.inner(area).height.saturating_sub(1) as usize;
+    let rows = shown
+        .iter()
+        .enumerate()
+        .skip(c.scroll)
+        .take(inner_h)
+        .map(|(i, r)| {
+            let mut style = delta_style(r.delta, r.tombstone);
+            if i == c.selected {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            let delta = match (r.delta, r.tombstone) {
+                (Some(d), true) => format!("{d}†"),
+                (Some(d), false) => d.to_string(),
+                (None, _) => "Queued".into(),
+            };
+            TRow::new([
+                clock(r.at_ms),
+                r.id.resource.to_string(),
+                delta,
+                r.id.key.to_string(),
+                r.summary.clone(),
+            ])
+            .style(style)
+        });
+    let header = TRow::new(["TIME", "RESOURCE", "DELTA", "OBJECT", "CHANGES"].map(TCell::from))
+        .style(
+            Style::default()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+        );
+    let widths = [
+        Constraint::Length(8),
+        Constraint::Length(16),
+        Constraint::Length(9),
+        Constraint::Length(32),
+        Constraint::Fill(1),
+    ];
+    Widget::render(
+        Table::new(rows, widths)
+            .header(header)
+            .block(block)
+            .column_spacing(1),
+        area,
+        buf,
+    );
+}
+
+/// Footer hints on the changes screen.
+pub(crate) const HINTS: [KeyAction; 4] = [
+    KeyAction::Enter,
+    KeyAction::Filter,
+    KeyAction::Back,
+    KeyAction::Help,
+];

@@ -1,0 +1,414 @@
+//! One object's history (`h` on a table row, Enter on an event-log line or a `:changes` line):
+//! its recorded versions, newest first — time, delta type (tombstones marked), resourceVersion
+//! and a one-line summary of what changed. Space marks a version; Enter diffs the marked and
+//! the selected version (or the selected one against the version before it).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell as TCell, Paragraph, Row as TRow, Table, Widget};
+
+use super::Screen;
+use super::history_diff::DiffView;
+use crate::informer::delta_fifo::DeltaType;
+use crate::informer::history::{HistoryStats, Timeline, unified_diff};
+use crate::ui::action::Effect;
+use crate::ui::app::App;
+use crate::ui::keys::KeyAction;
+use crate::ui::widgets::{DIM, TITLE};
+
+/// What the timeline screen shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HistoryState {
+    /// Asked for, not answered yet.
+    Loading,
+    /// Nothing recorded for this object (never seen by an informer, or evicted).
+    Missing,
+    Loaded(Box<Timeline>),
+}
+
+/// The timeline screen's state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryView {
+    /// The history's resource name (`pods`, `deployments.apps`).
+    pub resource: String,
+    /// `namespace/name` (or `name`).
+    pub key: String,
+    pub state: HistoryState,
+    pub stats: HistoryStats,
+    /// Selected row (0 = newest version).
+    pub selected: usize,
+    /// The marked row's version index (oldest = 0), for a diff of two versions.
+    pub marked: Option<usize>,
+    pub scroll: usize,
+    /// Select this resourceVersion when the timeline arrives (opened from `:changes`).
+    pub select_rv: Option<String>,
+}
+
+impl HistoryView {
+    pub fn new(resource: &str, key: &str) -> Self {
+        Self {
+            resource: resource.to_string(),
+            key: key.to_string(),
+            state: HistoryState::Loading,
+            stats: HistoryStats::default(),
+            selected: 0,
+            marked: None,
+            scroll: 0,
+            select_rv: None,
+        }
+    }
+
+    fn timeline(&self) -> Option<&Timeline> {
+        match &self.state {
+            HistoryState::Loaded(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.timeline().map_or(0, |t| t.versions.len())
+    }
+
+    /// The version index (oldest = 0) of a row (0 = newest).
+    fn version_index(&self, row: usize) -> Option<usize> {
+        self.len().checked_sub(row + 1)
+    }
+
+    /// A new answer for this object: keep the selected version selected as new ones arrive.
+    pub fn set(&mut self, timeline: Option<Timeline>, stats: HistoryStats) {
+        let before = self.len();
+        self.stats = stats;
+        self.state = match timeline {
+            Some(t) => HistoryState::Loaded(Box::new(t)),
+            None => HistoryState::Missing,
+        };
+        let after = self.len();
+        if let Some(rv) = self.select_rv.take()
+            && let Some(t) = self.timeline()
+            && let Some(i) = t.versions.iter().rposition(|v| v.resource_version == rv)
+        {
+            self.selected = after - 1 - i;
+        } else if before > 0 && self.selected > 0 && after >= before {
+            self.selected += after - before;
+        }
+        self.selected = self.selected.min(after.saturating_sub(1));
+        if let Some(m) = self.marked
+            && m >= after
+        {
+            self.marked = None;
+        }
+    }
+
+    /// The diff screen Enter opens: marked vs selected, or selected vs the version before.
+    pub fn diff(&self) -> Option<DiffView> {
+        let t = self.timeline()?;
+        let sel = self.version_index(self.selected)?;
+        let (from, to, title) = match self.marked {
+            Some(m) if m != sel => {
+                let (a, b) = (m.min(sel), m.max(sel));
+                (
+                    t.state_at(a),
+                    t.state_at(b),
+                    format!(
+                        "{} rv {} → rv {}",
+                        self.key, t.versions[a].resource_version, t.versions[b].resource_version
+                    ),
+                )
+            }
+            _ => (
+                t.state_before(sel),
+                t.state_at(sel),
+                format!(
+                    "{} rv {} vs the version before",
+                    self.key, t.versions[sel].resource_version
+                ),
+            ),
+        };
+        Some(DiffView {
+            title,
+            lines: unified_diff(&from, &to),
+            scroll: 0,
+        })
+    }
+}
+
+impl App {
+    /// Open the history of `key` of `resource` (fetched now, refreshed every second).
+    pub(crate) fn open_history(
+        &mut self,
+        resource: &str,
+        key: &str,
+        select_rv: Option<String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let mut view = HistoryView::new(resource, key);
+        view.select_rv = select_rv;
+        fx.push(Effect::FetchHistory {
+            resource: resource.to_string(),
+            key: key.to_string(),
+        });
+        self.stack.push(Screen::History(Box::new(view)));
+        self.dirty = true;
+    }
+
+    /// `h` on a table row.
+    pub(crate) fn history_of_selection(&mut self, fx: &mut Vec<Effect>) {
+        let Some((view, obj)) = self.selected_object() else {
+            return;
+        };
+        let resource = crate::ui::action::resource_label(&view.resource);
+        let key = obj.key.to_string();
+        self.open_history(&resource, &key, None, fx);
+    }
+
+    /// Enter on the full-screen event log: the history of the object of the line at the top.
+    pub(crate) fn history_of_event(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+        if action != KeyAction::Enter {
+            return false;
+        }
+        let Some(e) = self.events.shown().nth(self.events.scroll) else {
+            return true;
+        };
+        // The tap names informers `pods`, `deployments.apps@namespace`: history files objects
+        // under the resource without the informer's namespace.
+        let resource = e.kind.split('@').next().unwrap_or_default().to_string();
+        let key = e.key.to_string();
+        let rv = (!e.resource_version.is_empty()).then(|| e.resource_version.clone());
+        self.open_history(&resource, &key, rv, fx);
+        true
+    }
+
+    /// Answer to [`Effect::FetchHistory`].
+    pub(crate) fn on_history(
+        &mut self,
+        resource: &str,
+        key: &str,
+        timeline: Option<Timeline>,
+        stats: HistoryStats,
+    ) {
+        for s in self.stack.iter_mut() {
+            if let Screen::History(h) = s
+                && h.resource == resource
+                && h.key == key
+            {
+                let was = (h.state.clone(), h.stats);
+                h.set(timeline.clone(), stats);
+                if (h.state.clone(), h.stats) != was {
+                    self.dirty = true;
+                }
+            }
+        }
+    }
+
+    /// Once a second while the timeline is on top: ask again (new versions, evictions).
+    pub(crate) fn refresh_history(&self, fx: &mut Vec<Effect>) {
+        if let Some(Screen::History(h)) = self.current_screen() {
+            fx.push(Effect::FetchHistory {
+                resource: h.resource.clone(),
+                key: h.key.clone(),
+            });
+        }
+    }
+
+    pub(crate) fn on_history_key(&mut self, action: KeyAction) -> bool {
+        let Some(Screen::History(h)) = self.stack.last_mut() else {
+            return false;
+        };
+        match action {
+            KeyAction::Mark => {
+                let idx = h.version_index(h.selected);
+                h.marked = if h.marked == idx { None } else { idx };
+            }
+            KeyAction::Enter => {
+                if let Some(d) = h.diff() {
+                    self.stack.push(Screen::HistoryDiff(Box::new(d)));
+                }
+            }
+            // Nothing under it takes table keys.
+            _ => return !matches!(action, KeyAction::Back),
+        }
+        true
+    }
+
+    pub(crate) fn nav_history(&mut self, action: KeyAction, n: usize) {
+        let page = self.table_height().max(1);
+        let Some(Screen::History(h)) = self.stack.last_mut() else {
+            return;
+        };
+        let last = h.len().saturating_sub(1);
+        h.selected = match action {
+            KeyAction::Up | KeyAction::PageUp => h.selected.saturating_sub(n),
+            KeyAction::Down | KeyAction::PageDown => (h.selected + n).min(last),
+            KeyAction::Top => 0,
+            _ => last,
+        };
+        if h.selected < h.scroll {
+            h.scroll = h.selected;
+        } else if h.selected >= h.scroll + page {
+            h.scroll = h.selected + 1 - page;
+        }
+    }
+
+    /// Header lines 2 and 3 over the timeline: the object and how far back history goes.
+    pub(crate) fn history_header(
+        &self,
+        h: &HistoryView,
+        label: Style,
+        value: Style,
+    ) -> [Line<'static>; 2] {
+        let l2 = vec![
+            Span::styled(" History: ", label),
+            Span::styled(format!("{} {}", h.resource, h.key), value),
+        ];
+        let back = match h.stats.oldest_ms {
+            Some(t) => format!(
+                "since {} ({} ago)",
+                clock(t),
+                crate::render::format_age(self.now_ms.saturating_sub(t) / 1000)
+            ),
+            None => "nothing recorded yet".into(),
+        };
+        let l3 = vec![
+            Span::styled(" Recorded: ", label),
+            Span::styled(
+                format!(
+                    "{back} │ {} versions of {} objects │ {:.1}/{} MiB{}",
+                    h.stats.versions,
+                    h.stats.objects,
+                    h.stats.bytes as f64 / (1024.0 * 1024.0),
+                    h.stats.budget / (1024 * 1024),
+                    if h.stats.evicted > 0 {
+                        format!(" │ {} evicted", h.stats.evicted)
+                    } else {
+                        String::new()
+                    }
+                ),
+                value,
+            ),
+        ];
+        [Line::from(l2), Line::from(l3)]
+    }
+}
+
+/// `HH:MM:SS` (UTC) of a millisecond timestamp.
+pub(crate) fn clock(ms: i64) -> String {
+    chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
+        .map(|t| t.format("%H:%M:%S").to_string())
+        .unwrap_or_default()
+}
+
+pub(crate) fn delta_style(delta: Option<DeltaType>, tombstone: bool) -> Style {
+    match (delta, tombstone) {
+        (_, true) => Style::default()
+            .fg(Color::LightRed)
+            .add_modifier(Modifier::BOLD),
+        (Some(DeltaType::Added), _) => Style::default().fg(Color::Green),
+        (Some(DeltaType::Updated), _) => Style::default().fg(Color::Cyan),
+        (Some(DeltaType::Deleted), _) => Style::default().fg(Color::Red),
+        (Some(DeltaType::Replaced), _) => Style::default().fg(Color::Yellow),
+        (Some(DeltaType::Sync), _) | (None, _) => Style::default().fg(DIM),
+    }
+}
+
+pub(crate) fn render_history(h: &HistoryView, area: Rect, buf: &mut Buffer) {
+    let mut title = vec![Span::styled(
+        format!(" History: {} {} ", h.resource, h.key),
+        Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+    )];
+    if let Some(t) = h.timeline() {
+        title.push(Span::styled(
+            format!("[{}] ", t.versions.len()),
+            Style::default().fg(Color::White),
+        ));
+        if t.deleted {
+            title.push(Span::styled(
+                " DELETED ",
+                Style::default().fg(Color::Black).bg(Color::Red),
+            ));
+        }
+        if t.truncated {
+            title.push(Span::styled(
+                " older versions evicted ",
+                Style::default().fg(Color::Black).bg(Color::Yellow),
+            ));
+        }
+    }
+    let block = Block::bordered()
+        .border_style(Style::default().fg(Color::Blue))
+        .title(Line::from(title).centered());
+    let t = match &h.state {
+        HistoryState::Loaded(t) => t,
+        HistoryState::Loading => {
+            Paragraph::new(Line::styled("loading…", Style::default().fg(DIM)))
+                .block(block)
+                .render(area, buf);
+            return;
+        }
+        HistoryState::Missing => {
+            Paragraph::new(Line::styled(
+                "no history recorded for this object (history starts when its informer sees it; \
+                 the oldest is evicted when the budget is full)",
+                Style::default().fg(DIM),
+            ))
+            .block(block)
+            .render(area, buf);
+            return;
+        }
+    };
+    let inner_h = block.inner(area).height.saturating_sub(1) as usize;
+    let n = t.versions.len();
+    let rows = t
+        .versions
+        .iter()
+        .enumerate()
+        .rev()
+        .skip(h.scroll)
+        .take(inner_h)
+        .map(|(i, v)| {
+            let row = n - 1 - i;
+            let fields = if v.baseline { t.state_at(i).len() } else { 0 };
+            let mark = if h.marked == Some(i) { "●" } else { " " };
+            let mut style = delta_style(v.delta, v.tombstone);
+            if row == h.selected {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            TRow::new([
+                mark.to_string(),
+                clock(v.at_ms),
+                v.delta_label().to_string(),
+                v.resource_version.clone(),
+                v.summary(fields),
+            ])
+            .style(style)
+        });
+    let header = TRow::new(["", "TIME", "DELTA", "RV", "CHANGES"].map(TCell::from)).style(
+        Style::default()
+            .fg(Color::White)
+            .add_modifier(Modifier::BOLD),
+    );
+    let widths = [
+        Constraint::Length(1),
+        Constraint::Length(8),
+        Constraint::Length(9),
+        Constraint::Length(10),
+        Constraint::Fill(1),
+    ];
+    Widget::render(
+        Table::new(rows, widths)
+            .header(header)
+            .block(block)
+            .column_spacing(1),
+        area,
+        buf,
+    );
+}
+
+/// Footer hints on the timeline.
+pub(crate) const HINTS: [KeyAction; 4] = [
+    KeyAction::Enter,
+    KeyAction::Mark,
+    KeyAction::Back,
+    KeyAction::Help,
+];

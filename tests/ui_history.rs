@@ -1,0 +1,449 @@
+//! The history screens through `App::update`: `h` on a row → timeline, Enter → diff, Space to
+//! mark two versions, Enter on an event-log line, `:changes` with its filters; insta snapshots
+//! of the timeline, the diff and the changes screen.
+
+mod ui_support;
+
+use crossterm::event::KeyCode;
+use kinformer::informer::delta_fifo::{Delta, DeltaObject, DeltaType};
+use kinformer::informer::history::{ChangeRow, History};
+use kinformer::informer::shared_informer::TapEntry;
+use kinformer::ui::action::{Action, ConnectionState, Effect};
+use kinformer::ui::screens::Screen;
+use kinformer::ui::screens::changes::ChangesFilter;
+use kinformer::ui::{App, AppConfig};
+use kube::api::DynamicObject;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+use std::sync::Arc;
+use ui_support::*;
+
+fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    app.update(Action::Resize(w, h));
+    let app = &*app;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    terminal
+}
+
+fn app() -> (App, u64) {
+    let (mut app, v) = app_with(
+        config(),
+        vec![
+            pod(PodSpec {
+                name: "web-1",
+                ..PodSpec::default()
+            }),
+            pod(PodSpec {
+                name: "web-2",
+                ..PodSpec::default()
+            }),
+        ],
+    );
+    app.update(Action::Connection(ConnectionState {
+        context: "kind-demo".into(),
+        server_version: Some("v1.33.1".into()),
+        reachable: true,
+        retry_at_ms: None,
+        last_error: None,
+    }));
+    (app, v)
+}
+
+fn pod_version(
+    rv: &str,
+    phase: &str,
+    restarts: u32,
+    image: &str,
+    reason: Option<&str>,
+) -> DynamicObject {
+    let mut status = json!({"phase": phase, "containerStatuses": [
+        {"name": "web", "restartCount": restarts, "ready": phase == "Running"}]});
+    if let Some(r) = reason {
+        status["containerStatuses"][0]["lastState"] = json!({"terminated": {"reason": r}});
+    }
+    serde_json::from_value(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-1", "namespace": "default", "resourceVersion": rv,
+            "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "web", "image": image}]},
+        "status": status}))
+    .unwrap()
+}
+
+/// A recorder that saw web-1 created, started, upgraded, crash and get deleted.
+fn recorded() -> History {
+    let h = History::with_mib(1);
+    let mask = kinformer::render::history_mask("Pod");
+    let versions = [
+        (
+            DeltaType::Added,
+            pod_version("100", "Pending", 0, "web:1.4", None),
+        ),
+        (
+            DeltaType::Updated,
+            pod_version("101", "Running", 0, "web:1.4", None),
+        ),
+        (
+            DeltaType::Updated,
+            pod_version("102", "Running", 0, "web:1.5", None),
+        ),
+        (
+            DeltaType::Updated,
+            pod_version("103", "Running", 1, "web:1.5", Some("OOMKilled")),
+        ),
+        (
+            DeltaType::Deleted,
+            pod_version("104", "Failed", 1, "web:1.5", Some("OOMKilled")),
+        ),
+    ];
+    for (i, (d, o)) in versions.into_iter().enumerate() {
+        let at = NOW_MS - 600_000 + 60_000 * i as i64;
+        h.observe_at("pods", &o, mask, at);
+        h.popped_at(
+            "pods",
+            "default/web-1",
+            &[Delta {
+                kind: d,
+                object: DeltaObject::Object(Arc::new(o)),
+            }],
+            at,
+        );
+    }
+    h
+}
+
+fn answer_history(app: &mut App, h: &History) {
+    app.update(Action::History {
+        resource: "pods".into(),
+        key: "default/web-1".into(),
+        timeline: h.timeline("pods", "default/web-1").map(Box::new),
+        stats: h.stats(),
+    });
+}
+
+fn open_timeline() -> App {
+    let (mut app, _) = app();
+    let fx = app.update(key('h'));
+    assert_eq!(
+        fx,
+        vec![Effect::FetchHistory {
+            resource: "pods".into(),
+            key: "default/web-1".into()
+        }]
+    );
+    answer_history(&mut app, &recorded());
+    app
+}
+
+#[test]
+fn h_on_a_row_asks_for_that_objects_history_and_shows_the_timeline_newest_first() {
+    let mut app = open_timeline();
+    let Some(Screen::History(h)) = app.current_screen() else {
+        panic!("timeline not on top");
+    };
+    assert_eq!(h.selected, 0);
+    let text = format!("{:?}", draw(&mut app, 110, 14).backend());
+    let deleted = text.find("Deleted").unwrap();
+    let added = text.find("Added").unwrap();
+    assert!(deleted < added, "newest first");
+}
+
+#[test]
+fn timeline_snapshot() {
+    let mut app = open_timeline();
+    insta::assert_snapshot!(draw(&mut app, 120, 14).backend());
+}
+
+#[test]
+fn enter_diffs_the_selected_version_against_the_one_before() {
+    let mut app = open_timeline();
+    app.update(key('j')); // the crash (rv 103)
+    app.update(code(KeyCode::Enter));
+    let Some(Screen::HistoryDiff(d)) = app.current_screen() else {
+        panic!("diff not on top");
+    };
+    assert!(d.title.contains("rv 103"), "{}", d.title);
+    let text = format!("{:?}", d.lines);
+    assert!(
+        text.contains("restartCount: 0") && text.contains("restartCount: 1"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("image: web:1.4"),
+        "only the crash's changes differ: {text}"
+    );
+    insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
+}
+
+#[test]
+fn space_marks_a_version_and_enter_diffs_the_two() {
+    let mut app = open_timeline();
+    app.update(key('G')); // the first version (rv 100)
+    app.update(code(KeyCode::Char(' ')));
+    app.update(key('g')); // the deletion (rv 104)
+    app.update(code(KeyCode::Enter));
+    let Some(Screen::HistoryDiff(d)) = app.current_screen() else {
+        panic!("diff not on top");
+    };
+    assert!(d.title.contains("rv 100 → rv 104"), "{}", d.title);
+    let text = format!("{:?}", d.lines);
+    assert!(
+        text.contains("image: web:1.4") && text.contains("image: web:1.5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("phase: Pending") && text.contains("phase: Failed"),
+        "{text}"
+    );
+    // Back returns to the timeline with the mark kept.
+    app.update(code(KeyCode::Esc));
+    let Some(Screen::History(h)) = app.current_screen() else {
+        panic!("timeline not back on top");
+    };
+    assert_eq!(h.marked, Some(0));
+}
+
+#[test]
+fn the_timeline_is_asked_again_every_second_and_keeps_the_selection_as_versions_arrive() {
+    let (mut app, _) = app();
+    app.update(key('h'));
+    let h = History::with_mib(1);
+    let mask = kinformer::render::history_mask("Pod");
+    let v1 = pod_version("1", "Pending", 0, "web:1", None);
+    h.observe_at("pods", &v1, mask, NOW_MS);
+    answer_history(&mut app, &h);
+    let fx = app.update(Action::Tick(NOW_MS + 1_000));
+    assert!(fx.contains(&Effect::FetchHistory {
+        resource: "pods".into(),
+        key: "default/web-1".into()
+    }));
+    h.observe_at(
+        "pods",
+        &pod_version("2", "Running", 0, "web:1", None),
+        mask,
+        NOW_MS + 500,
+    );
+    answer_history(&mut app, &h);
+    let Some(Screen::History(view)) = app.current_screen() else {
+        panic!("timeline not on top");
+    };
+    assert_eq!(view.selected, 0, "the newest stays selected at the top");
+}
+
+#[test]
+fn an_object_without_history_says_so() {
+    let (mut app, _) = app();
+    app.update(key('h'));
+    app.update(Action::History {
+        resource: "pods".into(),
+        key: "default/web-1".into(),
+        timeline: None,
+        stats: History::with_mib(1).stats(),
+    });
+    let text = format!("{:?}", draw(&mut app, 120, 10).backend());
+    assert!(
+        text.contains("no history recorded for this object"),
+        "{text}"
+    );
+}
+
+fn tap(seq: u64, kind: &str, key: &str, rv: &str) -> TapEntry {
+    TapEntry {
+        seq,
+        at: std::time::UNIX_EPOCH,
+        kind: kind.into(),
+        delta: DeltaType::Updated,
+        tombstone: false,
+        key: key.into(),
+        resource_version: rv.into(),
+        queue_depth: 0,
+    }
+}
+
+#[test]
+fn enter_on_an_event_log_line_opens_that_objects_history_at_that_version() {
+    let (mut app, _) = app();
+    app.update(Action::Tap(vec![
+        tap(1, "deployments.apps@shop", "shop/web", "7"),
+        tap(2, "pods", "default/web-1", "103"),
+    ]));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    app.update(key('j')); // the older line: the namespaced deployments informer
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(
+        fx,
+        vec![Effect::FetchHistory {
+            resource: "deployments.apps".into(),
+            key: "shop/web".into()
+        }]
+    );
+    assert!(matches!(app.current_screen(), Some(Screen::History(_))));
+}
+
+#[test]
+fn timeline_opened_with_a_version_selects_it() {
+    let (mut app, _) = app();
+    app.update(Action::Tap(vec![tap(1, "pods", "default/web-1", "102")]));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    app.update(code(KeyCode::Enter));
+    answer_history(&mut app, &recorded());
+    let Some(Screen::History(h)) = app.current_screen() else {
+        panic!("timeline not on top");
+    };
+    // rv 102 is the third of five versions: row 2 from the newest.
+    assert_eq!(h.selected, 2);
+}
+
+fn changes_rows(h: &History, filter: &ChangesFilter) -> Vec<ChangeRow> {
+    let sel = kinformer::selector::LabelSelector::parse(&filter.selector)
+        .ok()
+        .filter(|s| !s.is_empty());
+    h.latest(100, |id, labels| {
+        filter.passes(sel.as_ref(), &id.resource, &id.key, labels)
+    })
+}
+
+fn open_changes(app: &mut App, line: &str) -> ChangesFilter {
+    app.update(key(':'));
+    type_str(app, line);
+    let fx = app.update(code(KeyCode::Enter));
+    match fx.as_slice() {
+        [Effect::FetchChanges { filter, .. }] => filter.clone(),
+        other => panic!("expected one FetchChanges, got {other:?}"),
+    }
+}
+
+#[test]
+fn changes_takes_resource_namespace_and_selector_like_the_tables() {
+    let (mut app, _) = app();
+    let f = open_changes(&mut app, "changes");
+    assert_eq!(
+        f.namespace.as_deref(),
+        Some("default"),
+        "the current namespace"
+    );
+    assert_eq!(f.resource, None);
+    app.update(code(KeyCode::Esc));
+    let f = open_changes(&mut app, "changes pods -A -l app=web");
+    assert_eq!(
+        f,
+        ChangesFilter {
+            resource: Some("pods".into()),
+            namespace: None,
+            selector: "app=web".into()
+        }
+    );
+    let h = recorded();
+    assert_eq!(changes_rows(&h, &f).len(), 5);
+    let none = ChangesFilter {
+        selector: "app=db".into(),
+        ..f.clone()
+    };
+    assert!(changes_rows(&h, &none).is_empty());
+    let other_ns = ChangesFilter {
+        namespace: Some("shop".into()),
+        ..f
+    };
+    assert!(changes_rows(&h, &other_ns).is_empty());
+}
+
+#[test]
+fn changes_snapshot_and_enter_opens_the_history_at_that_version() {
+    let (mut app, _) = app();
+    let f = open_changes(&mut app, "changes");
+    let h = recorded();
+    app.update(Action::Changes {
+        filter: f.clone(),
+        rows: changes_rows(&h, &f),
+        stats: h.stats(),
+    });
+    insta::assert_snapshot!(draw(&mut app, 120, 12).backend());
+    app.update(key('j'));
+    app.update(key('j'));
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(
+        fx,
+        vec![Effect::FetchHistory {
+            resource: "pods".into(),
+            key: "default/web-1".into()
+        }]
+    );
+    answer_history(&mut app, &h);
+    let Some(Screen::History(view)) = app.current_screen() else {
+        panic!("timeline not on top");
+    };
+    assert_eq!(view.selected, 2, "the line's version (rv 102) is selected");
+}
+
+#[test]
+fn slash_on_changes_filters_lines_and_dash_l_asks_again_with_a_selector() {
+    let (mut app, _) = app();
+    let f = open_changes(&mut app, "changes");
+    let h = recorded();
+    app.update(Action::Changes {
+        filter: f.clone(),
+        rows: changes_rows(&h, &f),
+        stats: h.stats(),
+    });
+    app.update(key('/'));
+    type_str(&mut app, "oomkilled");
+    let Some(Screen::Changes(c)) = app.current_screen() else {
+        panic!("changes not on top");
+    };
+    assert_eq!(c.shown().count(), 1);
+    app.update(code(KeyCode::Esc));
+    app.update(key('/'));
+    type_str(&mut app, "-l app=web");
+    let fx = app.update(code(KeyCode::Enter));
+    match fx.as_slice() {
+        [Effect::FetchChanges { filter, .. }] => assert_eq!(filter.selector, "app=web"),
+        other => panic!("expected a new FetchChanges, got {other:?}"),
+    }
+}
+
+#[test]
+fn help_lists_the_history_keys() {
+    let cfg = AppConfig { ..config() };
+    let (mut app, _) = app_with(cfg, vec![]);
+    app.update(key('?'));
+    let text = format!("{:?}", draw(&mut app, 140, 60).backend());
+    assert!(
+        text.contains("History of the selected object (delta"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_selected_changes_line_stays_selected_as_newer_lines_arrive() {
+    let (mut app, _) = app();
+    let f = open_changes(&mut app, "changes");
+    let h = recorded();
+    let rows = changes_rows(&h, &f);
+    let mut before = rows[1..].to_vec();
+    before[0].delta = None; // still in the FIFO when first listed
+    app.update(Action::Changes {
+        filter: f.clone(),
+        rows: before,
+        stats: h.stats(),
+    });
+    app.update(key('j')); // rv 102
+    // The newest version arrives on top, and the old top line's delta type changed meanwhile.
+    app.update(Action::Changes {
+        filter: f.clone(),
+        rows: rows.clone(),
+        stats: h.stats(),
+    });
+    let Some(Screen::Changes(c)) = app.current_screen() else {
+        panic!("changes not on top");
+    };
+    let selected = c
+        .shown()
+        .nth(c.selected)
+        .map(|r| r.resource_version.clone());
+    assert_eq!(selected.as_deref(), Some("102"));
+}
