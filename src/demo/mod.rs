@@ -32,6 +32,7 @@ pub mod realistic;
 pub mod resources;
 pub mod server;
 pub mod shell;
+pub mod wire;
 pub mod sim;
 pub mod table;
 

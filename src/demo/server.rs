@@ -688,6 +688,8 @@ enum Output {
     Json,
     Table(IncludeObject),
     Metadata,
+    /// `application/vnd.kubernetes.protobuf` (see [`super::wire`]).
+    Protobuf(&'static crate::informer::pb::schema::Msg),
 }
 
 fn output(headers: &HeaderMap, q: &Params) -> Output {
@@ -862,7 +864,10 @@ async fn handle(
             "dryRun is not supported by the kinformer demo server",
         ));
     }
-    let out = output(headers, &q);
+    let out = match (output(headers, &q), super::wire::negotiate(headers, info)) {
+        (Output::Json, Some(msg)) => Output::Protobuf(msg),
+        (out, _) => out,
+    };
     if t.scale {
         return scale_handler(app, &t, verb, headers, &body);
     }
@@ -892,6 +897,11 @@ async fn handle(
         "get" => {
             let name = t.name.as_deref().unwrap_or_default();
             let s = cluster.get_stored(t.idx, t.ns.as_deref(), name)?;
+            if let Output::Protobuf(msg) = out
+                && let Some(r) = super::wire::single(info, &s, msg)
+            {
+                return Ok(r);
+            }
             single(info, &s.bytes, out, s.rv)
         }
         "create" => {
@@ -1154,7 +1164,7 @@ fn single(
     rv: u64,
 ) -> Result<Response, StatusError> {
     match out {
-        Output::Json => Ok(bytes_response(StatusCode::OK, bytes.clone())),
+        Output::Json | Output::Protobuf(_) => Ok(bytes_response(StatusCode::OK, bytes.clone())),
         Output::Table(inc) => {
             let v: Value =
                 serde_json::from_slice(bytes).map_err(|e| StatusError::internal(e.to_string()))?;
@@ -1300,6 +1310,14 @@ fn list_handler(
     let page = app.cluster.list_page(t.idx, &req, &|s| filter.matches(s))?;
     match out {
         Output::Json => Ok(list_body(info, page.rv, page.continue_token, page.items)),
+        Output::Protobuf(msg) => Ok(super::wire::list(
+            info,
+            msg,
+            page.rv,
+            page.continue_token.clone(),
+            page.items.clone(),
+        )
+        .unwrap_or_else(|| list_body(info, page.rv, page.continue_token, page.items))),
         Output::Table(inc) => {
             let rows = page
                 .items
@@ -1332,12 +1350,15 @@ fn list_handler(
 
 /// Serialize one watch event line.
 fn event_line(info: &ResourceInfo, kind: &str, obj: &Bytes, out: Output, rv: u64) -> Bytes {
+    if let Output::Protobuf(msg) = out {
+        return super::wire::event(info, kind, obj, msg);
+    }
     let mut line = Vec::with_capacity(obj.len() + 40);
     line.extend_from_slice(b"{\"type\":\"");
     line.extend_from_slice(kind.as_bytes());
     line.extend_from_slice(b"\",\"object\":");
     match out {
-        Output::Json => line.extend_from_slice(obj),
+        Output::Json | Output::Protobuf(_) => line.extend_from_slice(obj),
         Output::Table(_) | Output::Metadata if kind != "BOOKMARK" && kind != "ERROR" => {
             let v: Value = serde_json::from_slice(obj).unwrap_or(Value::Null);
             let converted = if let Output::Table(inc) = out {
@@ -1367,6 +1388,23 @@ fn error_event(e: &StatusError) -> Bytes {
     let mut b = serde_json::to_vec(&line).unwrap_or_default();
     b.push(b'\n');
     Bytes::from(b)
+}
+
+fn watch_body_for(
+    stream: impl futures::Stream<Item = Bytes> + Send + 'static,
+    out: Output,
+) -> Response {
+    match out {
+        Output::Protobuf(_) => super::wire::watch_body(stream),
+        _ => watch_body(stream),
+    }
+}
+
+fn error_event_for(e: &StatusError, out: Output) -> Bytes {
+    match out {
+        Output::Protobuf(_) => super::wire::error_event(e),
+        _ => error_event(e),
+    }
 }
 
 fn watch_body(stream: impl futures::Stream<Item = Bytes> + Send + 'static) -> Response {
@@ -1444,9 +1482,10 @@ fn watch_handler(
             "InternalError",
             "a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled",
         );
-        return Ok(watch_body(futures::stream::once(
-            async move { error_event(&e) },
-        )));
+        return Ok(watch_body_for(
+            futures::stream::once(async move { error_event_for(&e, out) }),
+            out,
+        ));
     }
     let (from, initial) = match send_initial {
         Some(true) => {
@@ -1470,16 +1509,18 @@ fn watch_handler(
             rv_num.unwrap_or(0),
             app.cluster.resource_version()
         ));
-        return Ok(watch_body(futures::stream::once(
-            async move { error_event(&e) },
-        )));
+        return Ok(watch_body_for(
+            futures::stream::once(async move { error_event_for(&e, out) }),
+            out,
+        ));
     }
     let start = match app.cluster.watch(t.idx, t.ns.as_deref(), from, initial) {
         Ok(s) => s,
         Err(e) if e.code == 410 => {
-            return Ok(watch_body(futures::stream::once(
-                async move { error_event(&e) },
-            )));
+            return Ok(watch_body_for(
+                futures::stream::once(async move { error_event_for(&e, out) }),
+                out,
+            ));
         }
         Err(e) => return Err(e),
     };
@@ -1543,7 +1584,7 @@ fn watch_handler(
             }
         }
     };
-    Ok(watch_body(stream))
+    Ok(watch_body_for(stream, out))
 }
 
 /// Apply the watcher's selectors to one event (enter = ADDED, leave = DELETED).

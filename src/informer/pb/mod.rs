@@ -20,6 +20,7 @@
 //! - a field the table does not know is skipped when decoding (a newer server) and refused when
 //!   encoding (so a server falls back to JSON rather than lose data).
 
+pub mod client;
 pub mod schema;
 
 use std::sync::Arc;

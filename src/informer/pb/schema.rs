@@ -80,6 +80,15 @@ pub struct Msg {
     pub fields: &'static [F],
 }
 
+/// Messages are statics: one is equal only to itself.
+impl PartialEq for Msg {
+    fn eq(&self, other: &Msg) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for Msg {}
+
 impl Msg {
     /// The field with wire number `num`.
     pub fn by_num(&self, num: u32) -> Option<&F> {
