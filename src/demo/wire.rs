@@ -179,3 +179,77 @@ pub fn watch_body(stream: impl futures::Stream<Item = Bytes> + Send + 'static) -
     use futures::StreamExt as _;
     proto_response(Body::from_stream(stream.map(Ok::<Bytes, std::io::Error>)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::mutation::Mutation;
+    use crate::demo::realistic::PodShape;
+    use crate::demo::sim::{SimConfig, Simulator};
+    use crate::informer::decode::{ObjectMask, decode_dynamic};
+
+    #[test]
+    fn every_simulated_pod_namespace_and_configmap_has_a_lossless_protobuf_form() {
+        let mut checked = 0;
+        for shape in [PodShape::Compact, PodShape::Realistic] {
+            let mut sim = Simulator::new(SimConfig {
+                pods: 200,
+                nodes: 5,
+                pod_shape: shape,
+                ..SimConfig::default()
+            });
+            let mut muts = sim.seed_mutations();
+            for _ in 0..30 {
+                muts.extend(sim.tick(50));
+            }
+            for m in &muts {
+                let (Mutation::Create { resource, object } | Mutation::Update { resource, object }) =
+                    m
+                else {
+                    continue;
+                };
+                let kind = object["kind"].as_str().unwrap_or_default();
+                let api_version = object["apiVersion"].as_str().unwrap_or("v1");
+                let Some(msg) = pb::schema::kind(api_version, kind) else {
+                    continue;
+                };
+                let raw = pb::encode_object(object, msg)
+                    .unwrap_or_else(|f| panic!("{} {kind}: no field {f} in the table", resource.plural));
+                let back = pb::decode_object(&raw, msg, &ObjectMask::ALL, None).unwrap();
+                let mut item = object.clone();
+                item.as_object_mut().map(|o| (o.remove("apiVersion"), o.remove("kind")));
+                let json = decode_dynamic(&item.to_string()).unwrap();
+                assert_eq!(
+                    serde_json::to_value(&back).unwrap(),
+                    serde_json::to_value(&json).unwrap(),
+                    "{kind}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{checked} objects checked");
+    }
+
+    #[test]
+    fn protobuf_is_chosen_only_when_asked_first_and_the_kind_has_a_table() {
+        let info = crate::demo::resources::RESOURCES
+            .iter()
+            .find(|r| r.kind == "Pod")
+            .unwrap();
+        let deploy = crate::demo::resources::RESOURCES
+            .iter()
+            .find(|r| r.kind == "Deployment")
+            .unwrap();
+        let h = |accept: &str| {
+            let mut m = HeaderMap::new();
+            m.insert(header::ACCEPT, accept.parse().unwrap());
+            m
+        };
+        assert!(negotiate(&h("application/vnd.kubernetes.protobuf, application/json"), info).is_some());
+        assert!(negotiate(&h("application/json, application/vnd.kubernetes.protobuf"), info).is_none());
+        assert!(negotiate(&h("application/json;as=Table;v=v1;g=meta.k8s.io,application/json"), info).is_none());
+        assert!(negotiate(&h("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io"), info).is_none());
+        assert!(negotiate(&h("application/vnd.kubernetes.protobuf,application/json"), deploy).is_none());
+        assert!(negotiate(&HeaderMap::new(), info).is_none());
+    }
+}
