@@ -369,6 +369,7 @@ pub async fn run_bench(
         smoke: args.smoke,
         only: args.only,
         pod_shape: args.pod_shape,
+        wire: args.wire,
     })
     .await
     .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;

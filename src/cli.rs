@@ -155,6 +155,15 @@ pub struct BenchArgs {
     /// ~12 KB of JSON per pod with managedFields, as a real cluster; `compact`: ~3 KB).
     #[arg(long, value_enum, default_value = "realistic")]
     pub pod_shape: crate::demo::realistic::PodShape,
+    /// Encoding the informer figures ask for: `protobuf` (first, for built-in kinds; what the
+    /// dashboard does) or `json`. The wire figures measure both in the same run.
+    #[arg(long, default_value = "protobuf", value_parser = parse_wire)]
+    pub wire: crate::informer::pb::client::WireFormat,
+}
+
+fn parse_wire(s: &str) -> Result<crate::informer::pb::client::WireFormat, String> {
+    crate::informer::pb::client::WireFormat::parse(s)
+        .ok_or_else(|| format!("{s:?}: expected json or protobuf"))
 }
 
 #[cfg(test)]

@@ -88,11 +88,13 @@ mod pipeline;
 mod screen;
 mod server;
 mod sync;
+mod wire;
 
 use pipeline::*;
 use screen::*;
 use server::*;
 use sync::*;
+use wire::*;
 
 /// Errors of the benchmark run, each printed as one line.
 #[derive(Debug, thiserror::Error)]
@@ -131,6 +133,8 @@ pub struct BenchOptions {
     /// Pod shape the child demo server serves (figures 1-2); the fixture pods of figures 3, 5
     /// and 6 are always realistic.
     pub pod_shape: PodShape,
+    /// The encoding the informer figures ask for (`--wire`; the wire figures measure both).
+    pub wire: crate::informer::pb::client::WireFormat,
 }
 
 /// A group of figures `--only` can select.
@@ -443,6 +447,7 @@ mod tests {
             smoke: true,
             only: vec![FigureGroup::Drill],
             pod_shape: PodShape::Compact,
+            wire: crate::informer::pb::client::WireFormat::Protobuf,
         };
         let mut report = Report::default();
         drill_down(&opts, &mut report)?;
