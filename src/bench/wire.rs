@@ -109,6 +109,64 @@ pub(super) async fn floor_sync_proto(client: &kube::Client) -> Result<(Duration,
     Ok((start.elapsed(), pods.len()))
 }
 
+/// Both list bodies (RV=0, unpaged), as received.
+async fn bodies(client: &kube::Client) -> Result<(Vec<u8>, Vec<u8>), BenchError> {
+    let url = list_url(
+        "/api/v1/pods",
+        &ListOptions {
+            resource_version: Some("0".into()),
+            ..Default::default()
+        },
+    );
+    let req = http::Request::get(url.clone())
+        .body(Vec::new())
+        .map_err(|e| BenchError::Setup(e.to_string()))?;
+    let json = client
+        .request_text(req)
+        .await
+        .map_err(|e| BenchError::Cluster(e.to_string()))?
+        .into_bytes();
+    let mut proto = Vec::new();
+    get_proto(client, url, |c| {
+        proto.extend_from_slice(c);
+        Ok(())
+    })
+    .await?;
+    Ok((json, proto))
+}
+
+/// CPU time to decode a whole list body into cached pods (the dashboard's mask), in 64 KB chunks
+/// as it arrives from the network; on this thread only, nothing else running.
+fn decode_cpu(body: &[u8], proto: bool) -> Result<(Duration, usize), BenchError> {
+    let mask = render::cache_mask("Pod");
+    let mut decoder: Box<dyn ListBodyDecoder<DynamicObject>> = if proto {
+        Box::new(ProtoListDecoder::new(Arc::new(move |raw: &[u8]| {
+            pb::decode_object(raw, &pb::schema::POD, &mask, None)
+        })))
+    } else {
+        Box::new(crate::informer::list_body::JsonListDecoder::new(Arc::new(move |s: &str| {
+            crate::informer::decode::decode_dynamic_masked(s, &mask)
+        })))
+    };
+    let mut n = 0usize;
+    let cpu0 = crate::process::cpu_time().unwrap_or_default();
+    for chunk in body.chunks(64 * 1024) {
+        decoder
+            .feed(chunk, &mut |o| {
+                n += 1;
+                drop(o);
+            })
+            .map_err(|e| BenchError::Cluster(e.to_string()))?;
+    }
+    decoder
+        .finish()
+        .map_err(|e| BenchError::Cluster(e.to_string()))?;
+    let cpu = crate::process::cpu_time()
+        .unwrap_or_default()
+        .saturating_sub(cpu0);
+    Ok((cpu, n))
+}
+
 /// The informer synced with `wire`: its time and the process's CPU time spent.
 async fn sync_with(
     client: &kube::Client,
@@ -207,6 +265,27 @@ pub(super) async fn wire_figures(
         format!("{:.2} s / {:.2} s ({cpu_ratio:.2}×)", per10k(cj), per10k(cp)),
         "protobuf ≤ 0.5× JSON",
         if big { verdict(cpu_ratio <= 0.5) } else { Verdict::Info },
+    );
+    // Decoding alone, both bodies, a few rounds (CPU clock ticks are 10 ms).
+    let (json_body, proto_body) = bodies(client).await?;
+    let (mut dj, mut dp) = (Duration::ZERO, Duration::ZERO);
+    let rounds = 5;
+    let mut decoded = 0;
+    for _ in 0..rounds {
+        dj += decode_cpu(&json_body, false)?.0;
+        let (c, n) = decode_cpu(&proto_body, true)?;
+        dp += c;
+        decoded = n;
+    }
+    drop((json_body, proto_body));
+    let per10k_dec = |c: Duration| c.as_secs_f64() / rounds as f64 * 10_000.0 / decoded.max(1) as f64;
+    let dec_ratio = per10k_dec(dp) / per10k_dec(dj).max(1e-9);
+    report.fig(
+        sec,
+        "decode CPU s per 10k pods (list body → cached pods): JSON / protobuf",
+        format!("{:.3} s / {:.3} s ({dec_ratio:.2}×)", per10k_dec(dj), per10k_dec(dp)),
+        "protobuf ≤ 0.5× JSON",
+        if big { verdict(dec_ratio <= 0.5) } else { Verdict::Info },
     );
     report.notes.push(format!(
         "{sec}: the dashboard's informers ask {} (--wire); the figures above measure both",

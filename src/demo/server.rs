@@ -1348,6 +1348,16 @@ fn list_handler(
     }
 }
 
+/// One watch event for a stored object version (its protobuf encoding is kept with it).
+fn stored_event(info: &ResourceInfo, kind: &str, s: &Stored, out: Output) -> Bytes {
+    if let Output::Protobuf(msg) = out
+        && let Some(raw) = super::wire::encoded(s, msg)
+    {
+        return super::wire::event_frame(info, kind, &raw);
+    }
+    event_line(info, kind, &s.bytes, out, s.rv)
+}
+
 /// Serialize one watch event line.
 fn event_line(info: &ResourceInfo, kind: &str, obj: &Bytes, out: Output, rv: u64) -> Bytes {
     if let Output::Protobuf(msg) = out {
@@ -1534,7 +1544,7 @@ fn watch_handler(
         drop_rx.borrow_and_update();
         for s in &initial {
             if filter.matches(s) {
-                yield event_line(info, "ADDED", &s.bytes, out, s.rv);
+                yield stored_event(info, "ADDED", s, out);
             }
         }
         if initial_end {
@@ -1596,16 +1606,16 @@ fn translate(
 ) -> Option<Bytes> {
     let now = f.matches(&ev.obj);
     match ev.kind {
-        EventType::Added => now.then(|| event_line(info, "ADDED", &ev.obj.bytes, out, ev.rv)),
+        EventType::Added => now.then(|| stored_event(info, "ADDED", &ev.obj, out)),
         EventType::Deleted => {
             let was = ev.prev.as_ref().is_some_and(|p| f.matches(p)) || now;
-            was.then(|| event_line(info, "DELETED", &ev.obj.bytes, out, ev.rv))
+            was.then(|| stored_event(info, "DELETED", &ev.obj, out))
         }
         EventType::Modified => {
             let was = ev.prev.as_ref().is_some_and(|p| f.matches(p));
             match (was, now) {
-                (true, true) => Some(event_line(info, "MODIFIED", &ev.obj.bytes, out, ev.rv)),
-                (false, true) => Some(event_line(info, "ADDED", &ev.obj.bytes, out, ev.rv)),
+                (true, true) => Some(stored_event(info, "MODIFIED", &ev.obj, out)),
+                (false, true) => Some(stored_event(info, "ADDED", &ev.obj, out)),
                 (true, false) => {
                     let prev = ev.prev.as_ref()?;
                     let bytes = with_rv(prev, ev.rv).ok()?;

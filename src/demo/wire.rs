@@ -157,6 +157,14 @@ pub fn event(info: &ResourceInfo, kind: &str, obj: &Bytes, msg: &'static Msg) ->
     }
 }
 
+/// One watch frame for an already encoded object message.
+pub fn event_frame(info: &ResourceInfo, kind: &str, raw: &[u8]) -> Bytes {
+    Bytes::from(pb::watch_frame(
+        kind,
+        &pb::envelope(&info.api_version(), info.kind, raw),
+    ))
+}
+
 /// An ERROR watch frame carrying the `Status`.
 pub fn error_event(e: &StatusError) -> Bytes {
     let mut status = e.to_status();

@@ -429,10 +429,10 @@ pub fn decode_object(
 ) -> Result<DynamicObject, Error> {
     let mut r = Reader::new(raw);
     let mut data = Map::new();
-    let mut meta = Map::new();
+    let mut metadata = ObjectMeta::default();
     while let Some((num, wire)) = r.field()? {
         match (num, wire) {
-            (1, Wire::Bytes(b)) => decode_meta(b, mask, &mut meta)?,
+            (1, Wire::Bytes(b)) => metadata = decode_meta(b, mask)?,
             _ => {
                 let Some(f) = msg.by_num(num) else { continue };
                 let Some(sub) = field_mask(mask.data, f.name) else {
@@ -446,8 +446,6 @@ pub fn decode_object(
     if mask.data == Mask::Blank {
         apply_mask(&mut data, Mask::Blank);
     }
-    let metadata: ObjectMeta = serde_json::from_value(Value::Object(meta))
-        .map_err(|e| bad(format_args!("metadata: {e}")))?;
     Ok(DynamicObject {
         types,
         metadata,
@@ -455,31 +453,112 @@ pub fn decode_object(
     })
 }
 
-fn decode_meta(b: &[u8], mask: &ObjectMask, out: &mut Map<String, Value>) -> Result<(), Error> {
+/// A string that JSON omits when empty (`omitempty`): `None` for `""`.
+fn opt_str(b: &[u8]) -> Result<Option<String>, Error> {
+    let s = utf8(b)?;
+    Ok((!s.is_empty()).then_some(s))
+}
+
+/// `metav1.Time` as `ObjectMeta` holds it (`None` for the zero time, which JSON prints `null`).
+fn meta_time(b: &[u8]) -> Result<Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>, Error> {
+    match time(b, false)? {
+        Value::String(_) => {
+            let mut r = Reader::new(b);
+            let mut secs = 0i64;
+            while let Some((num, wire)) = r.field()? {
+                if let (1, Wire::Varint(v)) = (num, wire) {
+                    secs = v as i64;
+                }
+            }
+            let t = k8s_openapi::jiff::Timestamp::from_second(secs)
+                .map_err(|e| bad(format_args!("time: {e}")))?;
+            Ok(Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t)))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn owner_reference(
+    b: &[u8],
+) -> Result<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference, Error> {
+    let mut o = k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference::default();
     let mut r = Reader::new(b);
     while let Some((num, wire)) = r.field()? {
-        match num {
-            2 if !mask.generate_name => continue,
-            17 if !mask.managed_fields => continue,
-            12 if mask.annotations == AnnotationMask::Drop => continue,
-            12 => {
-                let Wire::Bytes(e) = wire else { continue };
-                let (k, v) = map_entry(e, Ty::MapStr)?;
-                if mask.keeps_annotation(&k) {
-                    out.entry("annotations")
-                        .or_insert_with(|| Value::Object(Map::new()))
-                        .as_object_mut()
-                        .map(|m| m.insert(k, v));
+        match (num, wire) {
+            (1, Wire::Bytes(x)) => o.kind = utf8(x)?,
+            (3, Wire::Bytes(x)) => o.name = utf8(x)?,
+            (4, Wire::Bytes(x)) => o.uid = utf8(x)?,
+            (5, Wire::Bytes(x)) => o.api_version = utf8(x)?,
+            (6, Wire::Varint(v)) => o.controller = Some(v != 0),
+            (7, Wire::Varint(v)) => o.block_owner_deletion = Some(v != 0),
+            _ => {}
+        }
+    }
+    Ok(o)
+}
+
+/// `ObjectMeta` straight from its message (no JSON value in between), under the mask's
+/// metadata rules; what JSON omits (empty strings, zero generation, the zero time) is `None`.
+fn decode_meta(b: &[u8], mask: &ObjectMask) -> Result<ObjectMeta, Error> {
+    let mut m = ObjectMeta::default();
+    let mut managed = Vec::new();
+    let mut r = Reader::new(b);
+    while let Some((num, wire)) = r.field()? {
+        let x = match wire {
+            Wire::Bytes(x) => x,
+            Wire::Varint(v) => {
+                match num {
+                    7 => m.generation = (v != 0).then_some(v as i64),
+                    10 => m.deletion_grace_period_seconds = Some(v as i64),
+                    _ => {}
                 }
                 continue;
             }
+            Wire::Fixed => continue,
+        };
+        match num {
+            1 => m.name = opt_str(x)?,
+            2 if mask.generate_name => m.generate_name = opt_str(x)?,
+            3 => m.namespace = opt_str(x)?,
+            4 => m.self_link = opt_str(x)?,
+            5 => m.uid = opt_str(x)?,
+            6 => m.resource_version = opt_str(x)?,
+            8 => m.creation_timestamp = meta_time(x)?,
+            9 => m.deletion_timestamp = meta_time(x)?,
+            11 => {
+                let (k, v) = map_entry(x, Ty::MapStr)?;
+                if let Value::String(v) = v {
+                    m.labels.get_or_insert_with(Default::default).insert(k, v);
+                }
+            }
+            12 if mask.annotations != AnnotationMask::Drop => {
+                let (k, v) = map_entry(x, Ty::MapStr)?;
+                if let Value::String(v) = v
+                    && mask.keeps_annotation(&k)
+                {
+                    m.annotations.get_or_insert_with(Default::default).insert(k, v);
+                }
+            }
+            13 => m
+                .owner_references
+                .get_or_insert_with(Vec::new)
+                .push(owner_reference(x)?),
+            14 => m.finalizers.get_or_insert_with(Vec::new).push(utf8(x)?),
+            17 if mask.managed_fields => {
+                let mut e = Map::new();
+                decode_into(x, &schema::MANAGED_FIELDS_ENTRY, Mask::All, &mut e)?;
+                managed.push(Value::Object(e));
+            }
             _ => {}
         }
-        if let Some(f) = schema::OBJECT_META.by_num(num) {
-            decode_field(f, wire, Mask::All, out)?;
-        }
     }
-    Ok(())
+    if !managed.is_empty() {
+        m.managed_fields = Some(
+            serde_json::from_value(Value::Array(managed))
+                .map_err(|e| bad(format_args!("managedFields: {e}")))?,
+        );
+    }
+    Ok(m)
 }
 
 /// The `k8s\0` envelope: the object's `apiVersion`, `kind` and message.
