@@ -147,6 +147,10 @@ pub trait ListerWatcher<K: Object>: Send + Sync {
     }
     /// Open a watch.
     fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>>;
+    /// The encoding its requests read now: `"protobuf"` or `"json"`.
+    fn wire(&self) -> &'static str {
+        "json"
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -646,6 +650,10 @@ impl<K> KubeListerWatcher<K> {
     /// The encoding its requests ask for now: `"protobuf"` or `"json"` (after a server answered
     /// JSON or refused protobuf, or for kinds without a protobuf table).
     pub fn wire(&self) -> &'static str {
+        self.current_wire()
+    }
+
+    fn current_wire(&self) -> &'static str {
         match &self.proto {
             Some(p) if p.active() => "protobuf",
             _ => "json",
@@ -696,6 +704,10 @@ impl<K> KubeListerWatcher<K> {
 }
 
 impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
+    fn wire(&self) -> &'static str {
+        self.current_wire()
+    }
+
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
         let opts = opts.clone();
         async move {
