@@ -35,10 +35,15 @@ async fn env(demo_only: Option<&str>) -> Option<Env> {
     let (client, demo) = match std::env::var("KINFORMER_TEST_KUBECONFIG") {
         Ok(path) => {
             if let Some(test) = demo_only {
-                println!("skipping {test}: needs a server that answers JSON to a protobuf request (demo-only), KINFORMER_TEST_KUBECONFIG is set");
+                println!(
+                    "skipping {test}: needs a server that answers JSON to a protobuf request (demo-only), KINFORMER_TEST_KUBECONFIG is set"
+                );
                 return None;
             }
-            (config_client(&std::fs::read_to_string(path).unwrap()).await, None)
+            (
+                config_client(&std::fs::read_to_string(path).unwrap()).await,
+                None,
+            )
         }
         Err(_) => {
             let h = DemoServer::start(DemoOptions::default()).await.unwrap();
@@ -89,7 +94,10 @@ impl Env {
                                       "annotations": {"note": "dropped by the cache"}},
                          "spec": spec});
         self.pods()
-            .create(&PostParams::default(), &serde_json::from_value(pod).unwrap())
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(pod).unwrap(),
+            )
             .await
             .unwrap();
     }
@@ -131,14 +139,19 @@ async fn protobuf_and_json_lists_cache_the_same_pods() {
     let json = env.lister(WireFormat::Json);
     assert_eq!(proto.wire(), "protobuf");
     assert_eq!(json.wire(), "json");
-    let (from_proto, _) = tokio::time::timeout(HANG_GUARD, cached(&proto)).await.unwrap();
+    let (from_proto, _) = tokio::time::timeout(HANG_GUARD, cached(&proto))
+        .await
+        .unwrap();
     // Still protobuf: the server answered in protobuf.
     assert_eq!(proto.wire(), "protobuf");
-    let (from_json, _) = tokio::time::timeout(HANG_GUARD, cached(&json)).await.unwrap();
+    let (from_json, _) = tokio::time::timeout(HANG_GUARD, cached(&json))
+        .await
+        .unwrap();
     assert_eq!(from_proto.len(), 3);
     // On a real cluster the scheduler may write a pod between the two lists: compare those
     // that did not change.
-    let same_rv = |a: &Value, b: &Value| a["metadata"]["resourceVersion"] == b["metadata"]["resourceVersion"];
+    let same_rv =
+        |a: &Value, b: &Value| a["metadata"]["resourceVersion"] == b["metadata"]["resourceVersion"];
     for ((name, p), (_, j)) in from_proto.iter().zip(&from_json) {
         if same_rv(p, j) {
             assert_eq!(p, j, "pod {name}");
@@ -179,7 +192,13 @@ async fn a_protobuf_watch_delivers_modified_and_deleted_pods() {
         while let Some(ev) = stream.next().await {
             match ev.unwrap() {
                 WatchEvent::Modified(o) => {
-                    if o.metadata.labels.as_ref().and_then(|l| l.get("tier")).map(String::as_str) == Some("gold") {
+                    if o.metadata
+                        .labels
+                        .as_ref()
+                        .and_then(|l| l.get("tier"))
+                        .map(String::as_str)
+                        == Some("gold")
+                    {
                         seen.push("MODIFIED");
                     }
                     // The cache mask applies to watch objects too.

@@ -73,7 +73,9 @@ pub(super) async fn raw_list_proto(
 
 /// The protobuf floor: paged protobuf lists (500 per page), every item decoded whole, kept in a
 /// Vec.
-pub(super) async fn floor_sync_proto(client: &kube::Client) -> Result<(Duration, usize), BenchError> {
+pub(super) async fn floor_sync_proto(
+    client: &kube::Client,
+) -> Result<(Duration, usize), BenchError> {
     let start = Instant::now();
     let mut pods: Vec<DynamicObject> = Vec::new();
     let mut token: Option<String> = None;
@@ -87,7 +89,12 @@ pub(super) async fn floor_sync_proto(client: &kube::Client) -> Result<(Duration,
             },
         );
         let mut decoder = ProtoListDecoder::new(Arc::new(|raw: &[u8]| {
-            pb::decode_object(raw, &pb::schema::POD, &crate::informer::decode::ObjectMask::ALL, None)
+            pb::decode_object(
+                raw,
+                &pb::schema::POD,
+                &crate::informer::decode::ObjectMask::ALL,
+                None,
+            )
         }));
         let proto = get_proto(client, url, |c| {
             decoder
@@ -96,7 +103,9 @@ pub(super) async fn floor_sync_proto(client: &kube::Client) -> Result<(Duration,
         })
         .await?;
         if !proto {
-            return Err(BenchError::Cluster("the server answered JSON to a protobuf list".into()));
+            return Err(BenchError::Cluster(
+                "the server answered JSON to a protobuf list".into(),
+            ));
         }
         let (meta, _) = decoder
             .finish()
@@ -144,9 +153,9 @@ fn decode_cpu(body: &[u8], proto: bool) -> Result<(Duration, usize), BenchError>
             pb::decode_object(raw, &pb::schema::POD, &mask, None)
         })))
     } else {
-        Box::new(crate::informer::list_body::JsonListDecoder::new(Arc::new(move |s: &str| {
-            crate::informer::decode::decode_dynamic_masked(s, &mask)
-        })))
+        Box::new(crate::informer::list_body::JsonListDecoder::new(Arc::new(
+            move |s: &str| crate::informer::decode::decode_dynamic_masked(s, &mask),
+        )))
     };
     let mut n = 0usize;
     let cpu0 = crate::process::cpu_time().unwrap_or_default();
@@ -216,7 +225,9 @@ pub(super) async fn wire_figures(
         bytes_j = b;
         let (t, b, proto) = raw_list_proto(client).await?;
         if !proto {
-            return Err(BenchError::Cluster("the server answered JSON to a protobuf list".into()));
+            return Err(BenchError::Cluster(
+                "the server answered JSON to a protobuf list".into(),
+            ));
         }
         raw_p.push(t);
         bytes_p = b;
@@ -227,7 +238,13 @@ pub(super) async fn wire_figures(
     report.fig(
         sec,
         "list body bytes per pod: JSON / protobuf",
-        format!("{} B / {} B ({} / {})", per_pod(bytes_j), per_pod(bytes_p), mib(bytes_j), mib(bytes_p)),
+        format!(
+            "{} B / {} B ({} / {})",
+            per_pod(bytes_j),
+            per_pod(bytes_p),
+            mib(bytes_j),
+            mib(bytes_p)
+        ),
         "",
         Verdict::Info,
     );
@@ -237,9 +254,27 @@ pub(super) async fn wire_figures(
     let kp = median(kin.entry("protobuf").or_default());
     let cj = median(cpu.entry("JSON").or_default());
     let cp = median(cpu.entry("protobuf").or_default());
-    report.fig(sec, "raw list (body read, no decode): JSON / protobuf", format!("{} / {}", secs(rj), secs(rp)), "", Verdict::Info);
-    report.fig(sec, "floor (paged HTTP + full decode): JSON / protobuf", format!("{} / {}", secs(fj), secs(fp)), "", Verdict::Info);
-    report.fig(sec, "time to synced, kinformer: JSON / protobuf", format!("{} / {}", secs(kj), secs(kp)), "", Verdict::Info);
+    report.fig(
+        sec,
+        "raw list (body read, no decode): JSON / protobuf",
+        format!("{} / {}", secs(rj), secs(rp)),
+        "",
+        Verdict::Info,
+    );
+    report.fig(
+        sec,
+        "floor (paged HTTP + full decode): JSON / protobuf",
+        format!("{} / {}", secs(fj), secs(fp)),
+        "",
+        Verdict::Info,
+    );
+    report.fig(
+        sec,
+        "time to synced, kinformer: JSON / protobuf",
+        format!("{} / {}", secs(kj), secs(kp)),
+        "",
+        Verdict::Info,
+    );
     let big = pods >= 10_000;
     let to_floor = kp.as_secs_f64() / rp.as_secs_f64().max(1e-9);
     report.fig(
@@ -247,7 +282,11 @@ pub(super) async fn wire_figures(
         "kinformer protobuf / raw protobuf list",
         format!("{to_floor:.2}×"),
         "≤ 1.1×",
-        if big { verdict(to_floor <= 1.1) } else { Verdict::Info },
+        if big {
+            verdict(to_floor <= 1.1)
+        } else {
+            Verdict::Info
+        },
     );
     let to_json = kp.as_secs_f64() / kj.as_secs_f64().max(1e-9);
     report.fig(
@@ -255,16 +294,28 @@ pub(super) async fn wire_figures(
         "kinformer protobuf / kinformer JSON",
         format!("{to_json:.2}×"),
         "≤ 0.7×",
-        if big { verdict(to_json <= 0.7) } else { Verdict::Info },
+        if big {
+            verdict(to_json <= 0.7)
+        } else {
+            Verdict::Info
+        },
     );
     let per10k = |c: Duration| c.as_secs_f64() * 10_000.0 / cached.max(1) as f64;
     let cpu_ratio = per10k(cp) / per10k(cj).max(1e-9);
     report.fig(
         sec,
         "CPU s per 10k pods synced: JSON / protobuf",
-        format!("{:.2} s / {:.2} s ({cpu_ratio:.2}×)", per10k(cj), per10k(cp)),
+        format!(
+            "{:.2} s / {:.2} s ({cpu_ratio:.2}×)",
+            per10k(cj),
+            per10k(cp)
+        ),
         "protobuf ≤ 0.5× JSON",
-        if big { verdict(cpu_ratio <= 0.5) } else { Verdict::Info },
+        if big {
+            verdict(cpu_ratio <= 0.5)
+        } else {
+            Verdict::Info
+        },
     );
     // Decoding alone, both bodies, a few rounds (CPU clock ticks are 10 ms).
     let (json_body, proto_body) = bodies(client).await?;
@@ -278,14 +329,23 @@ pub(super) async fn wire_figures(
         decoded = n;
     }
     drop((json_body, proto_body));
-    let per10k_dec = |c: Duration| c.as_secs_f64() / rounds as f64 * 10_000.0 / decoded.max(1) as f64;
+    let per10k_dec =
+        |c: Duration| c.as_secs_f64() / rounds as f64 * 10_000.0 / decoded.max(1) as f64;
     let dec_ratio = per10k_dec(dp) / per10k_dec(dj).max(1e-9);
     report.fig(
         sec,
         "decode CPU s per 10k pods (list body → cached pods): JSON / protobuf",
-        format!("{:.3} s / {:.3} s ({dec_ratio:.2}×)", per10k_dec(dj), per10k_dec(dp)),
+        format!(
+            "{:.3} s / {:.3} s ({dec_ratio:.2}×)",
+            per10k_dec(dj),
+            per10k_dec(dp)
+        ),
         "protobuf ≤ 0.5× JSON",
-        if big { verdict(dec_ratio <= 0.5) } else { Verdict::Info },
+        if big {
+            verdict(dec_ratio <= 0.5)
+        } else {
+            Verdict::Info
+        },
     );
     report.notes.push(format!(
         "{sec}: the dashboard's informers ask {} (--wire); the figures above measure both",

@@ -32,9 +32,9 @@ pub mod realistic;
 pub mod resources;
 pub mod server;
 pub mod shell;
-pub mod wire;
 pub mod sim;
 pub mod table;
+pub mod wire;
 
 pub use cluster::DemoCluster;
 pub use error::{DemoError, StatusError};

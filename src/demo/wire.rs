@@ -172,14 +172,31 @@ pub fn error_event(e: &StatusError) -> Bytes {
         m.remove("kind");
         m.remove("apiVersion");
     }
-    let raw = pb::encode_msg(status.as_object().cloned().as_ref().unwrap_or(&Default::default()), &pb::schema::STATUS)
-        .or_else(|_| {
-            // Details the table does not know: the essentials.
-            let slim = json!({"status": "Failure", "message": e.message, "reason": e.reason, "code": e.code});
-            pb::encode_msg(slim.as_object().cloned().as_ref().unwrap_or(&Default::default()), &pb::schema::STATUS)
-        })
-        .unwrap_or_default();
-    Bytes::from(pb::watch_frame("ERROR", &pb::envelope("v1", "Status", &raw)))
+    let raw = pb::encode_msg(
+        status
+            .as_object()
+            .cloned()
+            .as_ref()
+            .unwrap_or(&Default::default()),
+        &pb::schema::STATUS,
+    )
+    .or_else(|_| {
+        // Details the table does not know: the essentials.
+        let slim =
+            json!({"status": "Failure", "message": e.message, "reason": e.reason, "code": e.code});
+        pb::encode_msg(
+            slim.as_object()
+                .cloned()
+                .as_ref()
+                .unwrap_or(&Default::default()),
+            &pb::schema::STATUS,
+        )
+    })
+    .unwrap_or_default();
+    Bytes::from(pb::watch_frame(
+        "ERROR",
+        &pb::envelope("v1", "Status", &raw),
+    ))
 }
 
 /// The response headers of a protobuf watch.
@@ -221,11 +238,13 @@ mod tests {
                 let Some(msg) = pb::schema::kind(api_version, kind) else {
                     continue;
                 };
-                let raw = pb::encode_object(object, msg)
-                    .unwrap_or_else(|f| panic!("{} {kind}: no field {f} in the table", resource.plural));
+                let raw = pb::encode_object(object, msg).unwrap_or_else(|f| {
+                    panic!("{} {kind}: no field {f} in the table", resource.plural)
+                });
                 let back = pb::decode_object(&raw, msg, &ObjectMask::ALL, None).unwrap();
                 let mut item = object.clone();
-                item.as_object_mut().map(|o| (o.remove("apiVersion"), o.remove("kind")));
+                item.as_object_mut()
+                    .map(|o| (o.remove("apiVersion"), o.remove("kind")));
                 let json = decode_dynamic(&item.to_string()).unwrap();
                 assert_eq!(
                     serde_json::to_value(&back).unwrap(),
@@ -253,11 +272,41 @@ mod tests {
             m.insert(header::ACCEPT, accept.parse().unwrap());
             m
         };
-        assert!(negotiate(&h("application/vnd.kubernetes.protobuf, application/json"), info).is_some());
-        assert!(negotiate(&h("application/json, application/vnd.kubernetes.protobuf"), info).is_none());
-        assert!(negotiate(&h("application/json;as=Table;v=v1;g=meta.k8s.io,application/json"), info).is_none());
-        assert!(negotiate(&h("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io"), info).is_none());
-        assert!(negotiate(&h("application/vnd.kubernetes.protobuf,application/json"), deploy).is_none());
+        assert!(
+            negotiate(
+                &h("application/vnd.kubernetes.protobuf, application/json"),
+                info
+            )
+            .is_some()
+        );
+        assert!(
+            negotiate(
+                &h("application/json, application/vnd.kubernetes.protobuf"),
+                info
+            )
+            .is_none()
+        );
+        assert!(
+            negotiate(
+                &h("application/json;as=Table;v=v1;g=meta.k8s.io,application/json"),
+                info
+            )
+            .is_none()
+        );
+        assert!(
+            negotiate(
+                &h("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io"),
+                info
+            )
+            .is_none()
+        );
+        assert!(
+            negotiate(
+                &h("application/vnd.kubernetes.protobuf,application/json"),
+                deploy
+            )
+            .is_none()
+        );
         assert!(negotiate(&HeaderMap::new(), info).is_none());
     }
 }

@@ -13,6 +13,10 @@
 //! - a 406/415 is retried at once in JSON and never reaches the reflector;
 //! - the body is decoded by its `Content-Type`, never by what was asked; error bodies too
 //!   (a protobuf `Status` or a JSON one), classified like every other `Status`.
+//!
+//! Difference from the JSON path: the next page of a paged list is not requested ahead
+//! (prefetch) in protobuf; the informer's lists are answered whole by the watch cache (RV "0",
+//! relists without `limit`) or streamed (WatchList), so pages are rare.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,8 +27,8 @@ use kube::api::{DynamicObject, TypeMeta};
 use kube::discovery::ApiResource;
 
 use super::{
-    ACCEPT_PROTOBUF_OR_JSON, FrameSplitter, ItemDecoder, PROTOBUF, ProtoListDecoder,
-    decode_object, decode_status, decode_watch_frame, schema, unwrap_envelope,
+    ACCEPT_PROTOBUF_OR_JSON, FrameSplitter, ItemDecoder, PROTOBUF, ProtoListDecoder, decode_object,
+    decode_status, decode_watch_frame, schema, unwrap_envelope,
 };
 use crate::informer::Error;
 use crate::informer::decode::ObjectMask;
@@ -78,9 +82,7 @@ impl Proto<DynamicObject> {
             kind: resource.kind.clone(),
         };
         Some(Self {
-            decode: Arc::new(move |raw: &[u8]| {
-                decode_object(raw, msg, &mask, Some(types.clone()))
-            }),
+            decode: Arc::new(move |raw: &[u8]| decode_object(raw, msg, &mask, Some(types.clone()))),
             json_only: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -99,7 +101,11 @@ fn content_type_is_proto(res: &http::Response<kube::client::Body>) -> bool {
         .is_some_and(|ct| ct.trim_start().starts_with(PROTOBUF))
 }
 
-fn request(url: &str, watch: bool, accept: &str) -> Result<http::Request<kube::client::Body>, Error> {
+fn request(
+    url: &str,
+    watch: bool,
+    accept: &str,
+) -> Result<http::Request<kube::client::Body>, Error> {
     let mut b = http::Request::get(url).header(http::header::ACCEPT, accept);
     if watch {
         b = b.header(http::header::ACCEPT_ENCODING, "identity");

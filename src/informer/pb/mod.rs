@@ -460,7 +460,9 @@ fn opt_str(b: &[u8]) -> Result<Option<String>, Error> {
 }
 
 /// `metav1.Time` as `ObjectMeta` holds it (`None` for the zero time, which JSON prints `null`).
-fn meta_time(b: &[u8]) -> Result<Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>, Error> {
+fn meta_time(
+    b: &[u8],
+) -> Result<Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>, Error> {
     match time(b, false)? {
         Value::String(_) => {
             let mut r = Reader::new(b);
@@ -472,7 +474,9 @@ fn meta_time(b: &[u8]) -> Result<Option<k8s_openapi::apimachinery::pkg::apis::me
             }
             let t = k8s_openapi::jiff::Timestamp::from_second(secs)
                 .map_err(|e| bad(format_args!("time: {e}")))?;
-            Ok(Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(t)))
+            Ok(Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                t,
+            )))
         }
         _ => Ok(None),
     }
@@ -536,7 +540,9 @@ fn decode_meta(b: &[u8], mask: &ObjectMask) -> Result<ObjectMeta, Error> {
                 if let Value::String(v) = v
                     && mask.keeps_annotation(&k)
                 {
-                    m.annotations.get_or_insert_with(Default::default).insert(k, v);
+                    m.annotations
+                        .get_or_insert_with(Default::default)
+                        .insert(k, v);
                 }
             }
             13 => m
