@@ -591,6 +591,7 @@ pub async fn run_bench(
         pod_shape: args.pod_shape,
         server_mbps: args.server_mbps,
         clusters: args.clusters as usize,
+        wire: args.wire,
     })
     .await
     .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;

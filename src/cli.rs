@@ -186,6 +186,15 @@ pub struct BenchArgs {
     /// alone, RSS, the label filter over N × 100k pods); `--only fleet` for just these.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16))]
     pub clusters: u64,
+    /// Encoding the informer figures ask for: `protobuf` (first, for built-in kinds; what the
+    /// dashboard does) or `json`. The wire figures measure both in the same run.
+    #[arg(long, default_value = "protobuf", value_parser = parse_wire)]
+    pub wire: crate::informer::pb::client::WireFormat,
+}
+
+fn parse_wire(s: &str) -> Result<crate::informer::pb::client::WireFormat, String> {
+    crate::informer::pb::client::WireFormat::parse(s)
+        .ok_or_else(|| format!("{s:?}: expected json or protobuf"))
 }
 
 #[cfg(test)]

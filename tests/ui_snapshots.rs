@@ -325,6 +325,7 @@ fn informer_panel() {
         InformerRow {
             cached: 12,
             list_mode: "fallback",
+            wire: "json",
             deltas_total: 40,
             deltas_per_sec: 0.0,
             ..informer_row("deployments.apps", Some("default"), InformerState::Listing)

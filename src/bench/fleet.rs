@@ -64,7 +64,7 @@ pub(super) async fn fleet_figures(
     // One cluster alone.
     let single = ChildServer::start(pods, opts.pod_shape).await?;
     let client = client_from_kubeconfig(&single.kubeconfig).await?;
-    let (t_single, running) = kinformer_sync(&client).await?;
+    let (t_single, running) = kinformer_sync(&client, opts.wire).await?;
     let rss_single = rss_bytes().unwrap_or(0).saturating_sub(baseline);
     let single_cached = running.informer.indexer().len();
     running.stop().await;

@@ -94,12 +94,14 @@ mod pipeline;
 mod screen;
 mod server;
 mod sync;
+mod wire;
 mod xray;
 
 use pipeline::*;
 use screen::*;
 use server::*;
 use sync::*;
+use wire::*;
 
 /// Errors of the benchmark run, each printed as one line.
 #[derive(Debug, thiserror::Error)]
@@ -142,6 +144,8 @@ pub struct BenchOptions {
     pub server_mbps: Option<u64>,
     /// Clusters of the fleet figures (`--clusters N`; 1: none), see [`fleet`].
     pub clusters: usize,
+    /// The encoding the informer figures ask for (`--wire`; the wire figures measure both).
+    pub wire: crate::informer::pb::client::WireFormat,
 }
 
 /// A group of figures `--only` can select.
@@ -482,6 +486,7 @@ mod tests {
             pod_shape: PodShape::Compact,
             server_mbps: None,
             clusters: 1,
+            wire: crate::informer::pb::client::WireFormat::Protobuf,
         };
         let mut report = Report::default();
         drill_down(&opts, &mut report)?;

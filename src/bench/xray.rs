@@ -173,6 +173,7 @@ mod tests {
             pod_shape: PodShape::Compact,
             server_mbps: None,
             clusters: 1,
+            wire: crate::informer::pb::client::WireFormat::Protobuf,
         };
         let mut report = Report::default();
         xray_tree(&opts, &mut report)?;

@@ -43,6 +43,10 @@ pub struct Stored {
     pub fields: Vec<(&'static str, String)>,
     /// The JSON object, `metadata.resourceVersion` included.
     pub bytes: Bytes,
+    /// Its protobuf message, encoded on first request (`None`: the kind has no protobuf table
+    /// or the object a field it lacks), as kube-apiserver's watch cache keeps each object's
+    /// serializations.
+    pub proto: std::sync::OnceLock<Option<Bytes>>,
 }
 
 impl Stored {
@@ -456,6 +460,7 @@ fn store_value(
         owners,
         fields,
         bytes: Bytes::from(bytes),
+        proto: std::sync::OnceLock::new(),
     };
     Ok((Arc::new(stored), v))
 }
@@ -1327,6 +1332,7 @@ impl DemoCluster {
             owners: current.owners.clone(),
             fields: current.fields.clone(),
             bytes,
+            proto: std::sync::OnceLock::new(),
         });
         st.rv = rv;
         self.remove_locked(st, idx, gone.clone(), current)?;

@@ -36,6 +36,7 @@ pub mod server;
 pub mod shell;
 pub mod sim;
 pub mod table;
+pub mod wire;
 
 pub use cluster::DemoCluster;
 pub use error::{DemoError, StatusError};

@@ -689,6 +689,8 @@ enum Output {
     Json,
     Table(IncludeObject),
     Metadata,
+    /// `application/vnd.kubernetes.protobuf` (see [`super::wire`]).
+    Protobuf(&'static crate::informer::pb::schema::Msg),
 }
 
 fn output(headers: &HeaderMap, q: &Params) -> Output {
@@ -863,7 +865,10 @@ async fn handle(
             "dryRun is not supported by the kinformer demo server",
         ));
     }
-    let out = output(headers, &q);
+    let out = match (output(headers, &q), super::wire::negotiate(headers, info)) {
+        (Output::Json, Some(msg)) => Output::Protobuf(msg),
+        (out, _) => out,
+    };
     if t.scale {
         return scale_handler(app, &t, verb, headers, &body);
     }
@@ -893,6 +898,11 @@ async fn handle(
         "get" => {
             let name = t.name.as_deref().unwrap_or_default();
             let s = cluster.get_stored(t.idx, t.ns.as_deref(), name)?;
+            if let Output::Protobuf(msg) = out
+                && let Some(r) = super::wire::single(info, &s, msg)
+            {
+                return Ok(r);
+            }
             single(info, &s.bytes, out, s.rv)
         }
         "create" => {
@@ -1155,7 +1165,7 @@ fn single(
     rv: u64,
 ) -> Result<Response, StatusError> {
     match out {
-        Output::Json => Ok(bytes_response(StatusCode::OK, bytes.clone())),
+        Output::Json | Output::Protobuf(_) => Ok(bytes_response(StatusCode::OK, bytes.clone())),
         Output::Table(inc) => {
             let v: Value =
                 serde_json::from_slice(bytes).map_err(|e| StatusError::internal(e.to_string()))?;
@@ -1313,6 +1323,22 @@ fn list_handler(
             page.items,
             app.faults.send_rate(),
         )),
+        Output::Protobuf(msg) => Ok(super::wire::list(
+            info,
+            msg,
+            page.rv,
+            page.continue_token.clone(),
+            page.items.clone(),
+        )
+        .unwrap_or_else(|| {
+            list_body(
+                info,
+                page.rv,
+                page.continue_token,
+                page.items,
+                app.faults.send_rate(),
+            )
+        })),
         Output::Table(inc) => {
             let rows = page
                 .items
@@ -1343,14 +1369,27 @@ fn list_handler(
     }
 }
 
+/// One watch event for a stored object version (its protobuf encoding is kept with it).
+fn stored_event(info: &ResourceInfo, kind: &str, s: &Stored, out: Output) -> Bytes {
+    if let Output::Protobuf(msg) = out
+        && let Some(raw) = super::wire::encoded(s, msg)
+    {
+        return super::wire::event_frame(info, kind, &raw);
+    }
+    event_line(info, kind, &s.bytes, out, s.rv)
+}
+
 /// Serialize one watch event line.
 fn event_line(info: &ResourceInfo, kind: &str, obj: &Bytes, out: Output, rv: u64) -> Bytes {
+    if let Output::Protobuf(msg) = out {
+        return super::wire::event(info, kind, obj, msg);
+    }
     let mut line = Vec::with_capacity(obj.len() + 40);
     line.extend_from_slice(b"{\"type\":\"");
     line.extend_from_slice(kind.as_bytes());
     line.extend_from_slice(b"\",\"object\":");
     match out {
-        Output::Json => line.extend_from_slice(obj),
+        Output::Json | Output::Protobuf(_) => line.extend_from_slice(obj),
         Output::Table(_) | Output::Metadata if kind != "BOOKMARK" && kind != "ERROR" => {
             let v: Value = serde_json::from_slice(obj).unwrap_or(Value::Null);
             let converted = if let Output::Table(inc) = out {
@@ -1380,6 +1419,23 @@ fn error_event(e: &StatusError) -> Bytes {
     let mut b = serde_json::to_vec(&line).unwrap_or_default();
     b.push(b'\n');
     Bytes::from(b)
+}
+
+fn watch_body_for(
+    stream: impl futures::Stream<Item = Bytes> + Send + 'static,
+    out: Output,
+) -> Response {
+    match out {
+        Output::Protobuf(_) => super::wire::watch_body(stream),
+        _ => watch_body(stream),
+    }
+}
+
+fn error_event_for(e: &StatusError, out: Output) -> Bytes {
+    match out {
+        Output::Protobuf(_) => super::wire::error_event(e),
+        _ => error_event(e),
+    }
 }
 
 fn watch_body(stream: impl futures::Stream<Item = Bytes> + Send + 'static) -> Response {
@@ -1457,9 +1513,10 @@ fn watch_handler(
             "InternalError",
             "a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled",
         );
-        return Ok(watch_body(futures::stream::once(
-            async move { error_event(&e) },
-        )));
+        return Ok(watch_body_for(
+            futures::stream::once(async move { error_event_for(&e, out) }),
+            out,
+        ));
     }
     let (from, initial) = match send_initial {
         Some(true) => {
@@ -1483,16 +1540,18 @@ fn watch_handler(
             rv_num.unwrap_or(0),
             app.cluster.resource_version()
         ));
-        return Ok(watch_body(futures::stream::once(
-            async move { error_event(&e) },
-        )));
+        return Ok(watch_body_for(
+            futures::stream::once(async move { error_event_for(&e, out) }),
+            out,
+        ));
     }
     let start = match app.cluster.watch(t.idx, t.ns.as_deref(), from, initial) {
         Ok(s) => s,
         Err(e) if e.code == 410 => {
-            return Ok(watch_body(futures::stream::once(
-                async move { error_event(&e) },
-            )));
+            return Ok(watch_body_for(
+                futures::stream::once(async move { error_event_for(&e, out) }),
+                out,
+            ));
         }
         Err(e) => return Err(e),
     };
@@ -1506,7 +1565,7 @@ fn watch_handler(
         drop_rx.borrow_and_update();
         for s in &initial {
             if filter.matches(s) {
-                yield event_line(info, "ADDED", &s.bytes, out, s.rv);
+                yield stored_event(info, "ADDED", s, out);
             }
         }
         if initial_end {
@@ -1556,11 +1615,10 @@ fn watch_handler(
             }
         }
     };
-    Ok(watch_body(super::faults::paced(
-        app.faults.send_rate(),
-        Bytes::len,
-        stream,
-    )))
+    Ok(watch_body_for(
+        super::faults::paced(app.faults.send_rate(), Bytes::len, stream),
+        out,
+    ))
 }
 
 /// Apply the watcher's selectors to one event (enter = ADDED, leave = DELETED).
@@ -1572,16 +1630,16 @@ fn translate(
 ) -> Option<Bytes> {
     let now = f.matches(&ev.obj);
     match ev.kind {
-        EventType::Added => now.then(|| event_line(info, "ADDED", &ev.obj.bytes, out, ev.rv)),
+        EventType::Added => now.then(|| stored_event(info, "ADDED", &ev.obj, out)),
         EventType::Deleted => {
             let was = ev.prev.as_ref().is_some_and(|p| f.matches(p)) || now;
-            was.then(|| event_line(info, "DELETED", &ev.obj.bytes, out, ev.rv))
+            was.then(|| stored_event(info, "DELETED", &ev.obj, out))
         }
         EventType::Modified => {
             let was = ev.prev.as_ref().is_some_and(|p| f.matches(p));
             match (was, now) {
-                (true, true) => Some(event_line(info, "MODIFIED", &ev.obj.bytes, out, ev.rv)),
-                (false, true) => Some(event_line(info, "ADDED", &ev.obj.bytes, out, ev.rv)),
+                (true, true) => Some(stored_event(info, "MODIFIED", &ev.obj, out)),
+                (false, true) => Some(stored_event(info, "ADDED", &ev.obj, out)),
                 (true, false) => {
                     let prev = ev.prev.as_ref()?;
                     let bytes = with_rv(prev, ev.rv).ok()?;

@@ -102,7 +102,7 @@ impl ObjectMask {
         apply_mask(&mut obj.data, self.data);
     }
 
-    fn keeps_annotation(&self, key: &str) -> bool {
+    pub(crate) fn keeps_annotation(&self, key: &str) -> bool {
         match self.annotations {
             AnnotationMask::All => true,
             AnnotationMask::Drop => false,

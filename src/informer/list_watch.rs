@@ -54,6 +54,7 @@ use tokio::sync::{Notify, mpsc};
 
 use super::decode::ObjectMask;
 use super::list_body::{JsonListDecoder, ListBodyDecoder};
+use super::pb::client::{Proto, WireFormat};
 use super::{Error, Object};
 
 /// Parameters of one list request (a subset of `metav1.ListOptions`).
@@ -146,6 +147,10 @@ pub trait ListerWatcher<K: Object>: Send + Sync {
     }
     /// Open a watch.
     fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>>;
+    /// The encoding its requests read now: `"protobuf"` or `"json"`.
+    fn wire(&self) -> &'static str {
+        "json"
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -498,6 +503,11 @@ pub struct KubeListerWatcher<K> {
     path: String,
     /// Decoder of one object; `None` = serde's `Deserialize` of `K`.
     decode: Option<ObjectDecoder<K>>,
+    /// Protobuf first (a built-in kind with a table, see [`super::pb::client`]); `None` = JSON.
+    proto: Option<Proto<K>>,
+    /// The kind (dynamic lister-watchers) and the mask its objects are decoded through.
+    resource: Option<ApiResource>,
+    mask: ObjectMask,
     /// The next page of a list in progress, requested while this page is decoded. At most one;
     /// taken by the `list` call whose URL it is, aborted by any other `list` call or on drop.
     prefetch: Mutex<Option<Prefetch>>,
@@ -555,6 +565,9 @@ impl<K> Clone for KubeListerWatcher<K> {
             client: self.client.clone(),
             path: self.path.clone(),
             decode: self.decode.clone(),
+            proto: self.proto.clone(),
+            resource: self.resource.clone(),
+            mask: self.mask,
             prefetch: Mutex::new(None),
             _kind: PhantomData,
         }
@@ -577,6 +590,9 @@ impl<K: Resource<DynamicType = ()>> KubeListerWatcher<K> {
             client,
             path: K::url_path(&(), namespace),
             decode: None,
+            proto: None,
+            resource: None,
+            mask: ObjectMask::ALL,
             prefetch: Mutex::new(None),
             _kind: PhantomData,
         }
@@ -590,9 +606,22 @@ impl KubeListerWatcher<DynamicObject> {
             client,
             path: DynamicObject::url_path(resource, namespace),
             decode: Some(Arc::new(super::decode::decode_dynamic)),
+            proto: Proto::for_resource(resource, ObjectMask::ALL),
+            resource: Some(resource.clone()),
+            mask: ObjectMask::ALL,
             prefetch: Mutex::new(None),
             _kind: PhantomData,
         }
+    }
+
+    /// Which encoding to ask for: [`WireFormat::Protobuf`] (the default) asks protobuf first for
+    /// built-in kinds that have a table; [`WireFormat::Json`] asks JSON only.
+    pub fn with_wire(mut self, wire: WireFormat) -> Self {
+        self.proto = match (wire, &self.resource) {
+            (WireFormat::Protobuf, Some(r)) => Proto::for_resource(r, self.mask),
+            _ => None,
+        };
+        self
     }
 
     /// Decode list items and watch objects through `mask`: the parts it drops are skipped by the
@@ -602,6 +631,12 @@ impl KubeListerWatcher<DynamicObject> {
         self.decode = Some(Arc::new(move |json: &str| {
             super::decode::decode_dynamic_masked(json, &mask)
         }));
+        self.mask = mask;
+        if self.proto.is_some()
+            && let Some(r) = &self.resource
+        {
+            self.proto = Proto::for_resource(r, mask);
+        }
         self
     }
 }
@@ -610,6 +645,19 @@ impl<K> KubeListerWatcher<K> {
     /// The collection path this lister-watcher lists and watches.
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// The encoding its requests ask for now: `"protobuf"` or `"json"` (after a server answered
+    /// JSON or refused protobuf, or for kinds without a protobuf table).
+    pub fn wire(&self) -> &'static str {
+        self.current_wire()
+    }
+
+    fn current_wire(&self) -> &'static str {
+        match &self.proto {
+            Some(p) if p.active() => "protobuf",
+            _ => "json",
+        }
     }
 
     fn get(&self, url: String, watch: bool) -> Result<http::Request<Vec<u8>>, Error> {
@@ -656,6 +704,10 @@ impl<K> KubeListerWatcher<K> {
 }
 
 impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
+    fn wire(&self) -> &'static str {
+        self.current_wire()
+    }
+
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
         let opts = opts.clone();
         async move {
@@ -679,6 +731,10 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                 .decode
                 .clone()
                 .unwrap_or_else(|| Arc::new(serde_decode::<K>));
+            if let Some(p) = self.proto.as_ref().filter(|p| p.active()) {
+                // No prefetch: protobuf is asked for lists a watch cache answers whole.
+                return p.list_each(&self.client, &url, decode, sink).await;
+            }
             let mut decoder = JsonListDecoder::new(decode);
             let pending = self.prefetch.lock().take();
             let prefetched = match pending {
@@ -748,6 +804,13 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
     fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>> {
         let url = watch_url(&self.path, opts);
         async move {
+            if let Some(p) = self.proto.as_ref().filter(|p| p.active()) {
+                let decode: ObjectDecoder<K> = self
+                    .decode
+                    .clone()
+                    .unwrap_or_else(|| Arc::new(serde_decode::<K>));
+                return p.watch(&self.client, &url, decode).await;
+            }
             let req = self.get(url, true)?;
             let reader = self
                 .client

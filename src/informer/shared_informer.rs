@@ -480,6 +480,8 @@ pub struct InformerStats {
     pub running: bool,
     /// The reflector's status; `None` before the informer starts.
     pub reflector: Option<ReflectorStatus>,
+    /// The encoding its lister-watcher reads ([`ListerWatcher::wire`]).
+    pub wire: &'static str,
 }
 
 /// Per-second buckets over a short sliding window.
@@ -917,6 +919,7 @@ impl<K: Object> SharedIndexInformer<K> {
             has_synced: self.has_synced(),
             running: self.is_running(),
             reflector,
+            wire: self.lw.wire(),
         }
     }
 }

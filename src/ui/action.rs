@@ -136,6 +136,8 @@ pub struct InformerRow {
     /// How its reflector lists: "stream" (WatchList), "list", or "fallback" (lists: the server
     /// refused streaming lists).
     pub list_mode: &'static str,
+    /// The encoding its lister-watcher reads: "protobuf" or "json".
+    pub wire: &'static str,
     pub last_rv: String,
     pub cached: usize,
     pub queue_depth: usize,

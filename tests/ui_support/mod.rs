@@ -254,6 +254,7 @@ pub fn informer_row(resource: &str, ns: Option<&str>, state: InformerState) -> I
         namespace: ns.map(str::to_string),
         state,
         list_mode: "stream",
+        wire: "protobuf",
         last_rv: "48213".into(),
         cached: 3,
         queue_depth: 0,

@@ -160,6 +160,7 @@ impl StatsSource {
                 namespace: key.namespace.clone(),
                 state,
                 list_mode: status.list_mode.as_str(),
+                wire: stats.wire,
                 last_rv: status.last_sync_resource_version.clone(),
                 cached: stats.cached_objects,
                 queue_depth: stats.queue_depth,

@@ -102,7 +102,7 @@ impl App {
             );
         // Counters read as numbers: right-aligned under their headers.
         let cell = |c: usize, text: String| -> TCell<'static> {
-            if (5..=9).contains(&c) {
+            if (6..=10).contains(&c) {
                 TCell::from(Line::from(text).right_aligned())
             } else {
                 TCell::from(text)
@@ -123,7 +123,7 @@ impl App {
         let start = self
             .informer_cursor
             .saturating_sub(inner_h.saturating_sub(1));
-        let texts: Vec<([String; 12], Style)> =
+        let texts: Vec<([String; 13], Style)> =
             self.informers
                 .iter()
                 .enumerate()
@@ -148,6 +148,7 @@ impl App {
                         r.namespace.clone().unwrap_or_else(|| "(all)".into()),
                         state_text(&r.state, self.now_ms),
                         r.list_mode.to_string(),
+                        r.wire.to_string(),
                         if r.synced { "true" } else { "false" }.to_string(),
                         r.cached.to_string(),
                         r.queue_depth.to_string(),
@@ -193,11 +194,12 @@ impl App {
     }
 }
 
-const INFORMER_HEADERS: [&str; 12] = [
+const INFORMER_HEADERS: [&str; 13] = [
     "RESOURCE",
     "NAMESPACE",
     "STATE",
     "LIST",
+    "WIRE",
     "SYNCED",
     "OBJECTS",
     "QUEUE",

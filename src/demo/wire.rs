@@ -1,0 +1,312 @@
+//! Protobuf answers (`application/vnd.kubernetes.protobuf`) for list, watch and get of the
+//! built-in kinds that have a table in [`crate::informer::pb::schema`], as kube-apiserver gives
+//! them to a client that asks for protobuf first (client-go's typed clients, kinformer).
+//!
+//! Negotiation as the API server does it: the first media range of `Accept` that the server can
+//! serve wins, so `application/vnd.kubernetes.protobuf, application/json` gets protobuf and
+//! `application/json;as=Table;...` (kubectl get) gets JSON. Kinds without a table (and objects
+//! with a field the table lacks) are answered in JSON, which every client accepts.
+//! Error answers stay JSON `Status` bodies (a real API server would encode them in protobuf too;
+//! clients read both).
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::cluster::Stored;
+use super::error::StatusError;
+use super::resources::ResourceInfo;
+use crate::informer::list_body::ListMeta;
+use crate::informer::pb::{self, PROTOBUF, schema::Msg};
+
+/// The protobuf table to answer with, if the client asked for protobuf first and the kind has one.
+pub fn negotiate(headers: &HeaderMap, info: &ResourceInfo) -> Option<&'static Msg> {
+    let first = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .find(|r| !r.is_empty())?;
+    let mut parts = first.split(';').map(str::trim);
+    if parts.next() != Some(PROTOBUF) || parts.next().is_some() {
+        return None;
+    }
+    pb::schema::kind(&info.api_version(), info.kind)
+}
+
+/// The stored object's message, encoded once.
+pub fn encoded(s: &Stored, msg: &'static Msg) -> Option<Bytes> {
+    s.proto
+        .get_or_init(|| {
+            let v: Value = serde_json::from_slice(&s.bytes).ok()?;
+            match pb::encode_object(&v, msg) {
+                Ok(b) => Some(Bytes::from(b)),
+                Err(field) => {
+                    tracing::debug!(%field, object = %s.key, "no protobuf for this object; answering JSON");
+                    None
+                }
+            }
+        })
+        .clone()
+}
+
+fn proto_response(stream_or_body: Body) -> Response {
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, PROTOBUF),
+            (header::CACHE_CONTROL, "no-cache, private"),
+        ],
+        stream_or_body,
+    )
+        .into_response()
+}
+
+/// One object (GET), or `None` when it cannot be said in protobuf.
+pub fn single(info: &ResourceInfo, s: &Stored, msg: &'static Msg) -> Option<Response> {
+    let raw = encoded(s, msg)?;
+    Some(proto_response(Body::from(pb::envelope(
+        &info.api_version(),
+        info.kind,
+        &raw,
+    ))))
+}
+
+fn varint_len(mut v: u64) -> u64 {
+    let mut n = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        n += 1;
+    }
+    n
+}
+
+/// A list (`k8s\0` + `Unknown{typeMeta, raw: XxxList}`), streamed item by item; `None` when an
+/// item cannot be said in protobuf (the caller answers JSON).
+pub fn list(
+    info: &ResourceInfo,
+    msg: &'static Msg,
+    rv: u64,
+    continue_token: Option<String>,
+    items: Vec<Arc<Stored>>,
+) -> Option<Response> {
+    let encoded: Vec<Bytes> = items
+        .iter()
+        .map(|s| encoded(s, msg))
+        .collect::<Option<_>>()?;
+    let meta = ListMeta {
+        resource_version: Some(rv.to_string()),
+        continue_token,
+        remaining_item_count: None,
+    };
+    // The list message's length goes first, so it is computed before streaming the items.
+    let head = pb::encode_list(&meta, &[]);
+    let items_len: u64 = encoded
+        .iter()
+        .map(|b| 1 + varint_len(b.len() as u64) + b.len() as u64)
+        .sum();
+    let list_len = head.len() as u64 + items_len;
+    let mut tm = Vec::new();
+    pb::put_bytes(&mut tm, 1, info.api_version().as_bytes());
+    pb::put_bytes(&mut tm, 2, format!("{}List", info.kind).as_bytes());
+    let mut first = pb::MAGIC.to_vec();
+    pb::put_bytes(&mut first, 1, &tm);
+    first.push(0x12); // field 2 (raw), length-delimited
+    let mut n = list_len;
+    while n >= 0x80 {
+        first.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    first.push(n as u8);
+    first.extend_from_slice(&head);
+    let stream = async_stream::stream! {
+        yield Ok::<Bytes, std::io::Error>(Bytes::from(first));
+        let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+        for item in &encoded {
+            pb::put_bytes(&mut buf, 2, item);
+            if buf.len() >= 64 * 1024 {
+                yield Ok(Bytes::from(std::mem::take(&mut buf)));
+                buf.reserve(64 * 1024);
+            }
+        }
+        // contentEncoding and contentType, empty.
+        buf.extend_from_slice(&[0x1a, 0, 0x22, 0]);
+        yield Ok(Bytes::from(buf));
+    };
+    Some(proto_response(Body::from_stream(stream)))
+}
+
+/// One watch frame for a JSON object (ADDED/MODIFIED/DELETED/BOOKMARK), or an ERROR frame
+/// when it cannot be encoded.
+pub fn event(info: &ResourceInfo, kind: &str, obj: &Bytes, msg: &'static Msg) -> Bytes {
+    let raw = serde_json::from_slice::<Value>(obj)
+        .map_err(|e| e.to_string())
+        .and_then(|v| pb::encode_object(&v, msg));
+    match raw {
+        Ok(raw) => Bytes::from(pb::watch_frame(
+            kind,
+            &pb::envelope(&info.api_version(), info.kind, &raw),
+        )),
+        Err(field) => error_event(&StatusError::internal(format!(
+            "cannot encode the object as protobuf: unknown field {field}"
+        ))),
+    }
+}
+
+/// One watch frame for an already encoded object message.
+pub fn event_frame(info: &ResourceInfo, kind: &str, raw: &[u8]) -> Bytes {
+    Bytes::from(pb::watch_frame(
+        kind,
+        &pb::envelope(&info.api_version(), info.kind, raw),
+    ))
+}
+
+/// An ERROR watch frame carrying the `Status`.
+pub fn error_event(e: &StatusError) -> Bytes {
+    let mut status = e.to_status();
+    if let Some(m) = status.as_object_mut() {
+        m.remove("kind");
+        m.remove("apiVersion");
+    }
+    let raw = pb::encode_msg(
+        status
+            .as_object()
+            .cloned()
+            .as_ref()
+            .unwrap_or(&Default::default()),
+        &pb::schema::STATUS,
+    )
+    .or_else(|_| {
+        // Details the table does not know: the essentials.
+        let slim =
+            json!({"status": "Failure", "message": e.message, "reason": e.reason, "code": e.code});
+        pb::encode_msg(
+            slim.as_object()
+                .cloned()
+                .as_ref()
+                .unwrap_or(&Default::default()),
+            &pb::schema::STATUS,
+        )
+    })
+    .unwrap_or_default();
+    Bytes::from(pb::watch_frame(
+        "ERROR",
+        &pb::envelope("v1", "Status", &raw),
+    ))
+}
+
+/// The response headers of a protobuf watch.
+pub fn watch_body(stream: impl futures::Stream<Item = Bytes> + Send + 'static) -> Response {
+    use futures::StreamExt as _;
+    proto_response(Body::from_stream(stream.map(Ok::<Bytes, std::io::Error>)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::mutation::Mutation;
+    use crate::demo::realistic::PodShape;
+    use crate::demo::sim::{SimConfig, Simulator};
+    use crate::informer::decode::{ObjectMask, decode_dynamic};
+
+    #[test]
+    fn every_simulated_pod_namespace_and_configmap_has_a_lossless_protobuf_form() {
+        let mut checked = 0;
+        for shape in [PodShape::Compact, PodShape::Realistic] {
+            let mut sim = Simulator::new(SimConfig {
+                pods: 200,
+                nodes: 5,
+                pod_shape: shape,
+                ..SimConfig::default()
+            });
+            let mut muts = sim.seed_mutations();
+            for _ in 0..30 {
+                muts.extend(sim.tick(50));
+            }
+            for m in &muts {
+                let (Mutation::Create { resource, object } | Mutation::Update { resource, object }) =
+                    m
+                else {
+                    continue;
+                };
+                let kind = object["kind"].as_str().unwrap_or_default();
+                let api_version = object["apiVersion"].as_str().unwrap_or("v1");
+                let Some(msg) = pb::schema::kind(api_version, kind) else {
+                    continue;
+                };
+                let raw = pb::encode_object(object, msg).unwrap_or_else(|f| {
+                    panic!("{} {kind}: no field {f} in the table", resource.plural)
+                });
+                let back = pb::decode_object(&raw, msg, &ObjectMask::ALL, None).unwrap();
+                let mut item = object.clone();
+                item.as_object_mut()
+                    .map(|o| (o.remove("apiVersion"), o.remove("kind")));
+                let json = decode_dynamic(&item.to_string()).unwrap();
+                assert_eq!(
+                    serde_json::to_value(&back).unwrap(),
+                    serde_json::to_value(&json).unwrap(),
+                    "{kind}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{checked} objects checked");
+    }
+
+    #[test]
+    fn protobuf_is_chosen_only_when_asked_first_and_the_kind_has_a_table() {
+        let info = crate::demo::resources::RESOURCES
+            .iter()
+            .find(|r| r.kind == "Pod")
+            .unwrap();
+        let deploy = crate::demo::resources::RESOURCES
+            .iter()
+            .find(|r| r.kind == "Deployment")
+            .unwrap();
+        let h = |accept: &str| {
+            let mut m = HeaderMap::new();
+            m.insert(header::ACCEPT, accept.parse().unwrap());
+            m
+        };
+        assert!(
+            negotiate(
+                &h("application/vnd.kubernetes.protobuf, application/json"),
+                info
+            )
+            .is_some()
+        );
+        assert!(
+            negotiate(
+                &h("application/json, application/vnd.kubernetes.protobuf"),
+                info
+            )
+            .is_none()
+        );
+        assert!(
+            negotiate(
+                &h("application/json;as=Table;v=v1;g=meta.k8s.io,application/json"),
+                info
+            )
+            .is_none()
+        );
+        assert!(
+            negotiate(
+                &h("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io"),
+                info
+            )
+            .is_none()
+        );
+        assert!(
+            negotiate(
+                &h("application/vnd.kubernetes.protobuf,application/json"),
+                deploy
+            )
+            .is_none()
+        );
+        assert!(negotiate(&HeaderMap::new(), info).is_none());
+    }
+}

@@ -1,0 +1,852 @@
+//! The protobuf schema of the built-in kinds kinformer reads, as one table per message: field
+//! number → JSON name, wire shape and JSON presence. Both directions go through it (the client's
+//! decoder, the demo server's encoder), so a kind is spoken on the wire exactly when its table
+//! exists ([`kind`]).
+//!
+//! Transcribed from k8s.io/api `core/v1/generated.proto` and k8s.io/apimachinery
+//! `apis/meta/v1`, `runtime`, `api/resource`, `util/intstr` (`generated.proto`); the JSON side
+//! (which scalars JSON keeps at their zero value: pointers and fields without `omitempty`) from
+//! the Go types' tags. A field missing here is skipped by the decoder (a newer server) and makes
+//! the encoder refuse the object (the demo server then answers JSON).
+
+/// The wire and JSON shape of one field.
+#[derive(Debug, Clone, Copy)]
+pub enum Ty {
+    /// `string`.
+    Str,
+    /// `bool`.
+    Bool,
+    /// `int32`/`int64` (varint, two's complement).
+    Int,
+    /// `bytes` (`[]byte`: base64 in JSON).
+    Bytes,
+    /// A nested message (a JSON object).
+    Msg(&'static Msg),
+    /// An embedded message whose fields JSON inlines into the parent (`json:",inline"`).
+    Inline(&'static Msg),
+    /// `metav1.Time` (RFC 3339, seconds; the zero time is `null`).
+    Time,
+    /// `metav1.MicroTime` (RFC 3339 with microseconds).
+    MicroTime,
+    /// `resource.Quantity` (its canonical string).
+    Quantity,
+    /// `intstr.IntOrString` (a JSON number or string).
+    IntOrString,
+    /// `runtime.RawExtension` / `metav1.FieldsV1`: JSON bytes carried as they are.
+    Raw,
+    /// `map<string, string>`.
+    MapStr,
+    /// `map<string, bytes>` (base64 values in JSON).
+    MapBytes,
+    /// `map<string, Quantity>` (`ResourceList`).
+    MapQuantity,
+}
+
+/// One field of a message.
+#[derive(Debug, Clone, Copy)]
+pub struct F {
+    pub num: u32,
+    pub name: &'static str,
+    pub ty: Ty,
+    /// `repeated` (a JSON array).
+    pub rep: bool,
+    /// JSON keeps the zero value of this scalar (a pointer, or no `omitempty`); otherwise a zero
+    /// on the wire (Go writes every non-pointer scalar) is absent from JSON.
+    pub zero: bool,
+}
+
+impl F {
+    const fn new(num: u32, name: &'static str, ty: Ty) -> F {
+        F {
+            num,
+            name,
+            ty,
+            rep: false,
+            zero: false,
+        }
+    }
+    const fn rep(self) -> F {
+        F { rep: true, ..self }
+    }
+    const fn z(self) -> F {
+        F { zero: true, ..self }
+    }
+}
+
+/// A message: its fields.
+#[derive(Debug)]
+pub struct Msg {
+    pub name: &'static str,
+    pub fields: &'static [F],
+}
+
+/// Messages are statics: one is equal only to itself.
+impl PartialEq for Msg {
+    fn eq(&self, other: &Msg) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for Msg {}
+
+impl Msg {
+    /// The field with wire number `num`.
+    pub fn by_num(&self, num: u32) -> Option<&F> {
+        self.fields.iter().find(|f| f.num == num)
+    }
+}
+
+const fn s(n: u32, name: &'static str) -> F {
+    F::new(n, name, Ty::Str)
+}
+const fn b(n: u32, name: &'static str) -> F {
+    F::new(n, name, Ty::Bool)
+}
+const fn i(n: u32, name: &'static str) -> F {
+    F::new(n, name, Ty::Int)
+}
+const fn m(n: u32, name: &'static str, msg: &'static Msg) -> F {
+    F::new(n, name, Ty::Msg(msg))
+}
+const fn t(n: u32, name: &'static str) -> F {
+    F::new(n, name, Ty::Time)
+}
+const fn q(n: u32, name: &'static str) -> F {
+    F::new(n, name, Ty::Quantity)
+}
+const fn ms(n: u32, name: &'static str) -> F {
+    F::new(n, name, Ty::MapStr)
+}
+const fn mq(n: u32, name: &'static str) -> F {
+    F::new(n, name, Ty::MapQuantity)
+}
+
+// ------------------------------------------------------------------------------------------
+// apimachinery
+// ------------------------------------------------------------------------------------------
+
+/// `runtime.TypeMeta` (inside `runtime.Unknown`).
+pub static TYPE_META: Msg = Msg {
+    name: "TypeMeta",
+    fields: &[s(1, "apiVersion"), s(2, "kind")],
+};
+
+pub static OWNER_REFERENCE: Msg = Msg {
+    name: "OwnerReference",
+    fields: &[
+        s(5, "apiVersion").z(),
+        s(1, "kind").z(),
+        s(3, "name").z(),
+        s(4, "uid").z(),
+        b(6, "controller").z(),
+        b(7, "blockOwnerDeletion").z(),
+    ],
+};
+
+pub static MANAGED_FIELDS_ENTRY: Msg = Msg {
+    name: "ManagedFieldsEntry",
+    fields: &[
+        s(1, "manager"),
+        s(2, "operation"),
+        s(3, "apiVersion"),
+        t(4, "time"),
+        s(6, "fieldsType"),
+        F::new(7, "fieldsV1", Ty::Raw),
+        s(8, "subresource"),
+    ],
+};
+
+pub static OBJECT_META: Msg = Msg {
+    name: "ObjectMeta",
+    fields: &[
+        s(1, "name"),
+        s(2, "generateName"),
+        s(3, "namespace"),
+        s(4, "selfLink"),
+        s(5, "uid"),
+        s(6, "resourceVersion"),
+        i(7, "generation"),
+        t(8, "creationTimestamp"),
+        t(9, "deletionTimestamp"),
+        i(10, "deletionGracePeriodSeconds").z(),
+        ms(11, "labels"),
+        ms(12, "annotations"),
+        m(13, "ownerReferences", &OWNER_REFERENCE).rep(),
+        s(14, "finalizers").rep(),
+        m(17, "managedFields", &MANAGED_FIELDS_ENTRY).rep(),
+    ],
+};
+
+pub static LIST_META: Msg = Msg {
+    name: "ListMeta",
+    fields: &[
+        s(1, "selfLink"),
+        s(2, "resourceVersion"),
+        s(3, "continue"),
+        i(4, "remainingItemCount").z(),
+    ],
+};
+
+pub static STATUS_CAUSE: Msg = Msg {
+    name: "StatusCause",
+    fields: &[s(1, "reason"), s(2, "message"), s(3, "field")],
+};
+
+pub static STATUS_DETAILS: Msg = Msg {
+    name: "StatusDetails",
+    fields: &[
+        s(1, "name"),
+        s(2, "group"),
+        s(3, "kind"),
+        s(6, "uid"),
+        m(4, "causes", &STATUS_CAUSE).rep(),
+        i(5, "retryAfterSeconds"),
+    ],
+};
+
+/// `metav1.Status` (error answers and watch ERROR events).
+pub static STATUS: Msg = Msg {
+    name: "Status",
+    fields: &[
+        m(1, "metadata", &LIST_META),
+        s(2, "status"),
+        s(3, "message"),
+        s(4, "reason"),
+        m(5, "details", &STATUS_DETAILS),
+        i(6, "code"),
+    ],
+};
+
+// ------------------------------------------------------------------------------------------
+// core/v1: Pod
+// ------------------------------------------------------------------------------------------
+
+pub static LOCAL_OBJECT_REFERENCE: Msg = Msg {
+    name: "LocalObjectReference",
+    fields: &[s(1, "name")],
+};
+
+pub static OBJECT_FIELD_SELECTOR: Msg = Msg {
+    name: "ObjectFieldSelector",
+    fields: &[s(1, "apiVersion"), s(2, "fieldPath").z()],
+};
+
+pub static RESOURCE_FIELD_SELECTOR: Msg = Msg {
+    name: "ResourceFieldSelector",
+    fields: &[s(1, "containerName"), s(2, "resource").z(), q(3, "divisor")],
+};
+
+pub static KEY_SELECTOR: Msg = Msg {
+    name: "ConfigMapKeySelector",
+    fields: &[
+        F::new(1, "", Ty::Inline(&LOCAL_OBJECT_REFERENCE)),
+        s(2, "key").z(),
+        b(3, "optional").z(),
+    ],
+};
+
+pub static ENV_VAR_SOURCE: Msg = Msg {
+    name: "EnvVarSource",
+    fields: &[
+        m(1, "fieldRef", &OBJECT_FIELD_SELECTOR),
+        m(2, "resourceFieldRef", &RESOURCE_FIELD_SELECTOR),
+        m(3, "configMapKeyRef", &KEY_SELECTOR),
+        m(4, "secretKeyRef", &KEY_SELECTOR),
+    ],
+};
+
+pub static ENV_VAR: Msg = Msg {
+    name: "EnvVar",
+    fields: &[
+        s(1, "name").z(),
+        s(2, "value"),
+        m(3, "valueFrom", &ENV_VAR_SOURCE),
+    ],
+};
+
+pub static ENV_SOURCE_REF: Msg = Msg {
+    name: "ConfigMapEnvSource",
+    fields: &[
+        F::new(1, "", Ty::Inline(&LOCAL_OBJECT_REFERENCE)),
+        b(2, "optional").z(),
+    ],
+};
+
+pub static ENV_FROM_SOURCE: Msg = Msg {
+    name: "EnvFromSource",
+    fields: &[
+        s(1, "prefix"),
+        m(2, "configMapRef", &ENV_SOURCE_REF),
+        m(3, "secretRef", &ENV_SOURCE_REF),
+    ],
+};
+
+pub static CONTAINER_PORT: Msg = Msg {
+    name: "ContainerPort",
+    fields: &[
+        s(1, "name"),
+        i(2, "hostPort"),
+        i(3, "containerPort").z(),
+        s(4, "protocol"),
+        s(5, "hostIP"),
+    ],
+};
+
+pub static RESOURCE_CLAIM: Msg = Msg {
+    name: "ResourceClaim",
+    fields: &[s(1, "name").z(), s(2, "request")],
+};
+
+pub static RESOURCE_REQUIREMENTS: Msg = Msg {
+    name: "ResourceRequirements",
+    fields: &[
+        mq(1, "limits"),
+        mq(2, "requests"),
+        m(3, "claims", &RESOURCE_CLAIM).rep(),
+    ],
+};
+
+pub static VOLUME_MOUNT: Msg = Msg {
+    name: "VolumeMount",
+    fields: &[
+        s(1, "name").z(),
+        b(2, "readOnly"),
+        s(3, "mountPath").z(),
+        s(4, "subPath"),
+        s(5, "mountPropagation").z(),
+        s(6, "subPathExpr"),
+        s(7, "recursiveReadOnly").z(),
+    ],
+};
+
+pub static EXEC_ACTION: Msg = Msg {
+    name: "ExecAction",
+    fields: &[s(1, "command").rep()],
+};
+
+pub static HTTP_HEADER: Msg = Msg {
+    name: "HTTPHeader",
+    fields: &[s(1, "name").z(), s(2, "value").z()],
+};
+
+pub static HTTP_GET_ACTION: Msg = Msg {
+    name: "HTTPGetAction",
+    fields: &[
+        s(1, "path"),
+        F::new(2, "port", Ty::IntOrString),
+        s(3, "host"),
+        s(4, "scheme"),
+        m(5, "httpHeaders", &HTTP_HEADER).rep(),
+    ],
+};
+
+pub static TCP_SOCKET_ACTION: Msg = Msg {
+    name: "TCPSocketAction",
+    fields: &[F::new(1, "port", Ty::IntOrString), s(2, "host")],
+};
+
+pub static GRPC_ACTION: Msg = Msg {
+    name: "GRPCAction",
+    fields: &[i(1, "port").z(), s(2, "service").z()],
+};
+
+pub static PROBE_HANDLER: Msg = Msg {
+    name: "ProbeHandler",
+    fields: &[
+        m(1, "exec", &EXEC_ACTION),
+        m(2, "httpGet", &HTTP_GET_ACTION),
+        m(3, "tcpSocket", &TCP_SOCKET_ACTION),
+        m(4, "grpc", &GRPC_ACTION),
+    ],
+};
+
+pub static PROBE: Msg = Msg {
+    name: "Probe",
+    fields: &[
+        F::new(1, "", Ty::Inline(&PROBE_HANDLER)),
+        i(2, "initialDelaySeconds"),
+        i(3, "timeoutSeconds"),
+        i(4, "periodSeconds"),
+        i(5, "successThreshold"),
+        i(6, "failureThreshold"),
+        i(7, "terminationGracePeriodSeconds").z(),
+    ],
+};
+
+pub static SLEEP_ACTION: Msg = Msg {
+    name: "SleepAction",
+    fields: &[i(1, "seconds").z()],
+};
+
+pub static LIFECYCLE_HANDLER: Msg = Msg {
+    name: "LifecycleHandler",
+    fields: &[
+        m(1, "exec", &EXEC_ACTION),
+        m(2, "httpGet", &HTTP_GET_ACTION),
+        m(3, "tcpSocket", &TCP_SOCKET_ACTION),
+        m(4, "sleep", &SLEEP_ACTION),
+    ],
+};
+
+pub static LIFECYCLE: Msg = Msg {
+    name: "Lifecycle",
+    fields: &[
+        m(1, "postStart", &LIFECYCLE_HANDLER),
+        m(2, "preStop", &LIFECYCLE_HANDLER),
+        s(3, "stopSignal").z(),
+    ],
+};
+
+pub static CAPABILITIES: Msg = Msg {
+    name: "Capabilities",
+    fields: &[s(1, "add").rep(), s(2, "drop").rep()],
+};
+
+pub static SE_LINUX_OPTIONS: Msg = Msg {
+    name: "SELinuxOptions",
+    fields: &[s(1, "user"), s(2, "role"), s(3, "type"), s(4, "level")],
+};
+
+pub static SECCOMP_PROFILE: Msg = Msg {
+    name: "SeccompProfile",
+    fields: &[s(1, "type").z(), s(2, "localhostProfile").z()],
+};
+
+pub static APP_ARMOR_PROFILE: Msg = Msg {
+    name: "AppArmorProfile",
+    fields: &[s(1, "type").z(), s(2, "localhostProfile").z()],
+};
+
+pub static SECURITY_CONTEXT: Msg = Msg {
+    name: "SecurityContext",
+    fields: &[
+        m(1, "capabilities", &CAPABILITIES),
+        b(2, "privileged").z(),
+        m(3, "seLinuxOptions", &SE_LINUX_OPTIONS),
+        i(4, "runAsUser").z(),
+        b(5, "runAsNonRoot").z(),
+        b(6, "readOnlyRootFilesystem").z(),
+        b(7, "allowPrivilegeEscalation").z(),
+        i(8, "runAsGroup").z(),
+        s(9, "procMount").z(),
+        m(11, "seccompProfile", &SECCOMP_PROFILE),
+        m(12, "appArmorProfile", &APP_ARMOR_PROFILE),
+    ],
+};
+
+pub static CONTAINER_RESIZE_POLICY: Msg = Msg {
+    name: "ContainerResizePolicy",
+    fields: &[s(1, "resourceName").z(), s(2, "restartPolicy").z()],
+};
+
+pub static CONTAINER: Msg = Msg {
+    name: "Container",
+    fields: &[
+        s(1, "name").z(),
+        s(2, "image"),
+        s(3, "command").rep(),
+        s(4, "args").rep(),
+        s(5, "workingDir"),
+        m(6, "ports", &CONTAINER_PORT).rep(),
+        m(19, "envFrom", &ENV_FROM_SOURCE).rep(),
+        m(7, "env", &ENV_VAR).rep(),
+        m(8, "resources", &RESOURCE_REQUIREMENTS),
+        m(23, "resizePolicy", &CONTAINER_RESIZE_POLICY).rep(),
+        s(24, "restartPolicy").z(),
+        m(9, "volumeMounts", &VOLUME_MOUNT).rep(),
+        m(10, "livenessProbe", &PROBE),
+        m(11, "readinessProbe", &PROBE),
+        m(22, "startupProbe", &PROBE),
+        m(12, "lifecycle", &LIFECYCLE),
+        s(13, "terminationMessagePath"),
+        s(20, "terminationMessagePolicy"),
+        s(14, "imagePullPolicy"),
+        m(15, "securityContext", &SECURITY_CONTEXT),
+        b(16, "stdin"),
+        b(17, "stdinOnce"),
+        b(18, "tty"),
+    ],
+};
+
+pub static KEY_TO_PATH: Msg = Msg {
+    name: "KeyToPath",
+    fields: &[s(1, "key").z(), s(2, "path").z(), i(3, "mode").z()],
+};
+
+pub static CONFIG_MAP_VOLUME_SOURCE: Msg = Msg {
+    name: "ConfigMapVolumeSource",
+    fields: &[
+        F::new(1, "", Ty::Inline(&LOCAL_OBJECT_REFERENCE)),
+        m(2, "items", &KEY_TO_PATH).rep(),
+        i(3, "defaultMode").z(),
+        b(4, "optional").z(),
+    ],
+};
+
+pub static SECRET_VOLUME_SOURCE: Msg = Msg {
+    name: "SecretVolumeSource",
+    fields: &[
+        s(1, "secretName"),
+        m(2, "items", &KEY_TO_PATH).rep(),
+        i(3, "defaultMode").z(),
+        b(4, "optional").z(),
+    ],
+};
+
+pub static DOWNWARD_API_VOLUME_FILE: Msg = Msg {
+    name: "DownwardAPIVolumeFile",
+    fields: &[
+        s(1, "path").z(),
+        m(2, "fieldRef", &OBJECT_FIELD_SELECTOR),
+        m(3, "resourceFieldRef", &RESOURCE_FIELD_SELECTOR),
+        i(4, "mode").z(),
+    ],
+};
+
+pub static DOWNWARD_API_VOLUME_SOURCE: Msg = Msg {
+    name: "DownwardAPIVolumeSource",
+    fields: &[
+        m(1, "items", &DOWNWARD_API_VOLUME_FILE).rep(),
+        i(2, "defaultMode").z(),
+    ],
+};
+
+pub static DOWNWARD_API_PROJECTION: Msg = Msg {
+    name: "DownwardAPIProjection",
+    fields: &[m(1, "items", &DOWNWARD_API_VOLUME_FILE).rep()],
+};
+
+pub static CONFIG_MAP_PROJECTION: Msg = Msg {
+    name: "ConfigMapProjection",
+    fields: &[
+        F::new(1, "", Ty::Inline(&LOCAL_OBJECT_REFERENCE)),
+        m(2, "items", &KEY_TO_PATH).rep(),
+        b(4, "optional").z(),
+    ],
+};
+
+pub static SERVICE_ACCOUNT_TOKEN_PROJECTION: Msg = Msg {
+    name: "ServiceAccountTokenProjection",
+    fields: &[
+        s(1, "audience"),
+        i(2, "expirationSeconds").z(),
+        s(3, "path").z(),
+    ],
+};
+
+pub static VOLUME_PROJECTION: Msg = Msg {
+    name: "VolumeProjection",
+    fields: &[
+        m(1, "secret", &CONFIG_MAP_PROJECTION),
+        m(2, "downwardAPI", &DOWNWARD_API_PROJECTION),
+        m(3, "configMap", &CONFIG_MAP_PROJECTION),
+        m(4, "serviceAccountToken", &SERVICE_ACCOUNT_TOKEN_PROJECTION),
+    ],
+};
+
+pub static PROJECTED_VOLUME_SOURCE: Msg = Msg {
+    name: "ProjectedVolumeSource",
+    fields: &[
+        m(1, "sources", &VOLUME_PROJECTION).rep(),
+        i(2, "defaultMode").z(),
+    ],
+};
+
+pub static EMPTY_DIR_VOLUME_SOURCE: Msg = Msg {
+    name: "EmptyDirVolumeSource",
+    fields: &[s(1, "medium"), q(2, "sizeLimit")],
+};
+
+pub static HOST_PATH_VOLUME_SOURCE: Msg = Msg {
+    name: "HostPathVolumeSource",
+    fields: &[s(1, "path").z(), s(2, "type").z()],
+};
+
+pub static PVC_VOLUME_SOURCE: Msg = Msg {
+    name: "PersistentVolumeClaimVolumeSource",
+    fields: &[s(1, "claimName").z(), b(2, "readOnly")],
+};
+
+pub static NFS_VOLUME_SOURCE: Msg = Msg {
+    name: "NFSVolumeSource",
+    fields: &[s(1, "server").z(), s(2, "path").z(), b(3, "readOnly")],
+};
+
+pub static CSI_VOLUME_SOURCE: Msg = Msg {
+    name: "CSIVolumeSource",
+    fields: &[
+        s(1, "driver").z(),
+        b(2, "readOnly").z(),
+        s(3, "fsType").z(),
+        ms(4, "volumeAttributes"),
+        m(5, "nodePublishSecretRef", &LOCAL_OBJECT_REFERENCE),
+    ],
+};
+
+pub static VOLUME_SOURCE: Msg = Msg {
+    name: "VolumeSource",
+    fields: &[
+        m(1, "hostPath", &HOST_PATH_VOLUME_SOURCE),
+        m(2, "emptyDir", &EMPTY_DIR_VOLUME_SOURCE),
+        m(6, "secret", &SECRET_VOLUME_SOURCE),
+        m(7, "nfs", &NFS_VOLUME_SOURCE),
+        m(10, "persistentVolumeClaim", &PVC_VOLUME_SOURCE),
+        m(16, "downwardAPI", &DOWNWARD_API_VOLUME_SOURCE),
+        m(19, "configMap", &CONFIG_MAP_VOLUME_SOURCE),
+        m(26, "projected", &PROJECTED_VOLUME_SOURCE),
+        m(28, "csi", &CSI_VOLUME_SOURCE),
+    ],
+};
+
+pub static VOLUME: Msg = Msg {
+    name: "Volume",
+    fields: &[s(1, "name").z(), F::new(2, "", Ty::Inline(&VOLUME_SOURCE))],
+};
+
+pub static TOLERATION: Msg = Msg {
+    name: "Toleration",
+    fields: &[
+        s(1, "key"),
+        s(2, "operator"),
+        s(3, "value"),
+        s(4, "effect"),
+        i(5, "tolerationSeconds").z(),
+    ],
+};
+
+pub static SYSCTL: Msg = Msg {
+    name: "Sysctl",
+    fields: &[s(1, "name").z(), s(2, "value").z()],
+};
+
+pub static POD_SECURITY_CONTEXT: Msg = Msg {
+    name: "PodSecurityContext",
+    fields: &[
+        m(1, "seLinuxOptions", &SE_LINUX_OPTIONS),
+        i(2, "runAsUser").z(),
+        b(3, "runAsNonRoot").z(),
+        i(4, "supplementalGroups").rep(),
+        i(5, "fsGroup").z(),
+        i(6, "runAsGroup").z(),
+        m(7, "sysctls", &SYSCTL).rep(),
+        s(9, "fsGroupChangePolicy").z(),
+        m(10, "seccompProfile", &SECCOMP_PROFILE),
+        m(11, "appArmorProfile", &APP_ARMOR_PROFILE),
+        s(12, "supplementalGroupsPolicy").z(),
+        s(13, "seLinuxChangePolicy").z(),
+    ],
+};
+
+pub static HOST_ALIAS: Msg = Msg {
+    name: "HostAlias",
+    fields: &[s(1, "ip").z(), s(2, "hostnames").rep()],
+};
+
+pub static POD_READINESS_GATE: Msg = Msg {
+    name: "PodReadinessGate",
+    fields: &[s(1, "conditionType").z()],
+};
+
+pub static POD_SPEC: Msg = Msg {
+    name: "PodSpec",
+    fields: &[
+        m(1, "volumes", &VOLUME).rep(),
+        m(20, "initContainers", &CONTAINER).rep(),
+        m(2, "containers", &CONTAINER).rep(),
+        s(3, "restartPolicy"),
+        i(4, "terminationGracePeriodSeconds").z(),
+        i(5, "activeDeadlineSeconds").z(),
+        s(6, "dnsPolicy"),
+        ms(7, "nodeSelector"),
+        s(8, "serviceAccountName"),
+        s(9, "serviceAccount"),
+        b(21, "automountServiceAccountToken").z(),
+        s(10, "nodeName"),
+        b(11, "hostNetwork"),
+        b(12, "hostPID"),
+        b(13, "hostIPC"),
+        b(27, "shareProcessNamespace").z(),
+        m(14, "securityContext", &POD_SECURITY_CONTEXT),
+        m(15, "imagePullSecrets", &LOCAL_OBJECT_REFERENCE).rep(),
+        s(16, "hostname"),
+        s(17, "subdomain"),
+        s(19, "schedulerName"),
+        m(22, "tolerations", &TOLERATION).rep(),
+        m(23, "hostAliases", &HOST_ALIAS).rep(),
+        s(24, "priorityClassName"),
+        i(25, "priority").z(),
+        m(28, "readinessGates", &POD_READINESS_GATE).rep(),
+        s(29, "runtimeClassName").z(),
+        b(30, "enableServiceLinks").z(),
+        s(31, "preemptionPolicy").z(),
+        mq(32, "overhead"),
+        b(35, "setHostnameAsFQDN").z(),
+        b(37, "hostUsers").z(),
+    ],
+};
+
+pub static POD_CONDITION: Msg = Msg {
+    name: "PodCondition",
+    fields: &[
+        s(1, "type").z(),
+        i(7, "observedGeneration"),
+        s(2, "status").z(),
+        t(3, "lastProbeTime"),
+        t(4, "lastTransitionTime"),
+        s(5, "reason"),
+        s(6, "message"),
+    ],
+};
+
+pub static POD_IP: Msg = Msg {
+    name: "PodIP",
+    fields: &[s(1, "ip").z()],
+};
+
+pub static CONTAINER_STATE_WAITING: Msg = Msg {
+    name: "ContainerStateWaiting",
+    fields: &[s(1, "reason"), s(2, "message")],
+};
+
+pub static CONTAINER_STATE_RUNNING: Msg = Msg {
+    name: "ContainerStateRunning",
+    fields: &[t(1, "startedAt")],
+};
+
+pub static CONTAINER_STATE_TERMINATED: Msg = Msg {
+    name: "ContainerStateTerminated",
+    fields: &[
+        i(1, "exitCode").z(),
+        i(2, "signal"),
+        s(3, "reason"),
+        s(4, "message"),
+        t(5, "startedAt"),
+        t(6, "finishedAt"),
+        s(7, "containerID"),
+    ],
+};
+
+pub static CONTAINER_STATE: Msg = Msg {
+    name: "ContainerState",
+    fields: &[
+        m(1, "waiting", &CONTAINER_STATE_WAITING),
+        m(2, "running", &CONTAINER_STATE_RUNNING),
+        m(3, "terminated", &CONTAINER_STATE_TERMINATED),
+    ],
+};
+
+pub static VOLUME_MOUNT_STATUS: Msg = Msg {
+    name: "VolumeMountStatus",
+    fields: &[
+        s(1, "name").z(),
+        s(2, "mountPath").z(),
+        b(3, "readOnly"),
+        s(4, "recursiveReadOnly").z(),
+    ],
+};
+
+pub static CONTAINER_STATUS: Msg = Msg {
+    name: "ContainerStatus",
+    fields: &[
+        s(1, "name").z(),
+        m(2, "state", &CONTAINER_STATE),
+        m(3, "lastState", &CONTAINER_STATE),
+        b(4, "ready").z(),
+        i(5, "restartCount").z(),
+        s(6, "image").z(),
+        s(7, "imageID").z(),
+        s(8, "containerID"),
+        b(9, "started").z(),
+        mq(10, "allocatedResources"),
+        m(11, "resources", &RESOURCE_REQUIREMENTS),
+        m(12, "volumeMounts", &VOLUME_MOUNT_STATUS).rep(),
+    ],
+};
+
+pub static POD_STATUS: Msg = Msg {
+    name: "PodStatus",
+    fields: &[
+        i(17, "observedGeneration"),
+        s(1, "phase"),
+        m(2, "conditions", &POD_CONDITION).rep(),
+        s(3, "message"),
+        s(4, "reason"),
+        s(11, "nominatedNodeName"),
+        s(5, "hostIP"),
+        m(16, "hostIPs", &POD_IP).rep(),
+        s(6, "podIP"),
+        m(12, "podIPs", &POD_IP).rep(),
+        t(7, "startTime"),
+        m(10, "initContainerStatuses", &CONTAINER_STATUS).rep(),
+        m(8, "containerStatuses", &CONTAINER_STATUS).rep(),
+        s(9, "qosClass"),
+        m(13, "ephemeralContainerStatuses", &CONTAINER_STATUS).rep(),
+        s(14, "resize"),
+    ],
+};
+
+pub static POD: Msg = Msg {
+    name: "Pod",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        m(2, "spec", &POD_SPEC),
+        m(3, "status", &POD_STATUS),
+    ],
+};
+
+// ------------------------------------------------------------------------------------------
+// core/v1: small kinds
+// ------------------------------------------------------------------------------------------
+
+pub static NAMESPACE_SPEC: Msg = Msg {
+    name: "NamespaceSpec",
+    fields: &[s(1, "finalizers").rep()],
+};
+
+pub static NAMESPACE_CONDITION: Msg = Msg {
+    name: "NamespaceCondition",
+    fields: &[
+        s(1, "type").z(),
+        s(2, "status").z(),
+        t(4, "lastTransitionTime"),
+        s(5, "reason"),
+        s(6, "message"),
+    ],
+};
+
+pub static NAMESPACE_STATUS: Msg = Msg {
+    name: "NamespaceStatus",
+    fields: &[
+        s(1, "phase"),
+        m(2, "conditions", &NAMESPACE_CONDITION).rep(),
+    ],
+};
+
+pub static NAMESPACE: Msg = Msg {
+    name: "Namespace",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        m(2, "spec", &NAMESPACE_SPEC),
+        m(3, "status", &NAMESPACE_STATUS),
+    ],
+};
+
+pub static CONFIG_MAP: Msg = Msg {
+    name: "ConfigMap",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        b(4, "immutable").z(),
+        ms(2, "data"),
+        F::new(3, "binaryData", Ty::MapBytes),
+    ],
+};
+
+/// The message of a built-in kind (`apiVersion`, `kind`), when kinformer can speak it on the wire.
+pub fn kind(api_version: &str, kind: &str) -> Option<&'static Msg> {
+    match (api_version, kind) {
+        ("v1", "Pod") => Some(&POD),
+        ("v1", "Namespace") => Some(&NAMESPACE),
+        ("v1", "ConfigMap") => Some(&CONFIG_MAP),
+        _ => None,
+    }
+}
