@@ -819,6 +819,9 @@ async fn the_dashboards_shell_session_runs_commands_and_reports_the_exit_code() 
                 let line: &[u8] = match typed {
                     1 => {
                         tx.send(Input::Resize(100, 30)).await.unwrap();
+                        // kube's attach task multiplexes its stdin and resize channels without
+                        // an order between them: give the resize time to be sent first.
+                        tokio::time::sleep(Duration::from_millis(300)).await;
                         b"echo $COLUMNS; hostname\r"
                     }
                     _ => b"exit 3\r",

@@ -209,10 +209,20 @@ pub async fn forward_selected(
     let (tx, chosen) = watch::channel(None::<Arc<Pod>>);
     let chooser = {
         let indexer = informer.indexer();
+        let informer = informer.clone();
         let stop = stop.clone();
         let follow = follow.clone();
         let what = selector.clone();
         tokio::spawn(async move {
+            // The first choice waits for the initial list: choosing while it streams in would
+            // take whichever ready pod arrived first, not the first by name (connections are
+            // held meanwhile, as while no pod is ready).
+            while !informer.has_synced() {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tokio::time::sleep(std::time::Duration::from_millis(10)) => {}
+                }
+            }
             let mut last: Option<String> = None;
             loop {
                 let current = follow.lock().pod.clone();

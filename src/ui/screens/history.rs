@@ -217,7 +217,7 @@ impl App {
             return false;
         };
         match action {
-            KeyAction::Mark => {
+            KeyAction::Mark | KeyAction::ToggleNode => {
                 let idx = h.version_index(h.selected);
                 h.marked = if h.marked == idx { None } else { idx };
             }

@@ -252,7 +252,7 @@ impl App {
             return false;
         };
         match action {
-            KeyAction::ToggleNode => {
+            KeyAction::ToggleNode | KeyAction::Mark => {
                 if let Some(pod) = x.model.toggle() {
                     self.fetch_containers(pod, fx);
                 }
