@@ -34,6 +34,7 @@ pub mod realistic;
 pub mod resources;
 pub mod server;
 pub mod shell;
+pub mod spdy;
 pub mod sim;
 pub mod table;
 pub mod wire;
