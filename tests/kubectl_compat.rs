@@ -1264,7 +1264,10 @@ async fn kubectl_port_forwards_to_a_demo_pod_over_spdy() {
             assert!(page.starts_with("HTTP/1.1 200 OK"), "{websockets}: {page}");
             assert!(page.contains(&format!("demo pod {ns}/web")), "{page}");
             assert!(page.contains("container app, port 8080"), "{page}");
-            assert!(page.contains(&format!("request: GET {path} HTTP/1.1")), "{page}");
+            assert!(
+                page.contains(&format!("request: GET {path} HTTP/1.1")),
+                "{page}"
+            );
         }
         child.kill().await.unwrap();
     }

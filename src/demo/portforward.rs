@@ -24,8 +24,8 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::cluster::DemoCluster;
 use super::error::StatusError;
-use super::spdy;
 use super::exec::{normal_close, pod_and_container, query_pairs, upgrade};
+use super::spdy;
 
 const PROTOCOLS: [&str; 3] = [
     "v4.channel.k8s.io",
@@ -123,9 +123,13 @@ fn portforward_spdy(cluster: &DemoCluster, ns: String, name: String, req: Reques
     let session = spdy::PortForwardSession::new(ns.clone(), name.clone(), declared_ports(&pod));
     if spdy::offers_tunnel(req.headers()) {
         tracing::info!(%ns, pod = %name, "demo port-forward (SPDY over websocket)");
-        upgrade(req, &[spdy::TUNNEL_PROTOCOL], move |ws, _protocol| async move {
-            spdy::serve_tunneled(ws, session).await;
-        })
+        upgrade(
+            req,
+            &[spdy::TUNNEL_PROTOCOL],
+            move |ws, _protocol| async move {
+                spdy::serve_tunneled(ws, session).await;
+            },
+        )
     } else {
         tracing::info!(%ns, pod = %name, "demo port-forward (SPDY/3.1)");
         spdy::upgrade_raw(req, session)

@@ -302,7 +302,9 @@ impl Framer {
                     .to_be_bytes()
                     .to_vec();
                 for (f, id, value) in entries {
-                    b.extend_from_slice(&((u32::from(*f) << 24) | (id & 0x00ff_ffff)).to_be_bytes());
+                    b.extend_from_slice(
+                        &((u32::from(*f) << 24) | (id & 0x00ff_ffff)).to_be_bytes(),
+                    );
                     b.extend_from_slice(&value.to_be_bytes());
                 }
                 (SETTINGS, *flags, b)
@@ -662,7 +664,10 @@ where
             break;
         }
     }
-    tracing::debug!(answered = session.answered, "demo port-forward (SPDY tunnel) ended");
+    tracing::debug!(
+        answered = session.answered,
+        "demo port-forward (SPDY tunnel) ended"
+    );
     let _ = tx.send(normal_close()).await;
     let _ = tx.flush().await;
 }
@@ -698,7 +703,10 @@ where
             break;
         }
     }
-    tracing::debug!(answered = session.answered, "demo port-forward (SPDY) ended");
+    tracing::debug!(
+        answered = session.answered,
+        "demo port-forward (SPDY) ended"
+    );
     let _ = io.shutdown().await;
 }
 
@@ -927,7 +935,10 @@ mod tests {
         ];
         let mut tx = client();
         let mut rx = Framer::new();
-        let bytes: Vec<Vec<u8>> = frames.iter().map(|f| tx.encode(f).expect("encode")).collect();
+        let bytes: Vec<Vec<u8>> = frames
+            .iter()
+            .map(|f| tx.encode(f).expect("encode"))
+            .collect();
         assert_eq!(decode_all(&mut rx, &bytes), frames);
     }
 
@@ -935,7 +946,11 @@ mod tests {
     fn frames_split_at_any_byte_are_reassembled() {
         let mut tx = client();
         let mut all = Vec::new();
-        for f in [syn(1, "error", 8080, 0), syn(3, "data", 8080, 0), Frame::Ping(1)] {
+        for f in [
+            syn(1, "error", 8080, 0),
+            syn(3, "data", 8080, 0),
+            Frame::Ping(1),
+        ] {
             all.extend(tx.encode(&f).expect("encode"));
         }
         let one_byte_chunks: Vec<Vec<u8>> = all.iter().map(|b| vec![*b]).collect();
@@ -957,7 +972,12 @@ mod tests {
         assert_eq!(DICTIONARY.len(), 1423);
         // The second block continues the stream: no zlib header of its own, and it is shorter
         // since the names are now in the window.
-        assert!(second.len() < first.len(), "{} < {}", second.len(), first.len());
+        assert!(
+            second.len() < first.len(),
+            "{} < {}",
+            second.len(),
+            first.len()
+        );
         // A fresh decompressor cannot read the second block alone; the connection's can.
         let mut fresh = Framer::new();
         fresh.push(&second);
