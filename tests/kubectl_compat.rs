@@ -1271,5 +1271,49 @@ async fn kubectl_port_forwards_to_a_demo_pod_over_spdy() {
         }
         child.kill().await.unwrap();
     }
+    // A port no container declares: the connection closes empty and kubectl reports the
+    // refusal the demo wrote on the error stream.
+    let mut child = k
+        .command(&["port-forward", "-n", ns, "pod/web", ":9999"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(HANG_GUARD, lines.next_line())
+        .await
+        .expect("kubectl port-forward printed nothing")
+        .unwrap()
+        .expect("kubectl port-forward exited");
+    let local = line
+        .strip_prefix("Forwarding from ")
+        .and_then(|l| l.split(" -> ").next())
+        .unwrap_or_else(|| panic!("unexpected line {line:?}"))
+        .to_string();
+    let mut conn = tokio::net::TcpStream::connect(&local).await.unwrap();
+    conn.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
+    let mut page = String::new();
+    tokio::time::timeout(HANG_GUARD, conn.read_to_string(&mut page))
+        .await
+        .expect("the refused connection is closed")
+        .unwrap();
+    assert_eq!(page, "");
+    let mut errs = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    loop {
+        let line = tokio::time::timeout(HANG_GUARD, errs.next_line())
+            .await
+            .expect("kubectl reported nothing")
+            .unwrap();
+        let Some(line) = line else {
+            panic!("no refusal reported: {seen:?}");
+        };
+        if line.contains("error forwarding port 9999") {
+            assert!(line.contains("connection refused"), "{line}");
+            break;
+        }
+        seen.push(line);
+    }
+    child.kill().await.unwrap();
     s.cleanup().await;
 }
