@@ -1192,3 +1192,128 @@ async fn kubectl_rollout_restart_replaces_the_replicaset_and_rollout_status_wait
         s.cleanup().await;
     }
 }
+
+/// `kubectl port-forward` over SPDY/3.1 — tunneled in a websocket (kubectl 1.31+'s default) and
+/// over a plain SPDY upgrade (`KUBECTL_PORT_FORWARD_WEBSOCKETS=false`) — then HTTP GETs through
+/// the local port answered by the demo pod's page. A real cluster needs a container listening on
+/// the port: skipped there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_port_forwards_to_a_demo_pod_over_spdy() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+    let test = "kubectl_port_forwards_to_a_demo_pod_over_spdy";
+    if std::env::var_os("KINFORMER_TEST_KUBECONFIG").is_some() {
+        println!("skipping {test}: needs a container serving HTTP on its port (the demo's pages)");
+        return;
+    }
+    let Some(s) = setup(test).await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    k.apply_stdin(&format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  containers:\n  - name: app\n    image: registry.k8s.io/pause:3.10\n    ports:\n    - containerPort: 8080\n      name: http\n"
+    ))
+    .await;
+    k.ok(&[
+        "patch",
+        "pod",
+        "web",
+        "-n",
+        ns,
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}"#,
+    ])
+    .await;
+    for websockets in ["true", "false"] {
+        let mut child = k
+            .command(&["port-forward", "-n", ns, "pod/web", ":8080"])
+            .env("KUBECTL_PORT_FORWARD_WEBSOCKETS", websockets)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = tokio::time::timeout(HANG_GUARD, lines.next_line())
+            .await
+            .expect("kubectl port-forward printed nothing")
+            .unwrap();
+        let Some(line) = line else {
+            let mut err = String::new();
+            let _ = child.stderr.take().unwrap().read_to_string(&mut err).await;
+            panic!("kubectl port-forward (websockets={websockets}) exited: {err}");
+        };
+        // "Forwarding from 127.0.0.1:40123 -> 8080"
+        let local = line
+            .strip_prefix("Forwarding from ")
+            .and_then(|l| l.split(" -> ").next())
+            .unwrap_or_else(|| panic!("unexpected line {line:?}"))
+            .to_string();
+        // Two connections through one forward: the SPDY connection stays up between them.
+        for path in ["/", "/second"] {
+            let mut conn = tokio::net::TcpStream::connect(&local).await.unwrap();
+            conn.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+                .await
+                .unwrap();
+            let mut page = String::new();
+            tokio::time::timeout(HANG_GUARD, conn.read_to_string(&mut page))
+                .await
+                .expect("no answer through the forward")
+                .unwrap();
+            assert!(page.starts_with("HTTP/1.1 200 OK"), "{websockets}: {page}");
+            assert!(page.contains(&format!("demo pod {ns}/web")), "{page}");
+            assert!(page.contains("container app, port 8080"), "{page}");
+            assert!(
+                page.contains(&format!("request: GET {path} HTTP/1.1")),
+                "{page}"
+            );
+        }
+        child.kill().await.unwrap();
+    }
+    // A port no container declares: the connection closes empty and kubectl reports the
+    // refusal the demo wrote on the error stream.
+    let mut child = k
+        .command(&["port-forward", "-n", ns, "pod/web", ":9999"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(HANG_GUARD, lines.next_line())
+        .await
+        .expect("kubectl port-forward printed nothing")
+        .unwrap()
+        .expect("kubectl port-forward exited");
+    let local = line
+        .strip_prefix("Forwarding from ")
+        .and_then(|l| l.split(" -> ").next())
+        .unwrap_or_else(|| panic!("unexpected line {line:?}"))
+        .to_string();
+    let mut conn = tokio::net::TcpStream::connect(&local).await.unwrap();
+    conn.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
+    let mut page = String::new();
+    tokio::time::timeout(HANG_GUARD, conn.read_to_string(&mut page))
+        .await
+        .expect("the refused connection is closed")
+        .unwrap();
+    assert_eq!(page, "");
+    let mut errs = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    loop {
+        let line = tokio::time::timeout(HANG_GUARD, errs.next_line())
+            .await
+            .expect("kubectl reported nothing")
+            .unwrap();
+        let Some(line) = line else {
+            panic!("no refusal reported: {seen:?}");
+        };
+        if line.contains("error forwarding port 9999") {
+            assert!(line.contains("connection refused"), "{line}");
+            break;
+        }
+        seen.push(line);
+    }
+    child.kill().await.unwrap();
+    s.cleanup().await;
+}

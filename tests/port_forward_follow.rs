@@ -2,7 +2,8 @@
 //! real HTTP against the demo server: the pod chosen by a pods informer, moved to another when it
 //! goes away or turns not ready, connections held while none is ready, a Service's named
 //! targetPort mapped to the container port. The demo's pods answer HTTP with a page naming the
-//! pod: on a real cluster (KINFORMER_TEST_KUBECONFIG) these tests skip with that reason.
+//! pod: on a real cluster (KINFORMER_TEST_KUBECONFIG) these tests skip with that reason. Also the
+//! SPDY/3.1 port-forward kubectl uses, spoken directly over a plain upgrade.
 //! No assertion on elapsed time; `HANG_GUARD` only turns a hang into a failure.
 
 use std::sync::Arc;
@@ -278,4 +279,114 @@ async fn a_service_forward_maps_its_named_target_port_to_the_pods_container_port
         .await
         .unwrap()
         .unwrap();
+}
+
+/// The SPDY/3.1 side kubectl uses, spoken directly (no kubectl needed): a plain
+/// `Upgrade: SPDY/3.1` negotiating `portforward.k8s.io`, the error/data stream pair of one
+/// forwarded connection, the pod's page on the data stream and both streams half-closed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_spdy_upgrade_forwards_one_connection_to_the_pods_page() {
+    use kinformer::demo::spdy::{FLAG_FIN, Frame, Framer};
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let Some((h, client, ns)) = demo().await else {
+        return;
+    };
+    web_pod(&Api::namespaced(client, &ns), "web", "web").await;
+    let upgrade = |protocol: &str| {
+        format!(
+            "POST /api/v1/namespaces/{ns}/pods/web/portforward HTTP/1.1\r\nHost: demo\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: {protocol}\r\nContent-Length: 0\r\n\r\n"
+        )
+    };
+    // A stream protocol the kubelet does not speak is refused.
+    let mut conn = tokio::net::TcpStream::connect(h.addr()).await.unwrap();
+    conn.write_all(upgrade("channel.k8s.io").as_bytes())
+        .await
+        .unwrap();
+    let mut head = vec![0u8; 1024];
+    let n = conn.read(&mut head).await.unwrap();
+    let refused = String::from_utf8_lossy(&head[..n]).into_owned();
+    assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+
+    let mut conn = tokio::net::TcpStream::connect(h.addr()).await.unwrap();
+    conn.write_all(upgrade("portforward.k8s.io").as_bytes())
+        .await
+        .unwrap();
+    let mut head = Vec::new();
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let mut b = [0u8; 1];
+        assert_eq!(conn.read(&mut b).await.unwrap(), 1, "connection closed");
+        head.push(b[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 101"), "{head}");
+    assert!(head.contains("upgrade: spdy/3.1"), "{head}");
+    assert!(
+        head.contains("x-stream-protocol-version: portforward.k8s.io"),
+        "{head}"
+    );
+    let mut framer = Framer::new();
+    let syn = |stream: u32, kind: &str| Frame::SynStream {
+        stream,
+        associated: 0,
+        priority: 0,
+        flags: 0,
+        headers: vec![
+            ("streamtype".into(), kind.into()),
+            ("port".into(), "8080".into()),
+            ("requestid".into(), "0".into()),
+        ],
+    };
+    for f in [
+        syn(1, "error"),
+        Frame::Data {
+            stream: 1,
+            flags: FLAG_FIN,
+            data: Vec::new(),
+        },
+        syn(3, "data"),
+        Frame::Data {
+            stream: 3,
+            flags: 0,
+            data: b"GET /spdy HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+        },
+    ] {
+        conn.write_all(&framer.encode(&f).unwrap()).await.unwrap();
+    }
+    let (mut page, mut data_fin, mut error_fin, mut replies) = (Vec::new(), false, false, 0);
+    let mut buf = vec![0u8; 4096];
+    while !(data_fin && error_fin) {
+        let n = tokio::time::timeout(HANG_GUARD, conn.read(&mut buf))
+            .await
+            .expect("frames from the demo")
+            .unwrap();
+        assert!(n > 0, "closed before both streams ended");
+        framer.push(&buf[..n]);
+        while let Some(f) = framer.next_frame().unwrap() {
+            match f {
+                Frame::SynReply { .. } => replies += 1,
+                Frame::Data {
+                    stream,
+                    flags,
+                    data,
+                } => {
+                    if stream == 3 {
+                        page.extend(data);
+                        data_fin |= flags & FLAG_FIN != 0;
+                    } else {
+                        assert!(data.is_empty(), "{}", String::from_utf8_lossy(&data));
+                        error_fin |= flags & FLAG_FIN != 0;
+                    }
+                }
+                other => panic!("unexpected frame {other:?}"),
+            }
+        }
+    }
+    assert_eq!(replies, 2);
+    let page = String::from_utf8_lossy(&page);
+    assert!(page.starts_with("HTTP/1.1 200 OK"), "{page}");
+    assert!(
+        page.contains(&format!("kinformer demo pod {ns}/web")),
+        "{page}"
+    );
+    assert!(page.contains("request: GET /spdy HTTP/1.1"), "{page}");
 }

@@ -9,8 +9,9 @@
 //! process is started. With `tty=true` the session does what a terminal's line discipline does
 //! (echo, backspace, `\r\n`), and a resize sets `$COLUMNS`/`$LINES`.
 //!
-//! Differences from kube-apiserver: SPDY (the pre-websocket streaming protocol) is refused with a
-//! 400 naming the websocket protocols, so clients that fall back to it report a clear error; the
+//! Differences from kube-apiserver: SPDY (the pre-websocket streaming protocol) is refused for
+//! exec and attach with a 400 naming the websocket protocols, so clients that fall back to it
+//! report a clear error (port-forward does speak it: [`super::spdy`]); the
 //! demo's fault injection (403s, latency) does not apply to streams.
 
 use std::collections::BTreeMap;

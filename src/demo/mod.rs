@@ -9,7 +9,7 @@
 //! - [`proto`]: the little protobuf kubectl's `create namespace|configmap|secret` sends;
 //! - [`eviction`]: the Eviction subresource and PodDisruptionBudget status;
 //! - [`exec`], [`shell`], [`portforward`]: exec/attach and port-forward over websockets, into a
-//!   simulated shell and HTTP page per pod;
+//!   simulated shell and HTTP page per pod; [`spdy`]: SPDY/3.1 port-forward for kubectl;
 //! - [`fleet`]: several demo servers with one kubeconfig (a context per server);
 //! - [`churn`]: the loop feeding simulator mutations into the cluster;
 //! - [`sim`] and [`objects`]: the deterministic churn simulator and realistic object builders.
@@ -35,6 +35,7 @@ pub mod resources;
 pub mod server;
 pub mod shell;
 pub mod sim;
+pub mod spdy;
 pub mod table;
 pub mod wire;
 

@@ -9,9 +9,9 @@
 //! refused on the error channel, as a kubelet reports a connection refused. After answering, the
 //! pod side closes the websocket (`Connection: close`), which ends the forwarded connection.
 //!
-//! Difference: kubectl 1.31+ tunnels SPDY inside the websocket (`SPDY/3.1+portforward.k8s.io`);
-//! the demo does not speak SPDY, so `kubectl port-forward` against the demo fails at the upgrade
-//! with a message saying so. The dashboard uses kube-rs and works.
+//! kubectl 1.31+ tunnels SPDY inside the websocket (`SPDY/3.1+portforward.k8s.io`, ports in
+//! stream headers, no `ports` query) and older kubectl upgrades to plain SPDY/3.1: both are
+//! served by [`super::spdy`].
 
 use std::sync::Arc;
 
@@ -25,6 +25,7 @@ use tokio_tungstenite::tungstenite::Message;
 use super::cluster::DemoCluster;
 use super::error::StatusError;
 use super::exec::{normal_close, pod_and_container, query_pairs, upgrade};
+use super::spdy;
 
 const PROTOCOLS: [&str; 3] = [
     "v4.channel.k8s.io",
@@ -77,6 +78,9 @@ pub(super) async fn portforward(
     Path((ns, name)): Path<(String, String)>,
     req: Request,
 ) -> Response {
+    if spdy::offers_tunnel(req.headers()) || spdy::is_spdy_upgrade(req.headers()) {
+        return portforward_spdy(&cluster, ns, name, req);
+    }
     let q = query_pairs(req.uri());
     let ports: Result<Vec<u16>, StatusError> = q
         .iter()
@@ -108,6 +112,28 @@ pub(super) async fn portforward(
     upgrade(req, &PROTOCOLS, move |ws, _protocol| async move {
         serve(ws, ns, name, ports, declared).await;
     })
+}
+
+/// `kubectl port-forward`: SPDY tunneled in a websocket, or a plain SPDY/3.1 upgrade.
+fn portforward_spdy(cluster: &DemoCluster, ns: String, name: String, req: Request) -> Response {
+    let pod = match pod_and_container(cluster, &ns, &name, None) {
+        Ok((pod, _)) => pod,
+        Err(e) => return e.into_response(),
+    };
+    let session = spdy::PortForwardSession::new(ns.clone(), name.clone(), declared_ports(&pod));
+    if spdy::offers_tunnel(req.headers()) {
+        tracing::info!(%ns, pod = %name, "demo port-forward (SPDY over websocket)");
+        upgrade(
+            req,
+            &[spdy::TUNNEL_PROTOCOL],
+            move |ws, _protocol| async move {
+                spdy::serve_tunneled(ws, session).await;
+            },
+        )
+    } else {
+        tracing::info!(%ns, pod = %name, "demo port-forward (SPDY/3.1)");
+        spdy::upgrade_raw(req, session)
+    }
 }
 
 async fn serve<S>(
