@@ -326,6 +326,12 @@ fn opening_a_pod_fetches_its_containers_and_l_on_a_container_streams_that_contai
         }
         other => panic!("{other:?}"),
     }
+    // A container node stands for its pod for the operating keys.
+    app.update(code(KeyCode::Esc));
+    assert!(matches!(app.current_screen(), Some(Screen::Xray(_))));
+    let w = confirmed(&mut app, ctrl('k'));
+    assert_eq!(w.op, Operation::Kill);
+    assert_eq!(w.what(), "pod default/web-1-a");
 }
 
 #[test]

@@ -152,7 +152,9 @@ impl App {
 }
 
 pub(crate) fn render_node_actions(m: &NodeActions, area: Rect, buf: &mut Buffer) {
-    let r = centered(area, 44, 2 + m.items.len() as u16);
+    // Wide enough for the object's name in the title.
+    let w = (m.title.chars().count() as u16 + 6).max(44);
+    let r = centered(area, w, 2 + m.items.len() as u16);
     Clear.render(r, buf);
     let lines: Vec<Line> = m
         .items
