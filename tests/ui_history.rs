@@ -9,6 +9,7 @@ use kinformer::informer::delta_fifo::{Delta, DeltaObject, DeltaType};
 use kinformer::informer::history::{ChangeRow, History};
 use kinformer::informer::shared_informer::TapEntry;
 use kinformer::ui::action::{Action, ConnectionState, Effect};
+use kinformer::ui::app::Mode;
 use kinformer::ui::screens::Screen;
 use kinformer::ui::screens::changes::ChangesFilter;
 use kinformer::ui::{App, AppConfig};
@@ -404,6 +405,43 @@ fn slash_on_changes_filters_lines_and_dash_l_asks_again_with_a_selector() {
         [Effect::FetchChanges { filter, .. }] => assert_eq!(filter.selector, "app=web"),
         other => panic!("expected a new FetchChanges, got {other:?}"),
     }
+}
+
+#[test]
+fn l_on_changes_picks_a_label_of_the_listed_changes_and_asks_again_with_it() {
+    let (mut app, _) = app();
+    let f = open_changes(&mut app, "changes");
+    let h = recorded();
+    app.update(Action::Changes {
+        filter: f.clone(),
+        rows: changes_rows(&h, &f),
+        stats: h.stats(),
+    });
+    assert!(app.update(key('l')).is_empty());
+    let Mode::Labels(p) = &app.mode else {
+        panic!("no label picker: {:?}", app.mode)
+    };
+    assert_eq!(p.source, "changes listed");
+    let values: Vec<&str> = p.all.iter().map(|(v, _)| v.as_str()).collect();
+    assert!(values.contains(&"app=web"), "{values:?}");
+    type_str(&mut app, "app=w");
+    let fx = app.update(code(KeyCode::Enter));
+    match fx.as_slice() {
+        [Effect::FetchChanges { filter, .. }] => assert_eq!(filter.selector, "app=web"),
+        other => panic!("expected a new FetchChanges, got {other:?}"),
+    }
+    assert!(matches!(app.mode, Mode::Normal));
+    // The picker reopens on the selector in force; esc leaves it unchanged.
+    app.update(key('l'));
+    let Mode::Labels(p) = &app.mode else {
+        panic!("no label picker: {:?}", app.mode)
+    };
+    assert_eq!(p.input.value(), "app=web");
+    assert!(app.update(code(KeyCode::Esc)).is_empty());
+    let Some(Screen::Changes(c)) = app.current_screen() else {
+        panic!("changes not on top");
+    };
+    assert_eq!(c.filter.selector, "app=web");
 }
 
 #[test]

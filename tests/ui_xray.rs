@@ -11,10 +11,12 @@ use crossterm::event::KeyCode;
 use kinformer::informer::index::{NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
 use kinformer::informer::thread_safe_store::ThreadSafeStore;
 use kinformer::ui::action::{Action, Effect, ObjectSummary, ViewId};
-use kinformer::ui::app::Screen;
+use kinformer::ui::app::{Mode, Screen};
+use kinformer::ui::keys::KeyAction;
 use kinformer::ui::log_stream::ContainerPick;
+use kinformer::ui::operate::{Operation, Propagation, Write};
 use kinformer::ui::xray::NodeKind;
-use kinformer::ui::{App, KeyMap};
+use kinformer::ui::{App, AppConfig, KeyMap};
 use kube::api::DynamicObject;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -103,7 +105,12 @@ fn deliver(
 /// An app with `:xray` open on deployments: web (rs web-1, two ready pods) and api (rs api-1,
 /// one pod not ready).
 fn xray_app() -> (App, Stores, HashMap<String, ViewId>) {
-    let mut app = App::new(config(), KeyMap::defaults().unwrap());
+    xray_app_with(config())
+}
+
+/// [`xray_app`] started with `cfg` (e.g. `--readonly`).
+fn xray_app_with(cfg: AppConfig) -> (App, Stores, HashMap<String, ViewId>) {
+    let mut app = App::new(cfg, KeyMap::defaults().unwrap());
     app.init();
     app.update(Action::Resize(100, 24));
     let mut fx = type_str(&mut app, ":xray");
@@ -267,7 +274,11 @@ fn the_tree_counts_ready_pods_per_level_and_keys_open_and_close_nodes() {
 fn opening_a_pod_fetches_its_containers_and_l_on_a_container_streams_that_container() {
     let (mut app, _, _) = xray_app();
     select(&mut app, "web-1-a");
+    // Enter on an object node opens its actions, open / close first: Enter again opens it.
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    assert!(matches!(app.mode, Mode::NodeActions(_)));
     let fx = app.update(code(KeyCode::Enter));
+    assert!(matches!(app.mode, Mode::Normal));
     let request = match fx.as_slice() {
         [
             Effect::FetchYaml {
@@ -315,6 +326,12 @@ fn opening_a_pod_fetches_its_containers_and_l_on_a_container_streams_that_contai
         }
         other => panic!("{other:?}"),
     }
+    // A container node stands for its pod for the operating keys.
+    app.update(code(KeyCode::Esc));
+    assert!(matches!(app.current_screen(), Some(Screen::Xray(_))));
+    let w = confirmed(&mut app, ctrl('k'));
+    assert_eq!(w.op, Operation::Kill);
+    assert_eq!(w.what(), "pod default/web-1-a");
 }
 
 #[test]
@@ -334,6 +351,216 @@ fn y_and_d_on_a_node_show_that_objects_yaml_and_describe() {
     select(&mut app, "api");
     let fx = app.update(key('d'));
     assert!(matches!(fx.as_slice(), [Effect::FetchDescribe { name, .. }] if name == "api"));
+}
+
+#[test]
+fn h_on_a_node_opens_that_objects_history_timeline() {
+    let (mut app, _, _) = xray_app();
+    for (name, resource, object) in [
+        ("web", "deployments.apps", "default/web"),
+        ("web-1", "replicasets.apps", "default/web-1"),
+        ("web-1-a", "pods", "default/web-1-a"),
+    ] {
+        select(&mut app, name);
+        let fx = app.update(key('h'));
+        match fx.as_slice() {
+            [
+                Effect::FetchHistory {
+                    resource: r,
+                    key: k,
+                },
+            ] => {
+                assert_eq!((r.as_str(), k.as_str()), (resource, object));
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        let Some(Screen::History(h)) = app.current_screen() else {
+            panic!("{name}: history not on top");
+        };
+        assert_eq!((h.resource.as_str(), h.key.as_str()), (resource, object));
+        app.update(code(KeyCode::Esc));
+        assert!(matches!(app.current_screen(), Some(Screen::Xray(_))));
+    }
+}
+
+/// The write a confirmed dialog sends.
+fn confirmed(app: &mut App, k: Action) -> Write {
+    assert!(app.update(k).is_empty(), "nothing sent before confirmation");
+    assert!(matches!(app.mode, Mode::Confirm(_)), "{:?}", app.mode);
+    match app.update(key('y')).as_slice() {
+        [Effect::Write(w)] => w.clone(),
+        other => panic!("expected one write, got {other:?}"),
+    }
+}
+
+#[test]
+fn operating_keys_on_a_node_write_its_object_through_the_confirmed_path() {
+    let (mut app, _, _) = xray_app();
+    select(&mut app, "web");
+    let w = confirmed(&mut app, key('r'));
+    assert_eq!(w.op, Operation::Restart);
+    assert_eq!(w.what(), "deployment default/web");
+    assert!(matches!(app.current_screen(), Some(Screen::Xray(_))));
+
+    select(&mut app, "web");
+    assert!(app.update(key('S')).is_empty());
+    let Mode::Scale(d) = &app.mode else {
+        panic!("{:?}", app.mode)
+    };
+    assert_eq!(d.current, Some(2), "the deployment's spec.replicas");
+    assert_eq!(d.write.what(), "deployment default/web");
+    app.update(code(KeyCode::Esc));
+
+    select(&mut app, "web-1");
+    let w = confirmed(&mut app, ctrl('d'));
+    assert_eq!(w.op, Operation::Delete(Propagation::Background));
+    assert_eq!(w.what(), "replicaset default/web-1");
+
+    select(&mut app, "web-1-a");
+    let w = confirmed(&mut app, ctrl('k'));
+    assert_eq!(w.op, Operation::Kill);
+    assert_eq!(w.what(), "pod default/web-1-a");
+    let fx = app.update(key('s'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::FetchContainers { namespace, pod }]
+            if namespace == "default" && pod == "web-1-a"),
+        "{fx:?}"
+    );
+}
+
+/// The actions Enter offers on the selected node.
+fn offered(app: &mut App, name: &str) -> Vec<KeyAction> {
+    select(app, name);
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    let Mode::NodeActions(m) = &app.mode else {
+        panic!("{name}: no actions menu: {:?}", app.mode)
+    };
+    m.items.iter().map(|(a, _)| *a).collect()
+}
+
+#[test]
+fn enter_on_a_node_offers_the_actions_that_apply_to_its_kind() {
+    use KeyAction::*;
+    let (mut app, _, _) = xray_app();
+    assert_eq!(
+        offered(&mut app, "web"),
+        [
+            ToggleNode,
+            Yaml,
+            Describe,
+            Logs,
+            History,
+            Delete,
+            Scale,
+            Restart,
+            PortForward,
+            Edit
+        ]
+    );
+    // An action's own key runs it: h opens the timeline.
+    let fx = app.update(key('h'));
+    assert!(matches!(fx.as_slice(), [Effect::FetchHistory { key, .. }] if key == "default/web"));
+    assert!(matches!(app.mode, Mode::Normal));
+    assert!(matches!(app.current_screen(), Some(Screen::History(_))));
+    app.update(code(KeyCode::Esc));
+
+    let pod_actions = offered(&mut app, "web-1-a");
+    assert_eq!(
+        pod_actions,
+        [
+            ToggleNode,
+            Yaml,
+            Describe,
+            Logs,
+            History,
+            Delete,
+            Kill,
+            Shell,
+            PortForward,
+            Edit
+        ]
+    );
+    // ↓ to kill and Enter: the kill confirmation, as ctrl-k on a table row.
+    let kill = pod_actions.iter().position(|a| *a == Kill).unwrap();
+    for _ in 0..kill {
+        app.update(code(KeyCode::Down));
+    }
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    match app.update(key('y')).as_slice() {
+        [Effect::Write(w)] => {
+            assert_eq!(w.op, Operation::Kill);
+            assert_eq!(w.what(), "pod default/web-1-a");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Esc closes the menu and does nothing.
+    offered(&mut app, "web-1");
+    assert!(app.update(code(KeyCode::Esc)).is_empty());
+    assert!(matches!(app.mode, Mode::Normal));
+}
+
+#[test]
+fn enter_in_readonly_mode_offers_no_writes() {
+    use KeyAction::*;
+    let (mut app, _, _) = xray_app_with(AppConfig {
+        readonly: true,
+        ..config()
+    });
+    assert_eq!(
+        offered(&mut app, "web-1-a"),
+        [ToggleNode, Yaml, Describe, Logs, History]
+    );
+}
+
+#[test]
+fn operating_keys_on_a_node_of_another_kind_say_they_do_not_apply() {
+    let (mut app, _, _) = xray_app();
+    for (name, k, message) in [
+        ("web-1-a", key('r'), "restart does not apply to a Pod"),
+        ("web-1-a", key('S'), "scale does not apply to a Pod"),
+        ("web", ctrl('k'), "kill does not apply to a Deployment"),
+        ("web", key('s'), "shell does not apply to a Deployment"),
+        ("web", key('c'), "cordon does not apply to a Deployment"),
+    ] {
+        select(&mut app, name);
+        assert!(app.update(k).is_empty(), "{message}: no effect");
+        assert!(matches!(app.mode, Mode::Normal), "{message}: no dialog");
+        assert_eq!(app.message, Some((message.to_string(), true)));
+    }
+}
+
+#[test]
+fn readonly_refuses_operating_keys_on_nodes_without_a_dialog() {
+    let (mut app, _, _) = xray_app_with(AppConfig {
+        readonly: true,
+        ..config()
+    });
+    for (name, k, op) in [
+        ("web", ctrl('d'), "delete"),
+        ("web", key('r'), "restart"),
+        ("web", key('S'), "scale"),
+        ("web", key('E'), "edit"),
+        ("web-1-a", ctrl('k'), "kill"),
+        ("web-1-a", key('s'), "shell"),
+        ("web-1-a", key('F'), "port-forward"),
+    ] {
+        select(&mut app, name);
+        assert!(app.update(k).is_empty(), "{op}: no effect");
+        assert!(matches!(app.mode, Mode::Normal), "{op}: no dialog");
+        assert_eq!(
+            app.message,
+            Some((
+                format!("read-only mode: {op} is disabled (started with --readonly)"),
+                true
+            ))
+        );
+    }
+    // Reading keys still work.
+    select(&mut app, "web");
+    assert!(matches!(
+        app.update(key('h')).as_slice(),
+        [Effect::FetchHistory { .. }]
+    ));
 }
 
 #[test]
@@ -424,5 +651,13 @@ fn snapshot_xray_expanded() {
 fn snapshot_xray_collapsed() {
     let (mut app, _, _) = xray_app();
     app.update(key('-'));
+    insta::assert_snapshot!(draw(&app).backend());
+}
+
+#[test]
+fn snapshot_xray_node_actions() {
+    let (mut app, _, _) = xray_app();
+    select(&mut app, "web-1-a");
+    app.update(code(KeyCode::Enter));
     insta::assert_snapshot!(draw(&app).backend());
 }

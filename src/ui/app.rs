@@ -98,6 +98,8 @@ pub enum Mode {
     Forward(ForwardDialog),
     /// The container picker before a shell.
     Containers(ContainerPicker),
+    /// The actions menu of an xray node (Enter).
+    NodeActions(crate::ui::screens::node_actions::NodeActions),
     Help {
         scroll: usize,
     },
@@ -799,12 +801,13 @@ impl App {
                 self.on_changes_filter_key(key, input, fx)
             }
             Mode::Filter { input } => self.on_filter_key(key, input),
-            Mode::Labels(p) => self.on_picker_key(key, p),
+            Mode::Labels(p) => self.on_picker_key(key, p, fx),
             Mode::Confirm(c) => self.on_confirm_key(key, c, fx),
             Mode::Scale(d) => self.on_scale_key(key, d, fx),
             Mode::Drain => self.on_drain_key(key, fx),
             Mode::Forward(d) => self.on_forward_dialog_key(key, d, fx),
             Mode::Containers(p) => self.on_container_picker_key(key, p, fx),
+            Mode::NodeActions(m) => self.on_node_actions_key(key, m, fx),
             Mode::Help { scroll } => self.on_help_key(key, scroll),
         };
     }

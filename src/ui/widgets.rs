@@ -343,7 +343,7 @@ impl App {
 }
 
 /// The footer's short name of an action.
-fn hint_name(a: KeyAction) -> &'static str {
+pub(crate) fn hint_name(a: KeyAction) -> &'static str {
     match a {
         KeyAction::Quit => "quit",
         KeyAction::Help => "help",

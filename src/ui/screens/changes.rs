@@ -179,6 +179,7 @@ impl App {
                     input: Input::new(text),
                 };
             }
+            KeyAction::LabelFilter => self.open_picker(),
             KeyAction::Enter | KeyAction::History => {
                 if let Some(r) = selected {
                     self.open_history(
@@ -190,6 +191,29 @@ impl App {
                 }
             }
             _ => return !matches!(action, KeyAction::Back),
+        }
+        true
+    }
+
+    /// The label selector of the changes screen on top (from `/-l` or the `l` picker): the list
+    /// asked again with it. False, with the footer saying why, when it does not parse.
+    pub(crate) fn set_changes_selector(&mut self, sel: &str, fx: &mut Vec<Effect>) -> bool {
+        let sel = sel.trim().to_string();
+        if let Err(e) = LabelSelector::parse(&sel) {
+            self.error(format!("invalid selector: {e}"));
+            return false;
+        }
+        if let Some(Screen::Changes(c)) = self.stack.last_mut() {
+            c.filter.selector = sel;
+            c.rows = None;
+            c.text.clear();
+            c.selected = 0;
+            c.scroll = 0;
+            fx.push(Effect::FetchChanges {
+                filter: c.filter.clone(),
+                limit: CHANGES_LIMIT,
+            });
+            self.dirty = true;
         }
         true
     }
@@ -207,22 +231,7 @@ impl App {
             KeyCode::Enter => {
                 let text = input.value().trim().to_string();
                 if let Some(sel) = text.strip_prefix("-l") {
-                    let sel = sel.trim().to_string();
-                    if let Err(e) = LabelSelector::parse(&sel) {
-                        self.error(format!("invalid selector: {e}"));
-                        return Mode::Normal;
-                    }
-                    if let Some(Screen::Changes(c)) = self.stack.last_mut() {
-                        c.filter.selector = sel;
-                        c.rows = None;
-                        c.text.clear();
-                        c.selected = 0;
-                        c.scroll = 0;
-                        fx.push(Effect::FetchChanges {
-                            filter: c.filter.clone(),
-                            limit: CHANGES_LIMIT,
-                        });
-                    }
+                    self.set_changes_selector(sel, fx);
                     return Mode::Normal;
                 }
                 if let Some(Screen::Changes(c)) = self.stack.last_mut() {
@@ -385,9 +394,10 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
 }
 
 /// Footer hints on the changes screen.
-pub(crate) const HINTS: [KeyAction; 4] = [
+pub(crate) const HINTS: [KeyAction; 5] = [
     KeyAction::Enter,
     KeyAction::Filter,
+    KeyAction::LabelFilter,
     KeyAction::Back,
     KeyAction::Help,
 ];

@@ -217,6 +217,8 @@ impl App {
             return false;
         };
         match action {
+            // `space` is bound to both mark (here) and toggle-node (the xray); the key map
+            // answers one of them for it, so the timeline takes either.
             KeyAction::Mark | KeyAction::ToggleNode => {
                 let idx = h.version_index(h.selected);
                 h.marked = if h.marked == idx { None } else { idx };

@@ -11,8 +11,9 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use super::table::ResourceView;
+use super::Screen;
 use crate::informer::index::LABEL_INDEX;
+use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
 use crate::ui::widgets::{DIM, TITLE, centered, truncate};
 
@@ -26,11 +27,33 @@ pub struct LabelPicker {
     pub shown: Vec<usize>,
     pub selected: usize,
     pub error: Option<String>,
+    /// Where `all` comes from, for the picker's count line (`label index`, ...).
+    pub source: &'static str,
 }
 
 impl App {
     pub(crate) fn open_picker(&mut self) {
+        if let Some(Screen::Changes(c)) = self.current_screen() {
+            // `:changes`: the labels the listed versions carried.
+            let mut counts: HashMap<String, usize> = HashMap::new();
+            for r in c.rows.iter().flatten() {
+                for (k, val) in &r.labels {
+                    *counts.entry(format!("{k}={val}")).or_default() += 1;
+                    *counts.entry(k.clone()).or_default() += 1;
+                }
+            }
+            let mut all: Vec<(String, usize)> = counts.into_iter().collect();
+            all.sort();
+            let text = c.filter.selector.clone();
+            self.show_picker(all, text, "changes listed");
+            return;
+        }
         let Some(v) = self.current_view() else { return };
+        let source = if v.store.is_some() {
+            "label index"
+        } else {
+            "rows (index not attached)"
+        };
         let mut all: Vec<(String, usize)> = match &v.store {
             Some(s) => s
                 .list_index_func_values(LABEL_INDEX)
@@ -60,18 +83,28 @@ impl App {
             .as_ref()
             .map(|l| l.text.clone())
             .unwrap_or_default();
+        self.show_picker(all, text, source);
+    }
+
+    fn show_picker(&mut self, all: Vec<(String, usize)>, text: String, source: &'static str) {
         let mut p = LabelPicker {
             input: Input::new(text),
             shown: Vec::new(),
             all,
             selected: 0,
             error: None,
+            source,
         };
         refresh_picker(&mut p);
         self.mode = Mode::Labels(p);
     }
 
-    pub(crate) fn on_picker_key(&mut self, key: KeyEvent, mut p: LabelPicker) -> Mode {
+    pub(crate) fn on_picker_key(
+        &mut self,
+        key: KeyEvent,
+        mut p: LabelPicker,
+        fx: &mut Vec<Effect>,
+    ) -> Mode {
         match key.code {
             KeyCode::Esc => Mode::Normal,
             KeyCode::Up => {
@@ -97,6 +130,13 @@ impl App {
                     complete_picker(&mut p);
                 }
                 let text = p.input.value().trim().trim_end_matches(',').to_string();
+                if let Some(Screen::Changes(_)) = self.current_screen() {
+                    if self.set_changes_selector(&text, fx) {
+                        return Mode::Normal;
+                    }
+                    p.error = self.message.take().map(|(m, _)| m);
+                    return Mode::Labels(p);
+                }
                 let Some(id) = self.current_view_id() else {
                     return Mode::Normal;
                 };
@@ -173,19 +213,10 @@ fn complete_picker(p: &mut LabelPicker) {
     refresh_picker(p);
 }
 
-pub(crate) fn render_picker(
-    p: &LabelPicker,
-    view: Option<&ResourceView>,
-    area: Rect,
-    buf: &mut Buffer,
-) {
+pub(crate) fn render_picker(p: &LabelPicker, area: Rect, buf: &mut Buffer) {
     let r = centered(area, 64, area.height.saturating_sub(4).clamp(8, 20));
     Clear.render(r, buf);
-    let source = if view.is_some_and(|v| v.store.is_some()) {
-        "label index"
-    } else {
-        "rows (index not attached)"
-    };
+    let source = p.source;
     let block = Block::bordered()
         .border_style(Style::default().fg(Color::Yellow))
         .title(

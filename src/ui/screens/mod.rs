@@ -34,6 +34,7 @@ pub mod history_diff;
 pub mod informers;
 pub mod labels;
 pub mod logs;
+pub mod node_actions;
 pub mod operations;
 pub mod portforwards;
 pub mod pulse;
@@ -166,7 +167,8 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
         Mode::Drain => app.render_drain(area, buf),
         Mode::Forward(d) => forward_dialog::render_forward_dialog(d, area, buf),
         Mode::Containers(p) => container_picker::render_container_picker(p, area, buf),
-        Mode::Labels(p) => labels::render_picker(p, app.current_view(), area, buf),
+        Mode::NodeActions(m) => node_actions::render_node_actions(m, area, buf),
+        Mode::Labels(p) => labels::render_picker(p, area, buf),
         _ => {}
     }
 }

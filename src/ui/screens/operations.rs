@@ -1,19 +1,23 @@
-//! The resource table's operating keys: delete (`ctrl-d`, propagation chosen in the dialog),
-//! kill (`ctrl-k`, grace period 0), scale (`S`), rollout restart (`r`), cordon (`c`), uncordon
-//! (`u`), drain (`D`), a shell in a pod (`s`) and edit (`E`, `ctrl-e`). Each builds a [`Write`] for the selected object and goes through
+//! The operating keys of the resource table and the xray tree: delete (`ctrl-d`, propagation
+//! chosen in the dialog), kill (`ctrl-k`, grace period 0), scale (`S`), rollout restart (`r`),
+//! cordon (`c`), uncordon (`u`), drain (`D`), a shell in a pod (`s`), port-forward (`F`) and edit
+//! (`E`, `ctrl-e`). Each builds a [`Write`] for the selected object (a table row, or an xray
+//! node's object: a container node stands for its pod) and goes through
 //! [`crate::ui::operate`]: refused in read-only mode or on a kind it does not apply to (the
 //! footer says why), confirmed when destructive, sent as an [`Effect::Write`] whose answer comes
 //! back as a footer message.
 
-use crate::ui::action::Effect;
+use crate::cluster::ResourceInfo;
+use crate::ui::action::{Effect, ObjectSummary};
 use crate::ui::app::App;
 use crate::ui::drain::DrainOptions;
 use crate::ui::keys::KeyAction;
 use crate::ui::operate::{Operation, Propagation, Write};
+use crate::ui::screens::Screen;
 use crate::ui::screens::confirm::Pending;
 
 impl App {
-    /// The operating keys on a resource table; true when `action` is one of them.
+    /// The operating keys on a resource table or the xray tree; true when `action` is one of them.
     pub(crate) fn on_operate_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
         let op = match action {
             KeyAction::Delete => Operation::Delete(Propagation::Background),
@@ -44,11 +48,22 @@ impl App {
         true
     }
 
+    /// The object the operating keys act on: the selected table row, or the selected xray
+    /// node's object (a container node: its pod).
+    pub(crate) fn operate_target(&self) -> Option<(ResourceInfo, ObjectSummary)> {
+        if let Some(Screen::Xray(_)) = self.current_screen() {
+            let (resource, _, obj) = self.xray_selected()?;
+            return Some((resource, obj));
+        }
+        let (view, obj) = self.selected_object()?;
+        Some((view.resource.clone(), obj.clone()))
+    }
+
     /// The write `op` on the selected object, if there is one.
     fn selected_write(&self, op: Operation) -> Option<Write> {
-        let (view, obj) = self.selected_object()?;
+        let (resource, obj) = self.operate_target()?;
         Some(Write {
-            resource: view.resource.clone(),
+            resource,
             namespace: obj.namespace.as_deref().map(str::to_string),
             name: obj.name.to_string(),
             op,
@@ -66,7 +81,7 @@ impl App {
         match w.op {
             Operation::Scale(_) => {
                 let current = self
-                    .selected_object()
+                    .operate_target()
                     .and_then(|(_, o)| o.object.data.get("spec")?.get("replicas")?.as_i64());
                 self.open_scale(w, current);
             }
@@ -81,8 +96,8 @@ impl App {
     /// The selected pod's namespace and name, or the footer says why not (`what`: the
     /// operation's name).
     fn selected_pod(&mut self, what: &str) -> Option<(String, String)> {
-        let (view, obj) = self.selected_object()?;
-        let ar = &view.resource.api_resource;
+        let (resource, obj) = self.operate_target()?;
+        let ar = &resource.api_resource;
         let kind = ar.kind.clone();
         let is_pod = ar.group.is_empty() && kind == "Pod";
         let (namespace, name) = (obj.namespace.clone(), obj.name.to_string());
@@ -102,8 +117,8 @@ impl App {
     /// `F` on a pod, a Service or a Deployment: the port-forward dialog.
     fn ask_forward(&mut self, fx: &mut Vec<Effect>) {
         use crate::ui::action::ForwardKind;
-        let target = self.selected_object().map(|(view, obj)| {
-            let ar = &view.resource.api_resource;
+        let target = self.operate_target().map(|(resource, obj)| {
+            let ar = &resource.api_resource;
             let kind = match (ar.group.as_str(), ar.kind.as_str()) {
                 ("", "Service") => Some(ForwardKind::Service),
                 ("apps", "Deployment") => Some(ForwardKind::Deployment),

@@ -11,8 +11,11 @@
 //! pruned pods), again whenever the pod changes while open.
 //!
 //! Keys: space (enter on a node with children) opens / closes a node, `+` / `-` all; `y`, `d`,
-//! `L` act on the selected node's object (`L` on a container: that container's logs; enter on a
-//! container too); `/` filters by name (`/-l selector` and `l`: by labels).
+//! `L`, `h` (history) act on the selected node's object (`L` on a container: that container's
+//! logs; enter on a container too); the table's operating keys (`ctrl-d`, `ctrl-k`, `S`, `r`,
+//! `c`, `u`, `D`, `s`, `F`, `E`) act on it through the same code path as on a table row
+//! ([`crate::ui::screens::operations`]: read-only refusal, kinds, confirmation), a container node
+//! standing for its pod; `/` filters by name (`/-l selector` and `l`: by labels).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -39,12 +42,13 @@ use crate::ui::table::TextFilter;
 use crate::ui::xray::{ContainerInfo, NodeKind, XFilter, XKind, Xray};
 
 /// The footer's hints on the xray.
-pub(crate) const HINTS: [KeyAction; 7] = [
+pub(crate) const HINTS: [KeyAction; 8] = [
     KeyAction::ToggleNode,
     KeyAction::ExpandAll,
     KeyAction::CollapseAll,
     KeyAction::Yaml,
     KeyAction::Logs,
+    KeyAction::History,
     KeyAction::Filter,
     KeyAction::Back,
 ];
@@ -261,14 +265,15 @@ impl App {
                 let Some(row) = x.model.selected().cloned() else {
                     return true;
                 };
-                if row.expandable {
-                    if let Some(pod) = x.model.toggle() {
-                        self.fetch_containers(pod, fx);
-                    }
-                } else if row.kind == NodeKind::Container {
+                if row.kind == NodeKind::Container {
                     self.xray_logs(fx);
-                } else {
-                    self.xray_text(TextKind::Yaml, fx);
+                } else if let Some((resource, _, obj)) = self.xray_selected() {
+                    // An object node: the menu of what the table offers on a row.
+                    self.open_node_actions(&resource, &obj, row.expandable);
+                } else if row.expandable
+                    && let Some(pod) = self.xray_on_top().and_then(|x| x.model.toggle())
+                {
+                    self.fetch_containers(pod, fx);
                 }
             }
             KeyAction::ExpandAll => x.model.expand_all(true),
@@ -276,6 +281,22 @@ impl App {
             KeyAction::Yaml => self.xray_text(TextKind::Yaml, fx),
             KeyAction::Describe => self.xray_text(TextKind::Describe, fx),
             KeyAction::Logs => self.xray_logs(fx),
+            KeyAction::History => self.xray_history(fx),
+            // The operating keys act on the node's object through the table's code path
+            // (readonly refusal, kinds, confirmation: `operations.rs`).
+            KeyAction::Delete
+            | KeyAction::Kill
+            | KeyAction::Scale
+            | KeyAction::Restart
+            | KeyAction::Cordon
+            | KeyAction::Uncordon
+            | KeyAction::Drain
+            | KeyAction::Shell
+            | KeyAction::Edit
+            | KeyAction::PortForward => {
+                self.on_operate_key(action, fx);
+                return true;
+            }
             KeyAction::Filter => {
                 self.mode = Mode::Filter {
                     input: Input::new(x.model.filter.raw.clone()),
@@ -292,7 +313,7 @@ impl App {
                     input: Input::new(text),
                 }
             }
-            // Table keys (sorting, operating) do not apply to the tree.
+            // Sorting keys do not apply to the tree.
             _ => return true,
         }
         if let Some(x) = self.xray_on_top() {
@@ -302,7 +323,9 @@ impl App {
     }
 
     /// The selected node's object as a row summary, with its resource.
-    fn xray_selected(&self) -> Option<(crate::cluster::ResourceInfo, XKind, ObjectSummary)> {
+    pub(crate) fn xray_selected(
+        &self,
+    ) -> Option<(crate::cluster::ResourceInfo, XKind, ObjectSummary)> {
         let Some(Screen::Xray(x)) = self.current_screen() else {
             return None;
         };
@@ -315,6 +338,14 @@ impl App {
     fn xray_text(&mut self, kind: TextKind, fx: &mut Vec<Effect>) {
         if let Some((resource, _, obj)) = self.xray_selected() {
             self.fetch_text_of(kind, resource, &obj, fx);
+        }
+    }
+
+    /// `h`: the history timeline of the selected node's object (a container node: its pod).
+    fn xray_history(&mut self, fx: &mut Vec<Effect>) {
+        if let Some((resource, _, obj)) = self.xray_selected() {
+            let label = crate::ui::action::resource_label(&resource);
+            self.open_history(&label, &obj.key, None, fx);
         }
     }
 
@@ -435,7 +466,7 @@ impl App {
                 ),
                 value,
             ),
-            Span::raw(" │ space opens/closes, +/- all, y/d/L on the node"),
+            Span::raw(" │ space opens/closes, +/- all, enter: actions, y/d/L/h"),
         ]);
         let l3 = Line::from(vec![
             Span::styled(" Filter: ", label),
