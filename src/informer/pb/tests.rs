@@ -100,6 +100,59 @@ fn fixture_objects_decode_from_protobuf_as_from_json_full_and_masked() {
     }
 }
 
+/// The built-in kinds beyond Pod, Namespace and ConfigMap: each realistic fixture (as the demo
+/// serves it) decodes from protobuf to what the JSON path gives, full and under the dashboard's
+/// cache mask for that kind.
+#[test]
+fn more_builtin_kinds_decode_from_protobuf_as_from_json_full_and_masked() {
+    for (name, api_version, kind) in [
+        ("node", "v1", "Node"),
+        ("service", "v1", "Service"),
+        ("event", "v1", "Event"),
+        ("secret", "v1", "Secret"),
+        ("serviceaccount", "v1", "ServiceAccount"),
+        ("endpoints", "v1", "Endpoints"),
+        ("deployment", "apps/v1", "Deployment"),
+        ("replicaset", "apps/v1", "ReplicaSet"),
+        ("statefulset", "apps/v1", "StatefulSet"),
+        ("daemonset", "apps/v1", "DaemonSet"),
+        ("job", "batch/v1", "Job"),
+    ] {
+        let obj = fixture(name);
+        assert_eq!(obj["kind"], kind, "{name}");
+        let msg = schema::kind(api_version, kind).unwrap_or_else(|| panic!("no table for {kind}"));
+        for m in [ObjectMask::ALL, crate::render::cache_mask(kind)] {
+            let (json, pb) = both_ways(&obj, msg, &m);
+            assert_eq!(json, pb, "{name} under {m:?}");
+        }
+        // The full decode gives back the object itself (nothing lost or invented on the wire).
+        let (_, pb) = both_ways(&obj, msg, &ObjectMask::ALL);
+        let mut want = obj.clone();
+        if let Some(o) = want.as_object_mut() {
+            o.remove("apiVersion");
+            o.remove("kind");
+        }
+        assert_eq!(pb, want, "{name} round trip");
+    }
+}
+
+#[test]
+fn an_empty_match_labels_does_not_survive_protobuf_as_on_a_real_server() {
+    let mut d = fixture("deployment");
+    d["spec"]["selector"] = json!({"matchLabels": {}});
+    let raw = encode_object(&d, &schema::workloads::DEPLOYMENT).unwrap();
+    let pb = decode_object(&raw, &schema::workloads::DEPLOYMENT, &ObjectMask::ALL, None).unwrap();
+    assert_eq!(pb.data["spec"]["selector"], json!({}));
+}
+
+#[test]
+fn workload_fields_outside_the_table_are_refused_so_the_server_answers_json() {
+    let mut j = fixture("job");
+    j["spec"]["podFailurePolicy"] = json!({"rules": []});
+    let err = encode_object(&j, &schema::workloads::JOB).unwrap_err();
+    assert_eq!(err, "Job.spec: JobSpec.podFailurePolicy");
+}
+
 #[test]
 fn masked_fields_are_skipped_without_being_decoded() {
     // A pod whose dropped parts are not even valid messages: the masked decode never looks.
