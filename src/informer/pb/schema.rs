@@ -42,6 +42,10 @@ pub enum Ty {
     MapBytes,
     /// `map<string, Quantity>` (`ResourceList`).
     MapQuantity,
+    /// Not on the wire: a JSON-only field with this one value (the `apiVersion`/`kind` an
+    /// embedded object's inlined `TypeMeta` has in JSON, which `generated.proto` leaves out).
+    /// The encoder accepts only this value; the decoder writes it back.
+    Const(&'static str),
 }
 
 /// One field of a message.
@@ -94,7 +98,9 @@ impl Eq for Msg {}
 impl Msg {
     /// The field with wire number `num`.
     pub fn by_num(&self, num: u32) -> Option<&F> {
-        self.fields.iter().find(|f| f.num == num)
+        self.fields
+            .iter()
+            .find(|f| f.num == num && !matches!(f.ty, Ty::Const(_)))
     }
 }
 

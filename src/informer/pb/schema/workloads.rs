@@ -11,11 +11,7 @@ use super::*;
 
 pub static LABEL_SELECTOR_REQUIREMENT: Msg = Msg {
     name: "LabelSelectorRequirement",
-    fields: &[
-        s(1, "key").z(),
-        s(2, "operator").z(),
-        s(3, "values").rep(),
-    ],
+    fields: &[s(1, "key").z(), s(2, "operator").z(), s(3, "values").rep()],
 };
 
 /// `metav1.LabelSelector`. An empty `matchLabels` has no protobuf form: it does not survive a
@@ -92,9 +88,12 @@ pub static PVC_STATUS: Msg = Msg {
     ],
 };
 
+/// As a StatefulSet's `volumeClaimTemplates` item, whose JSON carries `apiVersion`/`kind`.
 pub static PERSISTENT_VOLUME_CLAIM: Msg = Msg {
     name: "PersistentVolumeClaim",
     fields: &[
+        F::new(0, "apiVersion", Ty::Const("v1")),
+        F::new(0, "kind", Ty::Const("PersistentVolumeClaim")),
         m(1, "metadata", &OBJECT_META),
         m(2, "spec", &PVC_SPEC),
         m(3, "status", &PVC_STATUS),
