@@ -998,14 +998,15 @@ fn encode_value(f: &F, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
-/// Drop the empty maps of `obj` (a JSON object of message `msg`) that kube-apiserver never
-/// returns: every map field of the built-in types is `omitempty`, so Go's JSON leaves an empty
-/// one out (`selector: {matchLabels: {}}` reads back as `selector: {}`), and protobuf has no
-/// form for it. The demo server stores objects this way, so both encodings agree.
-pub fn drop_empty_maps(obj: &mut Map<String, Value>, msg: &Msg) {
+/// Leave out of `obj` (a JSON object of message `msg`) what kube-apiserver's JSON never has:
+/// Go's `omitempty` drops empty maps (every map field of the built-in types is `omitempty`:
+/// `selector: {matchLabels: {}}` reads back as `selector: {}`) and the zero of a non-pointer
+/// `omitempty` scalar (`readyReplicas: 0`); protobuf has no form for the first and decodes the
+/// second as absent. The demo server stores objects this way, so both encodings agree.
+pub fn omit_empty(obj: &mut Map<String, Value>, msg: &Msg) {
     for f in msg.fields {
         match f.ty {
-            Ty::Inline(sub) => drop_empty_maps(obj, sub),
+            Ty::Inline(sub) => omit_empty(obj, sub),
             Ty::MapStr | Ty::MapBytes | Ty::MapQuantity => {
                 if obj
                     .get(f.name)
@@ -1015,11 +1016,16 @@ pub fn drop_empty_maps(obj: &mut Map<String, Value>, msg: &Msg) {
                     obj.remove(f.name);
                 }
             }
+            Ty::Str | Ty::Bool | Ty::Int if !f.rep && !f.zero => {
+                if obj.get(f.name).is_some_and(is_zero) {
+                    obj.remove(f.name);
+                }
+            }
             Ty::Msg(sub) => match obj.get_mut(f.name) {
-                Some(Value::Object(m)) => drop_empty_maps(m, sub),
+                Some(Value::Object(m)) => omit_empty(m, sub),
                 Some(Value::Array(items)) => {
                     for m in items.iter_mut().filter_map(Value::as_object_mut) {
-                        drop_empty_maps(m, sub);
+                        omit_empty(m, sub);
                     }
                 }
                 _ => {}

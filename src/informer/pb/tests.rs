@@ -146,16 +146,18 @@ fn an_empty_match_labels_does_not_survive_protobuf_as_on_a_real_server() {
 }
 
 #[test]
-fn empty_maps_are_dropped_as_go_omitempty_does_and_then_both_encodings_agree() {
+fn empty_maps_and_omitempty_zeros_are_dropped_as_go_does_and_then_both_encodings_agree() {
     let mut d = fixture("deployment");
     d["metadata"]["labels"] = json!({});
     d["spec"]["selector"] = json!({"matchLabels": {}});
     d["spec"]["template"]["spec"]["nodeSelector"] = json!({});
     d["spec"]["template"]["spec"]["containers"][0]["resources"] = json!({"limits": {}});
+    d["status"]["readyReplicas"] = json!(0); // omitempty
+    d["spec"]["replicas"] = json!(0); // a pointer: JSON keeps its zero
     let Some(obj) = d.as_object_mut() else {
         panic!("fixture is an object")
     };
-    drop_empty_maps(obj, &schema::workloads::DEPLOYMENT);
+    omit_empty(obj, &schema::workloads::DEPLOYMENT);
     assert!(d["metadata"].get("labels").is_none());
     assert_eq!(d["spec"]["selector"], json!({}));
     assert!(d["spec"]["template"]["spec"].get("nodeSelector").is_none());
@@ -163,6 +165,8 @@ fn empty_maps_are_dropped_as_go_omitempty_does_and_then_both_encodings_agree() {
         d["spec"]["template"]["spec"]["containers"][0]["resources"],
         json!({})
     );
+    assert!(d["status"].get("readyReplicas").is_none());
+    assert_eq!(d["spec"]["replicas"], 0);
     // Non-empty maps stay.
     assert_eq!(d["spec"]["template"]["metadata"]["labels"]["app"], "web");
     let (json, pb) = both_ways(&d, &schema::workloads::DEPLOYMENT, &ObjectMask::ALL);
