@@ -1007,19 +1007,18 @@ pub fn omit_empty(obj: &mut Map<String, Value>, msg: &Msg) {
     for f in msg.fields {
         match f.ty {
             Ty::Inline(sub) => omit_empty(obj, sub),
-            Ty::MapStr | Ty::MapBytes | Ty::MapQuantity => {
+            Ty::MapStr | Ty::MapBytes | Ty::MapQuantity
                 if obj
                     .get(f.name)
                     .and_then(Value::as_object)
-                    .is_some_and(Map::is_empty)
-                {
-                    obj.remove(f.name);
-                }
+                    .is_some_and(Map::is_empty) =>
+            {
+                obj.remove(f.name);
             }
-            Ty::Str | Ty::Bool | Ty::Int if !f.rep && !f.zero => {
-                if obj.get(f.name).is_some_and(is_zero) {
-                    obj.remove(f.name);
-                }
+            Ty::Str | Ty::Bool | Ty::Int
+                if !f.rep && !f.zero && obj.get(f.name).is_some_and(is_zero) =>
+            {
+                obj.remove(f.name);
             }
             Ty::Msg(sub) => match obj.get_mut(f.name) {
                 Some(Value::Object(m)) => omit_empty(m, sub),
