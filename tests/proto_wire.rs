@@ -248,10 +248,109 @@ async fn a_server_answering_json_is_read_and_remembered() {
 #[tokio::test]
 async fn kinds_without_a_protobuf_table_ask_json() {
     let env = env(None).await.unwrap();
-    let ar = ApiResource::erase::<k8s_openapi::api::apps::v1::Deployment>(&());
+    let ar = ApiResource::erase::<k8s_openapi::api::policy::v1::PodDisruptionBudget>(&());
     let lw = KubeListerWatcher::dynamic(env.client.clone(), &ar, Some(&env.ns));
     assert_eq!(lw.wire(), "json");
     let page = lw.list(&ListOptions::default()).await.unwrap();
     assert!(page.items.is_empty());
     env.cleanup().await;
+}
+
+/// Every built-in kind with a protobuf table, listed cluster-wide from the realistic demo (or
+/// `KINFORMER_TEST_KUBECONFIG`'s cluster): the server answers protobuf (no object of the kind
+/// falls back to JSON) and the cached objects are those the JSON path caches.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_builtin_kind_with_a_table_lists_in_protobuf_as_in_json() {
+    use k8s_openapi::api::{apps::v1 as apps, batch::v1 as batch, core::v1 as core};
+    let (client, demo) = match std::env::var("KINFORMER_TEST_KUBECONFIG") {
+        Ok(path) => (
+            config_client(&std::fs::read_to_string(path).unwrap()).await,
+            None,
+        ),
+        Err(_) => {
+            let d = kinformer::app_main::start_demo(&kinformer::app_main::DemoSpec {
+                port: 0,
+                pods: 60,
+                nodes: Some(3),
+                churn_per_sec: 0.0,
+                seed: 7,
+                history: 10_000,
+                metrics: false,
+                namespace_user: None,
+                pod_shape: kinformer::demo::realistic::PodShape::Realistic,
+                watch_list_unsupported: false,
+                log_lines_per_second: 0.0,
+            })
+            .await
+            .unwrap();
+            (config_client(&d.handle.kubeconfig_yaml()).await, Some(d))
+        }
+    };
+    let kinds = [
+        ApiResource::erase::<core::Node>(&()),
+        ApiResource::erase::<core::Service>(&()),
+        ApiResource::erase::<core::Event>(&()),
+        ApiResource::erase::<core::Secret>(&()),
+        ApiResource::erase::<core::ServiceAccount>(&()),
+        ApiResource::erase::<apps::Deployment>(&()),
+        ApiResource::erase::<apps::ReplicaSet>(&()),
+        ApiResource::erase::<apps::StatefulSet>(&()),
+        ApiResource::erase::<apps::DaemonSet>(&()),
+        ApiResource::erase::<batch::Job>(&()),
+    ];
+    for ar in &kinds {
+        let lister = |wire| {
+            KubeListerWatcher::dynamic(client.clone(), ar, None)
+                .with_mask(render::cache_mask(&ar.kind))
+                .with_wire(wire)
+        };
+        let (proto, json) = (lister(WireFormat::Protobuf), lister(WireFormat::Json));
+        assert_eq!(proto.wire(), "protobuf", "{}", ar.kind);
+        let list = |lw: KubeListerWatcher<DynamicObject>| async move {
+            let page = tokio::time::timeout(HANG_GUARD, lw.list(&ListOptions::default()))
+                .await
+                .unwrap()
+                .unwrap();
+            let mut out: Vec<(String, Value)> = page
+                .items
+                .into_iter()
+                .map(|o| {
+                    let o = render::prune(&ar.kind, o);
+                    let key = format!(
+                        "{}/{}",
+                        o.metadata.namespace.clone().unwrap_or_default(),
+                        o.metadata.name.clone().unwrap_or_default()
+                    );
+                    (key, serde_json::to_value(&o).unwrap())
+                })
+                .collect();
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            (out, lw)
+        };
+        let (from_proto, proto) = list(proto).await;
+        // The server answered every object of the kind in protobuf.
+        assert_eq!(proto.wire(), "protobuf", "{}", ar.kind);
+        let (from_json, _) = list(json).await;
+        if demo.is_some() {
+            assert!(
+                !from_proto.is_empty(),
+                "the realistic demo has {}s",
+                ar.kind
+            );
+        }
+        let json_by_key: std::collections::HashMap<_, _> = from_json.into_iter().collect();
+        for (key, p) in &from_proto {
+            // A real cluster may write an object between the two lists.
+            if let Some(j) = json_by_key.get(key)
+                && p["metadata"]["resourceVersion"] == j["metadata"]["resourceVersion"]
+            {
+                assert_eq!(p, j, "{} {key}", ar.kind);
+            }
+        }
+    }
+    if let Some(d) = demo {
+        d.churn.abort();
+        d.scales.abort();
+        d.handle.shutdown().await;
+    }
 }

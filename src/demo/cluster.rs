@@ -448,6 +448,14 @@ fn store_value(
         .iter()
         .filter_map(|f| lookup(&v, f).and_then(field_string).map(|s| (*f, s)))
         .collect();
+    // Stored as kube-apiserver returns it: no empty maps nor `omitempty` zeros, so the JSON
+    // and the protobuf answers read back the same.
+    if let (Some(msg), Some(obj)) = (
+        crate::informer::pb::schema::kind(&info.api_version(), info.kind),
+        v.as_object_mut(),
+    ) {
+        crate::informer::pb::omit_empty(obj, msg);
+    }
     let bytes = serde_json::to_vec(&v)
         .map_err(|e| StatusError::internal(format!("cannot serialize object: {e}")))?;
     let stored = Stored {

@@ -538,15 +538,28 @@ impl PodTemplate {
             .collect()
     }
 
-    /// The selector's matchLabels (app.kubernetes.io/name + instance when present).
+    /// The selector's matchLabels (app.kubernetes.io/name + instance when present; else
+    /// `k8s-app`, as kube-system's add-ons select; else every label). Never empty: the API
+    /// server refuses a workload with an empty selector.
     pub fn selector_map(&self) -> Map<String, Value> {
-        self.labels
-            .iter()
-            .filter(|(k, _)| {
-                k == "app.kubernetes.io/name" || k == "app.kubernetes.io/instance" || k == "app"
-            })
-            .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
-            .collect()
+        let pick = |keep: &dyn Fn(&str) -> bool| -> Map<String, Value> {
+            self.labels
+                .iter()
+                .filter(|(k, _)| keep(k))
+                .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
+                .collect()
+        };
+        let m = pick(&|k| {
+            k == "app.kubernetes.io/name" || k == "app.kubernetes.io/instance" || k == "app"
+        });
+        if !m.is_empty() {
+            return m;
+        }
+        let m = pick(&|k| k == "k8s-app");
+        if !m.is_empty() {
+            return m;
+        }
+        pick(&|_| true)
     }
 
     fn container(&self) -> Value {

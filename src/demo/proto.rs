@@ -1,8 +1,9 @@
 //! Just enough of the Kubernetes protobuf wire format to accept what kubectl's typed clients send
 //! (`kubectl create namespace|configmap|secret|serviceaccount` post
 //! `application/vnd.kubernetes.protobuf`): the `k8s\0` envelope (`runtime.Unknown`) and the
-//! fields of those kinds, turned into the JSON the rest of the server stores. Anything else is a
-//! 415 asking for JSON; malformed bytes are a 400. Responses are always JSON.
+//! fields of those kinds, turned into the JSON the rest of the server stores; the other kinds with
+//! a table in [`crate::informer::pb::schema`] (`kubectl create deployment|job|service`) through
+//! its decoder. Anything else is a 415 asking for JSON; malformed bytes are a 400.
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -266,14 +267,36 @@ pub fn decode(body: &[u8]) -> Result<Value, StatusError> {
         "SelfSubjectAccessReview" | "SelfSubjectRulesReview" => {
             decode_review(&kind, &api_version, raw)
         }
-        _ => Err(StatusError::new(
-            415,
-            "UnsupportedMediaType",
-            format!(
-                "the demo server understands protobuf bodies only for Namespace, ConfigMap, Secret and ServiceAccount, not {kind:?}; send application/json (e.g. kubectl create -f)"
-            ),
-        )),
+        // The kinds with a protobuf table (`kubectl create deployment|job|service ...`): the
+        // same table-driven decoder as the client's, every field kept.
+        _ => match crate::informer::pb::schema::kind(&api_version, &kind) {
+            Some(msg) => decode_with_table(msg, &api_version, &kind, raw),
+            None => Err(StatusError::new(
+                415,
+                "UnsupportedMediaType",
+                format!(
+                    "the demo server has no protobuf form of {kind:?} ({api_version}); send application/json (e.g. kubectl create -f)"
+                ),
+            )),
+        },
     }
+}
+
+fn decode_with_table(
+    msg: &'static crate::informer::pb::schema::Msg,
+    api_version: &str,
+    kind: &str,
+    raw: &[u8],
+) -> Result<Value, StatusError> {
+    use crate::informer::decode::ObjectMask;
+    let obj = crate::informer::pb::decode_object(raw, msg, &ObjectMask::ALL, None)
+        .map_err(|_| malformed())?;
+    let mut v = serde_json::to_value(&obj).map_err(|_| malformed())?;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("apiVersion".into(), Value::from(api_version));
+        o.insert("kind".into(), Value::from(kind));
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -368,8 +391,23 @@ mod tests {
     }
 
     #[test]
+    fn kinds_with_a_table_decode_through_it_every_field_kept() {
+        let d: Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/deployment.json")).unwrap();
+        let msg = &crate::informer::pb::schema::workloads::DEPLOYMENT;
+        let raw = crate::informer::pb::encode_object(&d, msg).unwrap();
+        let v = decode(&crate::informer::pb::envelope(
+            "apps/v1",
+            "Deployment",
+            &raw,
+        ))
+        .unwrap();
+        assert_eq!(v, d);
+    }
+
+    #[test]
     fn unknown_kinds_are_415_and_garbage_is_400() {
-        let e = decode(&envelope("apps/v1", "Deployment", &[])).unwrap_err();
+        let e = decode(&envelope("policy/v1", "PodDisruptionBudget", &[])).unwrap_err();
         assert_eq!(e.code, 415);
         assert_eq!(decode(b"nope").unwrap_err().code, 400);
         assert_eq!(decode(b"k8s\0\x0a\xff").unwrap_err().code, 400);

@@ -215,6 +215,13 @@ pub fn decode_into(
             other => other,
         })?;
     }
+    for f in msg.fields {
+        if let Ty::Const(c) = f.ty
+            && field_mask(mask, f.name).is_some()
+        {
+            out.insert(f.name.to_string(), Value::String(c.to_string()));
+        }
+    }
     if mask == Mask::Blank {
         let mut v = Value::Object(std::mem::take(out));
         apply_mask(&mut v, Mask::Blank);
@@ -883,6 +890,8 @@ fn encode_into(obj: &Map<String, Value>, msg: &Msg, out: &mut Vec<u8>) -> Result
         used += 1;
         let ctx = |e: String| format!("{}.{}: {e}", msg.name, f.name);
         match (f.ty, v) {
+            (Ty::Const(c), Value::String(s)) if s == c => {}
+            (Ty::Const(c), _) => return Err(ctx(format!("only {c:?} has a protobuf form"))),
             (Ty::MapStr | Ty::MapBytes | Ty::MapQuantity, Value::Object(m)) => {
                 for (k, v) in m {
                     let mut entry = Vec::new();
@@ -940,7 +949,9 @@ fn encode_value(f: &F, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
             let m = v.as_object().ok_or_else(wrong)?;
             put_bytes(out, f.num, &encode_msg(m, sub)?);
         }
-        Ty::Inline(_) | Ty::MapStr | Ty::MapBytes | Ty::MapQuantity => return Err(wrong()),
+        Ty::Inline(_) | Ty::MapStr | Ty::MapBytes | Ty::MapQuantity | Ty::Const(_) => {
+            return Err(wrong());
+        }
         Ty::Time | Ty::MicroTime => {
             let mut ts = Vec::new();
             if let Some(s) = v.as_str() {
@@ -985,6 +996,42 @@ fn encode_value(f: &F, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Leave out of `obj` (a JSON object of message `msg`) what kube-apiserver's JSON never has:
+/// Go's `omitempty` drops empty maps (every map field of the built-in types is `omitempty`:
+/// `selector: {matchLabels: {}}` reads back as `selector: {}`) and the zero of a non-pointer
+/// `omitempty` scalar (`readyReplicas: 0`); protobuf has no form for the first and decodes the
+/// second as absent. The demo server stores objects this way, so both encodings agree.
+pub fn omit_empty(obj: &mut Map<String, Value>, msg: &Msg) {
+    for f in msg.fields {
+        match f.ty {
+            Ty::Inline(sub) => omit_empty(obj, sub),
+            Ty::MapStr | Ty::MapBytes | Ty::MapQuantity
+                if obj
+                    .get(f.name)
+                    .and_then(Value::as_object)
+                    .is_some_and(Map::is_empty) =>
+            {
+                obj.remove(f.name);
+            }
+            Ty::Str | Ty::Bool | Ty::Int
+                if !f.rep && !f.zero && obj.get(f.name).is_some_and(is_zero) =>
+            {
+                obj.remove(f.name);
+            }
+            Ty::Msg(sub) => match obj.get_mut(f.name) {
+                Some(Value::Object(m)) => omit_empty(m, sub),
+                Some(Value::Array(items)) => {
+                    for m in items.iter_mut().filter_map(Value::as_object_mut) {
+                        omit_empty(m, sub);
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
 }
 
 /// The `k8s\0` envelope around an encoded message.

@@ -3,11 +3,13 @@
 //! decoder, the demo server's encoder), so a kind is spoken on the wire exactly when its table
 //! exists ([`kind`]).
 //!
-//! Transcribed from k8s.io/api `core/v1/generated.proto` and k8s.io/apimachinery
+//! Transcribed from k8s.io/api `core/v1/generated.proto` (apps/v1 and batch/v1 in [`workloads`]) and k8s.io/apimachinery
 //! `apis/meta/v1`, `runtime`, `api/resource`, `util/intstr` (`generated.proto`); the JSON side
 //! (which scalars JSON keeps at their zero value: pointers and fields without `omitempty`) from
 //! the Go types' tags. A field missing here is skipped by the decoder (a newer server) and makes
 //! the encoder refuse the object (the demo server then answers JSON).
+
+pub mod workloads;
 
 /// The wire and JSON shape of one field.
 #[derive(Debug, Clone, Copy)]
@@ -40,6 +42,10 @@ pub enum Ty {
     MapBytes,
     /// `map<string, Quantity>` (`ResourceList`).
     MapQuantity,
+    /// Not on the wire: a JSON-only field with this one value (the `apiVersion`/`kind` an
+    /// embedded object's inlined `TypeMeta` has in JSON, which `generated.proto` leaves out).
+    /// The encoder accepts only this value; the decoder writes it back.
+    Const(&'static str),
 }
 
 /// One field of a message.
@@ -92,7 +98,9 @@ impl Eq for Msg {}
 impl Msg {
     /// The field with wire number `num`.
     pub fn by_num(&self, num: u32) -> Option<&F> {
-        self.fields.iter().find(|f| f.num == num)
+        self.fields
+            .iter()
+            .find(|f| f.num == num && !matches!(f.ty, Ty::Const(_)))
     }
 }
 
@@ -841,12 +849,393 @@ pub static CONFIG_MAP: Msg = Msg {
     ],
 };
 
+// ------------------------------------------------------------------------------------------
+// core/v1: Node
+// ------------------------------------------------------------------------------------------
+
+pub static TAINT: Msg = Msg {
+    name: "Taint",
+    fields: &[
+        s(1, "key").z(),
+        s(2, "value"),
+        s(3, "effect").z(),
+        t(4, "timeAdded"),
+    ],
+};
+
+pub static CONFIG_MAP_NODE_CONFIG_SOURCE: Msg = Msg {
+    name: "ConfigMapNodeConfigSource",
+    fields: &[
+        s(1, "namespace").z(),
+        s(2, "name").z(),
+        s(3, "uid"),
+        s(4, "resourceVersion"),
+        s(5, "kubeletConfigKey").z(),
+    ],
+};
+
+pub static NODE_CONFIG_SOURCE: Msg = Msg {
+    name: "NodeConfigSource",
+    fields: &[m(2, "configMap", &CONFIG_MAP_NODE_CONFIG_SOURCE)],
+};
+
+pub static NODE_SPEC: Msg = Msg {
+    name: "NodeSpec",
+    fields: &[
+        s(1, "podCIDR"),
+        s(7, "podCIDRs").rep(),
+        s(3, "providerID"),
+        b(4, "unschedulable"),
+        m(5, "taints", &TAINT).rep(),
+        m(6, "configSource", &NODE_CONFIG_SOURCE),
+        s(2, "externalID"),
+    ],
+};
+
+pub static NODE_CONDITION: Msg = Msg {
+    name: "NodeCondition",
+    fields: &[
+        s(1, "type").z(),
+        s(2, "status").z(),
+        t(3, "lastHeartbeatTime"),
+        t(4, "lastTransitionTime"),
+        s(5, "reason"),
+        s(6, "message"),
+    ],
+};
+
+pub static NODE_ADDRESS: Msg = Msg {
+    name: "NodeAddress",
+    fields: &[s(1, "type").z(), s(2, "address").z()],
+};
+
+pub static DAEMON_ENDPOINT: Msg = Msg {
+    name: "DaemonEndpoint",
+    fields: &[i(1, "Port").z()],
+};
+
+pub static NODE_DAEMON_ENDPOINTS: Msg = Msg {
+    name: "NodeDaemonEndpoints",
+    fields: &[m(1, "kubeletEndpoint", &DAEMON_ENDPOINT)],
+};
+
+pub static NODE_SWAP_STATUS: Msg = Msg {
+    name: "NodeSwapStatus",
+    fields: &[i(1, "capacity").z()],
+};
+
+pub static NODE_SYSTEM_INFO: Msg = Msg {
+    name: "NodeSystemInfo",
+    fields: &[
+        s(1, "machineID").z(),
+        s(2, "systemUUID").z(),
+        s(3, "bootID").z(),
+        s(4, "kernelVersion").z(),
+        s(5, "osImage").z(),
+        s(6, "containerRuntimeVersion").z(),
+        s(7, "kubeletVersion").z(),
+        s(8, "kubeProxyVersion").z(),
+        s(9, "operatingSystem").z(),
+        s(10, "architecture").z(),
+        m(11, "swap", &NODE_SWAP_STATUS),
+    ],
+};
+
+pub static CONTAINER_IMAGE: Msg = Msg {
+    name: "ContainerImage",
+    fields: &[s(1, "names").rep(), i(2, "sizeBytes")],
+};
+
+pub static ATTACHED_VOLUME: Msg = Msg {
+    name: "AttachedVolume",
+    fields: &[s(1, "name").z(), s(2, "devicePath").z()],
+};
+
+pub static NODE_CONFIG_STATUS: Msg = Msg {
+    name: "NodeConfigStatus",
+    fields: &[
+        m(1, "assigned", &NODE_CONFIG_SOURCE),
+        m(2, "active", &NODE_CONFIG_SOURCE),
+        m(3, "lastKnownGood", &NODE_CONFIG_SOURCE),
+        s(4, "error"),
+    ],
+};
+
+pub static NODE_RUNTIME_HANDLER_FEATURES: Msg = Msg {
+    name: "NodeRuntimeHandlerFeatures",
+    fields: &[
+        b(1, "recursiveReadOnlyMounts").z(),
+        b(2, "userNamespaces").z(),
+    ],
+};
+
+pub static NODE_RUNTIME_HANDLER: Msg = Msg {
+    name: "NodeRuntimeHandler",
+    fields: &[
+        s(1, "name").z(),
+        m(2, "features", &NODE_RUNTIME_HANDLER_FEATURES),
+    ],
+};
+
+pub static NODE_FEATURES: Msg = Msg {
+    name: "NodeFeatures",
+    fields: &[b(1, "supplementalGroupsPolicy").z()],
+};
+
+pub static NODE_STATUS: Msg = Msg {
+    name: "NodeStatus",
+    fields: &[
+        mq(1, "capacity"),
+        mq(2, "allocatable"),
+        s(3, "phase"),
+        m(4, "conditions", &NODE_CONDITION).rep(),
+        m(5, "addresses", &NODE_ADDRESS).rep(),
+        m(6, "daemonEndpoints", &NODE_DAEMON_ENDPOINTS),
+        m(7, "nodeInfo", &NODE_SYSTEM_INFO),
+        m(8, "images", &CONTAINER_IMAGE).rep(),
+        s(9, "volumesInUse").rep(),
+        m(10, "volumesAttached", &ATTACHED_VOLUME).rep(),
+        m(11, "config", &NODE_CONFIG_STATUS),
+        m(12, "runtimeHandlers", &NODE_RUNTIME_HANDLER).rep(),
+        m(13, "features", &NODE_FEATURES),
+    ],
+};
+
+pub static NODE: Msg = Msg {
+    name: "Node",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        m(2, "spec", &NODE_SPEC),
+        m(3, "status", &NODE_STATUS),
+    ],
+};
+
+// ------------------------------------------------------------------------------------------
+// core/v1: Service, Endpoints
+// ------------------------------------------------------------------------------------------
+
+pub static SERVICE_PORT: Msg = Msg {
+    name: "ServicePort",
+    fields: &[
+        s(1, "name"),
+        s(2, "protocol"),
+        s(6, "appProtocol").z(),
+        i(3, "port").z(),
+        // Not a pointer and a struct: Go's JSON writes it whatever its value.
+        F::new(4, "targetPort", Ty::IntOrString).z(),
+        i(5, "nodePort"),
+    ],
+};
+
+pub static CLIENT_IP_CONFIG: Msg = Msg {
+    name: "ClientIPConfig",
+    fields: &[i(1, "timeoutSeconds").z()],
+};
+
+pub static SESSION_AFFINITY_CONFIG: Msg = Msg {
+    name: "SessionAffinityConfig",
+    fields: &[m(1, "clientIP", &CLIENT_IP_CONFIG)],
+};
+
+pub static SERVICE_SPEC: Msg = Msg {
+    name: "ServiceSpec",
+    fields: &[
+        m(1, "ports", &SERVICE_PORT).rep(),
+        ms(2, "selector"),
+        s(3, "clusterIP"),
+        s(18, "clusterIPs").rep(),
+        s(4, "type"),
+        s(5, "externalIPs").rep(),
+        s(7, "sessionAffinity"),
+        s(8, "loadBalancerIP"),
+        s(9, "loadBalancerSourceRanges").rep(),
+        s(10, "externalName"),
+        s(11, "externalTrafficPolicy"),
+        i(12, "healthCheckNodePort"),
+        b(13, "publishNotReadyAddresses"),
+        m(14, "sessionAffinityConfig", &SESSION_AFFINITY_CONFIG),
+        s(19, "ipFamilies").rep(),
+        s(17, "ipFamilyPolicy").z(),
+        b(20, "allocateLoadBalancerNodePorts").z(),
+        s(21, "loadBalancerClass").z(),
+        s(22, "internalTrafficPolicy").z(),
+        s(23, "trafficDistribution").z(),
+    ],
+};
+
+pub static PORT_STATUS: Msg = Msg {
+    name: "PortStatus",
+    fields: &[i(1, "port").z(), s(2, "protocol").z(), s(3, "error").z()],
+};
+
+pub static LOAD_BALANCER_INGRESS: Msg = Msg {
+    name: "LoadBalancerIngress",
+    fields: &[
+        s(1, "ip"),
+        s(2, "hostname"),
+        s(3, "ipMode").z(),
+        m(4, "ports", &PORT_STATUS).rep(),
+    ],
+};
+
+pub static LOAD_BALANCER_STATUS: Msg = Msg {
+    name: "LoadBalancerStatus",
+    fields: &[m(1, "ingress", &LOAD_BALANCER_INGRESS).rep()],
+};
+
+/// `metav1.Condition`.
+pub static CONDITION: Msg = Msg {
+    name: "Condition",
+    fields: &[
+        s(1, "type").z(),
+        s(2, "status").z(),
+        i(3, "observedGeneration"),
+        t(4, "lastTransitionTime"),
+        s(5, "reason").z(),
+        s(6, "message").z(),
+    ],
+};
+
+pub static SERVICE_STATUS: Msg = Msg {
+    name: "ServiceStatus",
+    fields: &[
+        m(1, "loadBalancer", &LOAD_BALANCER_STATUS),
+        m(2, "conditions", &CONDITION).rep(),
+    ],
+};
+
+pub static SERVICE: Msg = Msg {
+    name: "Service",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        m(2, "spec", &SERVICE_SPEC),
+        m(3, "status", &SERVICE_STATUS),
+    ],
+};
+
+pub static OBJECT_REFERENCE: Msg = Msg {
+    name: "ObjectReference",
+    fields: &[
+        s(1, "kind"),
+        s(2, "namespace"),
+        s(3, "name"),
+        s(4, "uid"),
+        s(5, "apiVersion"),
+        s(6, "resourceVersion"),
+        s(7, "fieldPath"),
+    ],
+};
+
+pub static ENDPOINT_ADDRESS: Msg = Msg {
+    name: "EndpointAddress",
+    fields: &[
+        s(1, "ip").z(),
+        s(3, "hostname"),
+        s(4, "nodeName").z(),
+        m(2, "targetRef", &OBJECT_REFERENCE),
+    ],
+};
+
+pub static ENDPOINT_PORT: Msg = Msg {
+    name: "EndpointPort",
+    fields: &[
+        s(1, "name"),
+        i(2, "port").z(),
+        s(3, "protocol"),
+        s(4, "appProtocol").z(),
+    ],
+};
+
+pub static ENDPOINT_SUBSET: Msg = Msg {
+    name: "EndpointSubset",
+    fields: &[
+        m(1, "addresses", &ENDPOINT_ADDRESS).rep(),
+        m(2, "notReadyAddresses", &ENDPOINT_ADDRESS).rep(),
+        m(3, "ports", &ENDPOINT_PORT).rep(),
+    ],
+};
+
+pub static ENDPOINTS: Msg = Msg {
+    name: "Endpoints",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        m(2, "subsets", &ENDPOINT_SUBSET).rep(),
+    ],
+};
+
+// ------------------------------------------------------------------------------------------
+// core/v1: Event, Secret, ServiceAccount
+// ------------------------------------------------------------------------------------------
+
+pub static EVENT_SOURCE: Msg = Msg {
+    name: "EventSource",
+    fields: &[s(1, "component"), s(2, "host")],
+};
+
+pub static EVENT_SERIES: Msg = Msg {
+    name: "EventSeries",
+    fields: &[i(1, "count"), F::new(2, "lastObservedTime", Ty::MicroTime)],
+};
+
+pub static EVENT: Msg = Msg {
+    name: "Event",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        m(2, "involvedObject", &OBJECT_REFERENCE),
+        s(3, "reason"),
+        s(4, "message"),
+        m(5, "source", &EVENT_SOURCE),
+        t(6, "firstTimestamp"),
+        t(7, "lastTimestamp"),
+        i(8, "count"),
+        s(9, "type"),
+        F::new(10, "eventTime", Ty::MicroTime),
+        m(11, "series", &EVENT_SERIES),
+        s(12, "action"),
+        m(13, "related", &OBJECT_REFERENCE),
+        s(14, "reportingComponent").z(),
+        s(15, "reportingInstance").z(),
+    ],
+};
+
+pub static SECRET: Msg = Msg {
+    name: "Secret",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        b(5, "immutable").z(),
+        F::new(2, "data", Ty::MapBytes),
+        ms(4, "stringData"),
+        s(3, "type"),
+    ],
+};
+
+pub static SERVICE_ACCOUNT: Msg = Msg {
+    name: "ServiceAccount",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        m(2, "secrets", &OBJECT_REFERENCE).rep(),
+        m(3, "imagePullSecrets", &LOCAL_OBJECT_REFERENCE).rep(),
+        b(4, "automountServiceAccountToken").z(),
+    ],
+};
+
 /// The message of a built-in kind (`apiVersion`, `kind`), when kinformer can speak it on the wire.
 pub fn kind(api_version: &str, kind: &str) -> Option<&'static Msg> {
     match (api_version, kind) {
         ("v1", "Pod") => Some(&POD),
         ("v1", "Namespace") => Some(&NAMESPACE),
         ("v1", "ConfigMap") => Some(&CONFIG_MAP),
+        ("v1", "Node") => Some(&NODE),
+        ("v1", "Service") => Some(&SERVICE),
+        ("v1", "Endpoints") => Some(&ENDPOINTS),
+        ("v1", "Event") => Some(&EVENT),
+        ("v1", "Secret") => Some(&SECRET),
+        ("v1", "ServiceAccount") => Some(&SERVICE_ACCOUNT),
+        ("apps/v1", "Deployment") => Some(&workloads::DEPLOYMENT),
+        ("apps/v1", "ReplicaSet") => Some(&workloads::REPLICA_SET),
+        ("apps/v1", "StatefulSet") => Some(&workloads::STATEFUL_SET),
+        ("apps/v1", "DaemonSet") => Some(&workloads::DAEMON_SET),
+        ("batch/v1", "Job") => Some(&workloads::JOB),
         _ => None,
     }
 }

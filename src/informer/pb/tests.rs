@@ -100,6 +100,87 @@ fn fixture_objects_decode_from_protobuf_as_from_json_full_and_masked() {
     }
 }
 
+/// The built-in kinds beyond Pod, Namespace and ConfigMap: each realistic fixture (as the demo
+/// serves it) decodes from protobuf to what the JSON path gives, full and under the dashboard's
+/// cache mask for that kind.
+#[test]
+fn more_builtin_kinds_decode_from_protobuf_as_from_json_full_and_masked() {
+    for (name, api_version, kind) in [
+        ("node", "v1", "Node"),
+        ("service", "v1", "Service"),
+        ("event", "v1", "Event"),
+        ("secret", "v1", "Secret"),
+        ("serviceaccount", "v1", "ServiceAccount"),
+        ("endpoints", "v1", "Endpoints"),
+        ("deployment", "apps/v1", "Deployment"),
+        ("replicaset", "apps/v1", "ReplicaSet"),
+        ("statefulset", "apps/v1", "StatefulSet"),
+        ("daemonset", "apps/v1", "DaemonSet"),
+        ("job", "batch/v1", "Job"),
+    ] {
+        let obj = fixture(name);
+        assert_eq!(obj["kind"], kind, "{name}");
+        let msg = schema::kind(api_version, kind).unwrap_or_else(|| panic!("no table for {kind}"));
+        for m in [ObjectMask::ALL, crate::render::cache_mask(kind)] {
+            let (json, pb) = both_ways(&obj, msg, &m);
+            assert_eq!(json, pb, "{name} under {m:?}");
+        }
+        // The full decode gives back the object itself (nothing lost or invented on the wire).
+        let (_, pb) = both_ways(&obj, msg, &ObjectMask::ALL);
+        let mut want = obj.clone();
+        if let Some(o) = want.as_object_mut() {
+            o.remove("apiVersion");
+            o.remove("kind");
+        }
+        assert_eq!(pb, want, "{name} round trip");
+    }
+}
+
+#[test]
+fn an_empty_match_labels_does_not_survive_protobuf_as_on_a_real_server() {
+    let mut d = fixture("deployment");
+    d["spec"]["selector"] = json!({"matchLabels": {}});
+    let raw = encode_object(&d, &schema::workloads::DEPLOYMENT).unwrap();
+    let pb = decode_object(&raw, &schema::workloads::DEPLOYMENT, &ObjectMask::ALL, None).unwrap();
+    assert_eq!(pb.data["spec"]["selector"], json!({}));
+}
+
+#[test]
+fn empty_maps_and_omitempty_zeros_are_dropped_as_go_does_and_then_both_encodings_agree() {
+    let mut d = fixture("deployment");
+    d["metadata"]["labels"] = json!({});
+    d["spec"]["selector"] = json!({"matchLabels": {}});
+    d["spec"]["template"]["spec"]["nodeSelector"] = json!({});
+    d["spec"]["template"]["spec"]["containers"][0]["resources"] = json!({"limits": {}});
+    d["status"]["readyReplicas"] = json!(0); // omitempty
+    d["spec"]["replicas"] = json!(0); // a pointer: JSON keeps its zero
+    let Some(obj) = d.as_object_mut() else {
+        panic!("fixture is an object")
+    };
+    omit_empty(obj, &schema::workloads::DEPLOYMENT);
+    assert!(d["metadata"].get("labels").is_none());
+    assert_eq!(d["spec"]["selector"], json!({}));
+    assert!(d["spec"]["template"]["spec"].get("nodeSelector").is_none());
+    assert_eq!(
+        d["spec"]["template"]["spec"]["containers"][0]["resources"],
+        json!({})
+    );
+    assert!(d["status"].get("readyReplicas").is_none());
+    assert_eq!(d["spec"]["replicas"], 0);
+    // Non-empty maps stay.
+    assert_eq!(d["spec"]["template"]["metadata"]["labels"]["app"], "web");
+    let (json, pb) = both_ways(&d, &schema::workloads::DEPLOYMENT, &ObjectMask::ALL);
+    assert_eq!(json, pb);
+}
+
+#[test]
+fn workload_fields_outside_the_table_are_refused_so_the_server_answers_json() {
+    let mut j = fixture("job");
+    j["spec"]["podFailurePolicy"] = json!({"rules": []});
+    let err = encode_object(&j, &schema::workloads::JOB).unwrap_err();
+    assert_eq!(err, "Job.spec: JobSpec.podFailurePolicy");
+}
+
 #[test]
 fn masked_fields_are_skipped_without_being_decoded() {
     // A pod whose dropped parts are not even valid messages: the masked decode never looks.
