@@ -346,6 +346,15 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
         return;
     }
     let inner_h = block.inner(area).height.saturating_sub(1) as usize;
+    // OBJECT as wide as the longest visible key (pods of one ReplicaSet differ only at the end).
+    let object_w = shown
+        .iter()
+        .skip(c.scroll)
+        .take(inner_h)
+        .map(|r| r.id.key.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(10, 64) as u16;
     let rows = shown
         .iter()
         .enumerate()
@@ -380,7 +389,7 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
         Constraint::Length(8),
         Constraint::Length(16),
         Constraint::Length(9),
-        Constraint::Length(32),
+        Constraint::Length(object_w),
         Constraint::Fill(1),
     ];
     Widget::render(
