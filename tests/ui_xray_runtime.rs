@@ -95,6 +95,7 @@ async fn a_demo_rollout_shows_up_in_the_xray_tree_as_a_new_replicaset_filling() 
     }
     assert!(matches!(app.current_screen(), Some(Screen::Xray(_))));
 
+    let factory = rt.factory().clone();
     // Feed the app (with the once-a-second tick the runtime sends, here faster) until `done`.
     let mut feed = async |app: &mut App, what: &str, done: &dyn Fn(&App) -> bool| {
         let r = tokio::time::timeout(HANG_GUARD, async {
@@ -116,12 +117,20 @@ async fn a_demo_rollout_shows_up_in_the_xray_tree_as_a_new_replicaset_filling() 
         .await;
         assert!(r.is_ok(), "never: {what}");
     };
+    // `before` is taken once the tree's informers have synced and their rows have reached the
+    // tree: a ReplicaSet of the initial lists still arriving must not count as a new one.
     feed(&mut app, "the tree holds the deployments' pods", &|app| {
-        replicasets(app)
-            .iter()
-            .filter(|(_, _, pods)| *pods > 0)
-            .count()
-            >= 3
+        factory.informers().iter().all(|(_, i)| i.has_synced())
+            && replicasets(app)
+                .iter()
+                .filter(|(_, _, pods)| *pods > 0)
+                .count()
+                >= 3
+    })
+    .await;
+    let settled = std::time::Instant::now() + Duration::from_millis(500);
+    feed(&mut app, "the initial rows reach the tree", &|_| {
+        std::time::Instant::now() >= settled
     })
     .await;
     let before: HashSet<String> = replicasets(&app).into_iter().map(|(_, rs, _)| rs).collect();
