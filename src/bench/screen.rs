@@ -379,12 +379,13 @@ pub(super) fn drill_back(app: &mut App) {
     )));
 }
 
-pub(super) fn drill_down(opts: &BenchOptions, report: &mut Report) -> Result<(), BenchError> {
-    let n = if opts.smoke { 20_000 } else { 150_000 };
-    let nk = format!("{}k", n / 1000);
-    let sec = format!("drill-down at {nk} pods");
-    // Pods as in figures 5-6 (node-{i % 500}, ns-{i % 50}), each owned by ReplicaSet
-    // rs-{i % 1000}.
+/// A fixture cache of figures 7 and 8.
+pub(super) type FixtureCache = Arc<ThreadSafeStore<DynamicObject>>;
+
+/// The caches of figures 7 and 8, indexed as the dashboard indexes them: `n` pods as in figures
+/// 5-6 (node-{i % 500}, ns-{i % 50}), pruned, each owned by ReplicaSet rs-{i % 1000}; the 1,000
+/// ReplicaSets, each owned by Deployment deploy-{k % 500}.
+pub(super) fn owned_fixture_caches(n: usize) -> Result<(FixtureCache, FixtureCache), BenchError> {
     let pods = Arc::new(ThreadSafeStore::new(dashboard_pod_indexers()));
     let transform = pod_transform();
     for (i, mut p) in fixture_pods(n)?.into_iter().enumerate() {
@@ -415,6 +416,14 @@ pub(super) fn drill_down(opts: &BenchOptions, report: &mut Report) -> Result<(),
         )?);
         replicasets.add(&crate::informer::meta_namespace_key(rs.as_ref())?, rs)?;
     }
+    Ok((pods, replicasets))
+}
+
+pub(super) fn drill_down(opts: &BenchOptions, report: &mut Report) -> Result<(), BenchError> {
+    let n = if opts.smoke { 20_000 } else { 150_000 };
+    let nk = format!("{}k", n / 1000);
+    let sec = format!("drill-down at {nk} pods");
+    let (pods, replicasets) = owned_fixture_caches(n)?;
     let stores: HashMap<&str, Arc<ThreadSafeStore<DynamicObject>>> =
         [("pods", pods.clone()), ("replicasets", replicasets.clone())]
             .into_iter()

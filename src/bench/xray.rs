@@ -17,36 +17,7 @@ pub(super) fn xray_tree(opts: &BenchOptions, report: &mut Report) -> Result<(), 
     let n = if opts.smoke { 20_000 } else { 150_000 };
     let nk = format!("{}k", n / 1000);
     let sec = format!("xray at {nk} pods");
-    let pods = Arc::new(ThreadSafeStore::new(dashboard_pod_indexers()));
-    let transform = pod_transform();
-    for (i, mut p) in fixture_pods(n)?.into_iter().enumerate() {
-        let k = i % FIXTURE_REPLICASETS;
-        if let Ok(refs) = serde_json::from_value(owner_ref(
-            "ReplicaSet",
-            &format!("rs-{k}"),
-            &format!("rs-uid-{k}"),
-        )) {
-            p.metadata.owner_references = Some(refs);
-        }
-        let p = Arc::new(transform(p));
-        pods.add(&crate::informer::meta_namespace_key(p.as_ref())?, p)?;
-    }
-    let replicasets = Arc::new(ThreadSafeStore::new(default_indexers::<DynamicObject>()));
-    for k in 0..FIXTURE_REPLICASETS {
-        let d = k % 500;
-        let rs = Arc::new(workload_object(
-            "ReplicaSet",
-            &format!("ns-{}", k % 50),
-            &format!("rs-{k}"),
-            &format!("rs-uid-{k}"),
-            Some(owner_ref(
-                "Deployment",
-                &format!("deploy-{d}"),
-                &format!("deploy-uid-{d}"),
-            )),
-        )?);
-        replicasets.add(&crate::informer::meta_namespace_key(rs.as_ref())?, rs)?;
-    }
+    let (pods, replicasets) = owned_fixture_caches(n)?;
     let deployments = Arc::new(ThreadSafeStore::new(default_indexers::<DynamicObject>()));
     for d in 0..500 {
         let o = Arc::new(workload_object(
