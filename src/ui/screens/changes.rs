@@ -262,18 +262,8 @@ impl App {
         let Some(Screen::Changes(c)) = self.stack.last_mut() else {
             return;
         };
-        let last = c.shown().count().saturating_sub(1);
-        c.selected = match action {
-            KeyAction::Up | KeyAction::PageUp => c.selected.saturating_sub(n),
-            KeyAction::Down | KeyAction::PageDown => (c.selected + n).min(last),
-            KeyAction::Top => 0,
-            _ => last,
-        };
-        if c.selected < c.scroll {
-            c.scroll = c.selected;
-        } else if c.selected >= c.scroll + page {
-            c.scroll = c.selected + 1 - page;
-        }
+        c.selected = super::moved_cursor(action, n, c.selected, c.shown().count());
+        c.scroll = super::scrolled_to(c.selected, c.scroll, page);
     }
 
     /// Header lines 2 and 3 over the changes screen: the filters and how far back it goes.

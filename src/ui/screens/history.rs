@@ -239,18 +239,8 @@ impl App {
         let Some(Screen::History(h)) = self.stack.last_mut() else {
             return;
         };
-        let last = h.len().saturating_sub(1);
-        h.selected = match action {
-            KeyAction::Up | KeyAction::PageUp => h.selected.saturating_sub(n),
-            KeyAction::Down | KeyAction::PageDown => (h.selected + n).min(last),
-            KeyAction::Top => 0,
-            _ => last,
-        };
-        if h.selected < h.scroll {
-            h.scroll = h.selected;
-        } else if h.selected >= h.scroll + page {
-            h.scroll = h.selected + 1 - page;
-        }
+        h.selected = super::moved_cursor(action, n, h.selected, h.len());
+        h.scroll = super::scrolled_to(h.selected, h.scroll, page);
     }
 
     /// Header lines 2 and 3 over the timeline: the object and how far back history goes.

@@ -72,13 +72,7 @@ impl App {
     pub(crate) fn nav_forwards(&mut self, action: KeyAction, n: usize) {
         let len = self.forwards.len();
         let cur = self.forwards_cursor();
-        let next = match action {
-            KeyAction::Up | KeyAction::PageUp => cur.saturating_sub(n),
-            KeyAction::Down | KeyAction::PageDown => (cur + n).min(len.saturating_sub(1)),
-            KeyAction::Top => 0,
-            KeyAction::Bottom => len.saturating_sub(1),
-            _ => cur,
-        };
+        let next = super::moved_cursor(action, n, cur, len);
         if let Some(Screen::PortForwards(v)) = self.stack.last_mut() {
             v.cursor = next;
         }
