@@ -309,6 +309,9 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         seed: spec.seed,
         start: chrono::Utc::now(),
         pod_shape: spec.pod_shape,
+        // The clock follows the wall clock instead (see the churn loop below): a fixed step per
+        // change would run it ahead of real time and show ages as `<invalid>`.
+        step_millis: 0,
         ..SimConfig::default()
     });
     // Stream the seed: each object is rendered, stored and dropped in turn, so seeding 150k pods
@@ -336,19 +339,17 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
     let template_sim = sim.clone();
     let scales = crate::demo::churn::follow_clients(
         cluster.clone(),
-        move |ns, kind, name, to| scale_sim.lock().external_scale(ns, kind, name, to),
-        move |node, on| cordon_sim.lock().set_cordoned(node, on),
+        move |ns, kind, name, to| live(&scale_sim).external_scale(ns, kind, name, to),
+        move |node, on| live(&cordon_sim).set_cordoned(node, on),
         move |ns, kind, name, template, generation| {
-            template_sim
-                .lock()
-                .external_template(ns, kind, name, template, generation)
+            live(&template_sim).external_template(ns, kind, name, template, generation)
         },
         move |m, _| scale_rejected.lock().rejected(m),
     );
     let tick_sim = sim.clone();
     let churn = run_churn(
         cluster,
-        move |n| tick_sim.lock().tick(n),
+        move |n| live(&tick_sim).tick(n),
         move |m, _| sim.lock().rejected(m),
         spec.churn_per_sec,
     );
@@ -358,6 +359,14 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         scales,
         seeded_objects,
     })
+}
+
+/// The live demo's simulator with its clock moved to the wall clock: the objects it writes
+/// carry real timestamps (ages never run ahead of the dashboard's clock).
+fn live(sim: &Mutex<Simulator>) -> parking_lot::MutexGuard<'_, Simulator> {
+    let mut guard = sim.lock();
+    guard.advance_clock_to(chrono::Utc::now());
+    guard
 }
 
 impl RunningDemo {

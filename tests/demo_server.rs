@@ -1501,3 +1501,94 @@ async fn orphan_delete_keeps_dependents_and_strips_their_owner_references() {
     .await;
     env.cleanup().await;
 }
+
+/// The live demo (`--demo`) stamps what its simulator writes with the wall clock: at a high churn
+/// rate the simulated clock used to advance a fixed step per change and ran minutes ahead, so
+/// the dashboard showed pods' and events' ages as `<invalid>`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_demo_timestamps_never_run_ahead_of_the_wall_clock() {
+    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
+        println!("skipping: the live demo's simulator is demo-only");
+        return;
+    }
+    let demo = kinformer::app_main::start_demo(&kinformer::app_main::DemoSpec {
+        port: 0,
+        pods: 60,
+        nodes: Some(3),
+        churn_per_sec: 400.0,
+        seed: 5,
+        history: 10_000,
+        metrics: false,
+        namespace_user: None,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
+        log_lines_per_second: 1.0,
+    })
+    .await
+    .unwrap();
+    let client = client_for(&demo.handle.kubeconfig_yaml()).await;
+    // 400 changes/s for 1.5 s: a 250 ms step per change would put the clock 150 s ahead.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let slack = chrono::Duration::seconds(2);
+    let now = chrono::Utc::now() + slack;
+    let pods: Api<Pod> = Api::all(client.clone());
+    let pods = tokio::time::timeout(HANG_GUARD, pods.list(&ListParams::default()))
+        .await
+        .unwrap()
+        .unwrap();
+    let mut stamps = 0;
+    for p in &pods.items {
+        let created = at(p.metadata.creation_timestamp.as_ref().unwrap());
+        assert!(
+            created <= now,
+            "pod {:?} created at {created}, after {now}",
+            p.metadata.name
+        );
+        stamps += 1;
+        for c in p
+            .status
+            .iter()
+            .flat_map(|s| s.container_statuses.iter().flatten())
+        {
+            if let Some(t) = c
+                .state
+                .as_ref()
+                .and_then(|s| s.running.as_ref())
+                .and_then(|r| r.started_at.as_ref())
+            {
+                assert!(
+                    at(t) <= now,
+                    "container of {:?} started at {}, after {now}",
+                    p.metadata.name,
+                    t.0
+                );
+                stamps += 1;
+            }
+        }
+    }
+    let events: Api<k8s_openapi::api::core::v1::Event> = Api::all(client);
+    let events = tokio::time::timeout(HANG_GUARD, events.list(&ListParams::default()))
+        .await
+        .unwrap()
+        .unwrap();
+    for e in &events.items {
+        if let Some(t) = &e.last_timestamp {
+            assert!(
+                at(t) <= now,
+                "event {:?} last seen at {}, after {now}",
+                e.metadata.name,
+                t.0
+            );
+            stamps += 1;
+        }
+    }
+    assert!(stamps > 60, "too few timestamps checked: {stamps}");
+    demo.stop().await;
+}
+
+/// A `metav1.Time` as chrono's instant (k8s-openapi's own type prints RFC 3339).
+fn at(t: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time) -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339(&t.0.to_string())
+        .unwrap()
+        .with_timezone(&chrono::Utc)
+}
