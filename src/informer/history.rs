@@ -872,14 +872,26 @@ fn segments(path: &str) -> Vec<String> {
     path.split('/').skip(1).map(unescape).collect()
 }
 
-/// How a changed value prints: `old→new`, `+new`, `-old`.
+/// How a changed value prints: `old→new`, with `(none)` for a field that appeared or went.
 fn arrow(c: &FieldChange) -> String {
     match (&c.old, &c.new) {
         (Some(o), Some(n)) => format!("{o}→{n}"),
-        (None, Some(n)) => format!("+{n}"),
-        (Some(o), None) => format!("-{o}"),
+        (None, Some(n)) => format!("(none)→{n}"),
+        (Some(o), None) => format!("{o}→(none)"),
         (None, None) => String::new(),
     }
+}
+
+/// [`arrow`] for a count the API server leaves out when it is zero (`readyReplicas`,
+/// `numberReady`, `restartCount`, `spec.replicas`): absent reads as 0, so a Deployment losing its
+/// last ready pod prints `readyReplicas 1→0`.
+fn count_arrow(c: &FieldChange) -> String {
+    let zero = || "0".to_string();
+    arrow(&FieldChange {
+        path: c.path.clone(),
+        old: Some(c.old.clone().unwrap_or_else(zero)),
+        new: Some(c.new.clone().unwrap_or_else(zero)),
+    })
 }
 
 /// One line for a version's changes: the most telling first (phase, restarts, termination
@@ -913,7 +925,7 @@ pub fn summarize(changes: &[FieldChange]) -> String {
                 }
             }
             ["status", "phase"] => parts.push((0, format!("status.phase {}", arrow(c)))),
-            [.., "restartCount"] => parts.push((1, format!("restartCount {}", arrow(c)))),
+            [.., "restartCount"] => parts.push((1, format!("restartCount {}", count_arrow(c)))),
             [.., "lastState", "terminated", "reason"] | [.., "state", "terminated", "reason"] => {
                 let which = s[s.len() - 3];
                 match &c.new {
@@ -936,9 +948,9 @@ pub fn summarize(changes: &[FieldChange]) -> String {
                 _,
                 "ready",
             ] => parts.push((3, format!("ready {}", arrow(c)))),
-            ["spec", "replicas"] => parts.push((2, format!("replicas {}", arrow(c)))),
+            ["spec", "replicas"] => parts.push((2, format!("replicas {}", count_arrow(c)))),
             ["status", r] if r.ends_with("eplicas") || *r == "numberReady" => {
-                parts.push((3, format!("{r} {}", arrow(c))))
+                parts.push((3, format!("{r} {}", count_arrow(c))))
             }
             ["status", "conditions", t, "status"] => parts.push((4, format!("{t} {}", arrow(c)))),
             _ => {

@@ -315,3 +315,35 @@ fn latest_lists_newest_first_with_labels_for_filtering() {
     let canary = h.latest(10, |_, l| l.contains_key("canary"));
     assert_eq!(canary.len(), 1);
 }
+
+fn change(path: &str, old: Option<&str>, new: Option<&str>) -> FieldChange {
+    FieldChange {
+        path: Arc::from(path),
+        old: old.map(str::to_string),
+        new: new.map(str::to_string),
+    }
+}
+
+#[test]
+fn counts_the_server_omits_at_zero_read_as_zero_and_other_fields_say_none() {
+    // The API server leaves `readyReplicas` out once it is 0: the change is 1→0, not "-1".
+    assert_eq!(
+        summarize(&[
+            change("/status/readyReplicas", Some("1"), None),
+            change("/status/availableReplicas", None, Some("2")),
+        ]),
+        "readyReplicas 1→0, availableReplicas 0→2"
+    );
+    assert_eq!(
+        summarize(&[change("/spec/nodeName", None, Some("node-a"))]),
+        "spec.nodeName (none)→node-a"
+    );
+    assert_eq!(
+        summarize(&[change(
+            "/spec/template/spec/containers/web/image",
+            Some("web:1"),
+            None
+        )]),
+        "image web:1→(none)"
+    );
+}
