@@ -552,6 +552,32 @@ fn warning_event() -> ObjectSummary {
 }
 
 #[test]
+fn pulse_shows_the_rates_sampled_before_it_was_opened() {
+    let (mut app, _) = app_with(config(), pods());
+    let stats = |total: u64| {
+        let mut row = informer_row("pods", None, InformerState::Watching);
+        row.deltas_total = total;
+        Action::InformerStats(vec![row])
+    };
+    // Three seconds of stats while the pods table is on screen, the pulse closed.
+    for (s, total) in [(1, 10), (2, 50), (3, 90), (4, 135)] {
+        app.update(Action::Tick(NOW_MS + s * 1000));
+        app.update(stats(total));
+    }
+    open_pulse(&mut app);
+    let t = draw(&mut app, 120, 34);
+    let line = screen_text(&t)
+        .lines()
+        .find(|l| l.contains("│pods "))
+        .expect("pods sparkline")
+        .to_string();
+    // The last second's rate, and a sparkline of the three seconds before the pulse opened.
+    assert!(line.contains("45/s"), "{line}");
+    let bars = line.chars().filter(|c| ('▁'..='█').contains(c)).count();
+    assert!(bars >= 3, "{line}");
+}
+
+#[test]
 fn pulse_sparklines_take_one_sample_a_second_however_often_stats_arrive() {
     let (mut app, _) = app_with(config(), pods());
     open_pulse(&mut app);

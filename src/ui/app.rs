@@ -150,6 +150,8 @@ pub struct App {
     pub node_pods: Option<crate::ui::action::NodePods>,
     /// The pulse screen's state while it is on the stack.
     pub pulse: Option<Box<PulseScreen>>,
+    /// Deltas per second per informer since the start (the pulse's sparklines).
+    pub rates: super::pulse::Rates,
     /// The selected clusters and their states (see [`super::fleet`]).
     pub fleet: super::fleet::FleetState,
     pub(super) initial_resource: String,
@@ -216,6 +218,7 @@ impl App {
             metrics_unavailable: None,
             node_pods: None,
             pulse: None,
+            rates: Default::default(),
             fleet: super::fleet::FleetState::new(
                 &config.fleet,
                 config.readonly,

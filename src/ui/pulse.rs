@@ -352,14 +352,82 @@ pub struct Pulse {
     restarts: BTreeSet<(i64, Arc<str>)>,
     /// `(at, key)` → the Warning event.
     warnings: BTreeMap<(i64, Arc<str>), Arc<Warning>>,
-    /// Informer label → (last `deltas_total`, per-second deltas, oldest first).
-    rates: BTreeMap<String, (u64, VecDeque<u64>)>,
+    /// Deltas per second per informer (the App's, copied at each sample).
+    pub rates: Rates,
     /// Node metrics (by node name), the last poll.
     node_usage: Option<Arc<HashMap<String, Usage>>>,
     /// Why metrics are not shown (said once in the CPU/MEM tile).
     metrics_note: Option<String>,
     /// The selected tile.
     selected: usize,
+}
+
+/// Deltas per second per informer over the last [`RATE_WINDOW`] seconds. The App keeps one
+/// from its start (the pulse shows the five minutes before it was opened, not only those after),
+/// sampled from the informers' stats. Stats are sent only when they change, so a second without
+/// any is a second without deltas: it is filled with zeros at the next sample.
+///
+/// Invariants: at most one sample a second per informer; a ring never holds more than
+/// [`RATE_WINDOW`] samples; the samples of a ring add up to the informer's `deltas_total` growth
+/// over the seconds they cover.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rates {
+    /// Informer label → (last `deltas_total`, per-second deltas, oldest first).
+    by_informer: BTreeMap<String, (u64, VecDeque<u64>)>,
+    /// The second (unix) of the last sample.
+    sampled_at_s: Option<i64>,
+}
+
+impl Rates {
+    /// Take this second's sample from the informers' stats; false (nothing recorded) when
+    /// this second was sampled already: its deltas go into the next sample.
+    pub fn record(&mut self, rows: &[InformerRow], now_s: i64) -> bool {
+        if self.sampled_at_s == Some(now_s) {
+            return false;
+        }
+        // Seconds between the last sample and this one had no stats, so no deltas.
+        let idle = match self.sampled_at_s {
+            Some(last) if now_s > last => (now_s - last - 1).min(RATE_WINDOW as i64) as usize,
+            _ => 0,
+        };
+        self.sampled_at_s = Some(now_s);
+        for ring in self.by_informer.values_mut() {
+            for _ in 0..idle {
+                push(&mut ring.1, 0);
+            }
+        }
+        for r in rows {
+            let label = match &r.namespace {
+                Some(ns) => format!("{} ({ns})", r.resource),
+                None => r.resource.clone(),
+            };
+            let e = self
+                .by_informer
+                .entry(label)
+                .or_insert_with(|| (r.deltas_total, VecDeque::new()));
+            let d = r.deltas_total.saturating_sub(e.0);
+            e.0 = r.deltas_total;
+            push(&mut e.1, d);
+        }
+        true
+    }
+
+    /// Each informer's label and its samples, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &VecDeque<u64>)> {
+        self.by_informer.iter().map(|(l, (_, ring))| (l, ring))
+    }
+
+    /// The samples of one informer.
+    pub fn ring(&self, label: &str) -> Option<&VecDeque<u64>> {
+        self.by_informer.get(label).map(|(_, ring)| ring)
+    }
+}
+
+fn push(ring: &mut VecDeque<u64>, sample: u64) {
+    if ring.len() == RATE_WINDOW {
+        ring.pop_front();
+    }
+    ring.push_back(sample);
 }
 
 /// The tiles, in screen order.
@@ -428,26 +496,6 @@ impl Pulse {
             .map(|(_, key)| key.clone())
             .collect();
         self.apply(kind, rows, &gone);
-    }
-
-    /// The informers' stats, once a second: one sparkline sample per informer.
-    pub fn record_stats(&mut self, rows: &[InformerRow]) {
-        for r in rows {
-            let label = match &r.namespace {
-                Some(ns) => format!("{} ({ns})", r.resource),
-                None => r.resource.clone(),
-            };
-            let e = self
-                .rates
-                .entry(label)
-                .or_insert_with(|| (r.deltas_total, VecDeque::new()));
-            let d = r.deltas_total.saturating_sub(e.0);
-            e.0 = r.deltas_total;
-            if e.1.len() == RATE_WINDOW {
-                e.1.pop_front();
-            }
-            e.1.push_back(d);
-        }
     }
 
     /// The latest node metrics.
@@ -643,7 +691,7 @@ impl Pulse {
         let inner = block.inner(area);
         block.render(area, buf);
         let label_w: u16 = 28;
-        for (i, (label, (_, ring))) in self.rates.iter().enumerate() {
+        for (i, (label, ring)) in self.rates.iter().enumerate() {
             let Ok(i) = u16::try_from(i) else { break };
             if i >= inner.height {
                 break;
@@ -875,30 +923,54 @@ mod tests {
         assert_eq!(p.open_selected().filter.as_deref(), Some("NotReady"));
     }
 
+    fn stats(deltas_total: u64) -> InformerRow {
+        InformerRow {
+            resource: "pods".into(),
+            namespace: None,
+            state: crate::ui::action::InformerState::Watching,
+            list_mode: "stream",
+            wire: "protobuf",
+            last_rv: String::new(),
+            cached: 0,
+            queue_depth: 0,
+            deltas_total,
+            deltas_per_sec: 3.0,
+            relists: 0,
+            last_error: None,
+            synced: true,
+            forbidden: false,
+        }
+    }
+
     #[test]
     fn rate_rings_keep_five_minutes_of_per_second_deltas() {
-        let mut p = Pulse::new();
+        let mut rates = Rates::default();
         for i in 0..400u64 {
-            p.record_stats(&[InformerRow {
-                resource: "pods".into(),
-                namespace: None,
-                state: crate::ui::action::InformerState::Watching,
-                list_mode: "stream",
-                wire: "protobuf",
-                last_rv: String::new(),
-                cached: 0,
-                queue_depth: 0,
-                deltas_total: i * 3,
-                deltas_per_sec: 3.0,
-                relists: 0,
-                last_error: None,
-                synced: true,
-                forbidden: false,
-            }]);
+            assert!(rates.record(&[stats(i * 3)], 1_000 + i as i64));
+            // A second sample within the same second is not taken.
+            assert!(!rates.record(&[stats(i * 3)], 1_000 + i as i64));
         }
-        let (_, ring) = &p.rates["pods"];
+        let ring = rates.ring("pods").unwrap();
         assert_eq!(ring.len(), RATE_WINDOW);
         assert!(ring.iter().all(|d| *d == 3));
+    }
+
+    #[test]
+    fn seconds_without_stats_are_zero_samples_and_deltas_add_up() {
+        let mut rates = Rates::default();
+        rates.record(&[stats(100)], 10);
+        // No stats for seconds 11..=14 (nothing changed), then 7 deltas by second 15.
+        rates.record(&[stats(107)], 15);
+        rates.record(&[stats(109)], 16);
+        let ring: Vec<u64> = rates.ring("pods").unwrap().iter().copied().collect();
+        assert_eq!(ring, [0, 0, 0, 0, 0, 7, 2]);
+        assert_eq!(ring.iter().sum::<u64>(), 9);
+        // An idle hour leaves a ring of zeros no longer than the window, then the new sample.
+        rates.record(&[stats(110)], 16 + 3_600);
+        let ring = rates.ring("pods").unwrap();
+        assert_eq!(ring.len(), RATE_WINDOW);
+        assert_eq!(ring.back(), Some(&1));
+        assert_eq!(ring.iter().sum::<u64>(), 1);
     }
 
     fn screen(p: &Pulse) -> String {
@@ -943,22 +1015,10 @@ mod tests {
             ],
         );
         for i in 0..60u64 {
-            p.record_stats(&[InformerRow {
-                resource: "pods".into(),
-                namespace: None,
-                state: crate::ui::action::InformerState::Watching,
-                list_mode: "stream",
-                wire: "protobuf",
-                last_rv: String::new(),
-                cached: 3,
-                queue_depth: 0,
-                deltas_total: i * i,
-                deltas_per_sec: 0.0,
-                relists: 0,
-                last_error: None,
-                synced: true,
-                forbidden: false,
-            }]);
+            let mut row = stats(i * i);
+            row.cached = 3;
+            row.deltas_per_sec = 0.0;
+            p.rates.record(&[row], i as i64);
         }
         p.set_node_usage(Arc::new(HashMap::from([
             (

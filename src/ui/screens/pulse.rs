@@ -43,9 +43,6 @@ pub struct PulseScreen {
     pub feeds: HashMap<ViewId, PulseKind>,
     /// The namespace the feeds are scoped to (`None`: all).
     pub namespace: Option<String>,
-    /// The second (unix) of the last sparkline sample: informer stats can arrive with every
-    /// frame that carries rows, the sparklines take one sample a second.
-    pub sampled_at_s: Option<i64>,
 }
 
 impl PulseScreen {
@@ -94,8 +91,7 @@ impl App {
             }
             screen.feeds.insert(view, kind);
         }
-        screen.pulse.record_stats(&self.informers);
-        screen.sampled_at_s = Some(self.now_ms.div_euclid(1000));
+        screen.pulse.rates = self.rates.clone();
         self.pulse = Some(Box::new(screen));
         self.stack.push(Screen::Pulse);
         self.dirty = true;
@@ -140,14 +136,12 @@ impl App {
     }
 
     /// A sparkline sample per informer, at most one a second (the deltas of skipped stats add
-    /// up in the next sample).
+    /// up in the next sample), kept whether the pulse is open or not.
     pub(crate) fn pulse_stats(&mut self, rows: &[InformerRow]) {
-        let now_s = self.now_ms.div_euclid(1000);
-        if let Some(p) = self.pulse.as_mut()
-            && p.sampled_at_s != Some(now_s)
+        if self.rates.record(rows, self.now_ms.div_euclid(1000))
+            && let Some(p) = self.pulse.as_mut()
         {
-            p.sampled_at_s = Some(now_s);
-            p.pulse.record_stats(rows);
+            p.pulse.rates = self.rates.clone();
         }
     }
 
