@@ -34,7 +34,9 @@
 //! - the transform runs in `prepare`, which the reflector calls once per object received, rather
 //!   than inside `add`/`update`/`delete`; the outcome client-go's `TestDeltaFIFO_transformer`
 //!   checks (each object transformed once, tombstones carry the transformed object) is the same,
-//!   and `prepare` may reuse the indexer's copy when the resourceVersion is unchanged;
+//!   and `prepare` may reuse the indexer's copy when the resourceVersion is unchanged; the key is
+//!   therefore computed from the transformed object (client-go: from the object received), so a
+//!   transform must not change the name or namespace;
 //! - a listed object whose uid differs from the queued or known one gets a tombstone first (see
 //!   above);
 //! - tombstones for known keys missing from a relist are queued in key order (client-go: the
