@@ -60,7 +60,9 @@
 //!   the very-short-watch rule, as client-go's probable-EOF handling; other stream failures relist.
 //! - **5xx in an ERROR event inside an open watch** (etcd "no leader" as a 500) re-watches from the
 //!   last synced RV after the backoff; client-go relists unless `MaxInternalErrorRetryDuration`
-//!   is set (kube-apiserver's own watch cache sets it to 30 s for this case). 429 in an ERROR
+//!   is set (kube-apiserver's own watch cache sets it to 30 s for this case). The exception is a
+//!   500 `StoreReadError` (a corrupt object, or its unsafe deletion), which relists as in
+//!   client-go: re-watching would meet the same undecodable event again. 429 in an ERROR
 //!   event re-watches after the backoff as in client-go; 410 and "too large resource version"
 //!   relist; any other code (403, 404, 401...) relists after the backoff as in client-go.
 //! - **`min_watch_timeout` is not clamped.** client-go never asks for watch timeouts under its
@@ -68,6 +70,9 @@
 //!   default 5 minutes: the chaos tests set seconds so that watches time out and re-open many
 //!   times per run against the demo server, which is how the re-watch path gets exercised.
 //!   Against a shared API server keep the default.
+//! - **`page_size` is the pager's default page size** (500, as client-go's pager): a relist at a
+//!   specific RV is unpaged unless the server paged the first list. client-go's
+//!   `WatchListPageSize` override, which pages (an exact etcd read) even there, is not offered.
 //! - **kube's client-side retry** of 429/503/504 is turned off by
 //!   [`client_for_informers`](super::list_watch::client_for_informers), so those answers reach the
 //!   reflector at once (a "Too large resource version" 504 must trigger the consistent relist).
@@ -1012,6 +1017,13 @@ impl<K: Object> Reflector<K> {
             // (client-go `TestBackoffOnTooManyRequests`): a relist is the most expensive answer
             // to an overloaded server.
             Error::TooManyRequests(_) => self.backoff(State::Watch),
+            // 500 StoreReadError: the server could not decode an object it was about to send (a
+            // corrupt object; its unsafe deletion fails the same way). Watching again from our
+            // RV would meet the same event forever: relist after the backoff, as client-go does
+            // (`TestReflectorReplacesStoreOnUnsafeDelete`); the list no longer has the object.
+            Error::Api { reason, .. } if reason == "StoreReadError" => {
+                self.backoff_then_list("watch ERROR event: store read error")
+            }
             // 5xx (e.g. etcd "no leader" as a 500): nothing is wrong with our RV. Back off and
             // watch again from it. client-go relists here unless `MaxInternalErrorRetryDuration`
             // is set (the API server's own watch cache sets it to 30 s for exactly this case);

@@ -1238,3 +1238,5 @@ async fn min_watch_timeout_below_five_minutes_is_honoured_and_default_is_five() 
     assert!((5..10).contains(&timeout), "{timeout}");
     run.stop().await;
 }
+
+mod ported;
