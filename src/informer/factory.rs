@@ -453,6 +453,17 @@ mod tests {
         (maker, fakes, calls)
     }
 
+    /// Options whose informers list, then watch: the fakes script a list page and a watch.
+    fn listing_options() -> FactoryOptions {
+        FactoryOptions {
+            reflector: ReflectorConfig {
+                use_streaming_list: false,
+                ..ReflectorConfig::default()
+            },
+            ..FactoryOptions::default()
+        }
+    }
+
     fn pods() -> ApiResource {
         ApiResource::erase::<Pod>(&())
     }
@@ -506,7 +517,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn informer_requested_after_start_runs() {
         let (maker, fakes, _) = fake_maker();
-        let f = SharedInformerFactory::new(maker, FactoryOptions::default());
+        let f = SharedInformerFactory::new(maker, listing_options());
         let p = pods();
         fake(&fakes, "pods@*").push_list_page(vec![obj(&p, "a", "p1", "5")], "5", None);
         fake(&fakes, "pods@*").push_watch_live();
@@ -540,7 +551,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn wait_for_cache_sync_reports_informers_that_did_not_sync() {
         let (maker, fakes, _) = fake_maker();
-        let f = SharedInformerFactory::new(maker, FactoryOptions::default());
+        let f = SharedInformerFactory::new(maker, listing_options());
         let p = pods();
         fake(&fakes, "pods@*").push_list_page(vec![obj(&p, "a", "p1", "5")], "5", None);
         fake(&fakes, "pods@*").push_watch_live();
@@ -567,7 +578,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn stop_ends_one_informer_and_forgets_it() {
         let (maker, fakes, calls) = fake_maker();
-        let f = SharedInformerFactory::new(maker, FactoryOptions::default());
+        let f = SharedInformerFactory::new(maker, listing_options());
         let p = pods();
         let d = deployments();
         fake(&fakes, "pods@*").push_watch_live();
@@ -593,7 +604,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn shutdown_stops_all() {
         let (maker, fakes, _) = fake_maker();
-        let f = SharedInformerFactory::new(maker, FactoryOptions::default());
+        let f = SharedInformerFactory::new(maker, listing_options());
         let p = pods();
         let d = deployments();
         for (id, ar) in [("pods@*", &p), ("deployments@*", &d), ("pods@ns", &p)] {

@@ -53,9 +53,10 @@
 //!   applies it and relies on the watch cache answering "at least as new"; a server that answers
 //!   an old state (an exact read, a paging server without a watch cache) would make it relist the
 //!   same RV forever.
-//!   A server that silently ignores `sendInitialEvents` is detected when that watch ends without
-//!   the initial-events-end bookmark (at the latest after its timeout); the events received so
-//!   far are discarded, never half-applied.
+//!   A server that silently ignores `sendInitialEvents` is detected when that watch runs to its
+//!   timeout without the initial-events-end bookmark; the events received so far are discarded,
+//!   never half-applied. A streaming list closed before its timeout (an API server shutting
+//!   down) is requested again after the backoff, as client-go's `watchList` loop does at once.
 //! - **Transport errors in the middle of a watch** (connection reset) count as a close, subject to
 //!   the very-short-watch rule, as client-go's probable-EOF handling; other stream failures relist.
 //! - **5xx in an ERROR event inside an open watch** (etcd "no leader" as a 500) re-watches from the
@@ -762,11 +763,12 @@ impl<K: Object> Reflector<K> {
         } else {
             self.last_sync_rv.clone()
         };
+        let timeout_seconds = self.watch_timeout_seconds();
         let opts = WatchOptions {
             label_selector: self.config.label_selector.clone(),
             field_selector: self.config.field_selector.clone(),
             resource_version: Some(rv.clone()),
-            timeout_seconds: Some(self.watch_timeout_seconds()),
+            timeout_seconds: Some(timeout_seconds),
             allow_watch_bookmarks: true,
             send_initial_events: true,
             resource_version_match: Some("NotOlderThan".to_string()),
@@ -781,8 +783,17 @@ impl<K: Object> Reflector<K> {
         let mut initial: HashMap<String, Arc<K>> = HashMap::new();
         loop {
             let Some(item) = stream.next().await else {
-                // The server closed the watch without the initial-events-end bookmark: it does not
-                // support streaming lists (or ignored sendInitialEvents).
+                if started.elapsed() < Duration::from_secs(u64::from(timeout_seconds)) {
+                    // Closed early (an API server shutting down, a proxy): the unfinished list is
+                    // dropped and a new streaming list requested, as client-go's `watchList`
+                    // loop does (after the backoff here; client-go asks again at once).
+                    return Err(StreamListError::Retry(Error::Connect(format!(
+                        "streaming list closed after {:?}, before the initial-events-end bookmark",
+                        started.elapsed()
+                    ))));
+                }
+                // The server let the watch run to its timeout without the initial-events-end
+                // bookmark: it does not support streaming lists (or ignored sendInitialEvents).
                 return Err(StreamListError::Refused(Error::Api {
                     code: 0,
                     reason: "StreamingListUnsupported".to_string(),

@@ -175,3 +175,30 @@ async fn too_many_requests_on_watch_requests_never_relists() {
     );
     run.stop().await;
 }
+
+/// `TestWatchList` ("check if stopping a watcher before sync results in creating a new watch-list
+/// request"): a streaming list closed before its initial-events-end bookmark (and before its
+/// timeout) is requested again as a streaming list, not refused; the unfinished list is dropped.
+#[tokio::test(start_paused = true)]
+async fn streaming_list_closed_before_its_bookmark_streams_again() {
+    let fake = FakeListerWatcher::<ConfigMap>::shared();
+    fake.push_watch(WatchScript::new().added(cm("p1", "1")).then_close());
+    fake.push_watch(
+        WatchScript::new()
+            .added(cm("p1", "1"))
+            .bookmark("1", true)
+            .then_hang(),
+    );
+    let run = start(&fake, streaming());
+    run.store.wait_ops(1).await;
+    assert!(fake.list_calls().is_empty(), "no fallback to a paged list");
+    let w = fake.watch_calls();
+    assert_eq!(w.len(), 2);
+    assert!(w.iter().all(|w| w.send_initial_events));
+    assert_eq!(
+        run.store.ops(),
+        vec![Rec::Replace(tags(&["p1@1"]), "1".into())]
+    );
+    let status = run.stop().await;
+    assert_eq!(status.list_mode, ListMode::Streaming, "still streaming");
+}
