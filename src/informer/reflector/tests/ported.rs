@@ -202,3 +202,62 @@ async fn streaming_list_closed_before_its_bookmark_streams_again() {
     let status = run.stop().await;
     assert_eq!(status.list_mode, ListMode::Streaming, "still streaming");
 }
+
+/// `TestWatchList` ("check if Updates and Deletes events are propagated during streaming (until
+/// the bookmark is received)"): the list a streaming list replaces the store with is the state at
+/// the bookmark, modifications and deletions during the stream included.
+#[tokio::test(start_paused = true)]
+async fn streaming_list_applies_updates_and_deletes_received_before_its_bookmark() {
+    let fake = FakeListerWatcher::<ConfigMap>::shared();
+    fake.push_watch(
+        WatchScript::new()
+            .added(cm("p1", "1"))
+            .added(cm("p2", "2"))
+            .modified(cm("p1", "3"))
+            .added(cm("p3", "4"))
+            .deleted(cm("p3", "5"))
+            .bookmark("5", true)
+            .then_hang(),
+    );
+    let run = start(&fake, streaming());
+    run.store.wait_ops(1).await;
+    assert_eq!(
+        run.store.ops(),
+        vec![Rec::Replace(tags(&["p1@3", "p2@2"]), "5".into())]
+    );
+    run.stop().await;
+}
+
+/// `TestWatchList` ("stopping a watcher after synchronization results in creating a new watch
+/// request"): once a streaming list has ended, a closed watch is reopened as a plain watch from
+/// the last RV, not as another streaming list.
+#[tokio::test(start_paused = true)]
+async fn watch_closed_after_a_streaming_list_reopens_as_a_plain_watch() {
+    let fake = FakeListerWatcher::<ConfigMap>::shared();
+    fake.push_watch(
+        WatchScript::new()
+            .added(cm("p1", "1"))
+            .added(cm("p2", "2"))
+            .bookmark("2", true)
+            .added(cm("p3", "3"))
+            .then_close(),
+    );
+    fake.push_watch(WatchScript::new().added(cm("p4", "4")).then_hang());
+    let run = start(&fake, streaming());
+    run.store.wait_ops(3).await;
+    let w = fake.watch_calls();
+    assert_eq!(w.len(), 2);
+    assert!(w[0].send_initial_events);
+    assert!(!w[1].send_initial_events, "a plain watch");
+    assert_eq!(w[1].resource_version.as_deref(), Some("3"));
+    assert!(fake.list_calls().is_empty());
+    assert_eq!(
+        run.store.ops(),
+        vec![
+            Rec::Replace(tags(&["p1@1", "p2@2"]), "2".into()),
+            Rec::Add("p3@3".into()),
+            Rec::Add("p4@4".into()),
+        ]
+    );
+    run.stop().await;
+}
