@@ -29,6 +29,8 @@
 //!   unspecified): deterministic, and fair to the item that failed first;
 //! - `add_after` on an item already waiting keeps the earlier time in place instead of
 //!   `heap.Fix`ing the entry: the superseded heap entry is skipped when popped (same outcome);
+//! - `done` for an item that is queued but was never handed out changes nothing; client-go's
+//!   `Done` pushes it again, a duplicate that two workers could then process at once;
 //! - no `Find`, metrics provider or queue name: nothing here reads them.
 //!
 //! # Example
@@ -497,9 +499,11 @@ impl<T: Hash + Eq + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
     pub fn done(&self, item: &T) {
         let (wake, drained) = {
             let mut st = self.inner.state.lock();
-            st.processing.remove(item);
+            let was_processing = st.processing.remove(item);
             let mut wake = false;
-            if st.dirty.contains(item) {
+            // Only an item handed out can be dirty without being queued; client-go's `Done`
+            // pushes any dirty item, so a stray `done` would queue a duplicate.
+            if was_processing && st.dirty.contains(item) {
                 st.queue.push_back(item.clone());
                 wake = true;
             }

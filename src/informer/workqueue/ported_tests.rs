@@ -425,3 +425,21 @@ async fn items_with_equal_ready_times_are_queued_in_add_order() {
     }
     assert_eq!(got, order);
 }
+
+/// A documented difference: a stray `done` for an item that is queued but was never handed out
+/// does not queue it twice (client-go's `Done` would push a duplicate).
+#[tokio::test(start_paused = true)]
+async fn done_for_an_item_never_handed_out_does_not_queue_it_twice() {
+    let q = plain_queue();
+    q.add("a");
+    q.done(&"a");
+    assert_eq!(q.len(), 1);
+    assert_eq!(q.get().await, Some("a"));
+    assert_eq!(
+        tokio::time::timeout(Duration::from_secs(1), q.get())
+            .await
+            .ok(),
+        None,
+        "handed out once"
+    );
+}
