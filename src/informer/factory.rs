@@ -12,6 +12,12 @@
 //! - an informer is spawned at most once; after [`SharedInformerFactory::shutdown`] nothing is
 //!   spawned any more and every spawned informer has returned;
 //! - all informers of a factory record into one bounded [`EventTap`] (the dashboard's event log).
+//!
+//! Differences from client-go:
+//! - an informer requested after `start` starts at once; client-go's factory starts it only at
+//!   the next `Start` call (the dashboard opens views at any time and must not forget to);
+//! - one informer can be stopped and forgotten (`stop`) when no view needs it any more; client-go
+//!   only shuts the whole factory down.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
