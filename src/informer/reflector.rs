@@ -46,8 +46,11 @@
 //!   client-go relists. An API server restarting (503) does not invalidate our RV.
 //! - **A refused streaming list is not retried** for the rest of the reflector's life (client-go
 //!   tries again at every `ListAndWatch`): the server will not learn the feature meanwhile, and each
-//!   attempt costs a request. Transient failures (connect, 429, 5xx, expired RV) do retry it; a
-//!   500 naming RequestWatchProgress (an etcd without progress notifications) is a refusal.
+//!   attempt costs a request. Transient failures (connect, 429, expired RV) retry it after the
+//!   backoff; a 5xx is followed by one paged list (after the backoff), and the next relist streams
+//!   again, as client-go's per-`ListAndWatch` fallback does (client-go also lists after transport
+//!   errors other than connection refused, where we retry the streaming list); a 500 naming
+//!   RequestWatchProgress (an etcd without progress notifications) is a refusal.
 //!   [`ReflectorStatus::list_mode`] says which mode is in use.
 //! - **A list no newer than an expired watch RV is replaced by a consistent read.** client-go
 //!   applies it and relies on the watch cache answering "at least as new"; a server that answers
@@ -599,9 +602,20 @@ impl<K: Object> Reflector<K> {
                             // unknown to this server.
                             self.rv_unavailable = true;
                         }
-                        self.backoff(State::StreamList {
-                            why: "previous streaming list failed",
-                        })
+                        if matches!(err, Error::Api { code, .. } if code >= 500) {
+                            // A server error: list (paged) this round, as client-go's
+                            // `ListAndWatch` falls back to LIST when `watchList` fails with
+                            // anything but 429, connection refused or an expired RV ("making
+                            // progress is better than deadlocking"); the next relist streams
+                            // again.
+                            self.backoff(State::List {
+                                why: "streaming list failed with a server error",
+                            })
+                        } else {
+                            self.backoff(State::StreamList {
+                                why: "previous streaming list failed",
+                            })
+                        }
                     }
                     Err(StreamListError::Refused(err)) => {
                         tracing::warn!(kind = %self.config.kind, error = %err,

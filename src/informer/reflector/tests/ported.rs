@@ -261,3 +261,50 @@ async fn watch_closed_after_a_streaming_list_reopens_as_a_plain_watch() {
     );
     run.stop().await;
 }
+
+/// `TestWatchList` ("returning any other error than apierrors.NewInvalid forces fallback"): a
+/// streaming list failing with a server error is followed by a paged list and a plain watch in
+/// that round; streaming stays on, so the next relist streams again.
+#[tokio::test(start_paused = true)]
+async fn server_error_on_a_streaming_list_lists_once_and_streams_again_next_time() {
+    let fake = FakeListerWatcher::<ConfigMap>::shared();
+    fake.push_watch_error(Error::Api {
+        code: 503,
+        reason: "ServiceUnavailable".into(),
+        message: "dummy error".into(),
+    });
+    fake.push_list_page(vec![cm("p1", "1")], "10", None);
+    fake.push_watch(
+        WatchScript::new()
+            .added(cm("p2", "11"))
+            .error_event(Error::Gone("compacted".into()))
+            .then_hang(),
+    );
+    fake.push_watch(
+        WatchScript::new()
+            .added(cm("p1", "1"))
+            .added(cm("p2", "11"))
+            .bookmark("12", true)
+            .then_hang(),
+    );
+    let run = start(&fake, streaming());
+    fake.wait_for_watch_calls(3).await;
+    run.store.wait_ops(3).await;
+    assert_eq!(rvs(&fake.list_calls()), vec![Some("0".into())]);
+    let w = fake.watch_calls();
+    assert_eq!(
+        w.iter().map(|w| w.send_initial_events).collect::<Vec<_>>(),
+        vec![true, false, true]
+    );
+    assert_eq!(w[1].resource_version.as_deref(), Some("10"));
+    assert_eq!(
+        run.store.ops(),
+        vec![
+            Rec::Replace(tags(&["p1@1"]), "10".into()),
+            Rec::Add("p2@11".into()),
+            Rec::Replace(tags(&["p1@1", "p2@11"]), "12".into()),
+        ]
+    );
+    let status = run.stop().await;
+    assert_eq!(status.list_mode, ListMode::Streaming);
+}
