@@ -26,6 +26,24 @@
 //!   been popped but not yet applied to the indexer;
 //! - `has_synced` is true once the first `replace` (or first `add`/`update`/`delete`) happened
 //!   and every item that the first `replace` queued has been popped.
+//!
+//! Differences from client-go (checked against its `delta_fifo_test.go`, ported case by case in
+//! `ported_tests`):
+//! - `replace` always queues `Replaced` (client-go's `EmitDeltaTypeReplaced: true`, which every
+//!   informer sets); the legacy `Sync`-on-replace mode is not offered;
+//! - the transform runs in `prepare`, which the reflector calls once per object received, rather
+//!   than inside `add`/`update`/`delete`; the outcome client-go's `TestDeltaFIFO_transformer`
+//!   checks (each object transformed once, tombstones carry the transformed object) is the same,
+//!   and `prepare` may reuse the indexer's copy when the resourceVersion is unchanged; the key is
+//!   therefore computed from the transformed object (client-go: from the object received), so a
+//!   transform must not change the name or namespace;
+//! - a listed object whose uid differs from the queued or known one gets a tombstone first (see
+//!   above);
+//! - tombstones for known keys missing from a relist are queued in key order (client-go: the
+//!   indexer's map order);
+//! - no `ErrRequeue`: `pop` returns the process result with the deltas, and the caller requeues
+//!   them with `add_if_not_present` if it wants to;
+//! - keys are always `namespace/name` (no `KeyFunction` option).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -667,5 +685,7 @@ impl<K: Object> ReflectorStore<K> for DeltaFifo<K> {
     }
 }
 
+#[cfg(test)]
+mod ported_tests;
 #[cfg(test)]
 mod tests;

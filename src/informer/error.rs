@@ -63,3 +63,61 @@ impl Error {
         matches!(self, Error::Gone(_) | Error::TooLargeResourceVersion(_))
     }
 }
+
+/// The message of a "too large resource version" answer, as the status message contains it and as
+/// the cause message of API servers 1.17.0–1.18.5 carries it.
+const TOO_LARGE_RV_MESSAGE: &str = "Too large resource version";
+
+/// client-go's `isTooLargeResourceVersionError`: the server has not caught up with the RV asked
+/// for. A `ResourceVersionTooLarge` cause (`causes` are `(reason, message)` pairs) says so
+/// whatever the status; older servers are recognised by the message, of a cause (1.17.0–1.18.5)
+/// or of the status itself (before 1.17), and then only on a 504 Timeout.
+pub fn is_too_large_resource_version<'a>(
+    code: u16,
+    reason: &str,
+    message: &str,
+    causes: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> bool {
+    let mut cause_message = false;
+    for (cause_reason, cause_msg) in causes {
+        if cause_reason == "ResourceVersionTooLarge" {
+            return true;
+        }
+        cause_message |= cause_msg == TOO_LARGE_RV_MESSAGE;
+    }
+    let timeout = code == 504 || reason == "Timeout";
+    timeout && (cause_message || message.contains(TOO_LARGE_RV_MESSAGE))
+}
+
+/// Classify a non-success API `Status` (HTTP code, `reason`, `message`) into an [`Error`].
+///
+/// - "Too large resource version" ([`is_too_large_resource_version`], checked first: the server
+///   sends it as a 504) → [`Error::TooLargeResourceVersion`];
+/// - 410, or reason `Expired`/`Gone` (also an expired `continue` token) → [`Error::Gone`];
+/// - 403 → [`Error::Forbidden`]; 429 → [`Error::TooManyRequests`];
+/// - anything else → [`Error::Api`].
+pub fn classify_status(code: u16, reason: &str, message: &str) -> Error {
+    classify_status_with_causes(code, reason, message, [])
+}
+
+/// [`classify_status`] for a `Status` whose `details.causes` (`(reason, message)` pairs) are known.
+pub fn classify_status_with_causes<'a>(
+    code: u16,
+    reason: &str,
+    message: &str,
+    causes: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Error {
+    if is_too_large_resource_version(code, reason, message, causes) {
+        return Error::TooLargeResourceVersion(message.to_string());
+    }
+    match (code, reason) {
+        (410, _) | (_, "Expired") | (_, "Gone") => Error::Gone(message.to_string()),
+        (403, _) | (_, "Forbidden") => Error::Forbidden(message.to_string()),
+        (429, _) | (_, "TooManyRequests") => Error::TooManyRequests(message.to_string()),
+        _ => Error::Api {
+            code,
+            reason: reason.to_string(),
+            message: message.to_string(),
+        },
+    }
+}

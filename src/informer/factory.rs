@@ -12,6 +12,12 @@
 //! - an informer is spawned at most once; after [`SharedInformerFactory::shutdown`] nothing is
 //!   spawned any more and every spawned informer has returned;
 //! - all informers of a factory record into one bounded [`EventTap`] (the dashboard's event log).
+//!
+//! Differences from client-go:
+//! - an informer requested after `start` starts at once; client-go's factory starts it only at
+//!   the next `Start` call (the dashboard opens views at any time and must not forget to);
+//! - one informer can be stopped and forgotten (`stop`) when no view needs it any more; client-go
+//!   only shuts the whole factory down.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -453,6 +459,17 @@ mod tests {
         (maker, fakes, calls)
     }
 
+    /// Options whose informers list, then watch: the fakes script a list page and a watch.
+    fn listing_options() -> FactoryOptions {
+        FactoryOptions {
+            reflector: ReflectorConfig {
+                use_streaming_list: false,
+                ..ReflectorConfig::default()
+            },
+            ..FactoryOptions::default()
+        }
+    }
+
     fn pods() -> ApiResource {
         ApiResource::erase::<Pod>(&())
     }
@@ -506,7 +523,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn informer_requested_after_start_runs() {
         let (maker, fakes, _) = fake_maker();
-        let f = SharedInformerFactory::new(maker, FactoryOptions::default());
+        let f = SharedInformerFactory::new(maker, listing_options());
         let p = pods();
         fake(&fakes, "pods@*").push_list_page(vec![obj(&p, "a", "p1", "5")], "5", None);
         fake(&fakes, "pods@*").push_watch_live();
@@ -540,7 +557,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn wait_for_cache_sync_reports_informers_that_did_not_sync() {
         let (maker, fakes, _) = fake_maker();
-        let f = SharedInformerFactory::new(maker, FactoryOptions::default());
+        let f = SharedInformerFactory::new(maker, listing_options());
         let p = pods();
         fake(&fakes, "pods@*").push_list_page(vec![obj(&p, "a", "p1", "5")], "5", None);
         fake(&fakes, "pods@*").push_watch_live();
@@ -567,7 +584,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn stop_ends_one_informer_and_forgets_it() {
         let (maker, fakes, calls) = fake_maker();
-        let f = SharedInformerFactory::new(maker, FactoryOptions::default());
+        let f = SharedInformerFactory::new(maker, listing_options());
         let p = pods();
         let d = deployments();
         fake(&fakes, "pods@*").push_watch_live();
@@ -593,7 +610,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn shutdown_stops_all() {
         let (maker, fakes, _) = fake_maker();
-        let f = SharedInformerFactory::new(maker, FactoryOptions::default());
+        let f = SharedInformerFactory::new(maker, listing_options());
         let p = pods();
         let d = deployments();
         for (id, ar) in [("pods@*", &p), ("deployments@*", &d), ("pods@ns", &p)] {

@@ -157,39 +157,17 @@ pub trait ListerWatcher<K: Object>: Send + Sync {
 // Status classification
 // ---------------------------------------------------------------------------------------------
 
-/// Classify a non-success API `Status` (HTTP code, `reason`, `message`) into an [`Error`].
-///
-/// - "Too large resource version" (message, or a `ResourceVersionTooLarge` cause) →
-///   [`Error::TooLargeResourceVersion`] (checked first: the server sends it as a 504);
-/// - 410, or reason `Expired`/`Gone` (also an expired `continue` token) → [`Error::Gone`];
-/// - 403 → [`Error::Forbidden`]; 429 → [`Error::TooManyRequests`];
-/// - anything else → [`Error::Api`].
-pub fn classify_status(code: u16, reason: &str, message: &str) -> Error {
-    if message.contains("Too large resource version") || reason == "ResourceVersionTooLarge" {
-        return Error::TooLargeResourceVersion(message.to_string());
-    }
-    match (code, reason) {
-        (410, _) | (_, "Expired") | (_, "Gone") => Error::Gone(message.to_string()),
-        (403, _) | (_, "Forbidden") => Error::Forbidden(message.to_string()),
-        (429, _) | (_, "TooManyRequests") => Error::TooManyRequests(message.to_string()),
-        _ => Error::Api {
-            code,
-            reason: reason.to_string(),
-            message: message.to_string(),
-        },
-    }
-}
+pub use super::error::{
+    classify_status, classify_status_with_causes, is_too_large_resource_version,
+};
 
 fn classify_kube_status(status: &kube::core::Status) -> Error {
-    let too_large_cause = status.details.as_ref().is_some_and(|d| {
+    let causes = status.details.iter().flat_map(|d| {
         d.causes
             .iter()
-            .any(|c| c.reason == "ResourceVersionTooLarge")
+            .map(|c| (c.reason.as_str(), c.message.as_str()))
     });
-    if too_large_cause {
-        return Error::TooLargeResourceVersion(status.message.clone());
-    }
-    classify_status(status.code, &status.reason, &status.message)
+    classify_status_with_causes(status.code, &status.reason, &status.message, causes)
 }
 
 /// Map a `kube` client error into the informer's [`Error`].

@@ -46,21 +46,27 @@
 //!   client-go relists. An API server restarting (503) does not invalidate our RV.
 //! - **A refused streaming list is not retried** for the rest of the reflector's life (client-go
 //!   tries again at every `ListAndWatch`): the server will not learn the feature meanwhile, and each
-//!   attempt costs a request. Transient failures (connect, 429, 5xx, expired RV) do retry it; a
-//!   500 naming RequestWatchProgress (an etcd without progress notifications) is a refusal.
+//!   attempt costs a request. Transient failures (connect, 429, expired RV) retry it after the
+//!   backoff; a 5xx is followed by one paged list (after the backoff), and the next relist streams
+//!   again, as client-go's per-`ListAndWatch` fallback does (client-go also lists after transport
+//!   errors other than connection refused, where we retry the streaming list); a 500 naming
+//!   RequestWatchProgress (an etcd without progress notifications) is a refusal.
 //!   [`ReflectorStatus::list_mode`] says which mode is in use.
 //! - **A list no newer than an expired watch RV is replaced by a consistent read.** client-go
 //!   applies it and relies on the watch cache answering "at least as new"; a server that answers
 //!   an old state (an exact read, a paging server without a watch cache) would make it relist the
 //!   same RV forever.
-//!   A server that silently ignores `sendInitialEvents` is detected when that watch ends without
-//!   the initial-events-end bookmark (at the latest after its timeout); the events received so
-//!   far are discarded, never half-applied.
+//!   A server that silently ignores `sendInitialEvents` is detected when that watch runs to its
+//!   timeout without the initial-events-end bookmark; the events received so far are discarded,
+//!   never half-applied. A streaming list closed before its timeout (an API server shutting
+//!   down) is requested again after the backoff, as client-go's `watchList` loop does at once.
 //! - **Transport errors in the middle of a watch** (connection reset) count as a close, subject to
 //!   the very-short-watch rule, as client-go's probable-EOF handling; other stream failures relist.
 //! - **5xx in an ERROR event inside an open watch** (etcd "no leader" as a 500) re-watches from the
 //!   last synced RV after the backoff; client-go relists unless `MaxInternalErrorRetryDuration`
-//!   is set (kube-apiserver's own watch cache sets it to 30 s for this case). 429 in an ERROR
+//!   is set (kube-apiserver's own watch cache sets it to 30 s for this case). The exception is a
+//!   500 `StoreReadError` (a corrupt object, or its unsafe deletion), which relists as in
+//!   client-go: re-watching would meet the same undecodable event again. 429 in an ERROR
 //!   event re-watches after the backoff as in client-go; 410 and "too large resource version"
 //!   relist; any other code (403, 404, 401...) relists after the backoff as in client-go.
 //! - **`min_watch_timeout` is not clamped.** client-go never asks for watch timeouts under its
@@ -68,6 +74,9 @@
 //!   default 5 minutes: the chaos tests set seconds so that watches time out and re-open many
 //!   times per run against the demo server, which is how the re-watch path gets exercised.
 //!   Against a shared API server keep the default.
+//! - **`page_size` is the pager's default page size** (500, as client-go's pager): a relist at a
+//!   specific RV is unpaged unless the server paged the first list. client-go's
+//!   `WatchListPageSize` override, which pages (an exact etcd read) even there, is not offered.
 //! - **kube's client-side retry** of 429/503/504 is turned off by
 //!   [`client_for_informers`](super::list_watch::client_for_informers), so those answers reach the
 //!   reflector at once (a "Too large resource version" 504 must trigger the consistent relist).
@@ -593,9 +602,20 @@ impl<K: Object> Reflector<K> {
                             // unknown to this server.
                             self.rv_unavailable = true;
                         }
-                        self.backoff(State::StreamList {
-                            why: "previous streaming list failed",
-                        })
+                        if matches!(err, Error::Api { code, .. } if code >= 500) {
+                            // A server error: list (paged) this round, as client-go's
+                            // `ListAndWatch` falls back to LIST when `watchList` fails with
+                            // anything but 429, connection refused or an expired RV ("making
+                            // progress is better than deadlocking"); the next relist streams
+                            // again.
+                            self.backoff(State::List {
+                                why: "streaming list failed with a server error",
+                            })
+                        } else {
+                            self.backoff(State::StreamList {
+                                why: "previous streaming list failed",
+                            })
+                        }
                     }
                     Err(StreamListError::Refused(err)) => {
                         tracing::warn!(kind = %self.config.kind, error = %err,
@@ -757,11 +777,12 @@ impl<K: Object> Reflector<K> {
         } else {
             self.last_sync_rv.clone()
         };
+        let timeout_seconds = self.watch_timeout_seconds();
         let opts = WatchOptions {
             label_selector: self.config.label_selector.clone(),
             field_selector: self.config.field_selector.clone(),
             resource_version: Some(rv.clone()),
-            timeout_seconds: Some(self.watch_timeout_seconds()),
+            timeout_seconds: Some(timeout_seconds),
             allow_watch_bookmarks: true,
             send_initial_events: true,
             resource_version_match: Some("NotOlderThan".to_string()),
@@ -776,8 +797,17 @@ impl<K: Object> Reflector<K> {
         let mut initial: HashMap<String, Arc<K>> = HashMap::new();
         loop {
             let Some(item) = stream.next().await else {
-                // The server closed the watch without the initial-events-end bookmark: it does not
-                // support streaming lists (or ignored sendInitialEvents).
+                if started.elapsed() < Duration::from_secs(u64::from(timeout_seconds)) {
+                    // Closed early (an API server shutting down, a proxy): the unfinished list is
+                    // dropped and a new streaming list requested, as client-go's `watchList`
+                    // loop does (after the backoff here; client-go asks again at once).
+                    return Err(StreamListError::Retry(Error::Connect(format!(
+                        "streaming list closed after {:?}, before the initial-events-end bookmark",
+                        started.elapsed()
+                    ))));
+                }
+                // The server let the watch run to its timeout without the initial-events-end
+                // bookmark: it does not support streaming lists (or ignored sendInitialEvents).
                 return Err(StreamListError::Refused(Error::Api {
                     code: 0,
                     reason: "StreamingListUnsupported".to_string(),
@@ -1012,6 +1042,13 @@ impl<K: Object> Reflector<K> {
             // (client-go `TestBackoffOnTooManyRequests`): a relist is the most expensive answer
             // to an overloaded server.
             Error::TooManyRequests(_) => self.backoff(State::Watch),
+            // 500 StoreReadError: the server could not decode an object it was about to send (a
+            // corrupt object; its unsafe deletion fails the same way). Watching again from our
+            // RV would meet the same event forever: relist after the backoff, as client-go does
+            // (`TestReflectorReplacesStoreOnUnsafeDelete`); the list no longer has the object.
+            Error::Api { reason, .. } if reason == "StoreReadError" => {
+                self.backoff_then_list("watch ERROR event: store read error")
+            }
             // 5xx (e.g. etcd "no leader" as a 500): nothing is wrong with our RV. Back off and
             // watch again from it. client-go relists here unless `MaxInternalErrorRetryDuration`
             // is set (the API server's own watch cache sets it to 30 s for exactly this case);

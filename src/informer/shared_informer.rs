@@ -33,6 +33,15 @@
 //!   explicitly is lost because of a default someone else chose when creating the shared
 //!   informer. After the start the reflector's resync timer is fixed, so there, as in client-go,
 //!   the period is dropped with a warning.
+//! - The transform, indexers given at creation and reflector settings are fixed when the
+//!   informer is built (no `SetTransform`/`SetWatchErrorHandler`), so client-go's start races
+//!   (`TestSharedInformerStartRace`) cannot arise; list and watch errors are reported in the
+//!   reflector status (shown by the dashboard) instead of to a watch error handler.
+//! - A [`HandlerRegistration`] removes itself from the informer it came from, so client-go's
+//!   "remove a foreign registration" case (`TestSharedInformerRemoveForeignHandler`) cannot be
+//!   expressed; adding a handler to a stopped informer fails with [`Error::Closed`].
+//!
+//! client-go's `shared_informer_test.go` is ported case by case in `tests/ported.rs`.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -11,6 +11,12 @@
 //! - objects are never mutated: `get`/`list` hand out the same `Arc<K>` that was stored;
 //! - a key is allocated once as an `Arc<str>` and shared by `items` and every index set, so an
 //!   object filed under ten index values costs ten pointers, not ten strings.
+//!
+//! Differences from client-go (checked against its `thread_safe_store_test.go`, `index_test.go`
+//! and `store_test.go`, ported case by case in `ported_tests`):
+//! - a failing index function is an [`Error::IndexFunc`] and leaves the store unchanged; client-go
+//!   panics in `updateSingleIndex` (a dashboard must not crash on one odd object);
+//! - the caller passes the key (the informer's `namespace/name`) instead of a `KeyFunc`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -485,6 +491,9 @@ impl<K: Send + Sync> KnownObjects<K> for ThreadSafeStore<K> {
         self.get(key)
     }
 }
+
+#[cfg(test)]
+mod ported_tests;
 
 #[cfg(test)]
 mod tests {

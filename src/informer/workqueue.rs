@@ -3,8 +3,8 @@
 //! client-go counterpart: `util/workqueue` — `queue.go` (`Typed`: dirty and processing sets),
 //! `delaying_queue.go` (`AddAfter` with a heap of ready times), `rate_limiting_queue.go`
 //! (`AddRateLimited`, `Forget`, `NumRequeues`) and `default_rate_limiters.go`
-//! (`ItemExponentialFailureRateLimiter`, `BucketRateLimiter`, `MaxOfRateLimiter`,
-//! `DefaultControllerRateLimiter`).
+//! (`ItemExponentialFailureRateLimiter`, `ItemFastSlowRateLimiter`, `BucketRateLimiter`,
+//! `MaxOfRateLimiter`, `DefaultControllerRateLimiter`).
 //!
 //! Invariants (as in `queue.go`):
 //! - `queue` holds no duplicates, and every item in `queue` is also in `dirty`;
@@ -18,8 +18,20 @@
 //!   is called (client-go's `ShutDown` clears `drain` and wakes the drainer: the "second Ctrl-C
 //!   forces shutdown" pattern).
 //!
-//! Unlike client-go, the delaying part needs no goroutine (task) of its own: `get` sleeps until the
-//! earliest waiting item is ready, so a queue can be created outside a runtime.
+//! Differences from client-go (each checked by a test in `ported_tests`, the port of client-go's
+//! `queue_test.go`, `delaying_queue_test.go`, `rate_limiting_queue_test.go` and
+//! `default_rate_limiters_test.go`):
+//! - the delaying part needs no goroutine (task) of its own: `get` (and `len`) move the items whose
+//!   time has come into the queue, and `get` sleeps until the earliest waiting item is ready, so a
+//!   queue can be created outside a runtime and there is no 10 s heartbeat;
+//! - items waiting with the same ready time are queued in the order `add_after` was called
+//!   (client-go's `waitForPriorityQueue` is a heap ordered by time only, so their order there is
+//!   unspecified): deterministic, and fair to the item that failed first;
+//! - `add_after` on an item already waiting keeps the earlier time in place instead of
+//!   `heap.Fix`ing the entry: the superseded heap entry is skipped when popped (same outcome);
+//! - `done` for an item that is queued but was never handed out changes nothing; client-go's
+//!   `Done` pushes it again, a duplicate that two workers could then process at once;
+//! - no `Find`, metrics provider or queue name: nothing here reads them.
 //!
 //! # Example
 //!
@@ -101,6 +113,48 @@ impl<T: Hash + Eq + Clone + Send + Sync> RateLimiter<T> for ItemExponentialFailu
         let nanos = (self.base.as_nanos()).saturating_mul(u128::from(factor));
         let d = Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX));
         d.min(self.max)
+    }
+
+    fn forget(&self, item: &T) {
+        self.failures.lock().remove(item);
+    }
+
+    fn num_requeues(&self, item: &T) -> u32 {
+        self.failures.lock().get(item).copied().unwrap_or(0)
+    }
+}
+
+/// `fast` for the first `max_fast_attempts` failures of an item, `slow` after that
+/// (client-go's `ItemFastSlowRateLimiter`).
+pub struct ItemFastSlowRateLimiter<T> {
+    fast: Duration,
+    slow: Duration,
+    max_fast_attempts: u32,
+    /// Failures per item since it was last forgotten.
+    failures: Mutex<HashMap<T, u32>>,
+}
+
+impl<T: Hash + Eq + Clone + Send + Sync> ItemFastSlowRateLimiter<T> {
+    pub fn new(fast: Duration, slow: Duration, max_fast_attempts: u32) -> Self {
+        Self {
+            fast,
+            slow,
+            max_fast_attempts,
+            failures: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl<T: Hash + Eq + Clone + Send + Sync> RateLimiter<T> for ItemFastSlowRateLimiter<T> {
+    fn when(&self, item: &T) -> Duration {
+        let mut failures = self.failures.lock();
+        let n = failures.entry(item.clone()).or_insert(0);
+        *n = n.saturating_add(1);
+        if *n <= self.max_fast_attempts {
+            self.fast
+        } else {
+            self.slow
+        }
     }
 
     fn forget(&self, item: &T) {
@@ -445,9 +499,11 @@ impl<T: Hash + Eq + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
     pub fn done(&self, item: &T) {
         let (wake, drained) = {
             let mut st = self.inner.state.lock();
-            st.processing.remove(item);
+            let was_processing = st.processing.remove(item);
             let mut wake = false;
-            if st.dirty.contains(item) {
+            // Only an item handed out can be dirty without being queued; client-go's `Done`
+            // pushes any dirty item, so a stray `done` would queue a duplicate.
+            if was_processing && st.dirty.contains(item) {
                 st.queue.push_back(item.clone());
                 wake = true;
             }
@@ -499,6 +555,9 @@ impl<T: Hash + Eq + Clone + Send + Sync + 'static> RateLimitingQueue<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod ported_tests;
 
 #[cfg(test)]
 mod tests {

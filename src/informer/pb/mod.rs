@@ -612,18 +612,23 @@ pub fn decode_status(raw: &[u8]) -> Error {
         .and_then(Value::as_i64)
         .and_then(|c| u16::try_from(c).ok())
         .unwrap_or(0);
-    let too_large_cause = m
+    let causes = m
         .get("details")
         .and_then(|d| d.get("causes"))
         .and_then(Value::as_array)
-        .is_some_and(|c| {
-            c.iter()
-                .any(|c| c.get("reason") == Some(&Value::from("ResourceVersionTooLarge")))
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|c| {
+            let field = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("");
+            (field("reason"), field("message"))
         });
-    if too_large_cause {
-        return Error::TooLargeResourceVersion(str_of("message"));
-    }
-    super::list_watch::classify_status(code, &str_of("reason"), &str_of("message"))
+    super::list_watch::classify_status_with_causes(
+        code,
+        &str_of("reason"),
+        &str_of("message"),
+        causes,
+    )
 }
 
 // ------------------------------------------------------------------------------------------

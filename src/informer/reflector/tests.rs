@@ -648,8 +648,14 @@ async fn streaming_list_falls_back_to_paged_list_when_refused() {
 #[tokio::test(start_paused = true)]
 async fn streaming_list_without_initial_events_end_falls_back_to_paged_list() {
     let fake = FakeListerWatcher::shared();
-    // An old server ignores sendInitialEvents: events, then a close, never the bookmark.
-    fake.push_watch(WatchScript::new().added(cm("a", "5")).then_close());
+    // An old server ignores sendInitialEvents: events, then a close at the watch's timeout (at
+    // most twice the 5-minute minimum), never the bookmark.
+    fake.push_watch(
+        WatchScript::new()
+            .added(cm("a", "5"))
+            .sleep(Duration::from_secs(600))
+            .then_close(),
+    );
     fake.push_list_page(vec![cm("a", "5")], "10", None);
     fake.push_watch(WatchScript::new().then_hang());
     let run = start(&fake, streaming());
@@ -1238,3 +1244,5 @@ async fn min_watch_timeout_below_five_minutes_is_honoured_and_default_is_five() 
     assert!((5..10).contains(&timeout), "{timeout}");
     run.stop().await;
 }
+
+mod ported;

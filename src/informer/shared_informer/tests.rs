@@ -771,3 +771,5 @@ async fn handler_resync_on_an_informer_created_without_resync() {
     task.await.unwrap();
     drop((r_before, r_after));
 }
+
+mod ported;
