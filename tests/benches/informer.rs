@@ -24,6 +24,7 @@ use kinformer::informer::delta_fifo::{
 };
 use kinformer::informer::index::{LABEL_INDEX, NODE_INDEX, default_indexers, pod_node_index_func};
 use kinformer::informer::list_watch::{FakeListerWatcher, ListerWatcher};
+use kinformer::informer::reflector::ReflectorConfig;
 use kinformer::informer::shared_informer::{
     DeleteObject, InformerConfig, ResourceEventHandler, SharedIndexInformer,
 };
@@ -142,6 +143,11 @@ fn pipeline(c: &mut Criterion) {
                     InformerConfig {
                         kind: "v1/pods".into(),
                         indexers,
+                        // The fake scripts a list, then a watch (no streaming list).
+                        reflector: ReflectorConfig {
+                            use_streaming_list: false,
+                            ..Default::default()
+                        },
                         ..Default::default()
                     },
                 );
