@@ -1403,3 +1403,104 @@ async fn kubectl_creates_and_describes_workloads_services_and_secrets_over_proto
     assert!(out.contains("robot"), "{out}");
     s.cleanup().await;
 }
+
+/// The newer built-in kinds over kubectl's protobuf requests: `create cronjob|ingress|pdb` post
+/// protobuf, `describe` reads protobuf back, `get cronjobs,pvc,ingress,pdb` lists them, and the
+/// server's errors to protobuf requests (a `Status` in protobuf) read as kubectl's usual
+/// "Error from server (Reason)".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_creates_gets_and_describes_cronjobs_ingresses_pvcs_and_pdbs_over_protobuf() {
+    let Some(s) = setup(
+        "kubectl_creates_gets_and_describes_cronjobs_ingresses_pvcs_and_pdbs_over_protobuf",
+    )
+    .await
+    else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    let image = "registry.k8s.io/pause:3.10";
+    let cronjob = [
+        "create", "cronjob", "nightly", "--image", image, "--schedule", "0 3 * * *", "-n", ns,
+    ];
+    k.ok(&cronjob).await;
+    k.ok(&[
+        "create",
+        "ingress",
+        "web",
+        "--rule",
+        "shop.example.com/*=web:80",
+        "-n",
+        ns,
+    ])
+    .await;
+    k.ok(&[
+        "create",
+        "poddisruptionbudget",
+        "web",
+        "--selector",
+        "app=web",
+        "--min-available",
+        "1",
+        "-n",
+        ns,
+    ])
+    .await;
+    k.apply_stdin(&format!(
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n  namespace: {ns}\n\
+         spec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n"
+    ))
+    .await;
+
+    let out = k
+        .ok(&["get", "cronjobs,pvc,ingress,pdb", "-n", ns, "-o", "name"])
+        .await;
+    for name in [
+        "cronjob.batch/nightly",
+        "persistentvolumeclaim/data",
+        "ingress.networking.k8s.io/web",
+        "poddisruptionbudget.policy/web",
+    ] {
+        assert!(out.lines().any(|l| l == name), "{name} missing:\n{out}");
+    }
+
+    let describe = |kind: &'static str, name: &'static str| async move {
+        let (ok, out, log) = k.run(&["describe", kind, name, "-n", ns, "-v=8"]).await;
+        assert!(ok, "kubectl describe {kind} {name} failed: {log}");
+        assert!(
+            log.contains("Content-Type: application/vnd.kubernetes.protobuf"),
+            "describe {kind} was not answered in protobuf"
+        );
+        out
+    };
+    let out = describe("cronjob", "nightly").await;
+    assert!(out.contains("0 3 * * *") && out.contains(image), "{out}");
+    let out = describe("ingress", "web").await;
+    assert!(out.contains("shop.example.com") && out.contains("web:80"), "{out}");
+    let out = describe("pdb", "web").await;
+    assert!(out.contains("app=web"), "{out}");
+    let out = describe("pvc", "data").await;
+    assert!(out.contains("ReadWriteOnce") || out.contains("data"), "{out}");
+
+    // Errors to protobuf requests (kubectl prints the Status's message, and its reason where
+    // the command does not wrap the error).
+    let (ok, _, err) = k.run(&cronjob).await;
+    assert!(!ok);
+    assert!(
+        err.contains("cronjobs.batch \"nightly\" already exists"),
+        "{err}"
+    );
+    let (ok, _, err) = k.run(&["create", "namespace", ns]).await;
+    assert!(!ok);
+    assert!(
+        err.contains("Error from server (AlreadyExists)") && err.contains("already exists"),
+        "{err}"
+    );
+    let (ok, _, err) = k.run(&["describe", "cronjob", "nope", "-n", ns]).await;
+    assert!(!ok);
+    assert!(
+        err.contains("Error from server (NotFound)") && err.contains("\"nope\" not found"),
+        "{err}"
+    );
+    s.cleanup().await;
+}

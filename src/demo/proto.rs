@@ -2,8 +2,8 @@
 //! (`kubectl create namespace|configmap|secret|serviceaccount` post
 //! `application/vnd.kubernetes.protobuf`): the `k8s\0` envelope (`runtime.Unknown`) and the
 //! fields of those kinds, turned into the JSON the rest of the server stores; the other kinds with
-//! a table in [`crate::informer::pb::schema`] (`kubectl create deployment|job|service`) through
-//! its decoder. Anything else is a 415 asking for JSON; malformed bytes are a 400.
+//! a table in [`crate::informer::pb::schema`] (`kubectl create
+//! deployment|job|cronjob|service|ingress|pdb|role|rolebinding|priorityclass`) through its decoder. Anything else is a 415 asking for JSON; malformed bytes are a 400.
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
