@@ -1404,14 +1404,15 @@ async fn kubectl_creates_and_describes_workloads_services_and_secrets_over_proto
     s.cleanup().await;
 }
 
-/// The newer built-in kinds over kubectl's protobuf requests: `create cronjob|ingress|pdb` post
+/// The newer built-in kinds over kubectl's protobuf requests: `create cronjob|ingress|pdb|role|
+/// rolebinding` post
 /// protobuf, `describe` reads protobuf back, `get cronjobs,pvc,ingress,pdb` lists them, and the
 /// server's errors to protobuf requests (a `Status` in protobuf) read as kubectl's usual
 /// "Error from server (Reason)".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn kubectl_creates_gets_and_describes_cronjobs_ingresses_pvcs_and_pdbs_over_protobuf() {
+async fn kubectl_creates_gets_and_describes_cronjobs_ingresses_pvcs_pdbs_and_roles_over_protobuf() {
     let Some(s) = setup(
-        "kubectl_creates_gets_and_describes_cronjobs_ingresses_pvcs_and_pdbs_over_protobuf",
+        "kubectl_creates_gets_and_describes_cronjobs_ingresses_pvcs_pdbs_and_roles_over_protobuf",
     )
     .await
     else {
@@ -1421,7 +1422,15 @@ async fn kubectl_creates_gets_and_describes_cronjobs_ingresses_pvcs_and_pdbs_ove
     let ns = s.ns.as_str();
     let image = "registry.k8s.io/pause:3.10";
     let cronjob = [
-        "create", "cronjob", "nightly", "--image", image, "--schedule", "0 3 * * *", "-n", ns,
+        "create",
+        "cronjob",
+        "nightly",
+        "--image",
+        image,
+        "--schedule",
+        "0 3 * * *",
+        "-n",
+        ns,
     ];
     k.ok(&cronjob).await;
     k.ok(&[
@@ -1476,11 +1485,57 @@ async fn kubectl_creates_gets_and_describes_cronjobs_ingresses_pvcs_and_pdbs_ove
     let out = describe("cronjob", "nightly").await;
     assert!(out.contains("0 3 * * *") && out.contains(image), "{out}");
     let out = describe("ingress", "web").await;
-    assert!(out.contains("shop.example.com") && out.contains("web:80"), "{out}");
+    assert!(
+        out.contains("shop.example.com") && out.contains("web:80"),
+        "{out}"
+    );
     let out = describe("pdb", "web").await;
     assert!(out.contains("app=web"), "{out}");
     let out = describe("pvc", "data").await;
-    assert!(out.contains("ReadWriteOnce") || out.contains("data"), "{out}");
+    assert!(
+        out.contains("ReadWriteOnce") || out.contains("data"),
+        "{out}"
+    );
+
+    // RBAC: kubectl's typed rbac/v1 client posts protobuf; describe reads it back through Go's
+    // generated decoder (rules and subjects in their fields).
+    k.ok(&[
+        "create",
+        "role",
+        "pod-reader",
+        "--verb",
+        "get,list",
+        "--resource",
+        "pods",
+        "-n",
+        ns,
+    ])
+    .await;
+    k.ok(&[
+        "create",
+        "rolebinding",
+        "read-pods",
+        "--role",
+        "pod-reader",
+        "--user",
+        "jane",
+        "--serviceaccount",
+        &format!("{ns}:robot"),
+        "-n",
+        ns,
+    ])
+    .await;
+    let out = describe("role", "pod-reader").await;
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("pods") && l.contains("[get list]")),
+        "{out}"
+    );
+    let out = describe("rolebinding", "read-pods").await;
+    assert!(
+        out.contains("pod-reader") && out.contains("jane") && out.contains("robot"),
+        "{out}"
+    );
 
     // Errors to protobuf requests (kubectl prints the Status's message, and its reason where
     // the command does not wrap the error).

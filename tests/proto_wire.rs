@@ -12,11 +12,11 @@ use std::time::Duration;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::{Namespace, Pod};
 use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
+use kinformer::informer::Error;
+use kinformer::informer::delta_fifo::{DeltaFifo, DeltaFifoOptions};
 use kinformer::informer::list_watch::{
     KubeListerWatcher, ListOptions, ListerWatcher, WatchEvent, WatchOptions, client_for_informers,
 };
-use kinformer::informer::Error;
-use kinformer::informer::delta_fifo::{DeltaFifo, DeltaFifoOptions};
 use kinformer::informer::pb::{self, client::WireFormat};
 use kinformer::informer::reflector::{Reflector, ReflectorConfig, ReflectorState};
 use kinformer::render;
@@ -307,9 +307,16 @@ async fn protobuf_error_answers_keep_their_code_and_reason() {
     assert_eq!(code, 404);
     assert_eq!(ct, "application/vnd.kubernetes.protobuf");
     let (types, raw) = pb::unwrap_envelope(&body).unwrap();
-    assert_eq!((types.api_version.as_str(), types.kind.as_str()), ("v1", "Status"));
+    assert_eq!(
+        (types.api_version.as_str(), types.kind.as_str()),
+        ("v1", "Status")
+    );
     match pb::decode_status(raw) {
-        Error::Api { code, reason, message } => {
+        Error::Api {
+            code,
+            reason,
+            message,
+        } => {
             assert_eq!((code, reason.as_str()), (404, "NotFound"));
             assert!(message.contains("\"nope\" not found"), "{message}");
         }
@@ -321,7 +328,10 @@ async fn protobuf_error_answers_keep_their_code_and_reason() {
     let lw = env.lister(WireFormat::Protobuf);
     faults.forbid("", "pods");
     let (code, ct, _) = raw_get(&env.client, &pods, PROTOBUF_FIRST).await;
-    assert_eq!((code, ct.as_str()), (403, "application/vnd.kubernetes.protobuf"));
+    assert_eq!(
+        (code, ct.as_str()),
+        (403, "application/vnd.kubernetes.protobuf")
+    );
     let err = lw.list(&ListOptions::default()).await.unwrap_err();
     assert!(matches!(err, Error::Forbidden(_)), "{err:?}");
     // A forbidden answer is not a refusal of protobuf: the lister keeps asking for it.
@@ -543,14 +553,38 @@ async fn the_newer_builtin_kinds_round_trip_the_server_in_protobuf_as_in_json() 
         ("pdb", "policy", "v1", "poddisruptionbudgets", true),
         ("hpa", "autoscaling", "v2", "horizontalpodautoscalers", true),
         ("role", "rbac.authorization.k8s.io", "v1", "roles", true),
-        ("rolebinding", "rbac.authorization.k8s.io", "v1", "rolebindings", true),
-        ("networkpolicy", "networking.k8s.io", "v1", "networkpolicies", true),
-        ("endpointslice", "discovery.k8s.io", "v1", "endpointslices", true),
+        (
+            "rolebinding",
+            "rbac.authorization.k8s.io",
+            "v1",
+            "rolebindings",
+            true,
+        ),
+        (
+            "networkpolicy",
+            "networking.k8s.io",
+            "v1",
+            "networkpolicies",
+            true,
+        ),
+        (
+            "endpointslice",
+            "discovery.k8s.io",
+            "v1",
+            "endpointslices",
+            true,
+        ),
         ("lease", "coordination.k8s.io", "v1", "leases", true),
         ("resourcequota", "", "v1", "resourcequotas", true),
         ("limitrange", "", "v1", "limitranges", true),
         ("pv", "", "v1", "persistentvolumes", false),
-        ("clusterrole", "rbac.authorization.k8s.io", "v1", "clusterroles", false),
+        (
+            "clusterrole",
+            "rbac.authorization.k8s.io",
+            "v1",
+            "clusterroles",
+            false,
+        ),
         (
             "clusterrolebinding",
             "rbac.authorization.k8s.io",
@@ -558,13 +592,27 @@ async fn the_newer_builtin_kinds_round_trip_the_server_in_protobuf_as_in_json() 
             "clusterrolebindings",
             false,
         ),
-        ("storageclass", "storage.k8s.io", "v1", "storageclasses", false),
-        ("priorityclass", "scheduling.k8s.io", "v1", "priorityclasses", false),
+        (
+            "storageclass",
+            "storage.k8s.io",
+            "v1",
+            "storageclasses",
+            false,
+        ),
+        (
+            "priorityclass",
+            "scheduling.k8s.io",
+            "v1",
+            "priorityclasses",
+            false,
+        ),
     ];
     let mut checked = 0;
     for (fixture_name, group, version, plural, namespaced) in kinds {
         if !namespaced && !on_demo {
-            println!("skipping cluster-scoped {plural}: demo-only (KINFORMER_TEST_KUBECONFIG is set)");
+            println!(
+                "skipping cluster-scoped {plural}: demo-only (KINFORMER_TEST_KUBECONFIG is set)"
+            );
             continue;
         }
         let mut obj = fixture(fixture_name);
@@ -598,9 +646,12 @@ async fn the_newer_builtin_kinds_round_trip_the_server_in_protobuf_as_in_json() 
             Some(ns) => Api::namespaced_with(env.client.clone(), ns, &ar),
             None => Api::all_with(env.client.clone(), &ar),
         };
-        api.create(&PostParams::default(), &serde_json::from_value(obj).unwrap())
-            .await
-            .unwrap_or_else(|e| panic!("creating {kind}: {e}"));
+        api.create(
+            &PostParams::default(),
+            &serde_json::from_value(obj).unwrap(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("creating {kind}: {e}"));
         let lister = |wire| {
             KubeListerWatcher::dynamic(env.client.clone(), &ar, ns)
                 .with_mask(render::cache_mask(&kind))
@@ -618,7 +669,11 @@ async fn the_newer_builtin_kinds_round_trip_the_server_in_protobuf_as_in_json() 
         let mut same = false;
         for _ in 0..5 {
             let from_proto = cached_of(proto.list(&ListOptions::default()).await.unwrap().items);
-            assert_eq!(proto.wire(), "protobuf", "{kind} was not answered in protobuf");
+            assert_eq!(
+                proto.wire(),
+                "protobuf",
+                "{kind} was not answered in protobuf"
+            );
             let from_json = cached_of(json.list(&ListOptions::default()).await.unwrap().items);
             assert_eq!(from_proto.len(), 1, "{kind}");
             let rv = |v: &[Value]| v[0]["metadata"]["resourceVersion"].clone();
@@ -635,7 +690,11 @@ async fn the_newer_builtin_kinds_round_trip_the_server_in_protobuf_as_in_json() 
             None => format!("{}/{plural}/{name}", api_root(&ar)),
         };
         let (code, ct, _) = raw_get(&env.client, &path, PROTOBUF_FIRST).await;
-        assert_eq!((code, ct.as_str()), (200, "application/vnd.kubernetes.protobuf"), "{kind}");
+        assert_eq!(
+            (code, ct.as_str()),
+            (200, "application/vnd.kubernetes.protobuf"),
+            "{kind}"
+        );
         if !namespaced {
             let _ = api.delete(&name, &DeleteParams::default()).await;
         }
