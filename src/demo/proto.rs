@@ -407,7 +407,7 @@ mod tests {
 
     #[test]
     fn unknown_kinds_are_415_and_garbage_is_400() {
-        let e = decode(&envelope("policy/v1", "PodDisruptionBudget", &[])).unwrap_err();
+        let e = decode(&envelope("storage.k8s.io/v1", "CSIDriver", &[])).unwrap_err();
         assert_eq!(e.code, 415);
         assert_eq!(decode(b"nope").unwrap_err().code, 400);
         assert_eq!(decode(b"k8s\0\x0a\xff").unwrap_err().code, 400);

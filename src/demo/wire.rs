@@ -302,7 +302,10 @@ mod tests {
         for e in &cases {
             let body = status_envelope(e);
             let (types, raw) = pb::unwrap_envelope(&body).unwrap();
-            assert_eq!((types.api_version.as_str(), types.kind.as_str()), ("v1", "Status"));
+            assert_eq!(
+                (types.api_version.as_str(), types.kind.as_str()),
+                ("v1", "Status")
+            );
             let mut back = serde_json::Map::new();
             pb::decode_into(
                 raw,
@@ -323,7 +326,12 @@ mod tests {
                 | (403, Error::Forbidden(_))
                 | (429, Error::TooManyRequests(_))
                 | (504, Error::TooLargeResourceVersion(_)) => {}
-                (code, Error::Api { code: c, reason, .. }) => {
+                (
+                    code,
+                    Error::Api {
+                        code: c, reason, ..
+                    },
+                ) => {
                     assert_eq!((code, reason.as_str()), (*c, e.reason));
                 }
                 (code, other) => panic!("{code} classified as {other:?}"),

@@ -398,7 +398,10 @@ pub static LIMIT_RANGE_SPEC: Msg = Msg {
 
 pub static LIMIT_RANGE: Msg = Msg {
     name: "LimitRange",
-    fields: &[m(1, "metadata", &OBJECT_META), m(2, "spec", &LIMIT_RANGE_SPEC)],
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        m(2, "spec", &LIMIT_RANGE_SPEC),
+    ],
 };
 
 // ------------------------------------------------------------------------------------------

@@ -118,7 +118,12 @@ pub static TOPOLOGY_SELECTOR_LABEL_REQUIREMENT: Msg = Msg {
 
 pub static TOPOLOGY_SELECTOR_TERM: Msg = Msg {
     name: "TopologySelectorTerm",
-    fields: &[m(1, "matchLabelExpressions", &TOPOLOGY_SELECTOR_LABEL_REQUIREMENT).rep()],
+    fields: &[m(
+        1,
+        "matchLabelExpressions",
+        &TOPOLOGY_SELECTOR_LABEL_REQUIREMENT,
+    )
+    .rep()],
 };
 
 pub static STORAGE_CLASS: Msg = Msg {
@@ -178,10 +183,7 @@ pub static INGRESS_RULE_VALUE: Msg = Msg {
 
 pub static INGRESS_RULE: Msg = Msg {
     name: "IngressRule",
-    fields: &[
-        s(1, "host"),
-        F::new(2, "", Ty::Inline(&INGRESS_RULE_VALUE)),
-    ],
+    fields: &[s(1, "host"), F::new(2, "", Ty::Inline(&INGRESS_RULE_VALUE))],
 };
 
 pub static INGRESS_TLS: Msg = Msg {
