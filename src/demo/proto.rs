@@ -2,8 +2,8 @@
 //! (`kubectl create namespace|configmap|secret|serviceaccount` post
 //! `application/vnd.kubernetes.protobuf`): the `k8s\0` envelope (`runtime.Unknown`) and the
 //! fields of those kinds, turned into the JSON the rest of the server stores; the other kinds with
-//! a table in [`crate::informer::pb::schema`] (`kubectl create deployment|job|service`) through
-//! its decoder. Anything else is a 415 asking for JSON; malformed bytes are a 400.
+//! a table in [`crate::informer::pb::schema`] (`kubectl create
+//! deployment|job|cronjob|service|ingress|pdb|role|rolebinding|priorityclass`) through its decoder. Anything else is a 415 asking for JSON; malformed bytes are a 400.
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
@@ -407,7 +407,7 @@ mod tests {
 
     #[test]
     fn unknown_kinds_are_415_and_garbage_is_400() {
-        let e = decode(&envelope("policy/v1", "PodDisruptionBudget", &[])).unwrap_err();
+        let e = decode(&envelope("storage.k8s.io/v1", "CSIDriver", &[])).unwrap_err();
         assert_eq!(e.code, 415);
         assert_eq!(decode(b"nope").unwrap_err().code, 400);
         assert_eq!(decode(b"k8s\0\x0a\xff").unwrap_err().code, 400);

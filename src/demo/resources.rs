@@ -51,6 +51,12 @@ const fn no_status(mut r: ResourceInfo) -> ResourceInfo {
     r
 }
 
+/// For a kind served at another version than `v1` (`autoscaling/v2`).
+const fn version(v: &'static str, mut r: ResourceInfo) -> ResourceInfo {
+    r.id.version = v;
+    r
+}
+
 /// The demo CRD group.
 pub const DEMO_GROUP: &str = "demo.kinformer.io";
 
@@ -236,6 +242,169 @@ pub const RESOURCES: &[ResourceInfo] = &[
         NONE,
         &[],
     ),
+    r(
+        "batch",
+        "cronjobs",
+        "CronJob",
+        "cronjob",
+        true,
+        &["cj"],
+        ALL,
+        &[],
+    ),
+    r(
+        "",
+        "persistentvolumeclaims",
+        "PersistentVolumeClaim",
+        "persistentvolumeclaim",
+        true,
+        &["pvc"],
+        NONE,
+        &[],
+    ),
+    r(
+        "",
+        "persistentvolumes",
+        "PersistentVolume",
+        "persistentvolume",
+        false,
+        &["pv"],
+        NONE,
+        &[],
+    ),
+    r(
+        "networking.k8s.io",
+        "ingresses",
+        "Ingress",
+        "ingress",
+        true,
+        &["ing"],
+        NONE,
+        &[],
+    ),
+    version(
+        "v2",
+        r(
+            "autoscaling",
+            "horizontalpodautoscalers",
+            "HorizontalPodAutoscaler",
+            "horizontalpodautoscaler",
+            true,
+            &["hpa"],
+            ALL,
+            &[],
+        ),
+    ),
+    no_status(r(
+        "rbac.authorization.k8s.io",
+        "roles",
+        "Role",
+        "role",
+        true,
+        NONE,
+        NONE,
+        &[],
+    )),
+    no_status(r(
+        "rbac.authorization.k8s.io",
+        "rolebindings",
+        "RoleBinding",
+        "rolebinding",
+        true,
+        NONE,
+        NONE,
+        &[],
+    )),
+    no_status(r(
+        "rbac.authorization.k8s.io",
+        "clusterroles",
+        "ClusterRole",
+        "clusterrole",
+        false,
+        NONE,
+        NONE,
+        &[],
+    )),
+    no_status(r(
+        "rbac.authorization.k8s.io",
+        "clusterrolebindings",
+        "ClusterRoleBinding",
+        "clusterrolebinding",
+        false,
+        NONE,
+        NONE,
+        &[],
+    )),
+    no_status(r(
+        "networking.k8s.io",
+        "networkpolicies",
+        "NetworkPolicy",
+        "networkpolicy",
+        true,
+        &["netpol"],
+        NONE,
+        &[],
+    )),
+    no_status(r(
+        "storage.k8s.io",
+        "storageclasses",
+        "StorageClass",
+        "storageclass",
+        false,
+        &["sc"],
+        NONE,
+        &[],
+    )),
+    no_status(r(
+        "discovery.k8s.io",
+        "endpointslices",
+        "EndpointSlice",
+        "endpointslice",
+        true,
+        NONE,
+        NONE,
+        &[],
+    )),
+    no_status(r(
+        "coordination.k8s.io",
+        "leases",
+        "Lease",
+        "lease",
+        true,
+        NONE,
+        NONE,
+        &[],
+    )),
+    r(
+        "",
+        "resourcequotas",
+        "ResourceQuota",
+        "resourcequota",
+        true,
+        &["quota"],
+        NONE,
+        &[],
+    ),
+    no_status(r(
+        "",
+        "limitranges",
+        "LimitRange",
+        "limitrange",
+        true,
+        &["limits"],
+        NONE,
+        &[],
+    )),
+    no_status(r(
+        "scheduling.k8s.io",
+        "priorityclasses",
+        "PriorityClass",
+        "priorityclass",
+        false,
+        &["pc"],
+        NONE,
+        &[],
+    )),
 ];
 
 /// Index of a resource in [`RESOURCES`].
@@ -369,7 +538,11 @@ fn groups() -> Vec<&'static str> {
 }
 
 fn api_group(name: &str) -> Value {
-    let gv = json!({"groupVersion": format!("{name}/v1"), "version": "v1"});
+    let v = RESOURCES
+        .iter()
+        .find(|r| r.id.group == name)
+        .map_or("v1", |r| r.id.version);
+    let gv = json!({"groupVersion": format!("{name}/{v}"), "version": v});
     json!({"name": name, "versions": [gv.clone()], "preferredVersion": gv})
 }
 

@@ -337,7 +337,7 @@ async fn authorize(
         };
         if let Some(e) = denied {
             tracing::debug!(uri = %req.uri(), user = subject.name(), "demo RBAC: forbidden");
-            return status_response(&e);
+            return negotiated_status_response(&e, req.headers());
         }
     }
     next.run(req).await
@@ -369,8 +369,22 @@ fn bytes_response(code: StatusCode, b: Bytes) -> Response {
 }
 
 fn status_response(e: &StatusError) -> Response {
+    status_response_as(e, false)
+}
+
+/// The error answer in the encoding the request negotiated (protobuf for a client that asked
+/// for it first, as kube-apiserver's `ErrorNegotiated`; JSON otherwise).
+fn negotiated_status_response(e: &StatusError, headers: &HeaderMap) -> Response {
+    status_response_as(e, super::wire::asks_protobuf_first(headers))
+}
+
+fn status_response_as(e: &StatusError, proto: bool) -> Response {
     let code = StatusCode::from_u16(e.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut r = json_response(code, &e.to_status());
+    let mut r = if proto {
+        super::wire::status_response(code, e)
+    } else {
+        json_response(code, &e.to_status())
+    };
     // A 429 without retryAfterSeconds (an eviction refused by a disruption budget) has no
     // Retry-After, as kube-apiserver answers it: clients retry on their own schedule.
     let retry_after = e
@@ -772,7 +786,7 @@ async fn api(
         Ok(r) => r,
         Err(e) => {
             tracing::debug!(%uri, error = %e, "demo API request failed");
-            status_response(&e)
+            negotiated_status_response(&e, &headers)
         }
     }
 }

@@ -6,8 +6,9 @@
 //! serve wins, so `application/vnd.kubernetes.protobuf, application/json` gets protobuf and
 //! `application/json;as=Table;...` (kubectl get) gets JSON. Kinds without a table (and objects
 //! with a field the table lacks) are answered in JSON, which every client accepts.
-//! Error answers stay JSON `Status` bodies (a real API server would encode them in protobuf too;
-//! clients read both).
+//! Errors are negotiated as kube-apiserver negotiates them (`responsewriters.ErrorNegotiated`):
+//! a client that asked for protobuf first gets its `Status` (error answers and watch ERROR
+//! events) as a protobuf `v1 Status` in the `k8s\0` envelope, any other client JSON.
 
 use std::sync::Arc;
 
@@ -22,20 +23,61 @@ use super::resources::ResourceInfo;
 use crate::informer::list_body::ListMeta;
 use crate::informer::pb::{self, PROTOBUF, schema::Msg};
 
-/// The protobuf table to answer with, if the client asked for protobuf first and the kind has one.
-pub fn negotiate(headers: &HeaderMap, info: &ResourceInfo) -> Option<&'static Msg> {
-    let first = headers
+/// Whether the first media range of `Accept` is plain protobuf (no `as=Table` or other
+/// parameters): what a typed client (client-go, kubectl's create/describe, kinformer) asks.
+pub fn asks_protobuf_first(headers: &HeaderMap) -> bool {
+    let Some(first) = headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(str::trim)
-        .find(|r| !r.is_empty())?;
+        .find(|r| !r.is_empty())
+    else {
+        return false;
+    };
     let mut parts = first.split(';').map(str::trim);
-    if parts.next() != Some(PROTOBUF) || parts.next().is_some() {
+    parts.next() == Some(PROTOBUF) && parts.next().is_none()
+}
+
+/// The protobuf table to answer with, if the client asked for protobuf first and the kind has one.
+pub fn negotiate(headers: &HeaderMap, info: &ResourceInfo) -> Option<&'static Msg> {
+    if !asks_protobuf_first(headers) {
         return None;
     }
     pb::schema::kind(&info.api_version(), info.kind)
+}
+
+/// A `v1 Status` as protobuf: the `k8s\0` envelope around its message. Details the table does
+/// not know (none today) are left out rather than the whole answer turning into JSON.
+pub fn status_envelope(e: &StatusError) -> Vec<u8> {
+    let mut status = e.to_status();
+    if let Some(m) = status.as_object_mut() {
+        m.remove("kind");
+        m.remove("apiVersion");
+    }
+    let empty = serde_json::Map::new();
+    let raw = pb::encode_msg(status.as_object().unwrap_or(&empty), &pb::schema::STATUS)
+        .or_else(|_| {
+            let slim = json!({"metadata": {}, "status": "Failure", "message": e.message,
+                              "reason": e.reason, "code": e.code});
+            pb::encode_msg(slim.as_object().unwrap_or(&empty), &pb::schema::STATUS)
+        })
+        .unwrap_or_default();
+    pb::envelope("v1", "Status", &raw)
+}
+
+/// An error answer in protobuf (status code, `Content-Type`, the `Status` envelope).
+pub fn status_response(code: StatusCode, e: &StatusError) -> Response {
+    (
+        code,
+        [
+            (header::CONTENT_TYPE, PROTOBUF),
+            (header::CACHE_CONTROL, "no-cache, private"),
+        ],
+        status_envelope(e),
+    )
+        .into_response()
 }
 
 /// The stored object's message, encoded once.
@@ -167,36 +209,7 @@ pub fn event_frame(info: &ResourceInfo, kind: &str, raw: &[u8]) -> Bytes {
 
 /// An ERROR watch frame carrying the `Status`.
 pub fn error_event(e: &StatusError) -> Bytes {
-    let mut status = e.to_status();
-    if let Some(m) = status.as_object_mut() {
-        m.remove("kind");
-        m.remove("apiVersion");
-    }
-    let raw = pb::encode_msg(
-        status
-            .as_object()
-            .cloned()
-            .as_ref()
-            .unwrap_or(&Default::default()),
-        &pb::schema::STATUS,
-    )
-    .or_else(|_| {
-        // Details the table does not know: the essentials.
-        let slim =
-            json!({"status": "Failure", "message": e.message, "reason": e.reason, "code": e.code});
-        pb::encode_msg(
-            slim.as_object()
-                .cloned()
-                .as_ref()
-                .unwrap_or(&Default::default()),
-            &pb::schema::STATUS,
-        )
-    })
-    .unwrap_or_default();
-    Bytes::from(pb::watch_frame(
-        "ERROR",
-        &pb::envelope("v1", "Status", &raw),
-    ))
+    Bytes::from(pb::watch_frame("ERROR", &status_envelope(e)))
 }
 
 /// The response headers of a protobuf watch.
@@ -262,15 +275,85 @@ mod tests {
         assert!(checked > 500, "{checked} objects checked");
     }
 
+    /// Every kind of error the demo answers, encoded as a protobuf `Status` and read back, is the
+    /// JSON `Status` it would have sent (details and causes included), and kinformer's client
+    /// classifies it by code and reason.
+    #[test]
+    fn error_statuses_in_protobuf_read_back_as_the_json_status_and_classify() {
+        use crate::demo::error::Target;
+        use crate::informer::Error;
+        let t = Target {
+            group: "batch",
+            plural: "cronjobs",
+            name: "nightly",
+        };
+        let cases = [
+            StatusError::not_found(&t),
+            StatusError::already_exists(&t),
+            StatusError::conflict(&t),
+            StatusError::expired("too old resource version: 1 (42)"),
+            StatusError::forbidden("list", "", "pods", Some("shop")),
+            StatusError::invalid(&t, "CronJob", "spec.schedule", "Required value"),
+            StatusError::too_many_requests(1),
+            StatusError::internal("boom"),
+            StatusError::too_large_resource_version(99, 42),
+            StatusError::unknown_path(),
+        ];
+        for e in &cases {
+            let body = status_envelope(e);
+            let (types, raw) = pb::unwrap_envelope(&body).unwrap();
+            assert_eq!(
+                (types.api_version.as_str(), types.kind.as_str()),
+                ("v1", "Status")
+            );
+            let mut back = serde_json::Map::new();
+            pb::decode_into(
+                raw,
+                &pb::schema::STATUS,
+                crate::informer::decode::Mask::All,
+                &mut back,
+            )
+            .unwrap();
+            let mut want = e.to_status();
+            if let Some(w) = want.as_object_mut() {
+                w.remove("kind");
+                w.remove("apiVersion");
+            }
+            assert_eq!(Value::Object(back), want, "{}", e.code);
+            let got = pb::decode_status(raw);
+            match (e.code, &got) {
+                (410, Error::Gone(_))
+                | (403, Error::Forbidden(_))
+                | (429, Error::TooManyRequests(_))
+                | (504, Error::TooLargeResourceVersion(_)) => {}
+                (
+                    code,
+                    Error::Api {
+                        code: c, reason, ..
+                    },
+                ) => {
+                    assert_eq!((code, reason.as_str()), (*c, e.reason));
+                }
+                (code, other) => panic!("{code} classified as {other:?}"),
+            }
+        }
+        // Watch ERROR frames carry the same envelope.
+        let frame = error_event(&cases[3]);
+        let (kind, object) = pb::decode_watch_frame(&frame[4..]).unwrap();
+        assert_eq!(kind, "ERROR");
+        let (_, raw) = pb::unwrap_envelope(object).unwrap();
+        assert!(matches!(pb::decode_status(raw), Error::Gone(_)));
+    }
+
     #[test]
     fn protobuf_is_chosen_only_when_asked_first_and_the_kind_has_a_table() {
         let info = crate::demo::resources::RESOURCES
             .iter()
             .find(|r| r.kind == "Pod")
             .unwrap();
-        let pdb = crate::demo::resources::RESOURCES
+        let widget = crate::demo::resources::RESOURCES
             .iter()
-            .find(|r| r.kind == "PodDisruptionBudget")
+            .find(|r| r.kind == "Widget")
             .unwrap();
         let h = |accept: &str| {
             let mut m = HeaderMap::new();
@@ -308,7 +391,7 @@ mod tests {
         assert!(
             negotiate(
                 &h("application/vnd.kubernetes.protobuf,application/json"),
-                pdb
+                widget
             )
             .is_none()
         );

@@ -498,6 +498,15 @@ async fn discovery_lists_every_served_kind() {
         ("Event", true),
         ("ServiceAccount", true),
         ("CustomResourceDefinition", false),
+        ("CronJob", true),
+        ("PersistentVolumeClaim", true),
+        ("PersistentVolume", false),
+        ("Ingress", true),
+        ("HorizontalPodAutoscaler", true),
+        ("Role", true),
+        ("ClusterRoleBinding", false),
+        ("EndpointSlice", true),
+        ("PriorityClass", false),
     ] {
         assert!(
             kinds.contains(&(kind.to_string(), namespaced)),

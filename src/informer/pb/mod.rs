@@ -239,7 +239,7 @@ fn decode_field(
     out: &mut Map<String, Value>,
 ) -> Result<(), Error> {
     match f.ty {
-        Ty::MapStr | Ty::MapBytes | Ty::MapQuantity => {
+        Ty::MapStr | Ty::MapBytes | Ty::MapQuantity | Ty::MapTime => {
             let Wire::Bytes(b) = wire else {
                 return Err(bad("map entry is not a message"));
             };
@@ -345,6 +345,7 @@ fn map_entry(b: &[u8], ty: Ty) -> Result<(String, Value), Error> {
                     Ty::MapBytes => {
                         Value::String(base64::engine::general_purpose::STANDARD.encode(x))
                     }
+                    Ty::MapTime => time(x, false)?,
                     _ => Value::String(quantity(x)?),
                 })
             }
@@ -353,6 +354,7 @@ fn map_entry(b: &[u8], ty: Ty) -> Result<(String, Value), Error> {
     }
     let v = v.unwrap_or_else(|| match ty {
         Ty::MapQuantity => Value::String("0".into()),
+        Ty::MapTime => Value::Null,
         _ => Value::String(String::new()),
     });
     Ok((k, v))
@@ -897,7 +899,7 @@ fn encode_into(obj: &Map<String, Value>, msg: &Msg, out: &mut Vec<u8>) -> Result
         match (f.ty, v) {
             (Ty::Const(c), Value::String(s)) if s == c => {}
             (Ty::Const(c), _) => return Err(ctx(format!("only {c:?} has a protobuf form"))),
-            (Ty::MapStr | Ty::MapBytes | Ty::MapQuantity, Value::Object(m)) => {
+            (Ty::MapStr | Ty::MapBytes | Ty::MapQuantity | Ty::MapTime, Value::Object(m)) => {
                 for (k, v) in m {
                     let mut entry = Vec::new();
                     put_bytes(&mut entry, 1, k.as_bytes());
@@ -906,6 +908,7 @@ fn encode_into(obj: &Map<String, Value>, msg: &Msg, out: &mut Vec<u8>) -> Result
                         Ty::MapBytes => v
                             .as_str()
                             .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok()),
+                        Ty::MapTime => time_message(v),
                         _ => quantity_string(v).map(|s| {
                             let mut q = Vec::new();
                             put_bytes(&mut q, 1, s.as_bytes());
@@ -928,6 +931,22 @@ fn encode_into(obj: &Map<String, Value>, msg: &Msg, out: &mut Vec<u8>) -> Result
         }
     }
     Ok(used)
+}
+
+/// A `metav1.Time`/`MicroTime` message (`seconds`, `nanos`) from its JSON (RFC 3339 or `null`).
+fn time_message(v: &Value) -> Option<Vec<u8>> {
+    let mut ts = Vec::new();
+    if let Some(s) = v.as_str() {
+        let t = chrono::DateTime::parse_from_rfc3339(s).ok()?;
+        put_int(&mut ts, 1, t.timestamp());
+        let nanos = t.timestamp_subsec_nanos();
+        if nanos != 0 {
+            put_int(&mut ts, 2, i64::from(nanos));
+        }
+    } else if !v.is_null() {
+        return None;
+    }
+    Some(ts)
 }
 
 fn quantity_string(v: &Value) -> Option<String> {
@@ -954,21 +973,16 @@ fn encode_value(f: &F, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
             let m = v.as_object().ok_or_else(wrong)?;
             put_bytes(out, f.num, &encode_msg(m, sub)?);
         }
-        Ty::Inline(_) | Ty::MapStr | Ty::MapBytes | Ty::MapQuantity | Ty::Const(_) => {
+        Ty::Inline(_)
+        | Ty::MapStr
+        | Ty::MapBytes
+        | Ty::MapQuantity
+        | Ty::MapTime
+        | Ty::Const(_) => {
             return Err(wrong());
         }
         Ty::Time | Ty::MicroTime => {
-            let mut ts = Vec::new();
-            if let Some(s) = v.as_str() {
-                let t = chrono::DateTime::parse_from_rfc3339(s).map_err(|e| e.to_string())?;
-                put_int(&mut ts, 1, t.timestamp());
-                let nanos = t.timestamp_subsec_nanos();
-                if nanos != 0 {
-                    put_int(&mut ts, 2, i64::from(nanos));
-                }
-            } else if !v.is_null() {
-                return Err(wrong());
-            }
+            let ts = time_message(v).ok_or_else(wrong)?;
             put_bytes(out, f.num, &ts);
         }
         Ty::Quantity => {
@@ -1012,7 +1026,7 @@ pub fn omit_empty(obj: &mut Map<String, Value>, msg: &Msg) {
     for f in msg.fields {
         match f.ty {
             Ty::Inline(sub) => omit_empty(obj, sub),
-            Ty::MapStr | Ty::MapBytes | Ty::MapQuantity
+            Ty::MapStr | Ty::MapBytes | Ty::MapQuantity | Ty::MapTime
                 if obj
                     .get(f.name)
                     .and_then(Value::as_object)

@@ -3,12 +3,25 @@
 //! decoder, the demo server's encoder), so a kind is spoken on the wire exactly when its table
 //! exists ([`kind`]).
 //!
-//! Transcribed from k8s.io/api `core/v1/generated.proto` (apps/v1 and batch/v1 in [`workloads`]) and k8s.io/apimachinery
+//! Kinds covered: core/v1 Pod, Namespace, ConfigMap, Node, Service, Endpoints, Event, Secret,
+//! ServiceAccount, PersistentVolumeClaim, PersistentVolume, ResourceQuota, LimitRange; apps/v1
+//! Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob; networking.k8s.io/v1
+//! Ingress, NetworkPolicy; policy/v1 PodDisruptionBudget; autoscaling/v2
+//! HorizontalPodAutoscaler; rbac.authorization.k8s.io/v1 Role, RoleBinding, ClusterRole,
+//! ClusterRoleBinding; storage.k8s.io/v1 StorageClass; discovery.k8s.io/v1 EndpointSlice;
+//! coordination.k8s.io/v1 Lease; scheduling.k8s.io/v1 PriorityClass. Other kinds (and CRDs) go
+//! JSON.
+//!
+//! Transcribed from k8s.io/api `core/v1/generated.proto` (apps/v1 and batch/v1 in
+//! [`workloads`], storage and networking in [`storage_network`], policy, RBAC and cluster
+//! configuration in [`policy`]) and k8s.io/apimachinery
 //! `apis/meta/v1`, `runtime`, `api/resource`, `util/intstr` (`generated.proto`); the JSON side
 //! (which scalars JSON keeps at their zero value: pointers and fields without `omitempty`) from
 //! the Go types' tags. A field missing here is skipped by the decoder (a newer server) and makes
 //! the encoder refuse the object (the demo server then answers JSON).
 
+pub mod policy;
+pub mod storage_network;
 pub mod workloads;
 
 /// The wire and JSON shape of one field.
@@ -42,6 +55,8 @@ pub enum Ty {
     MapBytes,
     /// `map<string, Quantity>` (`ResourceList`).
     MapQuantity,
+    /// `map<string, metav1.Time>` (a PodDisruptionBudget's `disruptedPods`).
+    MapTime,
     /// Not on the wire: a JSON-only field with this one value (the `apiVersion`/`kind` an
     /// embedded object's inlined `TypeMeta` has in JSON, which `generated.proto` leaves out).
     /// The encoder accepts only this value; the decoder writes it back.
@@ -1236,6 +1251,24 @@ pub fn kind(api_version: &str, kind: &str) -> Option<&'static Msg> {
         ("apps/v1", "StatefulSet") => Some(&workloads::STATEFUL_SET),
         ("apps/v1", "DaemonSet") => Some(&workloads::DAEMON_SET),
         ("batch/v1", "Job") => Some(&workloads::JOB),
+        ("batch/v1", "CronJob") => Some(&workloads::CRON_JOB),
+        ("v1", "PersistentVolumeClaim") => Some(&workloads::PERSISTENT_VOLUME_CLAIM),
+        ("v1", "PersistentVolume") => Some(&storage_network::PERSISTENT_VOLUME),
+        ("networking.k8s.io/v1", "Ingress") => Some(&storage_network::INGRESS),
+        ("policy/v1", "PodDisruptionBudget") => Some(&policy::POD_DISRUPTION_BUDGET),
+        ("autoscaling/v2", "HorizontalPodAutoscaler") => Some(&policy::HORIZONTAL_POD_AUTOSCALER),
+        ("rbac.authorization.k8s.io/v1", "Role") => Some(&policy::ROLE),
+        ("rbac.authorization.k8s.io/v1", "ClusterRole") => Some(&policy::CLUSTER_ROLE),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding" | "ClusterRoleBinding") => {
+            Some(&policy::ROLE_BINDING)
+        }
+        ("networking.k8s.io/v1", "NetworkPolicy") => Some(&storage_network::NETWORK_POLICY),
+        ("storage.k8s.io/v1", "StorageClass") => Some(&storage_network::STORAGE_CLASS),
+        ("discovery.k8s.io/v1", "EndpointSlice") => Some(&storage_network::ENDPOINT_SLICE),
+        ("coordination.k8s.io/v1", "Lease") => Some(&policy::LEASE),
+        ("v1", "ResourceQuota") => Some(&policy::RESOURCE_QUOTA),
+        ("v1", "LimitRange") => Some(&policy::LIMIT_RANGE),
+        ("scheduling.k8s.io/v1", "PriorityClass") => Some(&policy::PRIORITY_CLASS),
         _ => None,
     }
 }

@@ -100,9 +100,9 @@ fn fixture_objects_decode_from_protobuf_as_from_json_full_and_masked() {
     }
 }
 
-/// The built-in kinds beyond Pod, Namespace and ConfigMap: each realistic fixture (as the demo
-/// serves it) decodes from protobuf to what the JSON path gives, full and under the dashboard's
-/// cache mask for that kind.
+/// The built-in kinds beyond Pod, Namespace and ConfigMap: each realistic fixture (as an API
+/// server prints it) decodes from protobuf to what the JSON path gives, full and under the
+/// dashboard's cache mask for that kind.
 #[test]
 fn more_builtin_kinds_decode_from_protobuf_as_from_json_full_and_masked() {
     for (name, api_version, kind) in [
@@ -117,6 +117,27 @@ fn more_builtin_kinds_decode_from_protobuf_as_from_json_full_and_masked() {
         ("statefulset", "apps/v1", "StatefulSet"),
         ("daemonset", "apps/v1", "DaemonSet"),
         ("job", "batch/v1", "Job"),
+        ("cronjob", "batch/v1", "CronJob"),
+        ("pvc", "v1", "PersistentVolumeClaim"),
+        ("pv", "v1", "PersistentVolume"),
+        ("ingress", "networking.k8s.io/v1", "Ingress"),
+        ("pdb", "policy/v1", "PodDisruptionBudget"),
+        ("hpa", "autoscaling/v2", "HorizontalPodAutoscaler"),
+        ("role", "rbac.authorization.k8s.io/v1", "Role"),
+        ("rolebinding", "rbac.authorization.k8s.io/v1", "RoleBinding"),
+        ("clusterrole", "rbac.authorization.k8s.io/v1", "ClusterRole"),
+        (
+            "clusterrolebinding",
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRoleBinding",
+        ),
+        ("networkpolicy", "networking.k8s.io/v1", "NetworkPolicy"),
+        ("storageclass", "storage.k8s.io/v1", "StorageClass"),
+        ("endpointslice", "discovery.k8s.io/v1", "EndpointSlice"),
+        ("lease", "coordination.k8s.io/v1", "Lease"),
+        ("resourcequota", "v1", "ResourceQuota"),
+        ("limitrange", "v1", "LimitRange"),
+        ("priorityclass", "scheduling.k8s.io/v1", "PriorityClass"),
     ] {
         let obj = fixture(name);
         assert_eq!(obj["kind"], kind, "{name}");

@@ -1,4 +1,5 @@
-//! apps/v1 and batch/v1 workload kinds (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job),
+//! apps/v1 and batch/v1 workload kinds (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job,
+//! CronJob) and core/v1 PersistentVolumeClaim,
 //! transcribed from k8s.io/api `apps/v1/generated.proto` and `batch/v1/generated.proto`, with the
 //! meta and core/v1 messages they embed (`LabelSelector`, `PodTemplateSpec`,
 //! `PersistentVolumeClaim`). JSON presence from the Go types' tags, as in the parent module.
@@ -76,6 +77,11 @@ pub static PVC_CONDITION: Msg = Msg {
     ],
 };
 
+pub static MODIFY_VOLUME_STATUS: Msg = Msg {
+    name: "ModifyVolumeStatus",
+    fields: &[s(1, "targetVolumeAttributesClassName"), s(2, "status").z()],
+};
+
 pub static PVC_STATUS: Msg = Msg {
     name: "PersistentVolumeClaimStatus",
     fields: &[
@@ -84,11 +90,15 @@ pub static PVC_STATUS: Msg = Msg {
         mq(3, "capacity"),
         m(4, "conditions", &PVC_CONDITION).rep(),
         mq(5, "allocatedResources"),
-        s(9, "currentVolumeAttributesClassName").z(),
+        ms(7, "allocatedResourceStatuses"),
+        s(8, "currentVolumeAttributesClassName").z(),
+        m(9, "modifyVolumeStatus", &MODIFY_VOLUME_STATUS),
     ],
 };
 
 /// As a StatefulSet's `volumeClaimTemplates` item, whose JSON carries `apiVersion`/`kind`.
+/// (A top-level PersistentVolumeClaim uses the same message: its `apiVersion`/`kind` are the
+/// envelope's, and [`crate::informer::pb::decode_object`] does not write `Const` fields.)
 pub static PERSISTENT_VOLUME_CLAIM: Msg = Msg {
     name: "PersistentVolumeClaim",
     fields: &[
@@ -410,5 +420,46 @@ pub static JOB: Msg = Msg {
         m(1, "metadata", &OBJECT_META),
         m(2, "spec", &JOB_SPEC),
         m(3, "status", &JOB_STATUS),
+    ],
+};
+
+// ------------------------------------------------------------------------------------------
+// batch/v1: CronJob
+// ------------------------------------------------------------------------------------------
+
+pub static JOB_TEMPLATE_SPEC: Msg = Msg {
+    name: "JobTemplateSpec",
+    fields: &[m(1, "metadata", &OBJECT_META), m(2, "spec", &JOB_SPEC)],
+};
+
+pub static CRON_JOB_SPEC: Msg = Msg {
+    name: "CronJobSpec",
+    fields: &[
+        s(1, "schedule").z(),
+        s(8, "timeZone").z(),
+        i(2, "startingDeadlineSeconds").z(),
+        s(3, "concurrencyPolicy"),
+        b(4, "suspend").z(),
+        m(5, "jobTemplate", &JOB_TEMPLATE_SPEC),
+        i(6, "successfulJobsHistoryLimit").z(),
+        i(7, "failedJobsHistoryLimit").z(),
+    ],
+};
+
+pub static CRON_JOB_STATUS: Msg = Msg {
+    name: "CronJobStatus",
+    fields: &[
+        m(1, "active", &OBJECT_REFERENCE).rep(),
+        t(4, "lastScheduleTime"),
+        t(5, "lastSuccessfulTime"),
+    ],
+};
+
+pub static CRON_JOB: Msg = Msg {
+    name: "CronJob",
+    fields: &[
+        m(1, "metadata", &OBJECT_META),
+        m(2, "spec", &CRON_JOB_SPEC),
+        m(3, "status", &CRON_JOB_STATUS),
     ],
 };
