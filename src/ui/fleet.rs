@@ -148,6 +148,10 @@ impl App {
                 .push((a.clone(), ClusterHealth::default()));
             fx.push(Effect::WatchCluster(a.clone()));
         }
+        if !was_fleet {
+            // The tables so far are one cluster's: reopen them merged.
+            self.reopen_merged(fx);
+        }
         let n = self.fleet.members.len();
         self.info(format!(
             "added {} to the fleet ({n} clusters)",
@@ -179,11 +183,26 @@ impl App {
             && let Some(first) = self.fleet.members.first().map(|(m, _)| m.clone())
         {
             self.switch_to_context(&first, fx);
+        } else {
+            // The rows of the clusters gone leave with them.
+            self.reopen_merged(fx);
         }
         self.info(format!(
             "removed {} from the fleet ({n} left)",
             gone.join(", ")
         ));
+    }
+
+    /// Reopen the table shown (and the namespaces view) so they are fed by the members
+    /// selected now.
+    fn reopen_merged(&mut self, fx: &mut Vec<Effect>) {
+        if let Some(ns) = self.ns_view.take() {
+            self.close_view(ns, fx);
+        }
+        if let Some(r) = self.current_view().map(|v| v.resource.clone()) {
+            self.reset_to(r, fx);
+        }
+        self.open_ns_view(fx);
     }
 
     /// `:diff`: the selected object across every member (the screen waits for
@@ -199,7 +218,7 @@ impl App {
         let resource = view.resource.clone();
         let namespace = obj.namespace.as_deref().map(str::to_string);
         let name = obj.name.to_string();
-        let title = format!("Diff: {} across {}", obj.key, self.fleet.names().join(", "));
+        let title = format!("Diff: {} across {}", obj.object_key(), self.fleet.names().join(", "));
         let request = self.next_request;
         self.next_request += 1;
         fx.push(Effect::FetchDiff {

@@ -80,6 +80,7 @@ pub mod drain;
 pub mod edit;
 pub mod event_log;
 pub mod fleet;
+pub mod fleet_table;
 pub mod fleet_diff;
 pub mod keys;
 pub mod log_feeds;

@@ -78,10 +78,16 @@ impl ConfirmWrite {
 impl App {
     /// Ask to confirm `pending` (the caller has checked read-only mode and the kind).
     pub(crate) fn ask_confirm(&mut self, pending: Pending) {
-        let cluster = self
-            .fleet
-            .is_fleet()
-            .then(|| self.connection.context.clone());
+        // The object's own cluster (a merged table's row), else the one keys act on now.
+        let cluster = self.fleet.is_fleet().then(|| match &pending {
+            Pending::Write(Write {
+                cluster: Some(c), ..
+            }) => c.clone(),
+            _ => self
+                .target_cluster
+                .clone()
+                .unwrap_or_else(|| self.connection.context.clone()),
+        });
         self.mode = Mode::Confirm(ConfirmWrite {
             pending,
             yes: false,
@@ -120,7 +126,7 @@ impl App {
     fn confirmed(&mut self, c: ConfirmWrite, fx: &mut Vec<Effect>) -> Mode {
         match c.pending {
             Pending::Write(w) => {
-                if let Err(e) = w.check(self.readonly) {
+                if let Err(e) = w.check(self.readonly_for_write(&w)) {
                     self.error(e);
                     return Mode::Normal;
                 }

@@ -159,7 +159,7 @@ impl App {
             return;
         };
         let resource = crate::ui::action::resource_label(&view.resource);
-        let key = obj.key.to_string();
+        let key = obj.object_key().to_string();
         self.open_history(&resource, &key, None, fx);
     }
 

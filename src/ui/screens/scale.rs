@@ -77,7 +77,7 @@ impl App {
                 Ok(n) => {
                     let mut w = d.write;
                     w.op = Operation::Scale(n);
-                    if let Err(e) = w.check(self.readonly) {
+                    if let Err(e) = w.check(self.readonly_for_write(&w)) {
                         self.error(e);
                         return Mode::Normal;
                     }
