@@ -134,7 +134,11 @@ async fn a_merged_view_keeps_same_named_objects_apart_and_a_delete_lands_on_its_
     for member in ["prod-eu", "prod-us"] {
         rt.carry_out(Effect::WatchCluster(member.into())).await;
     }
-    assert_eq!(rt.members(), ["prod-us"], "the current context is no member");
+    assert_eq!(
+        rt.members(),
+        ["prod-us"],
+        "the current context is no member"
+    );
     rt.carry_out(Effect::OpenResource {
         view: 1,
         resource: resource.clone(),
@@ -142,7 +146,10 @@ async fn a_merged_view_keeps_same_named_objects_apart_and_a_delete_lands_on_its_
         drill: None,
     })
     .await;
-    let both = [row_key("prod-eu", "payments"), row_key("prod-us", "payments")];
+    let both = [
+        row_key("prod-eu", "payments"),
+        row_key("prod-us", "payments"),
+    ];
     until_rows(&mut rt, 1, &both, &[]).await;
 
     // Delete prod-us's payments: the write names its cluster and goes there only.
@@ -228,7 +235,12 @@ async fn a_member_going_down_and_back_rejoins_the_merged_view_while_the_other_ke
     .await;
     // prod-us goes down for a while; prod-eu keeps updating its rows meanwhile.
     let (_, us_member) = &fleet.members[1];
-    assert!(us_member.handle.faults().restart(Duration::from_millis(1500)));
+    assert!(
+        us_member
+            .handle
+            .faults()
+            .restart(Duration::from_millis(1500))
+    );
     create_cm(&eu, "during").await;
     until_rows(&mut rt, 1, &[row_key("prod-eu", "during")], &[]).await;
     // Back: prod-us's informer lists and watches again and its new objects reach the view.

@@ -56,8 +56,14 @@ fn merged_app(cfg: AppConfig) -> (App, ViewId) {
         retry_at_ms: None,
         last_error: None,
     }));
-    let eu = vec![labelled("default", "a", "web"), labelled("default", "b", "db")];
-    let us = vec![labelled("default", "a", "web"), labelled("default", "c", "web")];
+    let eu = vec![
+        labelled("default", "a", "web"),
+        labelled("default", "b", "db"),
+    ];
+    let us = vec![
+        labelled("default", "a", "web"),
+        labelled("default", "c", "web"),
+    ];
     for (cluster, rows) in [("prod-eu", &eu), ("prod-us", &us)] {
         app.update(Action::MemberStore {
             view,
@@ -104,8 +110,12 @@ fn same_named_objects_of_two_clusters_are_two_rows_sorted_over_the_union() {
         deletes: vec![cluster_key("prod-us", "default/a")],
     });
     let gone = &app.views[&view].table;
-    assert!(gone.entry(&k("prod-us", "default/a")).unwrap().mark == kinformer::ui::table::Mark::Deleted);
-    assert!(gone.entry(&k("prod-eu", "default/a")).unwrap().mark != kinformer::ui::table::Mark::Deleted);
+    assert!(
+        gone.entry(&k("prod-us", "default/a")).unwrap().mark == kinformer::ui::table::Mark::Deleted
+    );
+    assert!(
+        gone.entry(&k("prod-eu", "default/a")).unwrap().mark != kinformer::ui::table::Mark::Deleted
+    );
     app.update(Action::Tick(NOW_MS));
     app.update(Action::Tick(NOW_MS + 1_100));
     app.update(Action::Tick(NOW_MS + 2_200));
@@ -164,10 +174,16 @@ fn effects_aimed_at_a_row_go_to_that_rows_cluster() {
         panic!("one routed effect expected, got {fx:?}")
     };
     assert_eq!(cluster, "prod-us");
-    let Effect::FetchYaml { name, namespace, .. } = &**effect else {
+    let Effect::FetchYaml {
+        name, namespace, ..
+    } = &**effect
+    else {
         panic!("a YAML fetch expected, got {effect:?}")
     };
-    assert_eq!((namespace.as_deref(), name.as_str()), (Some("default"), "a"));
+    assert_eq!(
+        (namespace.as_deref(), name.as_str()),
+        (Some("default"), "a")
+    );
     app.update(code(KeyCode::Esc));
 
     // A delete: the dialog names prod-us, the write carries it and is routed there.
@@ -211,7 +227,10 @@ fn readonly_follows_the_rows_cluster() {
         !matches!(app.mode, Mode::Confirm(_)),
         "no dialog for a read-only cluster's row"
     );
-    assert!(!app.readonly, "the current context (prod-eu) stays writable");
+    assert!(
+        !app.readonly,
+        "the current context (prod-eu) stays writable"
+    );
     select(&mut app, view, &k("prod-eu", "default/b"));
     app.update(ctrl('d'));
     let Mode::Confirm(c) = &app.mode else {
@@ -283,13 +302,8 @@ fn a_member_down_keeps_its_rows_dimmed_and_the_title_names_it() {
             })
             .expect("row drawn")
     };
-    let dim = |y: u16| {
-        (0..110u16).any(|x| {
-            buf[(x, y)]
-                .modifier
-                .contains(ratatui::style::Modifier::DIM)
-        })
-    };
+    let dim =
+        |y: u16| (0..110u16).any(|x| buf[(x, y)].modifier.contains(ratatui::style::Modifier::DIM));
     assert!(dim(row_of("prod-us", "c")));
     assert!(!dim(row_of("prod-eu", "b")));
 }

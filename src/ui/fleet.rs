@@ -1,11 +1,14 @@
 //! Several selected clusters (`--context a,b`, `--context 'prod-*'`, `--all-contexts`,
 //! `:ctx +name` / `:ctx -name`): each member is probed on its own client by the runtime
-//! ([`Effect::WatchCluster`]) and the header shows every member's state in one compact line;
-//! tables, YAML, logs and writes are those of the current context (the member shown first,
-//! marked in the line). `--readonly-contexts` makes some members read-only, and with several
-//! members every confirmation names the cluster it acts on.
+//! ([`Effect::WatchCluster`], which also gives it its own connection, informers and access
+//! cache: `runtime/members.rs`) and the header shows every member's state in one compact line.
+//! Tables are merged over the members ([`super::fleet_table`]): a CLUSTER column, rows keyed
+//! (cluster, key), and everything aimed at a row goes to that row's cluster. The current
+//! context (marked in the line) is the one of the event log, the informer panel, logs and
+//! port-forwards. `--readonly-contexts` makes some members read-only, and with several
+//! members every confirmation names the cluster of the object it acts on.
 //!
-//! With one member nothing changes: no probes, the single-cluster header and dialogs.
+//! With one member nothing changes: no probes, the single-cluster header, keys and dialogs.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Span;
@@ -218,7 +221,11 @@ impl App {
         let resource = view.resource.clone();
         let namespace = obj.namespace.as_deref().map(str::to_string);
         let name = obj.name.to_string();
-        let title = format!("Diff: {} across {}", obj.object_key(), self.fleet.names().join(", "));
+        let title = format!(
+            "Diff: {} across {}",
+            obj.object_key(),
+            self.fleet.names().join(", ")
+        );
         let request = self.next_request;
         self.next_request += 1;
         fx.push(Effect::FetchDiff {

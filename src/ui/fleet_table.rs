@@ -17,10 +17,10 @@ use std::sync::Arc;
 use kube::api::DynamicObject;
 
 use super::action::{ClusterHealth, Effect, ObjectSummary, ViewId, cluster_key, resource_label};
-use super::screens::table::ResourceView;
 use super::app::{App, Mode};
 use super::operate::Write;
 use super::screens::Screen;
+use super::screens::table::ResourceView;
 use crate::informer::thread_safe_store::ThreadSafeStore;
 
 /// Each member's index answer for `terms` (all of them), its keys under the member's name;
@@ -133,11 +133,7 @@ impl App {
     /// table) becomes the target, read-only follows it while the key runs, and the effects the
     /// key aims at the object are sent to that cluster ([`Effect::OnCluster`]). Dialogs and
     /// pickers opened from a row keep its target until a table takes keys again.
-    pub(crate) fn on_key_routed(
-        &mut self,
-        key: crossterm::event::KeyEvent,
-        fx: &mut Vec<Effect>,
-    ) {
+    pub(crate) fn on_key_routed(&mut self, key: crossterm::event::KeyEvent, fx: &mut Vec<Effect>) {
         if !self.fleet.is_fleet() {
             return self.on_key(key, fx);
         }

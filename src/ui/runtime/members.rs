@@ -62,29 +62,19 @@ impl Runtime {
             access: AccessCache::default(),
             history,
         };
-        let open: Vec<(ViewId, ResourceInfo, Option<String>, Option<Drill>, CancellationToken)> =
-            self.views
-                .iter()
-                .filter(|(_, f)| f.merged && f.only.is_none())
-                .map(|(id, f)| {
-                    (
-                        *id,
-                        f.resource.clone(),
-                        f.namespace.clone().filter(|_| f.resource.namespaced),
-                        f.drill.clone(),
-                        f.cancel.clone(),
-                    )
-                })
-                .collect();
-        for (view, resource, ns, drill, cancel) in open {
-            let slot = self.attach_on(
-                member.source(context),
-                view,
-                &resource,
-                ns,
-                &drill,
-                &cancel,
-            );
+        let open: Vec<ViewId> = self
+            .views
+            .iter()
+            .filter(|(_, f)| f.merged && f.only.is_none())
+            .map(|(id, _)| *id)
+            .collect();
+        for view in open {
+            let Some(f) = self.views.get(&view) else {
+                continue;
+            };
+            let ns = f.namespace.clone().filter(|_| f.resource.namespaced);
+            let (resource, drill, cancel) = (f.resource.clone(), f.drill.clone(), f.cancel.clone());
+            let slot = self.attach_on(member.source(context), view, &resource, ns, &drill, &cancel);
             if let Some(f) = self.views.get_mut(&view) {
                 f.members.push((context.to_string(), slot));
             }
@@ -150,9 +140,7 @@ impl Runtime {
         }
         let what = match &effect {
             Effect::OpenLogs { .. } => Some("logs"),
-            Effect::StartForward { .. } | Effect::StartForwardTarget { .. } => {
-                Some("port-forward")
-            }
+            Effect::StartForward { .. } | Effect::StartForwardTarget { .. } => Some("port-forward"),
             // The run loop gives them the member's client; without a terminal they cannot run.
             Effect::Shell { .. } | Effect::Edit { .. } => Some("a terminal session"),
             _ => None,

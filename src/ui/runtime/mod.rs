@@ -271,7 +271,7 @@ impl Runtime {
         let cancel = self.conn_cancel.child_token();
         let current = self.connection.context.clone();
         let only_current = only.as_deref() == Some(current.as_str());
-        let merged = !self.members.is_empty() && !(only_current && drill.is_none());
+        let merged = !self.members.is_empty() && (!only_current || drill.is_some());
         let wanted = |c: &str| only.as_deref().is_none_or(|o| o == c);
         let mut opened: OpenedSlot = Arc::default();
         if wanted(&current) {

@@ -19,7 +19,7 @@ use crate::ui::widgets::centered;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Pending {
     /// One write through [`crate::ui::operate`].
-    Write(Write),
+    Write(Box<Write>),
     /// A node drain (cordon, then evict every pod) with these options.
     Drain { node: String, opts: DrainOptions },
 }
@@ -79,14 +79,13 @@ impl App {
     /// Ask to confirm `pending` (the caller has checked read-only mode and the kind).
     pub(crate) fn ask_confirm(&mut self, pending: Pending) {
         // The object's own cluster (a merged table's row), else the one keys act on now.
-        let cluster = self.fleet.is_fleet().then(|| match &pending {
-            Pending::Write(Write {
-                cluster: Some(c), ..
-            }) => c.clone(),
-            _ => self
-                .target_cluster
-                .clone()
-                .unwrap_or_else(|| self.connection.context.clone()),
+        let cluster = self.fleet.is_fleet().then(|| {
+            match &pending {
+                Pending::Write(w) => w.cluster.clone(),
+                Pending::Drain { .. } => None,
+            }
+            .or_else(|| self.target_cluster.clone())
+            .unwrap_or_else(|| self.connection.context.clone())
         });
         self.mode = Mode::Confirm(ConfirmWrite {
             pending,
@@ -131,7 +130,7 @@ impl App {
                     return Mode::Normal;
                 }
                 self.info(format!("{} {}…", w.op.name(), w.what()));
-                fx.push(Effect::Write(w));
+                fx.push(Effect::Write(*w));
                 Mode::Normal
             }
             Pending::Drain { node, opts } => {

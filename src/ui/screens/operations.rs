@@ -86,7 +86,7 @@ impl App {
                     .and_then(|(_, o)| o.object.data.get("spec")?.get("replicas")?.as_i64());
                 self.open_scale(w, current);
             }
-            _ if w.op.destructive() => self.ask_confirm(Pending::Write(w)),
+            _ if w.op.destructive() => self.ask_confirm(Pending::Write(Box::new(w))),
             _ => {
                 self.info(format!("{} {}…", w.op.name(), w.what()));
                 fx.push(Effect::Write(w));

@@ -868,11 +868,7 @@ impl App {
             }
         }
         if rows_text.is_empty() {
-            for (w, c) in widths
-                .iter_mut()
-                .skip(lead)
-                .zip(v.columns.iter())
-            {
+            for (w, c) in widths.iter_mut().skip(lead).zip(v.columns.iter()) {
                 *w = (*w).max(c.min_width.min(20));
             }
         }
