@@ -320,3 +320,67 @@ fn a_single_cluster_has_no_cluster_column_and_unchanged_keys() {
         "not wrapped: {fx:?}"
     );
 }
+
+#[test]
+fn a_drill_down_from_a_merged_row_is_fed_by_that_rows_cluster_only() {
+    let cfg = AppConfig {
+        resource: "deployments".into(),
+        ..fleet_config()
+    };
+    let (mut app, view) = app_with(cfg, Vec::new());
+    for cluster in FLEET {
+        let rows = vec![workload("shop", "web", None)];
+        app.update(Action::MemberStore {
+            view,
+            cluster: Arc::from(cluster),
+            store: store_of(&rows),
+        });
+        app.update(Action::Rows {
+            view,
+            upserts: rows.into_iter().map(|s| on(cluster, s)).collect(),
+            deletes: Vec::new(),
+        });
+    }
+    select(&mut app, view, &k("prod-us", "shop/web"));
+    let fx = app.update(code(KeyCode::Enter));
+    let opened: Vec<(&str, bool)> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::OnCluster { cluster, effect } => match &**effect {
+                Effect::OpenResource { drill, .. } => Some((cluster.as_str(), drill.is_some())),
+                _ => None,
+            },
+            Effect::OpenResource { .. } => panic!("a drill-down left unrouted: {fx:?}"),
+            _ => None,
+        })
+        .collect();
+    assert!(!opened.is_empty(), "{fx:?}");
+    assert!(
+        opened
+            .iter()
+            .all(|(c, drilled)| *c == "prod-us" && *drilled),
+        "{opened:?}"
+    );
+}
+
+#[test]
+fn the_pulse_reads_the_current_cluster_only_in_a_fleet() {
+    let (mut app, _) = merged_app(fleet_config());
+    app.update(key(':'));
+    type_str(&mut app, "pulse");
+    let fx = app.update(code(KeyCode::Enter));
+    let feeds: Vec<&Effect> = fx
+        .iter()
+        .filter(|e| {
+            matches!(e, Effect::OpenResource { .. })
+                || matches!(e, Effect::OnCluster { effect, .. } if matches!(**effect, Effect::OpenResource { .. }))
+        })
+        .collect();
+    assert!(!feeds.is_empty(), "{fx:?}");
+    for e in feeds {
+        assert!(
+            matches!(e, Effect::OnCluster { cluster, effect } if cluster == "prod-eu" && matches!(**effect, Effect::OpenResource { drill: None, .. })),
+            "{e:?}"
+        );
+    }
+}

@@ -120,6 +120,18 @@ impl App {
             .collect()
     }
 
+    /// A feed of the current context alone (the xray's and the pulse's: their keys are the
+    /// objects' own), with several clusters selected; unchanged with one.
+    pub(crate) fn current_cluster_only(&self, effect: Effect) -> Effect {
+        if !self.fleet.is_fleet() {
+            return effect;
+        }
+        Effect::OnCluster {
+            cluster: self.connection.context.clone(),
+            effect: Box::new(effect),
+        }
+    }
+
     /// Is a write on `w`'s object refused? Its own cluster's read-only state (a merged row),
     /// else the current one's.
     pub(crate) fn readonly_for_write(&self, w: &Write) -> bool {
