@@ -262,3 +262,69 @@ async fn a_member_going_down_and_back_rejoins_the_merged_view_while_the_other_ke
     rt.shutdown().await;
     fleet.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logs_of_a_members_pod_stream_from_that_member() {
+    use k8s_openapi::api::core::v1::Pod;
+    use kinformer::ui::log_stream::{ContainerPick, LogEvent, PodFilter, StreamOptions};
+    let Some(fleet) = fleet("logs_of_a_members_pod_stream_from_that_member").await else {
+        return;
+    };
+    let yaml = fleet.kubeconfig_yaml();
+    let eu = connect(&yaml, "prod-eu").await;
+    let us = connect(&yaml, "prod-us").await;
+    let names = |pods: Vec<Pod>| -> BTreeSet<(String, String)> {
+        pods.into_iter()
+            .filter(|p| p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"))
+            .map(|p| {
+                (
+                    p.metadata.namespace.unwrap_or_default(),
+                    p.metadata.name.unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let list = |c: &Connection| {
+        let api: Api<Pod> = Api::all(c.client.clone());
+        async move { api.list(&Default::default()).await.unwrap().items }
+    };
+    let eu_pods = names(list(&eu).await);
+    let (namespace, pod) = names(list(&us).await)
+        .into_iter()
+        .find(|p| !eu_pods.contains(p))
+        .expect("a running pod prod-us has and prod-eu has not");
+    let mut rt = Headless::start(connect(&yaml, "prod-eu").await, Duration::from_secs(60));
+    for member in ["prod-eu", "prod-us"] {
+        rt.carry_out(Effect::WatchCluster(member.into())).await;
+    }
+    rt.carry_out(Effect::OnCluster {
+        cluster: "prod-us".into(),
+        effect: Box::new(Effect::OpenLogs {
+            view: 3,
+            namespace: namespace.clone(),
+            filter: PodFilter::Name(pod.clone()),
+            containers: ContainerPick::All,
+            options: StreamOptions::default(),
+        }),
+    })
+    .await;
+    let deadline = Instant::now() + HANG_GUARD;
+    'wait: loop {
+        let action = tokio::time::timeout_at(deadline.into(), rt.next_action())
+            .await
+            .expect("no log lines from prod-us")
+            .expect("runtime alive");
+        if let Action::Log { view: 3, batch } = action {
+            for e in batch {
+                if let LogEvent::Lines { source, lines } = e
+                    && source.pod == pod
+                    && !lines.is_empty()
+                {
+                    break 'wait;
+                }
+            }
+        }
+    }
+    rt.shutdown().await;
+    fleet.stop().await;
+}

@@ -117,9 +117,9 @@ impl Runtime {
 
     /// Carry out `effect` on `cluster` ([`Effect::OnCluster`]): on the current context as
     /// usual; on a member with that member's connection, informers, access cache and history
-    /// in place of the current ones while the effect is set going. Never on another cluster:
-    /// a cluster no longer selected, or an effect whose streams belong to the current
-    /// context (logs, port-forwards), is refused in the footer.
+    /// in place of the current ones while the effect is set going (a log view or a
+    /// port-forward started so keeps the member's client). Never on another cluster: one no
+    /// longer selected is refused in the footer.
     pub(super) async fn carry_out_on(&mut self, cluster: String, effect: Effect) -> bool {
         if let Effect::OpenResource {
             view,
@@ -138,16 +138,10 @@ impl Runtime {
         if cluster == self.connection.context {
             return Box::pin(self.carry_out(effect)).await;
         }
-        let what = match &effect {
-            Effect::OpenLogs { .. } => Some("logs"),
-            Effect::StartForward { .. } | Effect::StartForwardTarget { .. } => Some("port-forward"),
-            // The run loop gives them the member's client; without a terminal they cannot run.
-            Effect::Shell { .. } | Effect::Edit { .. } => Some("a terminal session"),
-            _ => None,
-        };
-        if let Some(what) = what {
+        // The run loop gives them the member's client; without a terminal they cannot run.
+        if matches!(effect, Effect::Shell { .. } | Effect::Edit { .. }) {
             self.refuse(format!(
-                "{what} of an object in {cluster}: make it the current context first (:ctx +{cluster})"
+                "a terminal session on {cluster} needs the dashboard's terminal"
             ));
             return true;
         }
@@ -162,11 +156,16 @@ impl Runtime {
         going
     }
 
+    /// Put `m`'s connection, informers, access cache and history in place of the current
+    /// ones (and back, called again); log views and port-forwards opened meanwhile use them.
     fn swap_member(&mut self, m: &mut Member) {
         std::mem::swap(&mut self.connection, &mut m.connection);
         std::mem::swap(&mut self.factory, &mut m.factory);
         std::mem::swap(&mut self.access, &mut m.access);
         std::mem::swap(&mut self.history, &mut m.history);
+        self.logs
+            .point_at(self.connection.client.clone(), self.factory.clone());
+        self.forwards.point_at(self.connection.client.clone());
     }
 
     fn refuse(&self, message: String) {
