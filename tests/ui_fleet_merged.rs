@@ -384,3 +384,20 @@ fn the_pulse_reads_the_current_cluster_only_in_a_fleet() {
         );
     }
 }
+
+#[test]
+fn the_event_log_targets_the_current_cluster_after_a_merged_row_was_selected() {
+    let (mut app, view) = merged_app(fleet_config());
+    select(&mut app, view, &k("prod-us", "default/a"));
+    app.update(key('y'));
+    app.update(code(KeyCode::Esc));
+    assert_eq!(app.target_cluster.as_deref(), Some("prod-us"));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    app.update(key('j'));
+    assert_eq!(
+        app.target_cluster, None,
+        "the event log is the current cluster's"
+    );
+}

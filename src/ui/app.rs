@@ -154,7 +154,7 @@ pub struct App {
     pub fleet: super::fleet::FleetState,
     /// The fleet member the keys act on (the selected row's cluster in a merged table; `None`:
     /// the current context). See `App::on_key_routed`.
-    pub(crate) target_cluster: Option<String>,
+    pub target_cluster: Option<String>,
     pub(super) initial_resource: String,
     pub(super) initial_selector: Option<String>,
     pub(super) context_namespace: Option<String>,

@@ -156,8 +156,14 @@ impl App {
                         .selected_object()
                         .and_then(|(_, o)| o.cluster().map(str::to_string));
                 }
-                // Their objects come from the current context's informers.
-                Some(Screen::Xray(_) | Screen::Pulse) => self.target_cluster = None,
+                // Their objects come from the current context's informers, tap and history.
+                Some(
+                    Screen::Xray(_)
+                    | Screen::Pulse
+                    | Screen::Events
+                    | Screen::Informers
+                    | Screen::Changes(_),
+                ) => self.target_cluster = None,
                 _ => {}
             }
         }
