@@ -401,3 +401,32 @@ fn the_event_log_targets_the_current_cluster_after_a_merged_row_was_selected() {
         "the event log is the current cluster's"
     );
 }
+
+#[test]
+fn usage_columns_join_the_current_clusters_rows_only() {
+    use kinformer::render::metrics::Usage;
+    use kinformer::ui::metrics::{MetricsScope, MetricsUpdate};
+    let (mut app, _) = merged_app(fleet_config());
+    // The current context's metrics: pod default/a has usage there; prod-us's `a` is
+    // another pod and must not show it.
+    let usage = std::collections::HashMap::from([(
+        "default/a".to_string(),
+        Usage {
+            cpu_n: 250 * 1_000_000,
+            mem: 64 << 20,
+        },
+    )]);
+    app.update(Action::Metrics(MetricsUpdate::Usage {
+        scope: MetricsScope::Pods(Some("default".into())),
+        usage: Arc::new(usage),
+    }));
+    let text = screen(&mut app, 110, 14);
+    let line = |cluster: &str| {
+        text.lines()
+            .find(|l| l.contains(cluster) && l.contains(" a "))
+            .unwrap_or_else(|| panic!("{cluster}'s a drawn: {text}"))
+            .to_string()
+    };
+    assert!(line("prod-eu").contains(" 250  64 "), "{text}");
+    assert!(!line("prod-us").contains(" 250 "), "{text}");
+}

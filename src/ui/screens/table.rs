@@ -798,7 +798,12 @@ impl App {
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
         // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
-        let usage = view_usage(&self.metrics, self.node_pods.as_ref(), v);
+        let usage = view_usage(
+            &self.metrics,
+            self.node_pods.as_ref(),
+            merged.then_some(self.connection.context.as_str()),
+            v,
+        );
         if let Some((kind, _)) = usage {
             for (i, name) in kind.columns().iter().enumerate() {
                 let sorted = sort == SortBy::Joined(i);
