@@ -76,8 +76,15 @@ fn row_key(cluster: &str, name: &str) -> String {
     format!("{cluster}{CLUSTER_SEP}default/{name}")
 }
 
-/// Read actions until every key of `want` was upserted into `view` (deleted ones: `gone`).
-async fn until_rows(rt: &mut Headless, view: u64, want: &[String], gone: &[String]) {
+/// Read actions until every key of `want` was upserted into `view` (deleted ones: `gone`);
+/// the clusters named by the event tap entries seen meanwhile (`-` for the current one's).
+async fn until_rows(
+    rt: &mut Headless,
+    view: u64,
+    want: &[String],
+    gone: &[String],
+) -> BTreeSet<String> {
+    let mut tapped = BTreeSet::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut deleted: BTreeSet<String> = BTreeSet::new();
     let deadline = Instant::now() + HANG_GUARD;
@@ -86,24 +93,31 @@ async fn until_rows(rt: &mut Headless, view: u64, want: &[String], gone: &[Strin
             .await
             .unwrap_or_else(|_| panic!("rows {want:?} / deletions {gone:?} never came: {seen:?}"))
             .expect("runtime alive");
-        if let Action::Rows {
-            view: v,
-            upserts,
-            deletes,
-        } = action
-            && v == view
-        {
-            for s in upserts {
-                assert!(
-                    s.cluster().is_some(),
-                    "a merged view's rows name their cluster: {}",
-                    s.key
-                );
-                seen.insert(s.key.to_string());
+        match action {
+            Action::Rows {
+                view: v,
+                upserts,
+                deletes,
+            } if v == view => {
+                for s in upserts {
+                    assert!(
+                        s.cluster().is_some(),
+                        "a merged view's rows name their cluster: {}",
+                        s.key
+                    );
+                    seen.insert(s.key.to_string());
+                }
+                deleted.extend(deletes.iter().map(|k| k.to_string()));
             }
-            deleted.extend(deletes.iter().map(|k| k.to_string()));
+            Action::Tap(entries) => tapped.extend(
+                entries
+                    .iter()
+                    .map(|e| e.cluster.as_deref().unwrap_or("-").to_string()),
+            ),
+            _ => {}
         }
     }
+    tapped
 }
 
 async fn configmaps(conn: &Connection) -> ResourceInfo {
@@ -150,7 +164,7 @@ async fn a_merged_view_keeps_same_named_objects_apart_and_a_delete_lands_on_its_
         row_key("prod-eu", "payments"),
         row_key("prod-us", "payments"),
     ];
-    until_rows(&mut rt, 1, &both, &[]).await;
+    let mut tapped = until_rows(&mut rt, 1, &both, &[]).await;
 
     // Delete prod-us's payments: the write names its cluster and goes there only.
     let write = Write {
@@ -165,7 +179,23 @@ async fn a_merged_view_keeps_same_named_objects_apart_and_a_delete_lands_on_its_
         effect: Box::new(Effect::Write(write)),
     })
     .await;
-    until_rows(&mut rt, 1, &[], &[row_key("prod-us", "payments")]).await;
+    tapped.extend(until_rows(&mut rt, 1, &[], &[row_key("prod-us", "payments")]).await);
+    // The event log hears both: the current context's tap and the member's, named.
+    create_cm(&eu, "tapped").await;
+    let deadline = Instant::now() + HANG_GUARD;
+    while !(tapped.contains("-") && tapped.contains("prod-us")) {
+        let action = tokio::time::timeout_at(deadline.into(), rt.next_action())
+            .await
+            .unwrap_or_else(|_| panic!("the taps named only {tapped:?}"))
+            .expect("runtime alive");
+        if let Action::Tap(entries) = action {
+            tapped.extend(
+                entries
+                    .iter()
+                    .map(|e| e.cluster.as_deref().unwrap_or("-").to_string()),
+            );
+        }
+    }
     assert!(!cm_exists(&us, "payments").await, "gone from prod-us");
     assert!(cm_exists(&eu, "payments").await, "prod-eu's is untouched");
 

@@ -430,3 +430,50 @@ fn usage_columns_join_the_current_clusters_rows_only() {
     assert!(line("prod-eu").contains(" 250  64 "), "{text}");
     assert!(!line("prod-us").contains(" 250 "), "{text}");
 }
+
+fn tap_entry(
+    seq: u64,
+    key: &str,
+    cluster: Option<&str>,
+) -> kinformer::informer::shared_informer::TapEntry {
+    kinformer::informer::shared_informer::TapEntry {
+        seq,
+        at: std::time::UNIX_EPOCH + std::time::Duration::from_millis(NOW_MS as u64),
+        kind: Arc::from("pods"),
+        delta: kinformer::informer::delta_fifo::DeltaType::Updated,
+        tombstone: false,
+        key: Arc::from(key),
+        resource_version: "7".into(),
+        queue_depth: 0,
+        cluster: cluster.map(Arc::from),
+    }
+}
+
+#[test]
+fn the_event_log_names_each_entrys_cluster_and_enter_opens_that_clusters_history() {
+    let (mut app, _) = merged_app(fleet_config());
+    app.update(Action::Tap(vec![
+        tap_entry(1, "default/a", None),
+        tap_entry(1, "default/c", Some("prod-us")),
+    ]));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    let text = screen(&mut app, 120, 14);
+    assert!(text.contains("CLUSTER"), "{text}");
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.contains(key))
+            .unwrap_or_else(|| panic!("{key} listed: {text}"))
+            .to_string()
+    };
+    assert!(line("default/c").contains("prod-us"), "{text}");
+    assert!(line("default/a").contains("prod-eu"), "{text}");
+    // The newest (top) entry is prod-us's: Enter opens its history there.
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(
+        matches!(fx.as_slice(), [Effect::OnCluster { cluster, effect }]
+            if cluster == "prod-us" && matches!(**effect, Effect::FetchHistory { .. })),
+        "{fx:?}"
+    );
+}

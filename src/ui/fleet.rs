@@ -3,9 +3,9 @@
 //! ([`Effect::WatchCluster`], which also gives it its own connection, informers and access
 //! cache: `runtime/members.rs`) and the header shows every member's state in one compact line.
 //! Tables are merged over the members ([`super::fleet_table`]): a CLUSTER column, rows keyed
-//! (cluster, key), and everything aimed at a row goes to that row's cluster. The current
-//! context (marked in the line) is the one of the event log, the informer panel, logs and
-//! port-forwards. `--readonly-contexts` makes some members read-only, and with several
+//! (cluster, key), and everything aimed at a row goes to that row's cluster. The event log
+//! hears every member's informers (a CLUSTER column); the current context (marked in the
+//! line) is the one of the informer panel, the xray, the pulse and the usage columns. `--readonly-contexts` makes some members read-only, and with several
 //! members every confirmation names the cluster of the object it acts on.
 //!
 //! With one member nothing changes: no probes, the single-cluster header, keys and dialogs.

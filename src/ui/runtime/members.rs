@@ -16,6 +16,8 @@ pub(super) struct Member {
     pub(super) factory: Arc<SharedInformerFactory>,
     pub(super) access: AccessCache,
     pub(super) history: Arc<History>,
+    /// Ends its background tasks (the event tap's reader).
+    pub(super) cancel: CancellationToken,
 }
 
 /// Where a view's rows come from: one cluster's informers, client and access answers.
@@ -56,11 +58,19 @@ impl Runtime {
         let history = Arc::new(History::new(self.history.stats().budget));
         let factory = make_factory(&connection, &history);
         factory.start();
+        let cancel = CancellationToken::new();
+        spawn_tap(
+            &factory,
+            self.tx.clone(),
+            cancel.clone(),
+            Some(Arc::from(context)),
+        );
         let member = Member {
             connection,
             factory,
             access: AccessCache::default(),
             history,
+            cancel,
         };
         let open: Vec<ViewId> = self
             .views
@@ -88,6 +98,7 @@ impl Runtime {
         let Some(member) = self.members.remove(context) else {
             return;
         };
+        member.cancel.cancel();
         for feed in self.views.values_mut() {
             feed.members.retain(|(name, slot)| {
                 if name != context {

@@ -194,7 +194,7 @@ impl Runtime {
             metrics_tx,
             conn_cancel.child_token(),
         );
-        spawn_tap(&factory, tx.clone(), conn_cancel.clone());
+        spawn_tap(&factory, tx.clone(), conn_cancel.clone(), None);
         let connection_client = connection.client.clone();
         let (logs, log_rx) = LogFeeds::new(
             connection.client.clone(),
@@ -226,6 +226,7 @@ impl Runtime {
     pub async fn shutdown(&mut self) {
         self.probes.stop_all();
         for (_, m) in std::mem::take(&mut self.members) {
+            m.cancel.cancel();
             let _ = tokio::time::timeout(Duration::from_secs(2), m.factory.shutdown()).await;
         }
         self.forwards.stop_all().await;
@@ -755,7 +756,12 @@ impl Runtime {
                         self.factory.clone(),
                         self.conn_cancel.clone(),
                     );
-                    spawn_tap(&self.factory, self.tx.clone(), self.conn_cancel.clone());
+                    spawn_tap(
+                        &self.factory,
+                        self.tx.clone(),
+                        self.conn_cancel.clone(),
+                        None,
+                    );
                     self.stats = StatsSource::shared(
                         self.factory.clone(),
                         self.connection.context.clone(),
