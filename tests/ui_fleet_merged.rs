@@ -477,3 +477,23 @@ fn the_event_log_names_each_entrys_cluster_and_enter_opens_that_clusters_history
         "{fx:?}"
     );
 }
+
+#[test]
+fn the_current_cluster_forbidding_the_kind_keeps_the_other_clusters_rows() {
+    let (mut app, view) = merged_app(fleet_config());
+    app.update(Action::Forbidden {
+        view,
+        denial: kinformer::ui::action::Denial::from_message(
+            "list",
+            "pods is forbidden: User \"jane\" cannot list resource \"pods\"",
+            None,
+        ),
+    });
+    let text = screen(&mut app, 110, 14);
+    assert!(text.contains("forbidden on prod-eu"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("prod-us") && l.contains(" c ")),
+        "prod-us's rows stay: {text}"
+    );
+}

@@ -727,6 +727,12 @@ impl App {
                 Style::default().fg(Color::Black).bg(Color::Yellow),
             ));
         }
+        if merged && self.forbidden_view(v).is_some() {
+            title_spans.push(Span::styled(
+                format!(" forbidden on {} ", self.connection.context),
+                Style::default().fg(Color::Red),
+            ));
+        }
         if merged {
             let lacking = self.clusters_lacking(v);
             if !lacking.is_empty() {
@@ -760,8 +766,13 @@ impl App {
         let inner = block.inner(area);
         block.render(area, buf);
 
-        if let Some(d) = self.forbidden_view(v) {
-            self.render_forbidden(v, &d, inner, buf);
+        // A merged view keeps the other clusters' rows when the current one forbids the kind
+        // (its title says so).
+        let denied = self.forbidden_view(v);
+        if let Some(d) = &denied
+            && !(merged && !list.is_empty())
+        {
+            self.render_forbidden(v, d, inner, buf);
             return;
         }
         if let Some((msg, _)) = &v.error
