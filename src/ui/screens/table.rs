@@ -770,7 +770,7 @@ impl App {
         // (its title says so).
         let denied = self.forbidden_view(v);
         if let Some(d) = &denied
-            && !(merged && !list.is_empty())
+            && (!merged || list.is_empty())
         {
             self.render_forbidden(v, d, inner, buf);
             return;
