@@ -82,6 +82,7 @@ impl Setup {
             namespace,
             name: name.into(),
             op,
+            cluster: None,
         }
     }
 
@@ -1325,6 +1326,7 @@ async fn restart_creates_a_new_replicaset_that_replaces_every_pod() {
             namespace: Some(t.ns.clone()),
             name: t.name.clone(),
             op: Operation::Restart,
+            cluster: None,
         },
     )
     .await;

@@ -1309,6 +1309,7 @@ fn tap(seq: u64, delta: DeltaType, tombstone: bool) -> TapEntry {
         key: format!("default/p{seq}").into(),
         resource_version: (1000 + seq).to_string(),
         queue_depth: 0,
+        cluster: None,
     }
 }
 

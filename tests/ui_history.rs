@@ -259,6 +259,7 @@ fn tap(seq: u64, kind: &str, key: &str, rv: &str) -> TapEntry {
         key: key.into(),
         resource_version: rv.into(),
         queue_depth: 0,
+        cluster: None,
     }
 }
 

@@ -145,7 +145,7 @@ fn rows_with_usage(app: &App) -> usize {
     let Some(v) = app.current_view() else {
         return 0;
     };
-    let Some((kind, joined)) = view_usage(&app.metrics, app.node_pods.as_ref(), v) else {
+    let Some((kind, joined)) = view_usage(&app.metrics, app.node_pods.as_ref(), None, v) else {
         return 0;
     };
     let cpu = kind.columns().iter().position(|c| *c == "CPU").unwrap_or(0);

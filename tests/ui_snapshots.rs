@@ -187,6 +187,7 @@ fn tap(seq: u64, kind: &str, delta: DeltaType, tombstone: bool, key: &str) -> Ta
         key: key.into(),
         resource_version: (48_200 + seq).to_string(),
         queue_depth: (seq % 3) as usize,
+        cluster: None,
     }
 }
 

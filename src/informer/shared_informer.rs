@@ -152,6 +152,9 @@ pub struct TapEntry {
     pub resource_version: String,
     /// FIFO depth right after this key was popped.
     pub queue_depth: usize,
+    /// The cluster of the informer it came from, when a dashboard watches several (set by
+    /// the reader of the tap; `None` as recorded).
+    pub cluster: Option<Arc<str>>,
 }
 
 struct TapRing {
@@ -259,6 +262,7 @@ impl EventTap {
                         .map(|o| resource_version(&**o).to_string())
                         .unwrap_or_default(),
                     queue_depth,
+                    cluster: None,
                 };
                 if ring.entries.len() == self.capacity {
                     ring.entries.pop_front();

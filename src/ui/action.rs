@@ -43,6 +43,20 @@ pub struct ObjectSummary {
 
 static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
 
+/// Separates the cluster from the object's key in a merged table's row key
+/// (`prod-us\u{1f}shop/web`): same-named objects of two clusters are two rows. Never in a
+/// context name nor in a Kubernetes name.
+pub const CLUSTER_SEP: char = '\u{1f}';
+
+/// A merged table's row key: `cluster` + [`CLUSTER_SEP`] + the object's key.
+pub fn cluster_key(cluster: &str, key: &str) -> Arc<str> {
+    let mut s = String::with_capacity(cluster.len() + 1 + key.len());
+    s.push_str(cluster);
+    s.push(CLUSTER_SEP);
+    s.push_str(key);
+    Arc::from(s)
+}
+
 impl ObjectSummary {
     /// The summary of one cached object: its key and the kind's row (`crate::render::row`).
     /// `None` for an object without a name (it cannot be keyed).
@@ -75,6 +89,19 @@ impl ObjectSummary {
             row: crate::render::row(kind, obj, printer_columns),
             object: Arc::clone(obj),
         })
+    }
+
+    /// The fleet member the row came from, in a merged table (several clusters selected): the
+    /// part of the key before [`CLUSTER_SEP`]. `None`: a single cluster's row (key unchanged).
+    pub fn cluster(&self) -> Option<&str> {
+        self.key.split_once(CLUSTER_SEP).map(|(c, _)| c)
+    }
+
+    /// The object's own key (`namespace/name` or `name`), without the cluster of a merged row.
+    pub fn object_key(&self) -> &str {
+        self.key
+            .split_once(CLUSTER_SEP)
+            .map_or(&*self.key, |(_, k)| k)
     }
 
     /// `metadata.uid` (`""` when absent).
@@ -284,6 +311,13 @@ pub enum Action {
     /// The indexer behind a view: label filters and pickers read its label index.
     Store {
         view: ViewId,
+        store: Arc<ThreadSafeStore<DynamicObject>>,
+    },
+    /// One member's indexer behind a merged view (several clusters selected): its keys are
+    /// the object's own; the view's rows are `cluster` + [`CLUSTER_SEP`] + key.
+    MemberStore {
+        view: ViewId,
+        cluster: Arc<str>,
         store: Arc<ThreadSafeStore<DynamicObject>>,
     },
     /// A view's informer failed (e.g. 403 Forbidden); shown in the view instead of rows.
@@ -537,6 +571,15 @@ pub enum Effect {
     WatchCluster(String),
     /// Stop probing a fleet member.
     UnwatchCluster(String),
+    /// Carry out `effect` on fleet member `cluster` (its own connection, informers, access
+    /// cache): everything aimed at an object of a merged table goes to that object's cluster,
+    /// never implicitly to the current context. An `OpenResource` here feeds the view from
+    /// that member only (a drill-down into one cluster's object). A member no longer selected:
+    /// refused with a [`Action::Notify`], nothing is sent anywhere else.
+    OnCluster {
+        cluster: String,
+        effect: Box<Effect>,
+    },
     /// GET the object `namespace/name` from each of `contexts` (each on its own client) and
     /// compare them; answer with [`Action::Diff`].
     FetchDiff {

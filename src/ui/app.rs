@@ -154,6 +154,9 @@ pub struct App {
     pub rates: super::pulse::Rates,
     /// The selected clusters and their states (see [`super::fleet`]).
     pub fleet: super::fleet::FleetState,
+    /// The fleet member the keys act on (the selected row's cluster in a merged table; `None`:
+    /// the current context). See `App::on_key_routed`.
+    pub target_cluster: Option<String>,
     pub(super) initial_resource: String,
     pub(super) initial_selector: Option<String>,
     pub(super) context_namespace: Option<String>,
@@ -224,6 +227,7 @@ impl App {
                 config.readonly,
                 config.readonly_contexts,
             ),
+            target_cluster: None,
             initial_resource: config.resource,
             context_namespace: config.context_namespace,
             initial_selector: config.selector,
@@ -236,6 +240,8 @@ impl App {
     /// Open the first view (and the namespaces view behind `:ns`). Call once, before any action.
     pub fn init(&mut self) -> Vec<Effect> {
         let mut fx = Vec::new();
+        // The members first: the views that follow are fed from every one of them.
+        self.init_fleet(&mut fx);
         let name = self.initial_resource.clone();
         match resolve(&self.resources, &name).cloned() {
             Some(r) => {
@@ -258,7 +264,6 @@ impl App {
             self.apply_label_filter(id, &sel);
         }
         self.open_ns_view(&mut fx);
-        self.init_fleet(&mut fx);
         fx
     }
 
@@ -425,6 +430,7 @@ impl App {
                 fallback_denied: None,
                 synced: false,
                 store: None,
+                member_stores: Vec::new(),
                 drilled_from: None,
                 drill_answer,
                 feeds: None,
@@ -509,7 +515,7 @@ impl App {
             Action::Key(key) => {
                 if key.kind != KeyEventKind::Release {
                     self.dirty = true;
-                    self.on_key(key, &mut fx);
+                    self.on_key_routed(key, &mut fx);
                 }
             }
             Action::Mouse(m) => match m.kind {
@@ -598,6 +604,11 @@ impl App {
                 self.dirty = true;
                 self.after_rows(view, &mut fx);
             }
+            Action::MemberStore {
+                view,
+                cluster,
+                store,
+            } => self.on_member_store(view, cluster, store, &mut fx),
             Action::Store { view, store } => {
                 if self.xray_store(view, &store) {
                     return fx;
@@ -783,7 +794,7 @@ impl App {
 
     // ------------------------------------------------------------------ keys
 
-    fn on_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {
+    pub(crate) fn on_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {
         if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
             self.should_quit = true;
             fx.push(Effect::Quit);

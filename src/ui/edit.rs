@@ -163,6 +163,7 @@ pub async fn edit_loop(
         namespace: namespace.map(str::to_string),
         name: name.to_string(),
         op: Operation::Edit(Box::default()),
+        cluster: None,
     };
     let what = write.what();
     let api: Api<DynamicObject> = match namespace {

@@ -195,6 +195,7 @@ mod tests {
             key: format!("default/p{seq}").into(),
             resource_version: seq.to_string(),
             queue_depth: 0,
+            cluster: None,
         }
     }
 

@@ -1,11 +1,14 @@
 //! Several selected clusters (`--context a,b`, `--context 'prod-*'`, `--all-contexts`,
 //! `:ctx +name` / `:ctx -name`): each member is probed on its own client by the runtime
-//! ([`Effect::WatchCluster`]) and the header shows every member's state in one compact line;
-//! tables, YAML, logs and writes are those of the current context (the member shown first,
-//! marked in the line). `--readonly-contexts` makes some members read-only, and with several
-//! members every confirmation names the cluster it acts on.
+//! ([`Effect::WatchCluster`], which also gives it its own connection, informers and access
+//! cache: `runtime/members.rs`) and the header shows every member's state in one compact line.
+//! Tables are merged over the members ([`super::fleet_table`]): a CLUSTER column, rows keyed
+//! (cluster, key), and everything aimed at a row goes to that row's cluster. The event log
+//! hears every member's informers (a CLUSTER column); the current context (marked in the
+//! line) is the one of the informer panel, the xray, the pulse and the usage columns. `--readonly-contexts` makes some members read-only, and with several
+//! members every confirmation names the cluster of the object it acts on.
 //!
-//! With one member nothing changes: no probes, the single-cluster header and dialogs.
+//! With one member nothing changes: no probes, the single-cluster header, keys and dialogs.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Span;
@@ -148,6 +151,10 @@ impl App {
                 .push((a.clone(), ClusterHealth::default()));
             fx.push(Effect::WatchCluster(a.clone()));
         }
+        if !was_fleet {
+            // The tables so far are one cluster's: reopen them merged.
+            self.reopen_merged(fx);
+        }
         let n = self.fleet.members.len();
         self.info(format!(
             "added {} to the fleet ({n} clusters)",
@@ -179,11 +186,26 @@ impl App {
             && let Some(first) = self.fleet.members.first().map(|(m, _)| m.clone())
         {
             self.switch_to_context(&first, fx);
+        } else {
+            // The rows of the clusters gone leave with them.
+            self.reopen_merged(fx);
         }
         self.info(format!(
             "removed {} from the fleet ({n} left)",
             gone.join(", ")
         ));
+    }
+
+    /// Reopen the table shown (and the namespaces view) so they are fed by the members
+    /// selected now.
+    fn reopen_merged(&mut self, fx: &mut Vec<Effect>) {
+        if let Some(ns) = self.ns_view.take() {
+            self.close_view(ns, fx);
+        }
+        if let Some(r) = self.current_view().map(|v| v.resource.clone()) {
+            self.reset_to(r, fx);
+        }
+        self.open_ns_view(fx);
     }
 
     /// `:diff`: the selected object across every member (the screen waits for
@@ -199,7 +221,11 @@ impl App {
         let resource = view.resource.clone();
         let namespace = obj.namespace.as_deref().map(str::to_string);
         let name = obj.name.to_string();
-        let title = format!("Diff: {} across {}", obj.key, self.fleet.names().join(", "));
+        let title = format!(
+            "Diff: {} across {}",
+            obj.object_key(),
+            self.fleet.names().join(", ")
+        );
         let request = self.next_request;
         self.next_request += 1;
         fx.push(Effect::FetchDiff {

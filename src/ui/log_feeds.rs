@@ -87,6 +87,13 @@ impl LogFeeds {
         self.parent = parent;
     }
 
+    /// Open the next views on `client` and `factory` (a fleet member's, for one effect:
+    /// [`crate::ui::action::Effect::OnCluster`]); the views open now keep their streams.
+    pub fn point_at(&mut self, client: Client, factory: Arc<SharedInformerFactory>) {
+        self.client = client;
+        self.factory = factory;
+    }
+
     /// Live log tasks and connections of every view.
     pub fn counters(&self) -> Arc<LogCounters> {
         self.counters.clone()

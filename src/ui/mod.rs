@@ -68,7 +68,11 @@
 //!   `Effect::CancelDrain` cancels its token; `Effect::Quit` → restore the terminal and exit.
 //! - Several clusters ([`fleet`]): `Effect::WatchCluster(context)` probes a member on its own
 //!   client until `Effect::UnwatchCluster`, answering `Action::ClusterHealth` when its state
-//!   changes; `Effect::FetchDiff` GETs an object from each member → `Action::Diff`.
+//!   changes, and makes it a runtime member (own connection, informers, access cache): views
+//!   opened then are merged ([`fleet_table`]: `Action::MemberStore` per member, rows keyed
+//!   `cluster\u{1f}key`); `Effect::OnCluster { cluster, effect }` carries an effect out on
+//!   that member (the app wraps what a key aims at a merged row); `Effect::FetchDiff` GETs an
+//!   object from each member → `Action::Diff`.
 //! - Terminal input → `Action::Key`/`Mouse`/`Resize`; `Action::Tick(now_ms)` once a second (ages)
 //!   and at `App::next_deadline_ms()` (highlights fading, deleted rows leaving, countdowns).
 //!   Draw only when `App::take_dirty()` says so.
@@ -81,6 +85,7 @@ pub mod edit;
 pub mod event_log;
 pub mod fleet;
 pub mod fleet_diff;
+pub mod fleet_table;
 pub mod keys;
 pub mod log_feeds;
 pub mod log_stream;

@@ -156,6 +156,9 @@ pub struct Write {
     pub namespace: Option<String>,
     pub name: String,
     pub op: Operation,
+    /// The fleet member the object is in (a merged table's row); the runtime sends the write
+    /// to that member's connection. `None`: the current context.
+    pub cluster: Option<String>,
 }
 
 /// What came of a write (shown inline, in the footer).
@@ -168,11 +171,15 @@ pub struct WriteOutcome {
 impl Write {
     /// `deployment shop/web` or `node worker-1`.
     pub fn what(&self) -> String {
-        match &self.namespace {
+        let what = match &self.namespace {
             Some(ns) if self.resource.namespaced => {
                 format!("{} {ns}/{}", self.resource.singular, self.name)
             }
             _ => format!("{} {}", self.resource.singular, self.name),
+        };
+        match &self.cluster {
+            Some(c) => format!("{what} on {c}"),
+            None => what,
         }
     }
 
@@ -377,6 +384,7 @@ mod tests {
             namespace: Some("shop".into()),
             name: "web".into(),
             op,
+            cluster: None,
         }
     }
 

@@ -513,6 +513,12 @@ impl Forwards {
         }
     }
 
+    /// Start the next forwards on `client` (a fleet member's, for one effect); the running
+    /// ones keep theirs.
+    pub fn point_at(&mut self, client: kube::Client) {
+        self.client = client;
+    }
+
     /// Bind 127.0.0.1:`local` (or the next free port; 0: any) and forward it to
     /// `namespace/pod:port` until stopped. Returns the port bound.
     pub async fn start(

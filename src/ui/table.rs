@@ -152,7 +152,9 @@ impl TextFilter {
     }
 
     fn matches(&self, s: &ObjectSummary) -> bool {
-        if self.matches_str(&s.name) || s.namespace.as_deref().is_some_and(|n| self.matches_str(n))
+        if self.matches_str(&s.name)
+            || s.namespace.as_deref().is_some_and(|n| self.matches_str(n))
+            || s.cluster().is_some_and(|c| self.matches_str(c))
         {
             return true;
         }

@@ -94,7 +94,15 @@ impl Widget for &App {
         }
         screens::draw(self, screen, body, buf);
         if pane {
-            render_events(&self.events, self.now_ms, pane_area, buf, false);
+            render_events(
+                &self.events,
+                self.fleet
+                    .is_fleet()
+                    .then_some(self.connection.context.as_str()),
+                pane_area,
+                buf,
+                false,
+            );
         }
         self.render_footer(footer, buf);
         screens::draw_dialog(self, area, buf);

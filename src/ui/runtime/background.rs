@@ -9,15 +9,22 @@ pub(super) fn spawn_tap(
     factory: &Arc<SharedInformerFactory>,
     tx: mpsc::UnboundedSender<Action>,
     cancel: CancellationToken,
+    cluster: Option<Arc<str>>,
 ) {
     let tap = factory.tap();
     tokio::spawn(async move {
         let mut seq = tap.latest_seq();
         loop {
             let notified = tap.notify().notified();
-            let entries = tap.since(seq);
+            let mut entries = tap.since(seq);
             if let Some(last) = entries.last() {
                 seq = last.seq;
+                // A fleet member's entries name it (the event log's CLUSTER column).
+                if let Some(c) = &cluster {
+                    for e in &mut entries {
+                        e.cluster = Some(c.clone());
+                    }
+                }
                 if tx.send(Action::Tap(entries)).is_err() {
                     return;
                 }

@@ -153,6 +153,13 @@ pub(super) struct ViewFeed {
     pub(super) drill: Option<Drill>,
     pub(super) opened: OpenedSlot,
     pub(super) cancel: CancellationToken,
+    /// A merged view (several clusters selected): the other members' subscriptions, by
+    /// context; the current context's is `opened`.
+    pub(super) members: Vec<(String, OpenedSlot)>,
+    /// Fed by this member only ([`Effect::OnCluster`]: a drill-down into one cluster's object).
+    pub(super) only: Option<String>,
+    /// Its rows are keyed under their cluster (a member added later feeds it too).
+    pub(super) merged: bool,
 }
 
 /// The informer a view was attached to: filled by the task that checked access first.
@@ -186,6 +193,8 @@ pub(super) struct Attach {
     pub(super) opened: OpenedSlot,
     /// A drill-down: the view is fed only what the drill's index files under its values.
     pub(super) drill: Option<Drill>,
+    /// A merged view: the member these rows come from (their keys are put under it).
+    pub(super) cluster: Option<Arc<str>>,
 }
 
 impl Attach {
@@ -218,9 +227,16 @@ impl Attach {
                 None,
             ),
         };
-        let _ = self.tx.send(Action::Store {
-            view,
-            store: informer.indexer(),
+        let _ = self.tx.send(match &self.cluster {
+            Some(cluster) => Action::MemberStore {
+                view,
+                cluster: cluster.clone(),
+                store: informer.indexer(),
+            },
+            None => Action::Store {
+                view,
+                store: informer.indexer(),
+            },
         });
         let Subscription {
             queue,
@@ -248,11 +264,19 @@ impl Attach {
             store: store.clone(),
         });
         let task_cancel = self.cancel.clone();
+        let cluster = self.cluster.clone();
         tokio::spawn(async move {
             let q = queue.clone();
+            let feed = FeedTarget {
+                view,
+                kind,
+                printer,
+                only_namespace,
+                cluster,
+            };
             tokio::select! {
                 _ = task_cancel.cancelled() => { q.shut_down(); }
-                _ = feed_view(view, kind, printer, only_namespace, store, queue, tx) => {}
+                _ = feed_view(feed, store, queue, tx) => {}
             }
         });
         *slot = Some(Opened {
@@ -264,17 +288,32 @@ impl Attach {
     }
 }
 
+/// What a view's feed task renders and where it sends it.
+pub(super) struct FeedTarget {
+    pub(super) view: ViewId,
+    pub(super) kind: String,
+    pub(super) printer: Option<Vec<render::PrinterColumn>>,
+    /// Rows of a namespace view served by the all-namespaces informer: this namespace's only.
+    pub(super) only_namespace: Option<String>,
+    /// A merged view's member: keys are put under it.
+    pub(super) cluster: Option<Arc<str>>,
+}
+
 /// Take keys from the view's queue in batches, read the latest objects from the indexer and send
 /// their rows. A key updated many times while queued is taken once.
 pub(super) async fn feed_view(
-    view: ViewId,
-    kind: String,
-    printer: Option<Vec<render::PrinterColumn>>,
-    only_namespace: Option<String>,
+    feed: FeedTarget,
     store: Arc<ThreadSafeStore<DynamicObject>>,
     queue: Arc<RateLimitingQueue<Arc<str>>>,
     tx: mpsc::UnboundedSender<Action>,
 ) {
+    let FeedTarget {
+        view,
+        kind,
+        printer,
+        only_namespace,
+        cluster,
+    } = feed;
     let printer = printer.as_deref();
     let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
     while let Some(keys) = next_key_batch(&queue, BATCH).await {
@@ -285,7 +324,12 @@ pub(super) async fn feed_view(
                 .collect(),
             None => keys,
         };
-        let (upserts, deletes) = rows_for_keys(&kind, printer, &store, &keys);
+        let (upserts, deletes) = match &cluster {
+            Some(c) => {
+                crate::ui::fleet_table::member_rows_for_keys(&kind, printer, &store, c, &keys)
+            }
+            None => rows_for_keys(&kind, printer, &store, &keys),
+        };
         if tx
             .send(Action::Rows {
                 view,

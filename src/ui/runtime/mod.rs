@@ -92,6 +92,7 @@ mod background;
 mod describe;
 mod feeds;
 mod fleet;
+mod members;
 mod node_pods;
 #[cfg(test)]
 mod tests;
@@ -103,6 +104,7 @@ use describe::*;
 use feeds::*;
 pub use feeds::{next_key_batch, rows_for_keys};
 pub use fleet::{PROBE_BACKOFF_MAX, PROBE_PERIOD};
+use members::FeedSource;
 use node_pods::*;
 
 /// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
@@ -128,6 +130,9 @@ struct Runtime {
     forward_rows: Vec<portforward::ForwardRow>,
     /// The fleet members' probes (they outlive context switches).
     probes: fleet::Probes,
+    /// The other selected contexts (not the current one), each with its own connection,
+    /// informers and access cache: merged views are fed from them too.
+    members: std::collections::BTreeMap<String, members::Member>,
     probe_period: Duration,
     /// Per-object history, fed by the informers' transforms (a fresh one per context).
     history: Arc<History>,
@@ -189,7 +194,7 @@ impl Runtime {
             metrics_tx,
             conn_cancel.child_token(),
         );
-        spawn_tap(&factory, tx.clone(), conn_cancel.clone());
+        spawn_tap(&factory, tx.clone(), conn_cancel.clone(), None);
         let connection_client = connection.client.clone();
         let (logs, log_rx) = LogFeeds::new(
             connection.client.clone(),
@@ -210,6 +215,7 @@ impl Runtime {
             forwards: portforward::Forwards::new(connection_client),
             forward_rows: Vec::new(),
             probes: fleet::Probes::default(),
+            members: std::collections::BTreeMap::new(),
             probe_period: fleet::PROBE_PERIOD,
             history,
         };
@@ -219,6 +225,10 @@ impl Runtime {
     /// Close every view, end the connection's tasks and stop the informers.
     pub async fn shutdown(&mut self) {
         self.probes.stop_all();
+        for (_, m) in std::mem::take(&mut self.members) {
+            m.cancel.cancel();
+            let _ = tokio::time::timeout(Duration::from_secs(2), m.factory.shutdown()).await;
+        }
         self.forwards.stop_all().await;
         for view in self.views.keys().copied().collect::<Vec<_>>() {
             self.close_view(view);
@@ -239,6 +249,20 @@ impl Runtime {
         namespace: Option<String>,
         drill: Option<Drill>,
     ) {
+        self.open_view_on(view, resource, namespace, drill, None);
+    }
+
+    /// [`open_view`](Self::open_view) fed by every fleet member (a merged view: rows keyed
+    /// under their cluster), or by member `only` ([`Effect::OnCluster`]). A view restricted to
+    /// the current context without a drill (the xray's and pulse's feeds) is not merged.
+    fn open_view_on(
+        &mut self,
+        view: ViewId,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        drill: Option<Drill>,
+        only: Option<String>,
+    ) {
         self.close_view(view);
         let ns = if resource.namespaced {
             namespace.clone()
@@ -246,56 +270,32 @@ impl Runtime {
             None
         };
         let cancel = self.conn_cancel.child_token();
-        let opened: OpenedSlot = Arc::default();
-        let attach = Attach {
-            view,
-            resource: resource.clone(),
-            namespace: ns.clone(),
-            factory: self.factory.clone(),
-            tx: self.tx.clone(),
-            cancel: cancel.clone(),
-            opened: opened.clone(),
-            drill: drill.clone(),
-        };
-        if self.access.open_at_once(&resource, ns.as_deref()) {
-            attach.run();
-        } else {
-            let client = self.connection.client.clone();
-            let cache = self.access.clone();
-            let tx = self.tx.clone();
-            tokio::spawn(async move {
-                loop {
-                    let access = check_access(
-                        &client,
-                        &cache,
-                        &attach.resource,
-                        attach.namespace.as_deref(),
-                    )
-                    .await;
-                    if attach.cancel.is_cancelled() {
-                        return;
-                    }
-                    match access {
-                        Access::Allowed | Access::Unknown => {
-                            attach.run();
-                            return;
-                        }
-                        Access::Denied(mut denial) => {
-                            tracing::info!(view, message = %denial.message, "view forbidden: informer not started");
-                            denial.retry_at_ms =
-                                Some(now_ms() + FORBIDDEN_RECHECK.as_millis() as i64);
-                            if tx.send(Action::Forbidden { view, denial }).is_err() {
-                                return;
-                            }
-                        }
-                    }
-                    tokio::select! {
-                        _ = attach.cancel.cancelled() => return,
-                        _ = tokio::time::sleep(FORBIDDEN_RECHECK) => {}
-                    }
-                    cache.forget(&attach.resource, attach.namespace.as_deref());
-                }
-            });
+        let current = self.connection.context.clone();
+        let only_current = only.as_deref() == Some(current.as_str());
+        let merged = !self.members.is_empty() && (!only_current || drill.is_some());
+        let wanted = |c: &str| only.as_deref().is_none_or(|o| o == c);
+        let mut opened: OpenedSlot = Arc::default();
+        if wanted(&current) {
+            let target = FeedSource {
+                factory: self.factory.clone(),
+                client: self.connection.client.clone(),
+                access: self.access.clone(),
+                cluster: merged.then(|| Arc::from(current.as_str())),
+            };
+            opened = self.attach_on(target, view, &resource, ns.clone(), &drill, &cancel);
+        }
+        let mut members = Vec::new();
+        if merged {
+            let sources: Vec<(String, FeedSource)> = self
+                .members
+                .iter()
+                .filter(|(name, _)| wanted(name))
+                .map(|(name, m)| (name.clone(), m.source(name)))
+                .collect();
+            for (name, source) in sources {
+                let slot = self.attach_on(source, view, &resource, ns.clone(), &drill, &cancel);
+                members.push((name, slot));
+            }
         }
         self.views.insert(
             view,
@@ -305,8 +305,89 @@ impl Runtime {
                 drill,
                 opened,
                 cancel,
+                members,
+                only,
+                merged,
             },
         );
+    }
+
+    /// Attach `view` to `source`'s informer once its access review allows (see
+    /// [`open_view`](Self::open_view)); a merged view's member that refuses is named in the
+    /// footer (the other members' rows stay).
+    fn attach_on(
+        &self,
+        source: FeedSource,
+        view: ViewId,
+        resource: &ResourceInfo,
+        ns: Option<String>,
+        drill: &Option<Drill>,
+        cancel: &CancellationToken,
+    ) -> OpenedSlot {
+        let opened: OpenedSlot = Arc::default();
+        let FeedSource {
+            factory,
+            client,
+            access: cache,
+            cluster,
+        } = source;
+        let attach = Attach {
+            view,
+            resource: resource.clone(),
+            namespace: ns.clone(),
+            factory,
+            tx: self.tx.clone(),
+            cancel: cancel.clone(),
+            opened: opened.clone(),
+            drill: drill.clone(),
+            cluster: cluster.clone(),
+        };
+        if cache.open_at_once(resource, ns.as_deref()) {
+            attach.run();
+            return opened;
+        }
+        let tx = self.tx.clone();
+        let member = cluster.filter(|c| **c != *self.connection.context);
+        tokio::spawn(async move {
+            loop {
+                let access = check_access(
+                    &client,
+                    &cache,
+                    &attach.resource,
+                    attach.namespace.as_deref(),
+                )
+                .await;
+                if attach.cancel.is_cancelled() {
+                    return;
+                }
+                match access {
+                    Access::Allowed | Access::Unknown => {
+                        attach.run();
+                        return;
+                    }
+                    Access::Denied(mut denial) => {
+                        tracing::info!(view, message = %denial.message, "view forbidden: informer not started");
+                        denial.retry_at_ms = Some(now_ms() + FORBIDDEN_RECHECK.as_millis() as i64);
+                        let sent = match &member {
+                            Some(c) => tx.send(Action::Notify {
+                                message: format!("{c}: {}", denial.message),
+                                error: true,
+                            }),
+                            None => tx.send(Action::Forbidden { view, denial }),
+                        };
+                        if sent.is_err() {
+                            return;
+                        }
+                    }
+                }
+                tokio::select! {
+                    _ = attach.cancel.cancelled() => return,
+                    _ = tokio::time::sleep(FORBIDDEN_RECHECK) => {}
+                }
+                cache.forget(&attach.resource, attach.namespace.as_deref());
+            }
+        });
+        opened
     }
 
     /// Stop streaming to a view. Its informer stops too when no other view uses it and it is
@@ -319,6 +400,11 @@ impl Runtime {
             return;
         };
         feed.cancel.cancel();
+        for (_, slot) in &feed.members {
+            if let Some(r) = slot.lock().take().and_then(|o| o.registration) {
+                r.remove();
+            }
+        }
         let Some(opened) = feed.opened.lock().take() else {
             return;
         };
@@ -356,8 +442,17 @@ impl Runtime {
                 }
             }
             Effect::CloseView { view } => self.close_view(view),
-            Effect::WatchCluster(context) => self.watch_cluster(context),
-            Effect::UnwatchCluster(context) => self.unwatch_cluster(&context),
+            Effect::WatchCluster(context) => {
+                self.add_member(&context).await;
+                self.watch_cluster(context);
+            }
+            Effect::UnwatchCluster(context) => {
+                self.unwatch_cluster(&context);
+                self.remove_member(&context);
+            }
+            Effect::OnCluster { cluster, effect } => {
+                return Box::pin(self.carry_out_on(cluster, *effect)).await;
+            }
             Effect::FetchDiff {
                 request,
                 resource,
@@ -385,10 +480,11 @@ impl Runtime {
             }
             Effect::RetryForbidden { view } => {
                 if let Some(feed) = self.views.get(&view) {
-                    let (resource, namespace, drill) = (
+                    let (resource, namespace, drill, only) = (
                         feed.resource.clone(),
                         feed.namespace.clone(),
                         feed.drill.clone(),
+                        feed.only.clone(),
                     );
                     let ns = namespace.as_deref().filter(|_| resource.namespaced);
                     self.access.forget(&resource, ns);
@@ -404,7 +500,7 @@ impl Runtime {
                     {
                         self.factory.stop(&key);
                     }
-                    self.open_view(view, resource, namespace, drill);
+                    self.open_view_on(view, resource, namespace, drill, only);
                 }
             }
             Effect::WatchMetrics { view, scope } => self.metrics.watch(view, scope),
@@ -629,6 +725,10 @@ impl Runtime {
             Effect::Shell { .. } | Effect::Edit { .. } => {}
             Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
                 Ok(conn) => {
+                    // The new current context is no member any more; the old one becomes
+                    // one while it is still selected.
+                    let old_context = self.connection.context.clone();
+                    self.remove_member(&name);
                     let version = conn.server_version().await;
                     let resources = conn.discover().await;
                     for view in self.views.keys().copied().collect::<Vec<_>>() {
@@ -656,7 +756,12 @@ impl Runtime {
                         self.factory.clone(),
                         self.conn_cancel.clone(),
                     );
-                    spawn_tap(&self.factory, self.tx.clone(), self.conn_cancel.clone());
+                    spawn_tap(
+                        &self.factory,
+                        self.tx.clone(),
+                        self.conn_cancel.clone(),
+                        None,
+                    );
                     self.stats = StatsSource::shared(
                         self.factory.clone(),
                         self.connection.context.clone(),
@@ -678,6 +783,9 @@ impl Runtime {
                         retry_at_ms: None,
                         last_error,
                     }));
+                    if self.probes.live().contains(&old_context) {
+                        self.add_member(&old_context).await;
+                    }
                     match resources {
                         Ok(r) => {
                             let _ = self.tx.send(Action::Discovery(r));
@@ -865,13 +973,30 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         pending.extend(with_rows);
         for action in pending {
             for effect in app.update(action) {
+                // A shell or an editor for an object of another fleet member: its client.
+                let (effect, client) = match effect {
+                    Effect::OnCluster { cluster, effect }
+                        if matches!(*effect, Effect::Shell { .. } | Effect::Edit { .. }) =>
+                    {
+                        match rt.client_for(&cluster) {
+                            Some(c) => (*effect, c),
+                            None => {
+                                app.update(Action::Notify {
+                                    message: format!("{cluster} is no longer in the fleet"),
+                                    error: true,
+                                });
+                                continue;
+                            }
+                        }
+                    }
+                    e => (e, rt.connection.client.clone()),
+                };
                 if let Effect::Shell {
                     namespace,
                     pod,
                     container,
                 } = effect
                 {
-                    let client = rt.connection.client.clone();
                     let (message, error) = shell_session(&mut tui, &mut events, async move {
                         shell::run_in_terminal(client, &namespace, &pod, container.as_deref()).await
                     })
@@ -888,7 +1013,6 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     name,
                 } = effect
                 {
-                    let client = rt.connection.client.clone();
                     let (message, error) = shell_session(&mut tui, &mut events, async move {
                         let command = edit::editor_command();
                         let o =
@@ -979,6 +1103,16 @@ impl Headless {
     /// The contexts probed now.
     pub fn probed_clusters(&self) -> Vec<String> {
         self.rt.probes.live()
+    }
+
+    /// The fleet members with their own connection and informers (not the current context).
+    pub fn members(&self) -> Vec<String> {
+        self.rt.member_names()
+    }
+
+    /// A member's informer factory.
+    pub fn member_factory(&self, context: &str) -> Option<Arc<SharedInformerFactory>> {
+        self.rt.member_factory(context)
     }
 
     /// The informer factory of the current connection.

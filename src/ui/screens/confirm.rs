@@ -19,7 +19,7 @@ use crate::ui::widgets::centered;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Pending {
     /// One write through [`crate::ui::operate`].
-    Write(Write),
+    Write(Box<Write>),
     /// A node drain (cordon, then evict every pod) with these options.
     Drain { node: String, opts: DrainOptions },
 }
@@ -78,10 +78,15 @@ impl ConfirmWrite {
 impl App {
     /// Ask to confirm `pending` (the caller has checked read-only mode and the kind).
     pub(crate) fn ask_confirm(&mut self, pending: Pending) {
-        let cluster = self
-            .fleet
-            .is_fleet()
-            .then(|| self.connection.context.clone());
+        // The object's own cluster (a merged table's row), else the one keys act on now.
+        let cluster = self.fleet.is_fleet().then(|| {
+            match &pending {
+                Pending::Write(w) => w.cluster.clone(),
+                Pending::Drain { .. } => None,
+            }
+            .or_else(|| self.target_cluster.clone())
+            .unwrap_or_else(|| self.connection.context.clone())
+        });
         self.mode = Mode::Confirm(ConfirmWrite {
             pending,
             yes: false,
@@ -120,12 +125,12 @@ impl App {
     fn confirmed(&mut self, c: ConfirmWrite, fx: &mut Vec<Effect>) -> Mode {
         match c.pending {
             Pending::Write(w) => {
-                if let Err(e) = w.check(self.readonly) {
+                if let Err(e) = w.check(self.readonly_for_write(&w)) {
                     self.error(e);
                     return Mode::Normal;
                 }
                 self.info(format!("{} {}…", w.op.name(), w.what()));
-                fx.push(Effect::Write(w));
+                fx.push(Effect::Write(*w));
                 Mode::Normal
             }
             Pending::Drain { node, opts } => {

@@ -87,9 +87,11 @@ impl App {
     }
 }
 
+/// `fleet`: several clusters are selected and this is the current one: a CLUSTER column
+/// names each entry's (the members' taps name theirs; the current context's do not).
 pub(crate) fn render_events(
     log: &EventLog,
-    _now_ms: i64,
+    fleet: Option<&str>,
     area: Rect,
     buf: &mut Buffer,
     full: bool,
@@ -147,34 +149,45 @@ pub(crate) fn render_events(
                 };
                 (delta_name(e.delta).to_string(), s)
             };
-            TRow::new([
+            let mut cells = Vec::with_capacity(7);
+            if let Some(current) = fleet {
+                cells.push(e.cluster.as_deref().unwrap_or(current).to_string());
+            }
+            cells.extend([
                 time,
                 e.kind.to_string(),
                 ty,
                 e.key.to_string(),
                 e.resource_version.clone(),
                 e.queue_depth.to_string(),
-            ])
-            // The top line of the full screen is the one Enter opens the history of.
-            .style(if full && i == 0 {
-                style.add_modifier(Modifier::REVERSED)
-            } else {
-                style
-            })
+            ]);
+            TRow::new(cells)
+                // The top line of the full screen is the one Enter opens the history of.
+                .style(if full && i == 0 {
+                    style.add_modifier(Modifier::REVERSED)
+                } else {
+                    style
+                })
         });
-    let header = TRow::new(["TIME", "KIND", "DELTA", "KEY", "RV", "QUEUE"].map(TCell::from)).style(
+    let mut names = vec!["TIME", "KIND", "DELTA", "KEY", "RV", "QUEUE"];
+    let mut widths = Vec::with_capacity(7);
+    if fleet.is_some() {
+        names.insert(0, "CLUSTER");
+        widths.push(Constraint::Length(12));
+    }
+    let header = TRow::new(names.into_iter().map(TCell::from)).style(
         Style::default()
             .fg(Color::White)
             .add_modifier(Modifier::BOLD),
     );
-    let widths = [
+    widths.extend([
         Constraint::Length(12),
         Constraint::Length(kind_w),
         Constraint::Length(delta_w),
         Constraint::Fill(1),
         Constraint::Length(10),
         Constraint::Length(5),
-    ];
+    ]);
     Widget::render(
         Table::new(rows, widths)
             .header(header)

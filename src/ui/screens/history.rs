@@ -159,7 +159,7 @@ impl App {
             return;
         };
         let resource = crate::ui::action::resource_label(&view.resource);
-        let key = obj.key.to_string();
+        let key = obj.object_key().to_string();
         self.open_history(&resource, &key, None, fx);
     }
 
@@ -176,7 +176,19 @@ impl App {
         let resource = e.kind.split('@').next().unwrap_or_default().to_string();
         let key = e.key.to_string();
         let rv = (!e.resource_version.is_empty()).then(|| e.resource_version.clone());
+        let cluster = e.cluster.as_deref().map(str::to_string);
+        let start = fx.len();
         self.open_history(&resource, &key, rv, fx);
+        // A fleet member's entry: its history is that member's.
+        if let Some(cluster) = cluster {
+            for e in &mut fx[start..] {
+                let inner = std::mem::replace(e, Effect::Quit);
+                *e = Effect::OnCluster {
+                    cluster: cluster.clone(),
+                    effect: Box::new(inner),
+                };
+            }
+        }
         true
     }
 

@@ -144,7 +144,15 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
             Some(v) => app.render_table(v, area, buf),
             None => Paragraph::new("view closed").render(area, buf),
         },
-        Some(Screen::Events) => events::render_events(&app.events, app.now_ms, area, buf, true),
+        Some(Screen::Events) => events::render_events(
+            &app.events,
+            app.fleet
+                .is_fleet()
+                .then_some(app.connection.context.as_str()),
+            area,
+            buf,
+            true,
+        ),
         Some(Screen::Informers) => app.render_informers(area, buf),
         Some(Screen::Text(t)) => text::render_text(t, area, buf),
         Some(Screen::Pulse) => app.render_pulse(area, buf),

@@ -67,6 +67,7 @@ impl App {
             namespace: obj.namespace.as_deref().map(str::to_string),
             name: obj.name.to_string(),
             op,
+            cluster: obj.cluster().map(str::to_string),
         })
     }
 
@@ -74,7 +75,7 @@ impl App {
         let Some(w) = self.selected_write(op) else {
             return;
         };
-        if let Err(e) = w.check(self.readonly) {
+        if let Err(e) = w.check(self.readonly_for_write(&w)) {
             self.error(e);
             return;
         }
@@ -85,7 +86,7 @@ impl App {
                     .and_then(|(_, o)| o.object.data.get("spec")?.get("replicas")?.as_i64());
                 self.open_scale(w, current);
             }
-            _ if w.op.destructive() => self.ask_confirm(Pending::Write(w)),
+            _ if w.op.destructive() => self.ask_confirm(Pending::Write(Box::new(w))),
             _ => {
                 self.info(format!("{} {}…", w.op.name(), w.what()));
                 fx.push(Effect::Write(w));
@@ -151,7 +152,7 @@ impl App {
         let Some(w) = self.selected_write(Operation::Edit(Box::default())) else {
             return;
         };
-        if let Err(e) = w.check(self.readonly) {
+        if let Err(e) = w.check(self.readonly_for_write(&w)) {
             self.error(e);
             return;
         }

@@ -23,7 +23,7 @@ pub const MAX_REPLICAS: u32 = 10_000;
 #[derive(Debug, Clone)]
 pub struct ScaleDialog {
     /// The write to send, its count replaced by the input's.
-    pub write: Write,
+    pub write: Box<Write>,
     /// `spec.replicas` when the dialog opened.
     pub current: Option<i64>,
     pub input: Input,
@@ -49,12 +49,15 @@ impl ScaleDialog {
 impl App {
     pub(crate) fn open_scale(&mut self, write: Write, current: Option<i64>) {
         let start = current.map(|c| c.to_string()).unwrap_or_default();
-        let cluster = self
-            .fleet
-            .is_fleet()
-            .then(|| self.connection.context.clone());
+        // The object's own cluster (a merged table's row), else the current one.
+        let cluster = self.fleet.is_fleet().then(|| {
+            write
+                .cluster
+                .clone()
+                .unwrap_or_else(|| self.connection.context.clone())
+        });
         self.mode = Mode::Scale(ScaleDialog {
-            write,
+            write: Box::new(write),
             current,
             input: Input::new(start),
             error: None,
@@ -77,12 +80,12 @@ impl App {
                 Ok(n) => {
                     let mut w = d.write;
                     w.op = Operation::Scale(n);
-                    if let Err(e) = w.check(self.readonly) {
+                    if let Err(e) = w.check(self.readonly_for_write(&w)) {
                         self.error(e);
                         return Mode::Normal;
                     }
                     self.info(format!("scaling {} to {n}…", w.what()));
-                    fx.push(Effect::Write(w));
+                    fx.push(Effect::Write(*w));
                     Mode::Normal
                 }
                 Err(e) => {

@@ -27,6 +27,7 @@ use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::render::{Column, Health};
 use crate::ui::action::{Access, Denial, Effect, ObjectSummary, ViewId};
 use crate::ui::app::{App, Mode};
+use crate::ui::fleet_table::merged_index_keys;
 use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
 use crate::ui::runtime::rows_for_keys;
@@ -52,6 +53,8 @@ pub struct ResourceView {
     /// At least one Resync arrived.
     pub synced: bool,
     pub store: Option<Arc<ThreadSafeStore<DynamicObject>>>,
+    /// A merged view's indexers, one per fleet member (keys without the cluster).
+    pub member_stores: Vec<(Arc<str>, Arc<ThreadSafeStore<DynamicObject>>)>,
     /// What was drilled into, shown in the title (`deployments/web`).
     pub drilled_from: Option<String>,
     /// A drill-down's index and what it answered (the header names it).
@@ -230,11 +233,13 @@ impl App {
         let Some(id) = self.current_view_id() else {
             return;
         };
+        let merged = self.fleet.is_fleet();
         let Some(v) = self.views.get_mut(&id) else {
             return;
         };
         let all_ns = v.namespace.is_none() && v.resource.namespaced;
-        let skip = usize::from(all_ns);
+        let merged = usize::from(merged);
+        let skip = usize::from(all_ns) + merged;
         let ncols = v.columns.len() + skip;
         if v.col_widths.len() != ncols {
             v.col_widths = vec![0; ncols];
@@ -246,7 +251,13 @@ impl App {
             let Some(e) = v.table.entry(key) else {
                 continue;
             };
-            if all_ns && let Some(w) = v.col_widths.first_mut() {
+            if merged == 1
+                && let Some(w) = v.col_widths.first_mut()
+            {
+                let len = e.summary.cluster().map_or(0, str::len);
+                *w = (*w).max(len.min(60) as u16);
+            }
+            if all_ns && let Some(w) = v.col_widths.get_mut(merged) {
                 let len = e.summary.namespace.as_deref().map_or(0, str::len);
                 *w = (*w).max(len.min(60) as u16);
             }
@@ -382,6 +393,9 @@ impl App {
         let Some(v) = self.views.get_mut(&id) else {
             return;
         };
+        if !v.member_stores.is_empty() {
+            return self.fill_merged_from_index(id, fx);
+        }
         let (Some(drill), Some(store)) = (v.table.filters.drill.clone(), v.store.clone()) else {
             return;
         };
@@ -633,12 +647,15 @@ impl App {
     /// Candidates from the label index for the view's label filter (None: scan all rows).
     pub(crate) fn label_candidates(v: &mut ResourceView) -> Option<Vec<Arc<str>>> {
         let lf = v.table.filters.label.as_mut()?;
-        let from_index = match v.store.as_ref() {
-            Some(s) if !lf.index_terms.is_empty() => {
-                let terms: Vec<&str> = lf.index_terms.iter().map(String::as_str).collect();
-                s.index_keys_all(LABEL_INDEX, &terms).ok()
+        let terms: Vec<&str> = lf.index_terms.iter().map(String::as_str).collect();
+        let from_index = if !v.member_stores.is_empty() {
+            // A merged view: each member's label index, its keys under the member's name.
+            merged_index_keys(&v.member_stores, LABEL_INDEX, &terms)
+        } else {
+            match v.store.as_ref() {
+                Some(s) if !terms.is_empty() => s.index_keys_all(LABEL_INDEX, &terms).ok(),
+                _ => None,
             }
-            _ => None,
         };
         lf.from_index = from_index.is_some();
         // The store's keys are `namespace/name`, as the table's (a key the table has not
@@ -673,7 +690,17 @@ impl App {
     pub(crate) fn render_table(&self, v: &ResourceView, area: Rect, buf: &mut Buffer) {
         let t = &v.table;
         let list = t.list();
-        let stale = !self.connection.reachable;
+        let merged = self.fleet.is_fleet();
+        let stale_clusters = if merged {
+            self.stale_clusters()
+        } else {
+            Vec::new()
+        };
+        let stale = if merged {
+            !stale_clusters.is_empty()
+        } else {
+            !self.connection.reachable
+        };
         let title = format!(
             " {}({}){}[{}] ",
             capitalized(&v.resource.api_resource.plural),
@@ -692,9 +719,32 @@ impl App {
         )];
         if stale {
             title_spans.push(Span::styled(
-                " STALE ",
+                if merged {
+                    format!(" STALE: {} ", stale_clusters.join(", "))
+                } else {
+                    " STALE ".to_string()
+                },
                 Style::default().fg(Color::Black).bg(Color::Yellow),
             ));
+        }
+        if merged && self.forbidden_view(v).is_some() {
+            title_spans.push(Span::styled(
+                format!(" forbidden on {} ", self.connection.context),
+                Style::default().fg(Color::Red),
+            ));
+        }
+        if merged {
+            let lacking = self.clusters_lacking(v);
+            if !lacking.is_empty() {
+                title_spans.push(Span::styled(
+                    format!(
+                        " no {} in {} ",
+                        v.resource.api_resource.plural,
+                        lacking.join(", ")
+                    ),
+                    Style::default().fg(Color::Yellow),
+                ));
+            }
         }
         let position = if list.is_empty() {
             " 0/0 ".to_string()
@@ -716,8 +766,13 @@ impl App {
         let inner = block.inner(area);
         block.render(area, buf);
 
-        if let Some(d) = self.forbidden_view(v) {
-            self.render_forbidden(v, &d, inner, buf);
+        // A merged view keeps the other clusters' rows when the current one forbids the kind
+        // (its title says so).
+        let denied = self.forbidden_view(v);
+        if let Some(d) = &denied
+            && (!merged || list.is_empty())
+        {
+            self.render_forbidden(v, d, inner, buf);
             return;
         }
         if let Some((msg, _)) = &v.error
@@ -734,7 +789,15 @@ impl App {
         let all_ns = v.namespace.is_none() && v.resource.namespaced;
         let (sort, desc) = t.sort();
         let arrow = if desc { "↓" } else { "↑" };
-        let mut headers: Vec<String> = Vec::with_capacity(v.columns.len() + 1);
+        let mut headers: Vec<String> = Vec::with_capacity(v.columns.len() + 2);
+        // A merged table: the rows' cluster first (sorted with the key: cluster, then key).
+        let lead = usize::from(merged) + usize::from(all_ns);
+        if merged {
+            headers.push(format!(
+                "CLUSTER{}",
+                if sort == SortBy::Key { arrow } else { "" }
+            ));
+        }
         if all_ns {
             headers.push(format!(
                 "NAMESPACE{}",
@@ -746,7 +809,12 @@ impl App {
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
         // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
-        let usage = view_usage(&self.metrics, self.node_pods.as_ref(), v);
+        let usage = view_usage(
+            &self.metrics,
+            self.node_pods.as_ref(),
+            merged.then_some(self.connection.context.as_str()),
+            v,
+        );
         if let Some((kind, _)) = usage {
             for (i, name) in kind.columns().iter().enumerate() {
                 let sorted = sort == SortBy::Joined(i);
@@ -772,6 +840,9 @@ impl App {
         for key in window {
             let Some(e) = t.entry(key) else { continue };
             let mut cells: Vec<Cow<'_, str>> = Vec::with_capacity(headers.len());
+            if merged {
+                cells.push(Cow::Borrowed(e.summary.cluster().unwrap_or("")));
+            }
             if all_ns {
                 cells.push(Cow::Borrowed(e.summary.namespace.as_deref().unwrap_or("")));
             }
@@ -791,7 +862,14 @@ impl App {
                     levels.push(c.level());
                 }
             }
-            let style = mark_style(health_style(e.summary.row.health), e.mark_at(self.now_ms));
+            let mut style = mark_style(health_style(e.summary.row.health), e.mark_at(self.now_ms));
+            // A member that is down or forbids the kind: its rows stay, dimmed (stale).
+            if e.summary
+                .cluster()
+                .is_some_and(|c| stale_clusters.contains(&c))
+            {
+                style = style.fg(DIM).add_modifier(Modifier::DIM);
+            }
             let selected = t.selected_key().is_some_and(|s| s == key);
             rows_text.push((cells, style, selected, levels));
         }
@@ -806,11 +884,7 @@ impl App {
             }
         }
         if rows_text.is_empty() {
-            for (w, c) in widths
-                .iter_mut()
-                .skip(usize::from(all_ns))
-                .zip(v.columns.iter())
-            {
+            for (w, c) in widths.iter_mut().skip(lead).zip(v.columns.iter()) {
                 *w = (*w).max(c.min_width.min(20));
             }
         }
@@ -825,7 +899,7 @@ impl App {
                 .columns
                 .iter()
                 .position(|c| c.name == "IP")
-                .map_or(base, |i| i + usize::from(all_ns));
+                .map_or(base, |i| i + lead);
             let mut order: Vec<usize> = (0..at).chain(base..headers.len()).collect();
             order.extend(at..base);
             let mut used = 0u32;

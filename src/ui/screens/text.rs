@@ -169,7 +169,10 @@ impl App {
             } else {
                 "Describe"
             },
-            obj.key
+            match obj.cluster() {
+                Some(c) => format!("{} on {c}", obj.object_key()),
+                None => obj.key.to_string(),
+            }
         );
         let request = self.next_request;
         self.next_request += 1;

@@ -71,9 +71,11 @@ impl UsageKind {
     /// One row's usage cells: `n/a` everywhere without metrics for it; a node's PODS from the
     /// pods counted on it (`n/a` until counted).
     pub fn cells(self, summary: &ObjectSummary, usage: Option<&Joined<'_>>) -> Vec<UsageCell> {
+        // A merged row of another cluster than the one polled: nothing joined.
+        let usage = usage.filter(|j| summary.cluster().is_none_or(|c| j.cluster == Some(c)));
         let u = usage
             .and_then(|j| j.metrics)
-            .and_then(|m| m.get(&*summary.key))
+            .and_then(|m| m.get(summary.object_key()))
             .copied();
         match self {
             UsageKind::Pods => pod_usage_cells(&pod_resources(&summary.object.data), u).to_vec(),
@@ -106,12 +108,16 @@ pub fn level_style(base: Style, level: Level) -> Style {
 pub struct Joined<'a> {
     pub metrics: Option<&'a UsageMap>,
     pub node_pods: Option<&'a NodePods>,
+    /// Several clusters selected: the one the metrics and pod counts are of (the current
+    /// context); rows of the others show `n/a`.
+    pub cluster: Option<&'a str>,
 }
 
 /// The usage columns of `v` and what they join.
 pub fn view_usage<'a>(
     metrics: &'a HashMap<MetricsScope, UsageMap>,
     node_pods: Option<&'a NodePods>,
+    cluster: Option<&'a str>,
     v: &ResourceView,
 ) -> Option<(UsageKind, Joined<'a>)> {
     let kind = UsageKind::of(&v.resource)?;
@@ -121,6 +127,7 @@ pub fn view_usage<'a>(
         Joined {
             metrics: metrics.get(&scope),
             node_pods: node_pods.filter(|_| kind == UsageKind::Nodes),
+            cluster,
         },
     ))
 }
@@ -129,10 +136,11 @@ pub fn view_usage<'a>(
 fn fill_joined(
     metrics: &HashMap<MetricsScope, UsageMap>,
     node_pods: Option<&NodePods>,
+    cluster: Option<&str>,
     v: &mut ResourceView,
     col: usize,
 ) {
-    let Some((kind, joined)) = view_usage(metrics, node_pods, v) else {
+    let Some((kind, joined)) = view_usage(metrics, node_pods, cluster, v) else {
         return;
     };
     v.table.set_joined_keys(|e| {
@@ -182,7 +190,15 @@ impl App {
             if let Some(v) = self.views.get_mut(&id)
                 && let (SortBy::Joined(col), _) = v.table.sort()
             {
-                fill_joined(&self.metrics, self.node_pods.as_ref(), v, col);
+                fill_joined(
+                    &self.metrics,
+                    self.node_pods.as_ref(),
+                    self.fleet
+                        .is_fleet()
+                        .then_some(self.connection.context.as_str()),
+                    v,
+                    col,
+                );
             }
         }
         if matches!(self.current_screen(), Some(Screen::Table(id)) if self
@@ -219,7 +235,15 @@ impl App {
                     if let Some(v) = self.views.get_mut(&id)
                         && let (SortBy::Joined(col), _) = v.table.sort()
                     {
-                        fill_joined(&self.metrics, self.node_pods.as_ref(), v, col);
+                        fill_joined(
+                            &self.metrics,
+                            self.node_pods.as_ref(),
+                            self.fleet
+                                .is_fleet()
+                                .then_some(self.connection.context.as_str()),
+                            v,
+                            col,
+                        );
                     }
                 }
                 if self.shows_usage() {
@@ -276,7 +300,15 @@ impl App {
         };
         let by = SortBy::Joined(col);
         if v.table.sort().0 != by {
-            fill_joined(&self.metrics, self.node_pods.as_ref(), v, col);
+            fill_joined(
+                &self.metrics,
+                self.node_pods.as_ref(),
+                self.fleet
+                    .is_fleet()
+                    .then_some(self.connection.context.as_str()),
+                v,
+                col,
+            );
         }
         v.table.set_sort(by);
         self.scroll_current();
@@ -288,7 +320,15 @@ impl App {
             && let Some(v) = self.views.get_mut(&id)
             && v.table.sort().0 != by
         {
-            fill_joined(&self.metrics, self.node_pods.as_ref(), v, col);
+            fill_joined(
+                &self.metrics,
+                self.node_pods.as_ref(),
+                self.fleet
+                    .is_fleet()
+                    .then_some(self.connection.context.as_str()),
+                v,
+                col,
+            );
         }
     }
 }

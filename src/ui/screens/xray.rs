@@ -85,12 +85,12 @@ impl App {
             let view = self.next_view;
             self.next_view += 1;
             let namespace = self.scope_for(&resource);
-            fx.push(Effect::OpenResource {
+            fx.push(self.current_cluster_only(Effect::OpenResource {
                 view,
                 resource,
                 namespace,
                 drill: None,
-            });
+            }));
             screen.feeds.insert(view, *kind);
         }
         self.stack.push(Screen::Xray(Box::new(screen)));

@@ -1,0 +1,261 @@
+//! Merged tables (several clusters selected, see [`super::fleet`]): every member feeds each
+//! table view from its own informers, its rows keyed `cluster` + [`CLUSTER_SEP`](super::action::CLUSTER_SEP) + key so
+//! same-named objects of two clusters are two rows. Sorting and the text filter run over the
+//! union; the label filter asks each member's label index and merges the answers; a drill-down
+//! reads the index of the object's own member.
+//!
+//! Routing: what a key aims at the selected object (YAML, describe, edit, logs, shell,
+//! port-forward, drill-down, history, drain, every write) is wrapped in
+//! [`Effect::OnCluster`] naming the object's cluster, so the runtime carries it out on that
+//! member's connection, never implicitly on the current context. Read-only follows the
+//! object's cluster (`--readonly-contexts`).
+//!
+//! With one cluster nothing here runs: keys stay `namespace/name`, no CLUSTER column.
+
+use std::sync::Arc;
+
+use kube::api::DynamicObject;
+
+use super::action::{ClusterHealth, Effect, ObjectSummary, ViewId, cluster_key, resource_label};
+use super::app::{App, Mode};
+use super::operate::Write;
+use super::screens::Screen;
+use super::screens::table::ResourceView;
+use crate::informer::thread_safe_store::ThreadSafeStore;
+
+/// Each member's index answer for `terms` (all of them), its keys under the member's name;
+/// `None` when there are no terms or a member's store lacks the index (the rows are scanned).
+pub(crate) fn merged_index_keys(
+    stores: &[(Arc<str>, Arc<ThreadSafeStore<DynamicObject>>)],
+    index: &str,
+    terms: &[&str],
+) -> Option<Vec<Arc<str>>> {
+    if terms.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (cluster, store) in stores {
+        let keys = store.index_keys_all(index, terms).ok()?;
+        out.extend(keys.iter().map(|k| cluster_key(cluster, k)));
+    }
+    Some(out)
+}
+
+/// [`rows_for_keys`](super::runtime::rows_for_keys) for one member of a merged view: `keys` are the member's own
+/// (`namespace/name`), the rows and deletions come back keyed under `cluster`.
+pub fn member_rows_for_keys(
+    kind: &str,
+    printer: Option<&[crate::render::PrinterColumn]>,
+    store: &ThreadSafeStore<DynamicObject>,
+    cluster: &str,
+    keys: &[Arc<str>],
+) -> (Vec<ObjectSummary>, Vec<Arc<str>>) {
+    let mut upserts = Vec::with_capacity(keys.len());
+    let mut deletes = Vec::new();
+    for key in keys {
+        match store.get_key_value(key) {
+            Some((k, obj)) => upserts.extend(ObjectSummary::with_key(
+                kind,
+                cluster_key(cluster, &k),
+                &obj,
+                printer,
+            )),
+            None => deletes.push(cluster_key(cluster, key)),
+        }
+    }
+    (upserts, deletes)
+}
+
+/// The effects a key aims at the selected object: they go to the object's own cluster.
+fn aimed_at_object(e: &Effect) -> bool {
+    matches!(
+        e,
+        Effect::FetchYaml { .. }
+            | Effect::FetchDescribe { .. }
+            | Effect::Edit { .. }
+            | Effect::Shell { .. }
+            | Effect::FetchContainers { .. }
+            | Effect::FetchPorts { .. }
+            | Effect::FetchTargetPorts { .. }
+            | Effect::StartForward { .. }
+            | Effect::StartForwardTarget { .. }
+            | Effect::OpenLogs { .. }
+            | Effect::FetchHistory { .. }
+            | Effect::Drain { .. }
+            | Effect::OpenResource { drill: Some(_), .. }
+    )
+}
+
+impl App {
+    /// The members whose rows are stale: down or refusing this context's credentials (their
+    /// probe), the current context when it is unreachable. Their rows stay, dimmed.
+    pub(crate) fn stale_clusters(&self) -> Vec<&str> {
+        self.fleet
+            .members
+            .iter()
+            .filter(|(name, health)| {
+                if *name == self.connection.context {
+                    !self.connection.reachable
+                } else {
+                    matches!(
+                        health,
+                        ClusterHealth::Unreachable { .. } | ClusterHealth::Forbidden { .. }
+                    )
+                }
+            })
+            .map(|(name, _)| name.as_str())
+            .collect()
+    }
+
+    /// The members whose discovery lacks the view's kind (a CRD installed in some only).
+    pub(crate) fn clusters_lacking(&self, v: &ResourceView) -> Vec<&str> {
+        let kind = resource_label(&v.resource);
+        self.fleet
+            .members
+            .iter()
+            .filter(|(_, health)| {
+                matches!(health, ClusterHealth::Up { kinds: Some(k), .. } if !k.contains(&kind))
+            })
+            .map(|(name, _)| name.as_str())
+            .collect()
+    }
+
+    /// A feed of the current context alone (the xray's and the pulse's: their keys are the
+    /// objects' own), with several clusters selected; unchanged with one.
+    pub(crate) fn current_cluster_only(&self, effect: Effect) -> Effect {
+        if !self.fleet.is_fleet() {
+            return effect;
+        }
+        Effect::OnCluster {
+            cluster: self.connection.context.clone(),
+            effect: Box::new(effect),
+        }
+    }
+
+    /// Is a write on `w`'s object refused? Its own cluster's read-only state (a merged row),
+    /// else the current one's.
+    pub(crate) fn readonly_for_write(&self, w: &Write) -> bool {
+        match &w.cluster {
+            Some(c) => self.fleet.readonly_for(c),
+            None => self.readonly,
+        }
+    }
+
+    /// A key, with the fleet's routing: the selected row's cluster (in normal mode, on a
+    /// table) becomes the target, read-only follows it while the key runs, and the effects the
+    /// key aims at the object are sent to that cluster ([`Effect::OnCluster`]). Dialogs and
+    /// pickers opened from a row keep its target until a table takes keys again.
+    pub(crate) fn on_key_routed(&mut self, key: crossterm::event::KeyEvent, fx: &mut Vec<Effect>) {
+        if !self.fleet.is_fleet() {
+            return self.on_key(key, fx);
+        }
+        if matches!(self.mode, Mode::Normal) {
+            match self.current_screen() {
+                Some(Screen::Table(_)) => {
+                    self.target_cluster = self
+                        .selected_object()
+                        .and_then(|(_, o)| o.cluster().map(str::to_string));
+                }
+                // Their objects come from the current context's informers, tap and history.
+                Some(
+                    Screen::Xray(_)
+                    | Screen::Pulse
+                    | Screen::Events
+                    | Screen::Informers
+                    | Screen::Changes(_),
+                ) => self.target_cluster = None,
+                _ => {}
+            }
+        }
+        let target = self.target_cluster.clone();
+        if let Some(c) = &target {
+            self.readonly = self.fleet.readonly_for(c);
+        }
+        let start = fx.len();
+        self.on_key(key, fx);
+        self.refresh_readonly();
+        for e in &mut fx[start..] {
+            let cluster = match &*e {
+                Effect::Write(w) => w.cluster.clone(),
+                other if aimed_at_object(other) => target.clone(),
+                _ => None,
+            };
+            if let Some(cluster) = cluster {
+                let inner = std::mem::replace(e, Effect::Quit);
+                *e = Effect::OnCluster {
+                    cluster,
+                    effect: Box::new(inner),
+                };
+            }
+        }
+    }
+
+    /// A member's indexer for a merged view: kept beside the others (replacing this
+    /// member's earlier one), then the label filter and a drill-down are answered again.
+    pub(crate) fn on_member_store(
+        &mut self,
+        view: ViewId,
+        cluster: Arc<str>,
+        store: Arc<ThreadSafeStore<DynamicObject>>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Some(v) = self.views.get_mut(&view) else {
+            return;
+        };
+        match v.member_stores.iter_mut().find(|(c, _)| *c == cluster) {
+            Some(slot) => slot.1 = store,
+            None => v.member_stores.push((cluster, store)),
+        }
+        if v.table.filters.label.is_some() {
+            let cands = Self::label_candidates(v);
+            v.table.refilter(cands);
+            self.dirty = true;
+        }
+        if v.table.filters.drill.is_some() {
+            self.fill_from_index(view, fx);
+        }
+    }
+
+    /// `fill_from_index` of a merged drilled view: each member's index (a drill-down in a
+    /// merged table is fed by the object's member only, so there is one).
+    pub(crate) fn fill_merged_from_index(&mut self, id: ViewId, fx: &mut Vec<Effect>) {
+        let now = self.now_ms;
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        let Some(drill) = v.table.filters.drill.clone() else {
+            return;
+        };
+        let index = drill.index();
+        let mut rows = Vec::new();
+        let mut answered = true;
+        for (cluster, store) in &v.member_stores {
+            let mut keys: Vec<Arc<str>> = Vec::new();
+            for value in drill.values() {
+                match store.index_keys_all(index, &[value]) {
+                    Ok(k) => keys.extend(k),
+                    Err(_) => answered = false,
+                }
+            }
+            let (r, _) = member_rows_for_keys(
+                &v.resource.api_resource.kind,
+                v.resource.printer_columns.as_deref(),
+                store,
+                cluster,
+                &keys,
+            );
+            rows.extend(r);
+        }
+        if let Some(a) = v.drill_answer.as_mut() {
+            a.answered = answered;
+        }
+        self.dirty = true;
+        if !answered {
+            return;
+        }
+        let highlight = v.synced;
+        if v.table.apply(rows, Vec::new(), now, highlight) {
+            self.after_rows(id, fx);
+        }
+    }
+}

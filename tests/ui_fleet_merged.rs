@@ -1,0 +1,499 @@
+//! Merged tables (several clusters selected): rows keyed (cluster, key) so same-named objects
+//! of two clusters are two rows, a CLUSTER column first, sorting and the text filter over the
+//! union, the label filter answered by each member's label index, every effect aimed at a row
+//! wrapped for that row's cluster, read-only per cluster, and a member that is down keeping its
+//! rows dimmed with the title saying so.
+
+mod ui_support;
+
+use std::sync::Arc;
+
+use crossterm::event::KeyCode;
+use kinformer::ui::action::{
+    Action, ClusterHealth, ConnectionState, Effect, ObjectSummary, ViewId, cluster_key,
+};
+use kinformer::ui::app::Mode;
+use kinformer::ui::operate::Operation;
+use kinformer::ui::{App, AppConfig};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ui_support::*;
+
+const FLEET: [&str; 2] = ["prod-eu", "prod-us"];
+
+fn fleet_config() -> AppConfig {
+    AppConfig {
+        context: "prod-eu".into(),
+        fleet: FLEET.iter().map(|s| s.to_string()).collect(),
+        ..config()
+    }
+}
+
+/// `s` as a row of `cluster` in a merged view.
+fn on(cluster: &str, s: ObjectSummary) -> ObjectSummary {
+    ObjectSummary {
+        key: cluster_key(cluster, &s.key),
+        ..s
+    }
+}
+
+fn labelled(ns: &str, name: &str, app: &str) -> ObjectSummary {
+    pod(PodSpec {
+        ns,
+        name,
+        labels: &[("app", app)],
+        ..PodSpec::default()
+    })
+}
+
+/// A merged pods view fed by both members: prod-eu has `a` and `b`, prod-us has `a` and `c`.
+fn merged_app(cfg: AppConfig) -> (App, ViewId) {
+    let (mut app, view) = app_with(cfg, Vec::new());
+    app.update(Action::Connection(ConnectionState {
+        context: "prod-eu".into(),
+        server_version: Some("v1.33.0".into()),
+        reachable: true,
+        retry_at_ms: None,
+        last_error: None,
+    }));
+    let eu = vec![
+        labelled("default", "a", "web"),
+        labelled("default", "b", "db"),
+    ];
+    let us = vec![
+        labelled("default", "a", "web"),
+        labelled("default", "c", "web"),
+    ];
+    for (cluster, rows) in [("prod-eu", &eu), ("prod-us", &us)] {
+        app.update(Action::MemberStore {
+            view,
+            cluster: Arc::from(cluster),
+            store: store_of(rows),
+        });
+        app.update(Action::Rows {
+            view,
+            upserts: rows.iter().cloned().map(|s| on(cluster, s)).collect(),
+            deletes: Vec::new(),
+        });
+    }
+    (app, view)
+}
+
+fn k(cluster: &str, key: &str) -> String {
+    cluster_key(cluster, key).to_string()
+}
+
+fn select(app: &mut App, view: ViewId, key: &str) {
+    let i = shown(app, view)
+        .iter()
+        .position(|s| s == key)
+        .expect("row shown");
+    app.views.get_mut(&view).unwrap().table.select_index(i);
+}
+
+#[test]
+fn same_named_objects_of_two_clusters_are_two_rows_sorted_over_the_union() {
+    let (mut app, view) = merged_app(fleet_config());
+    assert_eq!(
+        shown(&app, view),
+        [
+            k("prod-eu", "default/a"),
+            k("prod-eu", "default/b"),
+            k("prod-us", "default/a"),
+            k("prod-us", "default/c"),
+        ]
+    );
+    // Deleting prod-us's `a` leaves prod-eu's.
+    app.update(Action::Rows {
+        view,
+        upserts: Vec::new(),
+        deletes: vec![cluster_key("prod-us", "default/a")],
+    });
+    let gone = &app.views[&view].table;
+    assert!(
+        gone.entry(&k("prod-us", "default/a")).unwrap().mark == kinformer::ui::table::Mark::Deleted
+    );
+    assert!(
+        gone.entry(&k("prod-eu", "default/a")).unwrap().mark != kinformer::ui::table::Mark::Deleted
+    );
+    app.update(Action::Tick(NOW_MS));
+    app.update(Action::Tick(NOW_MS + 1_100));
+    app.update(Action::Tick(NOW_MS + 2_200));
+    assert_eq!(
+        shown(&app, view),
+        [
+            k("prod-eu", "default/a"),
+            k("prod-eu", "default/b"),
+            k("prod-us", "default/c"),
+        ]
+    );
+}
+
+#[test]
+fn the_text_filter_runs_over_the_union_and_matches_the_cluster_name() {
+    let (mut app, view) = merged_app(fleet_config());
+    app.update(key('/'));
+    type_str(&mut app, "prod-us");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(
+        shown(&app, view),
+        [k("prod-us", "default/a"), k("prod-us", "default/c")]
+    );
+    app.update(code(KeyCode::Esc));
+    app.update(key('/'));
+    type_str(&mut app, "~^a$");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(
+        shown(&app, view),
+        [k("prod-eu", "default/a"), k("prod-us", "default/a")]
+    );
+}
+
+#[test]
+fn the_label_filter_asks_each_members_index_and_merges_the_answers() {
+    let (mut app, view) = merged_app(fleet_config());
+    assert!(app.apply_label_filter(view, "app=web"));
+    let lf = app.views[&view].table.filters.label.clone().unwrap();
+    assert!(lf.from_index, "answered by the members' label indexes");
+    assert_eq!(
+        shown(&app, view),
+        [
+            k("prod-eu", "default/a"),
+            k("prod-us", "default/a"),
+            k("prod-us", "default/c"),
+        ]
+    );
+}
+
+#[test]
+fn effects_aimed_at_a_row_go_to_that_rows_cluster() {
+    let (mut app, view) = merged_app(fleet_config());
+    select(&mut app, view, &k("prod-us", "default/a"));
+    let fx = app.update(key('y'));
+    let [Effect::OnCluster { cluster, effect }] = fx.as_slice() else {
+        panic!("one routed effect expected, got {fx:?}")
+    };
+    assert_eq!(cluster, "prod-us");
+    let Effect::FetchYaml {
+        name, namespace, ..
+    } = &**effect
+    else {
+        panic!("a YAML fetch expected, got {effect:?}")
+    };
+    assert_eq!(
+        (namespace.as_deref(), name.as_str()),
+        (Some("default"), "a")
+    );
+    app.update(code(KeyCode::Esc));
+
+    // A delete: the dialog names prod-us, the write carries it and is routed there.
+    select(&mut app, view, &k("prod-us", "default/a"));
+    app.update(ctrl('d'));
+    let Mode::Confirm(c) = &app.mode else {
+        panic!("confirm dialog expected, got {:?}", app.mode)
+    };
+    assert_eq!(c.cluster.as_deref(), Some("prod-us"));
+    let fx = app.update(key('y'));
+    let [Effect::OnCluster { cluster, effect }] = fx.as_slice() else {
+        panic!("one routed write expected, got {fx:?}")
+    };
+    assert_eq!(cluster, "prod-us");
+    let Effect::Write(w) = &**effect else {
+        panic!("a write expected, got {effect:?}")
+    };
+    assert!(matches!(w.op, Operation::Delete(_)));
+    assert_eq!(w.cluster.as_deref(), Some("prod-us"));
+    assert_eq!(w.name, "a");
+
+    // The same-named pod of the current context: routed to prod-eu, not left implicit.
+    select(&mut app, view, &k("prod-eu", "default/a"));
+    let fx = app.update(key('d'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::OnCluster { cluster, .. }] if cluster == "prod-eu"),
+        "{fx:?}"
+    );
+}
+
+#[test]
+fn readonly_follows_the_rows_cluster() {
+    let cfg = AppConfig {
+        readonly_contexts: Some("prod-us".into()),
+        ..fleet_config()
+    };
+    let (mut app, view) = merged_app(cfg);
+    select(&mut app, view, &k("prod-us", "default/c"));
+    assert!(app.update(ctrl('d')).is_empty());
+    assert!(
+        !matches!(app.mode, Mode::Confirm(_)),
+        "no dialog for a read-only cluster's row"
+    );
+    assert!(
+        !app.readonly,
+        "the current context (prod-eu) stays writable"
+    );
+    select(&mut app, view, &k("prod-eu", "default/b"));
+    app.update(ctrl('d'));
+    let Mode::Confirm(c) = &app.mode else {
+        panic!("prod-eu's row may be deleted, got {:?}", app.mode)
+    };
+    assert_eq!(c.cluster.as_deref(), Some("prod-eu"));
+}
+
+fn screen(app: &mut App, width: u16, height: u16) -> String {
+    app.update(Action::Resize(width, height));
+    let app = &*app;
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    let buf = terminal.backend().buffer().clone();
+    (0..height)
+        .map(|y| {
+            (0..width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn merged_pods_view_shows_a_cluster_column_first() {
+    let (mut app, _) = merged_app(fleet_config());
+    app.update(Action::ClusterHealth {
+        context: "prod-us".into(),
+        health: ClusterHealth::Up {
+            version: "v1.33.0".into(),
+            kinds: None,
+        },
+    });
+    let text = screen(&mut app, 110, 14);
+    assert!(text.contains("CLUSTER"), "{text}");
+    assert!(!text.contains("STALE"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn a_member_down_keeps_its_rows_dimmed_and_the_title_names_it() {
+    let (mut app, view) = merged_app(fleet_config());
+    app.update(Action::ClusterHealth {
+        context: "prod-us".into(),
+        health: ClusterHealth::Unreachable {
+            error: "connection refused".into(),
+            retry_at_ms: NOW_MS + 4_000,
+        },
+    });
+    let text = screen(&mut app, 110, 14);
+    assert!(text.contains("STALE: prod-us"), "{text}");
+    insta::assert_snapshot!(text);
+    // Its rows stay, dimmed; prod-eu's are not.
+    assert_eq!(shown(&app, view).len(), 4);
+    let app_ref = &app;
+    let mut terminal = Terminal::new(TestBackend::new(110, 14)).unwrap();
+    terminal
+        .draw(|f| f.render_widget(app_ref, f.area()))
+        .unwrap();
+    let buf = terminal.backend().buffer().clone();
+    let row_of = |cluster: &str, name: &str| {
+        (0..14u16)
+            .find(|y| {
+                let line: String = (0..110).map(|x| buf[(x, *y)].symbol()).collect();
+                line.contains(cluster) && line.contains(&format!(" {name} "))
+            })
+            .expect("row drawn")
+    };
+    let dim =
+        |y: u16| (0..110u16).any(|x| buf[(x, y)].modifier.contains(ratatui::style::Modifier::DIM));
+    assert!(dim(row_of("prod-us", "c")));
+    assert!(!dim(row_of("prod-eu", "b")));
+}
+
+#[test]
+fn a_single_cluster_has_no_cluster_column_and_unchanged_keys() {
+    let (mut app, view) = app_with(config(), vec![simple_pod("default", "a")]);
+    assert_eq!(shown(&app, view), ["default/a"]);
+    let text = screen(&mut app, 110, 10);
+    assert!(!text.contains("CLUSTER"), "{text}");
+    let fx = app.update(key('y'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::FetchYaml { .. }]),
+        "not wrapped: {fx:?}"
+    );
+}
+
+#[test]
+fn a_drill_down_from_a_merged_row_is_fed_by_that_rows_cluster_only() {
+    let cfg = AppConfig {
+        resource: "deployments".into(),
+        ..fleet_config()
+    };
+    let (mut app, view) = app_with(cfg, Vec::new());
+    for cluster in FLEET {
+        let rows = vec![workload("shop", "web", None)];
+        app.update(Action::MemberStore {
+            view,
+            cluster: Arc::from(cluster),
+            store: store_of(&rows),
+        });
+        app.update(Action::Rows {
+            view,
+            upserts: rows.into_iter().map(|s| on(cluster, s)).collect(),
+            deletes: Vec::new(),
+        });
+    }
+    select(&mut app, view, &k("prod-us", "shop/web"));
+    let fx = app.update(code(KeyCode::Enter));
+    let opened: Vec<(&str, bool)> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::OnCluster { cluster, effect } => match &**effect {
+                Effect::OpenResource { drill, .. } => Some((cluster.as_str(), drill.is_some())),
+                _ => None,
+            },
+            Effect::OpenResource { .. } => panic!("a drill-down left unrouted: {fx:?}"),
+            _ => None,
+        })
+        .collect();
+    assert!(!opened.is_empty(), "{fx:?}");
+    assert!(
+        opened
+            .iter()
+            .all(|(c, drilled)| *c == "prod-us" && *drilled),
+        "{opened:?}"
+    );
+}
+
+#[test]
+fn the_pulse_reads_the_current_cluster_only_in_a_fleet() {
+    let (mut app, _) = merged_app(fleet_config());
+    app.update(key(':'));
+    type_str(&mut app, "pulse");
+    let fx = app.update(code(KeyCode::Enter));
+    let feeds: Vec<&Effect> = fx
+        .iter()
+        .filter(|e| {
+            matches!(e, Effect::OpenResource { .. })
+                || matches!(e, Effect::OnCluster { effect, .. } if matches!(**effect, Effect::OpenResource { .. }))
+        })
+        .collect();
+    assert!(!feeds.is_empty(), "{fx:?}");
+    for e in feeds {
+        assert!(
+            matches!(e, Effect::OnCluster { cluster, effect } if cluster == "prod-eu" && matches!(**effect, Effect::OpenResource { drill: None, .. })),
+            "{e:?}"
+        );
+    }
+}
+
+#[test]
+fn the_event_log_targets_the_current_cluster_after_a_merged_row_was_selected() {
+    let (mut app, view) = merged_app(fleet_config());
+    select(&mut app, view, &k("prod-us", "default/a"));
+    app.update(key('y'));
+    app.update(code(KeyCode::Esc));
+    assert_eq!(app.target_cluster.as_deref(), Some("prod-us"));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    app.update(key('j'));
+    assert_eq!(
+        app.target_cluster, None,
+        "the event log is the current cluster's"
+    );
+}
+
+#[test]
+fn usage_columns_join_the_current_clusters_rows_only() {
+    use kinformer::render::metrics::Usage;
+    use kinformer::ui::metrics::{MetricsScope, MetricsUpdate};
+    let (mut app, _) = merged_app(fleet_config());
+    // The current context's metrics: pod default/a has usage there; prod-us's `a` is
+    // another pod and must not show it.
+    let usage = std::collections::HashMap::from([(
+        "default/a".to_string(),
+        Usage {
+            cpu_n: 250 * 1_000_000,
+            mem: 64 << 20,
+        },
+    )]);
+    app.update(Action::Metrics(MetricsUpdate::Usage {
+        scope: MetricsScope::Pods(Some("default".into())),
+        usage: Arc::new(usage),
+    }));
+    let text = screen(&mut app, 110, 14);
+    let line = |cluster: &str| {
+        text.lines()
+            .find(|l| l.contains(cluster) && l.contains(" a "))
+            .unwrap_or_else(|| panic!("{cluster}'s a drawn: {text}"))
+            .to_string()
+    };
+    assert!(line("prod-eu").contains(" 250  64 "), "{text}");
+    assert!(!line("prod-us").contains(" 250 "), "{text}");
+}
+
+fn tap_entry(
+    seq: u64,
+    key: &str,
+    cluster: Option<&str>,
+) -> kinformer::informer::shared_informer::TapEntry {
+    kinformer::informer::shared_informer::TapEntry {
+        seq,
+        at: std::time::UNIX_EPOCH + std::time::Duration::from_millis(NOW_MS as u64),
+        kind: Arc::from("pods"),
+        delta: kinformer::informer::delta_fifo::DeltaType::Updated,
+        tombstone: false,
+        key: Arc::from(key),
+        resource_version: "7".into(),
+        queue_depth: 0,
+        cluster: cluster.map(Arc::from),
+    }
+}
+
+#[test]
+fn the_event_log_names_each_entrys_cluster_and_enter_opens_that_clusters_history() {
+    let (mut app, _) = merged_app(fleet_config());
+    app.update(Action::Tap(vec![
+        tap_entry(1, "default/a", None),
+        tap_entry(1, "default/c", Some("prod-us")),
+    ]));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    let text = screen(&mut app, 120, 14);
+    assert!(text.contains("CLUSTER"), "{text}");
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.contains(key))
+            .unwrap_or_else(|| panic!("{key} listed: {text}"))
+            .to_string()
+    };
+    assert!(line("default/c").contains("prod-us"), "{text}");
+    assert!(line("default/a").contains("prod-eu"), "{text}");
+    // The newest (top) entry is prod-us's: Enter opens its history there.
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(
+        matches!(fx.as_slice(), [Effect::OnCluster { cluster, effect }]
+            if cluster == "prod-us" && matches!(**effect, Effect::FetchHistory { .. })),
+        "{fx:?}"
+    );
+}
+
+#[test]
+fn the_current_cluster_forbidding_the_kind_keeps_the_other_clusters_rows() {
+    let (mut app, view) = merged_app(fleet_config());
+    app.update(Action::Forbidden {
+        view,
+        denial: kinformer::ui::action::Denial::from_message(
+            "list",
+            "pods is forbidden: User \"jane\" cannot list resource \"pods\"",
+            None,
+        ),
+    });
+    let text = screen(&mut app, 110, 14);
+    assert!(text.contains("forbidden on prod-eu"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("prod-us") && l.contains(" c ")),
+        "prod-us's rows stay: {text}"
+    );
+}
