@@ -165,6 +165,34 @@ async fn a_merged_view_keeps_same_named_objects_apart_and_a_delete_lands_on_its_
         row_key("prod-us", "payments"),
     ];
     let mut tapped = until_rows(&mut rt, 1, &both, &[]).await;
+    // The informer panel's stats cover both clusters' configmaps informers, the member's named.
+    let deadline = Instant::now() + HANG_GUARD;
+    let mut clusters: BTreeSet<String> = BTreeSet::new();
+    while clusters.len() < 2 {
+        let action = tokio::time::timeout_at(deadline.into(), rt.next_action())
+            .await
+            .unwrap_or_else(|_| panic!("stats named only {clusters:?}"))
+            .expect("runtime alive");
+        match action {
+            Action::InformerStats(rows) => {
+                clusters = rows
+                    .iter()
+                    .filter(|r| r.resource == "configmaps" && r.synced)
+                    .map(|r| r.cluster.as_deref().unwrap_or("-").to_string())
+                    .collect();
+            }
+            Action::Tap(entries) => tapped.extend(
+                entries
+                    .iter()
+                    .map(|e| e.cluster.as_deref().unwrap_or("-").to_string()),
+            ),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        clusters,
+        BTreeSet::from(["-".to_string(), "prod-us".to_string()])
+    );
 
     // Delete prod-us's payments: the write names its cluster and goes there only.
     let write = Write {

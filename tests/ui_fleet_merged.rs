@@ -497,3 +497,56 @@ fn the_current_cluster_forbidding_the_kind_keeps_the_other_clusters_rows() {
         "prod-us's rows stay: {text}"
     );
 }
+
+#[test]
+fn the_informer_panel_lists_every_clusters_informers_and_the_header_reads_a_members_own() {
+    let (mut app, _) = merged_app(fleet_config());
+    app.update(Action::ClusterHealth {
+        context: "prod-us".into(),
+        health: ClusterHealth::Up {
+            version: "v1.33.0".into(),
+            kinds: None,
+        },
+    });
+    let member = |state| {
+        let mut r = informer_row("pods", None, state);
+        r.cluster = Some(Arc::from("prod-us"));
+        r
+    };
+    // prod-us's pods informer is still listing: the header says so rather than "up".
+    let mut listing = member(kinformer::ui::action::InformerState::Listing);
+    listing.synced = false;
+    app.update(Action::InformerStats(vec![
+        informer_row("pods", None, kinformer::ui::action::InformerState::Watching),
+        listing,
+    ]));
+    let text = screen(&mut app, 110, 14);
+    let header = text.lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("prod-us listing"), "{header}");
+    // Backing off: with its countdown.
+    app.update(Action::InformerStats(vec![
+        informer_row("pods", None, kinformer::ui::action::InformerState::Watching),
+        member(kinformer::ui::action::InformerState::BackingOff {
+            until_ms: NOW_MS + 7_000,
+        }),
+    ]));
+    let text = screen(&mut app, 110, 14);
+    let header = text.lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("prod-us backoff 7s"), "{header}");
+    // The panel: one row per informer of each cluster, the CLUSTER column first.
+    app.update(Action::InformerStats(vec![
+        informer_row("pods", None, kinformer::ui::action::InformerState::Watching),
+        member(kinformer::ui::action::InformerState::Watching),
+    ]));
+    type_str(&mut app, ":informers");
+    app.update(code(KeyCode::Enter));
+    let text = screen(&mut app, 110, 10);
+    assert!(text.contains("CLUSTER"), "{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains(" pods ")).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows[0].contains("prod-eu") && rows[1].contains("prod-us"),
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
+}

@@ -175,6 +175,9 @@ pub struct InformerRow {
     pub synced: bool,
     /// The last error was a 403: the view for this resource says so.
     pub forbidden: bool,
+    /// `None`: an informer of the current context; `Some`: of that fleet member (the informer
+    /// panel's CLUSTER column; views and the header read the current context's rows).
+    pub cluster: Option<Arc<str>>,
 }
 
 /// A fleet member's state as its prober sees it (the header's per-cluster line, when several

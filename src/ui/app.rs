@@ -314,11 +314,11 @@ impl App {
         // informer (one watch per kind), so fall back to the all-namespaces row.
         self.informers
             .iter()
-            .find(|r| r.resource == label && r.namespace == view.namespace)
+            .find(|r| r.cluster.is_none() && r.resource == label && r.namespace == view.namespace)
             .or_else(|| {
                 self.informers
                     .iter()
-                    .find(|r| r.resource == label && r.namespace.is_none())
+                    .find(|r| r.cluster.is_none() && r.resource == label && r.namespace.is_none())
             })
     }
 

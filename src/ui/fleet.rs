@@ -274,7 +274,9 @@ impl App {
                     {
                         (format!("no {kind}"), Color::Yellow)
                     }
-                    ClusterHealth::Up { .. } => ("up".to_string(), Color::Green),
+                    ClusterHealth::Up { .. } => self
+                        .member_informer_state(name)
+                        .unwrap_or_else(|| ("up".to_string(), Color::Green)),
                     ClusterHealth::Unreachable { retry_at_ms, .. } => (
                         format!("down {}", countdown(self.now_ms, *retry_at_ms)),
                         Color::Red,
@@ -288,6 +290,26 @@ impl App {
             }
         }
         spans
+    }
+
+    /// A reachable member's state from its own informer of the kind shown (merged tables feed
+    /// from it): synced, listing, backoff with its countdown, forbidden. `None` without one.
+    fn member_informer_state(&self, member: &str) -> Option<(String, Color)> {
+        let kind = self.current_kind()?;
+        let row = self
+            .informers
+            .iter()
+            .find(|r| r.cluster.as_deref() == Some(member) && r.resource == kind)?;
+        Some(match row.state {
+            _ if row.forbidden => ("forbidden".to_string(), Color::Red),
+            super::action::InformerState::Forbidden { .. } => ("forbidden".to_string(), Color::Red),
+            super::action::InformerState::BackingOff { until_ms } => (
+                format!("backoff {}", countdown(self.now_ms, until_ms)),
+                Color::Red,
+            ),
+            _ if row.synced => ("synced".to_string(), Color::Green),
+            _ => ("listing".to_string(), Color::Yellow),
+        })
     }
 
     /// The kind of the table shown (`plural` or `plural.group`).

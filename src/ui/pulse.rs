@@ -397,10 +397,14 @@ impl Rates {
             }
         }
         for r in rows {
-            let label = match &r.namespace {
+            let mut label = match &r.namespace {
                 Some(ns) => format!("{} ({ns})", r.resource),
                 None => r.resource.clone(),
             };
+            // A fleet member's informers: the rates per cluster.
+            if let Some(c) = &r.cluster {
+                label = format!("{label} @{c}");
+            }
             let e = self
                 .by_informer
                 .entry(label)
@@ -939,6 +943,7 @@ mod tests {
             last_error: None,
             synced: true,
             forbidden: false,
+            cluster: None,
         }
     }
 

@@ -264,6 +264,7 @@ pub fn informer_row(resource: &str, ns: Option<&str>, state: InformerState) -> I
         last_error: None,
         synced: true,
         forbidden: false,
+        cluster: None,
     }
 }
 

@@ -95,6 +95,9 @@ pub(super) fn spawn_rediscovery(
 /// what was last sent so that only changes go out.
 pub(super) struct StatsSource {
     pub(super) factory: Arc<SharedInformerFactory>,
+    /// The fleet members' factories (their rows name the member; the connection state is the
+    /// current context's alone).
+    pub(super) members: Vec<(Arc<str>, Arc<SharedInformerFactory>)>,
     pub(super) context: String,
     pub(super) server_version: SharedVersion,
     pub(super) last: Option<(Vec<InformerRow>, ConnectionState)>,
@@ -111,73 +114,20 @@ impl StatsSource {
     ) -> SharedStats {
         Arc::new(parking_lot::Mutex::new(Self {
             factory,
+            members: Vec::new(),
             context,
             server_version,
             last: None,
         }))
     }
 
-    /// An informer row per started informer, and the connection state they imply.
+    /// An informer row per started informer (the current context's, then each member's), and
+    /// the connection state the current context's imply.
     pub(super) fn collect(&self) -> (Vec<InformerRow>, ConnectionState) {
         let mut rows = Vec::new();
-        let mut unreachable: Option<(String, Option<i64>)> = None;
-        let mut any = false;
-        for (key, informer) in self.factory.informers() {
-            let stats = informer.stats();
-            let Some(status) = stats.reflector.as_ref() else {
-                continue;
-            };
-            let state = match status.state {
-                ReflectorState::Listing => InformerState::Listing,
-                ReflectorState::Watching => InformerState::Watching,
-                ReflectorState::Backoff { until } => {
-                    let left = until.saturating_duration_since(tokio::time::Instant::now());
-                    let at = now_ms() + left.as_millis() as i64;
-                    if matches!(status.last_error, Some(InformerError::Forbidden(_))) {
-                        InformerState::Forbidden { retry_at_ms: at }
-                    } else {
-                        InformerState::BackingOff { until_ms: at }
-                    }
-                }
-                ReflectorState::Stopped => InformerState::Stopped,
-            };
-            let connect_err = matches!(status.last_error, Some(InformerError::Connect(_)));
-            any = true;
-            if connect_err && !matches!(state, InformerState::Watching) {
-                let retry = match state {
-                    InformerState::BackingOff { until_ms } => Some(until_ms),
-                    _ => None,
-                };
-                unreachable = Some((
-                    status
-                        .last_error
-                        .as_ref()
-                        .map(|e| e.to_string())
-                        .unwrap_or_default(),
-                    retry,
-                ));
-            }
-            let label = if key.group.is_empty() {
-                key.plural.clone()
-            } else {
-                format!("{}.{}", key.plural, key.group)
-            };
-            rows.push(InformerRow {
-                resource: label,
-                namespace: key.namespace.clone(),
-                state,
-                list_mode: status.list_mode.as_str(),
-                wire: stats.wire,
-                last_rv: status.last_sync_resource_version.clone(),
-                cached: stats.cached_objects,
-                queue_depth: stats.queue_depth,
-                deltas_total: stats.deltas_total,
-                deltas_per_sec: stats.deltas_per_sec,
-                relists: status.relists,
-                last_error: status.last_error.as_ref().map(|e| e.to_string()),
-                synced: stats.has_synced,
-                forbidden: matches!(status.last_error, Some(InformerError::Forbidden(_))),
-            });
+        let (any, unreachable) = informer_rows(&self.factory, None, &mut rows);
+        for (name, factory) in &self.members {
+            informer_rows(factory, Some(name), &mut rows);
         }
         let conn = ConnectionState {
             context: self.context.clone(),
@@ -217,6 +167,77 @@ impl StatsSource {
             .filter_map(|(_, i)| i.reflector_status())
             .collect()
     }
+}
+
+/// Append a row per started informer of `factory` (`cluster`: `None` for the current context,
+/// else the member's name); returns whether any informer had started, and the error of one
+/// failing to connect (the connection state).
+fn informer_rows(
+    factory: &SharedInformerFactory,
+    cluster: Option<&Arc<str>>,
+    rows: &mut Vec<InformerRow>,
+) -> (bool, Option<(String, Option<i64>)>) {
+    let mut unreachable: Option<(String, Option<i64>)> = None;
+    let mut any = false;
+    for (key, informer) in factory.informers() {
+        let stats = informer.stats();
+        let Some(status) = stats.reflector.as_ref() else {
+            continue;
+        };
+        let state = match status.state {
+            ReflectorState::Listing => InformerState::Listing,
+            ReflectorState::Watching => InformerState::Watching,
+            ReflectorState::Backoff { until } => {
+                let left = until.saturating_duration_since(tokio::time::Instant::now());
+                let at = now_ms() + left.as_millis() as i64;
+                if matches!(status.last_error, Some(InformerError::Forbidden(_))) {
+                    InformerState::Forbidden { retry_at_ms: at }
+                } else {
+                    InformerState::BackingOff { until_ms: at }
+                }
+            }
+            ReflectorState::Stopped => InformerState::Stopped,
+        };
+        let connect_err = matches!(status.last_error, Some(InformerError::Connect(_)));
+        any = true;
+        if connect_err && !matches!(state, InformerState::Watching) {
+            let retry = match state {
+                InformerState::BackingOff { until_ms } => Some(until_ms),
+                _ => None,
+            };
+            unreachable = Some((
+                status
+                    .last_error
+                    .as_ref()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default(),
+                retry,
+            ));
+        }
+        let label = if key.group.is_empty() {
+            key.plural.clone()
+        } else {
+            format!("{}.{}", key.plural, key.group)
+        };
+        rows.push(InformerRow {
+            resource: label,
+            namespace: key.namespace.clone(),
+            state,
+            list_mode: status.list_mode.as_str(),
+            wire: stats.wire,
+            last_rv: status.last_sync_resource_version.clone(),
+            cached: stats.cached_objects,
+            queue_depth: stats.queue_depth,
+            deltas_total: stats.deltas_total,
+            deltas_per_sec: stats.deltas_per_sec,
+            relists: status.relists,
+            last_error: status.last_error.as_ref().map(|e| e.to_string()),
+            synced: stats.has_synced,
+            forbidden: matches!(status.last_error, Some(InformerError::Forbidden(_))),
+            cluster: cluster.cloned(),
+        });
+    }
+    (any, unreachable)
 }
 
 /// The stats for the frame being drawn: if this batch of actions carries rows, the informer rows

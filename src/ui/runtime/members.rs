@@ -91,6 +91,18 @@ impl Runtime {
         }
         tracing::info!(context, "fleet member added");
         self.members.insert(context.to_string(), member);
+        self.stats_members();
+    }
+
+    /// The informer panel's rows cover the members' informers (named after their member).
+    pub(super) fn stats_members(&self) {
+        let mut members: Vec<(Arc<str>, Arc<SharedInformerFactory>)> = self
+            .members
+            .iter()
+            .map(|(name, m)| (Arc::from(name.as_str()), m.factory.clone()))
+            .collect();
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        self.stats.lock().members = members;
     }
 
     /// `context` leaves the fleet: the views stop receiving its rows, its informers stop.
@@ -99,6 +111,7 @@ impl Runtime {
             return;
         };
         member.cancel.cancel();
+        self.stats_members();
         for feed in self.views.values_mut() {
             feed.members.retain(|(name, slot)| {
                 if name != context {

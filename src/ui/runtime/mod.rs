@@ -772,6 +772,7 @@ impl Runtime {
                         self.tx.clone(),
                         self.conn_cancel.clone(),
                     );
+                    self.stats_members();
                     let (reachable, server_version, last_error) = match &version {
                         Ok(v) => (true, Some(v.clone()), None),
                         Err(e) => (false, None, Some(e.to_string())),

@@ -100,16 +100,24 @@ impl App {
                 )
                 .centered(),
             );
+        // With several clusters, a CLUSTER column first (the current context's name on its rows).
+        let fleet = self.fleet.is_fleet() || self.informers.iter().any(|r| r.cluster.is_some());
+        let shift = usize::from(fleet);
+        let headers: Vec<&str> = fleet
+            .then_some("CLUSTER")
+            .into_iter()
+            .chain(INFORMER_HEADERS)
+            .collect();
         // Counters read as numbers: right-aligned under their headers.
         let cell = |c: usize, text: String| -> TCell<'static> {
-            if (6..=10).contains(&c) {
+            if (6 + shift..=10 + shift).contains(&c) {
                 TCell::from(Line::from(text).right_aligned())
             } else {
                 TCell::from(text)
             }
         };
         let header = TRow::new(
-            INFORMER_HEADERS
+            headers
                 .iter()
                 .enumerate()
                 .map(|(c, h)| cell(c, h.to_string())),
@@ -123,7 +131,7 @@ impl App {
         let start = self
             .informer_cursor
             .saturating_sub(inner_h.saturating_sub(1));
-        let texts: Vec<([String; 13], Style)> =
+        let texts: Vec<(Vec<String>, Style)> =
             self.informers
                 .iter()
                 .enumerate()
@@ -143,7 +151,11 @@ impl App {
                     if i == self.informer_cursor {
                         style = style.add_modifier(Modifier::REVERSED);
                     }
-                    let cells = [
+                    let cluster = fleet.then(|| match &r.cluster {
+                        Some(c) => c.to_string(),
+                        None => self.connection.context.clone(),
+                    });
+                    let cells = cluster.into_iter().chain([
                         r.resource.clone(),
                         r.namespace.clone().unwrap_or_else(|| "(all)".into()),
                         state_text(&r.state, self.now_ms),
@@ -160,11 +172,11 @@ impl App {
                             .as_deref()
                             .map(|e| truncate(e, 80).into_owned())
                             .unwrap_or_default(),
-                    ];
-                    (cells, style)
+                    ]);
+                    (cells.collect(), style)
                 })
                 .collect();
-        let mut widths: Vec<Constraint> = INFORMER_HEADERS
+        let mut widths: Vec<Constraint> = headers
             .iter()
             .enumerate()
             .map(|(c, h)| {
