@@ -1,0 +1,167 @@
+//! The command line (`:`), namespace and context switches, the text filter.
+
+use super::*;
+
+#[test]
+fn tab_completes_the_command_line() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "inf");
+    app.update(code(KeyCode::Tab));
+    match &app.mode {
+        Mode::Command { input, .. } => assert_eq!(input.value(), "informers"),
+        m => panic!("{m:?}"),
+    }
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.current_screen(), Some(Screen::Informers)));
+}
+
+#[test]
+fn unknown_resource_shows_an_inline_error() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "gizmos");
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(fx.is_empty());
+    let (msg, err) = app.message.clone().unwrap();
+    assert!(
+        err && msg.contains("unknown resource") && msg.contains("gizmos"),
+        "{msg}"
+    );
+    assert_eq!(app.current_view_id(), Some(v));
+}
+
+#[test]
+fn ns_command_switches_namespace_and_rejects_unknown_ones() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "ns nosuch");
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(fx.is_empty());
+    assert!(
+        app.message
+            .clone()
+            .unwrap()
+            .0
+            .contains("unknown namespace: nosuch")
+    );
+
+    app.update(key(':'));
+    type_str(&mut app, "ns kube-system");
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(fx.contains(&Effect::CloseView { view: v }));
+    assert_eq!(opened(&fx)[0].2.as_deref(), Some("kube-system"));
+    assert_eq!(app.namespace.as_deref(), Some("kube-system"));
+
+    app.update(key(':'));
+    type_str(&mut app, "ns");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(opened(&fx)[0].2, None, ":ns alone = all namespaces");
+    assert_eq!(app.namespace, None);
+}
+
+#[test]
+fn ns_command_trusts_the_user_when_namespaces_cannot_be_listed() {
+    let mut app = App::new(config(), KeyMap::defaults().unwrap());
+    let fx = app.init();
+    let ns_view = opened(&fx)
+        .iter()
+        .find(|(_, p, _)| p == "namespaces")
+        .unwrap()
+        .0;
+    app.update(Action::ViewError {
+        view: ns_view,
+        message: "namespaces is forbidden".into(),
+        forbidden: true,
+    });
+    app.update(key(':'));
+    type_str(&mut app, "ns team-a");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(opened(&fx)[0].2.as_deref(), Some("team-a"));
+}
+
+#[test]
+fn ctx_command_switches_context_and_reopens_the_view() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(Action::Contexts(vec!["demo".into(), "prod".into()]));
+    app.update(key(':'));
+    type_str(&mut app, "ctx nope");
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    assert!(app.message.clone().unwrap().0.contains("unknown context"));
+    app.update(key(':'));
+    type_str(&mut app, "ctx prod");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(fx[0], Effect::SwitchContext("prod".into()));
+    assert!(fx.contains(&Effect::CloseView { view: v }));
+    assert!(opened(&fx).iter().any(|(_, p, _)| p == "pods"));
+    assert_eq!(app.connection.context, "prod");
+}
+
+#[test]
+fn quit_command_and_keys_quit() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "q");
+    assert_eq!(app.update(code(KeyCode::Enter)), vec![Effect::Quit]);
+    let (mut app, _) = app_with(config(), three_pods());
+    assert_eq!(app.update(key('q')), vec![Effect::Quit]);
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    assert_eq!(
+        app.update(ctrl('c')),
+        vec![Effect::Quit],
+        "ctrl-c quits from any mode"
+    );
+}
+
+#[test]
+fn esc_cancels_the_command_line() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "deploy");
+    assert!(app.update(code(KeyCode::Esc)).is_empty());
+    assert!(matches!(app.mode, Mode::Normal));
+    app.update(key(':'));
+    type_str(&mut app, "d");
+    app.update(code(KeyCode::Backspace));
+    assert!(matches!(app.mode, Mode::Command { .. }));
+    app.update(code(KeyCode::Backspace));
+    assert!(
+        matches!(app.mode, Mode::Normal),
+        "backspace on an empty line leaves"
+    );
+}
+
+#[test]
+fn text_filter_matches_substrings_live_and_regex_with_tilde() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('/'));
+    type_str(&mut app, "WEB");
+    assert_eq!(shown(&app, v), ["default/web-2"], "live, case-insensitive");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/web-2"));
+    // New matching rows join the filtered list; others stay hidden.
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![simple_pod("default", "web-1"), simple_pod("default", "zzz")],
+        deletes: vec![],
+    });
+    assert_eq!(shown(&app, v), ["default/web-1", "default/web-2"]);
+    assert_eq!(selected(&app, v).as_deref(), Some("default/web-2"));
+    app.update(code(KeyCode::Esc)); // clears the filter
+    assert_eq!(shown(&app, v).len(), 5);
+    app.update(key('/'));
+    type_str(&mut app, "~^(api|db)-");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(shown(&app, v), ["default/api-1", "default/db-0"]);
+}
+
+#[test]
+fn invalid_regex_shows_an_inline_error() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('/'));
+    type_str(&mut app, "~(unclosed");
+    app.update(code(KeyCode::Enter));
+    assert!(app.message.clone().unwrap().0.contains("invalid regex"));
+    assert_eq!(shown(&app, v).len(), 3, "rows stay visible");
+}

@@ -1,0 +1,298 @@
+//! Rows arriving and leaving, the selection kept, sorting.
+
+use super::*;
+
+#[test]
+fn init_opens_first_resource_in_namespace_and_the_namespaces_view() {
+    let mut app = App::new(config(), KeyMap::defaults().unwrap());
+    let fx = app.init();
+    let views = opened(&fx);
+    assert_eq!(views[0].1, "pods");
+    assert_eq!(views[0].2.as_deref(), Some("default"));
+    assert!(
+        views
+            .iter()
+            .any(|(_, p, ns)| p == "namespaces" && ns.is_none())
+    );
+}
+
+#[test]
+fn unknown_start_resource_shows_error_and_falls_back_to_pods() {
+    let cfg = AppConfig {
+        resource: "gizmos".into(),
+        ..config()
+    };
+    let mut app = App::new(cfg, KeyMap::defaults().unwrap());
+    let fx = app.init();
+    assert_eq!(opened(&fx)[0].1, "pods");
+    assert!(app.message.as_ref().unwrap().0.contains("gizmos"));
+}
+
+#[test]
+fn rows_are_sorted_by_name_and_first_row_selected() {
+    let (app, v) = app_with(config(), three_pods());
+    assert_eq!(
+        shown(&app, v),
+        ["default/api-1", "default/db-0", "default/web-2"]
+    );
+    assert_eq!(selected(&app, v).as_deref(), Some("default/api-1"));
+}
+
+#[test]
+fn navigation_keys_move_the_selection() {
+    let rows = (0..50)
+        .map(|i| simple_pod("default", &format!("p{i:02}")))
+        .collect();
+    let (mut app, v) = app_with(config(), rows);
+    app.update(key('j'));
+    app.update(code(KeyCode::Down));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p02"));
+    app.update(key('k'));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p01"));
+    app.update(key('G'));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p49"));
+    app.update(key('g'));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p00"));
+    app.update(code(KeyCode::PageDown));
+    let page = app.table_height() - 1;
+    assert_eq!(app.views[&v].table.cursor(), page);
+    app.update(code(KeyCode::PageUp));
+    assert_eq!(app.views[&v].table.cursor(), 0);
+    app.update(code(KeyCode::Up));
+    assert_eq!(app.views[&v].table.cursor(), 0, "clamped at the top");
+}
+
+#[test]
+fn selection_stays_on_the_same_object_when_rows_move() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('j')); // db-0
+    assert_eq!(selected(&app, v).as_deref(), Some("default/db-0"));
+    // New rows sorting before the selection shift it down.
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![simple_pod("default", "aaa"), simple_pod("default", "abc")],
+        deletes: vec![],
+    });
+    assert_eq!(selected(&app, v).as_deref(), Some("default/db-0"));
+    assert_eq!(app.views[&v].table.cursor(), 3);
+    // Sorting by RESTARTS, an update moving the selected row keeps it selected.
+    app.update(key('>')); // READY
+    app.update(key('>')); // STATUS
+    app.update(key('>')); // RESTARTS
+    assert_eq!(app.views[&v].table.sort().0, SortBy::Cell(3));
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![pod(PodSpec {
+            name: "db-0",
+            restarts: 9,
+            ..PodSpec::default()
+        })],
+        deletes: vec![],
+    });
+    assert_eq!(selected(&app, v).as_deref(), Some("default/db-0"));
+    assert_eq!(
+        shown(&app, v).last().map(String::as_str),
+        Some("default/db-0")
+    );
+    assert_eq!(app.views[&v].table.cursor(), 4);
+}
+
+#[test]
+fn deleting_the_selected_row_selects_its_neighbour() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('j')); // db-0
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec!["default/db-0".into()],
+    });
+    assert_eq!(selected(&app, v).as_deref(), Some("default/web-2"));
+    // The deleted row lingers, struck, then goes.
+    let e = app.views[&v].table.entry("default/db-0").unwrap();
+    assert_eq!(e.mark, Mark::Deleted);
+    app.update(Action::Tick(NOW_MS));
+    app.update(Action::Tick(NOW_MS + 1_100));
+    assert!(app.views[&v].table.entry("default/db-0").is_none());
+    assert_eq!(shown(&app, v), ["default/api-1", "default/web-2"]);
+    assert_eq!(selected(&app, v).as_deref(), Some("default/web-2"));
+}
+
+#[test]
+fn deleting_the_last_selected_row_selects_the_previous_one() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('G'));
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec!["default/web-2".into()],
+    });
+    assert_eq!(selected(&app, v).as_deref(), Some("default/db-0"));
+}
+
+#[test]
+fn initial_list_is_not_highlighted_but_later_changes_are_then_fade() {
+    let mut app = App::new(config(), KeyMap::defaults().unwrap());
+    let v = opened(&app.init())[0].0;
+    app.update(Action::Rows {
+        view: v,
+        upserts: three_pods(),
+        deletes: vec![],
+    });
+    let t = &app.views[&v].table;
+    assert!(
+        t.entries().all(|e| e.mark == Mark::None),
+        "initial list is not news"
+    );
+    app.update(Action::InformerStats(vec![informer_row(
+        "pods",
+        Some("default"),
+        InformerState::Watching,
+    )]));
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![
+            simple_pod("default", "new-1"),
+            pod(PodSpec {
+                name: "web-2",
+                restarts: 1,
+                ..PodSpec::default()
+            }),
+        ],
+        deletes: vec![],
+    });
+    let t = &app.views[&v].table;
+    assert_eq!(
+        t.entry("default/new-1").unwrap().mark_at(NOW_MS),
+        Mark::Added
+    );
+    assert_eq!(
+        t.entry("default/web-2").unwrap().mark_at(NOW_MS),
+        Mark::Updated
+    );
+    let deadline = app.next_deadline_ms().unwrap();
+    assert!(deadline > NOW_MS);
+    app.update(Action::Tick(deadline));
+    assert_eq!(
+        app.views[&v]
+            .table
+            .entry("default/new-1")
+            .unwrap()
+            .mark_at(deadline),
+        Mark::None
+    );
+    assert_eq!(app.next_deadline_ms(), None, "idle: nothing to wake up for");
+}
+
+#[test]
+fn identical_rows_do_not_redraw() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.take_dirty();
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![simple_pod("default", "web-2")],
+        deletes: vec![],
+    });
+    assert!(!app.take_dirty());
+    app.update(Action::Resync {
+        view: v,
+        rows: three_pods(),
+    });
+    assert!(app.views[&v].table.entries().all(|e| e.mark == Mark::None));
+}
+
+#[test]
+fn resync_deletes_rows_missing_from_the_new_list() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(Action::Resync {
+        view: v,
+        rows: vec![simple_pod("default", "api-1")],
+    });
+    app.update(Action::Tick(NOW_MS));
+    app.update(Action::Tick(NOW_MS + 2_000));
+    assert_eq!(shown(&app, v), ["default/api-1"]);
+}
+
+#[test]
+fn large_batches_are_applied_in_bulk_and_sorted() {
+    let mut app = App::new(config(), KeyMap::defaults().unwrap());
+    let v = opened(&app.init())[0].0;
+    let mut rows: Vec<_> = (0..20_000)
+        .map(|i| simple_pod("default", &format!("p{:05}", (i * 7919) % 20_000)))
+        .collect();
+    let second = rows.split_off(10_000);
+    app.update(Action::Rows {
+        view: v,
+        upserts: rows,
+        deletes: vec![],
+    });
+    app.update(Action::Rows {
+        view: v,
+        upserts: second,
+        deletes: vec![],
+    });
+    let keys = shown(&app, v);
+    assert_eq!(keys.len(), 20_000);
+    assert!(keys.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(selected(&app, v).as_deref(), Some("default/p00000"));
+}
+
+#[test]
+fn sort_keys_choose_columns_and_flip_order() {
+    let rows = vec![
+        pod(PodSpec {
+            name: "a",
+            age_secs: 10,
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "b",
+            age_secs: 300,
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "c",
+            age_secs: 60,
+            ..PodSpec::default()
+        }),
+    ];
+    let (mut app, v) = app_with(config(), rows);
+    app.update(key('A')); // by AGE, youngest first
+    assert_eq!(app.views[&v].table.sort(), (SortBy::Cell(4), false));
+    assert_eq!(shown(&app, v), ["default/a", "default/c", "default/b"]);
+    app.update(key('A')); // again: flipped
+    assert_eq!(shown(&app, v), ["default/b", "default/c", "default/a"]);
+    app.update(key('N'));
+    assert_eq!(shown(&app, v), ["default/a", "default/b", "default/c"]);
+    app.update(key('R'));
+    assert_eq!(shown(&app, v), ["default/c", "default/b", "default/a"]);
+    assert_eq!(
+        app.views[&v].table.sort().0,
+        SortBy::Key,
+        "NAME is the key order in one namespace"
+    );
+    app.update(key('>'));
+    assert_eq!(app.views[&v].table.sort().0, SortBy::Cell(1));
+    app.update(key('<'));
+    app.update(key('<'));
+    assert_eq!(
+        app.views[&v].table.sort().0,
+        SortBy::Joined(5),
+        "wraps around to the last column: %MEM/L, joined from metrics"
+    );
+}
+
+#[test]
+fn command_line_opens_a_resource_by_short_name_and_closes_the_old_view() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key(':'));
+    assert!(matches!(app.mode, Mode::Command { .. }));
+    let mut fx = type_str(&mut app, "deploy");
+    fx.extend(app.update(code(KeyCode::Enter)));
+    assert!(fx.contains(&Effect::CloseView { view: v }));
+    let opened = opened(&fx);
+    assert_eq!(opened.len(), 1);
+    assert_eq!(opened[0].1, "deployments");
+    assert_eq!(opened[0].2.as_deref(), Some("default"));
+    assert!(matches!(app.current_screen(), Some(Screen::Table(id)) if *id == opened[0].0));
+    assert!(matches!(app.mode, Mode::Normal));
+}

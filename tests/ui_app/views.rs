@@ -1,0 +1,253 @@
+//! YAML, describe, logs, operations, the event log, informer stats, help and custom resources.
+
+use super::*;
+
+#[test]
+fn bottom_of_a_text_view_is_the_last_full_page_and_paging_stops_there() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Resize(80, 20)); // 14 text rows
+    describe_with(&mut app, (0..40).map(|i| format!("line {i}\n")).collect());
+    app.update(key('G'));
+    assert_eq!(text_scroll(&app), 40 - 14);
+    for _ in 0..5 {
+        app.update(code(KeyCode::PageDown));
+    }
+    assert_eq!(text_scroll(&app), 26);
+    // A text shorter than a page does not scroll at all.
+    app.update(key('q'));
+    describe_with(&mut app, "a\nb\n".to_string());
+    app.update(key('G'));
+    assert_eq!(text_scroll(&app), 0);
+}
+
+#[test]
+fn wrapped_long_lines_take_their_rows_in_the_last_page_and_w_toggles_wrap() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Resize(80, 20)); // 78 wide, 14 rows
+    let mut body: String = (0..20).map(|i| format!("line {i}\n")).collect();
+    body.push_str(&"x".repeat(78 * 3)); // the last line wraps onto 3 rows
+    describe_with(&mut app, body);
+    app.update(key('G'));
+    // 21 lines; the last takes 3 rows, so the last page starts 12 lines before it.
+    assert_eq!(text_scroll(&app), 21 - 12);
+    app.update(key('w'));
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    assert!(!t.wrap);
+    app.update(key('G'));
+    assert_eq!(text_scroll(&app), 21 - 14, "unwrapped: one row per line");
+}
+
+#[test]
+fn text_views_scroll_and_show_fetch_errors() {
+    let (mut app, _) = app_with(config(), three_pods());
+    let fx = app.update(key('d'));
+    let Effect::FetchDescribe { request, .. } = fx[0].clone() else {
+        panic!("{fx:?}")
+    };
+    let body: String = (0..100).map(|i| format!("line {i}\n")).collect();
+    app.update(Action::Describe {
+        request,
+        result: Ok(body),
+    });
+    app.update(key('j'));
+    app.update(key('j'));
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    assert_eq!(t.scroll, 2);
+    app.update(key('G'));
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    assert_eq!(
+        t.scroll,
+        100 - 24,
+        "G stops at the last full page (30 rows - 6 of chrome)"
+    );
+    app.update(key('q'));
+    let fx = app.update(key('y'));
+    let Effect::FetchYaml { request, .. } = fx[0].clone() else {
+        panic!()
+    };
+    app.update(Action::Yaml {
+        request,
+        result: Err("pods \"api-1\" not found".into()),
+    });
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!()
+    };
+    assert!(t.lines.clone().unwrap().is_err());
+}
+
+#[test]
+fn ctrl_d_asks_for_confirmation_before_deleting() {
+    let (mut app, _) = app_with(config(), three_pods());
+    assert!(app.update(ctrl('d')).is_empty());
+    assert!(matches!(app.mode, Mode::Confirm(_)));
+    assert!(
+        app.update(code(KeyCode::Enter)).is_empty(),
+        "Cancel has the focus"
+    );
+    assert!(matches!(app.mode, Mode::Normal));
+    app.update(ctrl('d'));
+    app.update(code(KeyCode::Tab));
+    let fx = app.update(code(KeyCode::Enter));
+    match &fx[..] {
+        [Effect::Write(w)] => {
+            assert_eq!(w.name, "api-1");
+            assert_eq!(w.namespace.as_deref(), Some("default"));
+            assert_eq!(w.resource.api_resource.plural, "pods");
+            assert_eq!(w.op, Operation::Delete(Propagation::Background));
+        }
+        other => panic!("{other:?}"),
+    }
+    app.update(ctrl('d'));
+    assert_eq!(app.update(key('y')).len(), 1);
+    app.update(ctrl('d'));
+    assert!(app.update(code(KeyCode::Esc)).is_empty());
+}
+
+#[test]
+fn delete_is_refused_in_readonly_mode() {
+    let cfg = AppConfig {
+        readonly: true,
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, three_pods());
+    assert!(app.update(ctrl('d')).is_empty());
+    assert!(matches!(app.mode, Mode::Normal), "no confirmation dialog");
+    assert!(app.message.clone().unwrap().0.contains("read-only"));
+}
+
+#[test]
+fn event_log_pane_toggles_and_event_screen_pauses_and_filters() {
+    let (mut app, _) = app_with(config(), three_pods());
+    assert!(app.show_events_pane, "the event log is on the first screen");
+    app.update(key('e'));
+    assert!(!app.show_events_pane, "e hides it");
+    app.update(key('e'));
+    assert!(app.show_events_pane, "and shows it again");
+    app.update(Action::Tap(vec![
+        tap(1, DeltaType::Added, false),
+        tap(2, DeltaType::Deleted, true),
+    ]));
+    assert!(app.take_dirty(), "visible pane redraws on new entries");
+    app.update(key('e'));
+    app.take_dirty();
+    app.update(Action::Tap(vec![tap(3, DeltaType::Sync, false)]));
+    assert!(!app.take_dirty(), "hidden log does not redraw");
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.current_screen(), Some(Screen::Events)));
+    app.update(key('p'));
+    assert!(app.events.paused());
+    app.update(Action::Tap(vec![tap(4, DeltaType::Updated, false)]));
+    assert_eq!(app.events.shown().next().unwrap().seq, 3);
+    app.update(key('p'));
+    app.update(key('t')); // Added only
+    assert_eq!(
+        app.events.shown().map(|e| e.seq).collect::<Vec<_>>(),
+        vec![1]
+    );
+    app.update(code(KeyCode::Esc));
+    assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
+}
+
+#[test]
+fn informer_stats_and_connection_changes_redraw_only_when_different() {
+    let (mut app, _) = app_with(config(), three_pods());
+    let rows = vec![informer_row(
+        "pods",
+        Some("default"),
+        InformerState::Watching,
+    )];
+    app.update(Action::InformerStats(rows.clone()));
+    assert!(app.take_dirty());
+    app.update(Action::InformerStats(rows));
+    assert!(!app.take_dirty());
+    let down = ConnectionState {
+        context: "demo".into(),
+        reachable: false,
+        retry_at_ms: Some(NOW_MS + 4_500),
+        last_error: Some("connection refused".into()),
+        ..ConnectionState::default()
+    };
+    app.update(Action::Connection(down));
+    assert!(app.take_dirty());
+    assert_eq!(
+        app.next_deadline_ms(),
+        Some(NOW_MS + 1_000),
+        "countdown ticks each second"
+    );
+}
+
+#[test]
+fn help_opens_with_question_mark_and_closes_with_any_other_key() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key('?'));
+    assert!(matches!(app.mode, Mode::Help { .. }));
+    app.update(key('j'));
+    assert!(matches!(app.mode, Mode::Help { scroll: 1 }));
+    app.update(code(KeyCode::Esc));
+    assert!(matches!(app.mode, Mode::Normal));
+}
+
+#[test]
+fn rows_for_closed_views_are_ignored() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "svc");
+    app.update(code(KeyCode::Enter));
+    let fx = app.update(Action::Rows {
+        view: v,
+        upserts: three_pods(),
+        deletes: vec![],
+    });
+    assert!(fx.is_empty());
+    assert!(!app.views.contains_key(&v));
+}
+
+#[test]
+fn discovered_custom_resources_open_by_plural_with_their_printer_columns() {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+    use kinformer::cluster::ResourceInfo;
+    use kinformer::render::PrinterColumn;
+    let (mut app, _) = app_with(config(), three_pods());
+    let mut widget = ResourceInfo::from_api_resource(
+        "demo.kinformer.dev",
+        "v1",
+        &APIResource {
+            name: "widgets".into(),
+            kind: "Widget".into(),
+            namespaced: true,
+            singular_name: "widget".into(),
+            short_names: Some(vec!["wg".into()]),
+            verbs: vec!["list".into(), "watch".into(), "get".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    widget.printer_columns = Some(vec![PrinterColumn {
+        name: "Size".into(),
+        json_path: ".spec.size".into(),
+        type_: "integer".into(),
+        priority: 0,
+    }]);
+    let mut resources = kinformer::ui::resources::builtin_resources();
+    resources.push(widget);
+    app.update(Action::Discovery(resources));
+    app.update(key(':'));
+    type_str(&mut app, "wg");
+    let fx = app.update(code(KeyCode::Enter));
+    let (view, plural, _) = opened(&fx)[0].clone();
+    assert_eq!(plural, "widgets");
+    let names: Vec<String> = app.views[&view]
+        .columns
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert!(names.contains(&"SIZE".to_string()), "{names:?}");
+}
