@@ -506,6 +506,17 @@ mod tests {
         p
     }
 
+    #[test]
+    fn server_mbps_takes_a_json_rate_and_an_optional_protobuf_rate() {
+        let both = ServerMbps::parse("58,70").unwrap();
+        assert_eq!((both.json, both.protobuf()), (58, 70));
+        let one = ServerMbps::parse("58").unwrap();
+        assert_eq!((one.json, one.protobuf), (58, None));
+        assert_eq!(one.protobuf(), 58);
+        assert!(ServerMbps::parse("fast").is_err());
+        assert!(ServerMbps::parse("58,").is_err());
+    }
+
     /// The drill-down figure checks that each drill-down shows exactly the pods of its node,
     /// deployment (through its two ReplicaSets) and namespace, and names the index that answered.
     #[test]
