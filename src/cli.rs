@@ -178,10 +178,11 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value = "realistic")]
     pub pod_shape: crate::demo::realistic::PodShape,
     /// The child demo server sends list and watch bodies no faster than this many MB/s, as a
-    /// real kube-apiserver encoding at request time does (the issue's measured ~58 MB/s for JSON);
-    /// default: as fast as loopback takes them.
-    #[arg(long, value_name = "MB_PER_S")]
-    pub server_mbps: Option<u64>,
+    /// real kube-apiserver encoding at request time does: `JSON[,PROTOBUF]`, e.g. `58,70`
+    /// (issue 15 measured ~58 MB/s for JSON, 57–87 MB/s for protobuf; protobuf takes JSON's
+    /// rate when not given); default: as fast as loopback takes them.
+    #[arg(long, value_name = "MB_PER_S", value_parser = crate::bench::ServerMbps::parse)]
+    pub server_mbps: Option<crate::bench::ServerMbps>,
     /// Also measure N clusters at once (the first --pods count each, synced together vs one
     /// alone, RSS, the label filter over N × 100k pods); `--only fleet` for just these.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16))]

@@ -711,3 +711,96 @@ fn api_root(ar: &ApiResource) -> String {
         format!("/apis/{}/{}", ar.group, ar.version)
     }
 }
+/// `send-rate?mbps=J&pb_mbps=P` paces each encoding at its own rate, lists and watches alike:
+/// the body takes at least its size over the rate of its encoding. Demo-only (fault endpoint);
+/// the one test here that looks at elapsed time, and only as a lower bound.
+#[tokio::test]
+async fn the_demo_send_rate_paces_protobuf_and_json_bodies_at_their_own_rates() {
+    let Some(env) = env(Some(
+        "the_demo_send_rate_paces_protobuf_and_json_bodies_at_their_own_rates",
+    ))
+    .await
+    else {
+        return;
+    };
+    // About 400 KB in either encoding, so that the rates below are over 1 MB/s.
+    for i in 0..4 {
+        let pod = json!({"metadata": {"name": format!("p{i}"),
+                                      "annotations": {"pad": "x".repeat(100_000)}},
+                         "spec": {"containers": [{"name": "app", "image": "pause"}]}});
+        env.pods()
+            .create(
+                &PostParams::default(),
+                &serde_json::from_value(pod).unwrap(),
+            )
+            .await
+            .unwrap();
+    }
+    let list = |accept: &'static str| {
+        let client = env.client.clone();
+        let url = format!("/api/v1/namespaces/{}/pods", env.ns);
+        async move {
+            let req = http::Request::get(url)
+                .header(http::header::ACCEPT, accept)
+                .body(Vec::new())
+                .unwrap();
+            let start = std::time::Instant::now();
+            let res = tokio::time::timeout(HANG_GUARD, client.send(req.map(Into::into)))
+                .await
+                .unwrap()
+                .unwrap();
+            let proto = res.headers()[http::header::CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with(kinformer::informer::pb::PROTOBUF);
+            let body = http_body_util::BodyExt::collect(res.into_body())
+                .await
+                .unwrap()
+                .to_bytes();
+            (start.elapsed(), body.len(), proto)
+        }
+    };
+    const PB: &str = kinformer::informer::pb::ACCEPT_PROTOBUF_OR_JSON;
+    let post = |q: &str| {
+        http::Request::post(format!("/_demo/faults/send-rate?{q}"))
+            .body(Vec::new())
+            .unwrap()
+    };
+    let (_, json_len, _) = list("application/json").await;
+    let (_, pb_len, proto) = list(PB).await;
+    assert!(proto && pb_len < json_len, "{pb_len} vs {json_len}");
+    // A rate per encoding, in MB/s; the slow one makes the body last about 0.3 s.
+    let slow = |len: usize| ((len as f64 / 0.3 / 1e6) as u64).max(1);
+    let at_least =
+        |len: usize, mbps: u64| Duration::from_secs_f64(len as f64 / (mbps * 1_000_000) as f64);
+    env.client
+        .request_text(post(&format!("mbps=1000&pb_mbps={}", slow(pb_len))))
+        .await
+        .unwrap();
+    let (t, len, proto) = list(PB).await;
+    assert!(
+        proto && t >= at_least(len, slow(pb_len)),
+        "protobuf: {t:?} for {len} B"
+    );
+    env.client
+        .request_text(post(&format!("mbps={}&pb_mbps=1000", slow(json_len))))
+        .await
+        .unwrap();
+    let (t, len, proto) = list("application/json").await;
+    assert!(
+        !proto && t >= at_least(len, slow(json_len)),
+        "JSON: {t:?} for {len} B"
+    );
+    // Without `pb_mbps`, protobuf takes JSON's rate.
+    env.client
+        .request_text(post(&format!("mbps={}", slow(pb_len))))
+        .await
+        .unwrap();
+    let (t, len, _) = list(PB).await;
+    assert!(
+        t >= at_least(len, slow(pb_len)),
+        "protobuf at JSON's rate: {t:?} for {len} B"
+    );
+    env.client.request_text(post("mbps=0")).await.unwrap();
+    env.cleanup().await;
+}

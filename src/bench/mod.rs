@@ -140,12 +140,47 @@ pub struct BenchOptions {
     /// Pod shape the child demo server serves (figures 1-2); the fixture pods of figures 3, 5
     /// and 6 are always realistic.
     pub pod_shape: PodShape,
-    /// The child demo server's send rate for list and watch bodies, MB/s (`None`: unlimited).
-    pub server_mbps: Option<u64>,
+    /// The child demo server's send rates for list and watch bodies (`None`: unlimited).
+    pub server_mbps: Option<ServerMbps>,
     /// Clusters of the fleet figures (`--clusters N`; 1: none), see [`fleet`].
     pub clusters: usize,
     /// The encoding the informer figures ask for (`--wire`; the wire figures measure both).
     pub wire: crate::informer::pb::client::WireFormat,
+}
+
+/// The child demo server's send rates, MB/s (`--server-mbps JSON[,PROTOBUF]`): a real
+/// kube-apiserver encodes each object at request time, protobuf faster than JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerMbps {
+    pub json: u64,
+    /// Protobuf bodies' rate; JSON's when not given.
+    pub protobuf: Option<u64>,
+}
+
+impl ServerMbps {
+    /// `58` (both encodings) or `58,70` (JSON, protobuf).
+    pub fn parse(s: &str) -> Result<ServerMbps, String> {
+        let num = |v: &str| {
+            v.trim()
+                .parse::<u64>()
+                .map_err(|e| format!("{v:?}: {e} (want MB/s: JSON[,PROTOBUF], e.g. 58,70)"))
+        };
+        match s.split_once(',') {
+            None => Ok(ServerMbps {
+                json: num(s)?,
+                protobuf: None,
+            }),
+            Some((j, p)) => Ok(ServerMbps {
+                json: num(j)?,
+                protobuf: Some(num(p)?),
+            }),
+        }
+    }
+
+    /// Protobuf bodies' rate, MB/s.
+    pub fn protobuf(&self) -> u64 {
+        self.protobuf.unwrap_or(self.json)
+    }
 }
 
 /// A group of figures `--only` can select.
@@ -469,6 +504,17 @@ mod tests {
         p.metadata.name = Some(name.into());
         p.data["status"]["phase"] = Value::String(phase.into());
         p
+    }
+
+    #[test]
+    fn server_mbps_takes_a_json_rate_and_an_optional_protobuf_rate() {
+        let both = ServerMbps::parse("58,70").unwrap();
+        assert_eq!((both.json, both.protobuf()), (58, 70));
+        let one = ServerMbps::parse("58").unwrap();
+        assert_eq!((one.json, one.protobuf), (58, None));
+        assert_eq!(one.protobuf(), 58);
+        assert!(ServerMbps::parse("fast").is_err());
+        assert!(ServerMbps::parse("58,").is_err());
     }
 
     /// The drill-down figure checks that each drill-down shows exactly the pods of its node,

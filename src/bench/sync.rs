@@ -191,11 +191,12 @@ pub(super) async fn sync_and_memory(
     };
     let client = client_from_kubeconfig(&kubeconfig).await?;
     if let (Some(_), Some(mbps)) = (&child, opts.server_mbps) {
-        post_fault(&client, &format!("send-rate?mbps={mbps}")).await?;
+        let (json, pb) = (mbps.json, mbps.protobuf());
+        post_fault(&client, &format!("send-rate?mbps={json}&pb_mbps={pb}")).await?;
         report.fig(
             &format!("{}k pods", pods as f64 / 1000.0),
-            "demo server send rate (a real API server's encode rate, emulated)",
-            format!("{mbps} MB/s"),
+            "demo server send rate, JSON / protobuf (a real API server's encode rate, emulated)",
+            format!("{json} / {pb} MB/s"),
             "",
             Verdict::Info,
         );

@@ -424,7 +424,14 @@ async fn admin(
             u32::try_from(num("count", 1)).unwrap_or(1),
         ),
         "latency" => f.set_latency(Duration::from_millis(num("ms", 0))),
-        "send-rate" => f.set_send_rate(num("mbps", 0).saturating_mul(1_000_000)),
+        "send-rate" => {
+            // `pb_mbps` for protobuf bodies; JSON's rate when absent.
+            let json = num("mbps", 0);
+            f.set_send_rates(
+                json.saturating_mul(1_000_000),
+                num("pb_mbps", json).saturating_mul(1_000_000),
+            )
+        }
         "forbid" | "allow" => {
             let Some(res) = q.get("resource") else {
                 return StatusError::bad_request("resource is required").into_response();
@@ -1343,6 +1350,7 @@ fn list_handler(
             page.rv,
             page.continue_token.clone(),
             page.items.clone(),
+            app.faults.send_rate_for(true),
         )
         .unwrap_or_else(|| {
             list_body(
@@ -1630,7 +1638,11 @@ fn watch_handler(
         }
     };
     Ok(watch_body_for(
-        super::faults::paced(app.faults.send_rate(), Bytes::len, stream),
+        super::faults::paced(
+            app.faults.send_rate_for(matches!(out, Output::Protobuf(_))),
+            Bytes::len,
+            stream,
+        ),
         out,
     ))
 }

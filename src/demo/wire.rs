@@ -127,14 +127,16 @@ fn varint_len(mut v: u64) -> u64 {
     n
 }
 
-/// A list (`k8s\0` + `Unknown{typeMeta, raw: XxxList}`), streamed item by item; `None` when an
-/// item cannot be said in protobuf (the caller answers JSON).
+/// A list (`k8s\0` + `Unknown{typeMeta, raw: XxxList}`), streamed item by item no faster than
+/// `send_rate` bytes per second (0: unlimited; see [`super::faults::FaultInjector::set_send_rates`]);
+/// `None` when an item cannot be said in protobuf (the caller answers JSON).
 pub fn list(
     info: &ResourceInfo,
     msg: &'static Msg,
     rv: u64,
     continue_token: Option<String>,
     items: Vec<Arc<Stored>>,
+    send_rate: u64,
 ) -> Option<Response> {
     let encoded: Vec<Bytes> = items
         .iter()
@@ -179,6 +181,11 @@ pub fn list(
         buf.extend_from_slice(&[0x1a, 0, 0x22, 0]);
         yield Ok(Bytes::from(buf));
     };
+    let stream = super::faults::paced(
+        send_rate,
+        |c: &Result<Bytes, std::io::Error>| c.as_ref().map_or(0, Bytes::len),
+        stream,
+    );
     Some(proto_response(Body::from_stream(stream)))
 }
 
@@ -343,6 +350,57 @@ mod tests {
         assert_eq!(kind, "ERROR");
         let (_, raw) = pb::unwrap_envelope(object).unwrap();
         assert!(matches!(pb::decode_status(raw), Error::Gone(_)));
+    }
+
+    fn stored_pod(i: usize) -> Arc<Stored> {
+        let obj = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("p{i}"), "namespace": "default",
+                         "resourceVersion": "7", "annotations": {"pad": "x".repeat(2_000)}},
+            "spec": {"nodeName": "n1"}});
+        Arc::new(Stored {
+            rv: 7,
+            key: format!("default/p{i}"),
+            namespace: Some("default".into()),
+            name: format!("p{i}"),
+            uid: format!("u{i}"),
+            labels: Default::default(),
+            owners: Vec::new(),
+            fields: Vec::new(),
+            bytes: Bytes::from(obj.to_string()),
+            proto: Default::default(),
+        })
+    }
+
+    /// A protobuf list goes out at the send rate given (the protobuf one), as JSON lists do:
+    /// a real API server encodes both at request time.
+    #[tokio::test(start_paused = true)]
+    async fn a_protobuf_list_is_sent_at_its_send_rate() {
+        use http_body_util::BodyExt as _;
+        let info = crate::demo::resources::RESOURCES
+            .iter()
+            .find(|r| r.kind == "Pod")
+            .unwrap();
+        let msg = pb::schema::kind("v1", "Pod").unwrap();
+        let items: Vec<Arc<Stored>> = (0..60).map(stored_pod).collect();
+        let send = |rate: u64| {
+            let res = list(info, msg, 7, None, items.clone(), rate).unwrap();
+            async move {
+                let start = tokio::time::Instant::now();
+                let body = res.into_body().collect().await.unwrap().to_bytes();
+                (start.elapsed(), body)
+            }
+        };
+        let (unpaced, body) = send(0).await;
+        assert_eq!(unpaced, std::time::Duration::ZERO);
+        assert!(body.len() > 120_000, "{} bytes", body.len());
+        // Half the body per second: two seconds, the same bytes.
+        let (took, paced) = send(body.len() as u64 / 2).await;
+        assert_eq!(paced, body);
+        assert!(
+            (took.as_secs_f64() - 2.0).abs() < 0.01,
+            "{took:?} for {} bytes",
+            body.len()
+        );
     }
 
     #[test]

@@ -420,11 +420,16 @@ fn time(b: &[u8], micro: bool) -> Result<Value, Error> {
     let nanos = u32::try_from(nanos).map_err(|_| bad("negative nanoseconds"))?;
     let t = chrono::DateTime::from_timestamp(secs, if micro { nanos } else { 0 })
         .ok_or_else(|| bad("time out of range"))?;
-    Ok(Value::String(if micro {
-        t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
-    } else {
-        t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
-    }))
+    // `to_rfc3339_opts` writes the fields directly; `format` parses its pattern on every call
+    // (a tenth of a pod's decode, with a dozen times per realistic pod).
+    Ok(Value::String(t.to_rfc3339_opts(
+        if micro {
+            chrono::SecondsFormat::Micros
+        } else {
+            chrono::SecondsFormat::Secs
+        },
+        true,
+    )))
 }
 
 /// Decode one object's message (`raw` of its envelope) as the cache holds it: `metadata` into

@@ -367,6 +367,31 @@ fn opt<T: std::fmt::Debug + Clone>(
     prop::option::of(s)
 }
 
+/// `metav1.Time` prints whole seconds, `metav1.MicroTime` six fraction digits, both in UTC with
+/// `Z`, as the API server's JSON does; the zero time is `null`.
+#[test]
+fn times_decode_as_the_api_server_prints_them() {
+    let msg = |secs: i64, nanos: i64| {
+        let mut b = Vec::new();
+        put_int(&mut b, 1, secs);
+        put_int(&mut b, 2, nanos);
+        b
+    };
+    assert_eq!(
+        time(&msg(1_700_000_000, 123_456_789), false).unwrap(),
+        json!("2023-11-14T22:13:20Z")
+    );
+    assert_eq!(
+        time(&msg(1_700_000_000, 123_456_789), true).unwrap(),
+        json!("2023-11-14T22:13:20.123456Z")
+    );
+    assert_eq!(
+        time(&msg(1_700_000_000, 0), true).unwrap(),
+        json!("2023-11-14T22:13:20.000000Z")
+    );
+    assert_eq!(time(&msg(0, 0), false).unwrap(), Value::Null);
+}
+
 fn time_str() -> impl Strategy<Value = Value> {
     (1_500_000_000i64..1_900_000_000).prop_map(|s| {
         json!(
