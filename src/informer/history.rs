@@ -28,8 +28,10 @@
 //!   tracked fields);
 //! - `state_at(last) == latest leaves` and `state_at(i-1) == undo(changes(i), state_at(i))`.
 
+use std::borrow::Borrow;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::io::Write as _;
 use std::sync::Arc;
 
@@ -39,7 +41,7 @@ use serde_json::Value;
 
 use super::decode::Mask;
 use super::delta_fifo::{Delta, DeltaType};
-use super::store::{meta_namespace_key, resource_version};
+use super::store::resource_version;
 
 /// Leaves longer than this are recorded as `#` and a 64-bit hash in hex.
 pub const MAX_LEAF: usize = 64;
@@ -49,11 +51,56 @@ pub const DEFAULT_BUDGET_MIB: usize = 64;
 
 /// Which object: the informer's resource (`pods`, `deployments.apps`) and the object's key
 /// (`namespace/name`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ObjectId {
     pub resource: Arc<str>,
     pub key: Arc<str>,
 }
+
+/// An object's (resource, key) as borrowed strings: the tracks are looked up with it, so an
+/// observe or pop of an object already held allocates no [`ObjectId`].
+trait IdRef {
+    fn parts(&self) -> (&str, &str);
+}
+
+impl IdRef for ObjectId {
+    fn parts(&self) -> (&str, &str) {
+        (&self.resource, &self.key)
+    }
+}
+
+impl IdRef for (&str, &str) {
+    fn parts(&self) -> (&str, &str) {
+        (self.0, self.1)
+    }
+}
+
+impl<'a> Borrow<dyn IdRef + 'a> for ObjectId {
+    fn borrow(&self) -> &(dyn IdRef + 'a) {
+        self
+    }
+}
+
+// The same hash for an ObjectId and its borrowed form (as `Borrow` requires).
+impl Hash for ObjectId {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.parts().hash(h);
+    }
+}
+
+impl Hash for dyn IdRef + '_ {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.parts().hash(h);
+    }
+}
+
+impl PartialEq for dyn IdRef + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for dyn IdRef + '_ {}
 
 /// The name history files a resource's objects under: `pods`, `deployments.apps` (the
 /// informer's short label without its namespace, so every informer of a kind shares one).
@@ -259,10 +306,12 @@ impl Paths {
     }
 }
 
+/// The tracks' map: the keys are hashed by foldhash, seeded per process.
+type Tracks = HashMap<ObjectId, Track, foldhash::fast::RandomState>;
+
 #[derive(Default)]
 struct Inner {
-    paths: Paths,
-    tracks: HashMap<ObjectId, Track>,
+    tracks: Tracks,
     /// Every held version, oldest first: (seq, object).
     order: VecDeque<(u64, ObjectId)>,
     bytes: usize,
@@ -270,13 +319,27 @@ struct Inner {
     evicted: u64,
     /// Resource names, shared by every ObjectId of a resource.
     resources: HashMap<String, Arc<str>>,
-    scratch: Scratch,
 }
 
 /// The history recorder shared by every informer of a factory.
+///
+/// Two locks, never held together by a writer: `paths` while an observe interns a path its
+/// thread has not met at that leaf position just before (rare once a kind's shape is known),
+/// `inner` for the short bookkeeping after the flattening (the resourceVersion check, the diff
+/// against the previous leaves, the budget). The flattening, most of an observe's work, holds
+/// neither in the steady state. Readers (`timeline`, `latest`) take `inner` then `paths`.
 pub struct History {
     budget: usize,
+    /// Unique per recorder: path ids are its own (a thread's cached ids of another recorder
+    /// are dropped, see `Scratch::seen`).
+    id: u64,
+    paths: Mutex<Paths>,
     inner: Mutex<Inner>,
+}
+
+thread_local! {
+    /// Each thread's flattening buffers (kept between observes, so they are not reallocated).
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 impl std::fmt::Debug for History {
@@ -295,15 +358,45 @@ struct Scratch {
     vals: Vec<u8>,
     /// (path id, start, end) into `vals`.
     leaves: Vec<(u32, u32, u32)>,
+    /// The object's key (`namespace/name`).
+    key: String,
+    /// The leaves packed (see [`pack`]).
+    packed: Vec<u8>,
+    /// Which recorder `seen` holds path ids of ([`History::id`]).
+    owner: u64,
+    /// The path and its id at each leaf position of the previous flattening (see [`Sink::id`]).
+    seen: Vec<(String, u32)>,
 }
 
 struct Sink<'a> {
-    paths: &'a mut Paths,
+    paths: &'a Mutex<Paths>,
     bytes: &'a mut usize,
     s: &'a mut Scratch,
 }
 
 impl Sink<'_> {
+    /// The id of the path now in `s.path`, the next leaf's: the path the previous flattening
+    /// on this thread met at the same leaf position when it is the same (objects of a kind
+    /// share a shape, so it usually is: one comparison), else interned (the `paths` lock).
+    fn id(&mut self) -> u32 {
+        let k = self.s.leaves.len();
+        if let Some((p, id)) = self.s.seen.get(k)
+            && *p == self.s.path
+        {
+            return *id;
+        }
+        let id = self.paths.lock().intern(&self.s.path, self.bytes);
+        match self.s.seen.get_mut(k) {
+            Some(e) => {
+                e.0.clear();
+                e.0.push_str(&self.s.path);
+                e.1 = id;
+            }
+            None => self.s.seen.push((self.s.path.clone(), id)),
+        }
+        id
+    }
+
     fn leaf(&mut self, value: &Value) {
         let start = self.s.vals.len();
         match value {
@@ -322,7 +415,7 @@ impl Sink<'_> {
             Value::Null => self.s.vals.extend_from_slice(b"null"),
             Value::Array(_) | Value::Object(_) => return,
         }
-        let id = self.paths.intern(&self.s.path, self.bytes);
+        let id = self.id();
         let end = self.s.vals.len().min(start + usize::from(u16::MAX));
         self.s.leaves.push((id, start as u32, end as u32));
     }
@@ -393,7 +486,7 @@ impl Sink<'_> {
 }
 
 fn push_escaped(path: &mut String, seg: &str) {
-    if !seg.contains(['~', '/']) {
+    if !seg.bytes().any(|b| b == b'~' || b == b'/') {
         path.push_str(seg);
         return;
     }
@@ -408,7 +501,13 @@ fn push_escaped(path: &mut String, seg: &str) {
 
 /// Flatten the labels and the fields `mask` keeps of `data` into `s` (sorted by path id, one
 /// leaf per path).
-fn flatten(obj: &DynamicObject, mask: Mask, paths: &mut Paths, bytes: &mut usize, s: &mut Scratch) {
+fn flatten(
+    obj: &DynamicObject,
+    mask: Mask,
+    paths: &Mutex<Paths>,
+    bytes: &mut usize,
+    s: &mut Scratch,
+) {
     s.path.clear();
     s.vals.clear();
     s.leaves.clear();
@@ -419,7 +518,7 @@ fn flatten(obj: &DynamicObject, mask: Mask, paths: &mut Paths, bytes: &mut usize
             sink.push(k);
             let start = sink.s.vals.len();
             sink.s.vals.extend_from_slice(v.as_bytes());
-            let id = sink.paths.intern(&sink.s.path, sink.bytes);
+            let id = sink.id();
             let end = sink.s.vals.len();
             sink.s.leaves.push((id, start as u32, end as u32));
             sink.s.path.truncate("/metadata/labels".len());
@@ -431,71 +530,89 @@ fn flatten(obj: &DynamicObject, mask: Mask, paths: &mut Paths, bytes: &mut usize
     s.leaves.dedup_by_key(|(id, _, _)| *id);
 }
 
-/// The flattened leaves packed: per leaf a u32 path id, a u16 length, the bytes.
-fn pack(s: &Scratch) -> Box<[u8]> {
-    let size: usize = s.leaves.iter().map(|(_, a, b)| (b - a) as usize + 6).sum();
-    let mut out = Vec::with_capacity(size);
+/// The flattened leaves packed into `s.packed`: per leaf a u32 path id, a u16 length, the bytes.
+fn pack(s: &mut Scratch) {
+    s.packed.clear();
     for (id, a, b) in &s.leaves {
-        out.extend_from_slice(&id.to_le_bytes());
-        out.extend_from_slice(&((b - a) as u16).to_le_bytes());
-        out.extend_from_slice(&s.vals[*a as usize..*b as usize]);
+        s.packed.extend_from_slice(&id.to_le_bytes());
+        s.packed.extend_from_slice(&((b - a) as u16).to_le_bytes());
+        s.packed
+            .extend_from_slice(&s.vals[*a as usize..*b as usize]);
     }
-    out.into_boxed_slice()
+}
+
+/// The leaves of a packed buffer, in order: (path id, value bytes).
+struct Packed<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Iterator for Packed<'a> {
+    type Item = (u32, &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let head = self.buf.get(self.at..self.at + 6)?;
+        let id = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let len = usize::from(u16::from_le_bytes([head[4], head[5]]));
+        let start = self.at + 6;
+        let end = (start + len).min(self.buf.len());
+        self.at = end;
+        Some((id, &self.buf[start..end]))
+    }
+}
+
+fn leaves(buf: &[u8]) -> Packed<'_> {
+    Packed { buf, at: 0 }
+}
+
+fn text(b: &[u8]) -> &str {
+    std::str::from_utf8(b).unwrap_or("")
 }
 
 fn unpack(packed: &[u8]) -> Vec<(u32, &str)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i + 6 <= packed.len() {
-        let id = u32::from_le_bytes([packed[i], packed[i + 1], packed[i + 2], packed[i + 3]]);
-        let len = usize::from(u16::from_le_bytes([packed[i + 4], packed[i + 5]]));
-        let end = (i + 6 + len).min(packed.len());
-        out.push((id, std::str::from_utf8(&packed[i + 6..end]).unwrap_or("")));
-        i = end;
-    }
-    out
+    leaves(packed).map(|(id, v)| (id, text(v))).collect()
 }
 
-/// The changes from `old` to `new` (both sorted by path id).
-fn diff(old: &[(u32, &str)], new: &[(u32, &str)]) -> Vec<Change> {
+/// The changes from `old` to `new` (packed, both sorted by path id).
+fn diff(old: &[u8], new: &[u8]) -> Vec<Change> {
     let mut out = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < new.len() {
-        match (old.get(i), new.get(j)) {
+    let (mut old, mut new) = (leaves(old).peekable(), leaves(new).peekable());
+    loop {
+        match (old.peek().copied(), new.peek().copied()) {
             (Some(a), Some(b)) if a.0 == b.0 => {
                 if a.1 != b.1 {
                     out.push(Change {
                         path: a.0,
-                        old: Some(a.1.into()),
-                        new: Some(b.1.into()),
+                        old: Some(text(a.1).into()),
+                        new: Some(text(b.1).into()),
                     });
                 }
-                i += 1;
-                j += 1;
+                old.next();
+                new.next();
             }
             (Some(a), Some(b)) if a.0 < b.0 => {
                 out.push(Change {
                     path: a.0,
-                    old: Some(a.1.into()),
+                    old: Some(text(a.1).into()),
                     new: None,
                 });
-                i += 1;
+                old.next();
             }
             (Some(a), None) => {
                 out.push(Change {
                     path: a.0,
-                    old: Some(a.1.into()),
+                    old: Some(text(a.1).into()),
                     new: None,
                 });
-                i += 1;
+                old.next();
             }
             (_, Some(b)) => {
                 out.push(Change {
                     path: b.0,
                     old: None,
-                    new: Some(b.1.into()),
+                    new: Some(text(b.1).into()),
                 });
-                j += 1;
+                new.next();
             }
             (None, None) => break,
         }
@@ -513,8 +630,11 @@ fn now_ms() -> i64 {
 impl History {
     /// A recorder holding at most `budget_bytes` (accounted, see [`HistoryStats::bytes`]).
     pub fn new(budget_bytes: usize) -> Self {
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Self {
             budget: budget_bytes,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            paths: Mutex::new(Paths::default()),
             inner: Mutex::new(Inner::default()),
         }
     }
@@ -531,61 +651,79 @@ impl History {
 
     /// [`Self::observe`] at a given time.
     pub fn observe_at(&self, resource: &str, obj: &DynamicObject, mask: Mask, at_ms: i64) {
-        let Ok(key) = meta_namespace_key(obj) else {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut s) => self.record(resource, obj, mask, at_ms, &mut s),
+            // Not reached (an observe does not observe), but a fresh buffer is always right.
+            Err(_) => self.record(resource, obj, mask, at_ms, &mut Scratch::default()),
+        });
+    }
+
+    /// Record one version: the resourceVersion check first (a version already recorded costs
+    /// one lookup, no allocation, no flattening), then the flattening under `paths` only, then
+    /// the bookkeeping under `inner`.
+    fn record(&self, resource: &str, obj: &DynamicObject, mask: Mask, at_ms: i64, s: &mut Scratch) {
+        let Some(name) = obj.metadata.name.as_deref() else {
             return;
         };
-        let rv = resource_version(obj);
-        let mut inner = self.inner.lock();
-        let inner = &mut *inner;
-        let resource = match inner.resources.get(resource) {
-            Some(r) => r.clone(),
-            None => {
-                let r: Arc<str> = Arc::from(resource);
-                inner.resources.insert(resource.to_string(), r.clone());
-                r
-            }
-        };
-        let id = ObjectId {
-            resource,
-            key: Arc::from(key.as_str()),
-        };
-        if inner
-            .tracks
-            .get(&id)
-            .is_some_and(|t| &*t.last_rv == rv && !rv.is_empty())
+        // The key as `meta_namespace_key` makes it, in the reused buffer.
+        s.key.clear();
+        if let Some(ns) = obj
+            .metadata
+            .namespace
+            .as_deref()
+            .filter(|ns| !ns.is_empty())
         {
+            s.key.push_str(ns);
+            s.key.push('/');
+        }
+        s.key.push_str(name);
+        let rv = resource_version(obj);
+        let seen = |inner: &Inner, key: &str| {
+            !rv.is_empty()
+                && inner
+                    .tracks
+                    .get(&(resource, key) as &dyn IdRef)
+                    .is_some_and(|t| &*t.last_rv == rv)
+        };
+        if seen(&self.inner.lock(), &s.key) {
             return;
         }
-        let mut bytes = inner.bytes;
-        flatten(obj, mask, &mut inner.paths, &mut bytes, &mut inner.scratch);
-        let packed = pack(&inner.scratch);
+        if s.owner != self.id {
+            s.owner = self.id;
+            s.seen.clear();
+        }
+        let mut path_bytes = 0;
+        flatten(obj, mask, &self.paths, &mut path_bytes, s);
+        pack(s);
+        let mut inner = self.inner.lock();
+        let inner = &mut *inner;
+        inner.bytes += path_bytes;
+        // Recorded meanwhile by another informer of the same resource.
+        if seen(inner, &s.key) {
+            self.evict(inner);
+            return;
+        }
         let seq = inner.next_seq;
         inner.next_seq += 1;
-        match inner.tracks.get_mut(&id) {
-            Some(track) => {
-                let changes = if track.last == packed {
-                    Vec::new()
-                } else {
-                    diff(&unpack(&track.last), &unpack(&packed))
-                };
-                let v = Version {
-                    seq,
-                    at_ms,
-                    delta: None,
-                    tombstone: false,
-                    rv: rv.into(),
-                    baseline: false,
-                    changes: changes.into_boxed_slice(),
-                };
-                bytes += v.bytes();
-                bytes = (bytes + packed.len() + rv.len())
-                    .saturating_sub(track.last.len() + track.last_rv.len());
-                track.last = packed;
-                track.last_rv = rv.into();
-                track.deleted = false;
-                track.versions.push_back(v);
-            }
+        let mut bytes = inner.bytes;
+        let id = match inner
+            .tracks
+            .get_key_value(&(resource, s.key.as_str()) as &dyn IdRef)
+        {
+            Some((id, _)) => id.clone(),
             None => {
+                let resource = match inner.resources.get(resource) {
+                    Some(r) => r.clone(),
+                    None => {
+                        let r: Arc<str> = Arc::from(resource);
+                        inner.resources.insert(resource.to_string(), r.clone());
+                        r
+                    }
+                };
+                let id = ObjectId {
+                    resource,
+                    key: Arc::from(s.key.as_str()),
+                };
                 let v = Version {
                     seq,
                     at_ms,
@@ -596,7 +734,7 @@ impl History {
                     changes: Box::new([]),
                 };
                 let track = Track {
-                    last: packed,
+                    last: s.packed.as_slice().into(),
                     last_rv: rv.into(),
                     deleted: false,
                     truncated: false,
@@ -605,7 +743,37 @@ impl History {
                 bytes +=
                     track.bytes(&id) + track.versions.iter().map(Version::bytes).sum::<usize>();
                 inner.tracks.insert(id.clone(), track);
+                inner.order.push_back((seq, id));
+                inner.bytes = bytes;
+                self.evict(inner);
+                return;
             }
+        };
+        if let Some(track) = inner.tracks.get_mut(&id) {
+            let same = *track.last == *s.packed;
+            let changes = if same {
+                Vec::new()
+            } else {
+                diff(&track.last, &s.packed)
+            };
+            let v = Version {
+                seq,
+                at_ms,
+                delta: None,
+                tombstone: false,
+                rv: rv.into(),
+                baseline: false,
+                changes: changes.into_boxed_slice(),
+            };
+            bytes += v.bytes();
+            bytes = (bytes + s.packed.len() + rv.len())
+                .saturating_sub(track.last.len() + track.last_rv.len());
+            if !same {
+                track.last = s.packed.as_slice().into();
+            }
+            track.last_rv = rv.into();
+            track.deleted = false;
+            track.versions.push_back(v);
         }
         inner.order.push_back((seq, id));
         inner.bytes = bytes;
@@ -628,18 +796,19 @@ impl History {
     ) {
         let mut inner = self.inner.lock();
         let inner = &mut *inner;
-        let Some(resource) = inner.resources.get(resource).cloned() else {
+        // Objects without a track (never observed, or evicted whole) have nothing to name.
+        let Some(id) = inner
+            .tracks
+            .get_key_value(&(resource, key) as &dyn IdRef)
+            .map(|(id, _)| id.clone())
+        else {
             return;
-        };
-        let id = ObjectId {
-            resource,
-            key: Arc::from(key),
         };
         for d in deltas {
             let rv = d
                 .object
                 .object()
-                .map(|o| resource_version(&**o).to_string())
+                .map(|o| resource_version(&**o))
                 .unwrap_or_default();
             let tombstone = d.object.is_tombstone();
             let Some(track) = inner.tracks.get_mut(&id) else {
@@ -649,7 +818,7 @@ impl History {
                 .versions
                 .iter_mut()
                 .rev()
-                .find(|v| v.delta.is_none() && *v.rv == *rv);
+                .find(|v| v.delta.is_none() && &*v.rv == rv);
             match pending {
                 Some(v) => {
                     v.delta = Some(d.kind);
@@ -667,7 +836,7 @@ impl History {
                         at_ms,
                         delta: Some(DeltaType::Deleted),
                         tombstone,
-                        rv: rv.as_str().into(),
+                        rv: rv.into(),
                         baseline: false,
                         changes: Box::new([]),
                     };
@@ -734,7 +903,7 @@ impl History {
             key: Arc::from(key),
         };
         let track = inner.tracks.get(&id)?;
-        let paths = &inner.paths;
+        let paths = self.paths.lock();
         let versions = track
             .versions
             .iter()
@@ -777,6 +946,7 @@ impl History {
         mut keep: impl FnMut(&ObjectId, &BTreeMap<String, String>) -> bool,
     ) -> Vec<ChangeRow> {
         let inner = self.inner.lock();
+        let paths = self.paths.lock();
         let mut out = Vec::new();
         let label_prefix = "/metadata/labels/";
         for (seq, id) in inner.order.iter().rev() {
@@ -793,7 +963,7 @@ impl History {
             let mut labels: BTreeMap<String, String> = unpack(&track.last)
                 .into_iter()
                 .filter_map(|(p, v)| {
-                    let name = inner.paths.name(p);
+                    let name = paths.name(p);
                     name.strip_prefix(label_prefix)
                         .map(|k| (unescape(k), v.to_string()))
                 })
@@ -807,7 +977,7 @@ impl History {
                         (Some(_), None) => fields += 1,
                         _ => {}
                     }
-                    let name = inner.paths.name(c.path);
+                    let name = paths.name(c.path);
                     if let Some(k) = name.strip_prefix(label_prefix) {
                         match &c.old {
                             Some(o) => labels.insert(unescape(k), o.to_string()),
@@ -832,7 +1002,7 @@ impl History {
                     .changes
                     .iter()
                     .map(|c| FieldChange {
-                        path: inner.paths.name(c.path),
+                        path: paths.name(c.path),
                         old: c.old.as_deref().map(str::to_string),
                         new: c.new.as_deref().map(str::to_string),
                     })

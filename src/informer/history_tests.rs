@@ -1,5 +1,6 @@
 use super::*;
 use crate::informer::delta_fifo::{DeletedFinalStateUnknown, Delta, DeltaObject};
+use crate::informer::store::meta_namespace_key;
 use serde_json::json;
 
 fn obj(v: serde_json::Value) -> DynamicObject {
@@ -346,4 +347,82 @@ fn counts_the_server_omits_at_zero_read_as_zero_and_other_fields_say_none() {
         )]),
         "image web:1→(none)"
     );
+}
+
+#[test]
+fn objects_without_a_namespace_are_keyed_by_name_as_the_store_keys_them() {
+    let h = History::with_mib(1);
+    for (rv, ns) in [("1", None), ("2", Some(""))] {
+        let mut node = obj(json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "n1", "resourceVersion": rv, "labels": {"zone": rv}}}));
+        node.metadata.namespace = ns.map(str::to_string);
+        h.observe_at("nodes", &node, Mask::All, 0);
+        let key = meta_namespace_key(&node).expect("key");
+        assert_eq!(key, "n1");
+        h.popped_at("nodes", &key, &[delta(DeltaType::Updated, &node)], 0);
+    }
+    let t = h.timeline("nodes", "n1").expect("held under its name");
+    assert_eq!(t.versions.len(), 2);
+    assert!(
+        t.versions
+            .iter()
+            .all(|v| v.delta == Some(DeltaType::Updated))
+    );
+    assert_eq!(t.versions[1].summary(0), "labels zone=1→2");
+}
+
+#[test]
+fn concurrent_observers_record_each_version_once_within_the_budget() {
+    let budget = 60_000;
+    let h = Arc::new(History::new(budget));
+    let threads: Vec<_> = (0..2)
+        .map(|t| {
+            let h = Arc::clone(&h);
+            std::thread::spawn(move || {
+                for i in 0..300u32 {
+                    // Objects of this thread: rv 1, 2, 3... each a new version.
+                    let mut own = pod(&(i + 1).to_string(), "Running", i / 10, None);
+                    own.metadata.name = Some(format!("web-{t}-{}", i % 10));
+                    h.observe_at("pods", &own, pod_mask(), i64::from(i));
+                    // Objects both threads see (two informers of one resource): one version
+                    // each, recorded once (again only if evicted whole in between).
+                    let mut shared = pod("1", "Running", 0, None);
+                    shared.metadata.name = Some(format!("both-{i}"));
+                    h.observe_at("pods", &shared, pod_mask(), i64::from(i));
+                    assert!(h.bytes() <= budget, "{} > {budget}", h.bytes());
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("observer thread");
+    }
+    let stats = h.stats();
+    assert!(stats.bytes <= budget, "{stats:?}");
+    assert!(stats.evicted > 0, "the budget was exercised: {stats:?}");
+    // What is held depends on how the threads interleaved; what is held is exact.
+    let mut held = 0;
+    for t in 0..2 {
+        for n in 0..10u32 {
+            let Some(tl) = h.timeline("pods", &format!("shop/web-{t}-{n}")) else {
+                continue;
+            };
+            held += 1;
+            let rvs: Vec<u32> = tl
+                .versions
+                .iter()
+                .map(|v| v.resource_version.parse().expect("rv"))
+                .collect();
+            // A suffix of the object's versions, each once, the newest last.
+            assert!(rvs.windows(2).all(|w| w[0] + 10 == w[1]), "{rvs:?}");
+            assert_eq!(rvs.last().copied(), Some(291 + n));
+        }
+    }
+    for i in 0..300 {
+        if let Some(tl) = h.timeline("pods", &format!("shop/both-{i}")) {
+            held += 1;
+            assert_eq!(tl.versions.len(), 1, "recorded twice: {:?}", tl.versions);
+        }
+    }
+    assert!(held > 0);
 }
