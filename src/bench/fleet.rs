@@ -57,6 +57,20 @@ async fn clients_of(path: &Path) -> Result<Vec<(String, kube::Client)>, BenchErr
     Ok(out)
 }
 
+/// Get a demo server ready as the single-cluster figures do: its protobuf encodings made (it
+/// encodes an object on its first protobuf request and keeps it, as kube-apiserver's watch cache
+/// keeps each serialization), then, with `--server-mbps`, sending no faster than a real API server
+/// encodes (each cluster its own server, on its own machine in a real fleet: the rate is per
+/// member). Without the warm-up the figure measures N demo servers encoding on the client's cores.
+async fn pace(client: &kube::Client, opts: &BenchOptions) -> Result<(), BenchError> {
+    raw_list_proto(client).await?;
+    if let Some(mbps) = opts.server_mbps {
+        let (json, pb) = (mbps.json, mbps.protobuf());
+        post_fault(client, &format!("send-rate?mbps={json}&pb_mbps={pb}")).await?;
+    }
+    Ok(())
+}
+
 pub(super) async fn fleet_figures(
     opts: &BenchOptions,
     report: &mut Report,
@@ -69,6 +83,7 @@ pub(super) async fn fleet_figures(
     // One cluster alone.
     let single = ChildServer::start(pods, opts.pod_shape).await?;
     let client = client_from_kubeconfig(&single.kubeconfig).await?;
+    pace(&client, opts).await?;
     let (t_single, running) = kinformer_sync(&client, opts.wire).await?;
     let rss_single = rss_bytes().unwrap_or(0).saturating_sub(baseline);
     let (single_screen, on_screen) = first_screen(&running)?;
@@ -89,6 +104,9 @@ pub(super) async fn fleet_figures(
                 "{} contexts in the fleet's kubeconfig, {n} expected",
                 clients.len()
             )));
+        }
+        for (_, c) in &clients {
+            pace(c, opts).await?;
         }
         let start = Instant::now();
         let running: Vec<RunningInformer> = clients.iter().map(|(_, c)| pods_informer(c)).collect();
