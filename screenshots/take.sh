@@ -212,5 +212,44 @@ key j
 key Space 1.5
 shot xray 1
 
+esc
+esc
+
+# 14. history of a crash-looping pod: its versions as the informer saw them, what changed
+cmd pods
+wait_for "Pods("
+key '/'
+typ "CrashLoop"
+key Enter 1
+key g
+key h
+wait_for "Recorded"
+shot history 1
+esc
+esc
+
+# 15. the latest changes across the cluster
+cmd changes
+wait_for "Changes["
+shot changes 1
+
+key q
+
+# 16. a fleet: three demo clusters in one merged table (CLUSTER column, each cluster's state in
+# the header line)
+T kill-session -t "$SESSION" 2>/dev/null || true
+log "starting $BIN --demo-clusters 3 in tmux (${COLS}x${ROWS})"
+T -f /dev/null new-session -d -s "$SESSION" -x "$COLS" -y "$ROWS" \
+    "env TERM=xterm-256color COLORTERM=truecolor HOME=$TMP/home \
+     $BIN --demo-clusters 3 --demo-pods 300 --log-file $TMP/kinformer-fleet.log; sleep 30"
+T set-option -t "$SESSION" status off
+T resize-window -t "$SESSION" -x "$COLS" -y "$ROWS" 2>/dev/null || true
+wait_for "staging synced" 60
+wait_for "DeltaFIFO events"
+sleep 3
+key '/'
+typ "payments"
+key Enter 1
+shot fleet 1
 key q
 log "done: $(ls "$HERE"/*.png | wc -l) PNGs in screenshots/"
