@@ -364,25 +364,83 @@ fn a_drill_down_from_a_merged_row_is_fed_by_that_rows_cluster_only() {
 }
 
 #[test]
-fn the_pulse_reads_the_current_cluster_only_in_a_fleet() {
+fn the_pulse_sums_every_cluster_and_breaks_the_counts_down_per_cluster() {
     let (mut app, _) = merged_app(fleet_config());
     app.update(key(':'));
     type_str(&mut app, "pulse");
     let fx = app.update(code(KeyCode::Enter));
-    let feeds: Vec<&Effect> = fx
+    // Its feeds are merged ones (every cluster's objects keyed under it), not the current
+    // cluster's alone.
+    let feeds: Vec<(ViewId, String)> = fx
         .iter()
-        .filter(|e| {
-            matches!(e, Effect::OpenResource { .. })
-                || matches!(e, Effect::OnCluster { effect, .. } if matches!(**effect, Effect::OpenResource { .. }))
+        .filter_map(|e| match e {
+            Effect::OpenResource {
+                view,
+                resource,
+                drill: None,
+                ..
+            } => Some((*view, resource.api_resource.plural.clone())),
+            _ => None,
         })
         .collect();
-    assert!(!feeds.is_empty(), "{fx:?}");
-    for e in feeds {
-        assert!(
-            matches!(e, Effect::OnCluster { cluster, effect } if cluster == "prod-eu" && matches!(**effect, Effect::OpenResource { drill: None, .. })),
-            "{e:?}"
-        );
-    }
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::OnCluster { .. })),
+        "{fx:?}"
+    );
+    let pods_feed = feeds
+        .iter()
+        .find(|(_, p)| p == "pods")
+        .map(|(v, _)| *v)
+        .expect("a pods feed");
+    // prod-eu: 2 pods, one not ready; prod-us: 3 pods.
+    let pod_of = |name: &str, ready: bool| {
+        let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c"}]},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "c", "ready": ready,
+                "restartCount": 0, "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}]}
+        }))
+        .unwrap();
+        ObjectSummary::from_object("Pod", &Arc::new(obj), None).unwrap()
+    };
+    app.update(Action::Rows {
+        view: pods_feed,
+        upserts: vec![
+            on("prod-eu", pod_of("a", true)),
+            on("prod-eu", pod_of("b", false)),
+            on("prod-us", pod_of("a", true)),
+            on("prod-us", pod_of("c", true)),
+            on("prod-us", pod_of("d", true)),
+        ],
+        deletes: Vec::new(),
+    });
+    let text = screen(&mut app, 150, 40);
+    assert!(text.contains("Pods 5"), "{text}");
+    let line = |cluster: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("{cluster}  pods")))
+            .unwrap_or_else(|| panic!("no {cluster} line in\n{text}"))
+            .to_string()
+    };
+    assert!(
+        line("prod-eu").contains("pods 2") && line("prod-eu").contains("1 not ready"),
+        "{text}"
+    );
+    assert!(
+        line("prod-us").contains("pods 3") && !line("prod-us").contains("not ready"),
+        "{text}"
+    );
+    assert!(text.contains("Cluster usage (prod-eu)"), "{text}");
+    // A deletion in one cluster leaves the same-named pod of the other.
+    app.update(Action::Rows {
+        view: pods_feed,
+        upserts: Vec::new(),
+        deletes: vec![cluster_key("prod-us", "default/a")],
+    });
+    let text = screen(&mut app, 150, 40);
+    assert!(text.contains("Pods 4"), "{text}");
+    insta::assert_snapshot!(text);
 }
 
 #[test]

@@ -29,7 +29,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Widget};
 use serde_json::Value;
 
-use super::action::{InformerRow, ObjectSummary};
+use super::action::{CLUSTER_SEP, InformerRow, ObjectSummary};
 use crate::render::metrics::{Allocatable, Level, Usage, percent};
 use crate::render::pod_phase_reason;
 
@@ -354,6 +354,10 @@ pub struct Pulse {
     warnings: BTreeMap<(i64, Arc<str>), Arc<Warning>>,
     /// Deltas per second per informer (the App's, copied at each sample).
     pub rates: Rates,
+    /// Several clusters (merged feeds, keys under their cluster): each one's counts, and the
+    /// current one (the node metrics are its own: the usage tile compares them with its nodes).
+    by_cluster: BTreeMap<Arc<str>, Counts>,
+    current: Option<Arc<str>>,
     /// Node metrics (by node name), the last poll.
     node_usage: Option<Arc<HashMap<String, Usage>>>,
     /// Why metrics are not shown (said once in the CPU/MEM tile).
@@ -434,6 +438,14 @@ fn push(ring: &mut VecDeque<u64>, sample: u64) {
     ring.push_back(sample);
 }
 
+/// A key as the lists print it: a merged feed's `cluster` + separator + key as `cluster key`.
+fn shown_key(key: &str) -> String {
+    match key.split_once(CLUSTER_SEP) {
+        Some((cluster, k)) => format!("{cluster} {k}"),
+        None => key.to_string(),
+    }
+}
+
 /// The tiles, in screen order.
 pub const TILES: [PulseKind; 5] = PulseKind::ALL;
 
@@ -449,6 +461,9 @@ impl Pulse {
     fn forget(&mut self, kind: PulseKind, key: &Arc<str>) {
         if let Some(old) = self.classes.remove(&(kind, key.clone())) {
             self.counts.add(&old, -1);
+            if let Some(c) = self.cluster_counts(key) {
+                c.add(&old, -1);
+            }
             match old {
                 Class::Pod { restarts, .. } if restarts > 0 => {
                     self.restarts.remove(&(restarts, key.clone()));
@@ -461,8 +476,39 @@ impl Pulse {
         }
     }
 
+    /// The counts of `key`'s cluster (a merged feed's key), made on first sight.
+    fn cluster_counts(&mut self, key: &str) -> Option<&mut Counts> {
+        let (cluster, _) = key.split_once(CLUSTER_SEP)?;
+        if !self.by_cluster.contains_key(cluster) {
+            self.by_cluster
+                .insert(Arc::from(cluster), Counts::default());
+        }
+        self.by_cluster.get_mut(cluster)
+    }
+
+    /// Several clusters feed this pulse; `current`'s node metrics are the ones polled.
+    pub fn set_current_cluster(&mut self, current: &str) {
+        self.current = Some(Arc::from(current));
+    }
+
+    /// Each cluster's counts (empty with one cluster).
+    pub fn cluster_counts_all(&self) -> &BTreeMap<Arc<str>, Counts> {
+        &self.by_cluster
+    }
+
+    /// The counts the usage tile compares node metrics with: the current cluster's nodes.
+    fn usage_counts(&self) -> &Counts {
+        self.current
+            .as_ref()
+            .and_then(|c| self.by_cluster.get(c))
+            .unwrap_or(&self.counts)
+    }
+
     fn remember(&mut self, kind: PulseKind, key: Arc<str>, class: Class) {
         self.counts.add(&class, 1);
+        if let Some(c) = self.cluster_counts(&key) {
+            c.add(&class, 1);
+        }
         match &class {
             Class::Pod { restarts, .. } if *restarts > 0 => {
                 self.restarts.insert((*restarts, key.clone()));
@@ -563,14 +609,23 @@ impl Pulse {
 
     /// Draw into `area` (pure: reads `self` only).
     pub fn draw(&self, now_unix: i64, area: Rect, buf: &mut Buffer) {
-        let [tiles, usage, spark, lists] = Layout::vertical([
+        let strip = if self.by_cluster.is_empty() {
+            0
+        } else {
+            self.by_cluster.len() as u16 + 2
+        };
+        let [tiles, clusters, usage, spark, lists] = Layout::vertical([
             Constraint::Length(7),
+            Constraint::Length(strip),
             Constraint::Length(3),
             Constraint::Min(4),
             Constraint::Length(TOP_N as u16 + 2),
         ])
         .areas(area);
         self.draw_tiles(tiles, buf);
+        if strip > 0 {
+            self.draw_clusters(clusters, buf);
+        }
         self.draw_usage(usage, buf);
         self.draw_rates(spark, buf);
         let [left, right] =
@@ -650,8 +705,64 @@ impl Pulse {
         }
     }
 
+    /// The tiles' figures per cluster, one line each (several clusters only).
+    fn draw_clusters(&self, area: Rect, buf: &mut Buffer) {
+        let bad = Style::default().fg(Color::Red);
+        let warn = Style::default().fg(Color::Yellow);
+        let width = self
+            .by_cluster
+            .keys()
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(0);
+        let part = |label: &str, n: usize, what: &str, v: usize, style: Style| {
+            let mut spans = vec![Span::raw(format!("{label} {n:<6}"))];
+            if v > 0 {
+                spans.push(Span::styled(format!("{v} {what}"), style));
+                spans.push(Span::raw("   "));
+            } else {
+                spans.push(Span::raw(format!("{:<w$}", "", w = what.len() + 5)));
+            }
+            spans
+        };
+        let lines: Vec<Line> = self
+            .by_cluster
+            .iter()
+            .map(|(cluster, c)| {
+                let marker = if self.current.as_deref() == Some(&**cluster) {
+                    "▸"
+                } else {
+                    " "
+                };
+                let mut spans = vec![Span::styled(
+                    format!("{marker}{cluster:<width$}  "),
+                    Style::default().add_modifier(Modifier::BOLD),
+                )];
+                spans.extend(part("pods", c.pods, "not ready", c.pods_not_ready, warn));
+                spans.extend(part(
+                    "deploy",
+                    c.deployments,
+                    "unavailable",
+                    c.deployments_unavailable,
+                    bad,
+                ));
+                spans.extend(part("nodes", c.nodes, "NotReady", c.nodes_not_ready, bad));
+                spans.extend(part("jobs", c.jobs, "failed", c.jobs_failed, bad));
+                spans.extend(part("events", c.events, "warnings", c.warnings, warn));
+                Line::from(spans)
+            })
+            .collect();
+        Paragraph::new(lines)
+            .block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(" Per cluster "),
+            )
+            .render(area, buf);
+    }
+
     fn draw_usage(&self, area: Rect, buf: &mut Buffer) {
-        let c = &self.counts;
+        let c = self.usage_counts();
         let line = match (self.cluster_usage(), &self.metrics_note) {
             (Some(u), _) => {
                 let cpu_m = crate::render::metrics::nanos_to_milli(u.cpu_n);
@@ -679,12 +790,12 @@ impl Pulse {
                 Style::default().fg(Color::DarkGray),
             ),
         };
+        let title = match &self.current {
+            Some(c) => format!(" Cluster usage ({c}) "),
+            None => " Cluster usage ".to_string(),
+        };
         Paragraph::new(line)
-            .block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .title(" Cluster usage "),
-            )
+            .block(Block::default().borders(Borders::ALL).title(title))
             .render(area, buf);
     }
 
@@ -694,7 +805,7 @@ impl Pulse {
             .title(" Deltas/s per informer (5 min) ");
         let inner = block.inner(area);
         block.render(area, buf);
-        let label_w: u16 = 28;
+        let label_w: u16 = 34;
         for (i, (label, ring)) in self.rates.iter().enumerate() {
             let Ok(i) = u16::try_from(i) else { break };
             if i >= inner.height {
@@ -702,7 +813,7 @@ impl Pulse {
             }
             let y = inner.y + i;
             let last = ring.back().copied().unwrap_or(0);
-            let text = format!("{label:<20.20} {last:>5}/s");
+            let text = format!("{label:<26.26} {last:>5}/s");
             buf.set_stringn(inner.x, y, &text, usize::from(label_w), Style::default());
             let w = inner.width.saturating_sub(label_w + 1);
             let n = usize::from(w);
@@ -717,7 +828,7 @@ impl Pulse {
     fn draw_restarts(&self, area: Rect, buf: &mut Buffer) {
         let lines: Vec<Line> = self
             .top_restarts()
-            .map(|(n, key)| Line::from(format!("{n:>5}  {key}")))
+            .map(|(n, key)| Line::from(format!("{n:>5}  {}", shown_key(key))))
             .collect();
         Paragraph::new(lines)
             .block(
@@ -730,15 +841,22 @@ impl Pulse {
 
     fn draw_warnings(&self, now_unix: i64, area: Rect, buf: &mut Buffer) {
         let lines: Vec<Line> = self
-            .latest_warnings()
-            .map(|w| {
+            .warnings
+            .iter()
+            .rev()
+            .take(TOP_N)
+            .map(|((_, key), w)| {
+                let cluster = key
+                    .split_once(CLUSTER_SEP)
+                    .map(|(c, _)| format!("{c} "))
+                    .unwrap_or_default();
                 Line::from(vec![
                     Span::raw(format!(
                         "{:>5} ",
                         crate::render::format_age(now_unix.saturating_sub(w.at))
                     )),
                     Span::styled(format!("{} ", w.reason), Style::default().fg(Color::Yellow)),
-                    Span::raw(format!("{} {}", w.object, w.message)),
+                    Span::raw(format!("{cluster}{} {}", w.object, w.message)),
                 ])
             })
             .collect();

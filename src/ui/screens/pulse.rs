@@ -77,12 +77,14 @@ impl App {
             let view = self.next_view;
             self.next_view += 1;
             let namespace = self.scope_for(&resource);
-            fx.push(self.current_cluster_only(Effect::OpenResource {
+            // With several clusters the feed is merged (every cluster's objects, keyed under
+            // it): the tiles sum them and the per-cluster strip breaks them down.
+            fx.push(Effect::OpenResource {
                 view,
                 resource,
                 namespace,
                 drill: None,
-            }));
+            });
             if kind == PulseKind::Nodes {
                 fx.push(Effect::WatchMetrics {
                     view,
@@ -92,6 +94,9 @@ impl App {
             screen.feeds.insert(view, kind);
         }
         screen.pulse.rates = self.rates.clone();
+        if self.fleet.is_fleet() {
+            screen.pulse.set_current_cluster(&self.connection.context);
+        }
         self.pulse = Some(Box::new(screen));
         self.stack.push(Screen::Pulse);
         self.dirty = true;
