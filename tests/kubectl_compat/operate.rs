@@ -1,0 +1,261 @@
+//! kubectl auth can-i, edit and rollouts.
+
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_edit_with_a_scripted_editor_changes_the_object() {
+    let Some(s) = setup("kubectl_edit_with_a_scripted_editor_changes_the_object").await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    k.ok(&["create", "configmap", "cfg", "--from-literal=k=v", "-n", ns])
+        .await;
+    let script = s.dir.path().join("editor.sh");
+    std::fs::write(&script, "sed -i 's/^  k: v$/  k: edited/' \"$1\"\n").unwrap();
+    let mut c = k.command(&["edit", "configmap", "cfg", "-n", ns]);
+    c.env("KUBE_EDITOR", format!("sh {}", script.display()));
+    let out = tokio::time::timeout(HANG_GUARD, c.output())
+        .await
+        .expect("kubectl edit hung")
+        .expect("kubectl edit runs");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}{stdout}");
+    assert_eq!(stdout.trim(), "configmap/cfg edited");
+    let value = k
+        .ok(&[
+            "get",
+            "configmap",
+            "cfg",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.data.k}",
+        ])
+        .await;
+    assert_eq!(value, "edited");
+    s.cleanup().await;
+}
+
+/// `kubectl rollout restart` then `kubectl rollout status --timeout`: a new ReplicaSet at the
+/// next revision takes every replica, the old one is kept at 0. On the demo the deployment is
+/// one the simulator seeded (its controllers run what they created); on a real cluster the test
+/// creates one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_rollout_restart_replaces_the_replicaset_and_rollout_status_waits_for_it() {
+    let test = "kubectl_rollout_restart_replaces_the_replicaset_and_rollout_status_waits_for_it";
+    let Some(bin) = kubectl_on_path() else {
+        println!("skipping {test}: kubectl is not on PATH");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (k, ns, name, _demo, real) = if std::env::var_os("KINFORMER_TEST_KUBECONFIG").is_some() {
+        let Some(s) = setup(test).await else { return };
+        let ns = s.ns.clone();
+        s.kubectl.apply_stdin(&format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
+        ))
+        .await;
+        let k = Kubectl {
+            bin: s.kubectl.bin.clone(),
+            kubeconfig: s.kubectl.kubeconfig.clone(),
+        };
+        (k, ns, "web".to_string(), None, Some(s))
+    } else {
+        let demo = seeded_demo_churning(false, 300.0).await;
+        let kubeconfig = dir.path().join("kubeconfig");
+        demo.handle.write_kubeconfig(&kubeconfig).unwrap();
+        let k = Kubectl { bin, kubeconfig };
+        let out = k
+            .ok(&[
+                "get",
+                "deploy",
+                "-A",
+                "-o",
+                "jsonpath={range .items[*]}{.metadata.namespace} {.metadata.name} {.spec.replicas}{\"\\n\"}{end}",
+            ])
+            .await;
+        let mut picks: Vec<(String, String)> = out
+            .lines()
+            .filter_map(|l| {
+                let c: Vec<&str> = l.split_whitespace().collect();
+                (c.len() == 3 && c[0] != "kube-system" && c[2].parse::<u32>().unwrap_or(0) >= 2)
+                    .then(|| (c[0].to_string(), c[1].to_string()))
+            })
+            .collect();
+        picks.sort();
+        let (ns, name) = picks.into_iter().next().expect("a seeded deployment");
+        (k, ns, name, Some(demo), None)
+    };
+    let target = format!("deployment/{name}");
+    let out = rollout_status(&k, &target, &ns).await;
+    assert!(out.contains("successfully rolled out"), "{out}");
+    let before = deployment_revision(&k, &name, &ns).await;
+
+    let out = k.ok(&["rollout", "restart", &target, "-n", &ns]).await;
+    assert_eq!(out.trim(), format!("deployment.apps/{name} restarted"));
+    let out = rollout_status(&k, &target, &ns).await;
+    assert!(
+        out.trim_end()
+            .ends_with(&format!("deployment \"{name}\" successfully rolled out")),
+        "{out}"
+    );
+    assert_eq!(deployment_revision(&k, &name, &ns).await, before + 1);
+    // One line per ReplicaSet of the deployment: revision and desired replicas.
+    let out = k
+        .ok(&[
+            "get",
+            "rs",
+            "-n",
+            &ns,
+            "-o",
+            "jsonpath={range .items[*]}{.metadata.ownerReferences[0].name} {.metadata.annotations.deployment\\.kubernetes\\.io/revision} {.spec.replicas}{\"\\n\"}{end}",
+        ])
+        .await;
+    let sets: Vec<(u32, u32)> = out
+        .lines()
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split_whitespace().collect();
+            (c.len() == 3 && c[0] == name).then(|| (c[1].parse().unwrap(), c[2].parse().unwrap()))
+        })
+        .collect();
+    assert!(
+        sets.contains(&(before, 0)),
+        "old ReplicaSet kept at 0: {out}"
+    );
+    assert!(
+        sets.iter().any(|&(r, n)| r == before + 1 && n >= 1),
+        "new ReplicaSet: {out}"
+    );
+    if let Some(s) = real {
+        s.cleanup().await;
+    }
+}
+
+/// `kubectl port-forward` over SPDY/3.1 — tunneled in a websocket (kubectl 1.31+'s default) and
+/// over a plain SPDY upgrade (`KUBECTL_PORT_FORWARD_WEBSOCKETS=false`) — then HTTP GETs through
+/// the local port answered by the demo pod's page. A real cluster needs a container listening on
+/// the port: skipped there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_port_forwards_to_a_demo_pod_over_spdy() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+    let test = "kubectl_port_forwards_to_a_demo_pod_over_spdy";
+    if std::env::var_os("KINFORMER_TEST_KUBECONFIG").is_some() {
+        println!("skipping {test}: needs a container serving HTTP on its port (the demo's pages)");
+        return;
+    }
+    let Some(s) = setup(test).await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    k.apply_stdin(&format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  containers:\n  - name: app\n    image: registry.k8s.io/pause:3.10\n    ports:\n    - containerPort: 8080\n      name: http\n"
+    ))
+    .await;
+    k.ok(&[
+        "patch",
+        "pod",
+        "web",
+        "-n",
+        ns,
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}"#,
+    ])
+    .await;
+    for websockets in ["true", "false"] {
+        let mut child = k
+            .command(&["port-forward", "-n", ns, "pod/web", ":8080"])
+            .env("KUBECTL_PORT_FORWARD_WEBSOCKETS", websockets)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = tokio::time::timeout(HANG_GUARD, lines.next_line())
+            .await
+            .expect("kubectl port-forward printed nothing")
+            .unwrap();
+        let Some(line) = line else {
+            let mut err = String::new();
+            let _ = child.stderr.take().unwrap().read_to_string(&mut err).await;
+            panic!("kubectl port-forward (websockets={websockets}) exited: {err}");
+        };
+        // "Forwarding from 127.0.0.1:40123 -> 8080"
+        let local = line
+            .strip_prefix("Forwarding from ")
+            .and_then(|l| l.split(" -> ").next())
+            .unwrap_or_else(|| panic!("unexpected line {line:?}"))
+            .to_string();
+        // Two connections through one forward: the SPDY connection stays up between them.
+        for path in ["/", "/second"] {
+            let mut conn = tokio::net::TcpStream::connect(&local).await.unwrap();
+            conn.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+                .await
+                .unwrap();
+            let mut page = String::new();
+            tokio::time::timeout(HANG_GUARD, conn.read_to_string(&mut page))
+                .await
+                .expect("no answer through the forward")
+                .unwrap();
+            assert!(page.starts_with("HTTP/1.1 200 OK"), "{websockets}: {page}");
+            assert!(page.contains(&format!("demo pod {ns}/web")), "{page}");
+            assert!(page.contains("container app, port 8080"), "{page}");
+            assert!(
+                page.contains(&format!("request: GET {path} HTTP/1.1")),
+                "{page}"
+            );
+        }
+        child.kill().await.unwrap();
+    }
+    // A port no container declares: the connection closes empty and kubectl reports the
+    // refusal the demo wrote on the error stream.
+    let mut child = k
+        .command(&["port-forward", "-n", ns, "pod/web", ":9999"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(HANG_GUARD, lines.next_line())
+        .await
+        .expect("kubectl port-forward printed nothing")
+        .unwrap()
+        .expect("kubectl port-forward exited");
+    let local = line
+        .strip_prefix("Forwarding from ")
+        .and_then(|l| l.split(" -> ").next())
+        .unwrap_or_else(|| panic!("unexpected line {line:?}"))
+        .to_string();
+    let mut conn = tokio::net::TcpStream::connect(&local).await.unwrap();
+    conn.write_all(b"GET / HTTP/1.1\r\n\r\n").await.unwrap();
+    let mut page = String::new();
+    tokio::time::timeout(HANG_GUARD, conn.read_to_string(&mut page))
+        .await
+        .expect("the refused connection is closed")
+        .unwrap();
+    assert_eq!(page, "");
+    let mut errs = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    loop {
+        let line = tokio::time::timeout(HANG_GUARD, errs.next_line())
+            .await
+            .expect("kubectl reported nothing")
+            .unwrap();
+        let Some(line) = line else {
+            panic!("no refusal reported: {seen:?}");
+        };
+        if line.contains("error forwarding port 9999") {
+            assert!(line.contains("connection refused"), "{line}");
+            break;
+        }
+        seen.push(line);
+    }
+    child.kill().await.unwrap();
+    s.cleanup().await;
+}
