@@ -457,9 +457,6 @@ struct Node {
 /// Children searched one by one at most.
 const SCAN: usize = 8;
 
-/// Mask key lists this long at most are matched by walking the object (see [`Sink::walk`]).
-const SHORT: usize = 16;
-
 const NO_ID: u32 = u32::MAX;
 
 /// A thread's trie is dropped and rebuilt past this many nodes (paths with names unique per
@@ -570,30 +567,6 @@ impl Sink<'_> {
     /// (not a leaf of its own, the path already names it).
     fn walk(&mut self, v: &Value, mask: Mask, skip: Option<&str>, node: u32) {
         match (v, mask) {
-            // A decoded object holds little more than its mask keeps: walking it once and
-            // finding each key in the mask's short list beats a map lookup per mask key (the
-            // fields are then taken in the mask's order, as the lookups would).
-            (Value::Object(m), Mask::Keys(keys))
-                if keys.len() <= SHORT && m.len() <= 2 * keys.len() + 4 =>
-            {
-                let mut found: [Option<&Value>; SHORT] = [None; SHORT];
-                for (k, x) in m {
-                    if let Some(j) = keys.iter().position(|(n, _)| *n == k.as_str())
-                        && let Some(f) = found.get_mut(j)
-                    {
-                        *f = Some(x);
-                    }
-                }
-                for ((name, sub), x) in keys.iter().zip(found) {
-                    if Some(*name) == skip {
-                        continue;
-                    }
-                    if let Some(x) = x {
-                        let c = self.child(node, name);
-                        self.walk(x, *sub, None, c);
-                    }
-                }
-            }
             (Value::Object(m), Mask::Keys(keys)) => {
                 for (name, sub) in keys {
                     if Some(*name) == skip {
