@@ -235,114 +235,47 @@ struct Version {
     at_ms: i64,
     delta: Option<DeltaType>,
     tombstone: bool,
+    rv: Box<str>,
     baseline: bool,
-    /// The resourceVersion and the change list, one allocation (see [`encode_rv`], [`diff`]):
-    /// a u16 length and the resourceVersion's bytes, then per change a u32 path id, a flags
-    /// byte (1: an old value, 2: a new value), the u16 lengths of the old and new values, the
-    /// values' bytes.
-    data: Box<[u8]>,
+    changes: Box<[Change]>,
 }
 
-/// One change of a [`Version`]: (path id, old value, new value).
-type Change<'a> = (u32, Option<&'a str>, Option<&'a str>);
+struct Change {
+    path: u32,
+    old: Option<Box<str>>,
+    new: Option<Box<str>>,
+}
 
 impl Version {
     fn bytes(&self) -> usize {
-        // The version, its entry in the eviction order, the bytes it holds.
-        std::mem::size_of::<Version>() + std::mem::size_of::<(u64, ObjectId)>() + self.data.len()
-    }
-
-    fn rv(&self) -> &str {
-        let len = self
-            .data
-            .get(..2)
-            .map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])));
-        text(self.data.get(2..2 + len).unwrap_or_default())
-    }
-
-    fn changes(&self) -> Changes<'_> {
-        let len = self
-            .data
-            .get(..2)
-            .map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])));
-        Changes {
-            buf: self.data.get(2 + len..).unwrap_or_default(),
-        }
-    }
-}
-
-/// A version's changes, in order (see [`Version::data`]).
-struct Changes<'a> {
-    buf: &'a [u8],
-}
-
-impl<'a> Iterator for Changes<'a> {
-    type Item = Change<'a>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let head = self.buf.get(..9)?;
-        let path = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-        let flags = head[4];
-        let old_len = usize::from(u16::from_le_bytes([head[5], head[6]]));
-        let new_len = usize::from(u16::from_le_bytes([head[7], head[8]]));
-        let old = self.buf.get(9..9 + old_len).unwrap_or_default();
-        let new = self
-            .buf
-            .get(9 + old_len..9 + old_len + new_len)
-            .unwrap_or_default();
-        self.buf = self.buf.get(9 + old_len + new_len..).unwrap_or_default();
-        Some((
-            path,
-            (flags & 1 != 0).then(|| text(old)),
-            (flags & 2 != 0).then(|| text(new)),
-        ))
-    }
-}
-
-/// Start a version's data in `out`: the resourceVersion (cut at 65,535 bytes).
-fn encode_rv(out: &mut Vec<u8>, rv: &str) {
-    out.clear();
-    let rv = rv.as_bytes();
-    let rv = &rv[..rv.len().min(usize::from(u16::MAX))];
-    out.extend_from_slice(&(rv.len() as u16).to_le_bytes());
-    out.extend_from_slice(rv);
-}
-
-/// Append one change to a version's data.
-fn encode_change(out: &mut Vec<u8>, path: u32, old: Option<&[u8]>, new: Option<&[u8]>) {
-    let flags = u8::from(old.is_some()) | (u8::from(new.is_some()) << 1);
-    let (old, new) = (old.unwrap_or_default(), new.unwrap_or_default());
-    out.extend_from_slice(&path.to_le_bytes());
-    out.push(flags);
-    out.extend_from_slice(&(old.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(new.len() as u16).to_le_bytes());
-    out.extend_from_slice(old);
-    out.extend_from_slice(new);
-}
-
-/// `buf` now holds `new`, reusing its allocation when the length is the same.
-fn set_bytes(buf: &mut Box<[u8]>, new: &[u8]) {
-    if buf.len() == new.len() {
-        buf.copy_from_slice(new);
-    } else {
-        *buf = new.into();
+        // The version, its entry in the eviction order, the values it holds.
+        std::mem::size_of::<Version>()
+            + std::mem::size_of::<(u64, ObjectId)>()
+            + self.rv.len()
+            + self
+                .changes
+                .iter()
+                .map(|c| {
+                    std::mem::size_of::<Change>()
+                        + c.old.as_ref().map_or(0, |s| s.len())
+                        + c.new.as_ref().map_or(0, |s| s.len())
+                })
+                .sum::<usize>()
     }
 }
 
 struct Track {
-    /// The object's id (the same as its key in the tracks' map).
-    id: ObjectId,
     /// The latest leaves, packed: per leaf a u32 path id, a u16 length, the bytes; by path id.
     last: Box<[u8]>,
-    last_rv: Box<[u8]>,
+    last_rv: Box<str>,
     deleted: bool,
     truncated: bool,
     versions: VecDeque<Version>,
 }
 
 impl Track {
-    fn bytes(&self) -> usize {
-        std::mem::size_of::<Track>() + 64 + self.id.key.len() + self.last.len() + self.last_rv.len()
+    fn bytes(&self, id: &ObjectId) -> usize {
+        std::mem::size_of::<Track>() + 64 + id.key.len() + self.last.len() + self.last_rv.len()
     }
 }
 
@@ -391,14 +324,14 @@ struct Inner {
 /// The history recorder shared by every informer of a factory.
 ///
 /// Two locks, never held together by a writer: `paths` while an observe interns a path its
-/// thread's trie ([`Node`]) has not met as a leaf yet (rare once a kind's shape is known),
+/// thread has not met at that leaf position just before (rare once a kind's shape is known),
 /// `inner` for the short bookkeeping after the flattening (the resourceVersion check, the diff
 /// against the previous leaves, the budget). The flattening, most of an observe's work, holds
 /// neither in the steady state. Readers (`timeline`, `latest`) take `inner` then `paths`.
 pub struct History {
     budget: usize,
     /// Unique per recorder: path ids are its own (a thread's cached ids of another recorder
-    /// are dropped, see `Scratch::nodes`).
+    /// are dropped, see `Scratch::seen`).
     id: u64,
     paths: Mutex<Paths>,
     inner: Mutex<Inner>,
@@ -417,9 +350,10 @@ impl std::fmt::Debug for History {
     }
 }
 
-/// Where a flattening writes: path ids from the thread's trie, values appended to one buffer.
+/// Where a flattening writes: path ids interned on the way, values appended to one buffer.
 #[derive(Default)]
 struct Scratch {
+    path: String,
     /// Every leaf's value bytes, back to back.
     vals: Vec<u8>,
     /// (path id, start, end) into `vals`.
@@ -428,51 +362,10 @@ struct Scratch {
     key: String,
     /// The leaves packed (see [`pack`]).
     packed: Vec<u8>,
-    /// A version's change list being encoded (see [`diff`]).
-    changes: Vec<u8>,
-    /// Which recorder `nodes` holds path ids of ([`History::id`]).
+    /// Which recorder `seen` holds path ids of ([`History::id`]).
     owner: u64,
-    /// The thread's trie of the JSON pointers met (index 0: the root), see [`Node`].
-    nodes: Vec<Node>,
-}
-
-/// One JSON pointer a flattening met on this thread: its children by segment and, once it was a
-/// leaf, the recorder's id for it. Objects of a kind share a shape, so after the first object a
-/// flattening finds every path here by comparing one segment per level (siblings come in the
-/// same order object after object: the search starts after the last one found), never building
-/// or interning a path string.
-struct Node {
-    path: Box<str>,
-    /// The recorder's path id (`NO_ID`: not met as a leaf yet).
-    id: u32,
-    /// (segment, node index).
-    children: Vec<(Box<str>, u32)>,
-    /// Positions in `children` by segment, once there are more than [`SCAN`] (container
-    /// names, label keys differing between objects).
-    index: Option<HashMap<Box<str>, u32, foldhash::fast::FixedState>>,
-    /// The child found last time: the next search looks after it first.
-    hint: u32,
-}
-
-/// Children searched one by one at most.
-const SCAN: usize = 8;
-
-const NO_ID: u32 = u32::MAX;
-
-/// A thread's trie is dropped and rebuilt past this many nodes (paths with names unique per
-/// object, e.g. label keys, would otherwise grow it without bound).
-const MAX_NODES: usize = 16_384;
-
-impl Node {
-    fn new(path: Box<str>) -> Self {
-        Self {
-            path,
-            id: NO_ID,
-            children: Vec::new(),
-            index: None,
-            hint: 0,
-        }
-    }
+    /// The path and its id at each leaf position of the previous flattening (see [`Sink::id`]).
+    seen: Vec<(String, u32)>,
 }
 
 struct Sink<'a> {
@@ -482,62 +375,29 @@ struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    /// The node of `parent`'s child `seg` (made on first sight).
-    fn child(&mut self, parent: u32, seg: &str) -> u32 {
-        let nodes = &mut self.s.nodes;
-        let idx = u32::try_from(nodes.len()).unwrap_or(NO_ID);
-        let Some(p) = nodes.get_mut(parent as usize) else {
-            return parent;
-        };
-        let len = p.children.len();
-        // Objects of a kind share a shape: the sibling after the last one found, usually.
-        let next = (p.hint as usize + 1) % len.max(1);
-        if let Some((c, i)) = p.children.get(next)
-            && **c == *seg
+    /// The id of the path now in `s.path`, the next leaf's: the path the previous flattening
+    /// on this thread met at the same leaf position when it is the same (objects of a kind
+    /// share a shape, so it usually is: one comparison), else interned (the `paths` lock).
+    fn id(&mut self) -> u32 {
+        let k = self.s.leaves.len();
+        if let Some((p, id)) = self.s.seen.get(k)
+            && *p == self.s.path
         {
-            p.hint = next as u32;
-            return *i;
+            return *id;
         }
-        let found = match &p.index {
-            Some(index) => index.get(seg).map(|at| *at as usize),
-            None => p.children.iter().position(|(c, _)| **c == *seg),
-        };
-        if let Some((at, (_, i))) = found.and_then(|at| Some((at, p.children.get(at)?))) {
-            p.hint = at as u32;
-            return *i;
+        let id = self.paths.lock().intern(&self.s.path, self.bytes);
+        match self.s.seen.get_mut(k) {
+            Some(e) => {
+                e.0.clear();
+                e.0.push_str(&self.s.path);
+                e.1 = id;
+            }
+            None => self.s.seen.push((self.s.path.clone(), id)),
         }
-        let mut path = String::with_capacity(p.path.len() + 1 + seg.len());
-        path.push_str(&p.path);
-        path.push('/');
-        push_escaped(&mut path, seg);
-        p.children.push((seg.into(), idx));
-        p.hint = len as u32;
-        if let Some(index) = &mut p.index {
-            index.insert(seg.into(), len as u32);
-        } else if p.children.len() > SCAN {
-            let by_segment = p.children.iter().enumerate();
-            p.index = Some(
-                by_segment
-                    .map(|(at, (c, _))| (c.clone(), at as u32))
-                    .collect(),
-            );
-        }
-        nodes.push(Node::new(path.into()));
-        idx
+        id
     }
 
-    /// The path id of `node` (interned under the `paths` lock the first time only).
-    fn id(&mut self, node: u32) -> u32 {
-        let Some(n) = self.s.nodes.get_mut(node as usize) else {
-            return NO_ID;
-        };
-        if n.id == NO_ID {
-            n.id = self.paths.lock().intern(&n.path, self.bytes);
-        }
-        n.id
-    }
-
-    fn leaf(&mut self, value: &Value, node: u32) {
+    fn leaf(&mut self, value: &Value) {
         let start = self.s.vals.len();
         match value {
             Value::String(v) if v.len() > MAX_LEAF => {
@@ -545,12 +405,9 @@ impl Sink<'_> {
                 let _ = write!(self.s.vals, "#{h:016x} ({} bytes)", v.len());
             }
             Value::String(v) => self.s.vals.extend_from_slice(v.as_bytes()),
-            Value::Number(n) => match n.as_u64() {
-                Some(u) => push_u64(&mut self.s.vals, u),
-                None => {
-                    let _ = write!(self.s.vals, "{n}");
-                }
-            },
+            Value::Number(n) => {
+                let _ = write!(self.s.vals, "{n}");
+            }
             Value::Bool(b) => self
                 .s
                 .vals
@@ -558,14 +415,20 @@ impl Sink<'_> {
             Value::Null => self.s.vals.extend_from_slice(b"null"),
             Value::Array(_) | Value::Object(_) => return,
         }
-        let id = self.id(node);
+        let id = self.id();
         let end = self.s.vals.len().min(start + usize::from(u16::MAX));
         self.s.leaves.push((id, start as u32, end as u32));
     }
 
-    /// Flatten `v` (at `node`) under `mask`; `skip`: the key an array item is addressed by
-    /// (not a leaf of its own, the path already names it).
-    fn walk(&mut self, v: &Value, mask: Mask, skip: Option<&str>, node: u32) {
+    fn push(&mut self, seg: &str) {
+        self.s.path.push('/');
+        push_escaped(&mut self.s.path, seg);
+    }
+
+    /// Flatten `v` under `mask`; `skip`: the key an array item is addressed by (not a leaf
+    /// of its own, the path already names it).
+    fn walk(&mut self, v: &Value, mask: Mask, skip: Option<&str>) {
+        let len = self.s.path.len();
         match (v, mask) {
             (Value::Object(m), Mask::Keys(keys)) => {
                 for (name, sub) in keys {
@@ -573,15 +436,17 @@ impl Sink<'_> {
                         continue;
                     }
                     if let Some(x) = m.get(*name) {
-                        let c = self.child(node, name);
-                        self.walk(x, *sub, None, c);
+                        self.push(name);
+                        self.walk(x, *sub, None);
+                        self.s.path.truncate(len);
                     }
                 }
             }
             (Value::Object(m), Mask::Blank) => {
                 for k in m.keys() {
-                    let c = self.child(node, k);
-                    self.leaf(&Value::String(String::new()), c);
+                    self.push(k);
+                    self.leaf(&Value::String(String::new()));
+                    self.s.path.truncate(len);
                 }
             }
             (Value::Object(m), _) => {
@@ -589,8 +454,9 @@ impl Sink<'_> {
                     if Some(k.as_str()) == skip {
                         continue;
                     }
-                    let c = self.child(node, k);
-                    self.walk(x, Mask::All, None, c);
+                    self.push(k);
+                    self.walk(x, Mask::All, None);
+                    self.s.path.truncate(len);
                 }
             }
             (Value::Array(items), m) => {
@@ -602,39 +468,21 @@ impl Sink<'_> {
                     let named = ["name", "type"]
                         .into_iter()
                         .find_map(|k| x.get(k).and_then(Value::as_str).map(|n| (k, n)));
-                    let c = match named {
-                        Some((_, n)) => self.child(node, n),
+                    match named {
+                        Some((_, n)) => self.push(n),
                         None => {
-                            let mut buf = [0u8; 20];
-                            let digits = u64_str(&mut buf, i as u64);
-                            self.child(node, digits)
+                            self.s.path.push('/');
+                            let _ =
+                                std::fmt::Write::write_fmt(&mut self.s.path, format_args!("{i}"));
                         }
-                    };
-                    self.walk(x, sub, named.map(|(k, _)| k), c);
+                    }
+                    self.walk(x, sub, named.map(|(k, _)| k));
+                    self.s.path.truncate(len);
                 }
             }
-            (scalar, _) => self.leaf(scalar, node),
+            (scalar, _) => self.leaf(scalar),
         }
     }
-}
-
-/// `u` in decimal, as `{u}` prints it, written at the end of `buf`.
-fn u64_str(buf: &mut [u8; 20], mut u: u64) -> &str {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (u % 10) as u8;
-        u /= 10;
-        if u == 0 {
-            break;
-        }
-    }
-    text(&buf[at..])
-}
-
-fn push_u64(out: &mut Vec<u8>, u: u64) {
-    let mut buf = [0u8; 20];
-    out.extend_from_slice(u64_str(&mut buf, u).as_bytes());
 }
 
 fn push_escaped(path: &mut String, seg: &str) {
@@ -660,26 +508,24 @@ fn flatten(
     bytes: &mut usize,
     s: &mut Scratch,
 ) {
+    s.path.clear();
     s.vals.clear();
     s.leaves.clear();
-    if s.nodes.is_empty() || s.nodes.len() > MAX_NODES {
-        s.nodes.clear();
-        s.nodes.push(Node::new("".into()));
-    }
     let mut sink = Sink { paths, bytes, s };
     if let Some(labels) = &obj.metadata.labels {
-        let meta = sink.child(0, "metadata");
-        let node = sink.child(meta, "labels");
+        sink.s.path.push_str("/metadata/labels");
         for (k, v) in labels {
-            let c = sink.child(node, k);
+            sink.push(k);
             let start = sink.s.vals.len();
             sink.s.vals.extend_from_slice(v.as_bytes());
-            let id = sink.id(c);
+            let id = sink.id();
             let end = sink.s.vals.len();
             sink.s.leaves.push((id, start as u32, end as u32));
+            sink.s.path.truncate("/metadata/labels".len());
         }
+        sink.s.path.clear();
     }
-    sink.walk(&obj.data, mask, None, 0);
+    sink.walk(&obj.data, mask, None);
     s.leaves.sort_unstable_by_key(|(id, _, _)| *id);
     s.leaves.dedup_by_key(|(id, _, _)| *id);
 }
@@ -727,34 +573,51 @@ fn unpack(packed: &[u8]) -> Vec<(u32, &str)> {
     leaves(packed).map(|(id, v)| (id, text(v))).collect()
 }
 
-/// Append the changes from `old` to `new` (packed, both sorted by path id) to `out` (see
-/// [`encode_change`]).
-fn diff(old: &[u8], new: &[u8], out: &mut Vec<u8>) {
+/// The changes from `old` to `new` (packed, both sorted by path id).
+fn diff(old: &[u8], new: &[u8]) -> Vec<Change> {
+    let mut out = Vec::new();
     let (mut old, mut new) = (leaves(old).peekable(), leaves(new).peekable());
     loop {
         match (old.peek().copied(), new.peek().copied()) {
             (Some(a), Some(b)) if a.0 == b.0 => {
                 if a.1 != b.1 {
-                    encode_change(out, a.0, Some(a.1), Some(b.1));
+                    out.push(Change {
+                        path: a.0,
+                        old: Some(text(a.1).into()),
+                        new: Some(text(b.1).into()),
+                    });
                 }
                 old.next();
                 new.next();
             }
             (Some(a), Some(b)) if a.0 < b.0 => {
-                encode_change(out, a.0, Some(a.1), None);
+                out.push(Change {
+                    path: a.0,
+                    old: Some(text(a.1).into()),
+                    new: None,
+                });
                 old.next();
             }
             (Some(a), None) => {
-                encode_change(out, a.0, Some(a.1), None);
+                out.push(Change {
+                    path: a.0,
+                    old: Some(text(a.1).into()),
+                    new: None,
+                });
                 old.next();
             }
             (_, Some(b)) => {
-                encode_change(out, b.0, None, Some(b.1));
+                out.push(Change {
+                    path: b.0,
+                    old: None,
+                    new: Some(text(b.1).into()),
+                });
                 new.next();
             }
             (None, None) => break,
         }
     }
+    out
 }
 
 fn now_ms() -> i64 {
@@ -815,20 +678,19 @@ impl History {
         }
         s.key.push_str(name);
         let rv = resource_version(obj);
-        {
-            let inner = self.inner.lock();
-            if !rv.is_empty()
+        let seen = |inner: &Inner, key: &str| {
+            !rv.is_empty()
                 && inner
                     .tracks
-                    .get(&(resource, s.key.as_str()) as &dyn IdRef)
-                    .is_some_and(|t| *t.last_rv == *rv.as_bytes())
-            {
-                return;
-            }
+                    .get(&(resource, key) as &dyn IdRef)
+                    .is_some_and(|t| &*t.last_rv == rv)
+        };
+        if seen(&self.inner.lock(), &s.key) {
+            return;
         }
         if s.owner != self.id {
             s.owner = self.id;
-            s.nodes.clear();
+            s.seen.clear();
         }
         let mut path_bytes = 0;
         flatten(obj, mask, &self.paths, &mut path_bytes, s);
@@ -836,43 +698,20 @@ impl History {
         let mut inner = self.inner.lock();
         let inner = &mut *inner;
         inner.bytes += path_bytes;
+        // Recorded meanwhile by another informer of the same resource.
+        if seen(inner, &s.key) {
+            self.evict(inner);
+            return;
+        }
         let seq = inner.next_seq;
+        inner.next_seq += 1;
         let mut bytes = inner.bytes;
-        encode_rv(&mut s.changes, rv);
-        match inner
+        let id = match inner
             .tracks
-            .get_mut(&(resource, s.key.as_str()) as &dyn IdRef)
+            .get_key_value(&(resource, s.key.as_str()) as &dyn IdRef)
         {
-            // Recorded meanwhile by another informer of the same resource.
-            Some(track) if !rv.is_empty() && *track.last_rv == *rv.as_bytes() => {}
-            Some(track) => {
-                inner.next_seq += 1;
-                let same = *track.last == *s.packed;
-                if !same {
-                    diff(&track.last, &s.packed, &mut s.changes);
-                }
-                let v = Version {
-                    seq,
-                    at_ms,
-                    delta: None,
-                    tombstone: false,
-                    baseline: false,
-                    data: s.changes.as_slice().into(),
-                };
-                bytes += v.bytes();
-                bytes = (bytes + s.packed.len() + rv.len())
-                    .saturating_sub(track.last.len() + track.last_rv.len());
-                if !same {
-                    set_bytes(&mut track.last, &s.packed);
-                }
-                set_bytes(&mut track.last_rv, rv.as_bytes());
-                track.deleted = false;
-                track.versions.push_back(v);
-                inner.order.push_back((seq, track.id.clone()));
-                inner.bytes = bytes;
-            }
+            Some((id, _)) => id.clone(),
             None => {
-                inner.next_seq += 1;
                 let resource = match inner.resources.get(resource) {
                     Some(r) => r.clone(),
                     None => {
@@ -890,23 +729,54 @@ impl History {
                     at_ms,
                     delta: None,
                     tombstone: false,
+                    rv: rv.into(),
                     baseline: true,
-                    data: s.changes.as_slice().into(),
+                    changes: Box::new([]),
                 };
                 let track = Track {
-                    id: id.clone(),
                     last: s.packed.as_slice().into(),
-                    last_rv: rv.as_bytes().into(),
+                    last_rv: rv.into(),
                     deleted: false,
                     truncated: false,
                     versions: VecDeque::from([v]),
                 };
-                bytes += track.bytes() + track.versions.iter().map(Version::bytes).sum::<usize>();
+                bytes +=
+                    track.bytes(&id) + track.versions.iter().map(Version::bytes).sum::<usize>();
                 inner.tracks.insert(id.clone(), track);
                 inner.order.push_back((seq, id));
                 inner.bytes = bytes;
+                self.evict(inner);
+                return;
             }
+        };
+        if let Some(track) = inner.tracks.get_mut(&id) {
+            let same = *track.last == *s.packed;
+            let changes = if same {
+                Vec::new()
+            } else {
+                diff(&track.last, &s.packed)
+            };
+            let v = Version {
+                seq,
+                at_ms,
+                delta: None,
+                tombstone: false,
+                rv: rv.into(),
+                baseline: false,
+                changes: changes.into_boxed_slice(),
+            };
+            bytes += v.bytes();
+            bytes = (bytes + s.packed.len() + rv.len())
+                .saturating_sub(track.last.len() + track.last_rv.len());
+            if !same {
+                track.last = s.packed.as_slice().into();
+            }
+            track.last_rv = rv.into();
+            track.deleted = false;
+            track.versions.push_back(v);
         }
+        inner.order.push_back((seq, id));
+        inner.bytes = bytes;
         self.evict(inner);
     }
 
@@ -927,7 +797,11 @@ impl History {
         let mut inner = self.inner.lock();
         let inner = &mut *inner;
         // Objects without a track (never observed, or evicted whole) have nothing to name.
-        let Some(track) = inner.tracks.get_mut(&(resource, key) as &dyn IdRef) else {
+        let Some(id) = inner
+            .tracks
+            .get_key_value(&(resource, key) as &dyn IdRef)
+            .map(|(id, _)| id.clone())
+        else {
             return;
         };
         for d in deltas {
@@ -937,18 +811,14 @@ impl History {
                 .map(|o| resource_version(&**o))
                 .unwrap_or_default();
             let tombstone = d.object.is_tombstone();
-            // The version just observed is the last one, its resourceVersion the track's (no
-            // version's data is read); else the latest pending one of that resourceVersion.
-            let pending = match track.versions.back() {
-                Some(v) if v.delta.is_none() && *track.last_rv == *rv.as_bytes() => {
-                    track.versions.back_mut()
-                }
-                _ => track
-                    .versions
-                    .iter_mut()
-                    .rev()
-                    .find(|v| v.delta.is_none() && v.rv() == rv),
+            let Some(track) = inner.tracks.get_mut(&id) else {
+                continue;
             };
+            let pending = track
+                .versions
+                .iter_mut()
+                .rev()
+                .find(|v| v.delta.is_none() && &*v.rv == rv);
             match pending {
                 Some(v) => {
                     v.delta = Some(d.kind);
@@ -961,19 +831,18 @@ impl History {
                     track.deleted = true;
                     let seq = inner.next_seq;
                     inner.next_seq += 1;
-                    let mut data = Vec::new();
-                    encode_rv(&mut data, rv);
                     let v = Version {
                         seq,
                         at_ms,
                         delta: Some(DeltaType::Deleted),
                         tombstone,
+                        rv: rv.into(),
                         baseline: false,
-                        data: data.into_boxed_slice(),
+                        changes: Box::new([]),
                     };
                     inner.bytes += v.bytes();
                     track.versions.push_back(v);
-                    inner.order.push_back((seq, track.id.clone()));
+                    inner.order.push_back((seq, id.clone()));
                 }
                 None => {}
             }
@@ -985,7 +854,7 @@ impl History {
         while inner.bytes > self.budget {
             let Some((seq, id)) = inner.order.pop_front() else {
                 // Nothing but leaves of live objects: drop them all (they restart as baselines).
-                let freed: usize = inner.tracks.values().map(Track::bytes).sum();
+                let freed: usize = inner.tracks.iter().map(|(id, t)| t.bytes(id)).sum();
                 inner.tracks.clear();
                 inner.bytes = inner.bytes.saturating_sub(freed);
                 break;
@@ -1001,7 +870,7 @@ impl History {
                 track.truncated = true;
             }
             if track.versions.is_empty() {
-                let freed = track.bytes();
+                let freed = track.bytes(&id);
                 inner.tracks.remove(&id);
                 inner.bytes = inner.bytes.saturating_sub(freed);
             }
@@ -1042,14 +911,15 @@ impl History {
                 at_ms: v.at_ms,
                 delta: v.delta,
                 tombstone: v.tombstone,
-                resource_version: v.rv().to_string(),
+                resource_version: v.rv.to_string(),
                 baseline: v.baseline,
                 changes: v
-                    .changes()
-                    .map(|(path, old, new)| FieldChange {
-                        path: paths.name(path),
-                        old: old.map(str::to_string),
-                        new: new.map(str::to_string),
+                    .changes
+                    .iter()
+                    .map(|c| FieldChange {
+                        path: paths.name(c.path),
+                        old: c.old.as_deref().map(str::to_string),
+                        new: c.new.as_deref().map(str::to_string),
                     })
                     .collect(),
             })
@@ -1101,15 +971,15 @@ impl History {
             // Fields at that version: the latest count with the later additions and removals undone.
             let mut fields = unpack(&track.last).len();
             for later in track.versions.iter().skip(pos + 1).rev() {
-                for (path, old, new) in later.changes() {
-                    match (old, new) {
+                for c in later.changes.iter() {
+                    match (&c.old, &c.new) {
                         (None, Some(_)) => fields = fields.saturating_sub(1),
                         (Some(_), None) => fields += 1,
                         _ => {}
                     }
-                    let name = paths.name(path);
+                    let name = paths.name(c.path);
                     if let Some(k) = name.strip_prefix(label_prefix) {
-                        match old {
+                        match &c.old {
                             Some(o) => labels.insert(unescape(k), o.to_string()),
                             None => labels.remove(&unescape(k)),
                         };
@@ -1126,14 +996,15 @@ impl History {
                 at_ms: v.at_ms,
                 delta: v.delta,
                 tombstone: v.tombstone,
-                resource_version: v.rv().to_string(),
+                resource_version: v.rv.to_string(),
                 baseline: v.baseline,
                 changes: v
-                    .changes()
-                    .map(|(path, old, new)| FieldChange {
-                        path: paths.name(path),
-                        old: old.map(str::to_string),
-                        new: new.map(str::to_string),
+                    .changes
+                    .iter()
+                    .map(|c| FieldChange {
+                        path: paths.name(c.path),
+                        old: c.old.as_deref().map(str::to_string),
+                        new: c.new.as_deref().map(str::to_string),
                     })
                     .collect(),
             };
@@ -1142,7 +1013,7 @@ impl History {
                 at_ms: v.at_ms,
                 delta: v.delta,
                 tombstone: v.tombstone,
-                resource_version: v.rv().to_string(),
+                resource_version: v.rv.to_string(),
                 summary: view.summary(fields),
                 labels,
             });
