@@ -65,8 +65,7 @@ async fn clients_of(path: &Path) -> Result<Vec<(String, kube::Client)>, BenchErr
 async fn pace(client: &kube::Client, opts: &BenchOptions) -> Result<(), BenchError> {
     raw_list_proto(client).await?;
     if let Some(mbps) = opts.server_mbps {
-        let (json, pb) = (mbps.json, mbps.protobuf());
-        post_fault(client, &format!("send-rate?mbps={json}&pb_mbps={pb}")).await?;
+        set_send_rate(client, mbps).await?;
     }
     Ok(())
 }
@@ -221,7 +220,7 @@ fn merged_first_screen(
         });
         let keys: Vec<Arc<str>> = store.list_keys().into_iter().map(Arc::from).collect();
         let (upserts, _) =
-            crate::ui::fleet_table::member_rows_for_keys("Pod", None, store, cluster, &keys);
+            crate::ui::runtime::rows_for_keys("Pod", None, store, Some(cluster), &keys);
         app.update(Action::Rows {
             view,
             upserts,

@@ -51,7 +51,7 @@ pub(super) fn pods_app() -> Result<(App, ViewId), BenchError> {
 /// Every cached pod's row as the runtime makes it (`rows_for_keys`: the indexer's key `Arc`s).
 pub(super) fn store_rows(store: &ThreadSafeStore<DynamicObject>) -> Vec<ObjectSummary> {
     let keys: Vec<Arc<str>> = store.list_keys().into_iter().map(Arc::from).collect();
-    rows_for_keys("Pod", None, store, &keys).0
+    rows_for_keys("Pod", None, store, None, &keys).0
 }
 
 /// Rows in the App's view (after filters).
@@ -172,7 +172,7 @@ pub(super) fn spawn_feeder(
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         while let Some(keys) = next_key_batch(&queue, 256).await {
-            let (upserts, deletes) = rows_for_keys("Pod", None, &store, &keys);
+            let (upserts, deletes) = rows_for_keys("Pod", None, &store, None, &keys);
             let mut carried = Vec::new();
             if let Some(r) = &rvs {
                 let mut pending = r.lock();

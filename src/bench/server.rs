@@ -96,6 +96,16 @@ pub(super) async fn client_from_kubeconfig(path: &Path) -> Result<kube::Client, 
     Ok(client_for_informers(config)?)
 }
 
+/// Make the demo server behind `client` send JSON and protobuf bodies no faster than `mbps`
+/// (a real API server's encode rates; the fault endpoint's `send-rate`).
+pub(super) async fn set_send_rate(
+    client: &kube::Client,
+    mbps: ServerMbps,
+) -> Result<(), BenchError> {
+    let (json, pb) = (mbps.json, mbps.protobuf());
+    post_fault(client, &format!("send-rate?mbps={json}&pb_mbps={pb}")).await
+}
+
 pub(super) async fn post_fault(client: &kube::Client, action: &str) -> Result<(), BenchError> {
     let req = http::Request::post(format!("/_demo/faults/{action}"))
         .body(Vec::new())

@@ -191,8 +191,8 @@ pub(super) async fn sync_and_memory(
     };
     let client = client_from_kubeconfig(&kubeconfig).await?;
     if let (Some(_), Some(mbps)) = (&child, opts.server_mbps) {
+        set_send_rate(&client, mbps).await?;
         let (json, pb) = (mbps.json, mbps.protobuf());
-        post_fault(&client, &format!("send-rate?mbps={json}&pb_mbps={pb}")).await?;
         report.fig(
             &format!("{}k pods", pods as f64 / 1000.0),
             "demo server send rate, JSON / protobuf (a real API server's encode rate, emulated)",

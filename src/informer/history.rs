@@ -1056,12 +1056,8 @@ fn arrow(c: &FieldChange) -> String {
 /// `numberReady`, `restartCount`, `spec.replicas`): absent reads as 0, so a Deployment losing its
 /// last ready pod prints `readyReplicas 1→0`.
 fn count_arrow(c: &FieldChange) -> String {
-    let zero = || "0".to_string();
-    arrow(&FieldChange {
-        path: c.path.clone(),
-        old: Some(c.old.clone().unwrap_or_else(zero)),
-        new: Some(c.new.clone().unwrap_or_else(zero)),
-    })
+    let (old, new) = (c.old.as_deref(), c.new.as_deref());
+    format!("{}→{}", old.unwrap_or("0"), new.unwrap_or("0"))
 }
 
 /// One line for a version's changes: the most telling first (phase, restarts, termination

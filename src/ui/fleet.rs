@@ -13,7 +13,7 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Span;
 
-use super::action::{ClusterHealth, Effect};
+use super::action::{ClusterHealth, Effect, InformerRow};
 use super::app::App;
 use super::widgets::countdown;
 use crate::fleet::{matches_any, select_contexts};
@@ -293,23 +293,35 @@ impl App {
     }
 
     /// A reachable member's state from its own informer of the kind shown (merged tables feed
-    /// from it): synced, listing, backoff with its countdown, forbidden. `None` without one.
+    /// from it), read as the current member's is. `None` without one.
     fn member_informer_state(&self, member: &str) -> Option<(String, Color)> {
         let kind = self.current_kind()?;
         let row = self
             .informers
             .iter()
             .find(|r| r.cluster.as_deref() == Some(member) && r.resource == kind)?;
-        Some(match row.state {
-            _ if row.forbidden => ("forbidden".to_string(), Color::Red),
-            super::action::InformerState::Forbidden { .. } => ("forbidden".to_string(), Color::Red),
-            super::action::InformerState::BackingOff { until_ms } => (
-                format!("backoff {}", countdown(self.now_ms, until_ms)),
+        Some(self.informer_state(Some(row)))
+    }
+
+    /// An informer's state as the header line words it: forbidden, backoff with its countdown
+    /// (also after a sync: its rows are going stale), synced, or listing (also without an
+    /// informer yet).
+    fn informer_state(&self, row: Option<&super::action::InformerRow>) -> (String, Color) {
+        use super::action::InformerState;
+        match row {
+            Some(r) if r.forbidden || matches!(r.state, InformerState::Forbidden { .. }) => {
+                ("forbidden".to_string(), Color::Red)
+            }
+            Some(InformerRow {
+                state: InformerState::BackingOff { until_ms },
+                ..
+            }) => (
+                format!("backoff {}", countdown(self.now_ms, *until_ms)),
                 Color::Red,
             ),
-            _ if row.synced => ("synced".to_string(), Color::Green),
+            Some(r) if r.synced => ("synced".to_string(), Color::Green),
             _ => ("listing".to_string(), Color::Yellow),
-        })
+        }
     }
 
     /// The kind of the table shown (`plural` or `plural.group`).
@@ -333,17 +345,6 @@ impl App {
         if view.denial.is_some() {
             return ("forbidden".to_string(), Color::Red);
         }
-        match self.informer_for(view) {
-            Some(r) if r.forbidden => ("forbidden".to_string(), Color::Red),
-            Some(r) if r.synced => ("synced".to_string(), Color::Green),
-            Some(r) => match r.state {
-                super::action::InformerState::BackingOff { until_ms } => (
-                    format!("backoff {}", countdown(self.now_ms, until_ms)),
-                    Color::Red,
-                ),
-                _ => ("listing".to_string(), Color::Yellow),
-            },
-            None => ("listing".to_string(), Color::Yellow),
-        }
+        self.informer_state(self.informer_for(view))
     }
 }

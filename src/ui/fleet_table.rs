@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use kube::api::DynamicObject;
 
-use super::action::{ClusterHealth, Effect, ObjectSummary, ViewId, cluster_key, resource_label};
+use super::action::{ClusterHealth, Effect, ViewId, cluster_key, resource_label};
 use super::app::{App, Mode};
 use super::operate::Write;
 use super::screens::Screen;
@@ -39,31 +39,6 @@ pub(crate) fn merged_index_keys(
         out.extend(keys.iter().map(|k| cluster_key(cluster, k)));
     }
     Some(out)
-}
-
-/// [`rows_for_keys`](super::runtime::rows_for_keys) for one member of a merged view: `keys` are the member's own
-/// (`namespace/name`), the rows and deletions come back keyed under `cluster`.
-pub fn member_rows_for_keys(
-    kind: &str,
-    printer: Option<&[crate::render::PrinterColumn]>,
-    store: &ThreadSafeStore<DynamicObject>,
-    cluster: &str,
-    keys: &[Arc<str>],
-) -> (Vec<ObjectSummary>, Vec<Arc<str>>) {
-    let mut upserts = Vec::with_capacity(keys.len());
-    let mut deletes = Vec::new();
-    for key in keys {
-        match store.get_key_value(key) {
-            Some((k, obj)) => upserts.extend(ObjectSummary::with_key(
-                kind,
-                cluster_key(cluster, &k),
-                &obj,
-                printer,
-            )),
-            None => deletes.push(cluster_key(cluster, key)),
-        }
-    }
-    (upserts, deletes)
 }
 
 /// The effects a key aims at the selected object: they go to the object's own cluster.
@@ -237,11 +212,11 @@ impl App {
                     Err(_) => answered = false,
                 }
             }
-            let (r, _) = member_rows_for_keys(
+            let (r, _) = super::runtime::rows_for_keys(
                 &v.resource.api_resource.kind,
                 v.resource.printer_columns.as_deref(),
                 store,
-                cluster,
+                Some(cluster),
                 &keys,
             );
             rows.extend(r);

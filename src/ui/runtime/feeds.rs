@@ -324,12 +324,7 @@ pub(super) async fn feed_view(
                 .collect(),
             None => keys,
         };
-        let (upserts, deletes) = match &cluster {
-            Some(c) => {
-                crate::ui::fleet_table::member_rows_for_keys(&kind, printer, &store, c, &keys)
-            }
-            None => rows_for_keys(&kind, printer, &store, &keys),
-        };
+        let (upserts, deletes) = rows_for_keys(&kind, printer, &store, cluster.as_deref(), &keys);
         if tx
             .send(Action::Rows {
                 view,
@@ -366,19 +361,28 @@ pub async fn next_key_batch(
     Some(keys)
 }
 
-/// The latest row summaries of `keys` from the indexer, and the keys it no longer holds.
+/// The latest row summaries of `keys` from the indexer, and the keys it no longer holds. With
+/// `cluster` (a merged view's member), rows and deletions are keyed under it
+/// ([`cluster_key`](crate::ui::action::cluster_key)); without, they share the indexer's keys.
 pub fn rows_for_keys(
     kind: &str,
     printer: Option<&[render::PrinterColumn]>,
     store: &ThreadSafeStore<DynamicObject>,
+    cluster: Option<&str>,
     keys: &[Arc<str>],
 ) -> (Vec<ObjectSummary>, Vec<Arc<str>>) {
+    let keyed = |k: Arc<str>| match cluster {
+        Some(c) => crate::ui::action::cluster_key(c, &k),
+        None => k,
+    };
     let mut upserts = Vec::with_capacity(keys.len());
     let mut deletes = Vec::new();
     for key in keys {
         match store.get_key_value(key) {
-            Some((k, obj)) => upserts.extend(ObjectSummary::with_key(kind, k, &obj, printer)),
-            None => deletes.push(key.clone()),
+            Some((k, obj)) => {
+                upserts.extend(ObjectSummary::with_key(kind, keyed(k), &obj, printer))
+            }
+            None => deletes.push(keyed(key.clone())),
         }
     }
     (upserts, deletes)

@@ -422,6 +422,7 @@ impl App {
             &v.resource.api_resource.kind,
             v.resource.printer_columns.as_deref(),
             &store,
+            None,
             &keys,
         );
         let highlight = v.synced;
