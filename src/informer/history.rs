@@ -1052,12 +1052,16 @@ fn arrow(c: &FieldChange) -> String {
     }
 }
 
-/// [`arrow`] for a count the API server leaves out when it is zero (`readyReplicas`,
-/// `numberReady`, `restartCount`, `spec.replicas`): absent reads as 0, so a Deployment losing its
-/// last ready pod prints `readyReplicas 1→0`.
-fn count_arrow(c: &FieldChange) -> String {
-    let (old, new) = (c.old.as_deref(), c.new.as_deref());
-    format!("{}→{}", old.unwrap_or("0"), new.unwrap_or("0"))
+/// [`arrow`] for a count where absent reads as 0: the status counts the API server leaves out
+/// at zero (`readyReplicas`, `numberReady`: a Deployment losing its last ready pod prints
+/// `readyReplicas 1→0`), and `restartCount` of a container status that appears or goes. `None`
+/// when the count did not change (a new container's `restartCount 0` is no restart).
+fn count_arrow(c: &FieldChange) -> Option<String> {
+    let (old, new) = (
+        c.old.as_deref().unwrap_or("0"),
+        c.new.as_deref().unwrap_or("0"),
+    );
+    (old != new).then(|| format!("{old}→{new}"))
 }
 
 /// One line for a version's changes: the most telling first (phase, restarts, termination
@@ -1091,7 +1095,10 @@ pub fn summarize(changes: &[FieldChange]) -> String {
                 }
             }
             ["status", "phase"] => parts.push((0, format!("status.phase {}", arrow(c)))),
-            [.., "restartCount"] => parts.push((1, format!("restartCount {}", count_arrow(c)))),
+            [.., "restartCount"] => match count_arrow(c) {
+                Some(a) => parts.push((1, format!("restartCount {a}"))),
+                None => continue,
+            },
             [.., "lastState", "terminated", "reason"] | [.., "state", "terminated", "reason"] => {
                 let which = s[s.len() - 3];
                 match &c.new {
@@ -1114,9 +1121,12 @@ pub fn summarize(changes: &[FieldChange]) -> String {
                 _,
                 "ready",
             ] => parts.push((3, format!("ready {}", arrow(c)))),
-            ["spec", "replicas"] => parts.push((2, format!("replicas {}", count_arrow(c)))),
+            ["spec", "replicas"] => parts.push((2, format!("replicas {}", arrow(c)))),
             ["status", r] if r.ends_with("eplicas") || *r == "numberReady" => {
-                parts.push((3, format!("{r} {}", count_arrow(c))))
+                match count_arrow(c) {
+                    Some(a) => parts.push((3, format!("{r} {a}"))),
+                    None => continue,
+                }
             }
             ["status", "conditions", t, "status"] => parts.push((4, format!("{t} {}", arrow(c)))),
             _ => {
@@ -1138,6 +1148,11 @@ pub fn summarize(changes: &[FieldChange]) -> String {
             line.push_str(", ");
         }
         line.push_str(&p);
+    }
+    if line.is_empty() {
+        // Only changes that say nothing alone (a new container's restartCount 0, a termination
+        // reason cleared): the count, so the line is never blank.
+        return format!("{} tracked fields changed", changes.len());
     }
     line
 }

@@ -335,6 +335,34 @@ fn counts_the_server_omits_at_zero_read_as_zero_and_other_fields_say_none() {
         ]),
         "readyReplicas 1→0, availableReplicas 0→2"
     );
+    // A container status that appears carries `restartCount 0`: no restart to report.
+    assert_eq!(
+        summarize(&[
+            change(
+                "/status/containerStatuses/web/restartCount",
+                None,
+                Some("0")
+            ),
+            change("/status/containerStatuses/web/ready", None, Some("false")),
+        ]),
+        "ready (none)→false"
+    );
+    assert_eq!(
+        summarize(&[change(
+            "/status/containerStatuses/web/restartCount",
+            Some("3"),
+            Some("4")
+        )]),
+        "restartCount 3→4"
+    );
+    assert_eq!(
+        summarize(&[change(
+            "/status/containerStatuses/web/restartCount",
+            None,
+            Some("0")
+        )]),
+        "1 tracked fields changed"
+    );
     assert_eq!(
         summarize(&[change("/spec/nodeName", None, Some("node-a"))]),
         "spec.nodeName (none)→node-a"
