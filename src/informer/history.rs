@@ -16,7 +16,14 @@
 //! - after a pop, [`History::popped`] names each recorded version with its delta type
 //!   (Added/Updated/Replaced/Sync/Deleted, tombstones marked) and records deletions;
 //! - per object only the latest leaves are held whole, packed in one byte buffer; an earlier
-//!   state is rebuilt by undoing the later change lists ([`Timeline::state_at`]).
+//!   state is rebuilt by undoing the later change lists ([`Timeline::state_at`]); a version's
+//!   resourceVersion and changes are one allocation ([`Version::data`]);
+//! - while flattening, a path is known by a 64-bit hash chained over its segments from a root
+//!   hash random per recorder, never by its text: a thread remembers the hash and id at each
+//!   leaf position of its previous object (objects of a kind share a shape, so the id is one
+//!   integer comparison away), other paths are looked up by hash, and only a path new to the
+//!   recorder is named, by a second walk that writes path texts ([`resolve`]). Two paths whose
+//!   hashes collide (about n²/2⁶⁵ for n distinct paths) would share one name.
 //!
 //! Invariants:
 //! - the bytes accounted ([`History::bytes`]) never exceed the budget after an `observe` or
@@ -235,39 +242,115 @@ struct Version {
     at_ms: i64,
     delta: Option<DeltaType>,
     tombstone: bool,
-    rv: Box<str>,
     baseline: bool,
-    changes: Box<[Change]>,
+    /// The resourceVersion and the changes, packed in one allocation: a u16 length and the
+    /// resourceVersion's bytes, then per change a u32 path id, the old and new values' u16
+    /// lengths ([`ABSENT`]: the field is absent on that side) and their bytes.
+    data: Box<[u8]>,
 }
 
-struct Change {
-    path: u32,
-    old: Option<Box<str>>,
-    new: Option<Box<str>>,
-}
+/// A packed change's length for a value absent on that side.
+const ABSENT: u16 = u16::MAX;
+
+/// The longest value a leaf keeps (longer ones are cut; [`MAX_LEAF`] makes them hashes first).
+const MAX_VALUE: usize = ABSENT as usize - 1;
+
+/// One change as a version holds it: (path id, old, new).
+type ChangeRef<'a> = (u32, Option<&'a str>, Option<&'a str>);
 
 impl Version {
+    fn new(seq: u64, at_ms: i64, rv: &str, baseline: bool, changes: &[u8]) -> Self {
+        let rv = &rv.as_bytes()[..rv.len().min(MAX_VALUE)];
+        let mut data = Vec::with_capacity(2 + rv.len() + changes.len());
+        data.extend_from_slice(&(rv.len() as u16).to_le_bytes());
+        data.extend_from_slice(rv);
+        data.extend_from_slice(changes);
+        Self {
+            seq,
+            at_ms,
+            delta: None,
+            tombstone: false,
+            baseline,
+            data: data.into_boxed_slice(),
+        }
+    }
+
+    fn rv_len(&self) -> usize {
+        match self.data.get(..2) {
+            Some(&[a, b]) => usize::from(u16::from_le_bytes([a, b])),
+            _ => 0,
+        }
+    }
+
+    fn rv(&self) -> &str {
+        text(self.data.get(2..2 + self.rv_len()).unwrap_or_default())
+    }
+
+    fn changes(&self) -> Changes<'_> {
+        Changes {
+            buf: self.data.get(2 + self.rv_len()..).unwrap_or_default(),
+        }
+    }
+
+    /// The changes as the screens read them.
+    fn field_changes(&self, paths: &Paths) -> Vec<FieldChange> {
+        self.changes()
+            .map(|(path, old, new)| FieldChange {
+                path: paths.name(path),
+                old: old.map(str::to_string),
+                new: new.map(str::to_string),
+            })
+            .collect()
+    }
+
     fn bytes(&self) -> usize {
         // The version, its entry in the eviction order, the values it holds.
-        std::mem::size_of::<Version>()
-            + std::mem::size_of::<(u64, ObjectId)>()
-            + self.rv.len()
-            + self
-                .changes
-                .iter()
-                .map(|c| {
-                    std::mem::size_of::<Change>()
-                        + c.old.as_ref().map_or(0, |s| s.len())
-                        + c.new.as_ref().map_or(0, |s| s.len())
-                })
-                .sum::<usize>()
+        std::mem::size_of::<Version>() + std::mem::size_of::<(u64, ObjectId)>() + self.data.len()
+    }
+}
+
+/// A version's packed changes, in order.
+struct Changes<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Iterator for Changes<'a> {
+    type Item = ChangeRef<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let head = self.buf.get(..8)?;
+        let path = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        let (a, b) = (
+            u16::from_le_bytes([head[4], head[5]]),
+            u16::from_le_bytes([head[6], head[7]]),
+        );
+        let rest = &self.buf[8..];
+        let len = |l: u16| if l == ABSENT { 0 } else { usize::from(l) };
+        let (old, rest) = rest.split_at(len(a).min(rest.len()));
+        let (new, rest) = rest.split_at(len(b).min(rest.len()));
+        self.buf = rest;
+        let side = |l: u16, v: &'a [u8]| (l != ABSENT).then(|| text(v));
+        Some((path, side(a, old), side(b, new)))
+    }
+}
+
+/// Append one change to a packed change list.
+fn push_change(out: &mut Vec<u8>, path: u32, old: Option<&[u8]>, new: Option<&[u8]>) {
+    out.extend_from_slice(&path.to_le_bytes());
+    let len = |v: Option<&[u8]>| v.map_or(ABSENT, |v| v.len().min(MAX_VALUE) as u16);
+    out.extend_from_slice(&len(old).to_le_bytes());
+    out.extend_from_slice(&len(new).to_le_bytes());
+    for v in [old, new].into_iter().flatten() {
+        out.extend_from_slice(&v[..v.len().min(MAX_VALUE)]);
     }
 }
 
 struct Track {
     /// The latest leaves, packed: per leaf a u32 path id, a u16 length, the bytes; by path id.
-    last: Box<[u8]>,
-    last_rv: Box<str>,
+    /// Rewritten in place by each version (its allocation is reused).
+    last: Vec<u8>,
+    /// The last observed resourceVersion (rewritten in place, like `last`).
+    last_rv: Vec<u8>,
     deleted: bool,
     truncated: bool,
     versions: VecDeque<Version>,
@@ -275,26 +358,46 @@ struct Track {
 
 impl Track {
     fn bytes(&self, id: &ObjectId) -> usize {
-        std::mem::size_of::<Track>() + 64 + id.key.len() + self.last.len() + self.last_rv.len()
+        std::mem::size_of::<Track>()
+            + 64
+            + id.key.len()
+            + self.last.capacity()
+            + self.last_rv.capacity()
+    }
+
+    /// Overwrite a buffer with `new`, keeping its allocation when it is large enough.
+    fn set(buf: &mut Vec<u8>, new: &[u8]) {
+        buf.clear();
+        buf.extend_from_slice(new);
     }
 }
 
+/// Every path met, by id. A path is known by the hash of its segments while flattening (see
+/// [`Sink::id`]) and by its text when it is first named; both map to one id.
 #[derive(Default)]
 struct Paths {
     ids: HashMap<Arc<str>, u32, foldhash::fast::FixedState>,
+    by_hash: HashMap<u64, u32, foldhash::fast::FixedState>,
     names: Vec<Arc<str>>,
 }
 
 impl Paths {
-    fn intern(&mut self, path: &str, bytes: &mut usize) -> u32 {
-        if let Some(id) = self.ids.get(path) {
-            return *id;
-        }
-        let id = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
-        let name: Arc<str> = Arc::from(path);
-        *bytes += 2 * path.len() + 48;
-        self.names.push(name.clone());
-        self.ids.insert(name, id);
+    /// The id of `path`, whose segments hash to `hash` (several hashes may name one path: an
+    /// array index and a key of the same digits).
+    fn intern(&mut self, hash: u64, path: &str, bytes: &mut usize) -> u32 {
+        let id = match self.ids.get(path) {
+            Some(id) => *id,
+            None => {
+                let id = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+                let name: Arc<str> = Arc::from(path);
+                *bytes += 2 * path.len() + 48;
+                self.names.push(name.clone());
+                self.ids.insert(name, id);
+                id
+            }
+        };
+        *bytes += 24;
+        self.by_hash.insert(hash, id);
         id
     }
 
@@ -333,6 +436,9 @@ pub struct History {
     /// Unique per recorder: path ids are its own (a thread's cached ids of another recorder
     /// are dropped, see `Scratch::seen`).
     id: u64,
+    /// The hash of the root path, random per recorder: a path's hash chains its segments from
+    /// here (see [`seg_hash`]), so which texts collide is not known in advance.
+    root: u64,
     paths: Mutex<Paths>,
     inner: Mutex<Inner>,
 }
@@ -353,6 +459,7 @@ impl std::fmt::Debug for History {
 /// Where a flattening writes: path ids interned on the way, values appended to one buffer.
 #[derive(Default)]
 struct Scratch {
+    /// The path being named (see [`resolve`]).
     path: String,
     /// Every leaf's value bytes, back to back.
     vals: Vec<u8>,
@@ -360,93 +467,162 @@ struct Scratch {
     leaves: Vec<(u32, u32, u32)>,
     /// The object's key (`namespace/name`).
     key: String,
-    /// The leaves packed (see [`pack`]).
-    packed: Vec<u8>,
+    /// A version's changes, packed (see [`Version::data`]).
+    changes: Vec<u8>,
     /// Which recorder `seen` holds path ids of ([`History::id`]).
     owner: u64,
-    /// The path and its id at each leaf position of the previous flattening (see [`Sink::id`]).
-    seen: Vec<(String, u32)>,
+    /// The path's hash and its id at each leaf position of the previous flattening (see
+    /// [`Sink::close_leaf`]).
+    seen: Vec<(u64, u32)>,
+    /// Leaves whose id the position cache did not give: (position, path hash).
+    misses: Vec<(usize, u64)>,
+    /// Each leaf's path text, by position (only filled to name new paths, see [`resolve`]).
+    names: Vec<String>,
 }
 
-struct Sink<'a> {
-    paths: &'a Mutex<Paths>,
-    bytes: &'a mut usize,
+/// The hash of the path `parent` extended by the segment `seg` (the segment's text unescaped;
+/// an index as its decimal digits, so `/x/0` is one path whichever way it was reached).
+fn seg_hash(parent: u64, seg: &str) -> u64 {
+    foldhash::fast::FixedState::with_seed(parent).hash_one(seg)
+}
+
+fn index_hash(parent: u64, i: usize) -> u64 {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = i;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    seg_hash(parent, std::str::from_utf8(&digits[at..]).unwrap_or(""))
+}
+
+/// A walk over the tracked fields. With `NAMES` false (every observe) it writes each leaf's
+/// value and its path's id, known by the hash of the path's segments, never building the path's
+/// text; with `NAMES` true (only when a path is new to the recorder) it writes each leaf's path
+/// text instead. Both visit the same leaves in the same order (one function, one order).
+struct Sink<'a, const NAMES: bool> {
     s: &'a mut Scratch,
 }
 
-impl Sink<'_> {
-    /// The id of the path now in `s.path`, the next leaf's: the path the previous flattening
-    /// on this thread met at the same leaf position when it is the same (objects of a kind
-    /// share a shape, so it usually is: one comparison), else interned (the `paths` lock).
-    fn id(&mut self) -> u32 {
+impl<const NAMES: bool> Sink<'_, NAMES> {
+    /// The leaf at the path hashed `h` is complete (its value from `start` in `vals`). Its id is
+    /// the one the previous flattening on this thread met at the same leaf position when the
+    /// hash is the same (objects of a kind share a shape, so it usually is: one comparison of
+    /// two integers); else it is resolved after the walk (see [`resolve`]).
+    fn close_leaf(&mut self, start: usize, h: u64) {
+        if NAMES {
+            self.s.names.push(self.s.path.clone());
+            return;
+        }
         let k = self.s.leaves.len();
-        if let Some((p, id)) = self.s.seen.get(k)
-            && *p == self.s.path
-        {
-            return *id;
-        }
-        let id = self.paths.lock().intern(&self.s.path, self.bytes);
-        match self.s.seen.get_mut(k) {
-            Some(e) => {
-                e.0.clear();
-                e.0.push_str(&self.s.path);
-                e.1 = id;
+        let id = match self.s.seen.get(k) {
+            Some(&(seen, id)) if seen == h && id != u32::MAX => id,
+            _ => {
+                self.s.misses.push((k, h));
+                u32::MAX
             }
-            None => self.s.seen.push((self.s.path.clone(), id)),
-        }
-        id
-    }
-
-    fn leaf(&mut self, value: &Value) {
-        let start = self.s.vals.len();
-        match value {
-            Value::String(v) if v.len() > MAX_LEAF => {
-                let h = foldhash::fast::FixedState::with_seed(0).hash_one(v.as_bytes());
-                let _ = write!(self.s.vals, "#{h:016x} ({} bytes)", v.len());
-            }
-            Value::String(v) => self.s.vals.extend_from_slice(v.as_bytes()),
-            Value::Number(n) => {
-                let _ = write!(self.s.vals, "{n}");
-            }
-            Value::Bool(b) => self
-                .s
-                .vals
-                .extend_from_slice(if *b { b"true" } else { b"false" }),
-            Value::Null => self.s.vals.extend_from_slice(b"null"),
-            Value::Array(_) | Value::Object(_) => return,
-        }
-        let id = self.id();
-        let end = self.s.vals.len().min(start + usize::from(u16::MAX));
+        };
+        let end = self.s.vals.len().min(start + MAX_VALUE);
         self.s.leaves.push((id, start as u32, end as u32));
     }
 
-    fn push(&mut self, seg: &str) {
-        self.s.path.push('/');
-        push_escaped(&mut self.s.path, seg);
+    fn leaf_bytes(&mut self, value: &[u8], h: u64) {
+        let start = self.s.vals.len();
+        if !NAMES {
+            self.s.vals.extend_from_slice(value);
+        }
+        self.close_leaf(start, h);
     }
 
-    /// Flatten `v` under `mask`; `skip`: the key an array item is addressed by (not a leaf
-    /// of its own, the path already names it).
-    fn walk(&mut self, v: &Value, mask: Mask, skip: Option<&str>) {
+    fn leaf(&mut self, value: &Value, h: u64) {
+        let start = self.s.vals.len();
+        let vals = &mut self.s.vals;
+        match value {
+            Value::Array(_) | Value::Object(_) => return,
+            _ if NAMES => {}
+            Value::String(v) if v.len() > MAX_LEAF => {
+                let h = foldhash::fast::FixedState::with_seed(0).hash_one(v.as_bytes());
+                let _ = write!(vals, "#{h:016x} ({} bytes)", v.len());
+            }
+            Value::String(v) => vals.extend_from_slice(v.as_bytes()),
+            Value::Number(n) => {
+                let _ = write!(vals, "{n}");
+            }
+            Value::Bool(b) => vals.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Value::Null => vals.extend_from_slice(b"null"),
+        }
+        self.close_leaf(start, h);
+    }
+
+    /// Enter the segment `seg` (its path text, when naming); returns where to truncate back to.
+    fn enter(&mut self, seg: &str) -> usize {
         let len = self.s.path.len();
+        if NAMES {
+            self.s.path.push('/');
+            push_escaped(&mut self.s.path, seg);
+        }
+        len
+    }
+
+    fn enter_index(&mut self, i: usize) -> usize {
+        let len = self.s.path.len();
+        if NAMES {
+            let _ = std::fmt::Write::write_fmt(&mut self.s.path, format_args!("/{i}"));
+        }
+        len
+    }
+
+    fn leave(&mut self, len: usize) {
+        if NAMES {
+            self.s.path.truncate(len);
+        }
+    }
+
+    /// The labels (at `/metadata/labels`) and the fields `mask` keeps of `data`.
+    fn object(&mut self, obj: &DynamicObject, mask: Mask, root: u64) {
+        if let Some(labels) = &obj.metadata.labels {
+            let h = seg_hash(seg_hash(root, "metadata"), "labels");
+            let base = self.enter("metadata");
+            self.enter("labels");
+            for (k, v) in labels {
+                let len = self.enter(k);
+                self.leaf_bytes(v.as_bytes(), seg_hash(h, k));
+                self.leave(len);
+            }
+            self.leave(base);
+        }
+        self.walk(&obj.data, mask, None, root);
+    }
+
+    /// Flatten `v` (at the path hashed `h`) under `mask`; `skip`: the key an array item is
+    /// addressed by (not a leaf of its own, the path already names it).
+    fn walk(&mut self, v: &Value, mask: Mask, skip: Option<&str>, h: u64) {
         match (v, mask) {
             (Value::Object(m), Mask::Keys(keys)) => {
-                for (name, sub) in keys {
-                    if Some(*name) == skip {
+                // One pass over the object, each key matched against the mask's few keys (a
+                // length comparison rejects most): cheaper than a map lookup per mask key.
+                for (k, x) in m {
+                    let k = k.as_str();
+                    if Some(k) == skip {
                         continue;
                     }
-                    if let Some(x) = m.get(*name) {
-                        self.push(name);
-                        self.walk(x, *sub, None);
-                        self.s.path.truncate(len);
+                    if let Some((_, sub)) = keys.iter().find(|(name, _)| *name == k) {
+                        let len = self.enter(k);
+                        self.walk(x, *sub, None, seg_hash(h, k));
+                        self.leave(len);
                     }
                 }
             }
             (Value::Object(m), Mask::Blank) => {
                 for k in m.keys() {
-                    self.push(k);
-                    self.leaf(&Value::String(String::new()));
-                    self.s.path.truncate(len);
+                    let len = self.enter(k);
+                    self.leaf_bytes(b"", seg_hash(h, k));
+                    self.leave(len);
                 }
             }
             (Value::Object(m), _) => {
@@ -454,9 +630,9 @@ impl Sink<'_> {
                     if Some(k.as_str()) == skip {
                         continue;
                     }
-                    self.push(k);
-                    self.walk(x, Mask::All, None);
-                    self.s.path.truncate(len);
+                    let len = self.enter(k);
+                    self.walk(x, Mask::All, None, seg_hash(h, k));
+                    self.leave(len);
                 }
             }
             (Value::Array(items), m) => {
@@ -465,24 +641,37 @@ impl Sink<'_> {
                     _ => Mask::All,
                 };
                 for (i, x) in items.iter().enumerate() {
-                    let named = ["name", "type"]
-                        .into_iter()
-                        .find_map(|k| x.get(k).and_then(Value::as_str).map(|n| (k, n)));
-                    match named {
-                        Some((_, n)) => self.push(n),
-                        None => {
-                            self.s.path.push('/');
-                            let _ =
-                                std::fmt::Write::write_fmt(&mut self.s.path, format_args!("{i}"));
-                        }
-                    }
-                    self.walk(x, sub, named.map(|(k, _)| k));
-                    self.s.path.truncate(len);
+                    let named = item_name(x);
+                    let (len, hh) = match named {
+                        Some((_, n)) => (self.enter(n), seg_hash(h, n)),
+                        None => (self.enter_index(i), index_hash(h, i)),
+                    };
+                    self.walk(x, sub, named.map(|(k, _)| k), hh);
+                    self.leave(len);
                 }
             }
-            (scalar, _) => self.leaf(scalar),
+            (scalar, _) => self.leaf(scalar, h),
         }
     }
+}
+
+/// What an array item is addressed by: its `name`, else its `type` (a string either way).
+fn item_name(x: &Value) -> Option<(&'static str, &str)> {
+    let Value::Object(m) = x else {
+        return None;
+    };
+    let (mut name, mut kind) = (None, None);
+    for (k, v) in m {
+        match (k.as_str(), v) {
+            ("name", Value::String(n)) => {
+                name = Some(n.as_str());
+                break;
+            }
+            ("type", Value::String(t)) => kind = Some(t.as_str()),
+            _ => {}
+        }
+    }
+    name.map(|n| ("name", n)).or(kind.map(|t| ("type", t)))
 }
 
 fn push_escaped(path: &mut String, seg: &str) {
@@ -500,44 +689,86 @@ fn push_escaped(path: &mut String, seg: &str) {
 }
 
 /// Flatten the labels and the fields `mask` keeps of `data` into `s` (sorted by path id, one
-/// leaf per path).
+/// leaf per path); `root`: the recorder's root hash.
 fn flatten(
     obj: &DynamicObject,
     mask: Mask,
     paths: &Mutex<Paths>,
+    root: u64,
     bytes: &mut usize,
     s: &mut Scratch,
 ) {
-    s.path.clear();
     s.vals.clear();
     s.leaves.clear();
-    let mut sink = Sink { paths, bytes, s };
-    if let Some(labels) = &obj.metadata.labels {
-        sink.s.path.push_str("/metadata/labels");
-        for (k, v) in labels {
-            sink.push(k);
-            let start = sink.s.vals.len();
-            sink.s.vals.extend_from_slice(v.as_bytes());
-            let id = sink.id();
-            let end = sink.s.vals.len();
-            sink.s.leaves.push((id, start as u32, end as u32));
-            sink.s.path.truncate("/metadata/labels".len());
-        }
-        sink.s.path.clear();
+    s.misses.clear();
+    Sink::<false> { s }.object(obj, mask, root);
+    if !s.misses.is_empty() {
+        resolve(obj, mask, paths, root, bytes, s);
     }
-    sink.walk(&obj.data, mask, None);
-    s.leaves.sort_unstable_by_key(|(id, _, _)| *id);
-    s.leaves.dedup_by_key(|(id, _, _)| *id);
+    // Stable, and the last of two leaves at one path wins (a list with two items of one name).
+    s.leaves.sort_by_key(|(id, _, _)| *id);
+    s.leaves.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            *kept = *later;
+        }
+        same
+    });
 }
 
-/// The flattened leaves packed into `s.packed`: per leaf a u32 path id, a u16 length, the bytes.
-fn pack(s: &mut Scratch) {
-    s.packed.clear();
+/// The ids of the leaves whose position did not match the previous flattening's: by their
+/// path's hash when the recorder knows it, else the path is named (a second walk, writing path
+/// texts) and interned. Updates the thread's position cache.
+fn resolve(
+    obj: &DynamicObject,
+    mask: Mask,
+    paths: &Mutex<Paths>,
+    root: u64,
+    bytes: &mut usize,
+    s: &mut Scratch,
+) {
+    let mut paths = paths.lock();
+    s.names.clear();
+    if s.seen.len() < s.leaves.len() {
+        s.seen.resize(s.leaves.len(), (0, u32::MAX));
+    }
+    for i in 0..s.misses.len() {
+        let (k, h) = s.misses[i];
+        let id = match paths.by_hash.get(&h) {
+            Some(id) => *id,
+            None => {
+                if s.names.is_empty() {
+                    s.path.clear();
+                    Sink::<true> { s: &mut *s }.object(obj, mask, root);
+                }
+                let name = s.names.get(k).map_or("", String::as_str);
+                paths.intern(h, name, bytes)
+            }
+        };
+        if let Some(leaf) = s.leaves.get_mut(k) {
+            leaf.0 = id;
+        }
+        if let Some(e) = s.seen.get_mut(k) {
+            *e = (h, id);
+        }
+    }
+}
+
+/// The flattened leaves (`s.leaves` into `s.vals`) packed into `out`: per leaf a u32 path id,
+/// a u16 length, the bytes.
+fn pack(s: &Scratch, out: &mut Vec<u8>) {
+    let total: usize = s.leaves.iter().map(|(_, a, b)| 6 + (b - a) as usize).sum();
+    out.clear();
+    out.resize(total, 0);
+    let mut rest = out.as_mut_slice();
     for (id, a, b) in &s.leaves {
-        s.packed.extend_from_slice(&id.to_le_bytes());
-        s.packed.extend_from_slice(&((b - a) as u16).to_le_bytes());
-        s.packed
-            .extend_from_slice(&s.vals[*a as usize..*b as usize]);
+        let v = &s.vals[*a as usize..*b as usize];
+        let (head, tail) = rest.split_at_mut(6);
+        head[..4].copy_from_slice(&id.to_le_bytes());
+        head[4..].copy_from_slice(&(v.len() as u16).to_le_bytes());
+        let (value, tail) = tail.split_at_mut(v.len());
+        value.copy_from_slice(v);
+        rest = tail;
     }
 }
 
@@ -573,51 +804,43 @@ fn unpack(packed: &[u8]) -> Vec<(u32, &str)> {
     leaves(packed).map(|(id, v)| (id, text(v))).collect()
 }
 
-/// The changes from `old` to `new` (packed, both sorted by path id).
-fn diff(old: &[u8], new: &[u8]) -> Vec<Change> {
-    let mut out = Vec::new();
-    let (mut old, mut new) = (leaves(old).peekable(), leaves(new).peekable());
+/// The changes from the packed leaves `old` to the flattened leaves of `s` (both sorted by path
+/// id), packed into `s.changes` (see [`Version::data`]); false when nothing changed.
+fn diff(old: &[u8], s: &mut Scratch) -> bool {
+    let out = &mut s.changes;
+    out.clear();
+    let vals = &s.vals;
+    let mut old = leaves(old).peekable();
+    let mut new = s
+        .leaves
+        .iter()
+        .map(|&(id, a, b)| (id, &vals[a as usize..b as usize]))
+        .peekable();
     loop {
         match (old.peek().copied(), new.peek().copied()) {
             (Some(a), Some(b)) if a.0 == b.0 => {
                 if a.1 != b.1 {
-                    out.push(Change {
-                        path: a.0,
-                        old: Some(text(a.1).into()),
-                        new: Some(text(b.1).into()),
-                    });
+                    push_change(out, a.0, Some(a.1), Some(b.1));
                 }
                 old.next();
                 new.next();
             }
             (Some(a), Some(b)) if a.0 < b.0 => {
-                out.push(Change {
-                    path: a.0,
-                    old: Some(text(a.1).into()),
-                    new: None,
-                });
+                push_change(out, a.0, Some(a.1), None);
                 old.next();
             }
             (Some(a), None) => {
-                out.push(Change {
-                    path: a.0,
-                    old: Some(text(a.1).into()),
-                    new: None,
-                });
+                push_change(out, a.0, Some(a.1), None);
                 old.next();
             }
             (_, Some(b)) => {
-                out.push(Change {
-                    path: b.0,
-                    old: None,
-                    new: Some(text(b.1).into()),
-                });
+                push_change(out, b.0, None, Some(b.1));
                 new.next();
             }
             (None, None) => break,
         }
     }
-    out
+    !out.is_empty()
 }
 
 fn now_ms() -> i64 {
@@ -634,6 +857,7 @@ impl History {
         Self {
             budget: budget_bytes,
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            root: foldhash::fast::RandomState::default().hash_one(budget_bytes),
             paths: Mutex::new(Paths::default()),
             inner: Mutex::new(Inner::default()),
         }
@@ -678,14 +902,14 @@ impl History {
         }
         s.key.push_str(name);
         let rv = resource_version(obj);
-        let seen = |inner: &Inner, key: &str| {
-            !rv.is_empty()
-                && inner
-                    .tracks
-                    .get(&(resource, key) as &dyn IdRef)
-                    .is_some_and(|t| &*t.last_rv == rv)
-        };
-        if seen(&self.inner.lock(), &s.key) {
+        let seen = |t: &Track| !rv.is_empty() && t.last_rv == rv.as_bytes();
+        if self
+            .inner
+            .lock()
+            .tracks
+            .get(&(resource, s.key.as_str()) as &dyn IdRef)
+            .is_some_and(seen)
+        {
             return;
         }
         if s.owner != self.id {
@@ -693,25 +917,23 @@ impl History {
             s.seen.clear();
         }
         let mut path_bytes = 0;
-        flatten(obj, mask, &self.paths, &mut path_bytes, s);
-        pack(s);
+        flatten(obj, mask, &self.paths, self.root, &mut path_bytes, s);
         let mut inner = self.inner.lock();
         let inner = &mut *inner;
         inner.bytes += path_bytes;
-        // Recorded meanwhile by another informer of the same resource.
-        if seen(inner, &s.key) {
-            self.evict(inner);
-            return;
-        }
         let seq = inner.next_seq;
-        inner.next_seq += 1;
-        let mut bytes = inner.bytes;
         let id = match inner
             .tracks
             .get_key_value(&(resource, s.key.as_str()) as &dyn IdRef)
         {
+            // Recorded meanwhile by another informer of the same resource.
+            Some((_, t)) if seen(t) => {
+                self.evict(inner);
+                return;
+            }
             Some((id, _)) => id.clone(),
             None => {
+                inner.next_seq += 1;
                 let resource = match inner.resources.get(resource) {
                     Some(r) => r.clone(),
                     None => {
@@ -724,59 +946,36 @@ impl History {
                     resource,
                     key: Arc::from(s.key.as_str()),
                 };
-                let v = Version {
-                    seq,
-                    at_ms,
-                    delta: None,
-                    tombstone: false,
-                    rv: rv.into(),
-                    baseline: true,
-                    changes: Box::new([]),
-                };
+                let mut last = Vec::new();
+                pack(s, &mut last);
                 let track = Track {
-                    last: s.packed.as_slice().into(),
-                    last_rv: rv.into(),
+                    last,
+                    last_rv: rv.as_bytes().to_vec(),
                     deleted: false,
                     truncated: false,
-                    versions: VecDeque::from([v]),
+                    versions: VecDeque::from([Version::new(seq, at_ms, rv, true, &[])]),
                 };
-                bytes +=
+                inner.bytes +=
                     track.bytes(&id) + track.versions.iter().map(Version::bytes).sum::<usize>();
                 inner.tracks.insert(id.clone(), track);
                 inner.order.push_back((seq, id));
-                inner.bytes = bytes;
                 self.evict(inner);
                 return;
             }
         };
+        inner.next_seq += 1;
         if let Some(track) = inner.tracks.get_mut(&id) {
-            let same = *track.last == *s.packed;
-            let changes = if same {
-                Vec::new()
-            } else {
-                diff(&track.last, &s.packed)
-            };
-            let v = Version {
-                seq,
-                at_ms,
-                delta: None,
-                tombstone: false,
-                rv: rv.into(),
-                baseline: false,
-                changes: changes.into_boxed_slice(),
-            };
-            bytes += v.bytes();
-            bytes = (bytes + s.packed.len() + rv.len())
-                .saturating_sub(track.last.len() + track.last_rv.len());
-            if !same {
-                track.last = s.packed.as_slice().into();
+            let before = track.bytes(&id);
+            if diff(&track.last, s) {
+                pack(s, &mut track.last);
             }
-            track.last_rv = rv.into();
+            Track::set(&mut track.last_rv, rv.as_bytes());
+            let v = Version::new(seq, at_ms, rv, false, &s.changes);
+            inner.bytes = (inner.bytes + v.bytes() + track.bytes(&id)).saturating_sub(before);
             track.deleted = false;
             track.versions.push_back(v);
         }
         inner.order.push_back((seq, id));
-        inner.bytes = bytes;
         self.evict(inner);
     }
 
@@ -796,14 +995,7 @@ impl History {
     ) {
         let mut inner = self.inner.lock();
         let inner = &mut *inner;
-        // Objects without a track (never observed, or evicted whole) have nothing to name.
-        let Some(id) = inner
-            .tracks
-            .get_key_value(&(resource, key) as &dyn IdRef)
-            .map(|(id, _)| id.clone())
-        else {
-            return;
-        };
+        let at = &(resource, key) as &dyn IdRef;
         for d in deltas {
             let rv = d
                 .object
@@ -811,14 +1003,15 @@ impl History {
                 .map(|o| resource_version(&**o))
                 .unwrap_or_default();
             let tombstone = d.object.is_tombstone();
-            let Some(track) = inner.tracks.get_mut(&id) else {
-                continue;
+            // Objects without a track (never observed, or evicted whole) have nothing to name.
+            let Some(track) = inner.tracks.get_mut(at) else {
+                return;
             };
             let pending = track
                 .versions
                 .iter_mut()
                 .rev()
-                .find(|v| v.delta.is_none() && &*v.rv == rv);
+                .find(|v| v.delta.is_none() && v.rv() == rv);
             match pending {
                 Some(v) => {
                     v.delta = Some(d.kind);
@@ -831,18 +1024,14 @@ impl History {
                     track.deleted = true;
                     let seq = inner.next_seq;
                     inner.next_seq += 1;
-                    let v = Version {
-                        seq,
-                        at_ms,
-                        delta: Some(DeltaType::Deleted),
-                        tombstone,
-                        rv: rv.into(),
-                        baseline: false,
-                        changes: Box::new([]),
-                    };
+                    let mut v = Version::new(seq, at_ms, rv, false, &[]);
+                    v.delta = Some(DeltaType::Deleted);
+                    v.tombstone = tombstone;
                     inner.bytes += v.bytes();
                     track.versions.push_back(v);
-                    inner.order.push_back((seq, id.clone()));
+                    if let Some((id, _)) = inner.tracks.get_key_value(at) {
+                        inner.order.push_back((seq, id.clone()));
+                    }
                 }
                 None => {}
             }
@@ -911,17 +1100,9 @@ impl History {
                 at_ms: v.at_ms,
                 delta: v.delta,
                 tombstone: v.tombstone,
-                resource_version: v.rv.to_string(),
+                resource_version: v.rv().to_string(),
                 baseline: v.baseline,
-                changes: v
-                    .changes
-                    .iter()
-                    .map(|c| FieldChange {
-                        path: paths.name(c.path),
-                        old: c.old.as_deref().map(str::to_string),
-                        new: c.new.as_deref().map(str::to_string),
-                    })
-                    .collect(),
+                changes: v.field_changes(&paths),
             })
             .collect();
         let latest = unpack(&track.last)
@@ -971,15 +1152,15 @@ impl History {
             // Fields at that version: the latest count with the later additions and removals undone.
             let mut fields = unpack(&track.last).len();
             for later in track.versions.iter().skip(pos + 1).rev() {
-                for c in later.changes.iter() {
-                    match (&c.old, &c.new) {
+                for (path, old, new) in later.changes() {
+                    match (old, new) {
                         (None, Some(_)) => fields = fields.saturating_sub(1),
                         (Some(_), None) => fields += 1,
                         _ => {}
                     }
-                    let name = paths.name(c.path);
+                    let name = paths.name(path);
                     if let Some(k) = name.strip_prefix(label_prefix) {
-                        match &c.old {
+                        match old {
                             Some(o) => labels.insert(unescape(k), o.to_string()),
                             None => labels.remove(&unescape(k)),
                         };
@@ -996,24 +1177,16 @@ impl History {
                 at_ms: v.at_ms,
                 delta: v.delta,
                 tombstone: v.tombstone,
-                resource_version: v.rv.to_string(),
+                resource_version: v.rv().to_string(),
                 baseline: v.baseline,
-                changes: v
-                    .changes
-                    .iter()
-                    .map(|c| FieldChange {
-                        path: paths.name(c.path),
-                        old: c.old.as_deref().map(str::to_string),
-                        new: c.new.as_deref().map(str::to_string),
-                    })
-                    .collect(),
+                changes: v.field_changes(&paths),
             };
             out.push(ChangeRow {
                 id: id.clone(),
                 at_ms: v.at_ms,
                 delta: v.delta,
                 tombstone: v.tombstone,
-                resource_version: v.rv.to_string(),
+                resource_version: v.rv().to_string(),
                 summary: view.summary(fields),
                 labels,
             });

@@ -454,3 +454,171 @@ fn concurrent_observers_record_each_version_once_within_the_budget() {
     }
     assert!(held > 0);
 }
+
+/// The tracked fields of `o` as the plain reference reads them: every leaf's JSON pointer
+/// (array items by `name`, else `type`, else index) built as text, and its value.
+fn reference_leaves(o: &DynamicObject, mask: Mask) -> BTreeMap<String, String> {
+    fn esc(s: &str) -> String {
+        s.replace('~', "~0").replace('/', "~1")
+    }
+    fn walk(
+        v: &Value,
+        mask: Mask,
+        path: &str,
+        skip: Option<&str>,
+        out: &mut BTreeMap<String, String>,
+    ) {
+        match (v, mask) {
+            (Value::Object(m), Mask::Keys(keys)) => {
+                for (name, sub) in keys.iter() {
+                    if Some(*name) != skip
+                        && let Some(x) = m.get(*name)
+                    {
+                        walk(x, *sub, &format!("{path}/{}", esc(name)), None, out);
+                    }
+                }
+            }
+            (Value::Object(m), Mask::Blank) => {
+                for k in m.keys() {
+                    out.insert(format!("{path}/{}", esc(k)), String::new());
+                }
+            }
+            (Value::Object(m), _) => {
+                for (k, x) in m {
+                    if Some(k.as_str()) != skip {
+                        walk(x, Mask::All, &format!("{path}/{}", esc(k)), None, out);
+                    }
+                }
+            }
+            (Value::Array(items), m) => {
+                let sub = match m {
+                    Mask::Each(sub) => *sub,
+                    _ => Mask::All,
+                };
+                for (i, x) in items.iter().enumerate() {
+                    let named = ["name", "type"]
+                        .into_iter()
+                        .find_map(|k| x.get(k).and_then(Value::as_str).map(|n| (k, n)));
+                    let seg = named.map_or(i.to_string(), |(_, n)| esc(n));
+                    walk(x, sub, &format!("{path}/{seg}"), named.map(|(k, _)| k), out);
+                }
+            }
+            (Value::String(s), _) if s.len() > MAX_LEAF => {
+                let h = foldhash::fast::FixedState::with_seed(0).hash_one(s.as_bytes());
+                out.insert(path.to_string(), format!("#{h:016x} ({} bytes)", s.len()));
+            }
+            (Value::String(s), _) => {
+                out.insert(path.to_string(), s.clone());
+            }
+            (Value::Null, _) => {
+                out.insert(path.to_string(), "null".into());
+            }
+            (scalar, _) => {
+                out.insert(path.to_string(), scalar.to_string());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (k, v) in o.metadata.labels.iter().flatten() {
+        out.insert(format!("/metadata/labels/{}", esc(k)), v.clone());
+    }
+    walk(&o.data, mask, "", None, &mut out);
+    out
+}
+
+/// A pod of a random shape: labels (some with `/` and `~` in the key), containers with and
+/// without names, conditions, a number of container statuses, an unnamed list.
+fn shaped_pod(
+    rv: u32,
+    labels: &[(u8, u8)],
+    containers: &[(bool, u8)],
+    restarts: &[u8],
+    conditions: &[(u8, bool)],
+) -> DynamicObject {
+    let label_keys = [
+        "app",
+        "tier",
+        "app.kubernetes.io/name",
+        "a~b/c",
+        "0",
+        "version",
+    ];
+    let labels: serde_json::Map<String, Value> = labels
+        .iter()
+        .map(|(k, v)| {
+            (
+                label_keys[*k as usize % 6].to_string(),
+                json!(format!("v{v}")),
+            )
+        })
+        .collect();
+    let containers: Vec<Value> = containers
+        .iter()
+        .enumerate()
+        .map(|(i, (named, image))| {
+            let mut c = json!({"image": format!("img:{image}"),
+                "resources": {"requests": {"cpu": format!("{image}m")}}});
+            if *named {
+                c["name"] = json!(format!("c{i}"));
+            }
+            c
+        })
+        .collect();
+    let statuses: Vec<Value> = restarts
+        .iter()
+        .enumerate()
+        .map(|(i, r)| json!({"name": format!("c{i}"), "restartCount": r, "ready": r % 2 == 0}))
+        .collect();
+    let types = ["Ready", "PodScheduled", "Initialized", "0"];
+    let conditions: Vec<Value> = conditions
+        .iter()
+        .map(|(t, ok)| json!({"type": types[*t as usize % 4], "status": if *ok { "True" } else { "False" }}))
+        .collect();
+    obj(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "d", "resourceVersion": rv.to_string(), "labels": labels},
+        "spec": {"containers": containers, "nodeName": "n1"},
+        "status": {"phase": "Running", "conditions": conditions, "containerStatuses": statuses}}))
+}
+
+proptest::proptest! {
+    /// Paths are known by a hash of their segments while flattening (texts are only built for
+    /// paths new to the recorder, and a thread reuses the ids of the previous object's leaf
+    /// positions): whatever sequence of shapes two objects go through, on one thread or
+    /// alternating, the latest state named by the recorder is the plain reference flattening.
+    #[test]
+    fn hashed_paths_name_every_leaf_as_the_reference_flattening(
+        shapes in proptest::collection::vec((
+            proptest::collection::vec((0u8..6, 0u8..3), 0..5),
+            proptest::collection::vec((proptest::bool::ANY, 0u8..3), 0..4),
+            proptest::collection::vec(0u8..3, 0..4),
+            proptest::collection::vec((0u8..4, proptest::bool::ANY), 0..4),
+        ), 1..8),
+    ) {
+        let h = History::with_mib(64);
+        let other = History::with_mib(64);
+        let mask = pod_mask();
+        for (i, (labels, containers, restarts, conditions)) in shapes.iter().enumerate() {
+            let o = shaped_pod(i as u32 + 1, labels, containers, restarts, conditions);
+            h.observe_at("pods", &o, mask, i as i64);
+            // Another recorder on the same thread in between: its path ids are its own.
+            other.observe_at("pods", &shaped_pod(i as u32 + 1, &[], &[], restarts, &[]), mask, 0);
+            let t = h.timeline("pods", "d/p").expect("held");
+            let got: BTreeMap<String, String> = t
+                .state_at(usize::MAX)
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+            proptest::prop_assert_eq!(&got, &reference_leaves(&o, mask));
+            // Each version's changes rebuild the previous state.
+            if i > 0 {
+                let prev = shaped_pod(i as u32, &shapes[i - 1].0, &shapes[i - 1].1, &shapes[i - 1].2, &shapes[i - 1].3);
+                let before: BTreeMap<String, String> = t
+                    .state_at(t.versions.len() - 2)
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect();
+                proptest::prop_assert_eq!(&before, &reference_leaves(&prev, mask));
+            }
+        }
+    }
+}
