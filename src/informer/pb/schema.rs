@@ -359,7 +359,7 @@ pub static HTTP_GET_ACTION: Msg = Msg {
     name: "HTTPGetAction",
     fields: &[
         s(1, "path"),
-        F::new(2, "port", Ty::IntOrString),
+        F::new(2, "port", Ty::IntOrString).z(),
         s(3, "host"),
         s(4, "scheme"),
         m(5, "httpHeaders", &HTTP_HEADER).rep(),
@@ -368,7 +368,7 @@ pub static HTTP_GET_ACTION: Msg = Msg {
 
 pub static TCP_SOCKET_ACTION: Msg = Msg {
     name: "TCPSocketAction",
-    fields: &[F::new(1, "port", Ty::IntOrString), s(2, "host")],
+    fields: &[F::new(1, "port", Ty::IntOrString).z(), s(2, "host")],
 };
 
 pub static GRPC_ACTION: Msg = Msg {
