@@ -215,14 +215,7 @@ pub fn decode_into(
             other => other,
         })?;
     }
-    for f in msg.fields {
-        if let Ty::Const(c) = f.ty
-            && field_mask(mask, f.name).is_some()
-        {
-            out.insert(f.name.to_string(), Value::String(c.to_string()));
-        }
-    }
-    nil_lists(msg, mask, out);
+    absent_fields(msg, mask, out, true);
     if mask == Mask::Blank {
         let mut v = Value::Object(std::mem::take(out));
         apply_mask(&mut v, Mask::Blank);
@@ -237,9 +230,16 @@ pub fn decode_into(
 /// nil slice, which its JSON writes as `null`, so the JSON path reads `null` for the same object
 /// (protobuf cannot tell `[]` from nil; a real server never sends `[]` either, see
 /// [`omit_empty`]).
-fn nil_lists(msg: &Msg, mask: Mask, out: &mut Map<String, Value>) {
+///
+/// With `consts`, also write the JSON-only constants (one pass over the fields for both).
+fn absent_fields(msg: &Msg, mask: Mask, out: &mut Map<String, Value>, consts: bool) {
     for f in msg.fields {
-        if f.rep && f.zero && !out.contains_key(f.name) && field_mask(mask, f.name).is_some() {
+        if let Ty::Const(c) = f.ty {
+            if consts && field_mask(mask, f.name).is_some() {
+                out.insert(f.name.to_string(), Value::String(c.to_string()));
+            }
+        } else if f.rep && f.zero && !out.contains_key(f.name) && field_mask(mask, f.name).is_some()
+        {
             out.insert(f.name.to_string(), Value::Null);
         }
     }
@@ -469,7 +469,8 @@ pub fn decode_object(
             }
         }
     }
-    nil_lists(msg, mask.data, &mut data);
+    // A top-level object's `apiVersion`/`kind` are the envelope's, not constants.
+    absent_fields(msg, mask.data, &mut data, false);
     let mut data = Value::Object(data);
     if mask.data == Mask::Blank {
         apply_mask(&mut data, Mask::Blank);
