@@ -277,3 +277,125 @@ fn new_fields_fixtures_decode_from_protobuf_as_from_json() {
         assert_eq!(pb, want, "{name} round trip");
     }
 }
+
+/// The object read through `k8s-openapi`'s typed struct for `kind` (the Go types' JSON names
+/// and value types, independent of the tables) and written back.
+fn through_typed(kind: &str, v: &Value) -> Value {
+    use k8s_openapi::api::{
+        apps::v1 as apps, autoscaling::v2 as autoscaling, batch::v1 as batch,
+        coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
+        networking::v1 as networking, policy::v1 as policy, rbac::v1 as rbac,
+        scheduling::v1 as scheduling, storage::v1 as storage,
+    };
+    fn via<K: serde::de::DeserializeOwned + serde::Serialize>(v: &Value) -> Value {
+        let k: K = serde_json::from_value(v.clone())
+            .unwrap_or_else(|e| panic!("{}: {e}", std::any::type_name::<K>()));
+        serde_json::to_value(k).unwrap()
+    }
+    let mut out = match kind {
+        "Pod" => via::<core::Pod>(v),
+        "Namespace" => via::<core::Namespace>(v),
+        "ConfigMap" => via::<core::ConfigMap>(v),
+        "Node" => via::<core::Node>(v),
+        "Service" => via::<core::Service>(v),
+        "Endpoints" => via::<core::Endpoints>(v),
+        "Event" => via::<core::Event>(v),
+        "Secret" => via::<core::Secret>(v),
+        "ServiceAccount" => via::<core::ServiceAccount>(v),
+        "PersistentVolumeClaim" => via::<core::PersistentVolumeClaim>(v),
+        "PersistentVolume" => via::<core::PersistentVolume>(v),
+        "ResourceQuota" => via::<core::ResourceQuota>(v),
+        "LimitRange" => via::<core::LimitRange>(v),
+        "Deployment" => via::<apps::Deployment>(v),
+        "ReplicaSet" => via::<apps::ReplicaSet>(v),
+        "StatefulSet" => via::<apps::StatefulSet>(v),
+        "DaemonSet" => via::<apps::DaemonSet>(v),
+        "Job" => via::<batch::Job>(v),
+        "CronJob" => via::<batch::CronJob>(v),
+        "Ingress" => via::<networking::Ingress>(v),
+        "NetworkPolicy" => via::<networking::NetworkPolicy>(v),
+        "PodDisruptionBudget" => via::<policy::PodDisruptionBudget>(v),
+        "HorizontalPodAutoscaler" => via::<autoscaling::HorizontalPodAutoscaler>(v),
+        "Role" => via::<rbac::Role>(v),
+        "RoleBinding" => via::<rbac::RoleBinding>(v),
+        "ClusterRole" => via::<rbac::ClusterRole>(v),
+        "ClusterRoleBinding" => via::<rbac::ClusterRoleBinding>(v),
+        "StorageClass" => via::<storage::StorageClass>(v),
+        "EndpointSlice" => via::<discovery::EndpointSlice>(v),
+        "Lease" => via::<coordination::Lease>(v),
+        "PriorityClass" => via::<scheduling::PriorityClass>(v),
+        other => panic!("no typed struct for {other}"),
+    };
+    if let Some(o) = out.as_object_mut() {
+        o.remove("apiVersion");
+        o.remove("kind");
+    }
+    out
+}
+
+/// The paths of `a` that `b` lacks (list elements as `[]`).
+fn dropped(a: &Value, b: &Value, path: &str, out: &mut std::collections::BTreeSet<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match y.get(k) {
+                    Some(w) => dropped(v, w, &p, out),
+                    None => {
+                        out.insert(p);
+                    }
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for (v, w) in x.iter().zip(y) {
+                dropped(v, w, &format!("{path}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every JSON name and value type of every table, checked against the Go types as `k8s-openapi`
+/// (Kubernetes 1.33, the project's feature) has them: an object with every field of a kind's
+/// table set reads into the typed struct (a value of the wrong JSON type is an error) and
+/// writes back the same, except for the fields newer than 1.33, which the typed struct does not
+/// know (listed here by the end of their path, each of which must still be needed). A
+/// misspelled name in a table shows up as one more dropped path.
+#[test]
+fn every_table_field_has_the_json_name_and_type_of_the_go_field() {
+    const NEWER_THAN_1_33: &[&str] = &[
+        ".valueFrom.fileKeyRef",
+        "[].restartPolicyRules",
+        "spec.hostnameOverride",
+        ".sources[].podCertificate",
+        "Node:status.declaredFeatures",
+        "Pod:status.allocatedResources",
+        "Pod:status.resources",
+        "Pod:status.extendedResourceClaimStatus",
+    ];
+    let mut got = std::collections::BTreeSet::new();
+    for (api_version, kind) in KINDS {
+        let msg = schema::kind(api_version, kind).unwrap();
+        let mut data = every_field(msg, 0);
+        data.remove("apiVersion");
+        data.remove("kind");
+        let obj = Value::Object(data);
+        let typed = through_typed(kind, &obj);
+        let mut paths = std::collections::BTreeSet::new();
+        dropped(&obj, &typed, "", &mut paths);
+        got.extend(paths.into_iter().map(|p| format!("{kind}:{p}")));
+    }
+    let unexplained: Vec<_> = got
+        .iter()
+        .filter(|p| !NEWER_THAN_1_33.iter().any(|n| p.ends_with(n)))
+        .collect();
+    assert!(unexplained.is_empty(), "{unexplained:#?}");
+    for n in NEWER_THAN_1_33 {
+        assert!(got.iter().any(|p| p.ends_with(n)), "{n} is not dropped");
+    }
+}
