@@ -74,7 +74,8 @@ pub struct F {
     /// `repeated` (a JSON array).
     pub rep: bool,
     /// JSON keeps the zero value of this scalar (a pointer, or no `omitempty`); otherwise a zero
-    /// on the wire (Go writes every non-pointer scalar) is absent from JSON.
+    /// on the wire (Go writes every non-pointer scalar) is absent from JSON. On a list: the Go
+    /// field has no `omitempty`, so an empty (nil) list is `null` in JSON rather than absent.
     pub zero: bool,
 }
 
