@@ -399,3 +399,27 @@ fn every_table_field_has_the_json_name_and_type_of_the_go_field() {
         assert!(got.iter().any(|p| p.ends_with(n)), "{n} is not dropped");
     }
 }
+
+/// A zero that Go writes on the wire and its JSON keeps (no `omitempty` or a pointer) reads as
+/// that zero from protobuf too: a StatefulSet's `ordinals.start: 0`, a disruption budget's
+/// `maxUnavailable: 0`, a Job's `suspend: false`.
+#[test]
+fn zeros_that_json_keeps_read_back_from_protobuf() {
+    let mut sts = fixture("statefulset");
+    sts["spec"]["ordinals"] = json!({"start": 0});
+    let mut pdb = fixture("pdb");
+    pdb["spec"]["maxUnavailable"] = json!(0);
+    if let Some(s) = pdb["spec"].as_object_mut() {
+        s.remove("minAvailable");
+    }
+    let mut job = fixture("job");
+    job["spec"]["suspend"] = json!(false);
+    for (obj, msg) in [
+        (sts, &schema::workloads::STATEFUL_SET),
+        (pdb, &schema::policy::POD_DISRUPTION_BUDGET),
+        (job, &schema::workloads::JOB),
+    ] {
+        let (json, pb) = both_ways(&obj, msg, &ObjectMask::ALL);
+        assert_eq!(json, pb, "{}", msg.name);
+    }
+}

@@ -254,7 +254,8 @@ pub static STATEFUL_SET_PVC_RETENTION: Msg = Msg {
 
 pub static STATEFUL_SET_ORDINALS: Msg = Msg {
     name: "StatefulSetOrdinals",
-    fields: &[i(1, "start")],
+    // `json:"start"`, no `omitempty`: JSON keeps `start: 0`.
+    fields: &[i(1, "start").z()],
 };
 
 pub static STATEFUL_SET_SPEC: Msg = Msg {
