@@ -232,16 +232,23 @@ async fn a_protobuf_watch_delivers_modified_and_deleted_pods() {
 #[tokio::test]
 async fn a_server_answering_json_is_read_and_remembered() {
     // The demo server answers JSON when an object has a field its protobuf table lacks (here
-    // `affinity`); a real API server always has the table, so this is demo-only.
+    // one no release has, as a field newer than the tables would be); a real API server always
+    // has the table, so this is demo-only.
     let Some(env) = env(Some("a_server_answering_json_is_read_and_remembered")).await else {
         return;
     };
-    env.create_pod(
-        "aff",
-        json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
-            {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}}}),
+    // Posted as raw JSON: a typed Pod would drop the field.
+    let raw: Api<DynamicObject> =
+        Api::namespaced_with(env.client.clone(), &env.ns, &ApiResource::erase::<Pod>(&()));
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "aff"},
+        "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10"}],
+                 "aFieldFromANewerRelease": {"x": 1}}});
+    raw.create(
+        &PostParams::default(),
+        &serde_json::from_value(pod).unwrap(),
     )
-    .await;
+    .await
+    .unwrap();
     let lw = env.lister(WireFormat::Protobuf);
     let (items, _) = cached(&lw).await;
     assert_eq!(items.len(), 1);

@@ -215,13 +215,7 @@ pub fn decode_into(
             other => other,
         })?;
     }
-    for f in msg.fields {
-        if let Ty::Const(c) = f.ty
-            && field_mask(mask, f.name).is_some()
-        {
-            out.insert(f.name.to_string(), Value::String(c.to_string()));
-        }
-    }
+    absent_fields(msg, mask, out, true);
     if mask == Mask::Blank {
         let mut v = Value::Object(std::mem::take(out));
         apply_mask(&mut v, Mask::Blank);
@@ -230,6 +224,25 @@ pub fn decode_into(
         }
     }
     Ok(())
+}
+
+/// A list without `omitempty` that had no element on the wire is `null`: Go decodes it as a
+/// nil slice, which its JSON writes as `null`, so the JSON path reads `null` for the same object
+/// (protobuf cannot tell `[]` from nil; a real server never sends `[]` either, see
+/// [`omit_empty`]).
+///
+/// With `consts`, also write the JSON-only constants (one pass over the fields for both).
+fn absent_fields(msg: &Msg, mask: Mask, out: &mut Map<String, Value>, consts: bool) {
+    for f in msg.fields {
+        if let Ty::Const(c) = f.ty {
+            if consts && field_mask(mask, f.name).is_some() {
+                out.insert(f.name.to_string(), Value::String(c.to_string()));
+            }
+        } else if f.rep && f.zero && !out.contains_key(f.name) && field_mask(mask, f.name).is_some()
+        {
+            out.insert(f.name.to_string(), Value::Null);
+        }
+    }
 }
 
 fn decode_field(
@@ -456,6 +469,8 @@ pub fn decode_object(
             }
         }
     }
+    // A top-level object's `apiVersion`/`kind` are the envelope's, not constants.
+    absent_fields(msg, mask.data, &mut data, false);
     let mut data = Value::Object(data);
     if mask.data == Mask::Blank {
         apply_mask(&mut data, Mask::Blank);
@@ -1027,8 +1042,28 @@ fn encode_value(f: &F, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
 /// `selector: {matchLabels: {}}` reads back as `selector: {}`) and the zero of a non-pointer
 /// `omitempty` scalar (`readyReplicas: 0`); protobuf has no form for the first and decodes the
 /// second as absent. The demo server stores objects this way, so both encodings agree.
+///
+/// Lists are written as kube-apiserver writes an object it read back from etcd, where it is
+/// stored in protobuf, which has no form for an empty list: an empty or `null` list is absent
+/// when its Go field has `omitempty`, and `null` (also when absent) when it has not (a Role's
+/// `rules`, an EndpointSlice's `endpoints`). `[]` never reaches a client.
 pub fn omit_empty(obj: &mut Map<String, Value>, msg: &Msg) {
     for f in msg.fields {
+        if f.rep && !matches!(f.ty, Ty::Const(_) | Ty::Inline(_)) {
+            let empty = match obj.get(f.name) {
+                None | Some(Value::Null) => true,
+                Some(Value::Array(a)) => a.is_empty(),
+                Some(_) => false,
+            };
+            if empty {
+                if f.zero {
+                    obj.insert(f.name.to_string(), Value::Null);
+                } else {
+                    obj.remove(f.name);
+                }
+                continue;
+            }
+        }
         match f.ty {
             Ty::Inline(sub) => omit_empty(obj, sub),
             Ty::MapStr | Ty::MapBytes | Ty::MapQuantity | Ty::MapTime
@@ -1115,5 +1150,7 @@ pub fn watch_frame(event_type: &str, object_envelope: &[u8]) -> Vec<u8> {
     out
 }
 
+#[cfg(test)]
+mod schema_tests;
 #[cfg(test)]
 mod tests;

@@ -20,8 +20,10 @@
 //! the Go types' tags. A field missing here is skipped by the decoder (a newer server) and makes
 //! the encoder refuse the object (the demo server then answers JSON).
 
+pub mod pod;
 pub mod policy;
 pub mod storage_network;
+pub mod volumes;
 pub mod workloads;
 
 /// The wire and JSON shape of one field.
@@ -72,7 +74,8 @@ pub struct F {
     /// `repeated` (a JSON array).
     pub rep: bool,
     /// JSON keeps the zero value of this scalar (a pointer, or no `omitempty`); otherwise a zero
-    /// on the wire (Go writes every non-pointer scalar) is absent from JSON.
+    /// on the wire (Go writes every non-pointer scalar) is absent from JSON. On a list: the Go
+    /// field has no `omitempty`, so an empty (nil) list is `null` in JSON rather than absent.
     pub zero: bool,
 }
 
@@ -275,6 +278,7 @@ pub static ENV_VAR_SOURCE: Msg = Msg {
         m(2, "resourceFieldRef", &RESOURCE_FIELD_SELECTOR),
         m(3, "configMapKeyRef", &KEY_SELECTOR),
         m(4, "secretKeyRef", &KEY_SELECTOR),
+        m(5, "fileKeyRef", &pod::FILE_KEY_SELECTOR),
     ],
 };
 
@@ -356,7 +360,7 @@ pub static HTTP_GET_ACTION: Msg = Msg {
     name: "HTTPGetAction",
     fields: &[
         s(1, "path"),
-        F::new(2, "port", Ty::IntOrString),
+        F::new(2, "port", Ty::IntOrString).z(),
         s(3, "host"),
         s(4, "scheme"),
         m(5, "httpHeaders", &HTTP_HEADER).rep(),
@@ -365,7 +369,7 @@ pub static HTTP_GET_ACTION: Msg = Msg {
 
 pub static TCP_SOCKET_ACTION: Msg = Msg {
     name: "TCPSocketAction",
-    fields: &[F::new(1, "port", Ty::IntOrString), s(2, "host")],
+    fields: &[F::new(1, "port", Ty::IntOrString).z(), s(2, "host")],
 };
 
 pub static GRPC_ACTION: Msg = Msg {
@@ -452,6 +456,7 @@ pub static SECURITY_CONTEXT: Msg = Msg {
         b(7, "allowPrivilegeEscalation").z(),
         i(8, "runAsGroup").z(),
         s(9, "procMount").z(),
+        m(10, "windowsOptions", &pod::WINDOWS_SECURITY_CONTEXT_OPTIONS),
         m(11, "seccompProfile", &SECCOMP_PROFILE),
         m(12, "appArmorProfile", &APP_ARMOR_PROFILE),
     ],
@@ -476,7 +481,9 @@ pub static CONTAINER: Msg = Msg {
         m(8, "resources", &RESOURCE_REQUIREMENTS),
         m(23, "resizePolicy", &CONTAINER_RESIZE_POLICY).rep(),
         s(24, "restartPolicy").z(),
+        m(25, "restartPolicyRules", &pod::CONTAINER_RESTART_RULE).rep(),
         m(9, "volumeMounts", &VOLUME_MOUNT).rep(),
+        m(21, "volumeDevices", &pod::VOLUME_DEVICE).rep(),
         m(10, "livenessProbe", &PROBE),
         m(11, "readinessProbe", &PROBE),
         m(22, "startupProbe", &PROBE),
@@ -564,13 +571,19 @@ pub static VOLUME_PROJECTION: Msg = Msg {
         m(2, "downwardAPI", &DOWNWARD_API_PROJECTION),
         m(3, "configMap", &CONFIG_MAP_PROJECTION),
         m(4, "serviceAccountToken", &SERVICE_ACCOUNT_TOKEN_PROJECTION),
+        m(
+            5,
+            "clusterTrustBundle",
+            &pod::CLUSTER_TRUST_BUNDLE_PROJECTION,
+        ),
+        m(6, "podCertificate", &pod::POD_CERTIFICATE_PROJECTION),
     ],
 };
 
 pub static PROJECTED_VOLUME_SOURCE: Msg = Msg {
     name: "ProjectedVolumeSource",
     fields: &[
-        m(1, "sources", &VOLUME_PROJECTION).rep(),
+        m(1, "sources", &VOLUME_PROJECTION).rep().z(),
         i(2, "defaultMode").z(),
     ],
 };
@@ -611,13 +624,50 @@ pub static VOLUME_SOURCE: Msg = Msg {
     fields: &[
         m(1, "hostPath", &HOST_PATH_VOLUME_SOURCE),
         m(2, "emptyDir", &EMPTY_DIR_VOLUME_SOURCE),
+        m(
+            3,
+            "gcePersistentDisk",
+            &volumes::GCE_PERSISTENT_DISK_VOLUME_SOURCE,
+        ),
+        m(
+            4,
+            "awsElasticBlockStore",
+            &volumes::AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
+        ),
+        m(5, "gitRepo", &volumes::GIT_REPO_VOLUME_SOURCE),
         m(6, "secret", &SECRET_VOLUME_SOURCE),
         m(7, "nfs", &NFS_VOLUME_SOURCE),
+        m(8, "iscsi", &volumes::ISCSI_VOLUME_SOURCE),
+        m(9, "glusterfs", &volumes::GLUSTERFS_VOLUME_SOURCE),
         m(10, "persistentVolumeClaim", &PVC_VOLUME_SOURCE),
+        m(11, "rbd", &volumes::RBD_VOLUME_SOURCE),
+        m(12, "flexVolume", &volumes::FLEX_VOLUME_SOURCE),
+        m(13, "cinder", &volumes::CINDER_VOLUME_SOURCE),
+        m(14, "cephfs", &volumes::CEPH_FS_VOLUME_SOURCE),
+        m(15, "flocker", &volumes::FLOCKER_VOLUME_SOURCE),
         m(16, "downwardAPI", &DOWNWARD_API_VOLUME_SOURCE),
+        m(17, "fc", &volumes::FC_VOLUME_SOURCE),
+        m(18, "azureFile", &volumes::AZURE_FILE_VOLUME_SOURCE),
         m(19, "configMap", &CONFIG_MAP_VOLUME_SOURCE),
+        m(
+            20,
+            "vsphereVolume",
+            &volumes::VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE,
+        ),
+        m(21, "quobyte", &volumes::QUOBYTE_VOLUME_SOURCE),
+        m(22, "azureDisk", &volumes::AZURE_DISK_VOLUME_SOURCE),
+        m(
+            23,
+            "photonPersistentDisk",
+            &volumes::PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
+        ),
+        m(24, "portworxVolume", &volumes::PORTWORX_VOLUME_SOURCE),
+        m(25, "scaleIO", &volumes::SCALE_IO_VOLUME_SOURCE),
         m(26, "projected", &PROJECTED_VOLUME_SOURCE),
+        m(27, "storageos", &volumes::STORAGE_OS_VOLUME_SOURCE),
         m(28, "csi", &CSI_VOLUME_SOURCE),
+        m(29, "ephemeral", &volumes::EPHEMERAL_VOLUME_SOURCE),
+        m(30, "image", &volumes::IMAGE_VOLUME_SOURCE),
     ],
 };
 
@@ -652,6 +702,7 @@ pub static POD_SECURITY_CONTEXT: Msg = Msg {
         i(5, "fsGroup").z(),
         i(6, "runAsGroup").z(),
         m(7, "sysctls", &SYSCTL).rep(),
+        m(8, "windowsOptions", &pod::WINDOWS_SECURITY_CONTEXT_OPTIONS),
         s(9, "fsGroupChangePolicy").z(),
         m(10, "seccompProfile", &SECCOMP_PROFILE),
         m(11, "appArmorProfile", &APP_ARMOR_PROFILE),
@@ -675,7 +726,9 @@ pub static POD_SPEC: Msg = Msg {
     fields: &[
         m(1, "volumes", &VOLUME).rep(),
         m(20, "initContainers", &CONTAINER).rep(),
-        m(2, "containers", &CONTAINER).rep(),
+        // No `omitempty`: an empty list is `null` in JSON.
+        m(2, "containers", &CONTAINER).rep().z(),
+        m(34, "ephemeralContainers", &pod::EPHEMERAL_CONTAINER).rep(),
         s(3, "restartPolicy"),
         i(4, "terminationGracePeriodSeconds").z(),
         i(5, "activeDeadlineSeconds").z(),
@@ -693,18 +746,31 @@ pub static POD_SPEC: Msg = Msg {
         m(15, "imagePullSecrets", &LOCAL_OBJECT_REFERENCE).rep(),
         s(16, "hostname"),
         s(17, "subdomain"),
+        m(18, "affinity", &pod::AFFINITY),
         s(19, "schedulerName"),
         m(22, "tolerations", &TOLERATION).rep(),
         m(23, "hostAliases", &HOST_ALIAS).rep(),
         s(24, "priorityClassName"),
         i(25, "priority").z(),
+        m(26, "dnsConfig", &pod::POD_DNS_CONFIG),
         m(28, "readinessGates", &POD_READINESS_GATE).rep(),
         s(29, "runtimeClassName").z(),
         b(30, "enableServiceLinks").z(),
         s(31, "preemptionPolicy").z(),
         mq(32, "overhead"),
+        m(
+            33,
+            "topologySpreadConstraints",
+            &pod::TOPOLOGY_SPREAD_CONSTRAINT,
+        )
+        .rep(),
         b(35, "setHostnameAsFQDN").z(),
+        m(36, "os", &pod::POD_OS),
         b(37, "hostUsers").z(),
+        m(38, "schedulingGates", &pod::POD_SCHEDULING_GATE).rep(),
+        m(39, "resourceClaims", &pod::POD_RESOURCE_CLAIM).rep(),
+        m(40, "resources", &RESOURCE_REQUIREMENTS),
+        s(41, "hostnameOverride").z(),
     ],
 };
 
@@ -783,6 +849,9 @@ pub static CONTAINER_STATUS: Msg = Msg {
         mq(10, "allocatedResources"),
         m(11, "resources", &RESOURCE_REQUIREMENTS),
         m(12, "volumeMounts", &VOLUME_MOUNT_STATUS).rep(),
+        m(13, "user", &pod::CONTAINER_USER),
+        m(14, "allocatedResourcesStatus", &pod::RESOURCE_STATUS).rep(),
+        s(15, "stopSignal").z(),
     ],
 };
 
@@ -805,6 +874,14 @@ pub static POD_STATUS: Msg = Msg {
         s(9, "qosClass"),
         m(13, "ephemeralContainerStatuses", &CONTAINER_STATUS).rep(),
         s(14, "resize"),
+        m(15, "resourceClaimStatuses", &pod::POD_RESOURCE_CLAIM_STATUS).rep(),
+        m(
+            18,
+            "extendedResourceClaimStatus",
+            &pod::POD_EXTENDED_RESOURCE_CLAIM_STATUS,
+        ),
+        mq(19, "allocatedResources"),
+        m(20, "resources", &RESOURCE_REQUIREMENTS),
     ],
 };
 
@@ -958,7 +1035,8 @@ pub static NODE_SYSTEM_INFO: Msg = Msg {
 
 pub static CONTAINER_IMAGE: Msg = Msg {
     name: "ContainerImage",
-    fields: &[s(1, "names").rep(), i(2, "sizeBytes")],
+    // `names` has no `omitempty`.
+    fields: &[s(1, "names").rep().z(), i(2, "sizeBytes")],
 };
 
 pub static ATTACHED_VOLUME: Msg = Msg {
@@ -1013,6 +1091,7 @@ pub static NODE_STATUS: Msg = Msg {
         m(11, "config", &NODE_CONFIG_STATUS),
         m(12, "runtimeHandlers", &NODE_RUNTIME_HANDLER).rep(),
         m(13, "features", &NODE_FEATURES),
+        s(14, "declaredFeatures").rep(),
     ],
 };
 

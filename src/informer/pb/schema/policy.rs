@@ -261,7 +261,7 @@ pub static HORIZONTAL_POD_AUTOSCALER: Msg = Msg {
 pub static POLICY_RULE: Msg = Msg {
     name: "PolicyRule",
     fields: &[
-        s(1, "verbs").rep(),
+        s(1, "verbs").rep().z(),
         s(2, "apiGroups").rep(),
         s(3, "resources").rep(),
         s(4, "resourceNames").rep(),
@@ -293,7 +293,7 @@ pub static ROLE: Msg = Msg {
     name: "Role",
     fields: &[
         m(1, "metadata", &OBJECT_META),
-        m(2, "rules", &POLICY_RULE).rep(),
+        m(2, "rules", &POLICY_RULE).rep().z(),
     ],
 };
 
@@ -301,7 +301,7 @@ pub static CLUSTER_ROLE: Msg = Msg {
     name: "ClusterRole",
     fields: &[
         m(1, "metadata", &OBJECT_META),
-        m(2, "rules", &POLICY_RULE).rep(),
+        m(2, "rules", &POLICY_RULE).rep().z(),
         m(3, "aggregationRule", &AGGREGATION_RULE),
     ],
 };
@@ -393,7 +393,7 @@ pub static LIMIT_RANGE_ITEM: Msg = Msg {
 
 pub static LIMIT_RANGE_SPEC: Msg = Msg {
     name: "LimitRangeSpec",
-    fields: &[m(1, "limits", &LIMIT_RANGE_ITEM).rep()],
+    fields: &[m(1, "limits", &LIMIT_RANGE_ITEM).rep().z()],
 };
 
 pub static LIMIT_RANGE: Msg = Msg {

@@ -1,11 +1,11 @@
 //! Storage and networking kinds: core/v1 PersistentVolume, storage.k8s.io/v1 StorageClass,
 //! networking.k8s.io/v1 Ingress and NetworkPolicy, discovery.k8s.io/v1 EndpointSlice.
 //! Transcribed from k8s.io/api `core/v1`, `storage/v1`, `networking/v1` and `discovery/v1`
-//! `generated.proto`; JSON presence from the Go types' tags, as in the parent module. Of a
-//! PersistentVolume's sources, the ones a cluster made today has (hostPath, nfs, local, csi);
-//! a PV of an in-tree cloud source is refused by the encoder (JSON answer) and its source
-//! skipped by the decoder.
+//! `generated.proto`; JSON presence from the Go types' tags, as in the parent module. A
+//! PersistentVolume has every source of `PersistentVolumeSource` (the in-tree ones in
+//! [`super::volumes`]).
 
+use super::volumes::*;
 use super::workloads::{LABEL_SELECTOR, TYPED_LOCAL_OBJECT_REFERENCE};
 use super::*;
 
@@ -42,9 +42,35 @@ pub static CSI_PERSISTENT_VOLUME_SOURCE: Msg = Msg {
 pub static PERSISTENT_VOLUME_SOURCE: Msg = Msg {
     name: "PersistentVolumeSource",
     fields: &[
+        m(1, "gcePersistentDisk", &GCE_PERSISTENT_DISK_VOLUME_SOURCE),
+        m(
+            2,
+            "awsElasticBlockStore",
+            &AWS_ELASTIC_BLOCK_STORE_VOLUME_SOURCE,
+        ),
         m(3, "hostPath", &HOST_PATH_VOLUME_SOURCE),
+        m(4, "glusterfs", &GLUSTERFS_PERSISTENT_VOLUME_SOURCE),
         m(5, "nfs", &NFS_VOLUME_SOURCE),
+        m(6, "rbd", &RBD_PERSISTENT_VOLUME_SOURCE),
+        m(7, "iscsi", &ISCSI_PERSISTENT_VOLUME_SOURCE),
+        m(8, "cinder", &CINDER_PERSISTENT_VOLUME_SOURCE),
+        m(9, "cephfs", &CEPH_FS_PERSISTENT_VOLUME_SOURCE),
+        m(10, "fc", &FC_VOLUME_SOURCE),
+        m(11, "flocker", &FLOCKER_VOLUME_SOURCE),
+        m(12, "flexVolume", &FLEX_PERSISTENT_VOLUME_SOURCE),
+        m(13, "azureFile", &AZURE_FILE_PERSISTENT_VOLUME_SOURCE),
+        m(14, "vsphereVolume", &VSPHERE_VIRTUAL_DISK_VOLUME_SOURCE),
+        m(15, "quobyte", &QUOBYTE_VOLUME_SOURCE),
+        m(16, "azureDisk", &AZURE_DISK_VOLUME_SOURCE),
+        m(
+            17,
+            "photonPersistentDisk",
+            &PHOTON_PERSISTENT_DISK_VOLUME_SOURCE,
+        ),
+        m(18, "portworxVolume", &PORTWORX_VOLUME_SOURCE),
+        m(19, "scaleIO", &SCALE_IO_PERSISTENT_VOLUME_SOURCE),
         m(20, "local", &LOCAL_VOLUME_SOURCE),
+        m(21, "storageos", &STORAGE_OS_PERSISTENT_VOLUME_SOURCE),
         m(22, "csi", &CSI_PERSISTENT_VOLUME_SOURCE),
     ],
 };
@@ -64,7 +90,7 @@ pub static NODE_SELECTOR_TERM: Msg = Msg {
 
 pub static NODE_SELECTOR: Msg = Msg {
     name: "NodeSelector",
-    fields: &[m(1, "nodeSelectorTerms", &NODE_SELECTOR_TERM).rep()],
+    fields: &[m(1, "nodeSelectorTerms", &NODE_SELECTOR_TERM).rep().z()],
 };
 
 pub static VOLUME_NODE_AFFINITY: Msg = Msg {
@@ -113,7 +139,7 @@ pub static PERSISTENT_VOLUME: Msg = Msg {
 
 pub static TOPOLOGY_SELECTOR_LABEL_REQUIREMENT: Msg = Msg {
     name: "TopologySelectorLabelRequirement",
-    fields: &[s(1, "key").z(), s(2, "values").rep()],
+    fields: &[s(1, "key").z(), s(2, "values").rep().z()],
 };
 
 pub static TOPOLOGY_SELECTOR_TERM: Msg = Msg {
@@ -173,7 +199,7 @@ pub static HTTP_INGRESS_PATH: Msg = Msg {
 
 pub static HTTP_INGRESS_RULE_VALUE: Msg = Msg {
     name: "HTTPIngressRuleValue",
-    fields: &[m(1, "paths", &HTTP_INGRESS_PATH).rep()],
+    fields: &[m(1, "paths", &HTTP_INGRESS_PATH).rep().z()],
 };
 
 pub static INGRESS_RULE_VALUE: Msg = Msg {
@@ -330,7 +356,7 @@ pub static ENDPOINT_HINTS: Msg = Msg {
 pub static ENDPOINT: Msg = Msg {
     name: "Endpoint",
     fields: &[
-        s(1, "addresses").rep(),
+        s(1, "addresses").rep().z(),
         m(2, "conditions", &ENDPOINT_CONDITIONS),
         s(3, "hostname").z(),
         m(4, "targetRef", &OBJECT_REFERENCE),
@@ -357,7 +383,7 @@ pub static ENDPOINT_SLICE: Msg = Msg {
     fields: &[
         m(1, "metadata", &OBJECT_META),
         s(4, "addressType").z(),
-        m(2, "endpoints", &ENDPOINT).rep(),
-        m(3, "ports", &ENDPOINT_SLICE_PORT).rep(),
+        m(2, "endpoints", &ENDPOINT).rep().z(),
+        m(3, "ports", &ENDPOINT_SLICE_PORT).rep().z(),
     ],
 };

@@ -254,7 +254,8 @@ pub static STATEFUL_SET_PVC_RETENTION: Msg = Msg {
 
 pub static STATEFUL_SET_ORDINALS: Msg = Msg {
     name: "StatefulSetOrdinals",
-    fields: &[i(1, "start")],
+    // `json:"start"`, no `omitempty`: JSON keeps `start: 0`.
+    fields: &[i(1, "start").z()],
 };
 
 pub static STATEFUL_SET_SPEC: Msg = Msg {
@@ -372,12 +373,61 @@ pub static JOB_SPEC: Msg = Msg {
         m(4, "selector", &LABEL_SELECTOR),
         b(5, "manualSelector").z(),
         m(6, "template", &POD_TEMPLATE_SPEC),
+        m(11, "podFailurePolicy", &POD_FAILURE_POLICY),
+        m(16, "successPolicy", &SUCCESS_POLICY),
         i(8, "ttlSecondsAfterFinished").z(),
         s(9, "completionMode").z(),
         b(10, "suspend").z(),
         s(14, "podReplacementPolicy").z(),
         s(15, "managedBy").z(),
     ],
+};
+
+pub static POD_FAILURE_POLICY: Msg = Msg {
+    name: "PodFailurePolicy",
+    fields: &[m(1, "rules", &POD_FAILURE_POLICY_RULE).rep().z()],
+};
+
+pub static POD_FAILURE_POLICY_RULE: Msg = Msg {
+    name: "PodFailurePolicyRule",
+    fields: &[
+        s(1, "action").z(),
+        m(
+            2,
+            "onExitCodes",
+            &POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT,
+        ),
+        m(
+            3,
+            "onPodConditions",
+            &POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN,
+        )
+        .rep(),
+    ],
+};
+
+pub static POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT: Msg = Msg {
+    name: "PodFailurePolicyOnExitCodesRequirement",
+    fields: &[
+        s(1, "containerName").z(),
+        s(2, "operator").z(),
+        i(3, "values").rep().z(),
+    ],
+};
+
+pub static POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN: Msg = Msg {
+    name: "PodFailurePolicyOnPodConditionsPattern",
+    fields: &[s(1, "type").z(), s(2, "status")],
+};
+
+pub static SUCCESS_POLICY: Msg = Msg {
+    name: "SuccessPolicy",
+    fields: &[m(1, "rules", &SUCCESS_POLICY_RULE).rep().z()],
+};
+
+pub static SUCCESS_POLICY_RULE: Msg = Msg {
+    name: "SuccessPolicyRule",
+    fields: &[s(1, "succeededIndexes").z(), i(2, "succeededCount").z()],
 };
 
 pub static JOB_CONDITION: Msg = Msg {
