@@ -94,6 +94,7 @@ mod feeds;
 mod fleet;
 mod members;
 mod node_pods;
+mod suspend;
 #[cfg(test)]
 mod tests;
 
@@ -106,6 +107,7 @@ pub use feeds::{next_key_batch, rows_for_keys};
 pub use fleet::{PROBE_BACKOFF_MAX, PROBE_PERIOD};
 use members::FeedSource;
 use node_pods::*;
+use suspend::{Suspended, Suspender};
 
 /// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
 /// switches, streams; tests drive it without a terminal through [`Headless`].
@@ -136,6 +138,8 @@ struct Runtime {
     probe_period: Duration,
     /// Per-object history, fed by the informers' transforms (a fresh one per context).
     history: Arc<History>,
+    /// On while a shell or an editor has the terminal: the feeds hold back (see [`suspend`]).
+    suspend: Suspender,
 }
 
 /// The factory's hooks: history records each object as decoded (through the cache mask widened
@@ -186,7 +190,13 @@ impl Runtime {
         factory.start();
         let conn_cancel = CancellationToken::new();
         let stats = StatsSource::shared(factory.clone(), connection.context.clone(), version);
-        spawn_stats(stats.clone(), tx.clone(), conn_cancel.clone());
+        let suspend = Suspender::new();
+        spawn_stats(
+            stats.clone(),
+            tx.clone(),
+            conn_cancel.clone(),
+            suspend.watcher(),
+        );
         let (metrics_tx, metrics_rx) = mpsc::channel(METRICS_CHANNEL);
         let metrics = MetricsHub::new(
             Arc::new(KubeMetricsSource::new(connection.client.clone())),
@@ -194,7 +204,13 @@ impl Runtime {
             metrics_tx,
             conn_cancel.child_token(),
         );
-        spawn_tap(&factory, tx.clone(), conn_cancel.clone(), None);
+        spawn_tap(
+            &factory,
+            tx.clone(),
+            conn_cancel.clone(),
+            None,
+            suspend.watcher(),
+        );
         let connection_client = connection.client.clone();
         let (logs, log_rx) = LogFeeds::new(
             connection.client.clone(),
@@ -218,6 +234,7 @@ impl Runtime {
             members: std::collections::BTreeMap::new(),
             probe_period: fleet::PROBE_PERIOD,
             history,
+            suspend,
         };
         (rt, Streams { metrics_rx, log_rx })
     }
@@ -341,6 +358,7 @@ impl Runtime {
             opened: opened.clone(),
             drill: drill.clone(),
             cluster: cluster.clone(),
+            suspended: self.suspend.watcher(),
         };
         if cache.open_at_once(resource, ns.as_deref()) {
             attach.run();
@@ -514,6 +532,7 @@ impl Runtime {
                         self.access.clone(),
                         self.tx.clone(),
                         feed.cancel.clone(),
+                        self.suspend.watcher(),
                     ));
                 }
             }
@@ -761,6 +780,7 @@ impl Runtime {
                         self.tx.clone(),
                         self.conn_cancel.clone(),
                         None,
+                        self.suspend.watcher(),
                     );
                     self.stats = StatsSource::shared(
                         self.factory.clone(),
@@ -771,6 +791,7 @@ impl Runtime {
                         self.stats.clone(),
                         self.tx.clone(),
                         self.conn_cancel.clone(),
+                        self.suspend.watcher(),
                     );
                     self.stats_members();
                     let (reachable, server_version, last_error) = match &version {
@@ -998,10 +1019,12 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     container,
                 } = effect
                 {
-                    let (message, error) = shell_session(&mut tui, &mut events, async move {
-                        shell::run_in_terminal(client, &namespace, &pod, container.as_deref()).await
-                    })
-                    .await?;
+                    let (message, error) =
+                        shell_session(&mut tui, &mut events, &rt.suspend, async move {
+                            shell::run_in_terminal(client, &namespace, &pod, container.as_deref())
+                                .await
+                        })
+                        .await?;
                     if let Ok(s) = tui.size() {
                         app.update(Action::Resize(s.width, s.height));
                     }
@@ -1014,23 +1037,29 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     name,
                 } = effect
                 {
-                    let (message, error) = shell_session(&mut tui, &mut events, async move {
-                        let command = edit::editor_command();
-                        let o =
-                            edit::edit_loop(client, &resource, namespace.as_deref(), &name, |p| {
-                                // The editor gets the terminal as a shell would give it (cooked,
-                                // as kubectl edit runs it); the dashboard takes raw mode back.
-                                tokio::task::block_in_place(|| {
-                                    let _ = crossterm::terminal::disable_raw_mode();
-                                    let r = edit::run_editor(&command, p);
-                                    let _ = crossterm::terminal::enable_raw_mode();
-                                    r
-                                })
-                            })
+                    let (message, error) =
+                        shell_session(&mut tui, &mut events, &rt.suspend, async move {
+                            let command = edit::editor_command();
+                            let o = edit::edit_loop(
+                                client,
+                                &resource,
+                                namespace.as_deref(),
+                                &name,
+                                |p| {
+                                    // The editor gets the terminal as a shell would give it (cooked,
+                                    // as kubectl edit runs it); the dashboard takes raw mode back.
+                                    tokio::task::block_in_place(|| {
+                                        let _ = crossterm::terminal::disable_raw_mode();
+                                        let r = edit::run_editor(&command, p);
+                                        let _ = crossterm::terminal::enable_raw_mode();
+                                        r
+                                    })
+                                },
+                            )
                             .await;
-                        (o.message, o.error)
-                    })
-                    .await?;
+                            (o.message, o.error)
+                        })
+                        .await?;
                     if let Ok(s) = tui.size() {
                         app.update(Action::Resize(s.width, s.height));
                     }
@@ -1131,6 +1160,21 @@ impl Headless {
         self.rt.metrics.scopes()
     }
 
+    /// Hold the feeds back as the dashboard does while a shell or an editor has the terminal.
+    pub fn suspend(&self) {
+        self.rt.suspend.set(true);
+    }
+
+    /// End [`suspend`](Self::suspend): the feeds send what changed meanwhile, as of now.
+    pub fn resume(&self) {
+        self.rt.suspend.set(false);
+    }
+
+    /// Actions queued for the app and not read yet.
+    pub fn queued(&self) -> usize {
+        self.rx.len()
+    }
+
     pub async fn shutdown(mut self) {
         self.rt.shutdown().await;
     }
@@ -1139,7 +1183,21 @@ impl Headless {
 /// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
 /// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
 /// screen back and clear it so the next frame redraws everything (also the editor of `E`).
+/// The feeds hold back meanwhile (`suspend`): nothing queues up for the app while it does not
+/// read, and the first frames after show the informers' current state.
 async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
+    tui: &mut terminal::Tui,
+    events: &mut EventStream,
+    suspend: &Suspender,
+    session: F,
+) -> std::io::Result<(String, bool)> {
+    suspend.set(true);
+    let result = suspended_session(tui, events, session).await;
+    suspend.set(false);
+    result
+}
+
+async fn suspended_session<F: std::future::Future<Output = (String, bool)>>(
     tui: &mut terminal::Tui,
     events: &mut EventStream,
     session: F,

@@ -43,6 +43,7 @@ pub(super) async fn watch_node_pods(
     access: AccessCache,
     tx: mpsc::UnboundedSender<Action>,
     cancel: CancellationToken,
+    suspended: Suspended,
 ) {
     if !access.open_at_once(&pods, None) {
         let checked = tokio::select! {
@@ -78,6 +79,10 @@ pub(super) async fn watch_node_pods(
                 let _ = tx.send(Action::NodePods(NodePods::Unavailable(message)));
                 return;
             }
+            continue;
+        }
+        // Not counted while a shell has the terminal: the first round after it counts.
+        if suspended.is_on() {
             continue;
         }
         let seq = tap.latest_seq();

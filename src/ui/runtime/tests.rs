@@ -266,6 +266,7 @@ async fn pods_per_node_are_counted_from_the_node_index_and_recounted_on_change()
         verbs: vec!["list".into(), "watch".into()],
         printer_columns: None,
     };
+    let suspend = Suspender::new();
     let task = tokio::spawn(watch_node_pods(
         7,
         pods_info,
@@ -274,6 +275,7 @@ async fn pods_per_node_are_counted_from_the_node_index_and_recounted_on_change()
         access,
         tx,
         cancel.clone(),
+        suspend.watcher(),
     ));
     let counts = |a: Option<Action>| match a {
         Some(Action::NodePods(crate::ui::action::NodePods::Counts(c))) => {
