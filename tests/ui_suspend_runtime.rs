@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use kinformer::app_main::{DemoSpec, RunningDemo, start_demo};
 use kinformer::cluster::{ConnectOptions, Connection};
+use kinformer::demo::DemoCluster;
 use kinformer::demo::mutation::{Mutation, ResourceId};
 use kinformer::ui::action::Action;
 use kinformer::ui::event_log::EVENT_LOG_CAPACITY;
@@ -147,65 +148,64 @@ impl Setup {
             self.apply(a).await;
         }
     }
+}
 
-    /// `CHANGES` writes straight into the demo cluster: relabels of the pods, round robin, with
-    /// `REPLACED` pods deleted and as many created among them.
-    fn churn(&self) -> Vec<String> {
-        let cluster = self.demo.handle.cluster();
-        let pods = ResourceId::new("", "v1", "pods");
-        let mut objects: Vec<Value> = cluster.list(&pods, None);
-        assert!(
-            objects.len() >= PODS,
-            "the demo seeded {} pods",
-            objects.len()
-        );
-        let mut created = Vec::new();
-        for i in 0..CHANGES {
-            if i % (CHANGES / REPLACED) == 0 && created.len() < REPLACED {
-                let gone = objects.remove(0);
-                let ns = gone["metadata"]["namespace"].as_str().map(str::to_string);
-                let name = gone["metadata"]["name"].as_str().expect("name").to_string();
-                cluster
-                    .apply(Mutation::Delete {
-                        resource: pods,
-                        namespace: ns.clone(),
-                        name: name.clone(),
-                    })
-                    .expect("delete");
-                let mut fresh = gone;
-                let new_name = format!("{name}-again-{i}");
-                let meta = fresh["metadata"].as_object_mut().expect("metadata");
-                meta.insert("name".into(), Value::from(new_name.clone()));
-                for field in ["uid", "resourceVersion", "creationTimestamp"] {
-                    meta.remove(field);
-                }
-                let stored = cluster
-                    .apply(Mutation::Create {
-                        resource: pods,
-                        object: fresh,
-                    })
-                    .expect("create");
-                created.push(format!("{}/{new_name}", ns.unwrap_or_default()));
-                objects.push(stored);
-                continue;
-            }
-            let at = i % objects.len();
-            let mut object = objects[at].clone();
-            let meta = object["metadata"].as_object_mut().expect("metadata");
-            meta.remove("resourceVersion");
-            let labels = meta
-                .entry("labels")
-                .or_insert_with(|| Value::Object(Default::default()));
-            labels["churn"] = Value::from(i.to_string());
-            objects[at] = cluster
-                .apply(Mutation::Update {
+/// `CHANGES` writes straight into the demo cluster: relabels of the pods, round robin, with
+/// `REPLACED` pods deleted and as many created among them. Returns the created pods' keys.
+fn churn(cluster: &DemoCluster) -> Vec<String> {
+    let pods = ResourceId::new("", "v1", "pods");
+    let mut objects: Vec<Value> = cluster.list(&pods, None);
+    assert!(
+        objects.len() >= PODS,
+        "the demo seeded {} pods",
+        objects.len()
+    );
+    let mut created = Vec::new();
+    for i in 0..CHANGES {
+        if i % (CHANGES / REPLACED) == 0 && created.len() < REPLACED {
+            let gone = objects.remove(0);
+            let ns = gone["metadata"]["namespace"].as_str().map(str::to_string);
+            let name = gone["metadata"]["name"].as_str().expect("name").to_string();
+            cluster
+                .apply(Mutation::Delete {
                     resource: pods,
-                    object,
+                    namespace: ns.clone(),
+                    name: name.clone(),
                 })
-                .expect("update");
+                .expect("delete");
+            let mut fresh = gone;
+            let new_name = format!("{name}-again-{i}");
+            let meta = fresh["metadata"].as_object_mut().expect("metadata");
+            meta.insert("name".into(), Value::from(new_name.clone()));
+            for field in ["uid", "resourceVersion", "creationTimestamp"] {
+                meta.remove(field);
+            }
+            let stored = cluster
+                .apply(Mutation::Create {
+                    resource: pods,
+                    object: fresh,
+                })
+                .expect("create");
+            created.push(format!("{}/{new_name}", ns.unwrap_or_default()));
+            objects.push(stored);
+            continue;
         }
-        created
+        let at = i % objects.len();
+        let mut object = objects[at].clone();
+        let meta = object["metadata"].as_object_mut().expect("metadata");
+        meta.remove("resourceVersion");
+        let labels = meta
+            .entry("labels")
+            .or_insert_with(|| Value::Object(Default::default()));
+        labels["churn"] = Value::from(i.to_string());
+        objects[at] = cluster
+            .apply(Mutation::Update {
+                resource: pods,
+                object,
+            })
+            .expect("update");
     }
+    created
 }
 
 fn alive_tasks() -> usize {
@@ -234,7 +234,13 @@ async fn a_suspended_dashboard_queues_nothing_under_churn_and_shows_the_informer
 
     s.rt.suspend();
     let queued_before = s.rt.queued();
-    let created = s.churn();
+    let cluster = s.demo.handle.cluster();
+    let started = std::time::Instant::now();
+    // Off the runtime's workers: the informers follow meanwhile.
+    let created = tokio::task::spawn_blocking(move || churn(&cluster))
+        .await
+        .expect("churn");
+    let churn_time = started.elapsed();
     let target_rv = s.demo.handle.cluster().resource_version().to_string();
     // The informer has every change (its store is what the table must show on return).
     let r = tokio::time::timeout(HANG_GUARD, async {
@@ -260,8 +266,8 @@ async fn a_suspended_dashboard_queues_nothing_under_churn_and_shows_the_informer
     let queued = s.rt.queued();
     let tasks_suspended = alive_tasks();
     println!(
-        "{CHANGES} changes while suspended: {} actions queued (before: {queued_before}); \
-         tasks {tasks_before} → {tasks_suspended}; tap at seq {}",
+        "{CHANGES} changes in {churn_time:?} while suspended: {} actions queued \
+         (before: {queued_before}); tasks {tasks_before} → {tasks_suspended}; tap at seq {}",
         queued,
         tap.latest_seq()
     );
