@@ -524,12 +524,16 @@ impl Runtime {
             Effect::WatchMetrics { view, scope } => self.metrics.watch(view, scope),
             Effect::WatchNodePods { view, pods } => {
                 if let Some(feed) = self.views.get(&view) {
+                    let source = FeedSource {
+                        factory: self.factory.clone(),
+                        client: self.connection.client.clone(),
+                        access: self.access.clone(),
+                        cluster: None,
+                    };
                     tokio::spawn(watch_node_pods(
                         view,
                         pods,
-                        self.factory.clone(),
-                        self.connection.client.clone(),
-                        self.access.clone(),
+                        source,
                         self.tx.clone(),
                         feed.cancel.clone(),
                         self.suspend.watcher(),

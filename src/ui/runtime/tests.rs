@@ -270,9 +270,12 @@ async fn pods_per_node_are_counted_from_the_node_index_and_recounted_on_change()
     let task = tokio::spawn(watch_node_pods(
         7,
         pods_info,
-        factory.clone(),
-        client,
-        access,
+        FeedSource {
+            factory: factory.clone(),
+            client,
+            access,
+            cluster: None,
+        },
         tx,
         cancel.clone(),
         suspend.watcher(),
