@@ -938,9 +938,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
 
     let (mut tui, _guard) = terminal::setup()?;
     let mut events = EventStream::new();
-    let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt())?;
-    let mut sighup = signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut signals = ExitSignals::new()?;
     let mut ages = tokio::time::interval(Duration::from_secs(1));
     ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 
@@ -975,9 +973,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             b = log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
             _ = ages.tick() => Some(Action::Tick(now_ms())),
             _ = tokio::time::sleep(sleep_for), if deadline.is_some() => Some(Action::Tick(now_ms())),
-            _ = sigterm.recv() => { tracing::info!("SIGTERM: exiting"); running = false; None }
-            _ = sigint.recv() => { tracing::info!("SIGINT: exiting"); running = false; None }
-            _ = sighup.recv() => { tracing::info!("SIGHUP: exiting"); running = false; None }
+            s = signals.recv() => { tracing::info!("{s}: exiting"); running = false; None }
         };
         if matches!(action, Some(Action::Tick(_))) {
             // The :pf counters, once a second while they change.
@@ -998,6 +994,9 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         let with_rows = stats_with_rows(&pending, &rt.stats);
         pending.extend(with_rows);
         for action in pending {
+            if !running {
+                break;
+            }
             for effect in app.update(action) {
                 // A shell or an editor for an object of another fleet member: its client.
                 let (effect, client) = match effect {
@@ -1023,12 +1022,16 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     container,
                 } = effect
                 {
-                    let (message, error) =
-                        shell_session(&mut tui, &mut events, &rt.suspend, async move {
-                            shell::run_in_terminal(client, &namespace, &pod, container.as_deref())
-                                .await
-                        })
-                        .await?;
+                    let session = async move {
+                        shell::run_in_terminal(client, &namespace, &pod, container.as_deref()).await
+                    };
+                    let Some((message, error)) =
+                        shell_session(&mut tui, &mut events, &rt.suspend, &mut signals, session)
+                            .await?
+                    else {
+                        running = false;
+                        break;
+                    };
                     if let Ok(s) = tui.size() {
                         app.update(Action::Resize(s.width, s.height));
                     }
@@ -1041,29 +1044,29 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     name,
                 } = effect
                 {
-                    let (message, error) =
-                        shell_session(&mut tui, &mut events, &rt.suspend, async move {
-                            let command = edit::editor_command();
-                            let o = edit::edit_loop(
-                                client,
-                                &resource,
-                                namespace.as_deref(),
-                                &name,
-                                |p| {
-                                    // The editor gets the terminal as a shell would give it (cooked,
-                                    // as kubectl edit runs it); the dashboard takes raw mode back.
-                                    tokio::task::block_in_place(|| {
-                                        let _ = crossterm::terminal::disable_raw_mode();
-                                        let r = edit::run_editor(&command, p);
-                                        let _ = crossterm::terminal::enable_raw_mode();
-                                        r
-                                    })
-                                },
-                            )
+                    let session = async move {
+                        let command = edit::editor_command();
+                        let o =
+                            edit::edit_loop(client, &resource, namespace.as_deref(), &name, |p| {
+                                // The editor gets the terminal as a shell would give it (cooked,
+                                // as kubectl edit runs it); the dashboard takes raw mode back.
+                                tokio::task::block_in_place(|| {
+                                    let _ = crossterm::terminal::disable_raw_mode();
+                                    let r = edit::run_editor(&command, p);
+                                    let _ = crossterm::terminal::enable_raw_mode();
+                                    r
+                                })
+                            })
                             .await;
-                            (o.message, o.error)
-                        })
-                        .await?;
+                        (o.message, o.error)
+                    };
+                    let Some((message, error)) =
+                        shell_session(&mut tui, &mut events, &rt.suspend, &mut signals, session)
+                            .await?
+                    else {
+                        running = false;
+                        break;
+                    };
                     if let Ok(s) = tui.size() {
                         app.update(Action::Resize(s.width, s.height));
                     }
@@ -1188,15 +1191,24 @@ impl Headless {
 /// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
 /// screen back and clear it so the next frame redraws everything (also the editor of `E`).
 /// The feeds hold back meanwhile (`suspend`): nothing queues up for the app while it does not
-/// read, and the first frames after show the informers' current state.
+/// read, and the first frames after show the informers' current state. `None`: a signal came
+/// meanwhile (e.g. SIGHUP, the terminal closed under the shell): the session is dropped and
+/// the dashboard exits instead of waiting for a shell nobody can type into.
 async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
     tui: &mut terminal::Tui,
     events: &mut EventStream,
     suspend: &Suspender,
+    signals: &mut ExitSignals,
     session: F,
-) -> std::io::Result<(String, bool)> {
+) -> std::io::Result<Option<(String, bool)>> {
     suspend.set(true);
-    let result = suspended_session(tui, events, session).await;
+    let result = tokio::select! {
+        r = suspended_session(tui, events, session) => r.map(Some),
+        s = signals.recv() => {
+            tracing::info!("{s} during a shell or an editor: exiting");
+            Ok(None)
+        }
+    };
     suspend.set(false);
     result
 }
@@ -1225,6 +1237,33 @@ async fn suspended_session<F: std::future::Future<Output = (String, bool)>>(
     )?;
     tui.swap_buffers();
     Ok(result)
+}
+
+/// The signals that end the dashboard, in the frame loop and during a shell or an editor.
+struct ExitSignals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl ExitSignals {
+    fn new() -> std::io::Result<Self> {
+        use tokio::signal::unix::SignalKind;
+        Ok(Self {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+            hup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// The next one's name.
+    async fn recv(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.int.recv() => "SIGINT",
+            _ = self.hup.recv() => "SIGHUP",
+        }
+    }
 }
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {
