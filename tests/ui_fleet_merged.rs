@@ -14,6 +14,7 @@ use kinformer::ui::action::{
 };
 use kinformer::ui::app::Mode;
 use kinformer::ui::operate::Operation;
+use kinformer::ui::table::SortBy;
 use kinformer::ui::{App, AppConfig};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -271,6 +272,30 @@ fn merged_pods_view_shows_a_cluster_column_first() {
     assert!(text.contains("CLUSTER"), "{text}");
     assert!(!text.contains("STALE"), "{text}");
     insta::assert_snapshot!(text);
+}
+
+/// Key order sorts by cluster first: the arrow is on CLUSTER alone, not also on NAMESPACE (all
+/// namespaces) or NAME (one namespace).
+#[test]
+fn a_merged_table_sorted_by_key_shows_the_arrow_on_the_cluster_column_only() {
+    for namespace in [None, Some("default".to_string())] {
+        let (mut app, view) = merged_app(AppConfig {
+            namespace: namespace.clone(),
+            ..fleet_config()
+        });
+        assert_eq!(app.views[&view].table.sort(), (SortBy::Key, false));
+        let text = screen(&mut app, 110, 10);
+        let header = text
+            .lines()
+            .find(|l| l.contains("CLUSTER"))
+            .expect("header line");
+        assert!(header.contains("CLUSTER↑"), "{header}");
+        assert_eq!(header.matches('↑').count(), 1, "{header}");
+        if namespace.is_none() {
+            assert!(header.contains("NAMESPACE "), "{header}");
+            insta::assert_snapshot!(text);
+        }
+    }
 }
 
 #[test]

@@ -4,17 +4,23 @@
 use super::*;
 
 /// Forward the factory-wide event tap (every delta popped by every informer) to the app, woken by
-/// the tap's Notify and coalesced to at most ~30 batches a second.
+/// the tap's Notify and coalesced to at most ~30 batches a second. While a shell has the
+/// terminal the tap is not read: its bounded ring keeps the latest entries, sent on return.
 pub(super) fn spawn_tap(
     factory: &Arc<SharedInformerFactory>,
     tx: mpsc::UnboundedSender<Action>,
     cancel: CancellationToken,
     cluster: Option<Arc<str>>,
+    mut suspended: Suspended,
 ) {
     let tap = factory.tap();
     tokio::spawn(async move {
         let mut seq = tap.latest_seq();
         loop {
+            tokio::select! {
+                _ = cancel.cancelled() => return,
+                _ = suspended.resumed() => {}
+            }
             let notified = tap.notify().notified();
             let mut entries = tap.since(seq);
             if let Some(last) = entries.last() {
@@ -258,6 +264,7 @@ pub(super) fn spawn_stats(
     stats: SharedStats,
     tx: mpsc::UnboundedSender<Action>,
     cancel: CancellationToken,
+    suspended: Suspended,
 ) {
     /// Receivers of every running reflector's status, with what they hold now marked as seen.
     /// Receivers of stopped reflectors report an error at once: left out, or the loop would spin.
@@ -288,6 +295,10 @@ pub(super) fn spawn_stats(
             }
             // Re-subscribe before collecting: a transition from here on wakes the next round.
             receivers = fresh(&stats);
+            // Not while a shell has the terminal: the first round after it sends the changes.
+            if suspended.is_on() {
+                continue;
+            }
             let actions = stats.lock().changed();
             for action in actions {
                 if tx.send(action).is_err() {

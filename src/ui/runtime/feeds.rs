@@ -195,6 +195,8 @@ pub(super) struct Attach {
     pub(super) drill: Option<Drill>,
     /// A merged view: the member these rows come from (their keys are put under it).
     pub(super) cluster: Option<Arc<str>>,
+    /// While on, the feed task takes no keys (they wait, deduplicated, in the workqueue).
+    pub(super) suspended: Suspended,
 }
 
 impl Attach {
@@ -265,6 +267,7 @@ impl Attach {
         });
         let task_cancel = self.cancel.clone();
         let cluster = self.cluster.clone();
+        let suspended = self.suspended.clone();
         tokio::spawn(async move {
             let q = queue.clone();
             let feed = FeedTarget {
@@ -276,7 +279,7 @@ impl Attach {
             };
             tokio::select! {
                 _ = task_cancel.cancelled() => { q.shut_down(); }
-                _ = feed_view(feed, store, queue, tx) => {}
+                _ = feed_view(feed, store, queue, tx, suspended) => {}
             }
         });
         *slot = Some(Opened {
@@ -300,12 +303,15 @@ pub(super) struct FeedTarget {
 }
 
 /// Take keys from the view's queue in batches, read the latest objects from the indexer and send
-/// their rows. A key updated many times while queued is taken once.
+/// their rows. A key updated many times while queued is taken once. While `suspended` (a shell
+/// has the terminal) no key is taken: they wait in the queue, each once, and are read when the
+/// app reads again, so it gets the objects' state as of then and no backlog.
 pub(super) async fn feed_view(
     feed: FeedTarget,
     store: Arc<ThreadSafeStore<DynamicObject>>,
     queue: Arc<RateLimitingQueue<Arc<str>>>,
     tx: mpsc::UnboundedSender<Action>,
+    mut suspended: Suspended,
 ) {
     let FeedTarget {
         view,
@@ -316,7 +322,15 @@ pub(super) async fn feed_view(
     } = feed;
     let printer = printer.as_deref();
     let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
-    while let Some(keys) = next_key_batch(&queue, BATCH).await {
+    loop {
+        suspended.resumed().await;
+        let keys = tokio::select! {
+            _ = suspended.begun() => continue,
+            keys = next_key_batch(&queue, BATCH) => keys,
+        };
+        let Some(keys) = keys else {
+            return;
+        };
         let keys: Vec<Arc<str>> = match &prefix {
             Some(p) => keys
                 .into_iter()

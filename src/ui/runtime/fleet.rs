@@ -45,6 +45,7 @@ impl Runtime {
             self.tx.clone(),
             cancel,
             self.probe_period,
+            self.suspend.watcher(),
         ));
     }
 
@@ -63,6 +64,7 @@ async fn probe_loop(
     tx: mpsc::UnboundedSender<Action>,
     cancel: CancellationToken,
     period: Duration,
+    suspended: Suspended,
 ) {
     let first_backoff = period.min(Duration::from_secs(1));
     let mut backoff = first_backoff;
@@ -125,7 +127,8 @@ async fn probe_loop(
             return;
         }
         // A failed probe carries its next attempt, so each one is sent (the countdown moves).
-        if last.as_ref() != Some(&health) {
+        // Not while a shell has the terminal: the first probe after it sends the state then.
+        if last.as_ref() != Some(&health) && !suspended.is_on() {
             if tx
                 .send(Action::ClusterHealth {
                     context: context.clone(),

@@ -64,6 +64,7 @@ impl Runtime {
             self.tx.clone(),
             cancel.clone(),
             Some(Arc::from(context)),
+            self.suspend.watcher(),
         );
         let member = Member {
             connection,

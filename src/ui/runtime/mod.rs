@@ -94,6 +94,7 @@ mod feeds;
 mod fleet;
 mod members;
 mod node_pods;
+mod suspend;
 #[cfg(test)]
 mod tests;
 
@@ -106,6 +107,7 @@ pub use feeds::{next_key_batch, rows_for_keys};
 pub use fleet::{PROBE_BACKOFF_MAX, PROBE_PERIOD};
 use members::FeedSource;
 use node_pods::*;
+use suspend::{Suspended, Suspender};
 
 /// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
 /// switches, streams; tests drive it without a terminal through [`Headless`].
@@ -136,6 +138,8 @@ struct Runtime {
     probe_period: Duration,
     /// Per-object history, fed by the informers' transforms (a fresh one per context).
     history: Arc<History>,
+    /// On while a shell or an editor has the terminal: the feeds hold back (see [`suspend`]).
+    suspend: Suspender,
 }
 
 /// The factory's hooks: history records each object as decoded (through the cache mask widened
@@ -186,7 +190,13 @@ impl Runtime {
         factory.start();
         let conn_cancel = CancellationToken::new();
         let stats = StatsSource::shared(factory.clone(), connection.context.clone(), version);
-        spawn_stats(stats.clone(), tx.clone(), conn_cancel.clone());
+        let suspend = Suspender::new();
+        spawn_stats(
+            stats.clone(),
+            tx.clone(),
+            conn_cancel.clone(),
+            suspend.watcher(),
+        );
         let (metrics_tx, metrics_rx) = mpsc::channel(METRICS_CHANNEL);
         let metrics = MetricsHub::new(
             Arc::new(KubeMetricsSource::new(connection.client.clone())),
@@ -194,7 +204,13 @@ impl Runtime {
             metrics_tx,
             conn_cancel.child_token(),
         );
-        spawn_tap(&factory, tx.clone(), conn_cancel.clone(), None);
+        spawn_tap(
+            &factory,
+            tx.clone(),
+            conn_cancel.clone(),
+            None,
+            suspend.watcher(),
+        );
         let connection_client = connection.client.clone();
         let (logs, log_rx) = LogFeeds::new(
             connection.client.clone(),
@@ -218,6 +234,7 @@ impl Runtime {
             members: std::collections::BTreeMap::new(),
             probe_period: fleet::PROBE_PERIOD,
             history,
+            suspend,
         };
         (rt, Streams { metrics_rx, log_rx })
     }
@@ -341,6 +358,7 @@ impl Runtime {
             opened: opened.clone(),
             drill: drill.clone(),
             cluster: cluster.clone(),
+            suspended: self.suspend.watcher(),
         };
         if cache.open_at_once(resource, ns.as_deref()) {
             attach.run();
@@ -506,14 +524,19 @@ impl Runtime {
             Effect::WatchMetrics { view, scope } => self.metrics.watch(view, scope),
             Effect::WatchNodePods { view, pods } => {
                 if let Some(feed) = self.views.get(&view) {
+                    let source = FeedSource {
+                        factory: self.factory.clone(),
+                        client: self.connection.client.clone(),
+                        access: self.access.clone(),
+                        cluster: None,
+                    };
                     tokio::spawn(watch_node_pods(
                         view,
                         pods,
-                        self.factory.clone(),
-                        self.connection.client.clone(),
-                        self.access.clone(),
+                        source,
                         self.tx.clone(),
                         feed.cancel.clone(),
+                        self.suspend.watcher(),
                     ));
                 }
             }
@@ -761,6 +784,7 @@ impl Runtime {
                         self.tx.clone(),
                         self.conn_cancel.clone(),
                         None,
+                        self.suspend.watcher(),
                     );
                     self.stats = StatsSource::shared(
                         self.factory.clone(),
@@ -771,6 +795,7 @@ impl Runtime {
                         self.stats.clone(),
                         self.tx.clone(),
                         self.conn_cancel.clone(),
+                        self.suspend.watcher(),
                     );
                     self.stats_members();
                     let (reachable, server_version, last_error) = match &version {
@@ -913,9 +938,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
 
     let (mut tui, _guard) = terminal::setup()?;
     let mut events = EventStream::new();
-    let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt())?;
-    let mut sighup = signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut signals = ExitSignals::new()?;
     let mut ages = tokio::time::interval(Duration::from_secs(1));
     ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 
@@ -950,9 +973,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             b = log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
             _ = ages.tick() => Some(Action::Tick(now_ms())),
             _ = tokio::time::sleep(sleep_for), if deadline.is_some() => Some(Action::Tick(now_ms())),
-            _ = sigterm.recv() => { tracing::info!("SIGTERM: exiting"); running = false; None }
-            _ = sigint.recv() => { tracing::info!("SIGINT: exiting"); running = false; None }
-            _ = sighup.recv() => { tracing::info!("SIGHUP: exiting"); running = false; None }
+            s = signals.recv() => { tracing::info!("{s}: exiting"); running = false; None }
         };
         if matches!(action, Some(Action::Tick(_))) {
             // The :pf counters, once a second while they change.
@@ -973,6 +994,9 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         let with_rows = stats_with_rows(&pending, &rt.stats);
         pending.extend(with_rows);
         for action in pending {
+            if !running {
+                break;
+            }
             for effect in app.update(action) {
                 // A shell or an editor for an object of another fleet member: its client.
                 let (effect, client) = match effect {
@@ -998,10 +1022,16 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     container,
                 } = effect
                 {
-                    let (message, error) = shell_session(&mut tui, &mut events, async move {
+                    let session = async move {
                         shell::run_in_terminal(client, &namespace, &pod, container.as_deref()).await
-                    })
-                    .await?;
+                    };
+                    let Some((message, error)) =
+                        shell_session(&mut tui, &mut events, &rt.suspend, &mut signals, session)
+                            .await?
+                    else {
+                        running = false;
+                        break;
+                    };
                     if let Ok(s) = tui.size() {
                         app.update(Action::Resize(s.width, s.height));
                     }
@@ -1014,7 +1044,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     name,
                 } = effect
                 {
-                    let (message, error) = shell_session(&mut tui, &mut events, async move {
+                    let session = async move {
                         let command = edit::editor_command();
                         let o =
                             edit::edit_loop(client, &resource, namespace.as_deref(), &name, |p| {
@@ -1029,8 +1059,14 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                             })
                             .await;
                         (o.message, o.error)
-                    })
-                    .await?;
+                    };
+                    let Some((message, error)) =
+                        shell_session(&mut tui, &mut events, &rt.suspend, &mut signals, session)
+                            .await?
+                    else {
+                        running = false;
+                        break;
+                    };
                     if let Ok(s) = tui.size() {
                         app.update(Action::Resize(s.width, s.height));
                     }
@@ -1131,6 +1167,21 @@ impl Headless {
         self.rt.metrics.scopes()
     }
 
+    /// Hold the feeds back as the dashboard does while a shell or an editor has the terminal.
+    pub fn suspend(&self) {
+        self.rt.suspend.set(true);
+    }
+
+    /// End [`suspend`](Self::suspend): the feeds send what changed meanwhile, as of now.
+    pub fn resume(&self) {
+        self.rt.suspend.set(false);
+    }
+
+    /// Actions queued for the app and not read yet.
+    pub fn queued(&self) -> usize {
+        self.rx.len()
+    }
+
     pub async fn shutdown(mut self) {
         self.rt.shutdown().await;
     }
@@ -1139,7 +1190,30 @@ impl Headless {
 /// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
 /// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
 /// screen back and clear it so the next frame redraws everything (also the editor of `E`).
+/// The feeds hold back meanwhile (`suspend`): nothing queues up for the app while it does not
+/// read, and the first frames after show the informers' current state. `None`: a signal came
+/// meanwhile (e.g. SIGHUP, the terminal closed under the shell): the session is dropped and
+/// the dashboard exits instead of waiting for a shell nobody can type into.
 async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
+    tui: &mut terminal::Tui,
+    events: &mut EventStream,
+    suspend: &Suspender,
+    signals: &mut ExitSignals,
+    session: F,
+) -> std::io::Result<Option<(String, bool)>> {
+    suspend.set(true);
+    let result = tokio::select! {
+        r = suspended_session(tui, events, session) => r.map(Some),
+        s = signals.recv() => {
+            tracing::info!("{s} during a shell or an editor: exiting");
+            Ok(None)
+        }
+    };
+    suspend.set(false);
+    result
+}
+
+async fn suspended_session<F: std::future::Future<Output = (String, bool)>>(
     tui: &mut terminal::Tui,
     events: &mut EventStream,
     session: F,
@@ -1163,6 +1237,33 @@ async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
     )?;
     tui.swap_buffers();
     Ok(result)
+}
+
+/// The signals that end the dashboard, in the frame loop and during a shell or an editor.
+struct ExitSignals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl ExitSignals {
+    fn new() -> std::io::Result<Self> {
+        use tokio::signal::unix::SignalKind;
+        Ok(Self {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+            hup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// The next one's name.
+    async fn recv(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.int.recv() => "SIGINT",
+            _ = self.hup.recv() => "SIGHUP",
+        }
+    }
 }
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {

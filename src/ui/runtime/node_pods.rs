@@ -34,16 +34,22 @@ pub(super) fn count_pods_per_node(store: &ThreadSafeStore<DynamicObject>) -> Has
     counts
 }
 
-/// Count pods per node for `view` until it closes.
+/// Count pods per node for `view` until it closes, from `source`'s pods informer (the current
+/// cluster's: `source.cluster` is not used).
 pub(super) async fn watch_node_pods(
     view: ViewId,
     pods: ResourceInfo,
-    factory: Arc<SharedInformerFactory>,
-    client: kube::Client,
-    access: AccessCache,
+    source: FeedSource,
     tx: mpsc::UnboundedSender<Action>,
     cancel: CancellationToken,
+    suspended: Suspended,
 ) {
+    let FeedSource {
+        factory,
+        client,
+        access,
+        ..
+    } = source;
     if !access.open_at_once(&pods, None) {
         let checked = tokio::select! {
             _ = cancel.cancelled() => return,
@@ -78,6 +84,10 @@ pub(super) async fn watch_node_pods(
                 let _ = tx.send(Action::NodePods(NodePods::Unavailable(message)));
                 return;
             }
+            continue;
+        }
+        // Not counted while a shell has the terminal: the first round after it counts.
+        if suspended.is_on() {
             continue;
         }
         let seq = tap.latest_seq();

@@ -266,14 +266,19 @@ async fn pods_per_node_are_counted_from_the_node_index_and_recounted_on_change()
         verbs: vec!["list".into(), "watch".into()],
         printer_columns: None,
     };
+    let suspend = Suspender::new();
     let task = tokio::spawn(watch_node_pods(
         7,
         pods_info,
-        factory.clone(),
-        client,
-        access,
+        FeedSource {
+            factory: factory.clone(),
+            client,
+            access,
+            cluster: None,
+        },
         tx,
         cancel.clone(),
+        suspend.watcher(),
     ));
     let counts = |a: Option<Action>| match a {
         Some(Action::NodePods(crate::ui::action::NodePods::Counts(c))) => {

@@ -793,20 +793,23 @@ impl App {
         let mut headers: Vec<String> = Vec::with_capacity(v.columns.len() + 2);
         // A merged table: the rows' cluster first (sorted with the key: cluster, then key).
         let lead = usize::from(merged) + usize::from(all_ns);
+        // Key order is marked once, on the column it sorts by first: the cluster, else the
+        // namespace, else the name.
+        let key_arrow = |first: bool| {
+            if sort == SortBy::Key && first {
+                arrow
+            } else {
+                ""
+            }
+        };
         if merged {
-            headers.push(format!(
-                "CLUSTER{}",
-                if sort == SortBy::Key { arrow } else { "" }
-            ));
+            headers.push(format!("CLUSTER{}", key_arrow(true)));
         }
         if all_ns {
-            headers.push(format!(
-                "NAMESPACE{}",
-                if sort == SortBy::Key { arrow } else { "" }
-            ));
+            headers.push(format!("NAMESPACE{}", key_arrow(!merged)));
         }
         for (i, c) in v.columns.iter().enumerate() {
-            let sorted = sort == SortBy::Cell(i) || (sort == SortBy::Key && i == 0 && !all_ns);
+            let sorted = sort == SortBy::Cell(i) || !key_arrow(i == 0 && lead == 0).is_empty();
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
         // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
