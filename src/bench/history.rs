@@ -27,6 +27,17 @@ fn history_transform(history: &Arc<History>) -> Transform<DynamicObject> {
 }
 
 /// CPU time of every thread of this process so far (`schedstat`: nanoseconds on a CPU).
+/// CPU time of the calling thread so far (`/proc/thread-self/schedstat`). The event path's
+/// loop runs on one thread without awaiting, so this counts its work and nothing else the
+/// process does meanwhile (the runtime's other threads, the client's connections).
+fn thread_cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map(Duration::from_nanos)
+        .unwrap_or_default()
+}
+
 fn process_cpu() -> Duration {
     let mut ns = 0u64;
     if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
@@ -128,7 +139,7 @@ fn event_cost(events: &[Vec<String>], history: Option<&Arc<History>>) -> Duratio
         Some(h) => (render::history_decode_mask("Pod"), history_transform(h)),
         None => (render::cache_mask("Pod"), pod_transform()),
     };
-    let start = process_cpu();
+    let start = thread_cpu();
     let mut n = 0u32;
     for round in events {
         for json in round {
@@ -149,13 +160,13 @@ fn event_cost(events: &[Vec<String>], history: Option<&Arc<History>>) -> Duratio
             n += 1;
         }
     }
-    process_cpu().saturating_sub(start) / n.max(1)
+    thread_cpu().saturating_sub(start) / n.max(1)
 }
 
 /// CPU time of decoding one watch event's object through `mask` alone, per event (the part of
 /// the event path's added cost that is the widened decode mask's).
 fn decode_cost(events: &[Vec<String>], mask: &crate::informer::decode::ObjectMask) -> Duration {
-    let start = process_cpu();
+    let start = thread_cpu();
     let mut n = 0u32;
     for json in events.iter().flatten() {
         if let Ok(obj) = crate::informer::decode::decode_dynamic_masked(json, mask) {
@@ -163,7 +174,7 @@ fn decode_cost(events: &[Vec<String>], mask: &crate::informer::decode::ObjectMas
             n += 1;
         }
     }
-    process_cpu().saturating_sub(start) / n.max(1)
+    thread_cpu().saturating_sub(start) / n.max(1)
 }
 
 pub(super) async fn history_cost(

@@ -706,7 +706,10 @@ fn flatten(
         resolve(obj, mask, paths, root, bytes, s);
     }
     // Stable, and the last of two leaves at one path wins (a list with two items of one name).
-    s.leaves.sort_by_key(|(id, _, _)| *id);
+    // Objects of a shape met before usually come in id order already.
+    if !s.leaves.is_sorted_by_key(|(id, _, _)| *id) {
+        s.leaves.sort_by_key(|(id, _, _)| *id);
+    }
     s.leaves.dedup_by(|later, kept| {
         let same = later.0 == kept.0;
         if same {
