@@ -227,10 +227,15 @@ pub struct Popped<K> {
     pub result: Result<(), Error>,
 }
 
+/// The FIFO's maps are hashed with foldhash (seeded per process) rather than SipHash: a
+/// `replace` of 100k objects hashes every key several times under the lock.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
+
 struct State<K> {
     /// key → changes not yet popped, oldest first. Never holds an empty `Deltas`.
     /// A key is in `items` iff it is in `queue`.
-    items: HashMap<Arc<str>, Deltas<K>>,
+    items: FastMap<Arc<str>, Deltas<K>>,
     /// Keys in FIFO order. No duplicates; same key set as `items`; an `Arc<str>` shared with
     /// `items`.
     queue: VecDeque<Arc<str>>,
@@ -309,14 +314,26 @@ fn dedup_last_two<K>(deltas: &mut Deltas<K>) {
 }
 
 impl<K: Object> State<K> {
-    /// client-go's `queueActionLocked`. Returns whether a key was newly queued.
+    /// client-go's `queueActionLocked`.
     fn queue_action(&mut self, key: &str, kind: DeltaType, object: DeltaObject<K>) {
+        self.queue_action_with(key, || Arc::from(key), kind, object);
+    }
+
+    /// [`Self::queue_action`] with the key's `Arc<str>` made by `new_key` only when the key is
+    /// not queued yet (then shared by `queue` and `items`).
+    fn queue_action_with(
+        &mut self,
+        key: &str,
+        new_key: impl FnOnce() -> Arc<str>,
+        kind: DeltaType,
+        object: DeltaObject<K>,
+    ) {
         let delta = Delta { kind, object };
         if let Some(existing) = self.items.get_mut(key) {
             existing.push(delta);
             dedup_last_two(existing);
         } else {
-            let key: Arc<str> = Arc::from(key);
+            let key = new_key();
             self.queue.push_back(Arc::clone(&key));
             self.items.insert(key, vec![delta]);
         }
@@ -332,7 +349,7 @@ impl<K: Object> DeltaFifo<K> {
     pub fn new(options: DeltaFifoOptions<K>) -> Self {
         Self {
             state: Mutex::new(State {
-                items: HashMap::new(),
+                items: FastMap::default(),
                 queue: VecDeque::new(),
                 populated: false,
                 initial_population_count: 0,
@@ -413,28 +430,48 @@ impl<K: Object> DeltaFifo<K> {
     /// A complete list: queue `Replaced` for each listed object and a `Deleted`
     /// [`DeletedFinalStateUnknown`] for every queued or known key missing from it. All listed
     /// objects must have a name; otherwise nothing is queued and the error is returned.
-    pub fn replace(&self, list: Vec<Arc<K>>, _resource_version: &str) -> Result<(), Error> {
+    pub fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), Error> {
         let mut keyed = Vec::with_capacity(list.len());
         for obj in list {
-            keyed.push((meta_namespace_key(&*obj)?, obj));
+            keyed.push((Arc::from(meta_namespace_key(&*obj)?), obj));
         }
+        self.replace_keyed(keyed, resource_version)
+    }
+
+    /// [`Self::replace`] with each object's key already computed (its `namespace/name`, as
+    /// [`meta_namespace_key`] gives it): the reflector keys a streaming list's objects as they
+    /// arrive, and the FIFO keeps those keys instead of computing and allocating them again.
+    pub fn replace_keyed(
+        &self,
+        keyed: Vec<(Arc<str>, Arc<K>)>,
+        _resource_version: &str,
+    ) -> Result<(), Error> {
         {
             let mut s = self.state.lock();
-            let mut listed: HashSet<&str> = HashSet::with_capacity(keyed.len());
+            let mut listed: FastSet<&str> =
+                FastSet::with_capacity_and_hasher(keyed.len(), Default::default());
+            s.items.reserve(keyed.len());
+            s.queue.reserve(keyed.len());
             for (key, obj) in &keyed {
-                listed.insert(key.as_str());
+                listed.insert(key);
                 // The key was deleted and recreated (new uid) while nobody watched: the old
                 // object's deletion must reach the handlers as a delete, not hide inside an
                 // update from one object to another (client-go only compares keys here).
                 if let Some(old) = self.replaced_object(&s, key, obj) {
                     let tomb = DeletedFinalStateUnknown {
-                        key: key.clone(),
+                        key: key.to_string(),
                         obj: Some(old),
                     };
-                    s.queue_action(key, DeltaType::Deleted, DeltaObject::Tombstone(tomb));
+                    s.queue_action_with(
+                        key,
+                        || Arc::clone(key),
+                        DeltaType::Deleted,
+                        DeltaObject::Tombstone(tomb),
+                    );
                 }
-                s.queue_action(
+                s.queue_action_with(
                     key,
+                    || Arc::clone(key),
                     DeltaType::Replaced,
                     DeltaObject::Object(Arc::clone(obj)),
                 );
@@ -538,7 +575,7 @@ impl<K: Object> DeltaFifo<K> {
     /// under the FIFO's lock. `None` when the queue is empty (closed or not).
     pub fn try_pop<F>(&self, process: F) -> Option<Popped<K>>
     where
-        F: FnOnce(&str, &Deltas<K>, bool) -> Result<(), Error>,
+        F: FnOnce(&Arc<str>, &Deltas<K>, bool) -> Result<(), Error>,
     {
         let mut s = self.state.lock();
         loop {
@@ -569,7 +606,7 @@ impl<K: Object> DeltaFifo<K> {
     /// Fails with [`Error::Closed`] once the FIFO is closed and empty.
     pub async fn pop<F>(&self, process: F) -> Result<Popped<K>, Error>
     where
-        F: FnOnce(&str, &Deltas<K>, bool) -> Result<(), Error>,
+        F: FnOnce(&Arc<str>, &Deltas<K>, bool) -> Result<(), Error>,
     {
         let mut process = Some(process);
         loop {
@@ -585,7 +622,7 @@ impl<K: Object> DeltaFifo<K> {
             }
             if let Some(f) = process.take() {
                 let mut f = Some(f);
-                let mut wrapped = |k: &str, d: &Deltas<K>, i: bool| match f.take() {
+                let mut wrapped = |k: &Arc<str>, d: &Deltas<K>, i: bool| match f.take() {
                     Some(f) => f(k, d, i),
                     None => Ok(()),
                 };
@@ -676,6 +713,13 @@ impl<K: Object> ReflectorStore<K> for DeltaFifo<K> {
     }
     fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), Error> {
         DeltaFifo::replace(self, list, resource_version)
+    }
+    fn replace_keyed(
+        &self,
+        list: Vec<(Arc<str>, Arc<K>)>,
+        resource_version: &str,
+    ) -> Result<(), Error> {
+        DeltaFifo::replace_keyed(self, list, resource_version)
     }
     fn prepare(&self, obj: K) -> Arc<K> {
         DeltaFifo::prepare(self, obj)

@@ -794,7 +794,10 @@ impl<K: Object> Reflector<K> {
             .await
             .map_err(StreamListError::classify)?;
         self.status.send_modify(|s| s.watches += 1);
-        let mut initial: HashMap<String, Arc<K>> = HashMap::new();
+        // Keyed as they arrive (the keys go on to the FIFO with the objects); hashed with
+        // foldhash, seeded per process.
+        let mut initial: HashMap<Arc<str>, Arc<K>, foldhash::fast::RandomState> =
+            HashMap::default();
         loop {
             let Some(item) = stream.next().await else {
                 if started.elapsed() < Duration::from_secs(u64::from(timeout_seconds)) {
@@ -824,7 +827,7 @@ impl<K: Object> Reflector<K> {
                     let obj = self.store.prepare(obj);
                     match meta_namespace_key(obj.as_ref()) {
                         Ok(key) => {
-                            initial.insert(key, obj);
+                            initial.insert(Arc::from(key), obj);
                         }
                         Err(err) => {
                             tracing::warn!(kind = %self.config.kind, error = %err, "skipping object without a key");
@@ -833,7 +836,7 @@ impl<K: Object> Reflector<K> {
                 }
                 WatchEvent::Deleted(obj) => {
                     if let Ok(key) = meta_namespace_key(&obj) {
-                        initial.remove(&key);
+                        initial.remove(key.as_str());
                     }
                 }
                 WatchEvent::Bookmark {
@@ -852,9 +855,9 @@ impl<K: Object> Reflector<K> {
                                 "streaming list at RV {rv} ended at RV {resource_version}, not newer than the expired watch RV {expired}"
                             ))));
                         }
-                        let list: Vec<Arc<K>> = initial.into_values().collect();
+                        let list: Vec<(Arc<str>, Arc<K>)> = initial.into_iter().collect();
                         self.store
-                            .replace(list, &resource_version)
+                            .replace_keyed(list, &resource_version)
                             .map_err(StreamListError::Retry)?;
                         self.rv_unavailable = false;
                         self.expired_watch_rv = None;

@@ -124,6 +124,12 @@ impl<K: Send + Sync> ResourceEventHandler<K> for ResourceEventHandlerFuncs<K> {
 /// client-go's `minimumResyncPeriod`: shorter handler resync periods are raised to this.
 pub const MINIMUM_RESYNC_PERIOD: Duration = Duration::from_secs(1);
 
+/// Items popped one after another without awaiting the FIFO when they are already queued (each
+/// still one `pop`: its own lock, its own `process`, in FIFO order); then the loop yields to the
+/// runtime. Registering a wakeup and polling the cancellation for every item of a 100k list was
+/// a tenth of the instructions of applying it.
+const POP_BATCH: usize = 256;
+
 /// Default capacity of an informer's own event tap.
 pub const DEFAULT_TAP_CAPACITY: usize = 10_000;
 
@@ -784,7 +790,7 @@ impl<K: Object> SharedIndexInformer<K> {
     /// notify handlers. Runs under the FIFO's lock.
     fn handle_deltas(
         &self,
-        key: &str,
+        key: &Arc<str>,
         deltas: &Deltas<K>,
         is_in_initial_list: bool,
     ) -> Result<(), Error> {
@@ -802,13 +808,15 @@ impl<K: Object> SharedIndexInformer<K> {
                         self.malformed.fetch_add(1, Ordering::Relaxed);
                         continue;
                     };
-                    let old = self.indexer.get(key);
-                    if let Err(e) = self.indexer.update(key, Arc::clone(obj)) {
-                        tracing::warn!(kind = %self.kind, %key, error = %e, "indexer rejected object");
-                        self.malformed.fetch_add(1, Ordering::Relaxed);
-                        first_err.get_or_insert(e);
-                        continue;
-                    }
+                    let old = match self.indexer.update_shared(key, Arc::clone(obj)) {
+                        Ok(old) => old,
+                        Err(e) => {
+                            tracing::warn!(kind = %self.kind, %key, error = %e, "indexer rejected object");
+                            self.malformed.fetch_add(1, Ordering::Relaxed);
+                            first_err.get_or_insert(e);
+                            continue;
+                        }
+                    };
                     match old {
                         Some(old) => {
                             let is_sync = resource_version(&*old) == resource_version(&**obj);
@@ -823,6 +831,13 @@ impl<K: Object> SharedIndexInformer<K> {
             }
         }
         first_err.map_or(Ok(()), Err)
+    }
+
+    fn popped(&self, p: &Popped<K>) {
+        self.after_pop(p);
+        if let Err(e) = &p.result {
+            tracing::debug!(kind = %self.kind, key = %p.key, error = %e, "delta processing reported an error");
+        }
     }
 
     fn after_pop(&self, popped: &Popped<K>) {
@@ -869,13 +884,17 @@ impl<K: Object> SharedIndexInformer<K> {
                 p = self.fifo.pop(|k, d, i| self.handle_deltas(k, d, i)) => p,
             };
             match popped {
-                Ok(p) => {
-                    self.after_pop(&p);
-                    if let Err(e) = &p.result {
-                        tracing::debug!(kind = %self.kind, key = %p.key, error = %e, "delta processing reported an error");
-                    }
-                }
+                Ok(p) => self.popped(&p),
                 Err(_) => break,
+            }
+            for _ in 1..POP_BATCH {
+                if cancel.is_cancelled() {
+                    break;
+                }
+                match self.fifo.try_pop(|k, d, i| self.handle_deltas(k, d, i)) {
+                    Some(p) => self.popped(&p),
+                    None => break,
+                }
             }
         }
 

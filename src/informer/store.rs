@@ -53,6 +53,15 @@ pub trait ReflectorStore<K: Object>: Send + Sync {
     fn delete(&self, obj: Arc<K>) -> Result<(), Error>;
     /// A complete list: the new truth as of `resource_version`.
     fn replace(&self, list: Vec<Arc<K>>, resource_version: &str) -> Result<(), Error>;
+    /// [`Self::replace`] with each object's key (its [`meta_namespace_key`]) already computed:
+    /// the reflector keys a streaming list's objects as they arrive. The default drops the keys.
+    fn replace_keyed(
+        &self,
+        list: Vec<(Arc<str>, Arc<K>)>,
+        resource_version: &str,
+    ) -> Result<(), Error> {
+        self.replace(list.into_iter().map(|(_, o)| o).collect(), resource_version)
+    }
     /// Called by the reflector for every object it receives (listed or watched), before the object
     /// is passed to `add`/`update`/`delete`/`replace`. The store applies its transform here (e.g.
     /// stripping `managedFields`), and may return a copy it already holds when that copy has the

@@ -27,16 +27,22 @@ use super::Error;
 use super::delta_fifo::KnownObjects;
 use super::index::{IndexFunc, Indexers};
 
+/// The store's maps and sets are hashed with foldhash (seeded per process) instead of SipHash:
+/// applying a list of 10k pods to the dashboard's indexes hashed each key a dozen times, and
+/// SipHash was half of the instructions of that (callgrind, `sync_tail` bench).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
+
 /// One index: index value → keys of the objects filed under it. Never holds an empty set.
-type Index = HashMap<Box<str>, HashSet<Arc<str>>>;
+type Index = FastMap<Box<str>, FastSet<Arc<str>>>;
 
 struct Inner<K> {
     /// key → object. Keys are `namespace/name` or `name`.
-    items: HashMap<Arc<str>, Arc<K>>,
+    items: FastMap<Arc<str>, Arc<K>>,
     /// index name → index function. Same key set as `indices`.
     indexers: Indexers<K>,
     /// index name → index. Same key set as `indexers`.
-    indices: HashMap<String, Index>,
+    indices: FastMap<String, Index>,
 }
 
 /// A thread-safe store of objects with secondary indexes (client-go's `Indexer`).
@@ -80,16 +86,19 @@ fn index_err(index: &str, key: &str, message: String) -> Error {
     }
 }
 
+/// An index's name and function (borrowed from the store's indexers) and the values it gave.
+type Computed<'a, K> = (&'a str, &'a IndexFunc<K>, Vec<String>);
+
 /// Run every index function on `obj`; the first failure aborts (nothing has been changed yet).
-fn compute_all<K>(
-    indexers: &Indexers<K>,
+fn compute_all<'a, K>(
+    indexers: &'a Indexers<K>,
     key: &str,
     obj: &K,
-) -> Result<Vec<(String, Vec<String>)>, Error> {
+) -> Result<Vec<Computed<'a, K>>, Error> {
     let mut out = Vec::with_capacity(indexers.len());
     for (name, f) in indexers {
         let values = f(obj).map_err(|m| index_err(name, key, m))?;
-        out.push((name.clone(), values));
+        out.push((name.as_str(), f, values));
     }
     Ok(out)
 }
@@ -109,7 +118,7 @@ fn add_to_index(index: &mut Index, value: &str, key: &Arc<str>) {
             set.insert(Arc::clone(key));
         }
         None => {
-            let mut set = HashSet::with_capacity(1);
+            let mut set = FastSet::with_capacity_and_hasher(1, Default::default());
             set.insert(Arc::clone(key));
             index.insert(Box::from(value), set);
         }
@@ -164,10 +173,13 @@ fn update_single_index<K>(
 impl<K> ThreadSafeStore<K> {
     /// An empty store with the given indexers.
     pub fn new(indexers: Indexers<K>) -> Self {
-        let indices = indexers.keys().map(|n| (n.clone(), Index::new())).collect();
+        let indices = indexers
+            .keys()
+            .map(|n| (n.clone(), Index::default()))
+            .collect();
         Self {
             inner: RwLock::new(Inner {
-                items: HashMap::new(),
+                items: FastMap::default(),
                 indexers,
                 indices,
             }),
@@ -182,21 +194,41 @@ impl<K> ThreadSafeStore<K> {
     /// Insert or replace the object under `key`, keeping every index up to date.
     /// If an index function fails on `obj`, nothing changes and the error is returned.
     pub fn update(&self, key: &str, obj: Arc<K>) -> Result<(), Error> {
+        self.update_with(key, || Arc::from(key), obj).map(drop)
+    }
+
+    /// [`Self::update`] with the caller's `Arc<str>` of the key, kept (and shared by every index
+    /// set) when the key is new, so the informer's popped key is not copied again. Returns the
+    /// object it replaced, read under the same lock (the informer needs it to tell an add from
+    /// an update, and would otherwise look it up first).
+    pub fn update_shared(&self, key: &Arc<str>, obj: Arc<K>) -> Result<Option<Arc<K>>, Error> {
+        self.update_with(key, || Arc::clone(key), obj)
+    }
+
+    fn update_with(
+        &self,
+        key: &str,
+        new_key: impl FnOnce() -> Arc<str>,
+        obj: Arc<K>,
+    ) -> Result<Option<Arc<K>>, Error> {
         let mut guard = self.inner.write();
-        let inner = &mut *guard;
-        let new_values = compute_all(&inner.indexers, key, &obj)?;
-        let (shared_key, old) = match inner.items.get_key_value(key) {
+        let Inner {
+            items,
+            indexers,
+            indices,
+        } = &mut *guard;
+        let new_values = compute_all(indexers, key, &obj)?;
+        let (shared_key, old) = match items.get_key_value(key) {
             Some((k, o)) => (Arc::clone(k), Some(Arc::clone(o))),
-            None => (Arc::<str>::from(key), None),
+            None => (new_key(), None),
         };
-        for (name, values) in &new_values {
-            if let (Some(f), Some(index)) = (inner.indexers.get(name), inner.indices.get_mut(name))
-            {
+        for (name, f, values) in &new_values {
+            if let Some(index) = indices.get_mut(*name) {
                 update_single_index(index, f, &shared_key, old.as_deref(), Some(values));
             }
         }
-        inner.items.insert(shared_key, obj);
-        Ok(())
+        items.insert(shared_key, obj);
+        Ok(old)
     }
 
     /// Remove the object under `key` (a no-op when absent); returns the removed object.
@@ -261,9 +293,12 @@ impl<K> ThreadSafeStore<K> {
     /// if an index function fails on any object the store is left unchanged.
     pub fn replace(&self, items: Vec<(String, Arc<K>)>) -> Result<(), Error> {
         let indexers = self.inner.read().indexers.clone();
-        let mut new_items: HashMap<Arc<str>, Arc<K>> = HashMap::with_capacity(items.len());
-        let mut new_indices: HashMap<String, Index> =
-            indexers.keys().map(|n| (n.clone(), Index::new())).collect();
+        let mut new_items: FastMap<Arc<str>, Arc<K>> =
+            FastMap::with_capacity_and_hasher(items.len(), Default::default());
+        let mut new_indices: FastMap<String, Index> = indexers
+            .keys()
+            .map(|n| (n.clone(), Index::default()))
+            .collect();
         for (key, obj) in items {
             let key: Arc<str> = Arc::from(key);
             // A later duplicate key wins, as in a map assignment; drop the earlier filing first.
@@ -274,8 +309,8 @@ impl<K> ThreadSafeStore<K> {
                     }
                 }
             }
-            for (name, values) in compute_all(&indexers, &key, &obj)? {
-                if let Some(index) = new_indices.get_mut(&name) {
+            for (name, _, values) in compute_all(&indexers, &key, &obj)? {
+                if let Some(index) = new_indices.get_mut(name) {
                     for v in &values {
                         add_to_index(index, v, &key);
                     }
@@ -290,7 +325,7 @@ impl<K> ThreadSafeStore<K> {
                 if new_indices.contains_key(name) {
                     continue;
                 }
-                let mut index = Index::new();
+                let mut index = Index::default();
                 for (key, obj) in &new_items {
                     for v in f(obj).map_err(|m| index_err(name, key, m))? {
                         add_to_index(&mut index, &v, key);
@@ -439,7 +474,7 @@ impl<K> ThreadSafeStore<K> {
             .indices
             .get(name)
             .and_then(|i| i.get(value))
-            .map_or(0, HashSet::len)
+            .map_or(0, |s| s.len())
     }
 
     /// Register more indexers (client-go `AddIndexers`), also after objects exist: they are
@@ -459,7 +494,7 @@ impl<K> ThreadSafeStore<K> {
         }
         let mut built = Vec::with_capacity(new.len());
         for (name, f) in &new {
-            let mut index = Index::new();
+            let mut index = Index::default();
             for (key, obj) in &inner.items {
                 for v in f(obj).map_err(|m| index_err(name, key, m))? {
                     add_to_index(&mut index, &v, key);
@@ -794,6 +829,32 @@ mod tests {
         let (k, _) = inner.items.get_key_value("a/p").unwrap();
         // items + namespace + 2 label values + node = 5 references to one allocation.
         assert_eq!(Arc::strong_count(k), 5);
+    }
+
+    #[test]
+    fn update_shared_keeps_the_callers_key_and_returns_the_object_it_replaced() {
+        let s = ThreadSafeStore::new(pod_indexers());
+        let popped: Arc<str> = Arc::from("a/p");
+        let first = pod("a", "p", Some("n1"), &[("app", "web")]);
+        let old = s.update_shared(&popped, Arc::clone(&first)).unwrap();
+        assert!(old.is_none());
+        {
+            let inner = s.inner.read();
+            let (k, _) = inner.items.get_key_value("a/p").unwrap();
+            assert!(Arc::ptr_eq(k, &popped));
+        }
+        // The caller's reference + items + namespace + 2 label values + node.
+        assert_eq!(Arc::strong_count(&popped), 6);
+        // A second key Arc for the same key is not taken: the stored one stays everywhere.
+        let other: Arc<str> = Arc::from("a/p");
+        let old = s
+            .update_shared(&other, pod("a", "p", Some("n2"), &[("app", "db")]))
+            .unwrap();
+        assert!(old.is_some_and(|o| Arc::ptr_eq(&o, &first)));
+        assert_eq!(Arc::strong_count(&other), 1);
+        assert_eq!(Arc::strong_count(&popped), 6);
+        assert_indices_match_rebuild(&s);
+        assert_eq!(s.index_keys(NODE_INDEX, "n2").unwrap(), vec!["a/p"]);
     }
 
     /// ≥100,000 random add/update/delete events over a small key space: the store never holds a

@@ -350,8 +350,9 @@ enum Op {
     Create(usize, bool),
     Modify(usize, bool),
     Remove(usize, bool),
-    /// The reflector relists the server's current state.
-    Relist,
+    /// The reflector relists the server's current state; with the keys computed by the caller
+    /// (`replace_keyed`, as a streaming list) iff the flag is set.
+    Relist(bool),
     Resync,
     Pop,
 }
@@ -361,7 +362,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (0..KEYS, prop::bool::weighted(0.8)).prop_map(|(k, s)| Op::Create(k, s)),
         3 => (0..KEYS, prop::bool::weighted(0.8)).prop_map(|(k, s)| Op::Modify(k, s)),
         2 => (0..KEYS, prop::bool::weighted(0.8)).prop_map(|(k, s)| Op::Remove(k, s)),
-        1 => Just(Op::Relist),
+        1 => any::<bool>().prop_map(Op::Relist),
         1 => Just(Op::Resync),
         4 => Just(Op::Pop),
     ]
@@ -537,11 +538,19 @@ proptest! {
                         _ => {}
                     }
                 }
-                Op::Relist => {
-                    let list = server.iter().map(|(k, rv)| {
+                Op::Relist(keyed) => {
+                    let list: Vec<Arc<ConfigMap>> = server.iter().map(|(k, rv)| {
                         cm(k.trim_start_matches("ns/"), rv)
                     }).collect();
-                    fifo.replace(list, "x").unwrap();
+                    if keyed {
+                        let list = list
+                            .into_iter()
+                            .map(|o| (Arc::from(meta_namespace_key(&*o).unwrap()), o))
+                            .collect();
+                        fifo.replace_keyed(list, "x").unwrap();
+                    } else {
+                        fifo.replace(list, "x").unwrap();
+                    }
                     model.replace(&server);
                 }
                 Op::Resync => {
