@@ -6,20 +6,21 @@
 //! With `KINFORMER_TEST_KUBECONFIG` set these tests skip: whether a real cluster runs
 //! metrics-server, and what it reports, is not ours to assert.
 
+mod runtime_support;
+
 use std::collections::HashMap;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kinformer::app_main::{DemoSpec, RunningDemo, start_demo};
-use kinformer::cluster::{ConnectOptions, Connection};
+use kinformer::app_main::DemoSpec;
 use kinformer::render::metrics::UsageCell;
+use kinformer::ui::App;
 use kinformer::ui::action::Action;
 use kinformer::ui::action::NodePods;
 use kinformer::ui::app::Screen;
 use kinformer::ui::metrics::MetricsScope;
-use kinformer::ui::runtime::Headless;
 use kinformer::ui::screens::usage::view_usage;
-use kinformer::ui::{App, AppConfig, KeyMap};
+use runtime_support::{Setup, headless_on_demo};
 
 const HANG_GUARD: Duration = Duration::from_secs(60);
 /// A short poll period: the test waits for polls, never for metrics-server's 15 s.
@@ -33,57 +34,24 @@ fn real_cluster(test: &str) -> bool {
     false
 }
 
-struct Setup {
-    app: App,
-    rt: Headless,
-    _demo: RunningDemo,
-    _dir: tempfile::TempDir,
-}
-
 async fn setup() -> Setup {
-    let demo = start_demo(&DemoSpec {
-        port: 0,
-        pods: 60,
-        nodes: Some(3),
-        churn_per_sec: 0.0,
-        seed: 5,
-        history: 10_000,
-        metrics: true,
-        namespace_user: None,
-        pod_shape: kinformer::demo::realistic::PodShape::Compact,
-        watch_list_unsupported: false,
-        log_lines_per_second: 2.0,
-    })
-    .await
-    .expect("demo");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("kubeconfig");
-    demo.handle.write_kubeconfig(&path).expect("kubeconfig");
-    let conn = Connection::open(&ConnectOptions {
-        kubeconfig: Some(path),
-        context: None,
-    })
-    .await
-    .expect("connect");
-    let resources = conn.discover().await.expect("discovery");
-    let mut app = App::new(
-        AppConfig {
-            namespace: None,
-            ..AppConfig::default()
+    headless_on_demo(
+        &DemoSpec {
+            port: 0,
+            pods: 60,
+            nodes: Some(3),
+            churn_per_sec: 0.0,
+            seed: 5,
+            history: 10_000,
+            metrics: true,
+            namespace_user: None,
+            pod_shape: kinformer::demo::realistic::PodShape::Compact,
+            watch_list_unsupported: false,
+            log_lines_per_second: 2.0,
         },
-        KeyMap::defaults().expect("keys"),
-    );
-    app.update(Action::Discovery(resources));
-    let mut rt = Headless::start(conn, PERIOD);
-    for e in app.init() {
-        rt.carry_out(e).await;
-    }
-    Setup {
-        app,
-        rt,
-        _demo: demo,
-        _dir: dir,
-    }
+        PERIOD,
+    )
+    .await
 }
 
 impl Setup {

@@ -6,18 +6,19 @@
 //! With `KINFORMER_TEST_KUBECONFIG` set these tests skip: the churn is written straight into
 //! the demo cluster (50,000 writes through a real API server would be a load test).
 
+mod runtime_support;
+
 use std::collections::HashMap;
 use std::time::Duration;
 
-use kinformer::app_main::{DemoSpec, RunningDemo, start_demo};
-use kinformer::cluster::{ConnectOptions, Connection};
+use kinformer::app_main::DemoSpec;
 use kinformer::demo::DemoCluster;
 use kinformer::demo::mutation::{Mutation, ResourceId};
+use kinformer::ui::App;
 use kinformer::ui::action::Action;
 use kinformer::ui::event_log::EVENT_LOG_CAPACITY;
-use kinformer::ui::runtime::Headless;
 use kinformer::ui::table::Mark;
-use kinformer::ui::{App, AppConfig, KeyMap};
+use runtime_support::{Setup, headless_on_demo};
 use serde_json::Value;
 
 const HANG_GUARD: Duration = Duration::from_secs(120);
@@ -34,58 +35,25 @@ fn real_cluster(test: &str) -> bool {
     false
 }
 
-struct Setup {
-    app: App,
-    rt: Headless,
-    demo: RunningDemo,
-    _dir: tempfile::TempDir,
-}
-
 async fn setup() -> Setup {
-    let demo = start_demo(&DemoSpec {
-        port: 0,
-        pods: PODS,
-        nodes: Some(3),
-        churn_per_sec: 0.0,
-        seed: 11,
-        // The whole churn fits the watch cache: the informer follows it without a relist.
-        history: CHANGES * 2,
-        metrics: false,
-        namespace_user: None,
-        pod_shape: kinformer::demo::realistic::PodShape::Compact,
-        watch_list_unsupported: false,
-        log_lines_per_second: 0.0,
-    })
-    .await
-    .expect("demo");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("kubeconfig");
-    demo.handle.write_kubeconfig(&path).expect("kubeconfig");
-    let conn = Connection::open(&ConnectOptions {
-        kubeconfig: Some(path),
-        context: None,
-    })
-    .await
-    .expect("connect");
-    let resources = conn.discover().await.expect("discovery");
-    let mut app = App::new(
-        AppConfig {
-            namespace: None,
-            ..AppConfig::default()
+    headless_on_demo(
+        &DemoSpec {
+            port: 0,
+            pods: PODS,
+            nodes: Some(3),
+            churn_per_sec: 0.0,
+            seed: 11,
+            // The whole churn fits the watch cache: the informer follows it without a relist.
+            history: CHANGES * 2,
+            metrics: false,
+            namespace_user: None,
+            pod_shape: kinformer::demo::realistic::PodShape::Compact,
+            watch_list_unsupported: false,
+            log_lines_per_second: 0.0,
         },
-        KeyMap::defaults().expect("keys"),
-    );
-    app.update(Action::Discovery(resources));
-    let mut rt = Headless::start(conn, Duration::from_secs(60));
-    for e in app.init() {
-        rt.carry_out(e).await;
-    }
-    Setup {
-        app,
-        rt,
-        demo,
-        _dir: dir,
-    }
+        Duration::from_secs(60),
+    )
+    .await
 }
 
 /// Keys and resourceVersions of the shown pods view's live rows (struck deleted rows left out).

@@ -7,17 +7,18 @@
 //! With `KINFORMER_TEST_KUBECONFIG` set the rollout test skips: it waits for the demo
 //! simulator's rollouts, which a real cluster does not run by itself.
 
+mod runtime_support;
+
 use std::collections::HashSet;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kinformer::app_main::{DemoSpec, start_demo};
-use kinformer::cluster::{ConnectOptions, Connection};
+use kinformer::app_main::DemoSpec;
+use kinformer::ui::App;
 use kinformer::ui::action::Action;
 use kinformer::ui::app::Screen;
-use kinformer::ui::runtime::Headless;
 use kinformer::ui::xray::{NodeKind, XKind, XNode};
-use kinformer::ui::{App, AppConfig, KeyMap};
+use runtime_support::{Setup, headless_on_demo};
 
 const HANG_GUARD: Duration = Duration::from_secs(90);
 
@@ -43,43 +44,28 @@ async fn a_demo_rollout_shows_up_in_the_xray_tree_as_a_new_replicaset_filling() 
         println!("skipping: waits for the demo simulator's rollouts");
         return;
     }
-    let demo = start_demo(&DemoSpec {
-        port: 0,
-        pods: 60,
-        nodes: Some(3),
-        churn_per_sec: 150.0,
-        seed: 11,
-        history: 10_000,
-        metrics: false,
-        namespace_user: None,
-        pod_shape: kinformer::demo::realistic::PodShape::Compact,
-        watch_list_unsupported: false,
-        log_lines_per_second: 0.0,
-    })
-    .await
-    .expect("demo");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("kubeconfig");
-    demo.handle.write_kubeconfig(&path).expect("kubeconfig");
-    let conn = Connection::open(&ConnectOptions {
-        kubeconfig: Some(path),
-        context: None,
-    })
-    .await
-    .expect("connect");
-    let resources = conn.discover().await.expect("discovery");
-    let mut app = App::new(
-        AppConfig {
-            namespace: None,
-            ..AppConfig::default()
+    let Setup {
+        mut app,
+        mut rt,
+        demo: _demo,
+        ..
+    } = headless_on_demo(
+        &DemoSpec {
+            port: 0,
+            pods: 60,
+            nodes: Some(3),
+            churn_per_sec: 150.0,
+            seed: 11,
+            history: 10_000,
+            metrics: false,
+            namespace_user: None,
+            pod_shape: kinformer::demo::realistic::PodShape::Compact,
+            watch_list_unsupported: false,
+            log_lines_per_second: 0.0,
         },
-        KeyMap::defaults().expect("keys"),
-    );
-    app.update(Action::Discovery(resources));
-    let mut rt = Headless::start(conn, Duration::from_secs(30));
-    for e in app.init() {
-        rt.carry_out(e).await;
-    }
+        Duration::from_secs(30),
+    )
+    .await;
     let mut keys: Vec<Action> = ":xray"
         .chars()
         .map(|c| Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)))

@@ -9,8 +9,8 @@
 //!   not; wall times are printed too;
 //! - event path: a watch event's per-object work in the stages history touches — decode through
 //!   the mask, the transform, the pop hook — for realistic pods already recorded (so every
-//!   event is a diff against the previous version), with and without history; reported as µs
-//!   per event and as a share of the whole per-object sync path of the same run (decode, FIFO,
+//!   event is a diff against the previous version), with and without history, in the CPU time
+//!   of the thread running the loop; reported as µs per event and as a share of the whole per-object sync path of the same run (decode, FIFO,
 //!   indexer, handlers, HTTP), which is what a watch event also goes through.
 
 use super::*;
@@ -26,32 +26,31 @@ fn history_transform(history: &Arc<History>) -> Transform<DynamicObject> {
     })
 }
 
-/// CPU time of every thread of this process so far (`schedstat`: nanoseconds on a CPU).
-/// CPU time of the calling thread so far (`/proc/thread-self/schedstat`). The event path's
-/// loop runs on one thread without awaiting, so this counts its work and nothing else the
-/// process does meanwhile (the runtime's other threads, the client's connections).
-fn thread_cpu() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
+/// The time on a CPU a `schedstat` file gives (its first field, nanoseconds); zero if unreadable.
+fn schedstat(path: &std::path::Path) -> Duration {
+    std::fs::read_to_string(path)
         .ok()
         .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
         .map(Duration::from_nanos)
         .unwrap_or_default()
 }
 
+/// CPU time of the calling thread so far. The event path's loop runs on one thread without
+/// awaiting, so this counts its work and nothing else the process does meanwhile (the
+/// runtime's other threads, the client's connections).
+fn thread_cpu() -> Duration {
+    schedstat(std::path::Path::new("/proc/thread-self/schedstat"))
+}
+
+/// CPU time of every thread of this process so far.
 fn process_cpu() -> Duration {
-    let mut ns = 0u64;
-    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
-        for task in dir.flatten() {
-            if let Ok(s) = std::fs::read_to_string(task.path().join("schedstat")) {
-                ns += s
-                    .split_whitespace()
-                    .next()
-                    .and_then(|x| x.parse::<u64>().ok())
-                    .unwrap_or(0);
-            }
-        }
-    }
-    Duration::from_nanos(ns)
+    std::fs::read_dir("/proc/self/task")
+        .map(|dir| {
+            dir.flatten()
+                .map(|task| schedstat(&task.path().join("schedstat")))
+                .sum()
+        })
+        .unwrap_or_default()
 }
 
 /// Figure 1's kinformer sync, with history on when `history` is given: (wall, CPU).
