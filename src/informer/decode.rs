@@ -84,6 +84,12 @@ impl ObjectMask {
 
     /// Apply the mask to an already decoded object (what [`decode_dynamic_masked`] skips).
     pub fn apply(&self, obj: &mut DynamicObject) {
+        self.apply_metadata(obj);
+        apply_mask(&mut obj.data, self.data);
+    }
+
+    /// The metadata half of [`apply`](Self::apply): managedFields, generateName, annotations.
+    pub fn apply_metadata(&self, obj: &mut DynamicObject) {
         let meta = &mut obj.metadata;
         if !self.managed_fields {
             meta.managed_fields = None;
@@ -99,7 +105,6 @@ impl ObjectMask {
                 meta.annotations = None;
             }
         }
-        apply_mask(&mut obj.data, self.data);
     }
 
     pub(crate) fn keeps_annotation(&self, key: &str) -> bool {

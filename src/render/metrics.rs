@@ -81,16 +81,19 @@ fn parse_scaled(q: &str, scale: i32) -> Result<u64, QuantityError> {
         None => suffix(suf).ok_or_else(bad)?,
     };
     let (int_part, frac_part) = num.split_once('.').unwrap_or((num, ""));
-    let digits = format!("{int_part}{frac_part}");
-    let digits = digits.trim_start_matches('0');
-    if digits.len() > 30 {
-        return Err(over());
+    // The digits of both parts as one number; more than 30 significant digits overflow.
+    let mut numer: u128 = 0;
+    let mut significant = 0usize;
+    for d in int_part.bytes().chain(frac_part.bytes()) {
+        if numer == 0 && d == b'0' {
+            continue;
+        }
+        significant += 1;
+        if significant > 30 {
+            return Err(over());
+        }
+        numer = numer * 10 + u128::from(d - b'0');
     }
-    let mut numer: u128 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().map_err(|_| bad())?
-    };
     if sign_neg && numer != 0 {
         return Err(QuantityError::Negative(q.to_string()));
     }
@@ -180,14 +183,24 @@ pub fn pod_resources(data: &Value) -> PodResources {
 impl PodResources {
     /// `"cpuReqM,cpuLimM,memReq,memLim"`, empty where unset.
     pub fn encode(&self) -> String {
-        let f = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
-        format!(
-            "{},{},{},{}",
-            f(self.cpu_request_m),
-            f(self.cpu_limit_m),
-            f(self.mem_request),
-            f(self.mem_limit)
-        )
+        use std::fmt::Write as _;
+        let mut s = String::with_capacity(48);
+        let fields = [
+            self.cpu_request_m,
+            self.cpu_limit_m,
+            self.mem_request,
+            self.mem_limit,
+        ];
+        for (i, v) in fields.into_iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            if let Some(v) = v {
+                // Writing to a String cannot fail.
+                let _ = write!(s, "{v}");
+            }
+        }
+        s
     }
 
     /// The inverse of [`encode`](Self::encode); `None` when malformed.
@@ -467,6 +480,43 @@ mod tests {
             assert!(parse_bytes(q).is_err(), "{q:?}");
         }
         assert_eq!(parse_bytes("-0"), Ok(0));
+    }
+
+    #[test]
+    fn leading_zeros_do_not_count_towards_the_thirty_digit_limit() {
+        let zeros = "0".repeat(40);
+        assert_eq!(parse_bytes(&format!("{zeros}12")), Ok(12));
+        assert_eq!(parse_bytes(&format!("{zeros}.5")), Ok(1));
+        assert_eq!(parse_cpu_nanos(&format!("0.{}1", "0".repeat(20))), Ok(1));
+        assert_eq!(
+            parse_bytes(&format!("1{}", "0".repeat(30))),
+            Err(QuantityError::Overflow(format!("1{}", "0".repeat(30))))
+        );
+    }
+
+    #[test]
+    fn pod_resources_encode_and_decode_round_trip() {
+        for r in [
+            PodResources::default(),
+            PodResources {
+                cpu_request_m: Some(250),
+                cpu_limit_m: None,
+                mem_request: Some(128 << 20),
+                mem_limit: Some(0),
+            },
+        ] {
+            assert_eq!(PodResources::decode(&r.encode()), Some(r));
+        }
+        assert_eq!(
+            PodResources {
+                cpu_request_m: Some(1),
+                cpu_limit_m: None,
+                mem_request: None,
+                mem_limit: Some(2),
+            }
+            .encode(),
+            "1,,,2"
+        );
     }
 
     #[test]

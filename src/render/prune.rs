@@ -257,9 +257,14 @@ pub fn mask(kind: &str) -> ObjectMask {
 
 /// Strip `obj` of kind `kind` down to what rows, indexes and drill-down need.
 pub fn prune(kind: &str, mut obj: DynamicObject) -> DynamicObject {
-    mask(kind).apply(&mut obj);
+    let mask = mask(kind);
     if kind == "Pod" {
+        // A pod's data is replaced whole by what `prune_pod` computes from it, and it reads only
+        // what the mask keeps: masking the data first would be a walk thrown away.
+        mask.apply_metadata(&mut obj);
         prune_pod(&mut obj);
+    } else {
+        mask.apply(&mut obj);
     }
     obj
 }
