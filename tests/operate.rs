@@ -871,6 +871,34 @@ async fn a_shell_in_a_missing_pod_fails_with_the_servers_message() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_whose_terminal_input_ends_closes_its_stdin_and_ends() {
+    use kinformer::ui::shell::{ShellExit, session};
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: needs a running container (the demo's simulated shell)");
+        return s.cleanup().await;
+    }
+    let pods = running_pod(&s, "shell").await;
+    let (tx, rx) = mpsc::channel(1);
+    // The terminal reader failing drops its sender: the input ends before any key.
+    drop(tx);
+    let mut out = Vec::new();
+    let exit = tokio::time::timeout(
+        HANG_GUARD,
+        session(&pods, "shell", None, (80, 24), rx, &mut out),
+    )
+    .await
+    .expect("the session ends once its input has ended");
+    assert_eq!(
+        exit,
+        ShellExit::Exited(0),
+        "{:?}",
+        String::from_utf8_lossy(&out)
+    );
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dashboard_forward_carries_bytes_and_stopping_it_closes_the_port_and_ends_its_task() {
     use kinformer::ui::portforward::Forwards;
     use tokio::io::AsyncWriteExt;

@@ -117,8 +117,7 @@ pub async fn session<O: AsyncWrite + Unpin>(
         Ok(p) => p,
         Err(e) => return ShellExit::Failed(one_line(&e.to_string())),
     };
-    let (Some(mut stdin), Some(mut stdout), Some(status)) =
-        (p.stdin(), p.stdout(), p.take_status())
+    let (Some(stdin), Some(mut stdout), Some(status)) = (p.stdin(), p.stdout(), p.take_status())
     else {
         return ShellExit::Failed("the exec has no stdin/stdout".into());
     };
@@ -132,6 +131,7 @@ pub async fn session<O: AsyncWrite + Unpin>(
             .await;
     }
     let mut buf = vec![0u8; 8192];
+    let mut stdin = Some(stdin);
     let mut input_open = true;
     loop {
         tokio::select! {
@@ -146,7 +146,9 @@ pub async fn session<O: AsyncWrite + Unpin>(
             },
             i = input.recv(), if input_open => match i {
                 Some(Input::Bytes(b)) => {
-                    if stdin.write_all(&b).await.is_err() {
+                    if let Some(stdin) = stdin.as_mut()
+                        && stdin.write_all(&b).await.is_err()
+                    {
                         break;
                     }
                 }
@@ -155,7 +157,16 @@ pub async fn session<O: AsyncWrite + Unpin>(
                         let _ = r.send(TerminalSize { width, height }).await;
                     }
                 }
-                None => input_open = false,
+                // The terminal's input has ended (its reader stopped): close the shell's stdin,
+                // as kubectl does at the end of its input, so that the shell ends rather than
+                // waiting for keys that cannot come.
+                // (Dropping kube's writer half alone would not end the stream: shut it down.)
+                None => {
+                    input_open = false;
+                    if let Some(mut stdin) = stdin.take() {
+                        let _ = stdin.shutdown().await;
+                    }
+                }
             },
         }
     }
