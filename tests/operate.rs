@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Node, Pod};
 use kinformer::cluster::{ConnectOptions, Connection, ResourceInfo, resolve};
 use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
@@ -755,6 +756,107 @@ async fn the_dashboards_scale_and_restart_keys_change_the_deployment_on_the_serv
     assert!(
         annotations.contains_key("kubectl.kubernetes.io/restartedAt"),
         "{annotations:?}"
+    );
+    s.cleanup().await;
+}
+
+fn cronjob(name: &str) -> CronJob {
+    serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {"schedule": "0 3 * * *", "suspend": false,
+                 "jobTemplate": {
+                     "metadata": {"labels": {"app": name}, "annotations": {"team": "billing"}},
+                     "spec": {"backoffLimit": 1, "template": {"spec": {
+                         "restartPolicy": "Never",
+                         "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}}}}}
+    }))
+    .unwrap()
+}
+
+/// The row the dashboard would show for `name` of `typed`, read back from the server.
+async fn row_of(s: &Setup, typed: &str, name: &str) -> ObjectSummary {
+    let info = s.resource(typed);
+    let dynamic: Api<DynamicObject> =
+        Api::namespaced_with(s.conn.client.clone(), &s.ns, &info.api_resource);
+    let obj = Arc::new(dynamic.get(name).await.unwrap());
+    ObjectSummary::from_object(&info.api_resource.kind, &obj, None).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_cronjob_keys_trigger_a_job_from_its_template_and_suspend_and_resume_it() {
+    let s = setup().await;
+    let client = s.conn.client.clone();
+    let cronjobs: Api<CronJob> = Api::namespaced(client.clone(), &s.ns);
+    let cj = cronjobs
+        .create(&PostParams::default(), &cronjob("report"))
+        .await
+        .unwrap();
+    let mut app = dashboard(&s, "cronjobs", vec![row_of(&s, "cj", "report").await]);
+
+    // T: confirmed, then a Job made as `kubectl create job --from=cronjob/report` makes it.
+    assert!(
+        press(&mut app, KeyCode::Char('T')).is_empty(),
+        "confirm first"
+    );
+    let fx = press(&mut app, KeyCode::Char('y'));
+    let message = carry_out(&client, fx).await;
+    let prefix = format!(
+        "cronjob {}/report triggered: job {}/report-manual-",
+        s.ns, s.ns
+    );
+    assert!(message.starts_with(&prefix), "{message}");
+    let job_name = message
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .trim_end_matches(" created");
+    let jobs: Api<Job> = Api::namespaced(client.clone(), &s.ns);
+    let job = jobs.get(job_name).await.unwrap();
+    let owner = &job.metadata.owner_references.as_ref().unwrap()[0];
+    assert_eq!(
+        (owner.kind.as_str(), owner.name.as_str(), &owner.uid),
+        ("CronJob", "report", cj.metadata.uid.as_ref().unwrap())
+    );
+    let annotations = job.metadata.annotations.clone().unwrap_or_default();
+    assert_eq!(
+        annotations
+            .get("cronjob.kubernetes.io/instantiate")
+            .map(String::as_str),
+        Some("manual")
+    );
+    assert_eq!(annotations.get("team").map(String::as_str), Some("billing"));
+    assert_eq!(
+        job.metadata
+            .labels
+            .unwrap_or_default()
+            .get("app")
+            .map(String::as_str),
+        Some("report")
+    );
+    assert_eq!(job.spec.and_then(|s| s.backoff_limit), Some(1));
+
+    // Z on a running CronJob suspends it (no dialog: resume undoes it)...
+    let fx = press(&mut app, KeyCode::Char('Z'));
+    assert_eq!(
+        carry_out(&client, fx).await,
+        format!("cronjob {}/report suspended", s.ns)
+    );
+    let suspended = |c: CronJob| c.spec.and_then(|s| s.suspend);
+    assert_eq!(suspended(cronjobs.get("report").await.unwrap()), Some(true));
+    // ...and, once the row shows it suspended, resumes it.
+    let view = app.current_view_id().unwrap();
+    app.update(Action::Resync {
+        view,
+        rows: vec![row_of(&s, "cj", "report").await],
+    });
+    let fx = press(&mut app, KeyCode::Char('Z'));
+    assert_eq!(
+        carry_out(&client, fx).await,
+        format!("cronjob {}/report resumed", s.ns)
+    );
+    assert_eq!(
+        suspended(cronjobs.get("report").await.unwrap()),
+        Some(false)
     );
     s.cleanup().await;
 }

@@ -113,6 +113,7 @@ const ALL_FIXTURES: &[&str] = &[
     "statefulset",
     "daemonset",
     "job",
+    "cronjob",
     "service",
     "configmap",
     "secret",
@@ -452,6 +453,52 @@ fn failed_and_suspended_jobs() {
     assert_eq!(texts("Job", &obj(v.clone()), None)[1], "Failed");
     v["status"]["conditions"] = json!([{"type": "Suspended", "status": "True"}]);
     assert_eq!(texts("Job", &obj(v), None)[1], "Suspended");
+}
+
+#[test]
+fn cronjob_row_shows_kubectls_schedule_timezone_suspend_active_and_last_schedule() {
+    assert_eq!(
+        headers("CronJob", None),
+        [
+            "NAME",
+            "SCHEDULE",
+            "TIMEZONE",
+            "SUSPEND",
+            "ACTIVE",
+            "LAST SCHEDULE",
+            "AGE"
+        ]
+    );
+    let mut v = fixture_json("cronjob");
+    v["status"] = json!({
+        "active": [{"kind": "Job", "name": "daily-report-1", "namespace": "shop"}],
+        "lastScheduleTime": "2026-11-22T11:50:00Z"
+    });
+    assert_eq!(
+        texts("CronJob", &obj(v.clone()), None),
+        [
+            "daily-report",
+            "0 3 * * *",
+            "Etc/UTC",
+            "False",
+            "1",
+            "10m",
+            "2d2h"
+        ]
+    );
+    assert_eq!(row("CronJob", &obj(v.clone()), None).health, Health::Ok);
+    // Never scheduled, no time zone, suspended; `suspend` unset prints as kubectl's `<unset>`.
+    v["status"] = json!({});
+    v["spec"]["suspend"] = json!(true);
+    v["spec"].as_object_mut().unwrap().remove("timeZone");
+    let suspended = obj(v.clone());
+    assert_eq!(
+        texts("CronJob", &suspended, None)[2..6],
+        ["<none>", "True", "0", "<none>"]
+    );
+    assert_eq!(row("CronJob", &suspended, None).health, Health::Warning);
+    v["spec"].as_object_mut().unwrap().remove("suspend");
+    assert_eq!(texts("CronJob", &obj(v), None)[3], "<unset>");
 }
 
 #[test]

@@ -261,6 +261,39 @@ pub fn columns(info: &ResourceInfo) -> Vec<Value> {
             col("Ready", "integer", "", 0, "The number of ready replicas."),
             age_col(),
         ],
+        "cronjobs" => vec![
+            name_col(),
+            col("Schedule", "string", "", 0, "The schedule in Cron format."),
+            col(
+                "Timezone",
+                "string",
+                "",
+                0,
+                "The time zone name for the given schedule.",
+            ),
+            col(
+                "Suspend",
+                "boolean",
+                "",
+                0,
+                "Whether subsequent executions are suspended.",
+            ),
+            col(
+                "Active",
+                "integer",
+                "",
+                0,
+                "A list of pointers to currently running jobs.",
+            ),
+            col(
+                "Last Schedule",
+                "string",
+                "",
+                0,
+                "Information when was the last time the job was successfully scheduled.",
+            ),
+            age_col(),
+        ],
         "configmaps" => vec![
             name_col(),
             col(
@@ -574,6 +607,32 @@ fn cells(info: &ResourceInfo, o: &Value) -> Vec<Value> {
             json!(n(o, "/spec/replicas")),
             json!(n(o, "/status/replicas")),
             json!(n(o, "/status/readyReplicas")),
+            json!(age),
+        ],
+        "cronjobs" => vec![
+            name,
+            json!(s(o, "/spec/schedule")),
+            json!(match s(o, "/spec/timeZone") {
+                "" => "<none>",
+                tz => tz,
+            }),
+            json!(match o.pointer("/spec/suspend").and_then(Value::as_bool) {
+                Some(true) => "True",
+                Some(false) => "False",
+                None => "<unset>",
+            }),
+            json!(
+                o.pointer("/status/active")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len)
+            ),
+            json!(match o
+                .pointer("/status/lastScheduleTime")
+                .and_then(Value::as_str)
+            {
+                Some(t) => human_age(Some(t)),
+                None => "<none>".to_string(),
+            }),
             json!(age),
         ],
         "configmaps" => vec![

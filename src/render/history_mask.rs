@@ -102,11 +102,34 @@ const WORKLOAD: Mask = Keys(&[
     ),
 ]);
 
+/// A CronJob: its schedule and switches, the template of the Jobs it makes, when it last ran
+/// (the cache keeps only the printer's columns).
+const CRON_JOB: Mask = Keys(&[
+    (
+        "spec",
+        Keys(&[
+            ("schedule", All),
+            ("timeZone", All),
+            ("suspend", All),
+            ("concurrencyPolicy", All),
+            (
+                "jobTemplate",
+                Keys(&[("spec", Keys(&[("template", TEMPLATE)]))]),
+            ),
+        ]),
+    ),
+    (
+        "status",
+        Keys(&[("lastScheduleTime", All), ("lastSuccessfulTime", All)]),
+    ),
+]);
+
 /// The fields history tracks of `kind`'s data (labels are always tracked).
 pub fn history_mask(kind: &str) -> Mask {
     match kind {
         "Pod" => POD,
         "Deployment" | "StatefulSet" | "ReplicaSet" | "DaemonSet" => WORKLOAD,
+        "CronJob" => CRON_JOB,
         _ => super::cache_mask(kind).data,
     }
 }

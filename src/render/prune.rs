@@ -152,6 +152,22 @@ const JOB: Mask = Keys(&[
     ),
 ]);
 
+/// The CronJob printer's inputs; the job template is read from a GET when a Job is made from it.
+const CRON_JOB: Mask = Keys(&[
+    (
+        "spec",
+        Keys(&[("schedule", All), ("timeZone", All), ("suspend", All)]),
+    ),
+    (
+        "status",
+        Keys(&[
+            ("active", All),
+            ("lastScheduleTime", All),
+            ("lastSuccessfulTime", All),
+        ]),
+    ),
+]);
+
 const SERVICE: Mask = Keys(&[
     (
         "spec",
@@ -229,6 +245,7 @@ pub fn mask(kind: &str) -> ObjectMask {
         "Deployment" | "ReplicaSet" | "StatefulSet" => WORKLOAD,
         "DaemonSet" => DAEMON_SET,
         "Job" => JOB,
+        "CronJob" => CRON_JOB,
         "Service" => SERVICE,
         "ConfigMap" => Keys(&[("data", Blank), ("binaryData", Blank)]),
         "Secret" => Keys(&[("type", All), ("data", Blank)]),
@@ -278,6 +295,7 @@ fn is_builtin(kind: &str) -> bool {
             | "StatefulSet"
             | "DaemonSet"
             | "Job"
+            | "CronJob"
             | "Service"
             | "ConfigMap"
             | "Secret"

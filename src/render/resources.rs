@@ -230,6 +230,54 @@ pub(super) fn job_row(obj: &DynamicObject) -> Row {
     }
 }
 
+// ---- CronJob ------------------------------------------------------------------------------
+
+/// kubectl's CronJob columns (`printCronJob`).
+pub(super) fn cronjob_columns() -> Vec<Column> {
+    vec![
+        Column::new("NAME", 20),
+        Column::new("SCHEDULE", 13),
+        Column::new("TIMEZONE", 8),
+        Column::new("SUSPEND", 7),
+        Column::new("ACTIVE", 6),
+        Column::new("LAST SCHEDULE", 13),
+        Column::new("AGE", 5),
+    ]
+}
+
+pub(super) fn cronjob_row(obj: &DynamicObject) -> Row {
+    let d = &obj.data;
+    // kubectl's `printBoolPtr`: unset is `<unset>` (the API server defaults it to false).
+    let suspend = match at(d, &["spec", "suspend"]).and_then(Value::as_bool) {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    };
+    let last = match time_at(d, &["status", "lastScheduleTime"]) {
+        Some(t) => Cell::Age(Some(t)),
+        None => Cell::text("<none>"),
+    };
+    let health = if terminating(obj) {
+        Health::Terminating
+    } else if suspend == "True" {
+        Health::Warning
+    } else {
+        Health::Ok
+    };
+    Row {
+        cells: vec![
+            name_cell(obj),
+            Cell::text(str_at(d, &["spec", "schedule"])),
+            Cell::text(or_none(str_at(d, &["spec", "timeZone"]))),
+            Cell::text(suspend),
+            Cell::Int(len_at(d, &["status", "active"]) as i64),
+            last,
+            age_cell(obj),
+        ],
+        health,
+    }
+}
+
 // ---- Service ------------------------------------------------------------------------------
 
 pub(super) fn service_columns() -> Vec<Column> {

@@ -70,6 +70,10 @@ pub enum KeyAction {
     History,
     /// Mark a version on the timeline (Enter then diffs the marked and the selected one).
     Mark,
+    /// CronJobs: run now (a Job from the job template).
+    Trigger,
+    /// CronJobs: suspend / resume.
+    Suspend,
 }
 
 /// A key with modifiers, normalised (shifted letters are upper-case chars without SHIFT).

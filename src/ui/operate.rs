@@ -17,8 +17,12 @@
 //! | cordon / uncordon | strategic-merge `PATCH` of `spec.unschedulable` (`true` / `null`) |
 //! | evict (`kubectl drain`, per pod) | `POST .../pods/NAME/eviction` (policy/v1) |
 //! | edit (`kubectl edit`, see [`crate::ui::edit`]) | `PUT` of the edited object with the resourceVersion it was read at |
+//! | trigger (`kubectl create job NAME --from=cronjob/CJ`) | `GET` of the CronJob, `POST` of a Job made from its `jobTemplate` ([`job_from_cronjob`]) |
+//! | suspend / resume (`kubectl patch cronjob CJ -p '{"spec":{"suspend":true}}'`) | strategic-merge `PATCH` of `spec.suspend` |
 
+use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use kube::api::{Api, DeleteParams, DynamicObject, EvictParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
@@ -85,6 +89,10 @@ pub enum Operation {
     /// Replace the object with this edited one (`kubectl edit`): a `PUT` whose
     /// `metadata.resourceVersion` is the version the edit started from.
     Edit(Box<serde_json::Value>),
+    /// Run a CronJob now: a Job made from its job template, as `kubectl create job --from`.
+    Trigger,
+    /// Set a CronJob's `spec.suspend` (`true`: no further runs are scheduled; `false`: resume).
+    Suspend(bool),
 }
 
 impl Operation {
@@ -99,6 +107,9 @@ impl Operation {
             Operation::Uncordon => "uncordon",
             Operation::Evict => "evict",
             Operation::Edit(_) => "edit",
+            Operation::Trigger => "trigger",
+            Operation::Suspend(true) => "suspend",
+            Operation::Suspend(false) => "resume",
         }
     }
 
@@ -116,7 +127,11 @@ impl Operation {
     pub fn destructive(&self) -> bool {
         matches!(
             self,
-            Operation::Delete(_) | Operation::Kill | Operation::Restart | Operation::Evict
+            Operation::Delete(_)
+                | Operation::Kill
+                | Operation::Restart
+                | Operation::Evict
+                | Operation::Trigger
         )
     }
 
@@ -132,6 +147,7 @@ impl Operation {
                 group == "apps" && matches!(kind, "Deployment" | "StatefulSet" | "DaemonSet")
             }
             Operation::Cordon | Operation::Uncordon => group.is_empty() && kind == "Node",
+            Operation::Trigger | Operation::Suspend(_) => group == "batch" && kind == "CronJob",
         }
     }
 
@@ -142,9 +158,13 @@ impl Operation {
         match self {
             Operation::Delete(_) | Operation::Kill => format!("delete {r}"),
             Operation::Scale(_) => format!("patch {r}/scale"),
-            Operation::Restart | Operation::Cordon | Operation::Uncordon => format!("patch {r}"),
+            Operation::Restart
+            | Operation::Cordon
+            | Operation::Uncordon
+            | Operation::Suspend(_) => format!("patch {r}"),
             Operation::Evict => "create pods/eviction".to_string(),
             Operation::Edit(_) => format!("update {r}"),
+            Operation::Trigger => format!("get {r}, create jobs.batch"),
         }
     }
 }
@@ -214,10 +234,15 @@ impl Write {
             Operation::Uncordon => format!("Uncordon {what}?"),
             Operation::Evict => format!("Evict {what} (honours its disruption budget)?"),
             Operation::Edit(_) => format!("Edit {what}?"),
+            Operation::Trigger => format!("Trigger {what} (create a Job from its template now)?"),
+            Operation::Suspend(true) => format!("Suspend {what} (no further runs scheduled)?"),
+            Operation::Suspend(false) => format!("Resume {what}?"),
         }
     }
 
-    fn success(&self) -> String {
+    /// The footer line for a request the server accepted; `made`: what it created, when it
+    /// created something (a triggered CronJob's Job).
+    fn success(&self, made: Option<&str>) -> String {
         let what = self.what();
         match &self.op {
             Operation::Delete(p) => format!("{what} deleted (propagation {})", p.as_str()),
@@ -228,6 +253,12 @@ impl Write {
             Operation::Uncordon => format!("{what} uncordoned"),
             Operation::Evict => format!("{what} evicted"),
             Operation::Edit(_) => format!("{what} edited"),
+            Operation::Trigger => match made {
+                Some(job) => format!("{what} triggered: job {job} created"),
+                None => format!("{what} triggered"),
+            },
+            Operation::Suspend(true) => format!("{what} suspended"),
+            Operation::Suspend(false) => format!("{what} resumed"),
         }
     }
 
@@ -256,6 +287,55 @@ impl Write {
     }
 }
 
+/// The Job `kubectl create job NAME --from=cronjob/CJ` makes: the job template's spec, labels
+/// and annotations (with `cronjob.kubernetes.io/instantiate: manual`, which the template's own
+/// annotations may override, as in kubectl), owned by the CronJob.
+pub fn job_from_cronjob(cronjob: &CronJob, name: &str) -> Job {
+    let template = cronjob.spec.as_ref().map(|s| &s.job_template);
+    let meta = template.and_then(|t| t.metadata.as_ref());
+    let mut annotations = std::collections::BTreeMap::new();
+    annotations.insert(
+        "cronjob.kubernetes.io/instantiate".to_string(),
+        "manual".to_string(),
+    );
+    if let Some(a) = meta.and_then(|m| m.annotations.as_ref()) {
+        annotations.extend(a.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    Job {
+        metadata: ObjectMeta {
+            name: Some(name.to_string()),
+            namespace: cronjob.metadata.namespace.clone(),
+            annotations: Some(annotations),
+            labels: meta.and_then(|m| m.labels.clone()),
+            owner_references: Some(vec![OwnerReference {
+                api_version: "batch/v1".into(),
+                kind: "CronJob".into(),
+                name: cronjob.metadata.name.clone().unwrap_or_default(),
+                uid: cronjob.metadata.uid.clone().unwrap_or_default(),
+                ..OwnerReference::default()
+            }]),
+            ..ObjectMeta::default()
+        },
+        spec: template.and_then(|t| t.spec.clone()),
+        status: None,
+    }
+}
+
+/// The name of a Job triggered by hand: `CRONJOB-manual-xyz`, three random characters from
+/// apimachinery's `rand.String` alphabet (no vowels, no look-alikes). A CronJob's name is at
+/// most 52 characters, so the Job's stays within the 63 its pods' `job-name` label allows.
+pub fn manual_job_name(cronjob: &str, random: u32) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut suffix = String::with_capacity(3);
+    let mut r = random;
+    for _ in 0..3 {
+        suffix.push(char::from(ALPHABET[(r % ALPHABET.len() as u32) as usize]));
+        r /= ALPHABET.len() as u32;
+    }
+    let base: String = cronjob.chars().take(52).collect();
+    format!("{base}-manual-{suffix}")
+}
+
 /// The `kubectl rollout restart` patch at `now` (RFC 3339).
 pub fn restart_patch(now: &str) -> serde_json::Value {
     json!({"spec": {"template": {"metadata": {"annotations": {
@@ -272,8 +352,8 @@ pub async fn execute(client: kube::Client, w: &Write) -> WriteOutcome {
 pub async fn execute_with_code(client: kube::Client, w: &Write) -> (WriteOutcome, Option<u16>) {
     let result = send(client, w).await;
     let outcome = match &result {
-        Ok(()) => WriteOutcome {
-            message: w.success(),
+        Ok(made) => WriteOutcome {
+            message: w.success(made.as_deref()),
             error: false,
         },
         Err(e) => WriteOutcome {
@@ -301,10 +381,25 @@ pub async fn execute_with_code(client: kube::Client, w: &Write) -> (WriteOutcome
     (outcome, code)
 }
 
-async fn send(client: kube::Client, w: &Write) -> Result<(), kube::Error> {
+/// Send the write; `Ok(Some(name))` names what it created (`namespace/name`).
+async fn send(client: kube::Client, w: &Write) -> Result<Option<String>, kube::Error> {
     let api = w.api(client.clone());
     let pp = PatchParams::default();
-    match &w.op {
+    if let Operation::Trigger = w.op {
+        let ns = w.namespace.as_deref().unwrap_or("default");
+        let cronjob = Api::<CronJob>::namespaced(client.clone(), ns)
+            .get(&w.name)
+            .await?;
+        let job = job_from_cronjob(&cronjob, &manual_job_name(&w.name, rand::random()));
+        let made = Api::<Job>::namespaced(client, ns)
+            .create(&PostParams::default(), &job)
+            .await?;
+        return Ok(Some(format!(
+            "{ns}/{}",
+            made.metadata.name.unwrap_or_default()
+        )));
+    }
+    let sent = match &w.op {
         Operation::Delete(p) => {
             let dp = DeleteParams {
                 propagation_policy: Some(p.policy()),
@@ -356,7 +451,18 @@ async fn send(client: kube::Client, w: &Write) -> Result<(), kube::Error> {
                 .await
                 .map(drop)
         }
-    }
+        Operation::Suspend(on) => api
+            .patch(
+                &w.name,
+                &pp,
+                &Patch::Strategic(json!({"spec": {"suspend": on}})),
+            )
+            .await
+            .map(drop),
+        // Sent above (a GET, then a POST to another resource).
+        Operation::Trigger => Ok(()),
+    };
+    sent.map(|()| None)
 }
 
 #[cfg(test)]
@@ -399,6 +505,9 @@ mod tests {
             Operation::Uncordon,
             Operation::Evict,
             Operation::Edit(Box::default()),
+            Operation::Trigger,
+            Operation::Suspend(true),
+            Operation::Suspend(false),
         ] {
             let name = op.name();
             let err = write(op).check(true).unwrap_err();
@@ -447,6 +556,79 @@ mod tests {
             write(Operation::Scale(3)).failure(&e),
             "scale deployment shop/web: forbidden (patch deployments.apps/scale): deployments.apps \"web\" is forbidden"
         );
+    }
+
+    #[test]
+    fn cronjob_operations_apply_to_cronjobs_only_and_trigger_is_confirmed() {
+        assert!(Operation::Trigger.applies_to("batch", "CronJob"));
+        assert!(Operation::Suspend(true).applies_to("batch", "CronJob"));
+        assert!(!Operation::Trigger.applies_to("batch", "Job"));
+        assert!(!Operation::Suspend(false).applies_to("apps", "Deployment"));
+        assert!(Operation::Trigger.destructive());
+        assert!(!Operation::Suspend(true).destructive());
+        let w = Write {
+            resource: info("batch", "cronjobs", "CronJob", true),
+            namespace: Some("shop".into()),
+            name: "report".into(),
+            op: Operation::Trigger,
+            cluster: None,
+        };
+        assert_eq!(
+            w.prompt(),
+            "Trigger cronjob shop/report (create a Job from its template now)?"
+        );
+        assert_eq!(
+            w.success(Some("shop/report-manual-x7k")),
+            "cronjob shop/report triggered: job shop/report-manual-x7k created"
+        );
+        assert_eq!(
+            Operation::Trigger.rbac(&w.resource),
+            "get cronjobs.batch, create jobs.batch"
+        );
+    }
+
+    #[test]
+    fn a_triggered_job_is_kubectls_job_from_the_cronjob_template() {
+        let cj: CronJob = serde_json::from_value(json!({
+            "metadata": {"name": "report", "namespace": "shop", "uid": "u-1",
+                         "labels": {"owner": "cj-only"}},
+            "spec": {"schedule": "0 3 * * *", "jobTemplate": {
+                "metadata": {"labels": {"app": "report"},
+                             "annotations": {"team": "billing",
+                                             "cronjob.kubernetes.io/instantiate": "template"}},
+                "spec": {"backoffLimit": 2, "template": {"spec": {"restartPolicy": "Never",
+                    "containers": [{"name": "c", "image": "busybox"}]}}}}}
+        }))
+        .unwrap();
+        let job = serde_json::to_value(job_from_cronjob(&cj, "report-manual-x7k")).unwrap();
+        assert_eq!(
+            job,
+            json!({
+                "apiVersion": "batch/v1",
+                "kind": "Job",
+                "metadata": {
+                    "name": "report-manual-x7k",
+                    "namespace": "shop",
+                    // kubectl sets `manual` first, and the template's annotations overwrite it.
+                    "annotations": {"cronjob.kubernetes.io/instantiate": "template",
+                                    "team": "billing"},
+                    "labels": {"app": "report"},
+                    "ownerReferences": [{"apiVersion": "batch/v1", "kind": "CronJob",
+                                         "name": "report", "uid": "u-1"}]
+                },
+                "spec": {"backoffLimit": 2, "template": {"spec": {"restartPolicy": "Never",
+                    "containers": [{"name": "c", "image": "busybox"}]}}}
+            })
+        );
+    }
+
+    #[test]
+    fn manual_job_names_fit_the_job_name_label() {
+        assert_eq!(manual_job_name("report", 0), "report-manual-bbb");
+        let n = manual_job_name(&"x".repeat(60), u32::MAX);
+        assert_eq!(n.len(), 63, "{n}");
+        assert!(n.starts_with(&"x".repeat(52)));
+        assert_ne!(manual_job_name("r", 1), manual_job_name("r", 2));
     }
 
     #[test]

@@ -373,6 +373,8 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Kill => "kill",
         KeyAction::Scale => "scale",
         KeyAction::Restart => "restart",
+        KeyAction::Trigger => "trigger",
+        KeyAction::Suspend => "suspend",
         KeyAction::Cordon => "cordon",
         KeyAction::Uncordon => "uncordon",
         KeyAction::Drain => "drain",

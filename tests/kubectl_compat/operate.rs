@@ -40,6 +40,98 @@ async fn kubectl_edit_with_a_scripted_editor_changes_the_object() {
     s.cleanup().await;
 }
 
+/// `kubectl get cronjobs` prints the server's Table columns (as kube-apiserver's CronJob
+/// printer), `kubectl patch` suspends one, and `kubectl create job --from` makes a Job of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_gets_cronjobs_with_their_columns_suspends_one_and_makes_a_job_from_it() {
+    let Some(s) =
+        setup("kubectl_gets_cronjobs_with_their_columns_suspends_one_and_makes_a_job_from_it")
+            .await
+    else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    k.ok(&[
+        "create",
+        "cronjob",
+        "report",
+        "--image=registry.k8s.io/pause:3.10",
+        "--schedule=0 3 * * *",
+        "-n",
+        ns,
+    ])
+    .await;
+    let table = k.ok(&["get", "cronjobs", "-n", ns]).await;
+    let header: Vec<&str> = table
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        header,
+        [
+            "NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST", "SCHEDULE", "AGE"
+        ],
+        "{table}"
+    );
+    assert!(
+        table.lines().nth(1).unwrap_or("").starts_with("report"),
+        "{table}"
+    );
+    k.ok(&[
+        "patch",
+        "cronjob",
+        "report",
+        "-n",
+        ns,
+        "-p",
+        r#"{"spec":{"suspend":true}}"#,
+    ])
+    .await;
+    let suspend = k
+        .ok(&[
+            "get",
+            "cronjob",
+            "report",
+            "-n",
+            ns,
+            "-o",
+            "custom-columns=S:.spec.suspend",
+            "--no-headers",
+        ])
+        .await;
+    assert_eq!(suspend.trim(), "true");
+    let row = k
+        .ok(&["get", "cronjob", "report", "-n", ns, "--no-headers"])
+        .await;
+    // NAME, the five schedule fields, TIMEZONE, then SUSPEND.
+    assert_eq!(row.split_whitespace().nth(7), Some("True"), "{row}");
+    k.ok(&[
+        "create",
+        "job",
+        "by-hand",
+        "--from=cronjob/report",
+        "-n",
+        ns,
+    ])
+    .await;
+    let owner = k
+        .ok(&[
+            "get",
+            "job",
+            "by-hand",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}",
+        ])
+        .await;
+    assert_eq!(owner, "CronJob/report");
+    s.cleanup().await;
+}
+
 /// `kubectl rollout restart` then `kubectl rollout status --timeout`: a new ReplicaSet at the
 /// next revision takes every replica, the old one is kept at 0. On the demo the deployment is
 /// one the simulator seeded (its controllers run what they created); on a real cluster the test

@@ -47,6 +47,9 @@ impl ConfirmWrite {
                 Operation::Uncordon => "Uncordon",
                 Operation::Evict => "Evict",
                 Operation::Edit(_) => "Edit",
+                Operation::Trigger => "Trigger",
+                Operation::Suspend(true) => "Suspend",
+                Operation::Suspend(false) => "Resume",
             },
             Pending::Drain { .. } => "Drain",
         }

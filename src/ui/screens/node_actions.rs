@@ -65,6 +65,14 @@ pub fn node_actions(
             KeyAction::Restart,
             Operation::Restart.applies_to(group, kind),
         ),
+        (
+            KeyAction::Trigger,
+            Operation::Trigger.applies_to(group, kind),
+        ),
+        (
+            KeyAction::Suspend,
+            Operation::Suspend(true).applies_to(group, kind),
+        ),
         (KeyAction::Cordon, Operation::Cordon.applies_to(group, kind)),
         (
             KeyAction::Uncordon,

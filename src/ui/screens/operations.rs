@@ -1,6 +1,7 @@
 //! The operating keys of the resource table and the xray tree: delete (`ctrl-d`, propagation
 //! chosen in the dialog), kill (`ctrl-k`, grace period 0), scale (`S`), rollout restart (`r`),
-//! cordon (`c`), uncordon (`u`), drain (`D`), a shell in a pod (`s`), port-forward (`F`) and edit
+//! a CronJob's trigger (`T`) and suspend / resume (`Z`, by its current `spec.suspend`), cordon
+//! (`c`), uncordon (`u`), drain (`D`), a shell in a pod (`s`), port-forward (`F`) and edit
 //! (`E`, `ctrl-e`). Each builds a [`Write`] for the selected object (a table row, or an xray
 //! node's object: a container node stands for its pod) and goes through
 //! [`crate::ui::operate`]: refused in read-only mode or on a kind it does not apply to (the
@@ -24,6 +25,9 @@ impl App {
             KeyAction::Kill => Operation::Kill,
             KeyAction::Scale => Operation::Scale(0),
             KeyAction::Restart => Operation::Restart,
+            KeyAction::Trigger => Operation::Trigger,
+            // Suspend a running CronJob, resume a suspended one.
+            KeyAction::Suspend => Operation::Suspend(!self.selected_suspended()),
             KeyAction::Cordon => Operation::Cordon,
             KeyAction::Uncordon => Operation::Uncordon,
             KeyAction::Drain => {
@@ -57,6 +61,13 @@ impl App {
         }
         let (view, obj) = self.selected_object()?;
         Some((view.resource.clone(), obj.clone()))
+    }
+
+    /// Whether the selected object's `spec.suspend` is true (a CronJob the cache keeps it of).
+    fn selected_suspended(&self) -> bool {
+        self.operate_target()
+            .and_then(|(_, o)| o.object.data.get("spec")?.get("suspend")?.as_bool())
+            .unwrap_or(false)
     }
 
     /// The write `op` on the selected object, if there is one.

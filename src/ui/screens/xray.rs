@@ -288,6 +288,8 @@ impl App {
             | KeyAction::Kill
             | KeyAction::Scale
             | KeyAction::Restart
+            | KeyAction::Trigger
+            | KeyAction::Suspend
             | KeyAction::Cordon
             | KeyAction::Uncordon
             | KeyAction::Drain
