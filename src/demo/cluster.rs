@@ -497,6 +497,28 @@ pub enum UpdateMode {
     Status,
 }
 
+/// kube-apiserver's defaulting of a created object, for the fields a printer or the dashboard
+/// shows: a CronJob's `suspend` (`SetDefaults_CronJob`: `false`, with `concurrencyPolicy: Allow`
+/// and history limits 3 and 1). Other kinds are stored as sent.
+fn create_defaults(kind: &str, v: &mut Value) {
+    if kind != "CronJob" {
+        return;
+    }
+    let Some(spec) = v.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (field, default) in [
+        ("concurrencyPolicy", json!("Allow")),
+        ("suspend", json!(false)),
+        ("successfulJobsHistoryLimit", json!(3)),
+        ("failedJobsHistoryLimit", json!(1)),
+    ] {
+        if spec.get(field).is_none_or(Value::is_null) {
+            spec.insert(field.into(), default);
+        }
+    }
+}
+
 impl DemoCluster {
     /// An empty cluster with the built-in namespaces and the demo CRD.
     pub fn new(history_limit: usize) -> Arc<Self> {
@@ -815,6 +837,7 @@ impl DemoCluster {
     pub fn create(&self, idx: usize, ns: Option<&str>, mut v: Value) -> Result<Value, StatusError> {
         let info = &RESOURCES[idx];
         Self::check_kind(info, &mut v)?;
+        create_defaults(info.kind, &mut v);
         let mut st = self.state.lock();
         let meta = v
             .get_mut("metadata")

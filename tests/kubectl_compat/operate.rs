@@ -76,10 +76,10 @@ async fn kubectl_gets_cronjobs_with_their_columns_suspends_one_and_makes_a_job_f
         ],
         "{table}"
     );
-    assert!(
-        table.lines().nth(1).unwrap_or("").starts_with("report"),
-        "{table}"
-    );
+    let first = table.lines().nth(1).unwrap_or("");
+    assert!(first.starts_with("report"), "{table}");
+    // NAME, the five schedule fields, TIMEZONE, then SUSPEND: defaulted to false on create.
+    assert_eq!(first.split_whitespace().nth(7), Some("False"), "{table}");
     k.ok(&[
         "patch",
         "cronjob",
@@ -106,7 +106,6 @@ async fn kubectl_gets_cronjobs_with_their_columns_suspends_one_and_makes_a_job_f
     let row = k
         .ok(&["get", "cronjob", "report", "-n", ns, "--no-headers"])
         .await;
-    // NAME, the five schedule fields, TIMEZONE, then SUSPEND.
     assert_eq!(row.split_whitespace().nth(7), Some("True"), "{row}");
     k.ok(&[
         "create",
