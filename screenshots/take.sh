@@ -237,7 +237,11 @@ key q
 
 # 16. a fleet: three demo clusters in one merged table (CLUSTER column, each cluster's state in
 # the header line)
-T kill-session -t "$SESSION" 2>/dev/null || true
+# The whole tmux server goes (killing its last session makes it exit, and a new session started
+# while it is exiting fails with "server exited unexpectedly").
+T kill-server 2>/dev/null || true
+for ((i = 0; i < 50; i++)); do T has-session 2>/dev/null || break; sleep 0.1; done
+sleep 0.5
 log "starting $BIN --demo-clusters 3 in tmux (${COLS}x${ROWS})"
 T -f /dev/null new-session -d -s "$SESSION" -x "$COLS" -y "$ROWS" \
     "env TERM=xterm-256color COLORTERM=truecolor HOME=$TMP/home \
