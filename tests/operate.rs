@@ -862,6 +862,77 @@ async fn the_dashboards_cronjob_keys_trigger_a_job_from_its_template_and_suspend
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_set_image_dialog_patches_only_the_chosen_container() {
+    use kinformer::ui::operate::fetch_images;
+    let s = setup().await;
+    let client = s.conn.client.clone();
+    let deploys: Api<Deployment> = Api::namespaced(client.clone(), &s.ns);
+    let mut d = deployment("web");
+    let pod = d.spec.as_mut().unwrap().template.spec.as_mut().unwrap();
+    pod.containers.push(
+        serde_json::from_value(json!({"name": "proxy", "image": "envoyproxy/envoy:v1.31"}))
+            .unwrap(),
+    );
+    pod.init_containers = Some(vec![
+        serde_json::from_value(json!({"name": "migrate", "image": "busybox:1.36"})).unwrap(),
+    ]);
+    deploys.create(&PostParams::default(), &d).await.unwrap();
+    let mut app = dashboard(&s, "deployments", vec![row_of(&s, "deploy", "web").await]);
+
+    let fx = press(&mut app, KeyCode::Char('i'));
+    let [Effect::FetchImages(write)] = &fx[..] else {
+        panic!("expected the containers' fetch, got {fx:?}")
+    };
+    let result = fetch_images(client.clone(), write).await;
+    app.update(Action::Images {
+        write: write.clone(),
+        result,
+    });
+    // The first app container (c) is selected; Down picks the proxy, its image is retyped.
+    press(&mut app, KeyCode::Down);
+    for _ in 0.."v1.31".len() {
+        press(&mut app, KeyCode::Backspace);
+    }
+    for ch in "v1.32".chars() {
+        press(&mut app, KeyCode::Char(ch));
+    }
+    let fx = press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        carry_out(&client, fx).await,
+        format!(
+            "deployment {}/web: container proxy image set to envoyproxy/envoy:v1.32",
+            s.ns
+        )
+    );
+    let pod = deploys
+        .get("web")
+        .await
+        .unwrap()
+        .spec
+        .unwrap()
+        .template
+        .spec
+        .unwrap();
+    let images: Vec<(String, Option<String>)> = pod
+        .init_containers
+        .unwrap_or_default()
+        .into_iter()
+        .chain(pod.containers)
+        .map(|c| (c.name, c.image))
+        .collect();
+    let img = |n: &str, i: &str| (n.to_string(), Some(i.to_string()));
+    assert_eq!(
+        images,
+        [
+            img("migrate", "busybox:1.36"),
+            img("c", "registry.k8s.io/pause:3.10"),
+            img("proxy", "envoyproxy/envoy:v1.32"),
+        ]
+    );
+    s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboards_cordon_key_makes_the_node_unschedulable() {
     let s = setup().await;
     if s.demo.is_none() {

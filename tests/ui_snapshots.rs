@@ -720,6 +720,58 @@ fn scale_dialog_shows_current_replicas_and_input() {
 }
 
 #[test]
+fn set_image_dialog_lists_the_containers_and_edits_the_selected_image() {
+    use kinformer::ui::action::Effect;
+    use kinformer::ui::operate::ContainerImage;
+    let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default", "uid": "uid-web",
+                     "creationTimestamp": "2026-11-21T12:00:00Z"},
+        "spec": {"replicas": 3},
+        "status": {"replicas": 3, "readyReplicas": 3, "updatedReplicas": 3, "availableReplicas": 3}
+    }))
+    .unwrap();
+    let row = kinformer::ui::action::ObjectSummary::from_object(
+        "Deployment",
+        &std::sync::Arc::new(obj),
+        None,
+    )
+    .unwrap();
+    let cfg = AppConfig {
+        resource: "deployments".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![row]);
+    connected(&mut app);
+    let fx = app.update(key('i'));
+    let Some(Effect::FetchImages(write)) = fx.first() else {
+        panic!("the containers are fetched first: {fx:?}")
+    };
+    let write = write.clone();
+    let c = |name: &str, image: &str, init: bool| ContainerImage {
+        name: name.into(),
+        image: image.into(),
+        init,
+    };
+    app.update(Action::Images {
+        write,
+        result: Ok(vec![
+            c("migrate", "registry.example/web-migrate:1.4", true),
+            c("web", "registry.example/web:1.4", false),
+            c("proxy", "envoyproxy/envoy:v1.31", false),
+        ]),
+    });
+    // The first app container is selected, its image in the input; edit its tag.
+    for _ in 0..3 {
+        app.update(code(KeyCode::Backspace));
+    }
+    for ch in "1.5".chars() {
+        app.update(key(ch));
+    }
+    insta::assert_snapshot!(draw(&mut app, 100, 18).backend());
+}
+
+#[test]
 fn port_forward_dialog_and_the_pf_screen() {
     use kinformer::ui::action::ContainerPort;
     use kinformer::ui::portforward::ForwardRow;

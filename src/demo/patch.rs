@@ -1,7 +1,9 @@
 //! PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and a strategic merge patch
 //! that behaves like a merge patch (maps merge, `null` deletes) plus the `$patch: delete/replace`
-//! directive on maps; lists are replaced, which is what strategic merge does for `metadata` and for
-//! lists without a merge key.
+//! directive on maps, and merges the lists the Kubernetes types give a `patchMergeKey` by that
+//! key ([`merge_key`]: containers by `name`, volume mounts by `mountPath`, ...), an element with
+//! `$patch: delete` removing its match; other lists are replaced, as strategic merge does for
+//! lists without a merge key. `$setElementOrder` and the other `$` directives are ignored.
 
 use serde_json::Value;
 
@@ -80,6 +82,13 @@ fn merge(target: &mut Value, patch: &Value, strategic: bool) {
             t.remove(k);
             continue;
         }
+        if strategic
+            && let (Value::Array(items), Some(Value::Array(existing))) = (v, t.get_mut(k))
+            && let Some(key) = merge_key(k, items, existing)
+        {
+            merge_list(existing, items, key);
+            continue;
+        }
         if v.is_object() {
             let entry = t.entry(k.clone()).or_insert(Value::Null);
             merge(entry, v, strategic);
@@ -88,6 +97,60 @@ fn merge(target: &mut Value, patch: &Value, strategic: bool) {
             }
         } else {
             t.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// The `patchMergeKey` of the list field `field` in the Kubernetes types, by field name (the
+/// lists a pod template and object metadata carry); `ports` is keyed by `containerPort` in a
+/// container and by `port` in a Service, told apart by the elements.
+fn merge_key(field: &str, patch: &[Value], target: &[Value]) -> Option<&'static str> {
+    Some(match field {
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "env"
+        | "volumes"
+        | "imagePullSecrets"
+        | "resourceClaims" => "name",
+        "volumeMounts" => "mountPath",
+        "volumeDevices" => "devicePath",
+        "hostAliases" => "ip",
+        "ownerReferences" => "uid",
+        "conditions" => "type",
+        "ports" => {
+            let has = |k: &str| patch.iter().chain(target).any(|e| e.get(k).is_some());
+            if has("containerPort") {
+                "containerPort"
+            } else if has("port") {
+                "port"
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Merge list `patch` into `target` by `key`: an element matching one in the target is merged
+/// into it (strategically), a new one is appended, one with `$patch: delete` removes its match.
+/// Elements without the key are appended.
+fn merge_list(target: &mut Vec<Value>, patch: &[Value], key: &str) {
+    for item in patch {
+        let id = item.get(key);
+        let pos = id.and_then(|id| target.iter().position(|t| t.get(key) == Some(id)));
+        let delete = item.get("$patch").and_then(Value::as_str) == Some("delete");
+        match (pos, delete) {
+            (Some(i), true) => {
+                target.remove(i);
+            }
+            (None, true) => {}
+            (Some(i), false) => merge(&mut target[i], item, true),
+            (None, false) => {
+                let mut fresh = Value::Null;
+                merge(&mut fresh, item, true);
+                target.push(fresh);
+            }
         }
     }
 }
@@ -300,6 +363,60 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v, json!({"metadata": {"labels": {"z": "9"}}}));
+    }
+
+    #[test]
+    fn strategic_patch_merges_keyed_lists_as_kube_apiserver_does() {
+        let mut v = json!({"spec": {"template": {"spec": {
+            "containers": [
+                {"name": "web", "image": "web:1", "ports": [{"containerPort": 80, "name": "http"}]},
+                {"name": "proxy", "image": "envoy:1"}
+            ],
+            "tolerations": [{"key": "a"}]
+        }}}});
+        // What `kubectl set image deploy/x proxy=envoy:2` sends, plus a new container, a
+        // deleted one and a list without a merge key.
+        apply(
+            PatchType::Strategic,
+            &mut v,
+            &json!({"spec": {"template": {"spec": {
+                "$setElementOrder/containers": [{"name": "web"}, {"name": "proxy"}],
+                "containers": [
+                    {"name": "proxy", "image": "envoy:2"},
+                    {"name": "web", "ports": [{"containerPort": 80, "protocol": "TCP"}]},
+                    {"name": "debug", "image": "busybox"}
+                ],
+                "tolerations": [{"key": "b"}]
+            }}}}),
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"spec": {"template": {"spec": {
+                "containers": [
+                    {"name": "web", "image": "web:1",
+                     "ports": [{"containerPort": 80, "name": "http", "protocol": "TCP"}]},
+                    {"name": "proxy", "image": "envoy:2"},
+                    {"name": "debug", "image": "busybox"}
+                ],
+                "tolerations": [{"key": "b"}]
+            }}}})
+        );
+        apply(
+            PatchType::Strategic,
+            &mut v,
+            &json!({"spec": {"template": {"spec": {
+                "containers": [{"name": "debug", "$patch": "delete"}]
+            }}}}),
+        )
+        .unwrap();
+        let names: Vec<&str> = v["spec"]["template"]["spec"]["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["name"].as_str())
+            .collect();
+        assert_eq!(names, ["web", "proxy"]);
     }
 
     #[test]

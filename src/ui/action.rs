@@ -390,6 +390,11 @@ pub enum Action {
     Forwards(Vec<crate::ui::portforward::ForwardRow>),
     /// Progress of the drain started by [`Effect::Drain`].
     Drain(crate::ui::drain::DrainEvent),
+    /// Answer to [`Effect::FetchImages`]: the object's containers and images.
+    Images {
+        write: Box<crate::ui::operate::Write>,
+        result: Result<Vec<crate::ui::operate::ContainerImage>, String>,
+    },
     /// A one-line message for the footer (e.g. the result of a delete).
     Notify {
         message: String,
@@ -493,6 +498,8 @@ pub enum Effect {
     },
     /// Cancel the running drain (it answers `DrainEvent::Cancelled`).
     CancelDrain,
+    /// GET the object a set-image write names; answer with [`Action::Images`].
+    FetchImages(Box<crate::ui::operate::Write>),
     /// GET the pod; answer with [`Action::Containers`].
     FetchContainers {
         namespace: String,

@@ -92,6 +92,8 @@ pub enum Mode {
     Confirm(ConfirmWrite),
     /// The scale dialog (replica count input).
     Scale(ScaleDialog),
+    /// The set-image dialog (a container, its new image).
+    SetImage(crate::ui::screens::set_image::SetImageDialog),
     /// The drain progress dialog (its state is [`App::drain`]).
     Drain,
     /// The port-forward dialog.
@@ -745,6 +747,7 @@ impl App {
                 pod,
                 result,
             } => self.on_containers(&namespace, &pod, result, &mut fx),
+            Action::Images { write, result } => self.on_images(&write, result),
             Action::Forwards(rows) => {
                 if rows != self.forwards {
                     self.forwards = rows;
@@ -818,6 +821,7 @@ impl App {
             Mode::Labels(p) => self.on_picker_key(key, p, fx),
             Mode::Confirm(c) => self.on_confirm_key(key, c, fx),
             Mode::Scale(d) => self.on_scale_key(key, d, fx),
+            Mode::SetImage(d) => self.on_set_image_key(key, d, fx),
             Mode::Drain => self.on_drain_key(key, fx),
             Mode::Forward(d) => self.on_forward_dialog_key(key, d, fx),
             Mode::Containers(p) => self.on_container_picker_key(key, p, fx),

@@ -50,6 +50,7 @@ fn aimed_at_object(e: &Effect) -> bool {
             | Effect::Edit { .. }
             | Effect::Shell { .. }
             | Effect::FetchContainers { .. }
+            | Effect::FetchImages(_)
             | Effect::FetchPorts { .. }
             | Effect::FetchTargetPorts { .. }
             | Effect::StartForward { .. }

@@ -74,6 +74,8 @@ pub enum KeyAction {
     Trigger,
     /// CronJobs: suspend / resume.
     Suspend,
+    /// Pods and workloads: set a container's image.
+    SetImage,
 }
 
 /// A key with modifiers, normalised (shifted letters are upper-case chars without SHIFT).

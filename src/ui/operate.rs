@@ -19,6 +19,7 @@
 //! | edit (`kubectl edit`, see [`crate::ui::edit`]) | `PUT` of the edited object with the resourceVersion it was read at |
 //! | trigger (`kubectl create job NAME --from=cronjob/CJ`) | `GET` of the CronJob, `POST` of a Job made from its `jobTemplate` ([`job_from_cronjob`]) |
 //! | suspend / resume (`kubectl patch cronjob CJ -p '{"spec":{"suspend":true}}'`) | strategic-merge `PATCH` of `spec.suspend` |
+//! | set image (`kubectl set image KIND/NAME CONTAINER=IMAGE`) | strategic-merge `PATCH` of the one container's `image`, merged by `name` ([`set_image_patch`]) |
 
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::Pod;
@@ -93,6 +94,74 @@ pub enum Operation {
     Trigger,
     /// Set a CronJob's `spec.suspend` (`true`: no further runs are scheduled; `false`: resume).
     Suspend(bool),
+    /// Set one container's image (`kubectl set image`): of the pod, or of the pod template.
+    SetImage(ContainerImage),
+}
+
+/// A container of a pod or of a pod template, and its image.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContainerImage {
+    pub name: String,
+    pub image: String,
+    /// An init container (`initContainers`).
+    pub init: bool,
+}
+
+/// Where `kind`'s pod spec is: the pod's own, a CronJob's job template's, else the template's.
+fn pod_spec_path(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "Pod" => &["spec"],
+        "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
+        _ => &["spec", "template", "spec"],
+    }
+}
+
+/// The containers (init containers first, as a pod starts them) of an object of `kind`.
+pub fn container_images(kind: &str, obj: &serde_json::Value) -> Vec<ContainerImage> {
+    let mut spec = obj;
+    for key in pod_spec_path(kind) {
+        match spec.get(key) {
+            Some(v) => spec = v,
+            None => return Vec::new(),
+        }
+    }
+    let mut out = Vec::new();
+    for (list, init) in [("initContainers", true), ("containers", false)] {
+        for c in spec
+            .get(list)
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let field = |k: &str| {
+                c.get(k)
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            out.push(ContainerImage {
+                name: field("name"),
+                image: field("image"),
+                init,
+            });
+        }
+    }
+    out
+}
+
+/// The strategic-merge patch `kubectl set image` sends for one container: the container list
+/// merged by `name`, so the other containers and the container's other fields stay.
+pub fn set_image_patch(kind: &str, c: &ContainerImage) -> serde_json::Value {
+    let list = if c.init {
+        "initContainers"
+    } else {
+        "containers"
+    };
+    let mut v = json!({ list: [{"name": c.name, "image": c.image}] });
+    for key in pod_spec_path(kind).iter().rev() {
+        v = json!({ *key: v });
+    }
+    v
 }
 
 impl Operation {
@@ -110,6 +179,7 @@ impl Operation {
             Operation::Trigger => "trigger",
             Operation::Suspend(true) => "suspend",
             Operation::Suspend(false) => "resume",
+            Operation::SetImage(_) => "set image",
         }
     }
 
@@ -148,6 +218,15 @@ impl Operation {
             }
             Operation::Cordon | Operation::Uncordon => group.is_empty() && kind == "Node",
             Operation::Trigger | Operation::Suspend(_) => group == "batch" && kind == "CronJob",
+            Operation::SetImage(_) => matches!(
+                (group, kind),
+                ("", "Pod")
+                    | (
+                        "apps",
+                        "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet"
+                    )
+                    | ("batch", "CronJob")
+            ),
         }
     }
 
@@ -161,7 +240,8 @@ impl Operation {
             Operation::Restart
             | Operation::Cordon
             | Operation::Uncordon
-            | Operation::Suspend(_) => format!("patch {r}"),
+            | Operation::Suspend(_)
+            | Operation::SetImage(_) => format!("patch {r}"),
             Operation::Evict => "create pods/eviction".to_string(),
             Operation::Edit(_) => format!("update {r}"),
             Operation::Trigger => format!("get {r}, create jobs.batch"),
@@ -237,6 +317,9 @@ impl Write {
             Operation::Trigger => format!("Trigger {what} (create a Job from its template now)?"),
             Operation::Suspend(true) => format!("Suspend {what} (no further runs scheduled)?"),
             Operation::Suspend(false) => format!("Resume {what}?"),
+            Operation::SetImage(c) => {
+                format!("Set the image of {what}'s {} to {}?", c.name, c.image)
+            }
         }
     }
 
@@ -259,6 +342,9 @@ impl Write {
             },
             Operation::Suspend(true) => format!("{what} suspended"),
             Operation::Suspend(false) => format!("{what} resumed"),
+            Operation::SetImage(c) => {
+                format!("{what}: container {} image set to {}", c.name, c.image)
+            }
         }
     }
 
@@ -340,6 +426,17 @@ pub fn manual_job_name(cronjob: &str, random: u32) -> String {
 pub fn restart_patch(now: &str) -> serde_json::Value {
     json!({"spec": {"template": {"metadata": {"annotations": {
         "kubectl.kubernetes.io/restartedAt": now}}}}})
+}
+
+/// The containers and images of the object `w` names (a GET: the cache keeps no containers),
+/// for the set-image dialog; the error is the server's answer on one line.
+pub async fn fetch_images(client: kube::Client, w: &Write) -> Result<Vec<ContainerImage>, String> {
+    let obj = w
+        .api(client)
+        .get(&w.name)
+        .await
+        .map_err(|e| one_line(&e.to_string()))?;
+    Ok(container_images(&w.resource.api_resource.kind, &obj.data))
 }
 
 /// Send the write; log one line; report the server's answer.
@@ -459,6 +556,14 @@ async fn send(client: kube::Client, w: &Write) -> Result<Option<String>, kube::E
             )
             .await
             .map(drop),
+        Operation::SetImage(c) => api
+            .patch(
+                &w.name,
+                &pp,
+                &Patch::Strategic(set_image_patch(&w.resource.api_resource.kind, c)),
+            )
+            .await
+            .map(drop),
         // Sent above (a GET, then a POST to another resource).
         Operation::Trigger => Ok(()),
     };
@@ -508,6 +613,7 @@ mod tests {
             Operation::Trigger,
             Operation::Suspend(true),
             Operation::Suspend(false),
+            Operation::SetImage(ContainerImage::default()),
         ] {
             let name = op.name();
             let err = write(op).check(true).unwrap_err();
@@ -629,6 +735,68 @@ mod tests {
         assert_eq!(n.len(), 63, "{n}");
         assert!(n.starts_with(&"x".repeat(52)));
         assert_ne!(manual_job_name("r", 1), manual_job_name("r", 2));
+    }
+
+    #[test]
+    fn container_images_are_read_where_each_kind_keeps_its_pod_spec() {
+        let spec = json!({"initContainers": [{"name": "init", "image": "busybox"}],
+                          "containers": [{"name": "web", "image": "web:1"},
+                                         {"name": "proxy", "image": "envoy:2"}]});
+        let img = |name: &str, image: &str, init: bool| ContainerImage {
+            name: name.into(),
+            image: image.into(),
+            init,
+        };
+        let all = vec![
+            img("init", "busybox", true),
+            img("web", "web:1", false),
+            img("proxy", "envoy:2", false),
+        ];
+        assert_eq!(container_images("Pod", &json!({"spec": spec})), all);
+        assert_eq!(
+            container_images("Deployment", &json!({"spec": {"template": {"spec": spec}}})),
+            all
+        );
+        assert_eq!(
+            container_images(
+                "CronJob",
+                &json!({"spec": {"jobTemplate": {"spec": {"template": {"spec": spec}}}}})
+            ),
+            all
+        );
+        assert!(container_images("Deployment", &json!({"spec": {}})).is_empty());
+    }
+
+    #[test]
+    fn the_set_image_patch_is_kubectls_merged_by_container_name() {
+        let c = ContainerImage {
+            name: "web".into(),
+            image: "web:2".into(),
+            init: false,
+        };
+        assert_eq!(
+            set_image_patch("Deployment", &c),
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "web", "image": "web:2"}]}}}})
+        );
+        assert_eq!(
+            set_image_patch(
+                "Pod",
+                &ContainerImage {
+                    init: true,
+                    ..c.clone()
+                }
+            ),
+            json!({"spec": {"initContainers": [{"name": "web", "image": "web:2"}]}})
+        );
+        assert_eq!(
+            set_image_patch("CronJob", &c),
+            json!({"spec": {"jobTemplate": {"spec": {"template": {"spec":
+                {"containers": [{"name": "web", "image": "web:2"}]}}}}}})
+        );
+        let op = Operation::SetImage(c);
+        assert!(op.applies_to("apps", "StatefulSet") && op.applies_to("", "Pod"));
+        assert!(!op.applies_to("batch", "Job") && !op.applies_to("", "Node"));
+        assert!(!op.destructive());
     }
 
     #[test]

@@ -375,6 +375,7 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Restart => "restart",
         KeyAction::Trigger => "trigger",
         KeyAction::Suspend => "suspend",
+        KeyAction::SetImage => "set image",
         KeyAction::Cordon => "cordon",
         KeyAction::Uncordon => "uncordon",
         KeyAction::Drain => "drain",

@@ -40,6 +40,46 @@ async fn kubectl_edit_with_a_scripted_editor_changes_the_object() {
     s.cleanup().await;
 }
 
+/// `kubectl set image` on one container of two: the strategic-merge patch merges the containers
+/// by name, so the other keeps its image (a list replaced whole would lose it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_set_image_changes_one_container_and_keeps_the_other() {
+    let Some(s) = setup("kubectl_set_image_changes_one_container_and_keeps_the_other").await else {
+        return;
+    };
+    let k = &s.kubectl;
+    let ns = s.ns.as_str();
+    k.apply_stdin(&format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: two\n  namespace: {ns}\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: two\n  template:\n    metadata:\n      labels:\n        app: two\n    spec:\n      containers:\n      - name: web\n        image: registry.k8s.io/pause:3.10\n      - name: proxy\n        image: registry.k8s.io/pause:3.9\n"
+    ))
+    .await;
+    k.ok(&[
+        "set",
+        "image",
+        "deployment/two",
+        "proxy=registry.k8s.io/pause:3.10",
+        "-n",
+        ns,
+    ])
+    .await;
+    let images = k
+        .ok(&[
+            "get",
+            "deployment",
+            "two",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={range .spec.template.spec.containers[*]}{.name}={.image} {end}",
+        ])
+        .await;
+    assert_eq!(
+        images.trim(),
+        "web=registry.k8s.io/pause:3.10 proxy=registry.k8s.io/pause:3.10"
+    );
+    s.cleanup().await;
+}
+
 /// `kubectl get cronjobs` prints the server's Table columns (as kube-apiserver's CronJob
 /// printer), `kubectl patch` suspends one, and `kubectl create job --from` makes a Job of it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -644,6 +644,14 @@ impl Runtime {
                     c.cancel();
                 }
             }
+            Effect::FetchImages(write) => {
+                let client = self.connection.client.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = operate::fetch_images(client, &write).await;
+                    let _ = tx.send(Action::Images { write, result });
+                });
+            }
             Effect::FetchContainers { namespace, pod } => {
                 let pods: Api<k8s_openapi::api::core::v1::Pod> =
                     Api::namespaced(self.connection.client.clone(), &namespace);

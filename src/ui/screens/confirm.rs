@@ -50,6 +50,7 @@ impl ConfirmWrite {
                 Operation::Trigger => "Trigger",
                 Operation::Suspend(true) => "Suspend",
                 Operation::Suspend(false) => "Resume",
+                Operation::SetImage(_) => "Set image",
             },
             Pending::Drain { .. } => "Drain",
         }

@@ -39,6 +39,7 @@ pub mod operations;
 pub mod portforwards;
 pub mod pulse;
 pub mod scale;
+pub mod set_image;
 pub mod table;
 pub mod text;
 pub mod usage;
@@ -172,6 +173,7 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
         Mode::Help { scroll } => app.render_help(*scroll, area, buf),
         Mode::Confirm(c) => confirm::render_confirm(c, area, buf),
         Mode::Scale(d) => scale::render_scale(d, area, buf),
+        Mode::SetImage(d) => set_image::render_set_image(d, area, buf),
         Mode::Drain => app.render_drain(area, buf),
         Mode::Forward(d) => forward_dialog::render_forward_dialog(d, area, buf),
         Mode::Containers(p) => container_picker::render_container_picker(p, area, buf),

@@ -73,6 +73,10 @@ pub fn node_actions(
             KeyAction::Suspend,
             Operation::Suspend(true).applies_to(group, kind),
         ),
+        (
+            KeyAction::SetImage,
+            Operation::SetImage(Default::default()).applies_to(group, kind),
+        ),
         (KeyAction::Cordon, Operation::Cordon.applies_to(group, kind)),
         (
             KeyAction::Uncordon,

@@ -1,8 +1,8 @@
 //! The operating keys of the resource table and the xray tree: delete (`ctrl-d`, propagation
 //! chosen in the dialog), kill (`ctrl-k`, grace period 0), scale (`S`), rollout restart (`r`),
 //! a CronJob's trigger (`T`) and suspend / resume (`Z`, by its current `spec.suspend`), cordon
-//! (`c`), uncordon (`u`), drain (`D`), a shell in a pod (`s`), port-forward (`F`) and edit
-//! (`E`, `ctrl-e`). Each builds a [`Write`] for the selected object (a table row, or an xray
+//! (`c`), uncordon (`u`), drain (`D`), a shell in a pod (`s`), port-forward (`F`), edit
+//! (`E`, `ctrl-e`) and set image (`i`, a dialog: [`super::set_image`]). Each builds a [`Write`] for the selected object (a table row, or an xray
 //! node's object: a container node stands for its pod) and goes through
 //! [`crate::ui::operate`]: refused in read-only mode or on a kind it does not apply to (the
 //! footer says why), confirmed when destructive, sent as an [`Effect::Write`] whose answer comes
@@ -44,6 +44,10 @@ impl App {
             }
             KeyAction::Edit => {
                 self.ask_edit(fx);
+                return true;
+            }
+            KeyAction::SetImage => {
+                self.ask_set_image(fx);
                 return true;
             }
             _ => return false,
@@ -172,6 +176,19 @@ impl App {
             namespace: w.namespace,
             name: w.name,
         });
+    }
+
+    /// `i`: the set-image dialog for the selected pod or workload (its containers fetched);
+    /// refused in read-only mode and on other kinds before anything opens.
+    fn ask_set_image(&mut self, fx: &mut Vec<Effect>) {
+        let Some(w) = self.selected_write(Operation::SetImage(Default::default())) else {
+            return;
+        };
+        if let Err(e) = w.check(self.readonly_for_write(&w)) {
+            self.error(e);
+            return;
+        }
+        self.open_set_image(w, fx);
     }
 
     fn ask_drain(&mut self) {

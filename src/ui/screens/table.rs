@@ -150,6 +150,7 @@ impl App {
             | KeyAction::Restart
             | KeyAction::Trigger
             | KeyAction::Suspend
+            | KeyAction::SetImage
             | KeyAction::Cordon
             | KeyAction::Uncordon
             | KeyAction::Drain

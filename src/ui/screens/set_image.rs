@@ -1,0 +1,258 @@
+//! The set-image dialog (`i` on a Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet or
+//! CronJob): the object's containers with their images (fetched with a GET: the cache keeps
+//! none), ↑/↓ picks one, the input holds its image to edit; Enter sends `kubectl set image`'s
+//! patch through [`crate::ui::operate`] (editing the image is the confirmation), Esc cancels.
+
+use crossterm::event::{Event, KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use crate::ui::action::Effect;
+use crate::ui::app::{App, Mode};
+use crate::ui::operate::{ContainerImage, Operation, Write};
+use crate::ui::widgets::centered;
+
+/// Containers listed at most (a pod with more scrolls nothing: the rest are not offered).
+const MAX_LISTED: usize = 12;
+
+/// An open set-image dialog.
+#[derive(Debug, Clone)]
+pub struct SetImageDialog {
+    /// The write to send, its container and image filled in from the dialog.
+    pub write: Box<Write>,
+    /// `None` while the object is fetched.
+    pub containers: Option<Result<Vec<ContainerImage>, String>>,
+    pub selected: usize,
+    /// The selected container's image, as edited.
+    pub input: Input,
+    /// Why Enter did not send (shown in the dialog).
+    pub error: Option<String>,
+    /// The cluster it acts on, named when several are selected (`None`: one).
+    pub cluster: Option<String>,
+}
+
+impl SetImageDialog {
+    fn listed(&self) -> &[ContainerImage] {
+        match &self.containers {
+            Some(Ok(list)) => &list[..list.len().min(MAX_LISTED)],
+            _ => &[],
+        }
+    }
+
+    /// Select container `i` and put its image in the input.
+    fn select(&mut self, i: usize) {
+        let image = self.listed().get(i).map(|c| c.image.clone());
+        if let Some(image) = image {
+            self.selected = i;
+            self.input = Input::new(image);
+        }
+        self.error = None;
+    }
+
+    /// The write Enter sends, or why not.
+    fn write(&self) -> Result<Write, String> {
+        let c = self
+            .listed()
+            .get(self.selected)
+            .ok_or("no container to set the image of")?;
+        let image = self.input.value().trim();
+        if image.is_empty() {
+            return Err("type an image".into());
+        }
+        if image.contains(char::is_whitespace) {
+            return Err("an image reference has no spaces".into());
+        }
+        if image == c.image {
+            return Err(format!("{} already runs {image}", c.name));
+        }
+        let mut w = (*self.write).clone();
+        w.op = Operation::SetImage(ContainerImage {
+            name: c.name.clone(),
+            image: image.to_string(),
+            init: c.init,
+        });
+        Ok(w)
+    }
+}
+
+impl App {
+    /// Open the dialog for `write` (checked by the caller) and fetch the object's containers.
+    pub(crate) fn open_set_image(&mut self, write: Write, fx: &mut Vec<Effect>) {
+        // The object's own cluster (a merged table's row), else the current one.
+        let cluster = self.fleet.is_fleet().then(|| {
+            write
+                .cluster
+                .clone()
+                .unwrap_or_else(|| self.connection.context.clone())
+        });
+        fx.push(Effect::FetchImages(Box::new(write.clone())));
+        self.mode = Mode::SetImage(SetImageDialog {
+            write: Box::new(write),
+            containers: None,
+            selected: 0,
+            input: Input::default(),
+            error: None,
+            cluster,
+        });
+    }
+
+    /// The containers arrived: the first app container (not an init one) is selected.
+    pub(crate) fn on_images(&mut self, write: &Write, result: Result<Vec<ContainerImage>, String>) {
+        let Mode::SetImage(d) = &mut self.mode else {
+            return;
+        };
+        if *d.write != *write {
+            return;
+        }
+        let first = match &result {
+            Ok(list) if list.is_empty() => {
+                d.error = Some("it has no containers".into());
+                None
+            }
+            Ok(list) => Some(list.iter().position(|c| !c.init).unwrap_or(0)),
+            Err(_) => None,
+        };
+        d.containers = Some(result);
+        if let Some(i) = first {
+            d.select(i);
+        }
+        self.dirty = true;
+    }
+
+    pub(crate) fn on_set_image_key(
+        &mut self,
+        key: KeyEvent,
+        mut d: SetImageDialog,
+        fx: &mut Vec<Effect>,
+    ) -> Mode {
+        match key.code {
+            KeyCode::Esc => {
+                self.info("set image cancelled");
+                Mode::Normal
+            }
+            KeyCode::Up => {
+                d.select(d.selected.saturating_sub(1));
+                Mode::SetImage(d)
+            }
+            KeyCode::Down => {
+                d.select((d.selected + 1).min(d.listed().len().saturating_sub(1)));
+                Mode::SetImage(d)
+            }
+            KeyCode::Enter if d.containers.is_none() => {
+                d.error = Some("the containers are still being read".into());
+                Mode::SetImage(d)
+            }
+            KeyCode::Enter => match d.write() {
+                Ok(w) => {
+                    if let Err(e) = w.check(self.readonly_for_write(&w)) {
+                        self.error(e);
+                        return Mode::Normal;
+                    }
+                    if let Operation::SetImage(c) = &w.op {
+                        self.info(format!("setting {}'s {} to {}…", w.what(), c.name, c.image));
+                    }
+                    fx.push(Effect::Write(w));
+                    Mode::Normal
+                }
+                Err(e) => {
+                    d.error = Some(e);
+                    Mode::SetImage(d)
+                }
+            },
+            _ => {
+                d.input.handle_event(&Event::Key(key));
+                d.error = None;
+                Mode::SetImage(d)
+            }
+        }
+    }
+}
+
+pub(crate) fn render_set_image(d: &SetImageDialog, area: Rect, buf: &mut Buffer) {
+    let listed = d.listed();
+    let rows = listed.len().max(1) as u16;
+    // Borders, title, a blank line, the containers, a blank line, the input, an error line.
+    let r = centered(area, 76, 7 + rows + u16::from(d.cluster.is_some()));
+    Clear.render(r, buf);
+    let mut lines = vec![Line::from(format!("Set image of {}", d.write.what())).centered()];
+    if let Some(cluster) = &d.cluster {
+        lines.push(
+            Line::from(vec![
+                Span::raw("on cluster "),
+                Span::styled(format!(" {cluster} "), crate::ui::fleet::cluster_style()),
+            ])
+            .centered(),
+        );
+    }
+    lines.push(Line::raw(""));
+    match &d.containers {
+        None => lines.push(Line::styled(
+            "  reading its containers…",
+            Style::default().fg(Color::Gray),
+        )),
+        Some(Err(e)) => lines.push(Line::styled(
+            format!("  {e}"),
+            Style::default().fg(Color::Red),
+        )),
+        Some(Ok(_)) => {
+            let width = listed.iter().map(|c| c.name.len()).max().unwrap_or(0);
+            for (i, c) in listed.iter().enumerate() {
+                let name = if c.init {
+                    format!("{} (init)", c.name)
+                } else {
+                    c.name.clone()
+                };
+                let text = format!(
+                    "{} {name:<w$}  {}",
+                    if i == d.selected { "▸" } else { " " },
+                    c.image,
+                    w = width + 7
+                );
+                let style = if i == d.selected {
+                    Style::default().add_modifier(Modifier::REVERSED)
+                } else {
+                    Style::default()
+                };
+                lines.push(Line::styled(format!(" {text}"), style));
+            }
+        }
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        Span::raw(" image: "),
+        Span::styled(
+            d.input.value().to_string(),
+            Style::default()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
+    ]));
+    if let Some(e) = &d.error {
+        lines.push(Line::styled(
+            format!(" {e}"),
+            Style::default().fg(Color::Red),
+        ));
+    }
+    Paragraph::new(lines)
+        .block(
+            Block::bordered()
+                .border_style(Style::default().fg(Color::Yellow))
+                .title(
+                    Line::styled(
+                        " Set image ",
+                        Style::default()
+                            .fg(Color::Yellow)
+                            .add_modifier(Modifier::BOLD),
+                    )
+                    .centered(),
+                )
+                .title_bottom(Line::from(" ↑/↓: container  enter: set  esc: cancel ").centered()),
+        )
+        .render(r, buf);
+}
