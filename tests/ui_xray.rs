@@ -453,6 +453,7 @@ fn enter_on_a_node_offers_the_actions_that_apply_to_its_kind() {
             Delete,
             Scale,
             Restart,
+            SetImage,
             PortForward,
             Edit
         ]
@@ -475,6 +476,7 @@ fn enter_on_a_node_offers_the_actions_that_apply_to_its_kind() {
             History,
             Delete,
             Kill,
+            SetImage,
             Shell,
             PortForward,
             Edit
