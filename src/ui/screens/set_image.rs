@@ -176,8 +176,28 @@ impl App {
 pub(crate) fn render_set_image(d: &SetImageDialog, area: Rect, buf: &mut Buffer) {
     let listed = d.listed();
     let rows = listed.len().max(1) as u16;
+    let label = |c: &ContainerImage| {
+        if c.init {
+            format!("{} (init)", c.name)
+        } else {
+            c.name.clone()
+        }
+    };
+    let name_w = listed
+        .iter()
+        .map(|c| label(c).chars().count())
+        .max()
+        .unwrap_or(0);
+    // Wide enough for the longest container line and the input, within the screen.
+    let longest = listed
+        .iter()
+        .map(|c| name_w + c.image.chars().count() + 7)
+        .chain([d.input.value().chars().count() + 12])
+        .max()
+        .unwrap_or(0);
+    let width = u16::try_from(longest).unwrap_or(u16::MAX).clamp(76, 140);
     // Borders, title, a blank line, the containers, a blank line, the input, an error line.
-    let r = centered(area, 76, 7 + rows + u16::from(d.cluster.is_some()));
+    let r = centered(area, width, 7 + rows + u16::from(d.cluster.is_some()));
     Clear.render(r, buf);
     let mut lines = vec![Line::from(format!("Set image of {}", d.write.what())).centered()];
     if let Some(cluster) = &d.cluster {
@@ -200,18 +220,13 @@ pub(crate) fn render_set_image(d: &SetImageDialog, area: Rect, buf: &mut Buffer)
             Style::default().fg(Color::Red),
         )),
         Some(Ok(_)) => {
-            let width = listed.iter().map(|c| c.name.len()).max().unwrap_or(0);
             for (i, c) in listed.iter().enumerate() {
-                let name = if c.init {
-                    format!("{} (init)", c.name)
-                } else {
-                    c.name.clone()
-                };
                 let text = format!(
-                    "{} {name:<w$}  {}",
+                    "{} {:<w$}  {}",
                     if i == d.selected { "▸" } else { " " },
+                    label(c),
                     c.image,
-                    w = width + 7
+                    w = name_w
                 );
                 let style = if i == d.selected {
                     Style::default().add_modifier(Modifier::REVERSED)
