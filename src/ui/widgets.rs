@@ -51,6 +51,25 @@ pub(crate) fn truncate(s: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// A dialog's frame: a border and a bold title in `colour`, both centred, and the dialog's keys
+/// at the bottom (`title` and `keys` as shown, spaces included).
+pub(crate) fn dialog_block<'a>(
+    title: impl Into<Cow<'a, str>>,
+    colour: Color,
+    keys: impl Into<Cow<'a, str>>,
+) -> Block<'a> {
+    Block::bordered()
+        .border_style(Style::default().fg(colour))
+        .title(
+            Line::styled(
+                title,
+                Style::default().fg(colour).add_modifier(Modifier::BOLD),
+            )
+            .centered(),
+        )
+        .title_bottom(Line::from(keys.into()).centered())
+}
+
 pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);

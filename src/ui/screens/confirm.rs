@@ -7,13 +7,13 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
 use crate::ui::drain::DrainOptions;
 use crate::ui::operate::{Operation, Write};
-use crate::ui::widgets::centered;
+use crate::ui::widgets::{centered, dialog_block};
 
 /// What waits for the user's yes.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,17 +197,10 @@ pub(crate) fn render_confirm(c: &ConfirmWrite, area: Rect, buf: &mut Buffer) {
     };
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(
-            Block::bordered()
-                .border_style(Style::default().fg(Color::Red))
-                .title(
-                    Line::styled(
-                        format!(" Confirm {} ", verb.to_lowercase()),
-                        Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
-                    )
-                    .centered(),
-                )
-                .title_bottom(Line::from(keys).centered()),
-        )
+        .block(dialog_block(
+            format!(" Confirm {} ", verb.to_lowercase()),
+            Color::Red,
+            keys,
+        ))
         .render(r, buf);
 }

@@ -7,11 +7,11 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
-use crate::ui::widgets::centered;
+use crate::ui::widgets::{centered, dialog_block};
 
 /// An open container picker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,19 +140,10 @@ pub(crate) fn render_container_picker(p: &ContainerPicker, area: Rect, buf: &mut
         }
     }
     Paragraph::new(lines)
-        .block(
-            Block::bordered()
-                .border_style(Style::default().fg(Color::Cyan))
-                .title(
-                    Line::styled(
-                        " Container ",
-                        Style::default()
-                            .fg(Color::Cyan)
-                            .add_modifier(Modifier::BOLD),
-                    )
-                    .centered(),
-                )
-                .title_bottom(Line::from(" ↑/↓: container  enter: shell  esc: cancel ").centered()),
-        )
+        .block(dialog_block(
+            " Container ",
+            Color::Cyan,
+            " ↑/↓: container  enter: shell  esc: cancel ",
+        ))
         .render(r, buf);
 }

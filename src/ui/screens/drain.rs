@@ -9,12 +9,12 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
 use crate::ui::drain::{DrainEvent, DrainOptions, PodRef};
-use crate::ui::widgets::centered;
+use crate::ui::widgets::{centered, dialog_block};
 
 /// Where a drain is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,18 +258,11 @@ impl App {
         };
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(
-                Block::bordered()
-                    .border_style(Style::default().fg(colour))
-                    .title(
-                        Line::styled(
-                            format!(" Drain node {} ", d.node),
-                            Style::default().fg(colour).add_modifier(Modifier::BOLD),
-                        )
-                        .centered(),
-                    )
-                    .title_bottom(Line::from(keys).centered()),
-            )
+            .block(dialog_block(
+                format!(" Drain node {} ", d.node),
+                colour,
+                keys,
+            ))
             .render(r, buf);
     }
 }

@@ -9,14 +9,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Clear, Paragraph, Widget};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use crate::ui::action::{ContainerPort, Effect, ForwardKind, SelectorPorts};
 use crate::ui::app::{App, Mode};
 use crate::ui::portforward::RemotePort;
-use crate::ui::widgets::centered;
+use crate::ui::widgets::{centered, dialog_block};
 
 /// An open port-forward dialog.
 #[derive(Debug, Clone)]
@@ -320,22 +320,10 @@ pub(crate) fn render_forward_dialog(d: &ForwardDialog, area: Rect, buf: &mut Buf
         lines.push(Line::styled(e.clone(), Style::default().fg(Color::Red)));
     }
     Paragraph::new(lines)
-        .block(
-            Block::bordered()
-                .border_style(Style::default().fg(Color::Cyan))
-                .title(
-                    Line::styled(
-                        " Port-forward ",
-                        Style::default()
-                            .fg(Color::Cyan)
-                            .add_modifier(Modifier::BOLD),
-                    )
-                    .centered(),
-                )
-                .title_bottom(
-                    Line::from(" ↑/↓: port  digits: local port  enter: start  esc: cancel ")
-                        .centered(),
-                ),
-        )
+        .block(dialog_block(
+            " Port-forward ",
+            Color::Cyan,
+            " ↑/↓: port  digits: local port  enter: start  esc: cancel ",
+        ))
         .render(r, buf);
 }

@@ -9,7 +9,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use crate::cluster::ResourceInfo;
 use crate::ui::action::{Effect, ObjectSummary};
@@ -17,7 +17,7 @@ use crate::ui::app::{App, Mode};
 use crate::ui::keys::KeyAction;
 use crate::ui::operate::{Operation, Propagation};
 use crate::ui::screens::logs::log_target;
-use crate::ui::widgets::{centered, hint_name};
+use crate::ui::widgets::{centered, dialog_block, hint_name};
 
 /// An open actions menu.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,19 +192,10 @@ pub(crate) fn render_node_actions(m: &NodeActions, area: Rect, buf: &mut Buffer)
         })
         .collect();
     Paragraph::new(lines)
-        .block(
-            Block::bordered()
-                .border_style(Style::default().fg(Color::Cyan))
-                .title(
-                    Line::styled(
-                        format!(" {} ", m.title),
-                        Style::default()
-                            .fg(Color::Cyan)
-                            .add_modifier(Modifier::BOLD),
-                    )
-                    .centered(),
-                )
-                .title_bottom(Line::from(" ↑/↓ enter or its key: run  esc: cancel ").centered()),
-        )
+        .block(dialog_block(
+            format!(" {} ", m.title),
+            Color::Cyan,
+            " ↑/↓ enter or its key: run  esc: cancel ",
+        ))
         .render(r, buf);
 }

@@ -7,14 +7,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Clear, Paragraph, Widget};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
 use crate::ui::operate::{Operation, Write};
-use crate::ui::widgets::centered;
+use crate::ui::widgets::{centered, dialog_block};
 
 /// Most replicas the dialog accepts (a typo guard; `kubectl scale` would take more).
 pub const MAX_REPLICAS: u32 = 10_000;
@@ -145,19 +145,10 @@ pub(crate) fn render_scale(d: &ScaleDialog, area: Rect, buf: &mut Buffer) {
         lines.push(Line::styled(e.clone(), Style::default().fg(Color::Red)).centered());
     }
     Paragraph::new(lines)
-        .block(
-            Block::bordered()
-                .border_style(Style::default().fg(Color::Yellow))
-                .title(
-                    Line::styled(
-                        " Scale ",
-                        Style::default()
-                            .fg(Color::Yellow)
-                            .add_modifier(Modifier::BOLD),
-                    )
-                    .centered(),
-                )
-                .title_bottom(Line::from(" enter: scale  esc: cancel ").centered()),
-        )
+        .block(dialog_block(
+            " Scale ",
+            Color::Yellow,
+            " enter: scale  esc: cancel ",
+        ))
         .render(r, buf);
 }

@@ -8,14 +8,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Clear, Paragraph, Widget};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
 use crate::ui::operate::{ContainerImage, Operation, Write};
-use crate::ui::widgets::centered;
+use crate::ui::widgets::{centered, dialog_block};
 
 /// Containers listed at most (a pod with more scrolls nothing: the rest are not offered).
 const MAX_LISTED: usize = 12;
@@ -188,10 +188,11 @@ pub(crate) fn render_set_image(d: &SetImageDialog, area: Rect, buf: &mut Buffer)
         .map(|c| label(c).chars().count())
         .max()
         .unwrap_or(0);
-    // Wide enough for the longest container line and the input, within the screen.
+    // Wide enough for the longest container line (marker, name, image, a space before the
+    // border) and the input, within the screen.
     let longest = listed
         .iter()
-        .map(|c| name_w + c.image.chars().count() + 7)
+        .map(|c| name_w + c.image.chars().count() + 8)
         .chain([d.input.value().chars().count() + 12])
         .max()
         .unwrap_or(0);
@@ -255,19 +256,10 @@ pub(crate) fn render_set_image(d: &SetImageDialog, area: Rect, buf: &mut Buffer)
         ));
     }
     Paragraph::new(lines)
-        .block(
-            Block::bordered()
-                .border_style(Style::default().fg(Color::Yellow))
-                .title(
-                    Line::styled(
-                        " Set image ",
-                        Style::default()
-                            .fg(Color::Yellow)
-                            .add_modifier(Modifier::BOLD),
-                    )
-                    .centered(),
-                )
-                .title_bottom(Line::from(" ↑/↓: container  enter: set  esc: cancel ").centered()),
-        )
+        .block(dialog_block(
+            " Set image ",
+            Color::Yellow,
+            " ↑/↓: container  enter: set  esc: cancel ",
+        ))
         .render(r, buf);
 }
