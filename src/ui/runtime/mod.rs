@@ -1024,66 +1024,62 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     }
                     e => (e, rt.connection.client.clone()),
                 };
-                if let Effect::Shell {
-                    namespace,
-                    pod,
-                    container,
-                } = effect
-                {
-                    let session = async move {
-                        shell::run_in_terminal(client, &namespace, &pod, container.as_deref()).await
-                    };
-                    let Some((message, error)) =
-                        shell_session(&mut tui, &mut events, &rt.suspend, &mut signals, session)
-                            .await?
-                    else {
-                        running = false;
-                        break;
-                    };
-                    if let Ok(s) = tui.size() {
-                        app.update(Action::Resize(s.width, s.height));
-                    }
-                    app.update(Action::Notify { message, error });
-                    continue;
-                }
-                if let Effect::Edit {
-                    resource,
-                    namespace,
-                    name,
-                } = effect
-                {
-                    let session = async move {
-                        let command = edit::editor_command();
-                        let o =
-                            edit::edit_loop(client, &resource, namespace.as_deref(), &name, |p| {
-                                // The editor gets the terminal as a shell would give it (cooked,
-                                // as kubectl edit runs it); the dashboard takes raw mode back.
-                                tokio::task::block_in_place(|| {
-                                    let _ = crossterm::terminal::disable_raw_mode();
-                                    let r = edit::run_editor(&command, p);
-                                    let _ = crossterm::terminal::enable_raw_mode();
-                                    r
-                                })
-                            })
+                // A shell or an editor takes the terminal until it ends (the feeds hold back
+                // meanwhile); its outcome goes to the footer.
+                let session: std::pin::Pin<Box<dyn std::future::Future<Output = (String, bool)>>> =
+                    match effect {
+                        Effect::Shell {
+                            namespace,
+                            pod,
+                            container,
+                        } => Box::pin(async move {
+                            shell::run_in_terminal(client, &namespace, &pod, container.as_deref())
+                                .await
+                        }),
+                        Effect::Edit {
+                            resource,
+                            namespace,
+                            name,
+                        } => Box::pin(async move {
+                            let command = edit::editor_command();
+                            let o = edit::edit_loop(
+                                client,
+                                &resource,
+                                namespace.as_deref(),
+                                &name,
+                                |p| {
+                                    // The editor gets the terminal as a shell would give it
+                                    // (cooked, as kubectl edit runs it); the dashboard takes raw
+                                    // mode back.
+                                    tokio::task::block_in_place(|| {
+                                        let _ = crossterm::terminal::disable_raw_mode();
+                                        let r = edit::run_editor(&command, p);
+                                        let _ = crossterm::terminal::enable_raw_mode();
+                                        r
+                                    })
+                                },
+                            )
                             .await;
-                        (o.message, o.error)
+                            (o.message, o.error)
+                        }),
+                        effect => {
+                            if !rt.carry_out(effect).await {
+                                running = false;
+                            }
+                            continue;
+                        }
                     };
-                    let Some((message, error)) =
-                        shell_session(&mut tui, &mut events, &rt.suspend, &mut signals, session)
-                            .await?
-                    else {
-                        running = false;
-                        break;
-                    };
-                    if let Ok(s) = tui.size() {
-                        app.update(Action::Resize(s.width, s.height));
-                    }
-                    app.update(Action::Notify { message, error });
-                    continue;
-                }
-                if !rt.carry_out(effect).await {
+                let Some((message, error)) =
+                    shell_session(&mut tui, &mut events, &rt.suspend, &mut signals, session)
+                        .await?
+                else {
                     running = false;
+                    break;
+                };
+                if let Ok(s) = tui.size() {
+                    app.update(Action::Resize(s.width, s.height));
                 }
+                app.update(Action::Notify { message, error });
             }
         }
         if running && app.take_dirty() {
