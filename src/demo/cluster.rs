@@ -497,10 +497,11 @@ pub enum UpdateMode {
     Status,
 }
 
-/// kube-apiserver's defaulting of a created object, for the fields a printer or the dashboard
-/// shows: a CronJob's `suspend` (`SetDefaults_CronJob`: `false`, with `concurrencyPolicy: Allow`
-/// and history limits 3 and 1). Other kinds are stored as sent.
-fn create_defaults(kind: &str, v: &mut Value) {
+/// kube-apiserver's defaulting of a written object (it defaults every body it decodes: a
+/// create, an update, a patch's result), for the fields a printer or the dashboard shows: a
+/// CronJob's `suspend` (`SetDefaults_CronJob`: `false`, with `concurrencyPolicy: Allow` and
+/// history limits 3 and 1). Other kinds are stored as sent.
+fn apply_defaults(kind: &str, v: &mut Value) {
     if kind != "CronJob" {
         return;
     }
@@ -837,7 +838,7 @@ impl DemoCluster {
     pub fn create(&self, idx: usize, ns: Option<&str>, mut v: Value) -> Result<Value, StatusError> {
         let info = &RESOURCES[idx];
         Self::check_kind(info, &mut v)?;
-        create_defaults(info.kind, &mut v);
+        apply_defaults(info.kind, &mut v);
         let mut st = self.state.lock();
         let meta = v
             .get_mut("metadata")
@@ -947,6 +948,7 @@ impl DemoCluster {
     ) -> Result<Value, StatusError> {
         let info = &RESOURCES[idx];
         Self::check_kind(info, &mut v)?;
+        apply_defaults(info.kind, &mut v);
         let mut st = self.state.lock();
         let t = target(info, name);
         let key = make_key(ns, name);

@@ -33,39 +33,35 @@ impl PatchType {
 /// Apply `patch` to `target`.
 pub fn apply(kind: PatchType, target: &mut Value, patch: &Value) -> Result<(), StatusError> {
     match kind {
-        PatchType::Merge => {
-            merge(target, patch, false);
-            Ok(())
-        }
+        PatchType::Merge => merge(target, patch, false),
         PatchType::Strategic => {
             if !patch.is_object() {
                 return Err(StatusError::bad_request(
                     "strategic merge patch must be a JSON object",
                 ));
             }
-            merge(target, patch, true);
-            Ok(())
+            merge(target, patch, true)
         }
         PatchType::Json => json_patch(target, patch),
     }
 }
 
-fn merge(target: &mut Value, patch: &Value, strategic: bool) {
+fn merge(target: &mut Value, patch: &Value, strategic: bool) -> Result<(), StatusError> {
     let Value::Object(p) = patch else {
         *target = patch.clone();
-        return;
+        return Ok(());
     };
     if strategic {
         match p.get("$patch").and_then(Value::as_str) {
             Some("delete") => {
                 *target = Value::Null;
-                return;
+                return Ok(());
             }
             Some("replace") => {
                 let mut m = p.clone();
                 m.remove("$patch");
                 *target = Value::Object(m);
-                return;
+                return Ok(());
             }
             _ => {}
         }
@@ -73,7 +69,9 @@ fn merge(target: &mut Value, patch: &Value, strategic: bool) {
     if !target.is_object() {
         *target = Value::Object(serde_json::Map::new());
     }
-    let Value::Object(t) = target else { return };
+    let Value::Object(t) = target else {
+        return Ok(());
+    };
     for (k, v) in p {
         if strategic && k.starts_with('$') {
             continue;
@@ -86,12 +84,12 @@ fn merge(target: &mut Value, patch: &Value, strategic: bool) {
             && let (Value::Array(items), Some(Value::Array(existing))) = (v, t.get_mut(k))
             && let Some(key) = merge_key(k, items, existing)
         {
-            merge_list(existing, items, key);
+            merge_list(existing, items, key)?;
             continue;
         }
         if v.is_object() {
             let entry = t.entry(k.clone()).or_insert(Value::Null);
-            merge(entry, v, strategic);
+            merge(entry, v, strategic)?;
             if entry.is_null() {
                 t.remove(k);
             }
@@ -99,6 +97,7 @@ fn merge(target: &mut Value, patch: &Value, strategic: bool) {
             t.insert(k.clone(), v.clone());
         }
     }
+    Ok(())
 }
 
 /// The `patchMergeKey` of the list field `field` in the Kubernetes types, by field name (the
@@ -134,24 +133,54 @@ fn merge_key(field: &str, patch: &[Value], target: &[Value]) -> Option<&'static 
 
 /// Merge list `patch` into `target` by `key`: an element matching one in the target is merged
 /// into it (strategically), a new one is appended, one with `$patch: delete` removes its match.
-/// Elements without the key are appended.
-fn merge_list(target: &mut Vec<Value>, patch: &[Value], key: &str) {
+/// An element without the key is refused as kube-apiserver refuses it (a 500 whose message is
+/// apimachinery's `ErrNoMergeKey`).
+fn merge_list(target: &mut Vec<Value>, patch: &[Value], key: &str) -> Result<(), StatusError> {
     for item in patch {
-        let id = item.get(key);
-        let pos = id.and_then(|id| target.iter().position(|t| t.get(key) == Some(id)));
+        let Some(id) = item.get(key) else {
+            return Err(StatusError::new(
+                500,
+                "",
+                format!(
+                    "map: {} does not contain declared merge key: {key}",
+                    go_map(item)
+                ),
+            ));
+        };
+        let pos = target.iter().position(|t| t.get(key) == Some(id));
         let delete = item.get("$patch").and_then(Value::as_str) == Some("delete");
         match (pos, delete) {
             (Some(i), true) => {
                 target.remove(i);
             }
             (None, true) => {}
-            (Some(i), false) => merge(&mut target[i], item, true),
+            (Some(i), false) => merge(&mut target[i], item, true)?,
             (None, false) => {
                 let mut fresh = Value::Null;
-                merge(&mut fresh, item, true);
+                merge(&mut fresh, item, true)?;
                 target.push(fresh);
             }
         }
+    }
+    Ok(())
+}
+
+/// `v` as Go's `%v` prints a decoded JSON value: `map[k:v ...]` with sorted keys, `[a b]`.
+fn go_map(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{k}:{}", go_map(&m[k])))
+                .collect();
+            format!("map[{}]", inner.join(" "))
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(go_map).collect::<Vec<_>>().join(" ")),
+        Value::String(s) => s.clone(),
+        Value::Null => "<nil>".into(),
+        other => other.to_string(),
     }
 }
 
@@ -410,6 +439,18 @@ mod tests {
             }}}}),
         )
         .unwrap();
+        // An element without its merge key is refused, as kube-apiserver refuses it.
+        let err = apply(
+            PatchType::Strategic,
+            &mut v.clone(),
+            &json!({"spec": {"template": {"spec": {"containers": [{"image": "x"}]}}}}),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, 500);
+        assert_eq!(
+            err.message,
+            "map: map[image:x] does not contain declared merge key: name"
+        );
         let names: Vec<&str> = v["spec"]["template"]["spec"]["containers"]
             .as_array()
             .unwrap()

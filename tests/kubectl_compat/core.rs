@@ -142,11 +142,7 @@ async fn kubectl_creates_applies_and_scales() {
         .await;
     assert_eq!(out, "b");
     let manifest = s.dir.path().join("deploy.yaml");
-    let deploy = |replicas: u32| {
-        format!(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
-        )
-    };
+    let deploy = |replicas: u32| deployment_yaml(ns, "web", replicas, PAUSE);
     let path = manifest.to_str().unwrap();
     std::fs::write(&manifest, deploy(1)).unwrap();
     assert_eq!(
@@ -219,10 +215,7 @@ async fn kubectl_restarts_rollouts_and_force_deletes_pods() {
     };
     let k = &s.kubectl;
     let ns = s.ns.as_str();
-    k.apply_stdin(&format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
-    ))
-    .await;
+    k.apply_stdin(&deployment_yaml(ns, "web", 1, PAUSE)).await;
     let out = k
         .ok(&["rollout", "restart", "deployment/web", "-n", ns])
         .await;
@@ -337,10 +330,7 @@ async fn kubectl_shows_terminating_force_deletes_and_cascades_a_deployment_delet
         "{out}{err}"
     );
 
-    k.apply_stdin(&format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
-    ))
-    .await;
+    k.apply_stdin(&deployment_yaml(ns, "web", 1, PAUSE)).await;
     let uid = k
         .ok(&[
             "get",

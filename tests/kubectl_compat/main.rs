@@ -14,6 +14,21 @@ use tokio::process::Command;
 /// Only guards against a hang; nothing asserts on elapsed time.
 const HANG_GUARD: Duration = Duration::from_secs(30);
 
+/// A Deployment manifest: `name` in `ns` with `replicas` pods of `containers` (name, image), its
+/// pods labelled `app: NAME`.
+fn deployment_yaml(ns: &str, name: &str, replicas: u32, containers: &[(&str, &str)]) -> String {
+    let mut y = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: {name}\n  template:\n    metadata:\n      labels:\n        app: {name}\n    spec:\n      containers:\n"
+    );
+    for (c, image) in containers {
+        y.push_str(&format!("      - name: {c}\n        image: {image}\n"));
+    }
+    y
+}
+
+/// The usual one: `web`, one container `c` running pause.
+const PAUSE: &[(&str, &str)] = &[("c", "registry.k8s.io/pause:3.10")];
+
 fn kubectl_on_path() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)

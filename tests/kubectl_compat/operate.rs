@@ -49,8 +49,14 @@ async fn kubectl_set_image_changes_one_container_and_keeps_the_other() {
     };
     let k = &s.kubectl;
     let ns = s.ns.as_str();
-    k.apply_stdin(&format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: two\n  namespace: {ns}\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: two\n  template:\n    metadata:\n      labels:\n        app: two\n    spec:\n      containers:\n      - name: web\n        image: registry.k8s.io/pause:3.10\n      - name: proxy\n        image: registry.k8s.io/pause:3.9\n"
+    k.apply_stdin(&deployment_yaml(
+        ns,
+        "two",
+        1,
+        &[
+            ("web", "registry.k8s.io/pause:3.10"),
+            ("proxy", "registry.k8s.io/pause:3.9"),
+        ],
     ))
     .await;
     k.ok(&[
@@ -147,6 +153,22 @@ async fn kubectl_gets_cronjobs_with_their_columns_suspends_one_and_makes_a_job_f
         .ok(&["get", "cronjob", "report", "-n", ns, "--no-headers"])
         .await;
     assert_eq!(row.split_whitespace().nth(7), Some("True"), "{row}");
+    // A patch that unsets it gets the default back, as every write is defaulted.
+    k.ok(&[
+        "patch",
+        "cronjob",
+        "report",
+        "-n",
+        ns,
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"suspend":null}}"#,
+    ])
+    .await;
+    let row = k
+        .ok(&["get", "cronjob", "report", "-n", ns, "--no-headers"])
+        .await;
+    assert_eq!(row.split_whitespace().nth(7), Some("False"), "{row}");
     k.ok(&[
         "create",
         "job",
@@ -186,10 +208,9 @@ async fn kubectl_rollout_restart_replaces_the_replicaset_and_rollout_status_wait
     let (k, ns, name, _demo, real) = if std::env::var_os("KINFORMER_TEST_KUBECONFIG").is_some() {
         let Some(s) = setup(test).await else { return };
         let ns = s.ns.clone();
-        s.kubectl.apply_stdin(&format!(
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: registry.k8s.io/pause:3.10\n"
-        ))
-        .await;
+        s.kubectl
+            .apply_stdin(&deployment_yaml(&ns, "web", 2, PAUSE))
+            .await;
         let k = Kubectl {
             bin: s.kubectl.bin.clone(),
             kubeconfig: s.kubectl.kubeconfig.clone(),
