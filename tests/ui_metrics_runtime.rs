@@ -20,18 +20,14 @@ use kinformer::ui::action::NodePods;
 use kinformer::ui::app::Screen;
 use kinformer::ui::metrics::MetricsScope;
 use kinformer::ui::screens::usage::view_usage;
-use runtime_support::{Setup, headless_on_demo};
+use runtime_support::{Setup, headless_on_demo, skip_on_real_cluster};
 
 const HANG_GUARD: Duration = Duration::from_secs(60);
 /// A short poll period: the test waits for polls, never for metrics-server's 15 s.
 const PERIOD: Duration = Duration::from_millis(300);
 
 fn real_cluster(test: &str) -> bool {
-    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
-        println!("skipping {test}: asserts the demo metrics-server's behaviour");
-        return true;
-    }
-    false
+    skip_on_real_cluster(test, "asserts the demo metrics-server's behaviour")
 }
 
 async fn setup() -> Setup {

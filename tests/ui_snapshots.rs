@@ -691,8 +691,8 @@ fn operating_dialogs_never_panic_at_any_size() {
     }
 }
 
-#[test]
-fn scale_dialog_shows_current_replicas_and_input() {
+/// A connected app showing one Deployment, `default/web` with 3 of 3 replicas ready.
+fn deployment_web_app() -> App {
     let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
         "apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": "web", "namespace": "default", "uid": "uid-web",
@@ -713,6 +713,12 @@ fn scale_dialog_shows_current_replicas_and_input() {
     };
     let (mut app, _) = app_with(cfg, vec![row]);
     connected(&mut app);
+    app
+}
+
+#[test]
+fn scale_dialog_shows_current_replicas_and_input() {
+    let mut app = deployment_web_app();
     app.update(key('S'));
     app.update(code(KeyCode::Backspace));
     app.update(key('5'));
@@ -723,26 +729,7 @@ fn scale_dialog_shows_current_replicas_and_input() {
 fn set_image_dialog_lists_the_containers_and_edits_the_selected_image() {
     use kinformer::ui::action::Effect;
     use kinformer::ui::operate::ContainerImage;
-    let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "web", "namespace": "default", "uid": "uid-web",
-                     "creationTimestamp": "2026-11-21T12:00:00Z"},
-        "spec": {"replicas": 3},
-        "status": {"replicas": 3, "readyReplicas": 3, "updatedReplicas": 3, "availableReplicas": 3}
-    }))
-    .unwrap();
-    let row = kinformer::ui::action::ObjectSummary::from_object(
-        "Deployment",
-        &std::sync::Arc::new(obj),
-        None,
-    )
-    .unwrap();
-    let cfg = AppConfig {
-        resource: "deployments".into(),
-        ..config()
-    };
-    let (mut app, _) = app_with(cfg, vec![row]);
-    connected(&mut app);
+    let mut app = deployment_web_app();
     let fx = app.update(key('i'));
     let Some(Effect::FetchImages(write)) = fx.first() else {
         panic!("the containers are fetched first: {fx:?}")

@@ -18,7 +18,7 @@ use kinformer::ui::App;
 use kinformer::ui::action::Action;
 use kinformer::ui::event_log::EVENT_LOG_CAPACITY;
 use kinformer::ui::table::Mark;
-use runtime_support::{Setup, headless_on_demo};
+use runtime_support::{Setup, headless_on_demo, skip_on_real_cluster};
 use serde_json::Value;
 
 const HANG_GUARD: Duration = Duration::from_secs(120);
@@ -28,11 +28,7 @@ const CHANGES: usize = 50_000;
 const REPLACED: usize = 20;
 
 fn real_cluster(test: &str) -> bool {
-    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
-        println!("skipping {test}: writes its churn straight into the demo cluster");
-        return true;
-    }
-    false
+    skip_on_real_cluster(test, "writes its churn straight into the demo cluster")
 }
 
 async fn setup() -> Setup {

@@ -221,14 +221,7 @@ async fn the_dashboards_cordon_key_makes_the_node_unschedulable() {
     }
     let node = format!("{}-node", s.ns);
     let client = s.conn.client.clone();
-    let nodes: Api<Node> = Api::all(client.clone());
-    nodes
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({"metadata": {"name": node}})).unwrap(),
-        )
-        .await
-        .unwrap();
+    let nodes = create_node(&s, &node).await;
     let info = s.resource("no");
     let dynamic: Api<DynamicObject> = Api::all_with(client.clone(), &info.api_resource);
     let obj = Arc::new(dynamic.get(&node).await.unwrap());

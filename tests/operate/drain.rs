@@ -5,14 +5,7 @@ use super::*;
 /// A node with two ready pods owned by a ReplicaSet and a budget that keeps both.
 async fn node_with_guarded_pods(s: &Setup, node: &str, min_available: i32) {
     let client = s.conn.client.clone();
-    let nodes: Api<Node> = Api::all(client.clone());
-    nodes
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({"metadata": {"name": node}})).unwrap(),
-        )
-        .await
-        .unwrap();
+    create_node(s, node).await;
     let pods: Api<Pod> = Api::namespaced(client.clone(), &s.ns);
     for i in 0..2 {
         let name = format!("db-{i}");

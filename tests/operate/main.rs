@@ -107,6 +107,20 @@ fn deployment(name: &str) -> Deployment {
     .unwrap()
 }
 
+/// Create a bare Node named `node` (the demo's scheduler then may place pods on it); returns
+/// the nodes API.
+async fn create_node(s: &Setup, node: &str) -> Api<Node> {
+    let nodes: Api<Node> = Api::all(s.conn.client.clone());
+    nodes
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": node}})).unwrap(),
+        )
+        .await
+        .unwrap();
+    nodes
+}
+
 /// A running pod (the demo has no kubelet: the test reports it running, as a kubelet would).
 async fn running_pod(s: &Setup, name: &str) -> Api<Pod> {
     let client = s.conn.client.clone();

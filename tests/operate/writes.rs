@@ -130,14 +130,7 @@ async fn cordon_and_uncordon_flip_unschedulable() {
     }
     let node = format!("{}-node", s.ns);
     let client = s.conn.client.clone();
-    let nodes: Api<Node> = Api::all(client.clone());
-    nodes
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(json!({"metadata": {"name": node}})).unwrap(),
-        )
-        .await
-        .unwrap();
+    let nodes = create_node(&s, &node).await;
     let out = execute(client.clone(), &s.write("no", &node, Operation::Cordon)).await;
     assert_eq!(out.message, format!("node {node} cordoned"));
     let n = nodes.get(&node).await.unwrap();

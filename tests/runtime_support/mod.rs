@@ -52,3 +52,13 @@ pub async fn headless_on_demo(spec: &DemoSpec, period: Duration) -> Setup {
         _dir: dir,
     }
 }
+
+/// True (and says why) when the tests run against a real cluster (`KINFORMER_TEST_KUBECONFIG`):
+/// `test` asserts what only the demo server does, `why`.
+pub fn skip_on_real_cluster(test: &str, why: &str) -> bool {
+    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
+        println!("skipping {test}: {why}");
+        return true;
+    }
+    false
+}

@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use super::tests::fixture;
 use super::*;
 use crate::informer::decode::decode_dynamic_masked;
 
@@ -240,11 +241,6 @@ fn an_empty_list_kept_by_the_server_reads_null_from_protobuf_the_one_known_diffe
     let (json, pb) = both_ways(&ns, &schema::NAMESPACE, &ObjectMask::ALL);
     assert_eq!(json["spec"]["finalizers"], json!([]));
     assert_eq!(pb["spec"], json!({}));
-}
-
-fn fixture(name: &str) -> Value {
-    let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// Realistic objects of the fields the tables gained: a PersistentVolume of each kind of

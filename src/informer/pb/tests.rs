@@ -76,7 +76,8 @@ fn both_ways(obj: &Value, msg: &'static Msg, mask: &ObjectMask) -> (Value, Value
     )
 }
 
-fn fixture(name: &str) -> Value {
+/// A JSON fixture from `tests/fixtures/` (also read by `schema_tests`).
+pub(super) fn fixture(name: &str) -> Value {
     let path = format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
