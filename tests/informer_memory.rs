@@ -65,6 +65,7 @@ fn bytes_per_cached_pod(transform: Transform<DynamicObject>) -> f64 {
     let fifo = DeltaFifo::new(DeltaFifoOptions {
         known_objects: Some(known),
         transform: Some(transform),
+        observer: None,
     });
     let before = LIVE.load(Ordering::Relaxed);
     for i in 0..N {

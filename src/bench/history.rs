@@ -14,16 +14,14 @@
 //!   indexer, handlers, HTTP), which is what a watch event also goes through.
 
 use super::*;
-use crate::informer::delta_fifo::{Delta, DeltaType, Transform};
+use crate::informer::delta_fifo::{Delta, DeltaType, Observer};
 use crate::informer::history::History;
 
-fn history_transform(history: &Arc<History>) -> Transform<DynamicObject> {
+/// History's observer as the dashboard's factory installs it (see `ui::runtime`).
+fn history_observer(history: &Arc<History>) -> Observer<DynamicObject> {
     let history = Arc::clone(history);
     let mask = render::history_mask("Pod");
-    Arc::new(move |o: DynamicObject| {
-        history.observe("pods", &o, mask);
-        render::prune("Pod", o)
-    })
+    Arc::new(move |o: &DynamicObject, delta| history.observe_as("pods", o, mask, delta))
 }
 
 /// The time on a CPU a `schedstat` file gives (its first field, nanoseconds); zero if unreadable.
@@ -70,10 +68,8 @@ async fn sync_once(
         InformerConfig {
             kind: "pods".into(),
             indexers: dashboard_pod_indexers(),
-            transform: Some(match history {
-                Some(h) => history_transform(h),
-                None => pod_transform(),
-            }),
+            transform: Some(pod_transform()),
+            observer: history.map(history_observer),
             history: history.map(|h| (Arc::from("pods"), Arc::clone(h))),
             ..Default::default()
         },
@@ -130,14 +126,18 @@ fn next_version(json: &str, round: usize) -> Result<String, BenchError> {
     Ok(v.to_string())
 }
 
-/// CPU time of one watch event's decode → transform → the FIFO's key and delta (→ the pop
-/// hook), per event. The key and delta are made either way (the FIFO makes them whether or not
-/// history is on), so the difference is history's alone.
+/// CPU time of one watch event's decode → (observer →) transform → the FIFO's key and delta
+/// (→ the pop hook), per event. The key and delta are made either way (the FIFO makes them
+/// whether or not history is on), so the difference is history's alone.
 fn event_cost(events: &[Vec<String>], history: Option<&Arc<History>>) -> Duration {
-    let (mask, transform) = match history {
-        Some(h) => (render::history_decode_mask("Pod"), history_transform(h)),
-        None => (render::cache_mask("Pod"), pod_transform()),
+    let (mask, observer) = match history {
+        Some(h) => (
+            render::history_decode_mask("Pod"),
+            Some(history_observer(h)),
+        ),
+        None => (render::cache_mask("Pod"), None),
     };
+    let transform = pod_transform();
     let start = thread_cpu();
     let mut n = 0u32;
     for round in events {
@@ -145,6 +145,9 @@ fn event_cost(events: &[Vec<String>], history: Option<&Arc<History>>) -> Duratio
             let Ok(obj) = crate::informer::decode::decode_dynamic_masked(json, &mask) else {
                 continue;
             };
+            if let Some(observe) = &observer {
+                observe(&obj, Some(DeltaType::Updated));
+            }
             let obj = transform(obj);
             // The FIFO's key and delta, made with history on or off.
             let key = crate::informer::meta_namespace_key(&obj).unwrap_or_default();

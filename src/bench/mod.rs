@@ -142,7 +142,7 @@ pub struct BenchOptions {
     pub pod_shape: PodShape,
     /// The child demo server's send rates for list and watch bodies (`None`: unlimited).
     pub server_mbps: Option<ServerMbps>,
-    /// Clusters of the fleet figures (`--clusters N`; 1: none), see [`fleet`].
+    /// Clusters of the fleet figures (`--clusters N`; 1: none), see the `fleet` figures.
     pub clusters: usize,
     /// The encoding the informer figures ask for (`--wire`; the wire figures measure both).
     pub wire: crate::informer::pb::client::WireFormat,

@@ -1,7 +1,7 @@
 //! PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and a strategic merge patch
 //! that behaves like a merge patch (maps merge, `null` deletes) plus the `$patch: delete/replace`
 //! directive on maps, and merges the lists the Kubernetes types give a `patchMergeKey` by that
-//! key ([`merge_key`]: containers by `name`, volume mounts by `mountPath`, ...), an element with
+//! key (`merge_key`: containers by `name`, volume mounts by `mountPath`, ...), an element with
 //! `$patch: delete` removing its match; other lists are replaced, as strategic merge does for
 //! lists without a merge key. `$setElementOrder` and the other `$` directives are ignored.
 

@@ -167,6 +167,12 @@ pub type Deltas<K> = Vec<Delta<K>>;
 /// A transform applied once to every object entering the FIFO (client-go's `TransformFunc`).
 pub type Transform<K> = Arc<dyn Fn(K) -> K + Send + Sync>;
 
+/// Shown each object a FIFO prepares, before its transform, and the delta type it will be
+/// queued as when known (`None`: prepared by a caller that did not say). Per-object history
+/// records versions with it (see [`super::history`]); client-go has no such hook (a
+/// `TransformFunc` sees the object but not its delta type).
+pub type Observer<K> = Arc<dyn Fn(&K, Option<DeltaType>) + Send + Sync>;
+
 /// The transform informers use by default: drops `metadata.managedFields` and the
 /// `kubectl.kubernetes.io/last-applied-configuration` annotation, which together are often more
 /// than half of an object's size and which the dashboard never shows.
@@ -200,6 +206,9 @@ pub struct DeltaFifoOptions<K> {
     pub known_objects: Option<Arc<dyn KnownObjects<K>>>,
     /// Applied by [`ReflectorStore::prepare`] to every object received.
     pub transform: Option<Transform<K>>,
+    /// Shown every object received, as decoded (before the transform), with the delta type it
+    /// will be queued as when the reflector says (see [`ReflectorStore::prepare_as`]).
+    pub observer: Option<Observer<K>>,
 }
 
 impl<K> Default for DeltaFifoOptions<K> {
@@ -207,6 +216,7 @@ impl<K> Default for DeltaFifoOptions<K> {
         Self {
             known_objects: None,
             transform: None,
+            observer: None,
         }
     }
 }
@@ -271,6 +281,9 @@ pub struct DeltaFifo<K> {
     notify: Notify,
     known_objects: Option<Arc<dyn KnownObjects<K>>>,
     transform: Option<Transform<K>>,
+    /// Called in `prepare` before the transform, for objects the transform sees (not for a
+    /// copy reused from the indexer).
+    observer: Option<Observer<K>>,
 }
 
 impl<K> std::fmt::Debug for DeltaFifo<K> {
@@ -358,6 +371,7 @@ impl<K: Object> DeltaFifo<K> {
             notify: Notify::new(),
             known_objects: options.known_objects,
             transform: options.transform,
+            observer: options.observer,
         }
     }
 
@@ -684,6 +698,15 @@ impl<K: Object> DeltaFifo<K> {
     /// Transform a received object, or reuse the copy the indexer already holds when it has the
     /// same key and a non-empty, equal resourceVersion. See [`ReflectorStore::prepare`].
     pub fn prepare(&self, obj: K) -> Arc<K> {
+        self.prepare_inner(obj, None)
+    }
+
+    /// [`Self::prepare`] of an object the caller will queue as `kind`: the observer is told.
+    pub fn prepare_as(&self, obj: K, kind: DeltaType) -> Arc<K> {
+        self.prepare_inner(obj, Some(kind))
+    }
+
+    fn prepare_inner(&self, obj: K, kind: Option<DeltaType>) -> Arc<K> {
         if let Some(known) = &self.known_objects {
             let rv = resource_version(&obj);
             if !rv.is_empty()
@@ -693,6 +716,9 @@ impl<K: Object> DeltaFifo<K> {
             {
                 return existing;
             }
+        }
+        if let Some(observe) = &self.observer {
+            observe(&obj, kind);
         }
         match &self.transform {
             Some(t) => Arc::new(t(obj)),
@@ -723,6 +749,9 @@ impl<K: Object> ReflectorStore<K> for DeltaFifo<K> {
     }
     fn prepare(&self, obj: K) -> Arc<K> {
         DeltaFifo::prepare(self, obj)
+    }
+    fn prepare_as(&self, obj: K, kind: DeltaType) -> Arc<K> {
+        DeltaFifo::prepare_as(self, obj, kind)
     }
     fn resync(&self) -> Result<(), Error> {
         DeltaFifo::resync(self)

@@ -29,7 +29,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::decode::ObjectMask;
-use super::delta_fifo::{Transform, default_transform};
+use super::delta_fifo::{Observer, Transform, default_transform};
 use super::history::{History, history_resource};
 use super::index::{Indexers, NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
 use super::list_watch::{KubeListerWatcher, ListerWatcher};
@@ -46,6 +46,10 @@ pub type ListerWatcherMaker =
 /// Chooses the transform for a kind; `None` = [`default_transform`].
 pub type TransformHook =
     Arc<dyn Fn(&ApiResource) -> Option<Transform<DynamicObject>> + Send + Sync>;
+
+/// Chooses the observer for a kind (shown each object as decoded, with its delta type); `None`
+/// = none.
+pub type ObserverHook = Arc<dyn Fn(&ApiResource) -> Option<Observer<DynamicObject>> + Send + Sync>;
 
 /// Chooses the decode mask for a kind (see [`super::decode`]); `None` = decode everything. It
 /// must drop no more than that kind's transform drops.
@@ -130,8 +134,10 @@ pub struct FactoryOptions {
     /// Reflector settings for every informer (paging, streaming list, backoff); selectors above
     /// override the ones in here.
     pub reflector: ReflectorConfig,
-    /// Per-object history: told the delta types of every pop (the `transform` hook records the
-    /// versions, with the decode mask widened by what history tracks).
+    /// Per-kind observer (per-object history records each version there, with the decode mask
+    /// widened by what history tracks).
+    pub observer: Option<ObserverHook>,
+    /// Per-object history: told of every pop (deletions, tombstones).
     pub history: Option<Arc<History>>,
 }
 
@@ -146,6 +152,7 @@ impl Default for FactoryOptions {
             field_selector: None,
             tap_capacity: DEFAULT_TAP_CAPACITY,
             reflector: ReflectorConfig::default(),
+            observer: None,
             history: None,
         }
     }
@@ -271,6 +278,11 @@ impl SharedInformerFactory {
                 tap: Some(Arc::clone(&self.tap)),
                 tap_capacity: self.options.tap_capacity,
                 reflector,
+                observer: self
+                    .options
+                    .observer
+                    .as_ref()
+                    .and_then(|hook| hook(resource)),
                 history: self.options.history.as_ref().map(|h| {
                     (
                         Arc::from(history_resource(resource).as_str()),

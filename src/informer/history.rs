@@ -7,14 +7,17 @@
 //! every object before the cache drops parts of it). Nothing in client-go keeps past versions.
 //!
 //! How it hangs together:
-//! - the informer's transform calls [`History::observe`] with the object as decoded, before the
-//!   cache transform prunes it; the decoder's mask is widened by the fields history tracks (see
+//! - the informer's FIFO shows [`History::observe_as`] each object as decoded, before the cache
+//!   transform prunes it, with the delta type the object is queued as (the reflector says which:
+//!   a listed object is `Replaced`, a watch event `Added`, `Updated` or `Deleted`), so the version
+//!   is named as it is recorded; the decoder's mask is widened by the fields history tracks (see
 //!   `render::history_mask`), so images, env, replicas, labels and status are seen even where
 //!   the cache drops them. `observe` flattens the tracked fields into `(JSON pointer, scalar)`
 //!   leaves (a leaf longer than [`MAX_LEAF`] bytes is kept as a hash), compares them with the
 //!   object's previous leaves and records only what changed (old and new value per pointer);
-//! - after a pop, [`History::popped`] names each recorded version with its delta type
-//!   (Added/Updated/Replaced/Sync/Deleted, tombstones marked) and records deletions;
+//! - after a pop, [`History::popped`] records the deletions no object arrived for (a relist's
+//!   tombstones) and names versions observed without their delta type ([`History::observe`]);
+//!   a pop with neither returns before taking a lock;
 //! - per object only the latest leaves are held whole, packed in one byte buffer; an earlier
 //!   state is rebuilt by undoing the later change lists ([`Timeline::state_at`]); a version's
 //!   resourceVersion and changes are one allocation ([`Version::data`]);
@@ -41,6 +44,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::io::Write as _;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kube::api::DynamicObject;
 use parking_lot::Mutex;
@@ -441,6 +445,10 @@ pub struct History {
     root: u64,
     paths: Mutex<Paths>,
     inner: Mutex<Inner>,
+    /// Versions recorded without their delta type (see [`History::observe`]) and not yet named
+    /// by a pop: while it is zero, a pop that carries no deletion has nothing to name and
+    /// [`History::popped`] returns without a lookup.
+    pending: AtomicUsize,
 }
 
 thread_local! {
@@ -454,6 +462,16 @@ impl std::fmt::Debug for History {
             .field("stats", &self.stats())
             .finish()
     }
+}
+
+/// One object as an observer hands it over: which resource, which fields are tracked, the
+/// delta type when the observer knows it, when.
+struct Observed<'a> {
+    resource: &'a str,
+    obj: &'a DynamicObject,
+    mask: Mask,
+    delta: Option<DeltaType>,
+    at_ms: i64,
 }
 
 /// Where a flattening writes: path ids interned on the way, values appended to one buffer.
@@ -863,6 +881,7 @@ impl History {
             root: foldhash::fast::RandomState::default().hash_one(budget_bytes),
             paths: Mutex::new(Paths::default()),
             inner: Mutex::new(Inner::default()),
+            pending: AtomicUsize::new(0),
         }
     }
 
@@ -871,24 +890,65 @@ impl History {
         Self::new(mib.saturating_mul(1024 * 1024))
     }
 
-    /// Record `obj` of `resource` as seen now, tracking the fields `mask` keeps (and labels).
+    /// Record `obj` of `resource` as seen now, tracking the fields `mask` keeps (and labels);
+    /// its delta type is named when the informer pops it ([`Self::popped`]).
     pub fn observe(&self, resource: &str, obj: &DynamicObject, mask: Mask) {
         self.observe_at(resource, obj, mask, now_ms());
     }
 
     /// [`Self::observe`] at a given time.
     pub fn observe_at(&self, resource: &str, obj: &DynamicObject, mask: Mask, at_ms: i64) {
+        self.observe_as_at(resource, obj, mask, None, at_ms);
+    }
+
+    /// Record `obj` as [`Self::observe`] does, already named with the delta type the FIFO gives
+    /// it (the informer's FIFO knows it when the object arrives: a listed object is `Replaced`,
+    /// a watch event `Added`, `Updated` or `Deleted`), so its pop has nothing left to name.
+    /// `None`: named at the pop, as [`Self::observe`].
+    pub fn observe_as(
+        &self,
+        resource: &str,
+        obj: &DynamicObject,
+        mask: Mask,
+        delta: Option<DeltaType>,
+    ) {
+        self.observe_as_at(resource, obj, mask, delta, now_ms());
+    }
+
+    /// [`Self::observe_as`] at a given time.
+    pub fn observe_as_at(
+        &self,
+        resource: &str,
+        obj: &DynamicObject,
+        mask: Mask,
+        delta: Option<DeltaType>,
+        at_ms: i64,
+    ) {
+        let what = Observed {
+            resource,
+            obj,
+            mask,
+            delta,
+            at_ms,
+        };
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut s) => self.record(resource, obj, mask, at_ms, &mut s),
+            Ok(mut s) => self.record(&what, &mut s),
             // Not reached (an observe does not observe), but a fresh buffer is always right.
-            Err(_) => self.record(resource, obj, mask, at_ms, &mut Scratch::default()),
+            Err(_) => self.record(&what, &mut Scratch::default()),
         });
     }
 
     /// Record one version: the resourceVersion check first (a version already recorded costs
     /// one lookup, no allocation, no flattening), then the flattening under `paths` only, then
     /// the bookkeeping under `inner`.
-    fn record(&self, resource: &str, obj: &DynamicObject, mask: Mask, at_ms: i64, s: &mut Scratch) {
+    fn record(&self, what: &Observed<'_>, s: &mut Scratch) {
+        let &Observed {
+            resource,
+            obj,
+            mask,
+            delta,
+            at_ms,
+        } = what;
         let Some(name) = obj.metadata.name.as_deref() else {
             return;
         };
@@ -951,12 +1011,14 @@ impl History {
                 };
                 let mut last = Vec::new();
                 pack(s, &mut last);
+                let mut first = Version::new(seq, at_ms, rv, true, &[]);
+                self.name(&mut first, delta);
                 let track = Track {
                     last,
                     last_rv: rv.as_bytes().to_vec(),
-                    deleted: false,
+                    deleted: delta == Some(DeltaType::Deleted),
                     truncated: false,
-                    versions: VecDeque::from([Version::new(seq, at_ms, rv, true, &[])]),
+                    versions: VecDeque::from([first]),
                 };
                 inner.bytes +=
                     track.bytes(&id) + track.versions.iter().map(Version::bytes).sum::<usize>();
@@ -973,17 +1035,28 @@ impl History {
                 pack(s, &mut track.last);
             }
             Track::set(&mut track.last_rv, rv.as_bytes());
-            let v = Version::new(seq, at_ms, rv, false, &s.changes);
+            let mut v = Version::new(seq, at_ms, rv, false, &s.changes);
+            self.name(&mut v, delta);
             inner.bytes = (inner.bytes + v.bytes() + track.bytes(&id)).saturating_sub(before);
-            track.deleted = false;
+            track.deleted = delta == Some(DeltaType::Deleted);
             track.versions.push_back(v);
         }
         inner.order.push_back((seq, id));
         self.evict(inner);
     }
 
+    /// A new version's delta type, when the observer knew it; else it waits for its pop.
+    fn name(&self, v: &mut Version, delta: Option<DeltaType>) {
+        v.delta = delta;
+        if delta.is_none() {
+            self.pending.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Name the versions of one pop with their delta types; a deletion of a version already
-    /// named (or a tombstone) adds a Deleted version.
+    /// named (or a tombstone) adds a Deleted version. Returns at once, without a lookup, when
+    /// the pop carries no deletion and no version waits for its name (every version was
+    /// observed with its delta type, as the informers' FIFO records them).
     pub fn popped<K: kube::Resource>(&self, resource: &str, key: &str, deltas: &[Delta<K>]) {
         self.popped_at(resource, key, deltas, now_ms());
     }
@@ -996,6 +1069,11 @@ impl History {
         deltas: &[Delta<K>],
         at_ms: i64,
     ) {
+        if self.pending.load(Ordering::Relaxed) == 0
+            && deltas.iter().all(|d| d.kind != DeltaType::Deleted)
+        {
+            return;
+        }
         let mut inner = self.inner.lock();
         let inner = &mut *inner;
         let at = &(resource, key) as &dyn IdRef;
@@ -1017,13 +1095,22 @@ impl History {
                 .find(|v| v.delta.is_none() && v.rv() == rv);
             match pending {
                 Some(v) => {
+                    self.pending.fetch_sub(1, Ordering::Relaxed);
                     v.delta = Some(d.kind);
                     v.tombstone = tombstone;
                     if d.kind == DeltaType::Deleted {
                         track.deleted = true;
                     }
                 }
-                None if d.kind == DeltaType::Deleted && !track.deleted => {
+                // A deletion of the latest version recorded (a relist's tombstone carries the
+                // last state the informer held). When a newer version is already recorded, the
+                // key was deleted and created again while nobody watched (a relist queues the
+                // old object's tombstone and the new object together) and the new object is
+                // not deleted.
+                None if d.kind == DeltaType::Deleted
+                    && !track.deleted
+                    && (rv.is_empty() || track.last_rv == rv.as_bytes()) =>
+                {
                     track.deleted = true;
                     let seq = inner.next_seq;
                     inner.next_seq += 1;
@@ -1057,6 +1144,9 @@ impl History {
             if track.versions.front().is_some_and(|v| v.seq == seq)
                 && let Some(v) = track.versions.pop_front()
             {
+                if v.delta.is_none() {
+                    self.pending.fetch_sub(1, Ordering::Relaxed);
+                }
                 inner.bytes = inner.bytes.saturating_sub(v.bytes());
                 inner.evicted += 1;
                 track.truncated = true;

@@ -377,6 +377,151 @@ fn counts_the_server_omits_at_zero_read_as_zero_and_other_fields_say_none() {
     );
 }
 
+/// A ConfigMap as the informer test's fake server sends it.
+fn cm(name: &str, rv: &str, data: &str) -> DynamicObject {
+    obj(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "ns", "resourceVersion": rv},
+        "data": {"v": data}}))
+}
+
+/// The delta labels of `key`'s timeline, oldest first.
+fn labels_of(h: &History, key: &str) -> Vec<&'static str> {
+    h.timeline("configmaps", key)
+        .map(|t| t.versions.iter().map(VersionView::delta_label).collect())
+        .unwrap_or_default()
+}
+
+/// Versions are named with the delta type the FIFO queues them as when the informer records
+/// them, so a pop names nothing: a list is Replaced, watch events Added, Updated and Deleted,
+/// and only a relist's tombstone (which no object arrives for) is recorded by the pop hook.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_informer_records_each_version_with_its_delta_type_and_pops_name_only_tombstones() {
+    use crate::informer::list_watch::{FakeListerWatcher, ListerWatcher, WatchEvent};
+    use crate::informer::shared_informer::{InformerConfig, SharedIndexInformer};
+    let h = Arc::new(History::with_mib(1));
+    let fake = FakeListerWatcher::<DynamicObject>::shared();
+    fake.push_list_page(vec![cm("a", "10", "1"), cm("b", "10", "1")], "10", None);
+    let watch = fake.push_watch_live();
+    let lw: Arc<dyn ListerWatcher<DynamicObject>> = fake.clone();
+    let recorder = Arc::clone(&h);
+    let inf = SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "configmaps".into(),
+            reflector: crate::informer::reflector::ReflectorConfig {
+                use_streaming_list: false,
+                ..Default::default()
+            },
+            observer: Some(Arc::new(move |o: &DynamicObject, delta| {
+                recorder.observe_as("configmaps", o, Mask::All, delta)
+            })),
+            history: Some((Arc::from("configmaps"), Arc::clone(&h))),
+            ..Default::default()
+        },
+    );
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let task = tokio::spawn({
+        let (inf, cancel) = (Arc::clone(&inf), cancel.clone());
+        async move { inf.run(cancel).await }
+    });
+    let until = |what: &str, cond: &dyn Fn() -> bool| {
+        let start = std::time::Instant::now();
+        while !cond() {
+            assert!(
+                start.elapsed().as_secs() < 10,
+                "timed out waiting for {what}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    };
+    until("the sync", &|| inf.has_synced());
+    for e in [
+        WatchEvent::Modified(cm("b", "11", "2")),
+        WatchEvent::Added(cm("c", "12", "1")),
+        WatchEvent::Deleted(cm("b", "13", "2")),
+    ] {
+        watch.send(Ok(e)).expect("watch open");
+    }
+    until("b's deletion", &|| inf.indexer().get("ns/b").is_none());
+    // c is deleted while nobody watches: the relist finds it gone (a tombstone).
+    fake.push_list_page(vec![cm("a", "10", "1"), cm("d", "15", "1")], "16", None);
+    let _watch2 = fake.push_watch_live();
+    watch
+        .send(Ok(WatchEvent::Error(crate::informer::Error::Gone(
+            "too old".into(),
+        ))))
+        .expect("watch open");
+    until("the relist", &|| inf.indexer().get("ns/d").is_some());
+    until("c's tombstone", &|| inf.indexer().get("ns/c").is_none());
+    cancel.cancel();
+    task.await.expect("informer task");
+
+    assert_eq!(
+        labels_of(&h, "ns/a"),
+        ["Replaced"],
+        "a relisted unchanged: one version"
+    );
+    assert_eq!(labels_of(&h, "ns/b"), ["Replaced", "Updated", "Deleted"]);
+    assert_eq!(labels_of(&h, "ns/c"), ["Added", "Deleted†"]);
+    assert_eq!(labels_of(&h, "ns/d"), ["Replaced"]);
+    assert_eq!(
+        h.pending.load(Ordering::Relaxed),
+        0,
+        "no version waits for a pop"
+    );
+    let b = h.timeline("configmaps", "ns/b").expect("b held");
+    assert!(b.deleted);
+    assert_eq!(b.versions[1].summary(1), "data.v 1→2");
+}
+
+#[test]
+fn a_pop_names_versions_observed_without_their_delta_type_and_then_skips_the_lookup() {
+    let h = History::with_mib(1);
+    let (v1, v2) = (cm("a", "1", "x"), cm("a", "2", "y"));
+    h.observe_at("configmaps", &v1, Mask::All, 0);
+    assert_eq!(labels_of(&h, "ns/a"), ["Queued"]);
+    assert_eq!(h.pending.load(Ordering::Relaxed), 1);
+    h.popped_at("configmaps", "ns/a", &[delta(DeltaType::Added, &v1)], 0);
+    assert_eq!(labels_of(&h, "ns/a"), ["Added"]);
+    assert_eq!(h.pending.load(Ordering::Relaxed), 0);
+    // Named when observed: the pop has nothing to do.
+    h.observe_as_at("configmaps", &v2, Mask::All, Some(DeltaType::Updated), 1);
+    h.popped_at("configmaps", "ns/a", &[delta(DeltaType::Updated, &v2)], 1);
+    assert_eq!(labels_of(&h, "ns/a"), ["Added", "Updated"]);
+    // A version evicted before its pop is no longer waited for.
+    let small = History::new(1);
+    small.observe_at("configmaps", &v1, Mask::All, 0);
+    assert_eq!(small.stats().versions, 0);
+    assert_eq!(small.pending.load(Ordering::Relaxed), 0);
+}
+
+/// A relist that finds a key deleted and created again queues the old object's tombstone with
+/// the new object: the new object's version is already recorded (Replaced) and stays the live
+/// one, rather than a deletion being recorded after it.
+#[test]
+fn a_tombstone_older_than_the_recorded_version_does_not_mark_the_new_object_deleted() {
+    let h = History::with_mib(1);
+    let (old, new) = (cm("a", "5", "x"), cm("a", "9", "y"));
+    h.observe_as_at("configmaps", &old, Mask::All, Some(DeltaType::Replaced), 0);
+    h.observe_as_at("configmaps", &new, Mask::All, Some(DeltaType::Replaced), 1);
+    let tomb = Delta {
+        kind: DeltaType::Deleted,
+        object: DeltaObject::Tombstone(DeletedFinalStateUnknown {
+            key: "ns/a".into(),
+            obj: Some(Arc::new(old)),
+        }),
+    };
+    h.popped_at(
+        "configmaps",
+        "ns/a",
+        &[tomb, delta(DeltaType::Replaced, &new)],
+        2,
+    );
+    let t = h.timeline("configmaps", "ns/a").expect("held");
+    assert!(!t.deleted);
+    assert_eq!(labels_of(&h, "ns/a"), ["Replaced", "Replaced"]);
+}
+
 #[test]
 fn objects_without_a_namespace_are_keyed_by_name_as_the_store_keys_them() {
     let h = History::with_mib(1);

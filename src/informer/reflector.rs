@@ -7,8 +7,10 @@
 //! reason for every relist, is in one `match`.
 //!
 //! Invariants:
-//! - every object received (listed or watched) passes through [`ReflectorStore::prepare`] exactly
-//!   once, then reaches the store through exactly one of `add`/`update`/`delete`/`replace`;
+//! - every object received (listed or watched) passes through [`ReflectorStore::prepare_as`]
+//!   exactly once, named with the delta type it is handed over as (listed: `Replaced`; watched:
+//!   `Added`/`Updated`/`Deleted`), then reaches the store through exactly one of
+//!   `add`/`update`/`delete`/`replace`;
 //! - `last_sync_resource_version` only moves forward along what the server sent: a completed list
 //!   (its RV), a watch event (its object's RV) or a bookmark (its RV); a failed list never changes it;
 //! - the first list asks for RV "0" (any, served from the watch cache); later relists ask for the
@@ -131,6 +133,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::delta_fifo::DeltaType;
 use super::list_watch::{ListOptions, ListerWatcher, WatchEvent, WatchOptions, WatchStream};
 use super::store::{ReflectorStore, meta_namespace_key, resource_version};
 use super::{Error, Object};
@@ -726,7 +729,7 @@ impl<K: Object> Reflector<K> {
             // Items are prepared as the body is decoded: only the prepared (masked, pruned)
             // objects accumulate, never the response body.
             let listed = {
-                let mut sink = |obj: K| items.push(store.prepare(obj));
+                let mut sink = |obj: K| items.push(store.prepare_as(obj, DeltaType::Replaced));
                 self.lw.list_each(&opts, &mut sink).await
             };
             let page = match listed {
@@ -743,7 +746,8 @@ impl<K: Object> Reflector<K> {
                         ..first.clone()
                     };
                     let page = {
-                        let mut sink = |obj: K| items.push(store.prepare(obj));
+                        let mut sink =
+                            |obj: K| items.push(store.prepare_as(obj, DeltaType::Replaced));
                         self.lw.list_each(&full, &mut sink).await?
                     };
                     self.count_malformed(page.malformed as u64);
@@ -824,7 +828,8 @@ impl<K: Object> Reflector<K> {
             });
             match event {
                 WatchEvent::Added(obj) | WatchEvent::Modified(obj) => {
-                    let obj = self.store.prepare(obj);
+                    // The initial events end in one `replace`: each object is queued Replaced.
+                    let obj = self.store.prepare_as(obj, DeltaType::Replaced);
                     match meta_namespace_key(obj.as_ref()) {
                         Ok(key) => {
                             initial.insert(Arc::from(key), obj);
@@ -1011,7 +1016,14 @@ impl<K: Object> Reflector<K> {
             }
         };
         self.count_event();
-        let obj = self.store.prepare(obj);
+        let obj = self.store.prepare_as(
+            obj,
+            match op {
+                Op::Add => DeltaType::Added,
+                Op::Update => DeltaType::Updated,
+                Op::Delete => DeltaType::Deleted,
+            },
+        );
         // A second handle (a refcount, not a copy) to read the RV after the store took the object.
         let seen = Arc::clone(&obj);
         let res = match op {

@@ -53,8 +53,8 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::delta_fifo::{
-    DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects, Popped, Transform,
-    default_transform,
+    DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects, Observer, Popped,
+    Transform, default_transform,
 };
 use super::history::History;
 use super::index::{Indexers, default_indexers};
@@ -457,8 +457,11 @@ pub struct InformerConfig<K> {
     /// Reflector settings (paging, selectors, streaming list). `kind`, `resync_period` and
     /// `should_resync` are set by the informer.
     pub reflector: ReflectorConfig,
-    /// The history recorder told the delta types of every pop, and this informer's resource
-    /// name there (the transform records the versions, see [`super::history`]).
+    /// Shown every received object before the transform, with the delta type it is queued as
+    /// (per-object history records the versions here, see [`super::history`]).
+    pub observer: Option<Observer<K>>,
+    /// The history recorder told of every pop (it names deletions and tombstones, and versions
+    /// observed without their delta type), and this informer's resource name there.
     pub history: Option<(Arc<str>, Arc<History>)>,
 }
 
@@ -472,6 +475,7 @@ impl<K: Object> Default for InformerConfig<K> {
             tap: None,
             tap_capacity: DEFAULT_TAP_CAPACITY,
             reflector: ReflectorConfig::default(),
+            observer: None,
             history: None,
         }
     }
@@ -602,6 +606,7 @@ impl<K: Object> SharedIndexInformer<K> {
         let fifo = Arc::new(DeltaFifo::new(DeltaFifoOptions {
             known_objects: Some(known),
             transform: config.transform,
+            observer: config.observer,
         }));
         let default_resync = config.resync_period.filter(|d| !d.is_zero());
         let tap = config

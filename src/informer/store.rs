@@ -14,6 +14,7 @@ use std::sync::Arc;
 use kube::Resource;
 
 use super::Error;
+use super::delta_fifo::DeltaType;
 
 /// What the informer machinery can hold: any Kubernetes resource, typed or dynamic.
 pub trait Object: Resource + Clone + Send + Sync + std::fmt::Debug + 'static {}
@@ -70,6 +71,12 @@ pub trait ReflectorStore<K: Object>: Send + Sync {
     /// `add`/`update`/`delete`/`replace` do not transform again.
     fn prepare(&self, obj: K) -> Arc<K> {
         Arc::new(obj)
+    }
+    /// [`Self::prepare`] of an object the reflector will hand over as `kind`: a listed object
+    /// `Replaced`, a watch event's `Added`, `Updated` or `Deleted` (what the FIFO queues it as).
+    fn prepare_as(&self, obj: K, kind: DeltaType) -> Arc<K> {
+        let _ = kind;
+        self.prepare(obj)
     }
     /// Periodic resync (client-go's `Resync`): queue `Sync` deltas for known objects.
     fn resync(&self) -> Result<(), Error> {

@@ -52,7 +52,7 @@ fn event_off(json: &str, cache: &ObjectMask) -> Event {
 #[inline(never)]
 fn event_on(json: &str, wide: &ObjectMask, tracked: Mask, history: &History) -> Event {
     let obj = decode_dynamic_masked(json, wide).expect("decodes");
-    history.observe("pods", &obj, tracked);
+    history.observe_as("pods", &obj, tracked, Some(DeltaType::Updated));
     let obj = prune("Pod", obj);
     let key = key_of(&obj);
     let deltas = [Delta {
@@ -74,7 +74,7 @@ fn event_path(c: &mut Criterion) {
     let history = Arc::new(History::with_mib(64));
     for json in &first {
         let obj = decode_dynamic_masked(json, &wide).expect("decodes");
-        history.observe("pods", &obj, tracked);
+        history.observe_as("pods", &obj, tracked, Some(DeltaType::Replaced));
     }
     let mut g = c.benchmark_group("history_event_path");
     // Fresh versions each iteration (a version already recorded would cost one lookup only),
@@ -125,7 +125,7 @@ fn event_path(c: &mut Criterion) {
                 o
             },
             |o| {
-                history.observe("pods", &o, tracked);
+                history.observe_as("pods", &o, tracked, Some(DeltaType::Updated));
                 o
             },
             criterion::BatchSize::SmallInput,

@@ -192,6 +192,7 @@ fn pipeline(c: &mut Criterion) {
                 let fifo = DeltaFifo::new(DeltaFifoOptions {
                     known_objects: Some(known),
                     transform: None,
+                    observer: None,
                 });
                 let list = arcs.clone();
                 let start = Instant::now();

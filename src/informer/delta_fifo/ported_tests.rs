@@ -48,6 +48,7 @@ fn fifo_knowing(known: &[(&str, u32)]) -> DeltaFifo<ConfigMap> {
     DeltaFifo::new(DeltaFifoOptions {
         known_objects: Some(known),
         transform: None,
+        observer: None,
     })
 }
 
@@ -275,6 +276,7 @@ fn objects_are_transformed_once_and_tombstones_carry_the_transformed_object() {
     let f = DeltaFifo::new(DeltaFifoOptions {
         known_objects: None,
         transform: Some(transform),
+        observer: None,
     });
     let mk = |name: &str, rv: u32| f.prepare((*cm(name, rv)).clone());
     f.add(mk("foo", 10)).unwrap();

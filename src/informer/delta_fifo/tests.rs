@@ -26,6 +26,7 @@ fn with_indexer() -> (DeltaFifo<ConfigMap>, Arc<ThreadSafeStore<ConfigMap>>) {
     let fifo = DeltaFifo::new(DeltaFifoOptions {
         known_objects: Some(known),
         transform: None,
+        observer: None,
     });
     (fifo, store)
 }
@@ -241,6 +242,7 @@ fn prepare_reuses_cached_object_with_same_rv() {
     let fifo = DeltaFifo::new(DeltaFifoOptions {
         known_objects: Some(known),
         transform: Some(default_transform()),
+        observer: None,
     });
     let mut raw = (*cm("a", "7")).clone();
     raw.metadata.managed_fields = Some(vec![ManagedFieldsEntry::default()]);

@@ -33,7 +33,7 @@ use super::table::Drill;
 use super::terminal;
 use super::{drain, edit, operate, portforward, shell};
 use crate::cluster::{Connection, ResourceInfo, one_line};
-use crate::informer::delta_fifo::{DeltaObject, Transform};
+use crate::informer::delta_fifo::{DeltaObject, Observer, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
 use crate::informer::history::{DEFAULT_BUDGET_MIB, History, history_resource};
 use crate::informer::index::IndexFunc;
@@ -143,19 +143,24 @@ struct Runtime {
 }
 
 /// The factory's hooks: history records each object as decoded (through the cache mask widened
-/// by what history tracks), then the cache transform prunes it.
+/// by what history tracks) with its delta type, then the cache transform prunes it.
 fn make_factory(connection: &Connection, history: &Arc<History>) -> Arc<SharedInformerFactory> {
     let recorder = Arc::clone(history);
     let options = FactoryOptions {
         transform: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
             let kind = ar.kind.clone();
+            Some(
+                Arc::new(move |obj: DynamicObject| render::prune(&kind, obj))
+                    as Transform<DynamicObject>,
+            )
+        })),
+        observer: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
             let resource = history_resource(ar);
-            let mask = render::history_mask(&kind);
+            let mask = render::history_mask(&ar.kind);
             let history = Arc::clone(&recorder);
-            Some(Arc::new(move |obj: DynamicObject| {
-                history.observe(&resource, &obj, mask);
-                render::prune(&kind, obj)
-            }) as Transform<DynamicObject>)
+            Some(Arc::new(move |obj: &DynamicObject, delta| {
+                history.observe_as(&resource, obj, mask, delta);
+            }) as Observer<DynamicObject>)
         })),
         decode_mask: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
             Some(render::history_decode_mask(&ar.kind))
