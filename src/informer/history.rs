@@ -353,26 +353,21 @@ struct Track {
     /// The latest leaves, packed: per leaf a u32 path id, a u16 length, the bytes; by path id.
     /// Rewritten in place by each version (its allocation is reused).
     last: Vec<u8>,
-    /// The last observed resourceVersion (rewritten in place, like `last`).
-    last_rv: Vec<u8>,
     deleted: bool,
     truncated: bool,
+    /// Never empty (a track whose versions are all evicted is dropped); the newest is last, and
+    /// its resourceVersion is the last one observed.
     versions: VecDeque<Version>,
 }
 
 impl Track {
     fn bytes(&self, id: &ObjectId) -> usize {
-        std::mem::size_of::<Track>()
-            + 64
-            + id.key.len()
-            + self.last.capacity()
-            + self.last_rv.capacity()
+        std::mem::size_of::<Track>() + 64 + id.key.len() + self.last.capacity()
     }
 
-    /// Overwrite a buffer with `new`, keeping its allocation when it is large enough.
-    fn set(buf: &mut Vec<u8>, new: &[u8]) {
-        buf.clear();
-        buf.extend_from_slice(new);
+    /// The resourceVersion of the newest version recorded.
+    fn last_rv(&self) -> &str {
+        self.versions.back().map_or("", Version::rv)
     }
 }
 
@@ -965,7 +960,7 @@ impl History {
         }
         s.key.push_str(name);
         let rv = resource_version(obj);
-        let seen = |t: &Track| !rv.is_empty() && t.last_rv == rv.as_bytes();
+        let seen = |t: &Track| !rv.is_empty() && t.last_rv() == rv;
         if self
             .inner
             .lock()
@@ -1015,7 +1010,6 @@ impl History {
                 self.name(&mut first, delta);
                 let track = Track {
                     last,
-                    last_rv: rv.as_bytes().to_vec(),
                     deleted: delta == Some(DeltaType::Deleted),
                     truncated: false,
                     versions: VecDeque::from([first]),
@@ -1034,7 +1028,6 @@ impl History {
             if diff(&track.last, s) {
                 pack(s, &mut track.last);
             }
-            Track::set(&mut track.last_rv, rv.as_bytes());
             let mut v = Version::new(seq, at_ms, rv, false, &s.changes);
             self.name(&mut v, delta);
             inner.bytes = (inner.bytes + v.bytes() + track.bytes(&id)).saturating_sub(before);
@@ -1088,6 +1081,7 @@ impl History {
             let Some(track) = inner.tracks.get_mut(at) else {
                 return;
             };
+            let latest = rv.is_empty() || track.last_rv() == rv;
             let pending = track
                 .versions
                 .iter_mut()
@@ -1107,10 +1101,7 @@ impl History {
                 // key was deleted and created again while nobody watched (a relist queues the
                 // old object's tombstone and the new object together) and the new object is
                 // not deleted.
-                None if d.kind == DeltaType::Deleted
-                    && !track.deleted
-                    && (rv.is_empty() || track.last_rv == rv.as_bytes()) =>
-                {
+                None if d.kind == DeltaType::Deleted && !track.deleted && latest => {
                     track.deleted = true;
                     let seq = inner.next_seq;
                     inner.next_seq += 1;
