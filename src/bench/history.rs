@@ -2,13 +2,14 @@
 //!
 //! - sync: figure 1's kinformer sync (the same informer, indexers and cache transform over the
 //!   same server), once as today and once with history on (the decoder's mask widened by the
-//!   tracked fields, the transform recording each object, the pop naming its delta type);
+//!   tracked fields, the FIFO's observer recording each object with its delta type, the pop
+//!   hook told of every pop);
 //!   medians of `runs` alternating runs; target: within 5 %. The verdict is on the CPU time the
 //!   process spent (every thread's, from `/proc/self/task/*/schedstat`, nanoseconds): on the 2
 //!   shared cores of the bench machine wall times of the same run vary by ±20 %, CPU time does
 //!   not; wall times are printed too;
 //! - event path: a watch event's per-object work in the stages history touches — decode through
-//!   the mask, the transform, the pop hook — for realistic pods already recorded (so every
+//!   the mask, the observer, the transform, the pop hook — for realistic pods already recorded (so every
 //!   event is a diff against the previous version), with and without history, in the CPU time
 //!   of the thread running the loop; reported as µs per event and as a share of the whole per-object sync path of the same run (decode, FIFO,
 //!   indexer, handlers, HTTP), which is what a watch event also goes through.
