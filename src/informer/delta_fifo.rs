@@ -43,7 +43,11 @@
 //!   indexer's map order);
 //! - no `ErrRequeue`: `pop` returns the process result with the deltas, and the caller requeues
 //!   them with `add_if_not_present` if it wants to;
-//! - keys are always `namespace/name` (no `KeyFunction` option).
+//! - keys are always `namespace/name` (no `KeyFunction` option);
+//! - an optional observer (no client-go counterpart) is shown each object `prepare` transforms,
+//!   before the transform, with the delta type the reflector will queue it as
+//!   ([`ReflectorStore::prepare_as`]); per-object history records versions there. It sees what
+//!   the transform sees and changes nothing queued.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
