@@ -46,7 +46,8 @@
 //!   changed keys and the deleted keys (or `Action::Resync` with the complete list). With a
 //!   `drill`, only objects the drill's index files under its values are sent (the app reads the
 //!   initial ones from the index); `Effect::SetDrill` changes those values. `Effect::CloseView`:
-//!   stop.
+//!   stop. At most a fixed number of `Rows` batches are sent and not yet taken by the frame loop
+//!   (16); above it the feeds wait and their keys wait, deduplicated, in their workqueues.
 //! - Only when changed — with every batch of `Action::Rows` (same frame), on every reflector
 //!   transition, and once a second for rates and countdowns: `Action::InformerStats` (a row per informer, matched to
 //!   views by `resource_label` and namespace; `synced` turns on change highlighting, `forbidden`

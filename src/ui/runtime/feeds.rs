@@ -5,6 +5,66 @@
 
 use super::*;
 
+/// Most row batches sent by the feeds and not yet taken by the frame loop. Above it a feed waits
+/// before it reads its next batch from the indexer, and its keys wait in the view's workqueue,
+/// each once however often it changes: a UI slower than the cluster's churn bounds its backlog
+/// to this many batches (of at most [`BATCH`] rows) and then shows each object's latest state,
+/// instead of an ever longer queue of stale rows.
+pub(super) const ROWS_IN_FLIGHT: usize = 16;
+
+/// The count of row batches in flight between the feeds and the frame loop (see
+/// [`ROWS_IN_FLIGHT`]), shared by every feed of a runtime.
+#[derive(Clone, Default)]
+pub(super) struct RowsInFlight(Arc<RowsCount>);
+
+#[derive(Default)]
+pub(super) struct RowsCount {
+    sent: std::sync::atomic::AtomicUsize,
+    taken: tokio::sync::Notify,
+}
+
+impl RowsInFlight {
+    /// Wait until fewer than [`ROWS_IN_FLIGHT`] batches are in flight, then count one more.
+    pub(super) async fn reserve(&self) {
+        use std::sync::atomic::Ordering;
+        loop {
+            // Registered before the check, so a batch taken in between still wakes it.
+            let taken = self.0.taken.notified();
+            let reserved = self
+                .0
+                .sent
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                    (n < ROWS_IN_FLIGHT).then_some(n + 1)
+                })
+                .is_ok();
+            if reserved {
+                return;
+            }
+            taken.await;
+        }
+    }
+
+    /// The frame loop took `n` batches: the feeds waiting may send again.
+    pub(super) fn taken(&self, n: usize) {
+        use std::sync::atomic::Ordering;
+        if n == 0 {
+            return;
+        }
+        let _ = self
+            .0
+            .sent
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |c| {
+                Some(c.saturating_sub(n))
+            });
+        self.0.taken.notify_waiters();
+    }
+
+    /// Batches in flight now.
+    pub(super) fn in_flight(&self) -> usize {
+        self.0.sent.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
 /// Handler that turns informer notifications into keys on the view's workqueue.
 pub(super) struct KeyFeed {
     pub(super) queue: Arc<RateLimitingQueue<Arc<str>>>,
@@ -197,6 +257,8 @@ pub(super) struct Attach {
     pub(super) cluster: Option<Arc<str>>,
     /// While on, the feed task takes no keys (they wait, deduplicated, in the workqueue).
     pub(super) suspended: Suspended,
+    /// The row batches in flight to the frame loop (bounded, see [`ROWS_IN_FLIGHT`]).
+    pub(super) rows: RowsInFlight,
 }
 
 impl Attach {
@@ -268,6 +330,7 @@ impl Attach {
         let task_cancel = self.cancel.clone();
         let cluster = self.cluster.clone();
         let suspended = self.suspended.clone();
+        let rows = self.rows.clone();
         tokio::spawn(async move {
             let q = queue.clone();
             let feed = FeedTarget {
@@ -279,7 +342,7 @@ impl Attach {
             };
             tokio::select! {
                 _ = task_cancel.cancelled() => { q.shut_down(); }
-                _ = feed_view(feed, store, queue, tx, suspended) => {}
+                _ = feed_view(feed, store, queue, tx, suspended, rows) => {}
             }
         });
         *slot = Some(Opened {
@@ -305,13 +368,16 @@ pub(super) struct FeedTarget {
 /// Take keys from the view's queue in batches, read the latest objects from the indexer and send
 /// their rows. A key updated many times while queued is taken once. While `suspended` (a shell
 /// has the terminal) no key is taken: they wait in the queue, each once, and are read when the
-/// app reads again, so it gets the objects' state as of then and no backlog.
+/// app reads again, so it gets the objects' state as of then and no backlog. While
+/// [`ROWS_IN_FLIGHT`] batches wait for the frame loop, a batch's rows are read only once it may
+/// be sent (keys changed meanwhile are queued again and sent again, latest state each time).
 pub(super) async fn feed_view(
     feed: FeedTarget,
     store: Arc<ThreadSafeStore<DynamicObject>>,
     queue: Arc<RateLimitingQueue<Arc<str>>>,
     tx: mpsc::UnboundedSender<Action>,
     mut suspended: Suspended,
+    rows: RowsInFlight,
 ) {
     let FeedTarget {
         view,
@@ -338,6 +404,7 @@ pub(super) async fn feed_view(
                 .collect(),
             None => keys,
         };
+        rows.reserve().await;
         let (upserts, deletes) = rows_for_keys(&kind, printer, &store, cluster.as_deref(), &keys);
         if tx
             .send(Action::Rows {

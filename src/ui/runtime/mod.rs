@@ -140,6 +140,8 @@ struct Runtime {
     history: Arc<History>,
     /// On while a shell or an editor has the terminal: the feeds hold back (see [`suspend`]).
     suspend: Suspender,
+    /// Row batches sent by the feeds and not yet taken by the frame loop.
+    rows: feeds::RowsInFlight,
 }
 
 /// The factory's hooks: history records each object as decoded (through the cache mask widened
@@ -240,6 +242,7 @@ impl Runtime {
             probe_period: fleet::PROBE_PERIOD,
             history,
             suspend,
+            rows: feeds::RowsInFlight::default(),
         };
         (rt, Streams { metrics_rx, log_rx })
     }
@@ -364,6 +367,7 @@ impl Runtime {
             drill: drill.clone(),
             cluster: cluster.clone(),
             suspended: self.suspend.watcher(),
+            rows: self.rows.clone(),
         };
         if cache.open_at_once(resource, ns.as_deref()) {
             attach.run();
@@ -1003,6 +1007,13 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         while let Ok((view, batch)) = log_rx.try_recv() {
             pending.push(Action::Log { view, batch });
         }
+        // The row batches taken: feeds held at the bound may read and send again.
+        rt.rows.taken(
+            pending
+                .iter()
+                .filter(|a| matches!(a, Action::Rows { .. }))
+                .count(),
+        );
         // The header's informer line in the same frame as the rows (not up to a second later).
         let with_rows = stats_with_rows(&pending, &rt.stats);
         pending.extend(with_rows);
@@ -1134,11 +1145,20 @@ impl Headless {
 
     /// The next action for the app (`None`: every sender is gone).
     pub async fn next_action(&mut self) -> Option<Action> {
-        tokio::select! {
+        let action = tokio::select! {
             a = self.rx.recv() => a,
             u = self.metrics_rx.recv() => u.map(Action::Metrics),
             b = self.log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
+        };
+        if matches!(action, Some(Action::Rows { .. })) {
+            self.rt.rows.taken(1);
         }
+        action
+    }
+
+    /// Row batches the feeds sent that [`Self::next_action`] has not returned yet.
+    pub fn rows_in_flight(&self) -> usize {
+        self.rt.rows.in_flight()
     }
 
     /// Probe fleet members every `period` (default [`PROBE_PERIOD`]); for probes started later.

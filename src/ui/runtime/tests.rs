@@ -308,3 +308,80 @@ async fn pods_per_node_are_counted_from_the_node_index_and_recounted_on_change()
     task.await.expect("task ends with the view");
     factory.shutdown().await;
 }
+
+/// A UI slower than the churn: the feed sends at most `ROWS_IN_FLIGHT` batches the frame loop has
+/// not taken, then waits with its keys in the workqueue (each once, however often it changed);
+/// as batches are taken it sends again, each time the object's state as of then, so nothing is
+/// lost and the backlog never grows past the bound.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn row_batches_in_flight_are_bounded_and_the_waiting_keys_send_their_latest_state() {
+    use super::feeds::{FeedTarget, ROWS_IN_FLIGHT, RowsInFlight, feed_view};
+    let store = Arc::new(ThreadSafeStore::<DynamicObject>::new(Default::default()));
+    let queue = Arc::new(RateLimitingQueue::<Arc<str>>::new());
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let rows = RowsInFlight::default();
+    let suspend = Suspender::new();
+    let feed = tokio::spawn(feed_view(
+        FeedTarget {
+            view: 1,
+            kind: "Pod".into(),
+            printer: None,
+            only_namespace: None,
+            cluster: None,
+        },
+        store.clone(),
+        queue.clone(),
+        tx,
+        suspend.watcher(),
+        rows.clone(),
+    ));
+    let put = |name: &str, rv: u32| {
+        let key = format!("default/{name}");
+        store
+            .add(&key, Arc::new(pod(name, &rv.to_string())))
+            .expect("stored");
+        queue.add(Arc::from(key.as_str()));
+    };
+    // One key at a time, each sent alone, until the bound is reached.
+    for i in 0..ROWS_IN_FLIGHT {
+        put(&format!("p{i}"), 1);
+        until(|| rows.in_flight() == i + 1).await;
+    }
+    // The next batch is read but held; its key changes three times meanwhile.
+    put("late", 1);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    for rv in 2..=4 {
+        put("late", rv);
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(rows.in_flight(), ROWS_IN_FLIGHT);
+    assert_eq!(rx.len(), ROWS_IN_FLIGHT, "no batch past the bound");
+    // The frame loop takes every batch, as it does each frame.
+    let mut late_rvs = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while late_rvs.last().map(String::as_str) != Some("4") {
+        let action = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("the held batch is sent once batches are taken")
+            .expect("feed alive");
+        rows.taken(1);
+        assert!(rows.in_flight() <= ROWS_IN_FLIGHT);
+        if let Action::Rows { upserts, .. } = action {
+            late_rvs.extend(
+                upserts
+                    .iter()
+                    .filter(|r| &*r.key == "default/late")
+                    .map(|r| {
+                        r.object
+                            .metadata
+                            .resource_version
+                            .clone()
+                            .unwrap_or_default()
+                    }),
+            );
+        }
+    }
+    // At most the state read before it waited and then the latest: not one batch per change.
+    assert!(late_rvs.len() <= 2, "late sent {late_rvs:?}");
+    feed.abort();
+}
