@@ -960,7 +960,12 @@ impl History {
         }
         s.key.push_str(name);
         let rv = resource_version(obj);
-        let seen = |t: &Track| !rv.is_empty() && t.last_rv() == rv;
+        // Recorded already: this resourceVersion, or a deletion of an object recorded deleted
+        // (a watch's DELETED of an object a relist found gone, which the FIFO drops too).
+        let seen = |t: &Track| {
+            (!rv.is_empty() && t.last_rv() == rv)
+                || (delta == Some(DeltaType::Deleted) && t.deleted)
+        };
         if self
             .inner
             .lock()

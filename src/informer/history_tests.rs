@@ -495,6 +495,25 @@ fn a_pop_names_versions_observed_without_their_delta_type_and_then_skips_the_loo
     assert_eq!(small.pending.load(Ordering::Relaxed), 0);
 }
 
+/// A watch's DELETED of an object a relist already found gone (the FIFO drops it: the key is
+/// neither queued nor known) records no second deletion.
+#[test]
+fn a_deletion_of_an_object_recorded_deleted_adds_no_version() {
+    let h = History::with_mib(1);
+    let (live, gone) = (cm("a", "5", "x"), cm("a", "7", "x"));
+    h.observe_as_at("configmaps", &live, Mask::All, Some(DeltaType::Replaced), 0);
+    let tomb = Delta {
+        kind: DeltaType::Deleted,
+        object: DeltaObject::Tombstone(DeletedFinalStateUnknown {
+            key: "ns/a".into(),
+            obj: Some(Arc::new(live)),
+        }),
+    };
+    h.popped_at("configmaps", "ns/a", &[tomb], 1);
+    h.observe_as_at("configmaps", &gone, Mask::All, Some(DeltaType::Deleted), 2);
+    assert_eq!(labels_of(&h, "ns/a"), ["Replaced", "Deleted†"]);
+}
+
 /// A relist that finds a key deleted and created again queues the old object's tombstone with
 /// the new object: the new object's version is already recorded (Replaced) and stays the live
 /// one, rather than a deletion being recorded after it.
