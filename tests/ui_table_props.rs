@@ -93,6 +93,8 @@ fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<u8>, label
         .filter(|k| t.entry(k).unwrap().mark != Mark::Deleted)
         .map(|k| k.to_string())
         .collect();
+    // The title's count: the shown rows without the deleted ones lingering.
+    assert_eq!(t.live_len(), shown_live.len());
     for k in list {
         let own = t.intern(k).unwrap();
         assert!(Arc::ptr_eq(&own, k), "{k} is not the entries' own key Arc");

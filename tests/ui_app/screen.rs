@@ -27,6 +27,30 @@ fn a_deleted_row_lingers_its_full_time_after_the_first_tick_that_sees_it() {
 }
 
 #[test]
+fn the_title_counts_objects_not_the_deleted_rows_still_shown() {
+    let (mut app, v) = app_with(config(), three_pods());
+    assert!(screen_text(&app).contains("Pods(default)[3]"));
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec!["default/db-0".into()],
+    });
+    app.update(Action::Tick(NOW_MS));
+    let text = screen_text(&app);
+    assert!(text.contains("db-0"), "the deleted row is still shown");
+    assert!(text.contains("Pods(default)[2]"), "but not counted: {text}");
+    // With a filter the lingering row matches, the same.
+    app.update(key('/'));
+    type_str(&mut app, "db");
+    app.update(code(KeyCode::Enter));
+    let text = screen_text(&app);
+    assert!(
+        text.contains("db-0") && text.contains("Pods(default)[0]"),
+        "{text}"
+    );
+}
+
+#[test]
 fn start_up_banner_is_transient_and_errors_stay_until_a_key() {
     let (mut app, _) = app_with(config(), three_pods());
     app.update(Action::Notify {

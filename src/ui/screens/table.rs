@@ -715,7 +715,7 @@ impl App {
                 .as_deref()
                 .map(|d| format!(" <{d}> "))
                 .unwrap_or_default(),
-            list.len()
+            t.live_len()
         );
         let mut title_spans = vec![Span::styled(
             title,
