@@ -101,6 +101,22 @@ fn scale_keeps_the_dialog_open_on_what_is_not_a_count_and_esc_sends_nothing() {
     assert!(matches!(app.mode, Mode::Normal));
 }
 
+/// The current count is shown selected: a count typed at once replaces it (it used to be
+/// appended: `3` then `5` scaled to 35); a cursor key keeps it for editing.
+#[test]
+fn a_count_typed_into_the_scale_dialog_replaces_the_current_one() {
+    let mut app = app_of("deployments", vec![deployment("web", 3)], false);
+    app.update(key('S'));
+    type_str(&mut app, "12");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(the_write(&fx).op, Operation::Scale(12));
+    app.update(key('S'));
+    app.update(code(KeyCode::End));
+    type_str(&mut app, "0");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(the_write(&fx).op, Operation::Scale(30));
+}
+
 #[test]
 fn scale_and_restart_on_a_pod_say_they_do_not_apply() {
     let mut app = app_of("pods", vec![simple_pod("default", "api-1")], false);

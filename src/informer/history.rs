@@ -1385,6 +1385,13 @@ pub fn summarize(changes: &[FieldChange]) -> String {
             ] => parts.push((3, format!("ready {}", arrow(c)))),
             ["spec", "replicas"] => parts.push((2, format!("replicas {}", arrow(c)))),
             ["status", r] if r.ends_with("eplicas") || *r == "numberReady" => {
+                // `status.replicas` (the pods there, a rollout's surge included) is not the
+                // `replicas` asked for in the spec.
+                let r = if *r == "replicas" {
+                    "status.replicas"
+                } else {
+                    r
+                };
                 match count_arrow(c) {
                     Some(a) => parts.push((3, format!("{r} {a}"))),
                     None => continue,

@@ -325,6 +325,19 @@ fn change(path: &str, old: Option<&str>, new: Option<&str>) -> FieldChange {
     }
 }
 
+/// A scale to 5 with a surge: the spec's `replicas` and the pods there (`status.replicas`) are
+/// told apart, so the surge does not read as a second scale.
+#[test]
+fn spec_replicas_and_status_replicas_are_told_apart() {
+    assert_eq!(
+        summarize(&[
+            change("/spec/replicas", Some("3"), Some("5")),
+            change("/status/replicas", Some("5"), Some("7")),
+        ]),
+        "replicas 3→5, status.replicas 5→7"
+    );
+}
+
 #[test]
 fn counts_the_server_omits_at_zero_read_as_zero_and_other_fields_say_none() {
     // The API server leaves `readyReplicas` out once it is 0: the change is 1→0, not "-1".

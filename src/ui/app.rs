@@ -410,6 +410,10 @@ impl App {
             drill: drill.clone(),
         });
         let mut table = TableModel::default();
+        // Events open newest first, by LAST SEEN (they have no NAME column to sort by).
+        if cols.first().is_some_and(|c| c.name == "LAST SEEN") {
+            table.set_sort(crate::ui::table::SortBy::Cell(0));
+        }
         let drill_answer = drill.as_ref().map(|d| DrillAnswer {
             index: d.index(),
             via: None,

@@ -251,3 +251,50 @@ fn discovered_custom_resources_open_by_plural_with_their_printer_columns() {
         .collect();
     assert!(names.contains(&"SIZE".to_string()), "{names:?}");
 }
+
+/// An Event view has no NAME column: it opens sorted by LAST SEEN, newest first, with the arrow
+/// on LAST SEEN (key order is not claimed for it), and `>` steps onto LAST SEEN too.
+#[test]
+fn events_open_newest_first_by_last_seen() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Discovery(
+        kinformer::ui::resources::builtin_resources(),
+    ));
+    app.update(key(':'));
+    type_str(&mut app, "ev");
+    let fx = app.update(code(KeyCode::Enter));
+    let (view, plural, _) = opened(&fx)[0].clone();
+    assert_eq!(plural, "events");
+    let event = |name: &str, ago_s: i64| {
+        let at = chrono::DateTime::from_timestamp(NOW_MS / 1000 - ago_s, 0)
+            .unwrap()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "name": "web"},
+            "reason": "Pulled", "type": "Normal", "message": name,
+            "lastTimestamp": at}))
+        .unwrap();
+        kinformer::ui::action::ObjectSummary::from_object("Event", &std::sync::Arc::new(obj), None)
+            .unwrap()
+    };
+    app.update(Action::Resync {
+        view,
+        rows: vec![event("a", 300), event("b", 5), event("c", 60)],
+    });
+    assert_eq!(
+        shown(&app, view),
+        ["default/b", "default/c", "default/a"],
+        "newest first"
+    );
+    let text = screen_text(&app);
+    assert!(text.contains("LAST SEEN↑"), "{text}");
+    // `N` is the name (key) order; no column claims it.
+    app.update(key('N'));
+    assert_eq!(shown(&app, view), ["default/a", "default/b", "default/c"]);
+    assert!(!screen_text(&app).contains("LAST SEEN↑"));
+    // `>` from the key order goes to LAST SEEN, the first column.
+    app.update(key('>'));
+    assert_eq!(app.views[&view].table.sort().0, SortBy::Cell(0));
+}

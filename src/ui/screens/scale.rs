@@ -27,6 +27,10 @@ pub struct ScaleDialog {
     /// `spec.replicas` when the dialog opened.
     pub current: Option<i64>,
     pub input: Input,
+    /// The input still holds the current count as the dialog opened with it, shown selected:
+    /// the first digit typed replaces it (backspace clears it), as a selected field does;
+    /// another key keeps it for editing.
+    pub prefilled: bool,
     /// Why the input is not a count (shown in the dialog).
     pub error: Option<String>,
     /// The cluster it scales on, named when several are selected (`None`: one).
@@ -59,6 +63,7 @@ impl App {
         self.mode = Mode::Scale(ScaleDialog {
             write: Box::new(write),
             current,
+            prefilled: !start.is_empty(),
             input: Input::new(start),
             error: None,
             cluster,
@@ -97,7 +102,17 @@ impl App {
                 d.error = Some("digits only".into());
                 Mode::Scale(d)
             }
+            KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete if d.prefilled => {
+                d.prefilled = false;
+                d.input = Input::default();
+                if let KeyCode::Char(_) = key.code {
+                    d.input.handle_event(&Event::Key(key));
+                }
+                d.error = None;
+                Mode::Scale(d)
+            }
             _ => {
+                d.prefilled = false;
                 d.input.handle_event(&Event::Key(key));
                 d.error = None;
                 Mode::Scale(d)
@@ -133,9 +148,17 @@ pub(crate) fn render_scale(d: &ScaleDialog, area: Rect, buf: &mut Buffer) {
             Span::raw("replicas: "),
             Span::styled(
                 d.input.value().to_string(),
-                Style::default()
-                    .fg(Color::White)
-                    .add_modifier(Modifier::BOLD),
+                if d.prefilled {
+                    // Selected: typing replaces it.
+                    Style::default()
+                        .fg(Color::Black)
+                        .bg(Color::White)
+                        .add_modifier(Modifier::BOLD)
+                } else {
+                    Style::default()
+                        .fg(Color::White)
+                        .add_modifier(Modifier::BOLD)
+                },
             ),
             Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
         ])

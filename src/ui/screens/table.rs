@@ -191,7 +191,8 @@ impl App {
                         // Positions: Key (NAMESPACE in -A, else NAME) then cells (skipping NAME
                         // when Key already stands for it).
                         let mut seq: Vec<SortBy> = vec![SortBy::Key];
-                        let first = if all_ns { 0 } else { 1 };
+                        let named = cols.first().is_some_and(|c| c.name == "NAME");
+                        let first = if all_ns || !named { 0 } else { 1 };
                         seq.extend((first..cols.len()).map(SortBy::Cell));
                         seq.extend((0..joined).map(SortBy::Joined));
                         let i = seq.iter().position(|s| *s == cur).unwrap_or(0);
@@ -812,7 +813,10 @@ impl App {
             headers.push(format!("NAMESPACE{}", key_arrow(!merged)));
         }
         for (i, c) in v.columns.iter().enumerate() {
-            let sorted = sort == SortBy::Cell(i) || !key_arrow(i == 0 && lead == 0).is_empty();
+            // Key order is the name order: marked on a first NAME column only (an event's
+            // first column is LAST SEEN, which key order does not sort by).
+            let by_key = i == 0 && lead == 0 && c.name == "NAME";
+            let sorted = sort == SortBy::Cell(i) || !key_arrow(by_key).is_empty();
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
         // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
