@@ -821,6 +821,9 @@ impl App {
             Mode::Filter { input } if matches!(self.current_screen(), Some(Screen::Changes(_))) => {
                 self.on_changes_filter_key(key, input, fx)
             }
+            Mode::Filter { input } if matches!(self.current_screen(), Some(Screen::Text(_))) => {
+                self.on_text_search_key(key, input)
+            }
             Mode::Filter { input } => self.on_filter_key(key, input),
             Mode::Labels(p) => self.on_picker_key(key, p, fx),
             Mode::Confirm(c) => self.on_confirm_key(key, c, fx),

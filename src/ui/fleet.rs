@@ -245,6 +245,8 @@ impl App {
                 reveal: false,
                 scroll: 0,
                 wrap: true,
+                search: None,
+                hit: None,
             }));
     }
 

@@ -363,7 +363,12 @@ impl App {
                 format!(" <{k}>"),
                 Style::default().fg(KEY).add_modifier(Modifier::BOLD),
             ));
-            spans.push(Span::styled(hint_name(a), Style::default().fg(DIM)));
+            // On a YAML or describe screen `/` searches the text.
+            let name = match (a, self.current_screen()) {
+                (KeyAction::Filter, Some(Screen::Text(_))) => "search",
+                _ => hint_name(a),
+            };
+            spans.push(Span::styled(name, Style::default().fg(DIM)));
         }
         Paragraph::new(Line::from(spans)).render(area, buf);
     }

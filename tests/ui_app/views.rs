@@ -298,3 +298,62 @@ fn events_open_newest_first_by_last_seen() {
     app.update(key('>'));
     assert_eq!(app.views[&view].table.sort().0, SortBy::Cell(0));
 }
+
+/// `/` on a YAML or describe screen searches its text (the table beneath keeps its filter):
+/// Enter goes to the first line holding it, `n` and `N` to the next and previous (wrapping
+/// around), the footer says where or that nothing holds it.
+#[test]
+fn slash_searches_a_text_screen_and_n_and_shift_n_step_through_the_matches() {
+    let (mut app, v) = app_with(config(), three_pods());
+    let fx = app.update(key('d'));
+    let Effect::FetchDescribe { request, .. } = fx[0].clone() else {
+        panic!("{fx:?}")
+    };
+    let body: String = (0..100)
+        .map(|i| {
+            if i % 30 == 7 {
+                format!("  Image: web:{i}\n")
+            } else {
+                format!("line {i}\n")
+            }
+        })
+        .collect();
+    app.update(Action::Describe {
+        request,
+        result: Ok(body),
+    });
+    let text = |app: &App| match app.current_screen() {
+        Some(Screen::Text(t)) => (t.scroll, t.hit),
+        _ => panic!("text screen expected"),
+    };
+    let footer = |app: &App| app.message.clone().map(|m| m.0).unwrap_or_default();
+    app.update(key('/'));
+    type_str(&mut app, "IMAGE");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(
+        text(&app),
+        (7, Some(7)),
+        "case ignored, first match from the top"
+    );
+    assert_eq!(footer(&app), "/IMAGE: line 8 of 100");
+    app.update(key('n'));
+    assert_eq!(text(&app), (37, Some(37)));
+    app.update(key('n'));
+    app.update(key('n'));
+    // Line 97 is on the last page (100 lines, 24 rows): the page stops there, the match is on it.
+    assert_eq!(text(&app), (100 - 24, Some(97)));
+    app.update(key('n'));
+    assert_eq!(text(&app), (7, Some(7)), "wraps around to the first");
+    app.update(key('N'));
+    assert_eq!(text(&app).1, Some(97), "and back");
+    // The highlight is drawn on the screen.
+    assert!(screen_text(&app).contains("Image: web:97"));
+    app.update(key('/'));
+    type_str(&mut app, "-nothing");
+    app.update(code(KeyCode::Enter));
+    assert!(footer(&app).contains("not found"), "{}", footer(&app));
+    // The table beneath was not filtered.
+    app.update(code(KeyCode::Esc));
+    assert_eq!(shown(&app, v).len(), 3);
+    assert!(app.views[&v].table.filters.text.is_none());
+}

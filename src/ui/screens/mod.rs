@@ -80,6 +80,7 @@ pub enum Screen {
 pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
     match app.current_screen() {
         Some(Screen::Logs(_)) => app.on_logs_key(key, fx),
+        Some(Screen::Text(_)) => app.on_text_raw_key(key),
         _ => false,
     }
 }

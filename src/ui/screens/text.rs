@@ -6,11 +6,15 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
 use super::Screen;
 use crate::cluster::ResourceInfo;
 use crate::render::to_yaml;
 use crate::ui::action::{Effect, ObjectSummary};
-use crate::ui::app::App;
+use crate::ui::app::{App, Mode};
 use crate::ui::keys::KeyAction;
 use crate::ui::widgets::{DIM, TITLE};
 
@@ -37,6 +41,11 @@ pub struct TextView {
     pub scroll: usize,
     /// Long lines wrap onto the next rows (on by default, `w` toggles); off: they are cut.
     pub wrap: bool,
+    /// The text searched with `/` (matched ignoring case; `n`/`N` go to the next/previous line
+    /// holding it, and its matches are highlighted).
+    pub search: Option<String>,
+    /// The line of the search's current match (`n`/`N` go on from it; it is highlighted).
+    pub hit: Option<usize>,
 }
 
 impl TextView {
@@ -54,6 +63,26 @@ impl TextView {
             }
         }
         0
+    }
+
+    /// The first line holding the search from line `from` on, forward or backward, wrapping
+    /// around the ends (`from` itself is looked at first going forward, last going back).
+    pub fn find(&self, from: usize, forward: bool) -> Option<usize> {
+        let needle = self.search.as_deref()?.to_ascii_lowercase();
+        let Some(Ok(lines)) = &self.lines else {
+            return None;
+        };
+        let n = lines.len();
+        let hit = |i: usize| lines[i].to_ascii_lowercase().contains(&needle);
+        (0..n)
+            .map(|k| {
+                if forward {
+                    (from + k) % n
+                } else {
+                    (from + n - 1 - k % n) % n
+                }
+            })
+            .find(|&i| hit(i))
     }
 
     pub fn is_secret(&self) -> bool {
@@ -85,9 +114,18 @@ pub(crate) enum TextResult {
 }
 
 impl App {
-    /// Keys of the text screen: wrap and reveal; false for any other.
+    /// Keys of the text screen: wrap, reveal and `/` (search, not the table beneath's filter);
+    /// false for any other.
     pub(crate) fn on_text_key(&mut self, action: KeyAction) -> bool {
         match action {
+            KeyAction::Filter => {
+                let Some(Screen::Text(t)) = self.stack.last() else {
+                    return false;
+                };
+                self.mode = Mode::Filter {
+                    input: Input::new(t.search.clone().unwrap_or_default()),
+                };
+            }
             KeyAction::RevealSecrets => self.toggle_reveal(),
             KeyAction::ToggleWrap => {
                 let (w, h) = text_area(self.size);
@@ -99,6 +137,76 @@ impl App {
             _ => return false,
         }
         true
+    }
+
+    /// The search line over a text screen: Enter searches from the line shown first (wrapping
+    /// around), Esc leaves it as it was.
+    pub(crate) fn on_text_search_key(&mut self, key: KeyEvent, mut input: Input) -> Mode {
+        match key.code {
+            KeyCode::Esc => Mode::Normal,
+            KeyCode::Enter => {
+                let text = input.value().trim().to_string();
+                if let Some(Screen::Text(t)) = self.stack.last_mut() {
+                    t.search = (!text.is_empty()).then_some(text);
+                    t.hit = None;
+                }
+                self.go_to_match(true, false);
+                Mode::Normal
+            }
+            _ => {
+                input.handle_event(&Event::Key(key));
+                Mode::Filter { input }
+            }
+        }
+    }
+
+    /// `n` and `N` on a text screen with a search: the next and previous line holding it.
+    pub(crate) fn on_text_raw_key(&mut self, key: KeyEvent) -> bool {
+        let searching = matches!(self.stack.last(), Some(Screen::Text(t)) if t.search.is_some());
+        match key.code {
+            KeyCode::Char('n')
+                if searching && key.modifiers.difference(KeyModifiers::SHIFT).is_empty() =>
+            {
+                self.go_to_match(true, true);
+                true
+            }
+            KeyCode::Char('N') if searching => {
+                self.go_to_match(false, true);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Scroll the text screen to the next (or previous) line holding its search; `skip`: past
+    /// the line shown first (`n`), else from it (a new search). The footer says where, or that
+    /// nothing holds it.
+    fn go_to_match(&mut self, forward: bool, skip: bool) {
+        let (w, h) = text_area(self.size);
+        let Some(Screen::Text(t)) = self.stack.last_mut() else {
+            return;
+        };
+        let Some(search) = t.search.clone() else {
+            return;
+        };
+        // On from the current match (the page may not start at it: the last page is shown
+        // whole), else from the first line shown.
+        let at = t.hit.unwrap_or(t.scroll);
+        let from = if skip && forward { at + 1 } else { at };
+        let total = t
+            .lines
+            .as_ref()
+            .and_then(|l| l.as_ref().ok())
+            .map_or(0, Vec::len);
+        match t.find(from.min(total.saturating_sub(1)), forward) {
+            Some(i) => {
+                t.hit = Some(i);
+                // The match as the first line, unless the last page is shown (then it is on it).
+                t.scroll = i.min(t.max_scroll(w, h));
+                self.info(format!("/{search}: line {} of {total}", i + 1));
+            }
+            None => self.error(format!("/{search}: not found")),
+        }
     }
 
     pub(crate) fn nav_text(&mut self, action: KeyAction, n: usize) {
@@ -199,6 +307,8 @@ impl App {
             reveal: false,
             scroll: 0,
             wrap: true,
+            search: None,
+            hit: None,
         }));
     }
 
@@ -259,9 +369,18 @@ pub(crate) fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
             let h = inner.height as usize;
             let w = usize::from(inner.width).max(1);
             let mut shown: Vec<Line> = Vec::with_capacity(h);
-            for l in lines.iter().skip(t.scroll) {
+            let needle = t.search.as_deref().map(str::to_ascii_lowercase);
+            for (i, l) in lines.iter().enumerate().skip(t.scroll) {
                 if shown.len() >= h {
                     break;
+                }
+                // A line holding the search: its matches highlighted (the current one's line
+                // marked too), cut at the width rather than wrapped.
+                if let Some(needle) = needle.as_deref()
+                    && l.to_ascii_lowercase().contains(needle)
+                {
+                    shown.push(search_line(l, needle, t.hit == Some(i)));
+                    continue;
                 }
                 if !t.wrap || l.chars().count() <= w {
                     shown.push(yaml_line(l, yaml));
@@ -287,6 +406,32 @@ pub(crate) fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// A line with the (lower-case) `needle`'s matches highlighted, ignoring ASCII case; `current`:
+/// the search's current match is on it.
+fn search_line<'a>(l: &'a str, needle: &str, current: bool) -> Line<'a> {
+    let lower = l.to_ascii_lowercase();
+    let hit = Style::default().fg(Color::Black).bg(Color::Yellow);
+    let mut spans = Vec::new();
+    let mut at = 0;
+    if !needle.is_empty() {
+        // ASCII lower-casing keeps byte offsets, so `lower`'s match is `l`'s.
+        while let Some(off) = lower[at..].find(needle) {
+            let start = at + off;
+            let end = start + needle.len();
+            spans.push(Span::raw(&l[at..start]));
+            spans.push(Span::styled(&l[start..end], hit));
+            at = end;
+        }
+    }
+    spans.push(Span::raw(&l[at..]));
+    let line = Line::from(spans);
+    if current {
+        line.style(Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED))
+    } else {
+        line
+    }
+}
+
 fn yaml_line(l: &str, yaml: bool) -> Line<'_> {
     if !yaml {
         return Line::raw(l);
@@ -303,7 +448,12 @@ fn yaml_line(l: &str, yaml: bool) -> Line<'_> {
 
 /// Footer hints on a text screen (reveal only on a Secret's YAML).
 pub(crate) fn hints(t: &TextView) -> Vec<KeyAction> {
-    let mut a = vec![KeyAction::Down, KeyAction::Up, KeyAction::ToggleWrap];
+    let mut a = vec![
+        KeyAction::Down,
+        KeyAction::Up,
+        KeyAction::Filter,
+        KeyAction::ToggleWrap,
+    ];
     if t.kind == TextKind::Yaml && t.is_secret() {
         a.push(KeyAction::RevealSecrets);
     }
