@@ -163,7 +163,7 @@ shot yaml 1
 esc
 
 # 8. DeltaFIFO event log (full screen)
-cmd events
+cmd deltas
 wait_for "DeltaFIFO events"
 shot events 1
 esc

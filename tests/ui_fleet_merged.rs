@@ -476,7 +476,7 @@ fn the_event_log_targets_the_current_cluster_after_a_merged_row_was_selected() {
     app.update(code(KeyCode::Esc));
     assert_eq!(app.target_cluster.as_deref(), Some("prod-us"));
     app.update(key(':'));
-    type_str(&mut app, "events");
+    type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
     app.update(key('j'));
     assert_eq!(
@@ -540,7 +540,7 @@ fn the_event_log_names_each_entrys_cluster_and_enter_opens_that_clusters_history
         tap_entry(1, "default/c", Some("prod-us")),
     ]));
     app.update(key(':'));
-    type_str(&mut app, "events");
+    type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
     let text = screen(&mut app, 120, 14);
     assert!(text.contains("CLUSTER"), "{text}");

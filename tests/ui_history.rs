@@ -271,7 +271,7 @@ fn enter_on_an_event_log_line_opens_that_objects_history_at_that_version() {
         tap(2, "pods", "default/web-1", "103"),
     ]));
     app.update(key(':'));
-    type_str(&mut app, "events");
+    type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
     app.update(key('j')); // the older line: the namespaced deployments informer
     let fx = app.update(code(KeyCode::Enter));
@@ -290,7 +290,7 @@ fn timeline_opened_with_a_version_selects_it() {
     let (mut app, _) = app();
     app.update(Action::Tap(vec![tap(1, "pods", "default/web-1", "102")]));
     app.update(key(':'));
-    type_str(&mut app, "events");
+    type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
     app.update(code(KeyCode::Enter));
     answer_history(&mut app, &recorded());

@@ -376,7 +376,7 @@ fn batches_redraw_only_while_the_log_screen_is_on_top() {
     app.update(key('L'));
     let view = log_screen(&app).stream;
     app.update(key(':'));
-    type_str(&mut app, "events");
+    type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
     assert!(matches!(app.current_screen(), Some(Screen::Events)));
     app.take_dirty();

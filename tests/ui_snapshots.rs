@@ -220,7 +220,7 @@ fn event_log_full_screen() {
     let (mut app, _) = app_demo(config());
     app.update(Action::Tap(taps()));
     app.update(key(':'));
-    type_str(&mut app, "events");
+    type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
     insta::assert_snapshot!(draw(&mut app, 100, 16).backend());
 }
@@ -230,7 +230,7 @@ fn event_log_screen_header_shows_the_logs_pause_and_filters() {
     let (mut app, _) = app_demo(config());
     app.update(Action::Tap(taps()));
     app.update(key(':'));
-    type_str(&mut app, "events");
+    type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
     app.update(key('p'));
     app.update(key('t')); // type: Added
@@ -252,7 +252,7 @@ fn event_log_kind_column_fits_group_qualified_kinds_and_delta_narrows_without_to
         tap(2, "pods", DeltaType::Added, false, "shop/web-1"),
     ]));
     app.update(key(':'));
-    type_str(&mut app, "events");
+    type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
     insta::assert_snapshot!(draw(&mut app, 80, 8).backend());
 }

@@ -1,5 +1,5 @@
 //! The `:` command line: completion, and running a command (`:pods`, `:ns`, `:ctx`,
-//! `:informers`, `:events`, `:q`).
+//! `:informers`, `:deltas`, `:q`).
 
 use crossterm::event::{Event, KeyCode, KeyEvent};
 use tui_input::Input;
@@ -70,7 +70,8 @@ impl App {
             }
             "pulse" | "pu" => self.open_pulse(fx),
             "xray" => self.open_xray(arg, fx),
-            "events" if arg.is_none() => {
+            // The DeltaFIFO log; `:events` is the Event objects, as in kubectl and k9s.
+            "deltas" | "fifo" => {
                 if !matches!(self.current_screen(), Some(Screen::Events)) {
                     self.stack.push(Screen::Events);
                 }

@@ -139,7 +139,16 @@ fn event_log_pane_toggles_and_event_screen_pauses_and_filters() {
     app.update(Action::Tap(vec![tap(3, DeltaType::Sync, false)]));
     assert!(!app.take_dirty(), "hidden log does not redraw");
     app.update(key(':'));
+    type_str(&mut app, "deltas");
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.current_screen(), Some(Screen::Events)));
+    // `:events` is the Event objects, as in kubectl and k9s (the DeltaFIFO log is `:deltas`).
+    app.update(key(':'));
     type_str(&mut app, "events");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(opened(&fx)[0].1, "events");
+    app.update(key(':'));
+    type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
     assert!(matches!(app.current_screen(), Some(Screen::Events)));
     app.update(key('p'));

@@ -1,4 +1,4 @@
-//! The DeltaFIFO event log: full screen (`:events`) and as the pane under a table (`e`).
+//! The DeltaFIFO event log: full screen (`:deltas`) and as the pane under a table (`e`).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};

@@ -90,7 +90,24 @@ impl App {
             (":ns NAME", "switch namespace (:ns alone: all namespaces)"),
             (":ctx NAME", "switch kubeconfig context"),
             (":informers", "informer panel"),
-            (":events", "DeltaFIFO event log, full screen"),
+            (
+                ":deltas",
+                "DeltaFIFO event log, full screen (:events: the Event objects)",
+            ),
+            (
+                ":pulse",
+                "cluster pulse: counts, usage, rates, restarts, warnings",
+            ),
+            (
+                ":xray [KIND]",
+                "owner tree of deploy, sts, ds, job, svc, node or ns",
+            ),
+            (
+                ":changes",
+                "latest changes across the cluster (per-object history)",
+            ),
+            (":pf", "active port-forwards"),
+            (":diff", "the selected object across the selected clusters"),
             (":q", "quit"),
             ("/text  /~regex", "filter rows (substring, or regex)"),
             (
