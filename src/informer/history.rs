@@ -1356,6 +1356,10 @@ pub fn summarize(changes: &[FieldChange]) -> String {
                     env.push(name);
                 }
             }
+            [.., "annotations", "kubectl.kubernetes.io/restartedAt"] => match &c.new {
+                Some(at) => parts.push((1, format!("rollout restart {at}"))),
+                None => continue,
+            },
             ["status", "phase"] => parts.push((0, format!("status.phase {}", arrow(c)))),
             [.., "restartCount"] => match count_arrow(c) {
                 Some(a) => parts.push((1, format!("restartCount {a}"))),

@@ -325,6 +325,30 @@ fn change(path: &str, old: Option<&str>, new: Option<&str>) -> FieldChange {
     }
 }
 
+/// `kubectl rollout restart` (and `r` here) stamps the pod template with an annotation: the
+/// version says so, where it said only that no tracked field changed.
+#[test]
+fn a_rollout_restart_is_named_in_a_deployments_history() {
+    let h = History::with_mib(1);
+    let mut v1 = deploy("1", "web:1.4", 3, json!({"app": "web"}));
+    let mut v2 = v1.clone();
+    v2.metadata.resource_version = Some("2".into());
+    v2.data["spec"]["template"]["metadata"] = json!({"annotations": {
+        "kubectl.kubernetes.io/restartedAt": "2026-11-24T09:05:48Z"}});
+    v1.data["spec"]["template"]["metadata"] = json!({"labels": {"app": "web"}});
+    v2.data["spec"]["template"]["metadata"]["labels"] = json!({"app": "web"});
+    let t = record(
+        &h,
+        "deployments.apps",
+        deploy_mask(),
+        &[(DeltaType::Replaced, v1), (DeltaType::Updated, v2)],
+    );
+    assert_eq!(
+        t.versions[1].summary(0),
+        "rollout restart 2026-11-24T09:05:48Z"
+    );
+}
+
 /// A scale to 5 with a surge: the spec's `replicas` and the pods there (`status.replicas`) are
 /// told apart, so the surge does not read as a second scale.
 #[test]

@@ -73,8 +73,10 @@ const POD: Mask = Keys(&[
     ),
 ]);
 
+/// A workload's pod template: its labels and annotations (`kubectl rollout restart` is a
+/// `kubectl.kubernetes.io/restartedAt` annotation there), its containers.
 const TEMPLATE: Mask = Keys(&[
-    ("metadata", Keys(&[("labels", All)])),
+    ("metadata", Keys(&[("labels", All), ("annotations", All)])),
     (
         "spec",
         Keys(&[("containers", CONTAINER), ("initContainers", CONTAINER)]),
