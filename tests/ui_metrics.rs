@@ -636,3 +636,51 @@ fn pulse_screen() {
     }
     insta::assert_snapshot!(draw(&mut app, 120, 34).backend());
 }
+
+/// With the usage columns, the columns that do not fit whole are left out from the right, but
+/// the first of them is still shown cut to the room left when that is 8 characters or more (a
+/// STATUS one character wider used to drop NODE).
+#[test]
+fn the_last_column_that_does_not_fit_whole_is_cut_rather_than_dropped() {
+    // Nodes named as on a cloud provider: a long NODE column.
+    let node = "ip-10-0-64-11.eu-west-1.compute.internal";
+    let (mut app, v) = app_with(config(), pods());
+    let at = app.views[&v]
+        .columns
+        .iter()
+        .position(|c| c.name == "NODE")
+        .expect("a NODE column");
+    let rows: Vec<ObjectSummary> = pods()
+        .into_iter()
+        .map(|mut p| {
+            p.row.cells[at] = kinformer::render::Cell::Text(node.into());
+            p
+        })
+        .collect();
+    app.update(Action::Rows {
+        view: v,
+        upserts: rows,
+        deletes: vec![],
+    });
+    app.update(pod_poll());
+    let header_at = |app: &mut App, w: u16| {
+        let text = screen_text(&draw(app, w, 12));
+        text.lines()
+            .find(|l| l.contains("NAME"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    // The full table's width: where its NODE column's values end at a wide screen.
+    let wide = screen_text(&draw(&mut app, 300, 12));
+    let full = wide
+        .lines()
+        .filter_map(|l| l.find(node).map(|i| l[..i].chars().count() + node.len()))
+        .max()
+        .expect("node values shown");
+    // Three characters short of it: NODE cut, still there.
+    let header = header_at(&mut app, (full + 1 - 3) as u16);
+    assert!(header.contains("NODE"), "{header}");
+    // Far too short for NODE: left out, as before.
+    let header = header_at(&mut app, (full + 1 - 40) as u16);
+    assert!(!header.contains("NODE"), "{header}");
+}

@@ -292,6 +292,23 @@ fn events_open_newest_first_by_last_seen() {
         view,
         rows: vec![event("a", 300), event("b", 5), event("c", 60)],
     });
+    // The last column takes the room left, up to its longest value (it was cut at 60).
+    let long = format!("Successfully pulled image {}", "x".repeat(50));
+    let mut e = event("d", 400);
+    e.row.cells[4] = kinformer::render::Cell::Text(long.clone());
+    app.update(Action::Rows {
+        view,
+        upserts: vec![e],
+        deletes: vec![],
+    });
+    assert!(screen_text(&app).contains(&long), "{}", screen_text(&app));
+    app.update(Action::Rows {
+        view,
+        upserts: vec![],
+        deletes: vec!["default/d".into()],
+    });
+    app.update(Action::Tick(NOW_MS + 5_000));
+    app.update(Action::Tick(NOW_MS + 7_000));
     assert_eq!(
         shown(&app, view),
         ["default/b", "default/c", "default/a"],

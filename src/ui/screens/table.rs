@@ -885,6 +885,8 @@ impl App {
             rows_text.push((cells, style, selected, levels));
         }
         let mut widths: Vec<u16> = headers.iter().map(|h| h.chars().count() as u16).collect();
+        /// The narrowest a column cut to the room left is still shown at.
+        const MIN_CUT_COLUMN: u32 = 8;
         // Never narrower than what this view has shown before (stable while scrolling).
         for (w, seen) in widths.iter_mut().zip(&v.col_widths) {
             *w = (*w).max(*seen);
@@ -913,17 +915,44 @@ impl App {
                 .map_or(base, |i| i + lead);
             let mut order: Vec<usize> = (0..at).chain(base..headers.len()).collect();
             order.extend(at..base);
+            // The columns that fit whole; the next one too, cut to the room left, when that is
+            // still a useful width (a status one character wider must not drop NODE).
+            let avail = u32::from(inner.width);
             let mut used = 0u32;
-            let fit = order
-                .iter()
-                .take_while(|&&i| {
-                    used += u32::from(widths[i]) + if used == 0 { 0 } else { 2 };
-                    used <= u32::from(inner.width)
-                })
-                .count();
+            let mut fit = 0;
+            for &i in &order {
+                let gap = if fit == 0 { 0 } else { 2 };
+                if used + gap + u32::from(widths[i]) <= avail {
+                    used += gap + u32::from(widths[i]);
+                    fit += 1;
+                    continue;
+                }
+                let rest = avail.saturating_sub(used + gap);
+                if rest >= MIN_CUT_COLUMN {
+                    widths[i] = rest as u16;
+                    fit += 1;
+                }
+                break;
+            }
             order.truncate(fit.max(1));
             order
         };
+        // Room left on the right goes to the last column, up to its longest value (an event's
+        // MESSAGE is not cut at 60 characters with half the screen empty).
+        if let Some(&last) = order.last() {
+            let used: u32 = order.iter().map(|&i| u32::from(widths[i]) + 2).sum::<u32>() - 2;
+            let spare = u32::from(inner.width).saturating_sub(used);
+            let longest = rows_text
+                .iter()
+                .filter_map(|(cells, _, _, _)| cells.get(last))
+                .map(|c| c.chars().count() as u32)
+                .max()
+                .unwrap_or(0);
+            let w = u32::from(widths[last]);
+            if spare > 0 && longest > w {
+                widths[last] = (w + spare.min(longest - w)) as u16;
+            }
+        }
         let header = TRow::new(order.iter().map(|&i| TCell::from(headers[i].clone()))).style(
             Style::default()
                 .fg(Color::White)
