@@ -254,3 +254,30 @@ fn enter_on_a_replicaset_drills_down_to_its_pods_and_esc_returns() {
     assert_eq!(fx, vec![Effect::CloseView { view: pods_view }]);
     assert_eq!(app.current_view_id(), Some(rs_view));
 }
+
+/// A namespace's view served by the all-namespaces informer: its index holds every namespace's
+/// labels, but the picker offers (and counts) only what the view's rows carry.
+#[test]
+fn the_picker_of_a_namespace_view_offers_its_own_labels_only() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    let mut wide = labelled_pods();
+    wide.push(pod(PodSpec {
+        ns: "cert-manager",
+        name: "cm-0",
+        labels: &[("app", "web"), ("team", "platform")],
+        ..PodSpec::default()
+    }));
+    app.update(Action::Store {
+        view: v,
+        store: store_of(&wide),
+    });
+    app.update(key('l'));
+    let Mode::Labels(p) = &app.mode else { panic!() };
+    assert!(
+        !p.all.iter().any(|(v, _)| v.starts_with("team")),
+        "{:?}",
+        p.all
+    );
+    let web = p.all.iter().find(|(v, _)| v == "app=web").unwrap();
+    assert_eq!(web.1, 3, "counted in the view's namespace");
+}

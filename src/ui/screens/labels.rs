@@ -49,12 +49,17 @@ impl App {
             return;
         }
         let Some(v) = self.current_view() else { return };
-        let source = if v.store.is_some() {
-            "label index"
-        } else {
-            "rows (index not attached)"
+        // A namespace's view may be served by the all-namespaces informer, and a drill-down
+        // shows part of its informer: the index's counts are wider than the view, so the
+        // choices and counts come from the view's own rows (what the selector would pick).
+        let scoped = v.namespace.is_some() || v.table.filters.drill.is_some();
+        let source = match (&v.store, scoped) {
+            (Some(_), false) => "label index",
+            (Some(_), true) => "this view's rows",
+            (None, _) => "rows (index not attached)",
         };
-        let mut all: Vec<(String, usize)> = match &v.store {
+        let index = v.store.as_ref().filter(|_| !scoped);
+        let mut all: Vec<(String, usize)> = match index {
             Some(s) => s
                 .list_index_func_values(LABEL_INDEX)
                 .into_iter()
@@ -64,7 +69,7 @@ impl App {
                 })
                 .collect(),
             None => {
-                // No index attached (yet): offer what the rows carry.
+                // Scoped, or no index attached (yet): offer what the rows carry.
                 let mut counts: HashMap<String, usize> = HashMap::new();
                 for e in v.table.entries() {
                     for (k, val) in e.summary.labels() {
