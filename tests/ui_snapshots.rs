@@ -337,6 +337,8 @@ fn informer_panel() {
     type_str(&mut app, "informers");
     app.update(code(KeyCode::Enter));
     insta::assert_snapshot!(draw(&mut app, 130, 12).backend());
+    // Narrow: the right-hand columns are left out whole; none is cut at its left (`BJECTS`).
+    insta::assert_snapshot!("informer_panel_narrow", draw(&mut app, 80, 12).backend());
 }
 
 #[test]

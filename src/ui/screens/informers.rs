@@ -116,17 +116,6 @@ impl App {
                 TCell::from(text)
             }
         };
-        let header = TRow::new(
-            headers
-                .iter()
-                .enumerate()
-                .map(|(c, h)| cell(c, h.to_string())),
-        )
-        .style(
-            Style::default()
-                .fg(Color::White)
-                .add_modifier(Modifier::BOLD),
-        );
         let inner_h = area.height.saturating_sub(3) as usize;
         let start = self
             .informer_cursor
@@ -176,24 +165,61 @@ impl App {
                     (cells.collect(), style)
                 })
                 .collect();
-        let mut widths: Vec<Constraint> = headers
+        let lengths: Vec<usize> = headers
             .iter()
             .enumerate()
             .map(|(c, h)| {
-                let w = texts
+                texts
                     .iter()
                     .map(|(t, _)| t[c].chars().count())
                     .max()
                     .unwrap_or(0)
-                    .max(h.chars().count());
-                Constraint::Length(w as u16)
+                    .max(h.chars().count())
             })
             .collect();
-        if let Some(last) = widths.last_mut() {
+        // The columns that fit whole, from the left (a narrow terminal leaves out the right
+        // ones rather than squeezing every column, which cut numbers and headers at the left:
+        // `BJECTS`); LAST ERROR, last, takes what is left.
+        let room = usize::from(area.width.saturating_sub(2));
+        let mut used = 0;
+        let mut keep = 0;
+        for (c, w) in lengths.iter().enumerate() {
+            let gap = if c == 0 { 0 } else { 2 };
+            let last = c + 1 == lengths.len();
+            if used + gap + if last { 1 } else { *w } > room && c > 0 {
+                break;
+            }
+            used += gap + w;
+            keep += 1;
+        }
+        let mut widths: Vec<Constraint> = lengths[..keep]
+            .iter()
+            .map(|w| Constraint::Length(*w as u16))
+            .collect();
+        if keep == lengths.len()
+            && let Some(last) = widths.last_mut()
+        {
             *last = Constraint::Fill(1);
         }
+        let header = TRow::new(
+            headers[..keep]
+                .iter()
+                .enumerate()
+                .map(|(c, h)| cell(c, h.to_string())),
+        )
+        .style(
+            Style::default()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+        );
         let rows = texts.into_iter().map(|(t, style)| {
-            TRow::new(t.into_iter().enumerate().map(|(c, x)| cell(c, x))).style(style)
+            TRow::new(
+                t.into_iter()
+                    .take(keep)
+                    .enumerate()
+                    .map(|(c, x)| cell(c, x)),
+            )
+            .style(style)
         });
         Widget::render(
             Table::new(rows, widths)
