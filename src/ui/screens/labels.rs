@@ -55,7 +55,7 @@ impl App {
         let scoped = v.namespace.is_some() || v.table.filters.drill.is_some();
         let source = match (&v.store, scoped) {
             (Some(_), false) => "label index",
-            (Some(_), true) => "this view's rows",
+            (Some(_), true) => "view's rows",
             (None, _) => "rows (index not attached)",
         };
         let index = v.store.as_ref().filter(|_| !scoped);
