@@ -137,9 +137,16 @@ impl TextFilter {
     /// substring.
     pub fn parse(text: &str) -> Result<TextFilter, String> {
         match text.strip_prefix('~') {
+            // regex's message is several lines (the pattern, a caret, the error): its last line
+            // says what is wrong, and the pattern is the one typed (without `(?i)`).
             Some(re) => Regex::new(&format!("(?i){re}"))
                 .map(TextFilter::Regex)
-                .map_err(|e| format!("invalid regex: {e}")),
+                .map_err(|e| {
+                    let why = e.to_string();
+                    let why = why.lines().last().unwrap_or("").trim();
+                    let why = why.strip_prefix("error: ").unwrap_or(why);
+                    format!("invalid regex /~{re}: {why}")
+                }),
             None => Ok(TextFilter::Substring(text.to_lowercase())),
         }
     }
