@@ -150,7 +150,15 @@ impl App {
 
 pub(crate) fn render_confirm(c: &ConfirmWrite, area: Rect, buf: &mut Buffer) {
     let (question, extra) = c.text();
-    let width = (question.chars().count() + 6).clamp(64, 100) as u16;
+    // Wide enough for the question and every line under it (they would wrap under the
+    // buttons otherwise), within 100 columns.
+    let widest = extra
+        .iter()
+        .map(|e| e.chars().count())
+        .chain([question.chars().count()])
+        .max()
+        .unwrap_or(0);
+    let width = (widest + 6).clamp(64, 100) as u16;
     let on_cluster = usize::from(c.cluster.is_some());
     let r = centered(area, width, 7 + (extra.len() + on_cluster) as u16);
     Clear.render(r, buf);

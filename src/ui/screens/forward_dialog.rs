@@ -262,21 +262,20 @@ pub(crate) fn render_forward_dialog(d: &ForwardDialog, area: Rect, buf: &mut Buf
         .as_ref()
         .and_then(|r| r.as_ref().ok())
         .map_or(1, |p| p.len().max(1));
-    let r = centered(area, 60, 8 + n.min(8) as u16);
+    let title = match d.kind {
+        ForwardKind::Pod => format!("Forward a port of pod {}/{}", d.namespace, d.pod),
+        k => format!(
+            "Forward a port of {}/{}/{} (one ready pod)",
+            k.short(),
+            d.namespace,
+            d.pod
+        ),
+    };
+    // Wide enough for its first line (a long object name), within 100 columns.
+    let width = (title.chars().count() + 4).clamp(60, 100) as u16;
+    let r = centered(area, width, 8 + n.min(8) as u16);
     Clear.render(r, buf);
-    let mut lines = vec![
-        Line::from(match d.kind {
-            ForwardKind::Pod => format!("Forward a port of pod {}/{}", d.namespace, d.pod),
-            k => format!(
-                "Forward a port of {}/{}/{} (one ready pod)",
-                k.short(),
-                d.namespace,
-                d.pod
-            ),
-        })
-        .centered(),
-        Line::raw(""),
-    ];
+    let mut lines = vec![Line::from(title).centered(), Line::raw("")];
     match &d.ports {
         None => lines.push(Line::styled(
             "loading ports…",
