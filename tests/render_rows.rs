@@ -1039,6 +1039,9 @@ fn describe_deployment_shows_replicas_and_conditions() {
         "3 desired | 3 updated | 3 total | 2 ready | 2 available | 1 unavailable",
         "MinimumReplicasAvailable",
         "StrategyType:       RollingUpdate",
+        // As kubectl describe: the rolling update bounds and the pod template's metadata.
+        "RollingUpdateStrategy: 25% max unavailable, 25% max surge",
+        "Pod Template:\n  Labels:           app=web\n  Annotations:      <none>",
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }

@@ -66,8 +66,9 @@ pub fn describe_at(obj: &DynamicObject, events: &[Arc<DynamicObject>], now_unix:
     out
 }
 
+/// `Name:` padded to 20 columns, then the value; a longer name keeps one space before it.
 fn field(out: &mut String, name: &str, value: &str) {
-    let _ = writeln!(out, "{:<20}{}", format!("{name}:"), value);
+    let _ = writeln!(out, "{:<19} {}", format!("{name}:"), value);
 }
 
 fn map_field(
@@ -83,7 +84,7 @@ fn map_field(
                 } else {
                     String::new()
                 };
-                let _ = writeln!(out, "{label:<20}{k}={v}");
+                let _ = writeln!(out, "{label:<19} {k}={v}");
             }
         }
         _ => field(out, name, "<none>"),
@@ -432,6 +433,40 @@ fn describe_workload(out: &mut String, kind: &str, d: &Value) {
     let strategy = str_at(d, &["spec", "strategy", "type"]);
     if !strategy.is_empty() {
         field(out, "StrategyType", strategy);
+    }
+    if let Some(n) = int_opt(d, &["spec", "minReadySeconds"]) {
+        field(out, "MinReadySeconds", &n.to_string());
+    }
+    // As kubectl: a Deployment's rolling update bounds (a count or a percentage each).
+    if let Some(ru) = at(d, &["spec", "strategy", "rollingUpdate"]) {
+        let bound = |k: &str| match at(ru, &[k]) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => "0".to_string(),
+        };
+        field(
+            out,
+            "RollingUpdateStrategy",
+            &format!(
+                "{} max unavailable, {} max surge",
+                bound("maxUnavailable"),
+                bound("maxSurge")
+            ),
+        );
+    }
+    // The pod template's labels and annotations (a rollout restart is an annotation there).
+    let template_map = |k: &str| -> Option<std::collections::BTreeMap<String, String>> {
+        let m = at(d, &["spec", "template", "metadata", k])?.as_object()?;
+        Some(
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect(),
+        )
+    };
+    if at(d, &["spec", "template"]).is_some() {
+        let _ = writeln!(out, "Pod Template:");
+        map_field(out, "  Labels", template_map("labels").as_ref());
+        map_field(out, "  Annotations", template_map("annotations").as_ref());
     }
     let tmpl = at(d, &["spec", "template", "spec"]);
     if let Some(t) = tmpl {
