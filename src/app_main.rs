@@ -336,7 +336,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
     }
     let sim = Arc::new(Mutex::new(sim));
     let (scale_sim, cordon_sim, scale_rejected) = (sim.clone(), sim.clone(), sim.clone());
-    let template_sim = sim.clone();
+    let (template_sim, deleted_sim) = (sim.clone(), sim.clone());
     let scales = crate::demo::churn::follow_clients(
         cluster.clone(),
         move |ns, kind, name, to| live(&scale_sim).external_scale(ns, kind, name, to),
@@ -344,6 +344,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         move |ns, kind, name, template, generation| {
             live(&template_sim).external_template(ns, kind, name, template, generation)
         },
+        move |ns, name| live(&deleted_sim).external_pod_deleted(ns, name),
         move |m, _| scale_rejected.lock().rejected(m),
     );
     let tick_sim = sim.clone();

@@ -78,18 +78,22 @@ where
 /// `spec.template` changes (`kubectl rollout restart`, `set image`, edit), hand the template and
 /// the object's generation to `template(namespace, kind, name, template, generation)` (the
 /// simulator's `external_template`, a no-op for its own rollouts) and apply the rollout's first
-/// step. Runs until the task is aborted.
-pub fn follow_clients<S, C, T, R>(
+/// step; when a pod is deleted, hand it to `deleted(namespace, name)` (the simulator's
+/// `external_pod_deleted`: its set's replacement; a no-op for its own deletions). Runs until the
+/// task is aborted.
+pub fn follow_clients<S, C, T, D, R>(
     cluster: Arc<DemoCluster>,
     mut scale: S,
     mut cordon: C,
     mut template: T,
+    mut deleted: D,
     mut rejected: R,
 ) -> JoinHandle<()>
 where
     S: FnMut(&str, &str, &str, u32) -> Vec<Mutation> + Send + 'static,
     C: FnMut(&str, bool) + Send + 'static,
     T: FnMut(&str, &str, &str, &Value, i64) -> Vec<Mutation> + Send + 'static,
+    D: FnMut(&str, &str) -> Vec<Mutation> + Send + 'static,
     R: FnMut(&Mutation, &StatusError) + Send + 'static,
 {
     let mut events = cluster.subscribe();
@@ -100,12 +104,24 @@ where
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(_) => return,
             };
-            let Some(prev) = ev.prev.as_ref() else {
-                continue;
-            };
             let kind = super::resources::RESOURCES
                 .get(ev.resource)
                 .map_or("", |r| r.kind);
+            if kind == "Pod" {
+                if ev.kind == super::cluster::EventType::Deleted
+                    && let Some(ns) = ev.obj.namespace.as_deref()
+                {
+                    for m in deleted(ns, &ev.obj.name) {
+                        if let Err(e) = cluster.apply(m.clone()) {
+                            rejected(&m, &e);
+                        }
+                    }
+                }
+                continue;
+            }
+            let Some(prev) = ev.prev.as_ref() else {
+                continue;
+            };
             if kind == "Node" {
                 let unschedulable = |s: &super::cluster::Stored| {
                     s.value().ok().is_some_and(|v| {

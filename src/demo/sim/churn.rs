@@ -443,6 +443,29 @@ impl Simulator {
         self.emit_status(w, set, out);
     }
 
+    /// A client deleted (or evicted) the pod `ns/name`: when the model still holds it, its
+    /// set's controller creates a replacement, as a ReplicaSet, StatefulSet or DaemonSet
+    /// controller does (`kubectl delete pod`, the dashboard's ctrl-d and ctrl-k, a drain).
+    /// Nothing when the model already forgot it (the simulator's own deletions) or the pod is
+    /// not a set's (a Job's, a static one).
+    pub fn external_pod_deleted(&mut self, ns: &str, name: &str) -> Vec<Mutation> {
+        let mut out = Vec::new();
+        let Some(&i) = self.pod_index.get(&key(ns, name)) else {
+            return out;
+        };
+        let (w, set) = (self.pods[i].workload, self.pods[i].set);
+        let kind = self.workloads.get(w as usize).map(|wl| wl.kind);
+        let ordinal = self.pods[i].ordinal;
+        let node_hint = self.pods[i].node.or(self.pods[i].target_node);
+        self.remove_pod(&key(ns, name));
+        if matches!(kind, Some(WKind::Job | WKind::Static) | None) {
+            return out;
+        }
+        self.create_replacement(w, set, ordinal, node_hint, &mut out);
+        self.emit_status(w, set, &mut out);
+        out
+    }
+
     /// Forgets a pod: dense-vector swap-remove plus index fixes, and its owner set's list.
     pub(super) fn remove_pod(&mut self, k: &str) -> Option<Pod> {
         let i = self.pod_index.remove(k)?;

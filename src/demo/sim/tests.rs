@@ -1184,3 +1184,57 @@ fn a_daemonset_restart_replaces_one_node_s_pod_at_a_time() {
         Some(&serde_json::json!(generation))
     );
 }
+
+/// `kubectl delete pod` (or the dashboard's ctrl-d, a drain's eviction) of a ReplicaSet's pod:
+/// its controller creates a replacement with the same owner, as kube-controller-manager does;
+/// the simulator's own deletions (already forgotten) and unknown pods make nothing.
+#[test]
+fn a_clients_pod_deletion_makes_its_set_create_a_replacement() {
+    let mut sim = Simulator::new(small());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let (ns, victim) = sim
+        .workloads
+        .iter()
+        .find(|w| w.alive && w.kind == WKind::Deployment)
+        .and_then(|w| {
+            let set = w.current()?;
+            Some((w.ns.to_string(), set.pods.first()?.to_string()))
+        })
+        .unwrap();
+    let owner = |v: &Value| v.pointer("/metadata/ownerReferences/0/name").cloned();
+    let victim_owner = owner(shadow.get("pods", &key(&ns, &victim)).unwrap());
+    let pods_before = shadow.count("pods");
+    // The client's delete is committed first; the controller answers it.
+    shadow
+        .apply(&Mutation::Delete {
+            resource: PODS,
+            namespace: Some(ns.clone()),
+            name: victim.clone(),
+        })
+        .unwrap();
+    let answer = sim.external_pod_deleted(&ns, &victim);
+    let created: Vec<&Value> = answer
+        .iter()
+        .filter_map(|m| match m {
+            Mutation::Create {
+                resource, object, ..
+            } if resource.plural == "pods" => Some(object),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(created.len(), 1, "{answer:?}");
+    assert_eq!(owner(created[0]), victim_owner, "the same ReplicaSet");
+    for m in &answer {
+        shadow.apply(m).unwrap();
+    }
+    assert_eq!(shadow.count("pods"), pods_before);
+    assert!(
+        sim.external_pod_deleted(&ns, &victim).is_empty(),
+        "forgotten: a second event makes nothing"
+    );
+    assert!(sim.external_pod_deleted(&ns, "no-such").is_empty());
+    assert_pods_owned(&shadow);
+}
