@@ -78,7 +78,7 @@ where
 /// `spec.template` changes (`kubectl rollout restart`, `set image`, edit), hand the template and
 /// the object's generation to `template(namespace, kind, name, template, generation)` (the
 /// simulator's `external_template`, a no-op for its own rollouts) and apply the rollout's first
-/// step; when a pod is deleted, hand it to `deleted(namespace, name)` (the simulator's
+/// step; when a pod is deleted, hand it to `deleted(namespace, name, uid)` (the simulator's
 /// `external_pod_deleted`: its set's replacement; a no-op for its own deletions). Runs until the
 /// task is aborted.
 pub fn follow_clients<S, C, T, D, R>(
@@ -93,7 +93,7 @@ where
     S: FnMut(&str, &str, &str, u32) -> Vec<Mutation> + Send + 'static,
     C: FnMut(&str, bool) + Send + 'static,
     T: FnMut(&str, &str, &str, &Value, i64) -> Vec<Mutation> + Send + 'static,
-    D: FnMut(&str, &str) -> Vec<Mutation> + Send + 'static,
+    D: FnMut(&str, &str, &str) -> Vec<Mutation> + Send + 'static,
     R: FnMut(&Mutation, &StatusError) + Send + 'static,
 {
     let mut events = cluster.subscribe();
@@ -108,10 +108,15 @@ where
                 .get(ev.resource)
                 .map_or("", |r| r.kind);
             if kind == "Pod" {
+                let uid = ev.obj.value().ok().and_then(|v| {
+                    v.pointer("/metadata/uid")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                });
                 if ev.kind == super::cluster::EventType::Deleted
-                    && let Some(ns) = ev.obj.namespace.as_deref()
+                    && let (Some(ns), Some(uid)) = (ev.obj.namespace.as_deref(), uid)
                 {
-                    for m in deleted(ns, &ev.obj.name) {
+                    for m in deleted(ns, &ev.obj.name, &uid) {
                         if let Err(e) = cluster.apply(m.clone()) {
                             rejected(&m, &e);
                         }

@@ -446,13 +446,17 @@ impl Simulator {
     /// A client deleted (or evicted) the pod `ns/name`: when the model still holds it, its
     /// set's controller creates a replacement, as a ReplicaSet, StatefulSet or DaemonSet
     /// controller does (`kubectl delete pod`, the dashboard's ctrl-d and ctrl-k, a drain).
-    /// Nothing when the model already forgot it (the simulator's own deletions) or the pod is
+    /// Nothing when the model no longer holds that pod — the simulator's own deletions, and a
+    /// StatefulSet's pod it already replaced under the same name (a new `uid`) — or the pod is
     /// not a set's (a Job's, a static one).
-    pub fn external_pod_deleted(&mut self, ns: &str, name: &str) -> Vec<Mutation> {
+    pub fn external_pod_deleted(&mut self, ns: &str, name: &str, uid: &str) -> Vec<Mutation> {
         let mut out = Vec::new();
         let Some(&i) = self.pod_index.get(&key(ns, name)) else {
             return out;
         };
+        if &*self.pods[i].uid != uid {
+            return out;
+        }
         let (w, set) = (self.pods[i].workload, self.pods[i].set);
         let kind = self.workloads.get(w as usize).map(|wl| wl.kind);
         let ordinal = self.pods[i].ordinal;

@@ -1205,7 +1205,18 @@ fn a_clients_pod_deletion_makes_its_set_create_a_replacement() {
         })
         .unwrap();
     let owner = |v: &Value| v.pointer("/metadata/ownerReferences/0/name").cloned();
-    let victim_owner = owner(shadow.get("pods", &key(&ns, &victim)).unwrap());
+    let victim_obj = shadow.get("pods", &key(&ns, &victim)).unwrap();
+    let victim_owner = owner(victim_obj);
+    let uid = victim_obj
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap()
+        .to_string();
+    // Another object once named so (a StatefulSet's earlier pod): not this one, nothing made.
+    assert!(
+        sim.external_pod_deleted(&ns, &victim, "an-older-uid")
+            .is_empty()
+    );
     let pods_before = shadow.count("pods");
     // The client's delete is committed first; the controller answers it.
     shadow
@@ -1215,7 +1226,7 @@ fn a_clients_pod_deletion_makes_its_set_create_a_replacement() {
             name: victim.clone(),
         })
         .unwrap();
-    let answer = sim.external_pod_deleted(&ns, &victim);
+    let answer = sim.external_pod_deleted(&ns, &victim, &uid);
     let created: Vec<&Value> = answer
         .iter()
         .filter_map(|m| match m {
@@ -1232,9 +1243,9 @@ fn a_clients_pod_deletion_makes_its_set_create_a_replacement() {
     }
     assert_eq!(shadow.count("pods"), pods_before);
     assert!(
-        sim.external_pod_deleted(&ns, &victim).is_empty(),
+        sim.external_pod_deleted(&ns, &victim, &uid).is_empty(),
         "forgotten: a second event makes nothing"
     );
-    assert!(sim.external_pod_deleted(&ns, "no-such").is_empty());
+    assert!(sim.external_pod_deleted(&ns, "no-such", &uid).is_empty());
     assert_pods_owned(&shadow);
 }
