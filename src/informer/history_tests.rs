@@ -532,6 +532,17 @@ fn a_pop_names_versions_observed_without_their_delta_type_and_then_skips_the_loo
     assert_eq!(small.pending.load(Ordering::Relaxed), 0);
 }
 
+/// A relist's tombstone of `key`, carrying the last state the informer held.
+fn tombstone(key: &str, last: DynamicObject) -> Delta<DynamicObject> {
+    Delta {
+        kind: DeltaType::Deleted,
+        object: DeltaObject::Tombstone(DeletedFinalStateUnknown {
+            key: key.into(),
+            obj: Some(Arc::new(last)),
+        }),
+    }
+}
+
 /// A watch's DELETED of an object a relist already found gone (the FIFO drops it: the key is
 /// neither queued nor known) records no second deletion.
 #[test]
@@ -539,13 +550,7 @@ fn a_deletion_of_an_object_recorded_deleted_adds_no_version() {
     let h = History::with_mib(1);
     let (live, gone) = (cm("a", "5", "x"), cm("a", "7", "x"));
     h.observe_as_at("configmaps", &live, Mask::All, Some(DeltaType::Replaced), 0);
-    let tomb = Delta {
-        kind: DeltaType::Deleted,
-        object: DeltaObject::Tombstone(DeletedFinalStateUnknown {
-            key: "ns/a".into(),
-            obj: Some(Arc::new(live)),
-        }),
-    };
+    let tomb = tombstone("ns/a", live);
     h.popped_at("configmaps", "ns/a", &[tomb], 1);
     h.observe_as_at("configmaps", &gone, Mask::All, Some(DeltaType::Deleted), 2);
     assert_eq!(labels_of(&h, "ns/a"), ["Replaced", "Deleted†"]);
@@ -560,13 +565,7 @@ fn a_tombstone_older_than_the_recorded_version_does_not_mark_the_new_object_dele
     let (old, new) = (cm("a", "5", "x"), cm("a", "9", "y"));
     h.observe_as_at("configmaps", &old, Mask::All, Some(DeltaType::Replaced), 0);
     h.observe_as_at("configmaps", &new, Mask::All, Some(DeltaType::Replaced), 1);
-    let tomb = Delta {
-        kind: DeltaType::Deleted,
-        object: DeltaObject::Tombstone(DeletedFinalStateUnknown {
-            key: "ns/a".into(),
-            obj: Some(Arc::new(old)),
-        }),
-    };
+    let tomb = tombstone("ns/a", old);
     h.popped_at(
         "configmaps",
         "ns/a",
