@@ -284,9 +284,13 @@ fn sort_cpu_key_orders_pods_by_usage_and_follows_the_next_poll() {
 fn sort_next_reaches_the_usage_columns() {
     let (mut app, v) = app_with(config(), pods());
     app.update(pod_poll());
-    // NAME (key) → READY, STATUS, RESTARTS, AGE, IP, NODE → CPU.
-    let cells = app.views[&v].columns.len();
-    for _ in 0..cells {
+    // In the order on screen: NAME (key) → READY, STATUS, RESTARTS, AGE → CPU ... → IP, NODE.
+    let before_ip = app.views[&v]
+        .columns
+        .iter()
+        .position(|c| c.name == "IP")
+        .expect("an IP column");
+    for _ in 0..before_ip {
         app.update(key('>'));
     }
     assert_eq!(app.views[&v].table.sort().0, SortBy::Joined(0));
@@ -294,6 +298,13 @@ fn sort_next_reaches_the_usage_columns() {
         shown(&app, v),
         ["default/web", "default/api", "default/batch"]
     );
+    // After the six usage columns, IP; `<` steps back onto the last usage column.
+    for _ in 0..6 {
+        app.update(key('>'));
+    }
+    assert_eq!(app.views[&v].table.sort().0, SortBy::Cell(before_ip));
+    app.update(key('<'));
+    assert_eq!(app.views[&v].table.sort().0, SortBy::Joined(5));
 }
 
 fn app_with_nodes() -> (App, ViewId) {

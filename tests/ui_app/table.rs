@@ -276,8 +276,8 @@ fn sort_keys_choose_columns_and_flip_order() {
     app.update(key('<'));
     assert_eq!(
         app.views[&v].table.sort().0,
-        SortBy::Joined(5),
-        "wraps around to the last column: %MEM/L, joined from metrics"
+        SortBy::Cell(6),
+        "wraps around to the last column on screen: NODE (the usage columns sit before IP)"
     );
 }
 

@@ -190,11 +190,18 @@ impl App {
                     move |cols, cur| {
                         // Positions: Key (NAMESPACE in -A, else NAME) then cells (skipping NAME
                         // when Key already stands for it).
+                        // In the order on screen: the usage columns sit before IP.
                         let mut seq: Vec<SortBy> = vec![SortBy::Key];
                         let named = cols.first().is_some_and(|c| c.name == "NAME");
                         let first = if all_ns || !named { 0 } else { 1 };
-                        seq.extend((first..cols.len()).map(SortBy::Cell));
+                        let ip = cols
+                            .iter()
+                            .position(|c| c.name == "IP")
+                            .unwrap_or(cols.len())
+                            .max(first);
+                        seq.extend((first..ip).map(SortBy::Cell));
                         seq.extend((0..joined).map(SortBy::Joined));
+                        seq.extend((ip..cols.len()).map(SortBy::Cell));
                         let i = seq.iter().position(|s| *s == cur).unwrap_or(0);
                         let n = seq.len();
                         seq[if fwd { (i + 1) % n } else { (i + n - 1) % n }]
