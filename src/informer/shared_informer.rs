@@ -487,7 +487,9 @@ pub struct InformerStats {
     pub kind: String,
     /// Deltas popped since start.
     pub deltas_total: u64,
-    /// Deltas popped per second over the last few seconds.
+    /// Deltas popped per second over the last few seconds, the initial list's left out (its
+    /// burst is the sync, not the cluster's rate of change: a view just opened would read
+    /// hundreds per second for a few seconds).
     pub deltas_per_sec: f64,
     /// Keys waiting in the DeltaFIFO.
     pub queue_depth: usize,
@@ -848,7 +850,9 @@ impl<K: Object> SharedIndexInformer<K> {
     fn after_pop(&self, popped: &Popped<K>) {
         let n = popped.deltas.len() as u64;
         self.deltas_total.fetch_add(n, Ordering::Relaxed);
-        self.rate.lock().record(n);
+        if !popped.is_in_initial_list {
+            self.rate.lock().record(n);
+        }
         self.tap
             .record(&self.kind, &popped.key, &popped.deltas, popped.queue_depth);
         if let Some((resource, history)) = &self.history {

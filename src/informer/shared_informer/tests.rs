@@ -432,6 +432,8 @@ async fn informer_records_every_popped_delta_in_its_tap_and_stats() {
     assert_eq!(stats.deltas_total, 5);
     assert_eq!(stats.cached_objects, 0);
     assert!(stats.running && stats.has_synced);
+    // The rate leaves the initial list out: the four watch-like changes above and the relist's
+    // tombstone, none of them the first list.
     assert!(stats.deltas_per_sec > 0.0);
     cancel.cancel();
     task.await.unwrap();
@@ -773,3 +775,38 @@ async fn handler_resync_on_an_informer_created_without_resync() {
 }
 
 mod ported;
+
+/// The rate leaves the initial list out (a view just opened read hundreds of deltas per second
+/// for a few seconds); the total counts it, and a watch event after the sync is in the rate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_delta_rate_leaves_the_initial_list_out() {
+    use crate::informer::list_watch::{FakeListerWatcher, WatchEvent};
+    let fake = FakeListerWatcher::<ConfigMap>::shared();
+    let items: Vec<ConfigMap> = (0..50)
+        .map(|i| (*cm(&format!("c{i}"), "10")).clone())
+        .collect();
+    fake.push_list_page(items, "10", None);
+    let watch = fake.push_watch_live();
+    let lw: Arc<dyn ListerWatcher<ConfigMap>> = fake.clone();
+    let inf = SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "configmaps".into(),
+            reflector: crate::informer::reflector::ReflectorConfig {
+                use_streaming_list: false,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    );
+    let (cancel, task) = start(&inf);
+    wait_until(|| inf.stats().deltas_total == 50);
+    assert_eq!(inf.stats().deltas_per_sec, 0.0);
+    watch
+        .send(Ok(WatchEvent::Modified((*cm("c1", "11")).clone())))
+        .unwrap();
+    wait_until(|| inf.stats().deltas_total == 51);
+    assert!(inf.stats().deltas_per_sec > 0.0);
+    cancel.cancel();
+    task.await.unwrap();
+}
