@@ -78,7 +78,8 @@ where
 /// `spec.template` changes (`kubectl rollout restart`, `set image`, edit), hand the template and
 /// the object's generation to `template(namespace, kind, name, template, generation)` (the
 /// simulator's `external_template`, a no-op for its own rollouts) and apply the rollout's first
-/// step; when a pod is deleted, hand it to `deleted(namespace, name, uid)` (the simulator's
+/// step; when a pod starts terminating (or is deleted at once), hand it to
+/// `deleted(namespace, name, uid)` (the simulator's
 /// `external_pod_deleted`: its set's replacement; a no-op for its own deletions). Runs until the
 /// task is aborted.
 pub fn follow_clients<S, C, T, D, R>(
@@ -108,15 +109,21 @@ where
                 .get(ev.resource)
                 .map_or("", |r| r.kind);
             if kind == "Pod" {
-                let uid = ev.obj.value().ok().and_then(|v| {
-                    v.pointer("/metadata/uid")
-                        .and_then(Value::as_str)
-                        .map(str::to_string)
-                });
-                if ev.kind == super::cluster::EventType::Deleted
-                    && let (Some(ns), Some(uid)) = (ev.obj.namespace.as_deref(), uid)
-                {
-                    for m in deleted(ns, &ev.obj.name, &uid) {
+                // A pod leaves its set when it starts terminating (its deletionTimestamp set;
+                // gone at once without a grace period), as the ReplicaSet controller counts it:
+                // the replacement is made then, not a grace period later. Every pod event passes
+                // here (the simulator's churn too): no JSON is parsed, and the simulator answers
+                // only for a pod its model still holds under that uid (not its own deletions,
+                // not a second event of the same deletion).
+                let started = match ev.kind {
+                    super::cluster::EventType::Deleted => true,
+                    super::cluster::EventType::Modified => {
+                        terminating(&ev.obj) && !ev.prev.as_deref().is_some_and(terminating)
+                    }
+                    super::cluster::EventType::Added => false,
+                };
+                if started && let Some(ns) = ev.obj.namespace.as_deref() {
+                    for m in deleted(ns, &ev.obj.name, &ev.obj.uid) {
                         if let Err(e) = cluster.apply(m.clone()) {
                             rejected(&m, &e);
                         }
@@ -180,6 +187,12 @@ where
             }
         }
     })
+}
+
+/// Whether a stored object carries a `deletionTimestamp` (read from its JSON bytes, unparsed).
+fn terminating(s: &super::cluster::Stored) -> bool {
+    const KEY: &[u8] = b"\"deletionTimestamp\"";
+    s.bytes.windows(KEY.len()).any(|w| w == KEY)
 }
 
 /// Apply a batch (e.g. the simulator's seed) and return how many were rejected.

@@ -411,3 +411,75 @@ async fn kubectl_port_forwards_to_a_demo_pod_over_spdy() {
     child.kill().await.unwrap();
     s.cleanup().await;
 }
+
+/// `kubectl delete pod` of a seeded Deployment's pod: as soon as the pod is terminating (its
+/// grace period running), its ReplicaSet creates a replacement, as kube-controller-manager does
+/// (demo-only: it checks the demo's simulated controllers).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_delete_pod_of_a_replicaset_gets_a_replacement() {
+    let Some(bin) = kubectl_on_path() else {
+        println!("skipping kubectl_delete_pod_of_a_replicaset_gets_a_replacement: no kubectl");
+        return;
+    };
+    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
+        println!("skipping: it checks the demo's simulated controllers (demo-only)");
+        return;
+    }
+    let demo = seeded_demo(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    demo.handle.write_kubeconfig(&kubeconfig).unwrap();
+    let k = Kubectl { bin, kubeconfig };
+    // A pod owned by a ReplicaSet: namespace, name, owner.
+    let out = k
+        .ok(&[
+            "get",
+            "pods",
+            "-A",
+            "-o",
+            "jsonpath={range .items[*]}{.metadata.namespace} {.metadata.name} {.metadata.ownerReferences[0].kind} {.metadata.ownerReferences[0].name}{\"\\n\"}{end}",
+        ])
+        .await;
+    let (ns, pod, rs) = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|c| c.len() == 4 && c[2] == "ReplicaSet")
+        .map(|c| (c[0].to_string(), c[1].to_string(), c[3].to_string()))
+        .expect("a ReplicaSet's pod");
+    let owned = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.ends_with(&format!(" {rs}")))
+            .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
+            .collect()
+    };
+    let list = [
+        "get",
+        "pods",
+        "-n",
+        ns.as_str(),
+        "-o",
+        "jsonpath={range .items[*]}{.metadata.name} {.metadata.ownerReferences[0].name}{\"\\n\"}{end}",
+    ];
+    let before = owned(&k.ok(&list).await);
+    k.ok(&["delete", "pod", &pod, "-n", &ns, "--wait=false"])
+        .await;
+    // The deleted pod may still be listed, terminating; the others are the set's count again.
+    let mut others = Vec::new();
+    for _ in 0..100 {
+        others = owned(&k.ok(&list).await);
+        others.retain(|p| *p != pod);
+        if others.len() == before.len() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        others.len(),
+        before.len(),
+        "replaced: {before:?} → {others:?}"
+    );
+    let fresh: Vec<&String> = others.iter().filter(|p| !before.contains(p)).collect();
+    assert_eq!(fresh.len(), 1, "one new pod: {before:?} → {others:?}");
+    demo.churn.abort();
+    demo.handle.shutdown().await;
+}

@@ -120,6 +120,24 @@ impl ListerWatcher<ConfigMap> for NoApi {
     }
 }
 
+/// A configmaps informer over `fake`, which scripts a list, then a watch (no streaming list).
+fn informer_over(
+    fake: &Arc<crate::informer::list_watch::FakeListerWatcher<ConfigMap>>,
+) -> Arc<SharedIndexInformer<ConfigMap>> {
+    let lw: Arc<dyn ListerWatcher<ConfigMap>> = fake.clone();
+    SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "configmaps".into(),
+            reflector: crate::informer::reflector::ReflectorConfig {
+                use_streaming_list: false,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    )
+}
+
 fn recv_n(rx: &Receiver<Ev>, n: usize) -> Vec<Ev> {
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
@@ -483,19 +501,7 @@ async fn informer_end_to_end_over_fake_lister_watcher() {
     let cmv = |n: &str, rv: &str| (*cm(n, rv)).clone();
     fake.push_list_page(vec![cmv("a", "10"), cmv("b", "10")], "10", None);
     let watch = fake.push_watch_live();
-    let lw: Arc<dyn ListerWatcher<ConfigMap>> = fake.clone();
-    let inf = SharedIndexInformer::new(
-        lw,
-        InformerConfig {
-            kind: "configmaps".into(),
-            // The fake scripts a list, then a watch.
-            reflector: crate::informer::reflector::ReflectorConfig {
-                use_streaming_list: false,
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-    );
+    let inf = informer_over(&fake);
     let (h, rx) = recorder();
     let reg = inf.add_event_handler(h, None).unwrap();
     let (cancel, task) = start(&inf);
@@ -577,19 +583,7 @@ async fn reflector_resync_timer_reaches_only_handlers_with_a_period() {
         None,
     );
     let _watch = fake.push_watch_live();
-    let lw: Arc<dyn ListerWatcher<ConfigMap>> = fake.clone();
-    let inf = SharedIndexInformer::new(
-        lw,
-        InformerConfig {
-            kind: "configmaps".into(),
-            // The fake scripts a list, then a watch.
-            reflector: crate::informer::reflector::ReflectorConfig {
-                use_streaming_list: false,
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-    );
+    let inf = informer_over(&fake);
     let (every10, rx10) = recorder();
     let (none, rx_none) = recorder();
     let r10 = inf
@@ -787,18 +781,7 @@ async fn the_delta_rate_leaves_the_initial_list_out() {
         .collect();
     fake.push_list_page(items, "10", None);
     let watch = fake.push_watch_live();
-    let lw: Arc<dyn ListerWatcher<ConfigMap>> = fake.clone();
-    let inf = SharedIndexInformer::new(
-        lw,
-        InformerConfig {
-            kind: "configmaps".into(),
-            reflector: crate::informer::reflector::ReflectorConfig {
-                use_streaming_list: false,
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-    );
+    let inf = informer_over(&fake);
     let (cancel, task) = start(&inf);
     wait_until(|| inf.stats().deltas_total == 50);
     assert_eq!(inf.stats().deltas_per_sec, 0.0);
