@@ -344,7 +344,7 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         move |ns, kind, name, template, generation| {
             live(&template_sim).external_template(ns, kind, name, template, generation)
         },
-        move |ns, name, uid| live(&deleted_sim).external_pod_deleted(ns, name, uid),
+        move |ns, name, uid, gone| live(&deleted_sim).external_pod_deleted(ns, name, uid, gone),
         move |m, _| scale_rejected.lock().rejected(m),
     );
     let tick_sim = sim.clone();

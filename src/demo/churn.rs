@@ -79,7 +79,7 @@ where
 /// the object's generation to `template(namespace, kind, name, template, generation)` (the
 /// simulator's `external_template`, a no-op for its own rollouts) and apply the rollout's first
 /// step; when a pod starts terminating (or is deleted at once), hand it to
-/// `deleted(namespace, name, uid)` (the simulator's
+/// `deleted(namespace, name, uid, gone)` (the simulator's
 /// `external_pod_deleted`: its set's replacement; a no-op for its own deletions). Runs until the
 /// task is aborted.
 pub fn follow_clients<S, C, T, D, R>(
@@ -94,7 +94,7 @@ where
     S: FnMut(&str, &str, &str, u32) -> Vec<Mutation> + Send + 'static,
     C: FnMut(&str, bool) + Send + 'static,
     T: FnMut(&str, &str, &str, &Value, i64) -> Vec<Mutation> + Send + 'static,
-    D: FnMut(&str, &str, &str) -> Vec<Mutation> + Send + 'static,
+    D: FnMut(&str, &str, &str, bool) -> Vec<Mutation> + Send + 'static,
     R: FnMut(&Mutation, &StatusError) + Send + 'static,
 {
     let mut events = cluster.subscribe();
@@ -115,6 +115,7 @@ where
                 // here (the simulator's churn too): no JSON is parsed, and the simulator answers
                 // only for a pod its model still holds under that uid (not its own deletions,
                 // not a second event of the same deletion).
+                let gone = ev.kind == super::cluster::EventType::Deleted;
                 let started = match ev.kind {
                     super::cluster::EventType::Deleted => true,
                     super::cluster::EventType::Modified => {
@@ -123,7 +124,7 @@ where
                     super::cluster::EventType::Added => false,
                 };
                 if started && let Some(ns) = ev.obj.namespace.as_deref() {
-                    for m in deleted(ns, &ev.obj.name, &ev.obj.uid) {
+                    for m in deleted(ns, &ev.obj.name, &ev.obj.uid, gone) {
                         if let Err(e) = cluster.apply(m.clone()) {
                             rejected(&m, &e);
                         }

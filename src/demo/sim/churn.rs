@@ -443,13 +443,20 @@ impl Simulator {
         self.emit_status(w, set, out);
     }
 
-    /// A client deleted (or evicted) the pod `ns/name`: when the model still holds it, its
-    /// set's controller creates a replacement, as a ReplicaSet, StatefulSet or DaemonSet
-    /// controller does (`kubectl delete pod`, the dashboard's ctrl-d and ctrl-k, a drain).
-    /// Nothing when the model no longer holds that pod — the simulator's own deletions, and a
-    /// StatefulSet's pod it already replaced under the same name (a new `uid`) — or the pod is
-    /// not a set's (a Job's, a static one).
-    pub fn external_pod_deleted(&mut self, ns: &str, name: &str, uid: &str) -> Vec<Mutation> {
+    /// A client deleted (or evicted) the pod `ns/name`, which is now terminating (`gone`: or
+    /// removed): when the model still holds it, its set's controller creates a replacement, as
+    /// kube-controller-manager does (`kubectl delete pod`, the dashboard's ctrl-d and ctrl-k, a
+    /// drain) — a ReplicaSet or DaemonSet once the pod is terminating, a StatefulSet only once
+    /// it is gone (its replacement takes the same name). Nothing when the model no longer holds
+    /// that pod — the simulator's own deletions, and a StatefulSet's pod it already replaced
+    /// under the same name (a new `uid`) — or the pod is not a set's (a Job's, a static one).
+    pub fn external_pod_deleted(
+        &mut self,
+        ns: &str,
+        name: &str,
+        uid: &str,
+        gone: bool,
+    ) -> Vec<Mutation> {
         let mut out = Vec::new();
         let Some(&i) = self.pod_index.get(&key(ns, name)) else {
             return out;
@@ -459,6 +466,9 @@ impl Simulator {
         }
         let (w, set) = (self.pods[i].workload, self.pods[i].set);
         let kind = self.workloads.get(w as usize).map(|wl| wl.kind);
+        if kind == Some(WKind::StatefulSet) && !gone {
+            return out;
+        }
         let ordinal = self.pods[i].ordinal;
         let node_hint = self.pods[i].node.or(self.pods[i].target_node);
         self.remove_pod(&key(ns, name));

@@ -1214,7 +1214,7 @@ fn a_clients_pod_deletion_makes_its_set_create_a_replacement() {
         .to_string();
     // Another object once named so (a StatefulSet's earlier pod): not this one, nothing made.
     assert!(
-        sim.external_pod_deleted(&ns, &victim, "an-older-uid")
+        sim.external_pod_deleted(&ns, &victim, "an-older-uid", false)
             .is_empty()
     );
     let pods_before = shadow.count("pods");
@@ -1226,7 +1226,7 @@ fn a_clients_pod_deletion_makes_its_set_create_a_replacement() {
             name: victim.clone(),
         })
         .unwrap();
-    let answer = sim.external_pod_deleted(&ns, &victim, &uid);
+    let answer = sim.external_pod_deleted(&ns, &victim, &uid, false);
     let created: Vec<&Value> = answer
         .iter()
         .filter_map(|m| match m {
@@ -1243,9 +1243,54 @@ fn a_clients_pod_deletion_makes_its_set_create_a_replacement() {
     }
     assert_eq!(shadow.count("pods"), pods_before);
     assert!(
-        sim.external_pod_deleted(&ns, &victim, &uid).is_empty(),
+        sim.external_pod_deleted(&ns, &victim, &uid, true)
+            .is_empty(),
         "forgotten: a second event makes nothing"
     );
-    assert!(sim.external_pod_deleted(&ns, "no-such", &uid).is_empty());
+    assert!(
+        sim.external_pod_deleted(&ns, "no-such", &uid, true)
+            .is_empty()
+    );
     assert_pods_owned(&shadow);
+}
+
+/// A StatefulSet's pod is replaced under the same name: not while it terminates (the name is
+/// still taken), once it is gone.
+#[test]
+fn a_clients_statefulset_pod_deletion_is_replaced_once_the_pod_is_gone() {
+    let mut sim = Simulator::new(small());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let (ns, victim) = sim
+        .workloads
+        .iter()
+        .find(|w| w.alive && w.kind == WKind::StatefulSet)
+        .and_then(|w| Some((w.ns.to_string(), w.current()?.pods.first()?.to_string())))
+        .unwrap();
+    let uid = shadow
+        .get("pods", &key(&ns, &victim))
+        .and_then(|v| v.pointer("/metadata/uid"))
+        .and_then(Value::as_str)
+        .unwrap()
+        .to_string();
+    assert!(
+        sim.external_pod_deleted(&ns, &victim, &uid, false)
+            .is_empty()
+    );
+    let answer = sim.external_pod_deleted(&ns, &victim, &uid, true);
+    let names: Vec<String> = answer
+        .iter()
+        .filter_map(|m| match m {
+            Mutation::Create {
+                resource, object, ..
+            } if resource.plural == "pods" => object
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, [victim], "the same ordinal");
 }
