@@ -954,7 +954,9 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     }
 
     let (mut tui, _guard) = terminal::setup()?;
-    let mut events = EventStream::new();
+    // `None` while a shell or an editor has the terminal (see `suspended_session`); made anew
+    // when the frame loop next reads.
+    let mut events: Option<EventStream> = Some(EventStream::new());
     let mut signals = ExitSignals::new()?;
     let mut ages = tokio::time::interval(Duration::from_secs(1));
     ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -976,7 +978,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             .map(|d| Duration::from_millis((d - now_ms()).max(0) as u64))
             .unwrap_or(Duration::from_secs(3600));
         let action = tokio::select! {
-            ev = events.next() => match ev {
+            ev = events.get_or_insert_with(EventStream::new).next() => match ev {
                 Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => Some(Action::Key(k)),
                 Some(Ok(Event::Mouse(m))) => Some(Action::Mouse(m)),
                 Some(Ok(Event::Resize(w, h))) => Some(Action::Resize(w, h)),
@@ -1225,7 +1227,7 @@ impl Headless {
 /// the dashboard exits instead of waiting for a shell nobody can type into.
 async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
     tui: &mut terminal::Tui,
-    events: &mut EventStream,
+    events: &mut Option<EventStream>,
     suspend: &Suspender,
     signals: &mut ExitSignals,
     session: F,
@@ -1244,12 +1246,14 @@ async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
 
 async fn suspended_session<F: std::future::Future<Output = (String, bool)>>(
     tui: &mut terminal::Tui,
-    events: &mut EventStream,
+    events: &mut Option<EventStream>,
     session: F,
 ) -> std::io::Result<(String, bool)> {
-    // Dropping the stream stops its reader; the new one starts reading when first polled,
-    // after the session.
-    drop(std::mem::replace(events, EventStream::new()));
+    // Dropping the stream wakes and stops its reader thread, which holds crossterm's global
+    // event reader while it waits for input. The frame loop makes a new stream after the
+    // session: making it here, before the old one is dropped, waits for that lock, so the
+    // dashboard froze until a key came, and that key went to the old reader, lost.
+    drop(events.take());
     crossterm::execute!(
         std::io::stdout(),
         crossterm::terminal::LeaveAlternateScreen,
