@@ -182,7 +182,7 @@ async fn connect_selected(
                 .map_err(|e| MainError::Runtime(format!("demo kubeconfig: {e}")))?;
             let context = match d {
                 DemoRun::Fleet(_) => Some(args.context.clone().unwrap_or_else(|| "*".into())),
-                DemoRun::One(_) => None,
+                DemoRun::One(_) => args.context.clone(),
             };
             (kubeconfig, "demo".to_string(), context)
         }

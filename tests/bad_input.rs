@@ -179,6 +179,23 @@ fn unknown_context_is_one_line_naming_the_available_ones_and_exit_2() {
     assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
 }
 
+/// `--demo` builds its own kubeconfig; a `--context` it does not hold is refused as with any
+/// kubeconfig (it was silently ignored).
+#[test]
+fn unknown_context_with_the_demo_is_one_line_naming_the_demo_contexts_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(
+        dir.path(),
+        &["--demo", "--demo-pods", "10", "--context", "nope"],
+    );
+    let line = assert_one_clear_line(&o, "\"nope\"");
+    assert!(
+        line.contains("kinformer-demo"),
+        "lists the demo's contexts: {line}"
+    );
+    assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
+}
+
 #[test]
 fn kubeconfig_pointing_at_a_closed_port_is_one_line_without_the_token() {
     let dir = tempfile::tempdir().unwrap();
