@@ -115,7 +115,7 @@ shot help
 esc
 
 # 3. label filter with the picker open: typed key, values listed with counts from the index
-key l
+key C-l
 wait_for "Label filter"
 typ "app.kubernetes.io/part-of"
 key Down

@@ -59,7 +59,7 @@ fn dashboard_navigates_deployments_filters_labels_and_quits() {
     s.text("po");
     s.keys(&["Enter"]);
     s.wait_for("pods again", 15, |t| t.contains("Pods(all)"));
-    s.keys(&["l"]);
+    s.keys(&["C-l"]);
     s.text("app.kubernetes.io/part-of=identity");
     s.keys(&["Enter"]);
     let filtered = s.wait_for("the label filter applied", 15, |t| {
@@ -72,7 +72,7 @@ fn dashboard_navigates_deployments_filters_labels_and_quits() {
 
     // An invalid selector is an inline error, not a crash.
     s.keys(&["Escape"]);
-    s.keys(&["l"]);
+    s.keys(&["C-l"]);
     s.text("app in (");
     s.keys(&["Enter"]);
     s.wait_for("an inline selector error", 15, |t| {

@@ -293,7 +293,7 @@ fn the_scale_dialog_names_the_cluster_when_several_are_selected() {
         ..fleet_config()
     };
     let (mut app, _) = app_with(cfg, vec![workload("default", "web", None)]);
-    app.update(key('S'));
+    app.update(key('s'));
     let Mode::Scale(d) = &app.mode else {
         panic!("scale dialog expected, got {:?}", app.mode)
     };
@@ -305,7 +305,7 @@ fn the_scale_dialog_names_the_cluster_when_several_are_selected() {
         },
         vec![workload("default", "web", None)],
     );
-    single.update(key('S'));
+    single.update(key('s'));
     let Mode::Scale(d) = &single.mode else {
         panic!("scale dialog expected")
     };

@@ -418,7 +418,7 @@ fn l_on_changes_picks_a_label_of_the_listed_changes_and_asks_again_with_it() {
         rows: changes_rows(&h, &f),
         stats: h.stats(),
     });
-    assert!(app.update(key('l')).is_empty());
+    assert!(app.update(ctrl('l')).is_empty());
     let Mode::Labels(p) = &app.mode else {
         panic!("no label picker: {:?}", app.mode)
     };
@@ -433,7 +433,7 @@ fn l_on_changes_picks_a_label_of_the_listed_changes_and_asks_again_with_it() {
     }
     assert!(matches!(app.mode, Mode::Normal));
     // The picker reopens on the selector in force; esc leaves it unchanged.
-    app.update(key('l'));
+    app.update(ctrl('l'));
     let Mode::Labels(p) = &app.mode else {
         panic!("no label picker: {:?}", app.mode)
     };

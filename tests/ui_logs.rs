@@ -154,12 +154,19 @@ fn the_log_buffer_cap_comes_from_the_config() {
 }
 
 #[test]
-fn lower_case_l_stays_the_label_filter() {
+fn lower_case_l_opens_logs_as_in_k9s_and_ctrl_l_the_label_picker() {
     let mut app = app_on("pods", shop_pods());
-    let fx = app.update(key('l'));
+    let fx = app.update(ctrl('l'));
     assert!(fx.is_empty(), "{fx:?}");
     assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
     assert!(matches!(app.mode, kinformer::ui::app::Mode::Labels(_)));
+    let mut app = app_on("pods", shop_pods());
+    let fx = app.update(key('l'));
+    assert!(
+        fx.iter().any(|e| matches!(e, Effect::OpenLogs { .. })),
+        "{fx:?}"
+    );
+    assert!(matches!(app.current_screen(), Some(Screen::Logs(_))));
 }
 
 #[test]

@@ -62,7 +62,7 @@ fn footer(app: &App) -> (String, bool) {
 #[test]
 fn scale_opens_a_dialog_with_the_current_replicas_and_sends_the_typed_count() {
     let mut app = app_of("deployments", vec![deployment("web", 3)], false);
-    assert!(app.update(key('S')).is_empty());
+    assert!(app.update(key('s')).is_empty());
     let Mode::Scale(d) = &app.mode else {
         panic!("scale dialog expected, got {:?}", app.mode)
     };
@@ -84,7 +84,7 @@ fn scale_opens_a_dialog_with_the_current_replicas_and_sends_the_typed_count() {
 #[test]
 fn scale_keeps_the_dialog_open_on_what_is_not_a_count_and_esc_sends_nothing() {
     let mut app = app_of("deployments", vec![deployment("web", 2)], false);
-    app.update(key('S'));
+    app.update(key('s'));
     app.update(code(KeyCode::Backspace));
     assert!(app.update(code(KeyCode::Enter)).is_empty());
     let Mode::Scale(d) = &app.mode else { panic!() };
@@ -106,11 +106,11 @@ fn scale_keeps_the_dialog_open_on_what_is_not_a_count_and_esc_sends_nothing() {
 #[test]
 fn a_count_typed_into_the_scale_dialog_replaces_the_current_one() {
     let mut app = app_of("deployments", vec![deployment("web", 3)], false);
-    app.update(key('S'));
+    app.update(key('s'));
     type_str(&mut app, "12");
     let fx = app.update(code(KeyCode::Enter));
     assert_eq!(the_write(&fx).op, Operation::Scale(12));
-    app.update(key('S'));
+    app.update(key('s'));
     app.update(code(KeyCode::End));
     type_str(&mut app, "0");
     let fx = app.update(code(KeyCode::Enter));
@@ -118,16 +118,17 @@ fn a_count_typed_into_the_scale_dialog_replaces_the_current_one() {
 }
 
 #[test]
-fn scale_and_restart_on_a_pod_say_they_do_not_apply() {
+fn restart_and_drain_on_a_pod_say_where_they_apply() {
     let mut app = app_of("pods", vec![simple_pod("default", "api-1")], false);
-    assert!(app.update(key('S')).is_empty());
-    assert!(matches!(app.mode, Mode::Normal));
-    assert_eq!(
-        footer(&app),
-        ("scale does not apply to a Pod".to_string(), true)
-    );
+    // `r` restarts workloads and drains nodes (as in k9s): neither fits a pod.
     assert!(app.update(key('r')).is_empty());
-    assert_eq!(footer(&app).0, "restart does not apply to a Pod");
+    assert!(matches!(app.mode, Mode::Normal));
+    let (m, error) = footer(&app);
+    assert!(error);
+    assert_eq!(
+        m,
+        "r: nothing to do on a Pod (restart on Deployments, StatefulSets and DaemonSets; drain on nodes)"
+    );
     assert!(app.update(key('D')).is_empty());
     assert_eq!(footer(&app).0, "drain does not apply to a Pod");
 }
@@ -297,7 +298,7 @@ fn readonly_refuses_every_operating_key_without_a_dialog() {
             "delete",
         ),
         ("pods", vec![simple_pod("default", "a")], ctrl('k'), "kill"),
-        ("deployments", vec![deployment("web", 1)], key('S'), "scale"),
+        ("deployments", vec![deployment("web", 1)], key('s'), "scale"),
         (
             "deployments",
             vec![deployment("web", 1)],
@@ -354,9 +355,10 @@ fn s_opens_a_shell_in_the_selected_pod_and_only_in_a_pod() {
         footer(&ro).0,
         "read-only mode: shell is disabled (started with --readonly)"
     );
+    // On a Deployment `s` scales (k9s): the dialog opens, no shell.
     let mut deploys = app_of("deployments", vec![deployment("web", 1)], false);
     assert!(deploys.update(key('s')).is_empty());
-    assert_eq!(footer(&deploys).0, "shell does not apply to a Deployment");
+    assert!(matches!(deploys.mode, Mode::Scale(_)), "{:?}", deploys.mode);
 }
 
 #[test]
@@ -605,7 +607,7 @@ fn pf_lists_the_forwards_and_ctrl_d_stops_the_selected_one() {
         Some(Screen::PortForwards(_))
     ));
     assert!(
-        app.update(key('S')).is_empty(),
+        app.update(key('s')).is_empty(),
         "table keys do not apply here"
     );
     assert!(matches!(app.mode, Mode::Normal));
@@ -619,30 +621,28 @@ fn pf_lists_the_forwards_and_ctrl_d_stops_the_selected_one() {
 }
 
 #[test]
-fn e_and_ctrl_e_emit_the_edit_of_the_selected_object() {
-    for k in [key('E'), ctrl('e')] {
-        let mut app = app_of("deployments", vec![deployment("web", 1)], false);
-        let fx = app.update(k);
-        match &fx[..] {
-            [
-                Effect::Edit {
-                    resource,
-                    namespace,
-                    name,
-                },
-            ] => {
-                assert_eq!(resource.api_resource.kind, "Deployment");
-                assert_eq!(namespace.as_deref(), Some("default"));
-                assert_eq!(name, "web");
-            }
-            other => panic!("expected one edit, got {other:?}"),
+fn e_emits_the_edit_of_the_selected_object_as_in_k9s() {
+    let mut app = app_of("deployments", vec![deployment("web", 1)], false);
+    let fx = app.update(key('e'));
+    match &fx[..] {
+        [
+            Effect::Edit {
+                resource,
+                namespace,
+                name,
+            },
+        ] => {
+            assert_eq!(resource.api_resource.kind, "Deployment");
+            assert_eq!(namespace.as_deref(), Some("default"));
+            assert_eq!(name, "web");
         }
-        assert!(matches!(app.mode, Mode::Normal), "no dialog: the editor is");
+        other => panic!("expected one edit, got {other:?}"),
     }
+    assert!(matches!(app.mode, Mode::Normal), "no dialog: the editor is");
     // Any kind: a node (cluster-scoped) too.
     let mut app = app_of("nodes", vec![node("n")], false);
     assert!(matches!(
-        &app.update(key('E'))[..],
+        &app.update(key('e'))[..],
         [Effect::Edit { namespace: None, name, .. }] if name == "n"
     ));
 }
@@ -650,7 +650,7 @@ fn e_and_ctrl_e_emit_the_edit_of_the_selected_object() {
 #[test]
 fn readonly_refuses_edit_before_any_editor_opens() {
     let mut app = app_of("deployments", vec![deployment("web", 1)], true);
-    assert!(app.update(key('E')).is_empty());
+    assert!(app.update(key('e')).is_empty());
     assert_eq!(
         footer(&app),
         (
@@ -663,7 +663,7 @@ fn readonly_refuses_edit_before_any_editor_opens() {
 #[test]
 fn the_edits_answer_reaches_the_footer() {
     let mut app = app_of("deployments", vec![deployment("web", 1)], false);
-    app.update(key('E'));
+    app.update(key('e'));
     app.update(Action::Notify {
         message: "edit cancelled, no changes".into(),
         error: false,

@@ -344,7 +344,7 @@ fn informer_panel() {
 #[test]
 fn label_filter_with_picker() {
     let (mut app, _) = app_demo(config());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     type_str(&mut app, "tier=backend,app");
     insta::assert_snapshot!(draw(&mut app, 100, 24).backend());
 }
@@ -352,7 +352,7 @@ fn label_filter_with_picker() {
 #[test]
 fn label_picker_with_one_value_says_value() {
     let (mut app, _) = app_demo(config());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     type_str(&mut app, "tier=front");
     insta::assert_snapshot!(draw(&mut app, 100, 14).backend());
 }
@@ -360,7 +360,7 @@ fn label_picker_with_one_value_says_value() {
 #[test]
 fn label_filter_applied_shows_match_count_from_index() {
     let (mut app, _) = app_demo(config());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     type_str(&mut app, "tier=backend,app in (db,api)");
     app.update(code(KeyCode::Enter));
     insta::assert_snapshot!(draw(&mut app, 100, 14).backend());
@@ -514,14 +514,14 @@ fn rendering_never_panics_at_any_size_on_any_screen() {
             a.update(key('?'));
         }),
         Box::new(|a| {
-            a.update(key('l'));
+            a.update(ctrl('l'));
         }),
         Box::new(|a| {
             a.update(ctrl('d'));
         }),
         // `e` hides the event log pane (shown by default).
         Box::new(|a| {
-            a.update(key('e'));
+            a.update(key('E'));
             a.update(Action::Tap(taps()));
         }),
         Box::new(|a| {
@@ -721,7 +721,7 @@ fn deployment_web_app() -> App {
 #[test]
 fn scale_dialog_shows_current_replicas_and_input() {
     let mut app = deployment_web_app();
-    app.update(key('S'));
+    app.update(key('s'));
     app.update(code(KeyCode::Backspace));
     app.update(key('5'));
     insta::assert_snapshot!(draw(&mut app, 100, 16).backend());

@@ -403,7 +403,7 @@ fn operating_keys_on_a_node_write_its_object_through_the_confirmed_path() {
     assert!(matches!(app.current_screen(), Some(Screen::Xray(_))));
 
     select(&mut app, "web");
-    assert!(app.update(key('S')).is_empty());
+    assert!(app.update(key('s')).is_empty());
     let Mode::Scale(d) = &app.mode else {
         panic!("{:?}", app.mode)
     };
@@ -518,10 +518,22 @@ fn enter_in_readonly_mode_offers_no_writes() {
 fn operating_keys_on_a_node_of_another_kind_say_they_do_not_apply() {
     let (mut app, _, _) = xray_app();
     for (name, k, message) in [
-        ("web-1-a", key('r'), "restart does not apply to a Pod"),
-        ("web-1-a", key('S'), "scale does not apply to a Pod"),
+        (
+            "web-1-a",
+            key('r'),
+            "r: nothing to do on a Pod (restart on Deployments, StatefulSets and DaemonSets; drain on nodes)",
+        ),
+        (
+            "web-1-a",
+            key('t'),
+            "t: nothing to do on a Pod (trigger on CronJobs; type on the DeltaFIFO log)",
+        ),
         ("web", ctrl('k'), "kill does not apply to a Deployment"),
-        ("web", key('s'), "shell does not apply to a Deployment"),
+        (
+            "web",
+            key('o'),
+            "o: nothing to do on a Deployment (kind on the DeltaFIFO log; node on pods)",
+        ),
         ("web", key('c'), "cordon does not apply to a Deployment"),
     ] {
         select(&mut app, name);
@@ -540,8 +552,8 @@ fn readonly_refuses_operating_keys_on_nodes_without_a_dialog() {
     for (name, k, op) in [
         ("web", ctrl('d'), "delete"),
         ("web", key('r'), "restart"),
-        ("web", key('S'), "scale"),
-        ("web", key('E'), "edit"),
+        ("web", key('s'), "scale"),
+        ("web", key('e'), "edit"),
         ("web-1-a", ctrl('k'), "kill"),
         ("web-1-a", key('s'), "shell"),
         ("web-1-a", key('F'), "port-forward"),
@@ -571,7 +583,7 @@ fn filters_narrow_the_tree_and_esc_clears_them_before_leaving() {
     type_str(&mut app, "/web-1-b");
     app.update(code(KeyCode::Enter));
     assert_eq!(tree(&app), ["web 2/2", "  web-1 2/2", "    web-1-b 2/2"]);
-    app.update(key('l'));
+    app.update(ctrl('l'));
     type_str(&mut app, "app=api");
     app.update(code(KeyCode::Enter));
     assert_eq!(tree(&app), ["api 0/1", "  api-1 0/1", "    api-1-a 0/2"]);

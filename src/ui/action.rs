@@ -620,6 +620,12 @@ pub enum Effect {
         path: PathBuf,
         contents: String,
     },
+    /// Write a table's CSV (`ctrl-s`, `rows` records) to `path`; the answer is a footer line.
+    SaveTable {
+        path: PathBuf,
+        contents: String,
+        rows: usize,
+    },
     /// The recorded history of `key` (`namespace/name`) of `resource` (`pods`,
     /// `deployments.apps`); answer with [`Action::History`].
     FetchHistory {

@@ -159,6 +159,8 @@ pub struct App {
     /// The fleet member the keys act on (the selected row's cluster in a merged table; `None`:
     /// the current context). See `App::on_key_routed`.
     pub target_cluster: Option<String>,
+    /// Namespace favourites, most recent first (`1`–`9`; `0` is all namespaces).
+    pub favourites: Vec<String>,
     pub(super) initial_resource: String,
     pub(super) initial_selector: Option<String>,
     pub(super) context_namespace: Option<String>,
@@ -203,6 +205,7 @@ impl App {
             },
             resources: builtin_resources(),
             contexts: Vec::new(),
+            favourites: config.namespace.iter().cloned().collect(),
             namespace: config.namespace,
             views: HashMap::new(),
             stack: Vec::new(),
@@ -344,7 +347,7 @@ impl App {
         usize::from(h.max(1))
     }
 
-    pub(super) fn scope_for(&self, r: &ResourceInfo) -> Option<String> {
+    pub(crate) fn scope_for(&self, r: &ResourceInfo) -> Option<String> {
         if r.namespaced {
             self.namespace.clone()
         } else {
@@ -441,6 +444,7 @@ impl App {
                 drill_answer,
                 feeds: None,
                 col_widths: Vec::new(),
+                select_on_arrival: None,
             },
         );
         self.watch_usage(id, fx);
@@ -838,8 +842,18 @@ impl App {
     }
 
     fn on_normal_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {
-        let Some(action) = self.keys.action(&key) else {
-            return;
+        let action = match self.resolve_key(&key) {
+            screens::k9s::KeyMeaning::Action(a) => a,
+            screens::k9s::KeyMeaning::NotHere(why) => {
+                self.error(why);
+                return;
+            }
+            screens::k9s::KeyMeaning::Unbound => {
+                if let Some(m) = screens::k9s::unbound_message(&key) {
+                    self.info(m);
+                }
+                return;
+            }
         };
         if action != KeyAction::Back {
             // Any other key acknowledges the footer message.
@@ -868,6 +882,11 @@ impl App {
             KeyAction::PageUp | KeyAction::PageDown => self.nav(action, page),
             KeyAction::Top | KeyAction::Bottom => self.nav(action, 0),
             KeyAction::Pulse => self.open_pulse(fx),
+            KeyAction::Aliases => self.show_aliases(),
+            KeyAction::Favourite => {
+                let i = self.keys.key_index(KeyAction::Favourite, &key).unwrap_or(0);
+                self.use_favourite(i, fx);
+            }
             KeyAction::ToggleEvents => {
                 self.show_events_pane = !self.show_events_pane;
                 self.scroll_current();
@@ -879,13 +898,17 @@ impl App {
 
     fn back(&mut self, fx: &mut Vec<Effect>) {
         // Esc first clears the current table's text/label filter, then goes back.
+        // A drill-down's own selector (a Service's pods) is not the user's: Esc goes back.
         if let Some(Screen::Table(id)) = self.current_screen().cloned()
             && let Some(v) = self.views.get_mut(&id)
-            && (v.table.filters.text.is_some() || v.table.filters.label.is_some())
+            && (v.table.filters.text.is_some()
+                || (v.table.filters.label.is_some() && v.drilled_from.is_none()))
         {
             v.table.filters.text = None;
             v.table.filters.text_raw.clear();
-            v.table.filters.label = None;
+            if v.drilled_from.is_none() {
+                v.table.filters.label = None;
+            }
             v.table.refilter(None);
             self.scroll_current();
             return;

@@ -69,6 +69,7 @@ impl App {
                 }
             }
             "pulse" | "pu" => self.open_pulse(fx),
+            "aliases" | "alias" | "a" => self.show_aliases(),
             "xray" => self.open_xray(arg, fx),
             // The DeltaFIFO log; `:events` is the Event objects, as in kubectl and k9s.
             "deltas" | "fifo" => {
@@ -81,6 +82,12 @@ impl App {
             "changes" | "ch" => {
                 let args: Vec<&str> = line.split_whitespace().skip(1).collect();
                 self.open_changes(&args, fx);
+            }
+            // `:ns` alone opens the namespaces table, as k9s (Enter there switches the scope).
+            "ns" | "namespace" | "namespaces" if arg.is_none() => {
+                if let Some(r) = resolve(&self.resources, "namespaces").cloned() {
+                    self.reset_to(r, fx);
+                }
             }
             "ns" | "namespace" => self.switch_namespace(arg, fx),
             "ctx" | "context" => match arg {
@@ -174,9 +181,13 @@ impl App {
             }
         };
         self.namespace = ns.clone();
+        if let Some(n) = &ns {
+            self.remember_favourite(n);
+        }
         let current = self
             .current_view()
             .map(|v| v.resource.clone())
+            .filter(|r| r.namespaced)
             .or_else(|| resolve(&self.resources, "pods").cloned());
         if let Some(r) = current {
             self.reset_to(r, fx);

@@ -76,6 +76,28 @@ pub enum KeyAction {
     Suspend,
     /// Pods and workloads: set a container's image.
     SetImage,
+    /// Logs of the previous container instance (k9s `p`).
+    PreviousLogs,
+    /// Sort by READY / STATUS / RESTARTS / IP / NODE (k9s's `shift-<letter>`).
+    SortReady,
+    SortStatus,
+    SortRestarts,
+    SortIp,
+    SortNode,
+    /// Jump to the selected object's owner (k9s `shift-j`).
+    JumpOwner,
+    /// A pod's node (k9s `o`).
+    PodNode,
+    /// The active port-forwards (k9s `f`).
+    ShowForwards,
+    /// Only the faulty rows (k9s `ctrl-z`).
+    ToggleFaults,
+    /// Save the table as CSV (k9s `ctrl-s`).
+    SaveTable,
+    /// Namespace favourites: the binding's n-th key picks favourite n (`0`: all namespaces).
+    Favourite,
+    /// The aliases view (k9s `ctrl-a`).
+    Aliases,
 }
 
 /// A key with modifiers, normalised (shifted letters are upper-case chars without SHIFT).
@@ -210,11 +232,17 @@ struct RawBinding {
     hint: Option<bool>,
 }
 
-/// The key table: bindings in help order, and a lookup from key to action.
+/// The key table: bindings in help order, and a lookup from key to the actions bound to it.
+///
+/// As in k9s, one key may mean different things on different objects (`s`: a shell on a pod,
+/// scale on a Deployment, suspend on a CronJob): the defaults bind such a key to several actions,
+/// in order, and the app takes the first one that applies to what is selected
+/// ([`KeyMap::actions`]). A key a user's file binds belongs to that action alone.
 #[derive(Debug, Clone)]
 pub struct KeyMap {
     bindings: Vec<Binding>,
-    lookup: HashMap<KeySpec, KeyAction>,
+    /// Invariant: each list is in binding order and holds an action at most once.
+    lookup: HashMap<KeySpec, Vec<KeyAction>>,
 }
 
 impl KeyMap {
@@ -297,17 +325,36 @@ impl KeyMap {
 
     fn rebuild(&mut self) {
         self.lookup.clear();
-        // Later bindings win, so a user's key takes over a default one.
         for b in &self.bindings {
             for k in &b.keys {
-                self.lookup.insert(*k, b.action);
+                let actions = self.lookup.entry(*k).or_default();
+                if !actions.contains(&b.action) {
+                    actions.push(b.action);
+                }
             }
         }
     }
 
-    /// The action bound to this key, if any.
+    /// The first action bound to this key, if any.
     pub fn action(&self, ev: &KeyEvent) -> Option<KeyAction> {
-        self.lookup.get(&KeySpec::from_event(ev)).copied()
+        self.actions(ev).first().copied()
+    }
+
+    /// Every action bound to this key, in binding order (the caller takes the first that
+    /// applies where the key was pressed).
+    pub fn actions(&self, ev: &KeyEvent) -> &[KeyAction] {
+        self.lookup
+            .get(&KeySpec::from_event(ev))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Which of `action`'s keys this is (its position in the binding), if it is one of them.
+    pub fn key_index(&self, action: KeyAction, ev: &KeyEvent) -> Option<usize> {
+        let k = KeySpec::from_event(ev);
+        self.bindings
+            .iter()
+            .find(|b| b.action == action)
+            .and_then(|b| b.keys.iter().position(|x| *x == k))
     }
 
     /// All bindings, in help order.

@@ -64,8 +64,13 @@ pub fn builtin_resources() -> Vec<ResourceInfo> {
 
 /// Find a resource by plural, singular, short name, kind (case-insensitive) or `plural.group`
 /// (kubectl's rules, see [`crate::cluster::resolve`]).
+/// k9s's own aliases (`:dp`, `:sec`, ... see [`K9S_ALIASES`](super::screens::aliases::K9S_ALIASES))
+/// are tried when nothing else matches.
 pub fn resolve<'a>(resources: &'a [ResourceInfo], name: &str) -> Option<&'a ResourceInfo> {
-    crate::cluster::resolve(resources, name)
+    crate::cluster::resolve(resources, name).or_else(|| {
+        super::screens::aliases::k9s_alias(name.trim())
+            .and_then(|target| crate::cluster::resolve(resources, target))
+    })
 }
 
 /// The CRD additionalPrinterColumns of a resource, from discovery (`None`: built-in kind, or a

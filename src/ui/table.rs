@@ -224,11 +224,13 @@ pub struct Filters {
     pub text: Option<TextFilter>,
     pub text_raw: String,
     pub label: Option<LabelFilter>,
+    /// `ctrl-z`: only the rows that are not healthy.
+    pub faults: bool,
 }
 
 impl Filters {
     fn active(&self) -> bool {
-        self.drill.is_some() || self.text.is_some() || self.label.is_some()
+        self.drill.is_some() || self.text.is_some() || self.label.is_some() || self.faults
     }
 
     fn passes(&self, s: &ObjectSummary) -> bool {
@@ -238,6 +240,9 @@ impl Filters {
     /// [`passes`](Self::passes); `label_answered`: the label term is already known to hold (the
     /// row came from an exact label-index answer).
     fn passes_with(&self, s: &ObjectSummary, label_answered: bool) -> bool {
+        if self.faults && !crate::ui::screens::k9s::is_fault(s.row.health) {
+            return false;
+        }
         if let Some(d) = &self.drill
             && !d.matches(s)
         {
@@ -842,6 +847,7 @@ impl TableModel {
                 index_candidates.is_some() && self.filters.label.as_ref().is_some_and(|l| l.exact);
             let needs_check = self.filters.drill.is_some()
                 || self.filters.text.is_some()
+                || self.filters.faults
                 || (self.filters.label.is_some() && !label_answered);
             let passes = |k: &Arc<str>| {
                 !needs_check

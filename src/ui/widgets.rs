@@ -150,6 +150,7 @@ impl App {
             Span::styled("  Namespace: ", label),
             Span::styled(self.header_scope(), value),
         ];
+
         if self.fleet.is_fleet() {
             // Every selected cluster's state in place of the one context.
             let mut fleet = self.fleet_spans(label);
@@ -161,6 +162,23 @@ impl App {
                 "  [readonly]",
                 Style::default().fg(Color::LightRed),
             ));
+        }
+        // k9s's namespace favourites (`0` all, `1`-`9` the most recently used), as many as fit.
+        let mut used: usize = l1.iter().map(Span::width).sum();
+        for (i, ns) in std::iter::once("all")
+            .chain(self.favourites.iter().map(String::as_str))
+            .enumerate()
+        {
+            let (k, n) = (format!("{}<{i}>", if i == 0 { "  " } else { " " }), ns);
+            if used + k.chars().count() + n.chars().count() > area.width as usize {
+                break;
+            }
+            used += k.chars().count() + n.chars().count();
+            l1.push(Span::styled(
+                k,
+                Style::default().fg(KEY).add_modifier(Modifier::BOLD),
+            ));
+            l1.push(Span::styled(n.to_string(), Style::default().fg(DIM)));
         }
         let screen = self.current_screen();
         // The informer and filter lines describe the screen on top, not the table beneath it.
@@ -270,6 +288,13 @@ impl App {
                 }
                 if let Some(d) = v.drill_text() {
                     l3.push(Span::styled(d, value));
+                    any = true;
+                }
+                if f.faults {
+                    l3.push(Span::styled(
+                        "  faulty rows only (ctrl-z: all)",
+                        Style::default().fg(Color::LightRed),
+                    ));
                     any = true;
                 }
                 if !any {
@@ -426,5 +451,18 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::CollapseAll => "close all",
         KeyAction::History => "history",
         KeyAction::Mark => "mark",
+        KeyAction::PreviousLogs => "prev logs",
+        KeyAction::SortReady => "sort ready",
+        KeyAction::SortStatus => "sort status",
+        KeyAction::SortRestarts => "sort restarts",
+        KeyAction::SortIp => "sort ip",
+        KeyAction::SortNode => "sort node",
+        KeyAction::JumpOwner => "owner",
+        KeyAction::PodNode => "node",
+        KeyAction::ShowForwards => "port-fwds",
+        KeyAction::ToggleFaults => "faults",
+        KeyAction::SaveTable => "save",
+        KeyAction::Favourite => "favourites",
+        KeyAction::Aliases => "aliases",
     }
 }

@@ -19,7 +19,7 @@ async fn the_dashboards_scale_and_restart_keys_change_the_deployment_on_the_serv
     let mut app = dashboard(&s, "deployments", vec![row]);
 
     assert!(
-        press(&mut app, KeyCode::Char('S')).is_empty(),
+        press(&mut app, KeyCode::Char('s')).is_empty(),
         "a dialog first"
     );
     press(&mut app, KeyCode::Backspace);
@@ -75,7 +75,7 @@ async fn the_dashboards_cronjob_keys_trigger_a_job_from_its_template_and_suspend
 
     // T: confirmed, then a Job made as `kubectl create job --from=cronjob/report` makes it.
     assert!(
-        press(&mut app, KeyCode::Char('T')).is_empty(),
+        press(&mut app, KeyCode::Char('t')).is_empty(),
         "confirm first"
     );
     let fx = press(&mut app, KeyCode::Char('y'));
@@ -116,7 +116,7 @@ async fn the_dashboards_cronjob_keys_trigger_a_job_from_its_template_and_suspend
     assert_eq!(job.spec.and_then(|s| s.backoff_limit), Some(1));
 
     // Z on a running CronJob suspends it (no dialog: resume undoes it)...
-    let fx = press(&mut app, KeyCode::Char('Z'));
+    let fx = press(&mut app, KeyCode::Char('s'));
     assert_eq!(
         carry_out(&client, fx).await,
         format!("cronjob {}/report suspended", s.ns)
@@ -129,7 +129,7 @@ async fn the_dashboards_cronjob_keys_trigger_a_job_from_its_template_and_suspend
         view,
         rows: vec![row_of(&s, "cj", "report").await],
     });
-    let fx = press(&mut app, KeyCode::Char('Z'));
+    let fx = press(&mut app, KeyCode::Char('s'));
     assert_eq!(
         carry_out(&client, fx).await,
         format!("cronjob {}/report resumed", s.ns)

@@ -53,11 +53,23 @@ fn ns_command_switches_namespace_and_rejects_unknown_ones() {
     assert_eq!(opened(&fx)[0].2.as_deref(), Some("kube-system"));
     assert_eq!(app.namespace.as_deref(), Some("kube-system"));
 
+    assert_eq!(
+        app.favourites.first().map(String::as_str),
+        Some("kube-system")
+    );
+
+    app.update(key(':'));
+    type_str(&mut app, "ns -A");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(opened(&fx)[0].2, None, ":ns -A = all namespaces");
+    assert_eq!(app.namespace, None);
+
+    // `:ns` alone: the namespaces table, as in k9s (Enter there switches).
     app.update(key(':'));
     type_str(&mut app, "ns");
     let fx = app.update(code(KeyCode::Enter));
-    assert_eq!(opened(&fx)[0].2, None, ":ns alone = all namespaces");
-    assert_eq!(app.namespace, None);
+    assert_eq!(opened(&fx)[0].1, "namespaces");
+    assert_eq!(app.namespace, None, "the scope is unchanged until Enter");
 }
 
 #[test]

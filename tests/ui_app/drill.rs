@@ -199,28 +199,28 @@ fn node_drill_down_reads_the_pods_from_the_node_index() {
 }
 
 #[test]
-fn namespace_drill_down_reads_the_pods_from_the_namespace_index() {
+fn enter_on_a_namespace_makes_it_the_scope_of_every_view_and_a_favourite_as_k9s() {
     let cfg = AppConfig {
         resource: "ns".into(),
+        namespace: None,
         ..config()
     };
     let (mut app, _) = app_with(cfg, vec![cluster_object("shop", "Active")]);
     let fx = app.update(code(KeyCode::Enter));
-    let (pods_view, _, drill) = drills(&fx)[0].clone();
-    assert_eq!(drill, Some(Drill::Namespace("shop".into())));
-    // A namespace view may be served by the all-namespaces informer: its indexer holds more.
-    app.update(Action::Store {
-        view: pods_view,
-        store: pod_store_of(&[
-            simple_pod("shop", "cart-0"),
-            simple_pod("default", "web-1"),
-            simple_pod("shop", "pay-0"),
-        ]),
-    });
-    assert_eq!(shown(&app, pods_view), ["shop/cart-0", "shop/pay-0"]);
+    let views = opened(&fx);
+    assert_eq!(views.len(), 1, "{fx:?}");
+    assert_eq!(views[0].1, "pods");
+    assert_eq!(views[0].2.as_deref(), Some("shop"));
+    assert_eq!(app.namespace.as_deref(), Some("shop"));
+    assert_eq!(app.favourites, ["shop"]);
+    // Sticky: the next kind opens in the same namespace.
+    app.update(key(':'));
+    type_str(&mut app, "dp");
+    let fx = app.update(code(KeyCode::Enter));
+    let (_, plural, ns) = opened(&fx)[0].clone();
     assert_eq!(
-        header_filter_line(&app, pods_view),
-        "namespaces/shop  namespace index → 2 pods"
+        (plural.as_str(), ns.as_deref()),
+        ("deployments", Some("shop"))
     );
 }
 

@@ -57,7 +57,7 @@ fn slash_dash_l_applies_a_label_selector() {
 #[test]
 fn invalid_label_selector_shows_an_inline_error() {
     let (mut app, v) = app_with(config(), labelled_pods());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     type_str(&mut app, "app in (web");
     app.update(code(KeyCode::Enter));
     match &app.mode {
@@ -77,7 +77,7 @@ fn invalid_label_selector_shows_an_inline_error() {
 #[test]
 fn label_picker_lists_index_values_and_applies_the_choice() {
     let (mut app, v) = app_with(config(), labelled_pods());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     let Mode::Labels(p) = &app.mode else { panic!() };
     let values: Vec<&str> = p.shown.iter().map(|i| p.all[*i].0.as_str()).collect();
     assert!(
@@ -115,7 +115,7 @@ fn label_picker_lists_index_values_and_applies_the_choice() {
 #[test]
 fn enter_in_the_picker_takes_the_highlighted_value_for_a_partial_term() {
     let (mut app, v) = app_with(config(), labelled_pods());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     type_str(&mut app, "canar");
     app.update(code(KeyCode::Enter));
     assert_eq!(
@@ -128,7 +128,7 @@ fn enter_in_the_picker_takes_the_highlighted_value_for_a_partial_term() {
 #[test]
 fn enter_in_the_picker_takes_the_highlighted_value_not_the_typed_text() {
     let (mut app, v) = app_with(config(), labelled_pods());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     type_str(&mut app, "app=");
     app.update(code(KeyCode::Down)); // app=db → app=web
     app.update(code(KeyCode::Enter));
@@ -143,7 +143,7 @@ fn enter_in_the_picker_takes_the_highlighted_value_not_the_typed_text() {
 #[test]
 fn picker_ranks_the_exact_value_first_and_highlights_it_after_typing() {
     let (mut app, _) = app_with(config(), labelled_pods());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     app.update(code(KeyCode::Down));
     app.update(code(KeyCode::Down));
     type_str(&mut app, "env");
@@ -155,7 +155,7 @@ fn picker_ranks_the_exact_value_first_and_highlights_it_after_typing() {
 #[test]
 fn picker_applies_a_typed_selector_that_matches_no_value() {
     let (mut app, v) = app_with(config(), labelled_pods());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     type_str(&mut app, "env!=prod");
     let Mode::Labels(p) = &app.mode else { panic!() };
     assert!(p.shown.is_empty());
@@ -171,7 +171,7 @@ fn picker_applies_a_typed_selector_that_matches_no_value() {
 #[test]
 fn picker_does_not_complete_inside_an_unclosed_set() {
     let (mut app, v) = app_with(config(), labelled_pods());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     type_str(&mut app, "env in (prod,st");
     app.update(code(KeyCode::Enter));
     let Mode::Labels(p) = &app.mode else {
@@ -184,7 +184,7 @@ fn picker_does_not_complete_inside_an_unclosed_set() {
 #[test]
 fn picker_input_starts_empty_without_a_filter() {
     let (mut app, _) = app_with(config(), labelled_pods());
-    app.update(key('l'));
+    app.update(ctrl('l'));
     let Mode::Labels(p) = &app.mode else { panic!() };
     assert_eq!(p.input.value(), "");
 }
@@ -271,7 +271,7 @@ fn the_picker_of_a_namespace_view_offers_its_own_labels_only() {
         view: v,
         store: store_of(&wide),
     });
-    app.update(key('l'));
+    app.update(ctrl('l'));
     let Mode::Labels(p) = &app.mode else { panic!() };
     assert!(
         !p.all.iter().any(|(v, _)| v.starts_with("team")),

@@ -135,6 +135,7 @@ fn screen_text(app: &App) -> String {
 mod access;
 mod command;
 mod drill;
+mod k9s_keys;
 mod labels;
 mod screen;
 mod table;

@@ -263,7 +263,7 @@ fn sort_keys_choose_columns_and_flip_order() {
     assert_eq!(shown(&app, v), ["default/b", "default/c", "default/a"]);
     app.update(key('N'));
     assert_eq!(shown(&app, v), ["default/a", "default/b", "default/c"]);
-    app.update(key('R'));
+    app.update(key('~'));
     assert_eq!(shown(&app, v), ["default/c", "default/b", "default/a"]);
     assert_eq!(
         app.views[&v].table.sort().0,

@@ -125,16 +125,16 @@ fn delete_is_refused_in_readonly_mode() {
 fn event_log_pane_toggles_and_event_screen_pauses_and_filters() {
     let (mut app, _) = app_with(config(), three_pods());
     assert!(app.show_events_pane, "the event log is on the first screen");
-    app.update(key('e'));
+    app.update(key('E'));
     assert!(!app.show_events_pane, "e hides it");
-    app.update(key('e'));
+    app.update(key('E'));
     assert!(app.show_events_pane, "and shows it again");
     app.update(Action::Tap(vec![
         tap(1, DeltaType::Added, false),
         tap(2, DeltaType::Deleted, true),
     ]));
     assert!(app.take_dirty(), "visible pane redraws on new entries");
-    app.update(key('e'));
+    app.update(key('E'));
     app.take_dirty();
     app.update(Action::Tap(vec![tap(3, DeltaType::Sync, false)]));
     assert!(!app.take_dirty(), "hidden log does not redraw");

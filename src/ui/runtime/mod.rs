@@ -573,6 +573,27 @@ impl Runtime {
                     stats,
                 });
             }
+            Effect::SaveTable {
+                path,
+                contents,
+                rows,
+            } => {
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let written = path
+                        .parent()
+                        .map_or(Ok(()), std::fs::create_dir_all)
+                        .and_then(|()| std::fs::write(&path, contents.as_bytes()));
+                    let (message, error) = match written {
+                        Ok(()) => {
+                            tracing::info!(path = %path.display(), rows, "table saved");
+                            (format!("saved {rows} rows to {}", path.display()), false)
+                        }
+                        Err(e) => (format!("saving the table: {}: {e}", path.display()), true),
+                    };
+                    let _ = tx.send(Action::Notify { message, error });
+                });
+            }
             e @ (Effect::OpenLogs { .. } | Effect::CloseLogs { .. } | Effect::SaveLogs { .. }) => {
                 self.logs.carry_out(&e, &self.tx);
             }

@@ -61,7 +61,7 @@ pub fn log_target(kind: &str, obj: &ObjectSummary) -> Result<(String, PodFilter)
         "Service" => LabelSelector::from_map(spec_selector),
         _ => {
             return Err(format!(
-                "no logs for a {kind}: L opens the logs of a pod, a workload or a Service"
+                "no logs for a {kind}: l opens the logs of a pod, a workload or a Service"
             ));
         }
     };
@@ -79,13 +79,14 @@ pub fn log_target(kind: &str, obj: &ObjectSummary) -> Result<(String, PodFilter)
 
 impl App {
     /// `L` on the selected row of the table on top: push a log screen and ask for its streams.
-    pub(crate) fn open_logs(&mut self, fx: &mut Vec<Effect>) {
+    /// `l` (`previous`: `p`, the previous container instance) on the selected row.
+    pub(crate) fn open_logs(&mut self, previous: bool, fx: &mut Vec<Effect>) {
         let Some((view, obj)) = self.selected_object() else {
             return;
         };
         let kind = view.resource.api_resource.kind.clone();
         let obj = obj.clone();
-        self.open_logs_of(&kind, &obj, ContainerPick::All, fx);
+        self.open_logs_of(&kind, &obj, ContainerPick::All, previous, fx);
     }
 
     /// The logs of one object of `kind` (a pod, or a workload's or Service's pods), of the
@@ -95,6 +96,7 @@ impl App {
         kind: &str,
         obj: &ObjectSummary,
         containers: ContainerPick,
+        previous: bool,
         fx: &mut Vec<Effect>,
     ) {
         let Some(namespace) = obj.namespace.as_deref().map(str::to_string) else {
@@ -114,7 +116,7 @@ impl App {
             PodFilter::Name(pod) => format!("{namespace}_{pod}"),
             PodFilter::Selector(_) => format!("{namespace}_{}", title.replace('/', "-")),
         };
-        let mut log = LogView::new(title, stem, self.log_cap_bytes);
+        let mut log = LogView::new(title, stem, self.log_cap_bytes).with_previous(previous);
         let (w, h) = self.log_viewport(false);
         log.set_viewport(w, h);
         let stream = self.next_view;

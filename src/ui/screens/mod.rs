@@ -22,6 +22,7 @@
 //! - [`xray`]: the live owner tree (`:xray`).
 //! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
 
+pub mod aliases;
 pub mod changes;
 pub mod confirm;
 pub mod container_picker;
@@ -32,6 +33,7 @@ pub mod help;
 pub mod history;
 pub mod history_diff;
 pub mod informers;
+pub mod k9s;
 pub mod labels;
 pub mod logs;
 pub mod node_actions;
@@ -73,6 +75,8 @@ pub enum Screen {
     History(Box<history::HistoryView>),
     HistoryDiff(Box<history_diff::DiffView>),
     Changes(Box<changes::ChangesView>),
+    /// `ctrl-a`: every resource and the names that open it.
+    Aliases(aliases::AliasesView),
 }
 
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
@@ -110,6 +114,7 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         // Nothing beneath takes keys (Back is global).
         Some(Screen::HistoryDiff(_)) => true,
         Some(Screen::Changes(_)) => app.on_changes_key(action, fx),
+        Some(Screen::Aliases(_)) => app.on_aliases_key(action, fx),
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -131,6 +136,7 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::History(_)) => app.nav_history(action, n),
         Some(Screen::HistoryDiff(_)) => app.nav_history_diff(action, n),
         Some(Screen::Changes(_)) => app.nav_changes(action, n),
+        Some(Screen::Aliases(_)) => app.nav_aliases(action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -164,6 +170,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::History(h)) => history::render_history(h, area, buf),
         Some(Screen::HistoryDiff(d)) => history_diff::render_history_diff(d, area, buf),
         Some(Screen::Changes(c)) => changes::render_changes(c, area, buf),
+        Some(Screen::Aliases(a)) => app.render_aliases(a, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -218,6 +225,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::History(_)) => Some(history::HINTS.to_vec()),
         Some(Screen::HistoryDiff(_)) => Some(history_diff::HINTS.to_vec()),
         Some(Screen::Changes(_)) => Some(changes::HINTS.to_vec()),
+        Some(Screen::Aliases(_)) => Some(aliases::HINTS.to_vec()),
         _ => None,
     }
 }

@@ -65,6 +65,8 @@ pub struct ResourceView {
     /// the rows that were visible: grows while the view is open, never shrinks, so columns do
     /// not jump as rows scroll in and out.
     pub col_widths: Vec<u16>,
+    /// A jump's target (`shift-j`, `o`): selected once its row arrives.
+    pub select_on_arrival: Option<super::k9s::SelectOnArrival>,
 }
 
 /// Which index a drilled view's rows come from.
@@ -143,7 +145,7 @@ impl App {
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
             KeyAction::History => self.history_of_selection(fx),
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
-            KeyAction::Logs => self.open_logs(fx),
+            KeyAction::Logs => self.open_logs(false, fx),
             KeyAction::Delete
             | KeyAction::Kill
             | KeyAction::Scale
@@ -218,7 +220,7 @@ impl App {
                 }
                 self.scroll_current();
             }
-            _ => return false,
+            other => return self.on_k9s_table_key(other, fx),
         }
         true
     }
@@ -392,6 +394,7 @@ impl App {
         if let Some(feed) = feed {
             self.refresh_owner_feed(view, &feed, fx);
         }
+        self.select_arrived(view);
         self.scroll_current();
     }
 
@@ -530,6 +533,45 @@ impl App {
         let ns = obj.namespace.as_deref().map(str::to_string);
         let name = obj.name.to_string();
         let uid: Arc<str> = Arc::from(obj.uid());
+        match kind.as_str() {
+            // As k9s: the namespace becomes the scope of every view (and a favourite).
+            "Namespace" if obj.cluster().is_none() => {
+                self.use_namespace(Some(name), fx);
+                return;
+            }
+            "Service" => {
+                let selector = obj
+                    .object
+                    .data
+                    .get("spec")
+                    .and_then(|s| s.get("selector"))
+                    .cloned();
+                self.drill_by_selector("services", ns, &name, selector.as_ref(), fx);
+                return;
+            }
+            "CronJob" => {
+                if let Some(jobs) = resolve(&self.resources, "jobs").cloned() {
+                    let id = self.open_view_with(
+                        jobs,
+                        ns,
+                        Some(Drill::Owners([uid].into_iter().collect())),
+                        fx,
+                    );
+                    if let Some(v) = self.views.get_mut(&id) {
+                        v.drilled_from = Some(format!("cronjobs/{name}"));
+                    }
+                    self.stack.push(Screen::Table(id));
+                    self.scroll_current();
+                }
+                return;
+            }
+            "CustomResourceDefinition" => {
+                let crd = obj.object.clone();
+                self.open_crd_instances(&crd.data, fx);
+                return;
+            }
+            _ => {}
+        }
         let Some(pods) = resolve(&self.resources, "pods").cloned() else {
             return;
         };

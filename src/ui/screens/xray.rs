@@ -366,7 +366,7 @@ impl App {
                 .map_or(ContainerPick::All, ContainerPick::One),
             _ => ContainerPick::All,
         };
-        self.open_logs_of(kind.kind(), &obj, pick, fx);
+        self.open_logs_of(kind.kind(), &obj, pick, false, fx);
     }
 
     /// Up, down, page, top, bottom.

@@ -1,0 +1,233 @@
+//! The aliases view (`ctrl-a`, `:aliases`, as k9s's): every resource the server serves with the
+//! names `:` accepts for it — plural, singular, kubectl's short names and k9s's own aliases
+//! ([`K9S_ALIASES`]) — sorted by name; Enter opens the resource's table.
+//!
+//! k9s reads its aliases from `aliases.yaml` as well; here the built-in ones are listed (a user's
+//! k9s configuration is read by a later change).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Row, Table, Widget};
+
+use crate::cluster::ResourceInfo;
+use crate::ui::action::Effect;
+use crate::ui::app::{App, Screen};
+use crate::ui::keys::KeyAction;
+use crate::ui::widgets::TITLE;
+
+/// k9s's built-in aliases beyond kubectl's short names (k9s `internal/config/alias.go`):
+/// alias → `plural.group` (or a core plural).
+pub const K9S_ALIASES: [(&str, &str); 9] = [
+    ("dp", "deployments.apps"),
+    ("sec", "secrets"),
+    ("jo", "jobs.batch"),
+    ("cr", "clusterroles.rbac.authorization.k8s.io"),
+    ("crb", "clusterrolebindings.rbac.authorization.k8s.io"),
+    ("ro", "roles.rbac.authorization.k8s.io"),
+    ("rb", "rolebindings.rbac.authorization.k8s.io"),
+    ("np", "networkpolicies.networking.k8s.io"),
+    ("ev", "events"),
+];
+
+/// The footer hints of the screen.
+pub const HINTS: [KeyAction; 4] = [
+    KeyAction::Enter,
+    KeyAction::Back,
+    KeyAction::Command,
+    KeyAction::Help,
+];
+
+/// The aliases screen's own state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AliasesView {
+    pub cursor: usize,
+    pub scroll: usize,
+}
+
+/// One row: the resource, its `group/version`, and the names that open it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AliasRow {
+    pub resource: String,
+    pub group_version: String,
+    pub names: Vec<String>,
+}
+
+/// The `plural.group` a resource is known by (`pods` for the core group).
+fn full_name(r: &ResourceInfo) -> String {
+    let ar = &r.api_resource;
+    if ar.group.is_empty() {
+        ar.plural.clone()
+    } else {
+        format!("{}.{}", ar.plural, ar.group)
+    }
+}
+
+/// The rows of the aliases view for `resources` (discovery's list), sorted by resource.
+pub fn alias_rows(resources: &[ResourceInfo]) -> Vec<AliasRow> {
+    let mut rows: Vec<AliasRow> = resources
+        .iter()
+        .map(|r| {
+            let full = full_name(r);
+            let mut names: Vec<String> = Vec::new();
+            let mut add = |n: &str| {
+                if !n.is_empty() && !names.iter().any(|x| x == n) {
+                    names.push(n.to_string());
+                }
+            };
+            add(&r.api_resource.plural);
+            add(&r.singular);
+            for s in &r.short_names {
+                add(s);
+            }
+            for (alias, target) in K9S_ALIASES {
+                if target == full {
+                    add(alias);
+                }
+            }
+            let ar = &r.api_resource;
+            AliasRow {
+                resource: full,
+                group_version: if ar.group.is_empty() {
+                    ar.version.clone()
+                } else {
+                    format!("{}/{}", ar.group, ar.version)
+                },
+                names,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| a.resource.cmp(&b.resource));
+    rows.dedup_by(|a, b| a.resource == b.resource);
+    rows
+}
+
+/// A k9s alias's target, if `name` is one.
+pub fn k9s_alias(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    K9S_ALIASES
+        .iter()
+        .find(|(a, _)| *a == lower)
+        .map(|(_, target)| *target)
+}
+
+impl App {
+    /// Open the aliases view.
+    pub(crate) fn show_aliases(&mut self) {
+        if !matches!(self.current_screen(), Some(Screen::Aliases(_))) {
+            self.stack.push(Screen::Aliases(AliasesView::default()));
+        }
+    }
+
+    pub(crate) fn on_aliases_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+        match action {
+            KeyAction::Enter => {
+                let cursor = match self.current_screen() {
+                    Some(Screen::Aliases(v)) => v.cursor,
+                    _ => return true,
+                };
+                let rows = alias_rows(&self.resources);
+                if let Some(row) = rows.get(cursor)
+                    && let Some(r) = crate::ui::resources::resolve(&self.resources, &row.resource)
+                {
+                    let r = r.clone();
+                    self.reset_to(r, fx);
+                }
+                true
+            }
+            KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => false,
+            // The resource table's keys do not apply here.
+            _ => true,
+        }
+    }
+
+    pub(crate) fn nav_aliases(&mut self, action: KeyAction, n: usize) {
+        let len = alias_rows(&self.resources).len();
+        let page = self.table_height().max(1);
+        if let Some(Screen::Aliases(v)) = self.stack.last_mut() {
+            v.cursor = super::moved_cursor(action, n, v.cursor, len);
+            v.scroll = super::scrolled_to(v.cursor, v.scroll, page);
+        }
+    }
+
+    pub(crate) fn render_aliases(&self, view: &AliasesView, area: Rect, buf: &mut Buffer) {
+        let rows = alias_rows(&self.resources);
+        let block = Block::bordered()
+            .border_style(Style::default().fg(Color::Blue))
+            .title(
+                Line::styled(
+                    format!(" Aliases[{}] ", rows.len()),
+                    Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+                )
+                .centered(),
+            );
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let page = inner.height.saturating_sub(1) as usize;
+        let scroll = super::scrolled_to(view.cursor, view.scroll, page.max(1));
+        let body = rows
+            .iter()
+            .enumerate()
+            .skip(scroll)
+            .take(page)
+            .map(|(i, r)| {
+                let style = if i == view.cursor {
+                    Style::default().add_modifier(Modifier::REVERSED)
+                } else {
+                    Style::default().fg(Color::Cyan)
+                };
+                Row::new(vec![
+                    r.resource.clone(),
+                    r.group_version.clone(),
+                    r.names.join(", "),
+                ])
+                .style(style)
+            });
+        let header = Row::new(vec!["RESOURCE", "GROUP/VERSION", "NAMES (:name opens it)"]).style(
+            Style::default()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+        );
+        Table::new(
+            body,
+            [
+                Constraint::Length(40),
+                Constraint::Length(30),
+                Constraint::Fill(1),
+            ],
+        )
+        .header(header)
+        .render(inner, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ui::resources::builtin_resources;
+
+    #[test]
+    fn rows_list_kubectl_short_names_and_k9s_aliases() {
+        let rows = alias_rows(&builtin_resources());
+        let dp = rows
+            .iter()
+            .find(|r| r.resource == "deployments.apps")
+            .expect("deployments listed");
+        assert_eq!(dp.group_version, "apps/v1");
+        assert!(dp.names.contains(&"deploy".to_string()), "{dp:?}");
+        assert!(dp.names.contains(&"dp".to_string()), "{dp:?}");
+        let sec = rows
+            .iter()
+            .find(|r| r.resource == "secrets")
+            .expect("secrets");
+        assert!(sec.names.contains(&"sec".to_string()), "{sec:?}");
+        assert!(rows.windows(2).all(|w| w[0].resource < w[1].resource));
+    }
+
+    #[test]
+    fn k9s_aliases_resolve_case_insensitively() {
+        assert_eq!(k9s_alias("DP"), Some("deployments.apps"));
+        assert_eq!(k9s_alias("nope"), None);
+    }
+}

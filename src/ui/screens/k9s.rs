@@ -1,0 +1,580 @@
+//! The keys a k9s user reaches for in the first minute, where they differ from a plain key →
+//! action table (k9s: `internal/view/*.go`, each view's `bindKeys`).
+//!
+//! - **One key, the action that fits** ([`App::resolve_key`]): k9s binds `s` to a shell on a
+//!   pod, scale on a Deployment and suspend/resume on a CronJob; `r` restarts a Deployment and
+//!   drains a node; `t` triggers a CronJob and, on the DeltaFIFO log, cycles its type filter.
+//!   The key map lists such a key under several actions ([`KeyMap::actions`]); the first whose
+//!   [`App::key_applies`] holds for the selected object or the screen is taken. When none does,
+//!   the footer says what the key does and where, instead of nothing.
+//! - **Moving around as k9s does**: `shift-j` jumps to the owner (the controller reference),
+//!   `o` to a pod's node, `0`–`9` to the namespace favourites (`0` all namespaces, `1`–`9` the
+//!   most recently used, listed in the header), `ctrl-z` keeps the faulty rows only, `ctrl-s`
+//!   saves the table as CSV, k9s's `shift-<letter>` sorts a column by name.
+//!
+//! Where this differs from k9s: `ctrl-s` writes under the platform state directory
+//! (`~/.local/state/kinformer/dumps`) rather than k9s's screen-dump directory, and the jump
+//! targets open as a new table on the stack (`esc` returns), selecting the owner once its row
+//! arrives from the informer.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use super::Screen;
+use crate::cluster::ResourceInfo;
+use crate::render::Health;
+use crate::ui::action::Effect;
+use crate::ui::app::App;
+use crate::ui::keys::{KeyAction, KeySpec};
+use crate::ui::operate::Operation;
+use crate::ui::resources::resolve;
+use crate::ui::table::SortBy;
+use crate::ui::widgets::hint_name;
+
+/// At most this many namespaces are remembered as favourites (`1`–`9`).
+pub const FAVOURITES: usize = 9;
+
+/// A row the table selects once it arrives (a jump's target): its namespace and name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectOnArrival {
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+/// What a key means here: the first of its actions that applies, or why none does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyMeaning {
+    Action(KeyAction),
+    /// Bound, but to nothing that applies to what is selected here (the footer says so).
+    NotHere(String),
+    /// Not bound at all (a printable key says so; others are ignored).
+    Unbound,
+}
+
+/// The kinds (group, Kind) an object-specific action applies to, in words for the footer.
+fn where_it_applies(action: KeyAction) -> Option<&'static str> {
+    Some(match action {
+        KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => "pods",
+        KeyAction::PreviousLogs | KeyAction::Logs => "pods, workloads and Services",
+        KeyAction::Scale => "Deployments, StatefulSets and ReplicaSets",
+        KeyAction::Restart => "Deployments, StatefulSets and DaemonSets",
+        KeyAction::Trigger | KeyAction::Suspend => "CronJobs",
+        KeyAction::Cordon | KeyAction::Uncordon | KeyAction::Drain => "nodes",
+        KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => "the DeltaFIFO log",
+        KeyAction::Mark => "a history",
+        KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => "the xray tree",
+        KeyAction::RevealSecrets => "Secrets",
+        _ => return None,
+    })
+}
+
+fn is_pod(r: &ResourceInfo) -> bool {
+    r.api_resource.group.is_empty() && r.api_resource.kind == "Pod"
+}
+
+impl App {
+    /// What `key` means on the current screen (see the module documentation).
+    pub(crate) fn resolve_key(&self, key: &KeyEvent) -> KeyMeaning {
+        let actions = self.keys.actions(key);
+        if let Some(a) = actions.iter().find(|a| self.key_applies(**a)) {
+            return KeyMeaning::Action(*a);
+        }
+        match actions {
+            [] => KeyMeaning::Unbound,
+            // One action: its own handler says why it does not apply (it knows best).
+            [only] => KeyMeaning::Action(*only),
+            many => {
+                let what = match self.operate_target() {
+                    Some((r, _)) => format!("on a {}", r.api_resource.kind),
+                    None => "here".to_string(),
+                };
+                let uses: Vec<String> = many
+                    .iter()
+                    .map(|a| match where_it_applies(*a) {
+                        Some(w) => format!("{} on {w}", hint_name(*a)),
+                        None => hint_name(*a).to_string(),
+                    })
+                    .collect();
+                KeyMeaning::NotHere(format!(
+                    "{}: nothing to do {what} ({})",
+                    KeySpec::from_event(key),
+                    uses.join("; ")
+                ))
+            }
+        }
+    }
+
+    /// Whether `action` applies to the selected object (or the screen) now; actions that are not
+    /// specific to a kind or a screen always do.
+    pub(crate) fn key_applies(&self, action: KeyAction) -> bool {
+        let screen = self.current_screen();
+        let target = || self.operate_target().map(|(r, _)| r);
+        let kind_is = |op: Operation| {
+            target().is_some_and(|r| op.applies_to(&r.api_resource.group, &r.api_resource.kind))
+        };
+        match action {
+            KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => {
+                target().is_some_and(|r| is_pod(&r))
+            }
+            KeyAction::PreviousLogs | KeyAction::Logs => target().is_some_and(|r| {
+                matches!(
+                    (r.api_resource.group.as_str(), r.api_resource.kind.as_str()),
+                    ("", "Pod" | "Service")
+                        | (
+                            "apps",
+                            "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet"
+                        )
+                        | ("batch", "Job")
+                )
+            }),
+            KeyAction::Scale => kind_is(Operation::Scale(0)),
+            KeyAction::Restart => kind_is(Operation::Restart),
+            KeyAction::Trigger => kind_is(Operation::Trigger),
+            KeyAction::Suspend => kind_is(Operation::Suspend(true)),
+            KeyAction::Cordon | KeyAction::Drain => kind_is(Operation::Cordon),
+            KeyAction::Uncordon => kind_is(Operation::Uncordon),
+            KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => {
+                matches!(screen, Some(Screen::Events))
+            }
+            KeyAction::Mark => matches!(screen, Some(Screen::History(_))),
+            KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => {
+                matches!(screen, Some(Screen::Xray(_)))
+            }
+            _ => true,
+        }
+    }
+
+    /// The k9s keys of a resource table this module handles; false for other actions.
+    pub(crate) fn on_k9s_table_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+        match action {
+            KeyAction::PreviousLogs => self.open_logs(true, fx),
+            KeyAction::JumpOwner => self.jump_to_owner(fx),
+            KeyAction::PodNode => self.jump_to_node(fx),
+            KeyAction::ShowForwards => self.show_forwards(),
+            KeyAction::ToggleFaults => self.toggle_faults(),
+            KeyAction::SaveTable => self.save_table(fx),
+            KeyAction::SortReady => self.sort_by_column("READY"),
+            KeyAction::SortStatus => self.sort_by_column("STATUS"),
+            KeyAction::SortRestarts => self.sort_by_column("RESTARTS"),
+            KeyAction::SortIp => self.sort_by_column("IP"),
+            KeyAction::SortNode => self.sort_by_column("NODE"),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Sort the current table by the column named `name` (again: flip), as k9s's
+    /// `shift-<letter>`; the footer says when the table has no such column.
+    pub(crate) fn sort_by_column(&mut self, name: &'static str) {
+        let has = self
+            .current_view()
+            .is_some_and(|v| v.columns.iter().any(|c| c.name == name));
+        if !has {
+            let kind = self
+                .current_view()
+                .map_or_else(String::new, |v| v.resource.api_resource.kind.clone());
+            self.error(format!("no {name} column in the {kind} table"));
+            return;
+        }
+        self.sort_table(
+            move |cols, _| {
+                cols.iter()
+                    .position(|c| c.name == name)
+                    .map_or(SortBy::Key, SortBy::Cell)
+            },
+            true,
+        );
+    }
+
+    /// `ctrl-z`: only the rows that are not healthy (k9s's "faults": pending, failing, not ready,
+    /// terminating); again: every row.
+    fn toggle_faults(&mut self) {
+        let Some(id) = self.current_view_id() else {
+            return;
+        };
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        v.table.filters.faults = !v.table.filters.faults;
+        let on = v.table.filters.faults;
+        let cands = Self::label_candidates(v);
+        v.table.refilter(cands);
+        let n = v.table.list().len();
+        self.scroll_current();
+        if on {
+            self.info(format!(
+                "faulty rows only: {n} {} (ctrl-z again: all)",
+                if n == 1 { "row" } else { "rows" }
+            ));
+        } else {
+            self.info("all rows");
+        }
+    }
+
+    /// `ctrl-s`: the table as shown (filters and sort applied) to a CSV file; the runtime writes
+    /// it and the footer names the path.
+    fn save_table(&mut self, fx: &mut Vec<Effect>) {
+        let Some(v) = self.current_view() else {
+            return;
+        };
+        let now = self.now_ms.div_euclid(1000);
+        let all_ns = v.namespace.is_none() && v.resource.namespaced;
+        let mut header: Vec<&str> = Vec::new();
+        if all_ns {
+            header.push("NAMESPACE");
+        }
+        header.extend(v.columns.iter().map(|c| c.name.as_str()));
+        let mut out = csv_line(header.iter().copied());
+        let mut rows = 0usize;
+        for key in v.table.list() {
+            let Some(e) = v.table.entry(key) else {
+                continue;
+            };
+            let ns = e.summary.namespace.as_deref().unwrap_or("");
+            let cells = e.summary.row.cells.iter().map(|c| c.display(now));
+            let line = if all_ns {
+                csv_line(std::iter::once(std::borrow::Cow::Borrowed(ns)).chain(cells))
+            } else {
+                csv_line(cells)
+            };
+            out.push_str(&line);
+            rows += 1;
+        }
+        let scope = v.namespace.as_deref().unwrap_or("all");
+        let file = format!(
+            "{}-{}-{}-{}.csv",
+            sanitize(&self.connection.context),
+            sanitize(&v.resource.api_resource.plural),
+            sanitize(scope),
+            self.now_ms
+        );
+        fx.push(Effect::SaveTable {
+            path: default_dump_dir().join(file),
+            contents: out,
+            rows,
+        });
+    }
+
+    /// `shift-j`: the selected object's controller (its first owner without one), opened as a
+    /// table on the stack with that object selected once it arrives.
+    fn jump_to_owner(&mut self, fx: &mut Vec<Effect>) {
+        let Some((resource, obj)) = self.operate_target() else {
+            return;
+        };
+        let refs = obj
+            .object
+            .metadata
+            .owner_references
+            .clone()
+            .unwrap_or_default();
+        let Some(owner) = refs
+            .iter()
+            .find(|r| r.controller == Some(true))
+            .or_else(|| refs.first())
+        else {
+            self.error(format!(
+                "{} {} has no owner",
+                resource.api_resource.kind, obj.name
+            ));
+            return;
+        };
+        let group = owner
+            .api_version
+            .split_once('/')
+            .map_or("", |(g, _)| g)
+            .to_string();
+        let Some(target) = self
+            .resources
+            .iter()
+            .find(|r| r.api_resource.kind == owner.kind && r.api_resource.group == group)
+            .cloned()
+        else {
+            self.error(format!(
+                "owner {}/{}: the server does not serve that kind",
+                owner.kind, owner.name
+            ));
+            return;
+        };
+        let namespace = if target.namespaced {
+            obj.namespace.as_deref().map(str::to_string)
+        } else {
+            None
+        };
+        let what = format!("{} {}", owner.kind, owner.name);
+        self.open_selecting(target, namespace, owner.name.clone(), fx);
+        self.info(format!("owner: {what}"));
+    }
+
+    /// `o` on a pod: the node it runs on, selected in the nodes table.
+    fn jump_to_node(&mut self, fx: &mut Vec<Effect>) {
+        let Some((resource, obj)) = self.operate_target() else {
+            return;
+        };
+        if !is_pod(&resource) {
+            self.error(format!(
+                "o shows a pod's node; this is a {}",
+                resource.api_resource.kind
+            ));
+            return;
+        }
+        let node = obj
+            .object
+            .data
+            .get("spec")
+            .and_then(|s| s.get("nodeName"))
+            .and_then(|n| n.as_str())
+            .map(str::to_string);
+        let Some(node) = node else {
+            self.error(format!("pod {} is not scheduled on a node yet", obj.name));
+            return;
+        };
+        let Some(nodes) = resolve(&self.resources, "nodes").cloned() else {
+            self.error("the server does not serve nodes");
+            return;
+        };
+        self.open_selecting(nodes, None, node, fx);
+    }
+
+    /// Push a table of `resource` in `namespace` that selects `name` once its row arrives.
+    fn open_selecting(
+        &mut self,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: String,
+        fx: &mut Vec<Effect>,
+    ) {
+        let id = self.open_view(resource, namespace.clone(), fx);
+        if let Some(v) = self.views.get_mut(&id) {
+            v.select_on_arrival = Some(SelectOnArrival { namespace, name });
+        }
+        self.stack.push(Screen::Table(id));
+        self.select_arrived(id);
+    }
+
+    /// Select a view's awaited row if it is there now (called as rows arrive); a synced view
+    /// that does not hold it stops waiting and says so.
+    pub(crate) fn select_arrived(&mut self, id: crate::ui::action::ViewId) {
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        let Some(want) = v.select_on_arrival.clone() else {
+            return;
+        };
+        let key: Arc<str> = match &want.namespace {
+            Some(ns) => Arc::from(format!("{ns}/{}", want.name)),
+            None => Arc::from(want.name.as_str()),
+        };
+        let found = v
+            .table
+            .list()
+            .iter()
+            .position(|k| **k == *key || k.ends_with(&format!("\u{1f}{key}")));
+        match found {
+            Some(i) => {
+                v.table.select_index(i);
+                v.select_on_arrival = None;
+                self.scroll_current();
+            }
+            None if v.synced => {
+                v.select_on_arrival = None;
+                self.error(format!("{key} is not in the table (deleted?)"));
+            }
+            None => {}
+        }
+    }
+
+    /// Enter on a Service (`kind_plural`/`name`): its pods, chosen by its selector and answered
+    /// from the pods informer's label index, as k9s.
+    pub(crate) fn drill_by_selector(
+        &mut self,
+        kind_plural: &str,
+        namespace: Option<String>,
+        name: &str,
+        selector: Option<&serde_json::Value>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let terms: Vec<String> = selector
+            .and_then(|s| s.as_object())
+            .map(|m| {
+                let mut t: Vec<String> = m
+                    .iter()
+                    .filter_map(|(k, v)| Some(format!("{k}={}", v.as_str()?)))
+                    .collect();
+                t.sort();
+                t
+            })
+            .unwrap_or_default();
+        if terms.is_empty() {
+            self.error(format!(
+                "{kind_plural}/{name} has no selector: no pods are chosen by its labels"
+            ));
+            return;
+        }
+        let Some(pods) = resolve(&self.resources, "pods").cloned() else {
+            return;
+        };
+        let id = self.open_view(pods, namespace, fx);
+        if let Some(v) = self.views.get_mut(&id) {
+            v.drilled_from = Some(format!("{kind_plural}/{name}"));
+        }
+        self.stack.push(Screen::Table(id));
+        self.apply_label_filter(id, &terms.join(","));
+    }
+
+    /// Enter on a CustomResourceDefinition: its objects (the kind it defines), as k9s.
+    pub(crate) fn open_crd_instances(&mut self, crd: &serde_json::Value, fx: &mut Vec<Effect>) {
+        let spec = crd.get("spec");
+        let group = spec.and_then(|s| s.get("group")).and_then(|g| g.as_str());
+        let plural = spec
+            .and_then(|s| s.get("names"))
+            .and_then(|n| n.get("plural"))
+            .and_then(|p| p.as_str());
+        let (Some(group), Some(plural)) = (group, plural) else {
+            self.error("this CustomResourceDefinition names no group or plural");
+            return;
+        };
+        let name = format!("{plural}.{group}");
+        let Some(r) = resolve(&self.resources, &name).cloned() else {
+            self.error(format!(
+                "{name} is not served (yet): discovery does not list it"
+            ));
+            return;
+        };
+        let ns = self.scope_for(&r);
+        let id = self.open_view(r, ns, fx);
+        self.stack.push(Screen::Table(id));
+        self.scroll_current();
+    }
+
+    /// `0`–`9`: the namespace favourites (`0`: all namespaces; `i`: the i-th most recently used).
+    pub(crate) fn use_favourite(&mut self, i: usize, fx: &mut Vec<Effect>) {
+        if i == 0 {
+            self.use_namespace(None, fx);
+            return;
+        }
+        match self.favourites.get(i - 1).cloned() {
+            Some(ns) => self.use_namespace(Some(ns), fx),
+            None => self.error(format!(
+                "no favourite {i}: namespaces you switch to (:ns, Enter on a namespace) become 1-{FAVOURITES}"
+            )),
+        }
+    }
+
+    /// Make `ns` the scope of every view from now on (sticky, as k9s), remember it as the most
+    /// recent favourite, and show the current kind there (pods from the namespaces table).
+    pub(crate) fn use_namespace(&mut self, ns: Option<String>, fx: &mut Vec<Effect>) {
+        if let Some(n) = &ns {
+            self.remember_favourite(n);
+        }
+        self.namespace = ns.clone();
+        let current = self
+            .current_view()
+            .map(|v| v.resource.clone())
+            .filter(|r| r.namespaced)
+            .or_else(|| resolve(&self.resources, "pods").cloned());
+        if let Some(r) = current {
+            self.reset_to(r, fx);
+        }
+        self.info(match ns {
+            Some(n) => format!("namespace: {n}"),
+            None => "all namespaces".to_string(),
+        });
+    }
+
+    /// Put `ns` first among the favourites (each once, at most [`FAVOURITES`]).
+    pub(crate) fn remember_favourite(&mut self, ns: &str) {
+        self.favourites.retain(|f| f != ns);
+        self.favourites.insert(0, ns.to_string());
+        self.favourites.truncate(FAVOURITES);
+    }
+}
+
+/// Whether a row is one of `ctrl-z`'s faulty rows.
+pub fn is_fault(health: Health) -> bool {
+    !matches!(health, Health::Ok | Health::Completed)
+}
+
+/// One CSV record (RFC 4180: fields with a comma, quote or line break are quoted).
+fn csv_line<'a>(fields: impl Iterator<Item = impl AsRef<str> + 'a>) -> String {
+    let mut out = String::new();
+    for (i, f) in fields.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let f = f.as_ref();
+        if f.contains([',', '"', '\n', '\r']) {
+            out.push('"');
+            out.push_str(&f.replace('"', "\"\""));
+            out.push('"');
+        } else {
+            out.push_str(f);
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// A name safe in a file name (`/` and other separators become `_`).
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `~/.local/state/kinformer/dumps` (platform state dir; the home directory otherwise).
+pub fn default_dump_dir() -> PathBuf {
+    dirs::state_dir()
+        .or_else(|| dirs::home_dir().map(|h| h.join(".local").join("state")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("kinformer")
+        .join("dumps")
+}
+
+/// A printable key with no binding: the footer names it (other keys are ignored).
+pub(crate) fn unbound_message(key: &KeyEvent) -> Option<String> {
+    match key.code {
+        KeyCode::Char(_) => Some(format!(
+            "{}: no key binding here (? lists the keys)",
+            KeySpec::from_event(key)
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_with_commas_or_quotes_are_quoted() {
+        assert_eq!(csv_line(["a", "b c"].iter()), "a,b c\n");
+        assert_eq!(
+            csv_line(["x,y", "say \"hi\""].iter()),
+            "\"x,y\",\"say \"\"hi\"\"\"\n"
+        );
+    }
+
+    #[test]
+    fn file_names_keep_no_separators() {
+        assert_eq!(sanitize("prod/eu:1"), "prod_eu_1");
+        assert_eq!(sanitize("deployments.apps"), "deployments.apps");
+    }
+
+    #[test]
+    fn completed_and_healthy_rows_are_not_faults() {
+        assert!(!is_fault(Health::Ok));
+        assert!(!is_fault(Health::Completed));
+        assert!(is_fault(Health::Error));
+        assert!(is_fault(Health::Pending));
+        assert!(is_fault(Health::Warning));
+        assert!(is_fault(Health::Terminating));
+    }
+}
