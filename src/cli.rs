@@ -179,7 +179,7 @@ pub struct BenchArgs {
     pub pod_shape: crate::demo::realistic::PodShape,
     /// The child demo server sends list and watch bodies no faster than this many MB/s, as a
     /// real kube-apiserver encoding at request time does: `JSON[,PROTOBUF]`, e.g. `58,70`
-    /// (issue 15 measured ~58 MB/s for JSON, 57–87 MB/s for protobuf; protobuf takes JSON's
+    /// (a real one measured ~58 MB/s for JSON, 57–87 MB/s for protobuf; protobuf takes JSON's
     /// rate when not given); default: as fast as loopback takes them.
     #[arg(long, value_name = "MB_PER_S", value_parser = crate::bench::ServerMbps::parse)]
     pub server_mbps: Option<crate::bench::ServerMbps>,

@@ -1,4 +1,5 @@
-//! `kinformer bench`: the benchmark suite of issue 5, printed as one table.
+//! `kinformer bench`: the benchmark suite, printed as one table (each row PASS or MISS against its
+//! target).
 //!
 //! Figures (each the median of `--runs` where a run is repeatable):
 //! 1. time to synced for N pods: kinformer's `SharedIndexInformer<DynamicObject>` over
@@ -44,6 +45,31 @@
 //!
 //! Figures 3, 4, 5 (filtered frame) and 6 drive the dashboard's real [`App`] through the
 //! runtime's protocol (src/ui/mod.rs); none keeps a row model of its own.
+//!
+//! # Reproducing
+//!
+//! ```text
+//! cargo run --release -- bench --pods 10000 --runs 3               # the full table
+//! cargo run --release -- bench --pods 100000 --runs 3 --only sync  # sync and memory at 100k
+//! cargo run --release -- bench --pods 2000 --runs 1 --smoke        # CI's smoke size (~25 s)
+//! cargo run --release -- bench --pods 10000 --server-mbps 58,70    # server paced as a real one
+//! cargo run --release -- bench --pods 10000 --clusters 3 --only fleet
+//! cargo run --release -- --kubeconfig K bench --pods 10000         # against any cluster
+//! cargo bench --bench informer     # criterion: store, FIFO, `-- sync_tail` (Replace + pops)
+//! cargo bench --bench decode       # one realistic pod: masked, full, validate-only
+//! cargo bench --bench history      # per-object history on the event path
+//! cargo bench --bench logs         # the log view's frame costs
+//! cargo test --release --test informer_memory -- --nocapture   # bytes per cached pod and row
+//! ```
+//!
+//! # Where the figures and findings are
+//!
+//! Each figure group's module documents what it measures, the latest figures with their date,
+//! machine load and command, and what the figures led to: `sync.rs` (sync, memory, the raw
+//! list, the decode micro-benchmark, the compact-pod history), `wire.rs` (JSON against protobuf,
+//! where a sync's CPU goes, the tail after the last byte), `history.rs` (per-object history's
+//! cost and the optimisations tried), `screen.rs` (label filter, drill-down), `xray.rs`,
+//! `fleet.rs` (several clusters). The log view's frame costs are in [`crate::ui::log_view`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

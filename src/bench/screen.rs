@@ -1,5 +1,22 @@
 //! Figures 5 to 7 and the pulse: label filter, sort and frame at 100k rows, the pulse screen's
 //! frame, drill-down through the indexes.
+//!
+//! # Measured
+//!
+//! Label filter (release, compact pods, 2026-11-23 04:07–04:15 UTC, load 0.9–1.7): the label
+//! index answers 1 % of 100k pods in 0.03 ms (objects 0.18 ms; a linear scan 77 ms) and 10 % in
+//! 0.50 ms (objects 8.0 ms; scan 110 ms); the App's `l` filter plus its frame 1.45 ms and
+//! 5.92 ms. Pulse frame at 1k / 150k pods 0.22 / 0.27 ms (dev build, 19:55 UTC).
+//!
+//! Drill-down (`--only drill`, 2026-11-23 19:47–20:08 UTC, load 5–10, so wall times vary ±50 %):
+//! at 150k pods on 500 nodes, 1,000 ReplicaSets of 500 Deployments in 50 namespaces, Enter on a
+//! node (node index → 300 pods) takes 0.43–0.64 ms, on a Deployment (owner index → 2 ReplicaSets
+//! → 300 pods) 0.47–0.70 ms, on a namespace (3,000 pods) 14–29 ms. Before the indexes answered,
+//! every pod's row was sent to the new view (1.4–4.4 s) and scanned for the node (0.2–0.6 s).
+//! The cost follows the matches, not the cache: a drilled view reads its keys from the index and
+//! its informer handler is gated by the same index function, so the other 149,700 pods are never
+//! rendered, sent or sorted for it (registering the handler on a synced informer still replays
+//! the cache to it, as client-go's `AddEventHandler` does; the gate drops those adds unread).
 
 use super::*;
 

@@ -1,5 +1,85 @@
 //! Figures 1 and 2: time to synced (kinformer, the floor, kube-rs), all pods on screen, the raw
 //! list, memory per cached pod and the peak during a forced relist, idle CPU.
+//!
+//! "All pods on screen" is time to synced plus handing the store and every row to the dashboard's
+//! `App` and drawing its first frame; the RSS figures include that App. The raw JSON list is one
+//! unpaged `GET /api/v1/pods?resourceVersion=0` read to its end without decoding (`kubectl get
+//! --raw` into /dev/null). The informer streams the initial state (WatchList) and decodes through
+//! the cache mask, so managedFields and the spec details are skipped by the reader.
+//!
+//! # Measured (realistic pods)
+//!
+//! AMD EPYC, 2 cores shared with other engineers' builds, 23.5 GiB, release build, 2026-11-23
+//! 19:33–20:21 UTC, `bench --pods 10000 --runs 3 --only sync --no-peer` and `--pods 100000 --runs
+//! 2`; three runs each at load 11.8 / 7.8 / 2.3 (10k) and 11.9 / 6.9 / 1.9 (100k), the quiet
+//! run's figure given:
+//!
+//! | figure | 10k | 100k |
+//! |---|---|---|
+//! | list body (RV=0, unpaged) | 111 MiB, 11,647 B/pod | 1,112 MiB, 11,658 B/pod |
+//! | all pods on screen (bench) | 0.52 s (0.97, 1.43 s under load) | 7.7 s (10.1–14.2 s under load) |
+//! | all pods on screen, the real dashboard in tmux, from process start | 0.63–1.00 s, 73–75 MiB | 9.6 s, 530 MiB |
+//! | time to synced | 0.49 s | 7.35 s |
+//! | RSS, steady, all pods on screen | 74.5 MiB | 547 MiB |
+//! | bytes per cached pod (RSS delta) | 6,132 B | 5,567 B |
+//! | relist peak RSS (forced 410) / steady | 1.06× | 1.05× (574 MiB) |
+//! | informer ingest (body bytes / time to synced) | 236 MB/s | 159 MB/s |
+//! | kinformer / raw JSON list (0.058 s; 1.05 s) | 8.5× | 7.0× |
+//! | kinformer / floor (paged list + serde into `Pod`) | 0.57× | 0.46× (floor 16.1 s) |
+//!
+//! The same dashboard measured on a real kube-apiserver before the streaming decode took 1.5–1.8 s
+//! at 245 MiB for 10k pods and 26.4 s at 2,225 MiB (22 KB a pod) for 100k.
+//!
+//! **The raw list is the wrong yardstick on loopback.** A real kube-apiserver encodes JSON at
+//! ~58 MB/s (a 1.05 GB list took 17–19 s), so a client that decodes faster waits on the server.
+//! The demo server writes stored, pre-serialised bytes at 350–2,000 MB/s, so its raw list measures
+//! loopback copying while the informer's time is its decode CPU. `perf` of a 10k run: serde_json
+//! skipping the masked fields is about a third of the informer's CPU, the masked decode of kept
+//! fields, the DeltaFIFO and the indexes the rest. A faster skip would not close the gap
+//! (`cargo bench --bench decode`, one 11 KB realistic pod, 2026-11-23 21:55 UTC, load 3):
+//!
+//! | decode of one realistic pod | time | throughput |
+//! |---|---|---|
+//! | masked, as the cache decodes it | 31.0 µs | 367 MiB/s |
+//! | full (`decode_dynamic`, everything built) | 88.2 µs | 129 MiB/s |
+//! | validate only (`IgnoredAny`: the floor of any skip) | 13.4 µs | 849 MiB/s |
+//!
+//! With the demo server paced at a real server's rate (`bench --server-mbps 58`, the fault
+//! endpoint `send-rate`), 100k pods (`--pods 100000 --runs 1 --only sync --no-peer --server-mbps
+//! 58 --wire json`, 2026-11-23 23:43 UTC, load 0.5): raw list 20.3 s, synced 21.5 s (**1.06×**,
+//! the informer done 1.2 s after the last byte), all on screen 21.8 s, 549 MiB, 5,555 B a pod,
+//! relist peak 1.05×. Decoding overlaps the transfer.
+//!
+//! # What made the difference (each measured before and after)
+//! - **Decoding through the cache mask** (`informer::decode`, masks in `render::prune`): a pod's
+//!   images, env, volumes, probes, managedFields and annotations are skipped by the reader
+//!   instead of built and freed. 10k-pod sync 0.68–0.93 s → 0.35–0.39 s, RSS 110 → 76 MiB.
+//! - **Rows share the indexer's object and key** instead of copying labels, owners, uid and node:
+//!   App rows 1,679 → 657 bytes a pod (`tests/informer_memory.rs`); pruned pods lost their
+//!   `status` map (each serde_json map is a 632-byte B-tree node however few keys it holds).
+//!   Launch → 10k rows 2.9 s / 120 MiB → 0.5–0.7 s / 77 MiB.
+//! - **Label filter from keys, merged by pointer**: the App asks the index for keys only and,
+//!   for many candidates, walks its already-sorted rows testing key pointers instead of sorting
+//!   the candidates; 10 % of 100k: 42 ms → 4–6 ms.
+//! - **Prefetching the next list page** while the current one decodes: neutral on loopback, but
+//!   with 20 ms a request (a remote server's round trip) 10k pods sync in 0.64–0.66 s instead of
+//!   0.98–1.14 s.
+//!
+//! Memory with a counting allocator (`cargo test --release --test informer_memory --
+//! --nocapture`): a realistic pod fixture costs 3.2 KB cached with the dashboard's transform
+//! (62.7 KB with only managedFields stripped); demo pods 3.8 KB in 33 allocations plus 657 B in 8
+//! allocations per App row. RSS is higher (4.6 KB at 100k) by malloc's per-allocation overhead;
+//! mimalloc was tried and held more (150 MiB at 10k).
+//!
+//! # Earlier figures (compact ~3 KB demo pods)
+//!
+//! 2026-11-23 04:07–04:15 UTC, load 0.9–1.7: 10k synced in 0.622 s against a 0.535 s floor
+//! (1.16×) and kube-rs' reflector at 0.661 s; 100k 4.83 s / floor 4.51 s / kube-rs 5.48 s; 150k
+//! 8.14 / 6.46 / 8.70 s; 4.6–5.4 KB a cached pod; relist peak 1.07–1.30× steady; idle CPU
+//! 0.20–0.30 % of a core; 15,600–22,400 watch events/s through the pipeline; event → frame p99
+//! 5.11 ms at 100 ev/s and 40.27 ms at 1,000 ev/s; App frame at 100k rows 1.02 ms, a full
+//! re-sort of 100k rows 86 ms. The compact shape hid the whole-body buffering the realistic one
+//! exposed; it stays the shape of the in-process `--demo` and of the tests' simulator.
 
 use super::*;
 

@@ -3,7 +3,7 @@
 //! client-go counterpart: `tools/cache/reflector.go` (`Reflector.ListAndWatch`, `list`,
 //! `watchList`, `watch`, `handleWatch`, `relistResourceVersion`, the backoff manager) and
 //! `tools/pager/pager.go` (`ListPager` with `FullListIfExpired`). Written as an explicit state
-//! machine ([`State`]) in the manner of kube-runtime's `watcher.rs`, so every transition, and the
+//! machine (`State`) in the manner of kube-runtime's `watcher.rs`, so every transition, and the
 //! reason for every relist, is in one `match`.
 //!
 //! Invariants:

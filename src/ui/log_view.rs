@@ -15,6 +15,15 @@
 //! - a line's `pass` is whether the current filter lets it through, computed once when the line
 //!   arrives or the filter changes: drawing and scrolling never run the filter, so a rare-match
 //!   filter over a full buffer costs a scan of booleans per frame, not a regex per line.
+//!
+//! Measured (`cargo bench --bench logs`, buffer full at its 16 MiB cap, 200×50 frame, 2026-11-23
+//! 20:10 UTC at load 5–9, so upper bounds): one frame of a 5,000 lines/s pod (84 lines ingested
+//! and drawn) 0.33 ms; 50 pods × 100 lines/s 0.34 ms; key → frame under a rare-match regex filter
+//! 0.99 ms for a scroll and a follow, down from 180 ms before a line's filter result was kept with
+//! the line. The runtime coalesces a view's lines into at most one frame per 33 ms
+//! (`tests/log_streams.rs`: 54 frames for 20,215 lines in 2 s). The release binary in tmux on a
+//! 5,000 lines/s demo pod: 4.7 % of a core for dashboard and in-process demo server, 57 MiB RSS
+//! with the buffer at its cap (95k lines, the oldest dropped and counted).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;

@@ -259,7 +259,7 @@ fn classify(kind: PulseKind, s: &ObjectSummary) -> Class {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counts {
     pub pods: usize,
-    /// Indexed like [`PHASES`]: Running, Pending, Succeeded, Failed, Unknown.
+    /// Indexed like `PHASES`: Running, Pending, Succeeded, Failed, Unknown.
     pub pods_by_phase: [usize; 5],
     pub pods_not_ready: usize,
     pub deployments: usize,

@@ -1,7 +1,8 @@
 //! Log view costs per frame with a full 16 MiB buffer: ingesting one frame of a 5,000 lines/s
 //! stream, one frame of a 50 pods × 100 lines/s workload, and key → frame (scroll + draw) with a
 //! rare-match filter (the worst case: the draw scans back through the buffer).
-//! `cargo bench --bench logs`; figures and machine state go in README.
+//! `cargo bench --bench logs`; figures and machine state go in the log view's module docs
+//! (`src/ui/log_view.rs`).
 
 use std::hint::black_box;
 use std::sync::Arc;

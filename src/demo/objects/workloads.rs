@@ -35,7 +35,7 @@ pub struct PodTemplate {
     pub service_account: String,
     pub host_network: bool,
     pub priority_class: Option<&'static str>,
-    /// ConfigMap mounted at /etc/<app>, if any.
+    /// ConfigMap mounted at `/etc/<app>`, if any.
     pub config_map: Option<String>,
     /// Secret exposed as env, if any.
     pub secret: Option<String>,

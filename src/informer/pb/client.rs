@@ -9,7 +9,7 @@
 //! Invariants:
 //! - a request asks `application/vnd.kubernetes.protobuf, application/json` until the server
 //!   answers a 406/415 or a JSON body for it; from then on it asks JSON only (both remembered in
-//!   [`Proto::json_only`], shared by clones);
+//!   `Proto::json_only`, shared by clones);
 //! - a 406/415 is retried at once in JSON and never reaches the reflector;
 //! - the body is decoded by its `Content-Type`, never by what was asked; error bodies too
 //!   (a protobuf `Status` or a JSON one), classified like every other `Status`.

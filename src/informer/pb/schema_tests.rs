@@ -229,7 +229,8 @@ fn an_empty_list_is_null_without_omitempty_and_absent_with_it_from_both_encoding
 /// The one case the wire cannot carry: a server that keeps `[]` (a kube-apiserver run with
 /// `--storage-media-type=application/json`, or an aggregated server) sends `"rules": []` in
 /// JSON, while its protobuf has no element and reads back as `null` (as client-go's typed
-/// decode gives a nil slice). Documented in the README; pinned here so that it is known.
+/// decode gives a nil slice). Documented in the `pb` module docs; pinned here so that it is
+/// known.
 #[test]
 fn an_empty_list_kept_by_the_server_reads_null_from_protobuf_the_one_known_difference() {
     let role = json!({"metadata": {"name": "r"}, "rules": []});

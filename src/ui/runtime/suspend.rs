@@ -13,6 +13,12 @@
 //!   sends the state as of then).
 //!
 //! What the session itself asked for (an answer to a request) is not held back: one per request.
+//!
+//! Measured (`tests/ui_suspend_runtime.rs`: 200 pods, 50,000 changes while suspended): 0 actions
+//! queued (24,576 without the hold), 2 actions after the return until the table equals the
+//! informer's store, live tasks unchanged. In tmux (debug build, `--history-mib 1`, an editor
+//! open 2 minutes against `kinformer demo-server --pods 400 --churn 3000`, ~200–300 events/s
+//! reaching the informer): RSS 47 → 56 MB and flattening, against 46 → 124 MB and climbing before.
 
 use tokio::sync::watch;
 

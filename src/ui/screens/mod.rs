@@ -3,8 +3,8 @@
 //! A screen's file holds its state (the [`Screen`] variant's payload, or the [`Mode`] variant's
 //! for a dialog), its key handling (`on_*_key`, `nav_*`, as `impl App` blocks: a screen reads
 //! and writes the shared parts of [`App`] — views, informer rows, the event ring, the footer
-//! message) and its drawing (a pure function of `&App`). This module routes: [`on_key`] and
-//! [`nav`] send a key to the screen on top, [`draw`], [`header_lines`] and [`hints`] ask it how
+//! message) and its drawing (a pure function of `&App`). This module routes: `on_key` and
+//! `nav` send a key to the screen on top, `draw`, `header_lines` and `hints` ask it how
 //! to look.
 //!
 //! - [`table`]: a resource table (the informer-fed rows), its filters, sort and drill-down.

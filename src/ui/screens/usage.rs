@@ -1,4 +1,4 @@
-//! The usage columns of the pods and nodes tables (issue 14): CPU, MEM, %CPU/R, %CPU/L, %MEM/R,
+//! The usage columns of the pods and nodes tables: CPU, MEM, %CPU/R, %CPU/L, %MEM/R,
 //! %MEM/L for pods and CPU, MEM, %CPU, %MEM for nodes, as k9s shows them.
 //!
 //! Metrics are not rows: the poller ([`crate::ui::metrics`]) sends one usage map per scope and
