@@ -902,10 +902,12 @@ impl App {
         if let Some(Screen::Table(id)) = self.current_screen().cloned()
             && let Some(v) = self.views.get_mut(&id)
             && (v.table.filters.text.is_some()
+                || v.table.filters.text_invalid
                 || (v.table.filters.label.is_some() && v.drilled_from.is_none()))
         {
             v.table.filters.text = None;
             v.table.filters.text_raw.clear();
+            v.table.filters.text_invalid = false;
             if v.drilled_from.is_none() {
                 v.table.filters.label = None;
             }

@@ -226,6 +226,8 @@ pub struct Filters {
     pub label: Option<LabelFilter>,
     /// `ctrl-z`: only the rows that are not healthy.
     pub faults: bool,
+    /// `text_raw` does not parse (an invalid `/~regex`): no text filter is applied.
+    pub text_invalid: bool,
 }
 
 impl Filters {

@@ -274,6 +274,12 @@ impl App {
                 let mut any = false;
                 if !f.text_raw.is_empty() {
                     l3.push(Span::styled(format!("/{}  ", f.text_raw), value));
+                    if f.text_invalid {
+                        l3.push(Span::styled(
+                            "(invalid, not applied)  ",
+                            Style::default().fg(Color::LightRed),
+                        ));
+                    }
                     any = true;
                 }
                 if let Some(l) = &f.label {
@@ -379,20 +385,28 @@ impl App {
                 .collect()
         });
         let mut spans = Vec::new();
+        let mut used = 0usize;
         for a in actions {
             let Some(b) = self.keys.bindings().iter().find(|b| b.action == a) else {
                 continue;
             };
             let Some(k) = b.keys.first() else { continue };
-            spans.push(Span::styled(
-                format!(" <{k}>"),
-                Style::default().fg(KEY).add_modifier(Modifier::BOLD),
-            ));
             // On a YAML or describe screen `/` searches the text.
             let name = match (a, self.current_screen()) {
                 (KeyAction::Filter, Some(Screen::Text(_))) => "search",
                 _ => hint_name(a),
             };
+            let key = format!(" <{k}>");
+            // Whole hints only: the ones that do not fit are left out, not cut.
+            let width = key.chars().count() + name.chars().count();
+            if used + width > area.width as usize {
+                break;
+            }
+            used += width;
+            spans.push(Span::styled(
+                key,
+                Style::default().fg(KEY).add_modifier(Modifier::BOLD),
+            ));
             spans.push(Span::styled(name, Style::default().fg(DIM)));
         }
         Paragraph::new(Line::from(spans)).render(area, buf);

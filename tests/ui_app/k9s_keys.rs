@@ -416,3 +416,31 @@ fn shift_letters_sort_by_their_column_as_in_k9s() {
     app.update(key('I'));
     assert!(footer(&app).contains("no IP column"), "{}", footer(&app));
 }
+
+#[test]
+fn an_invalid_regex_filter_shows_what_was_typed_not_applied_over_every_row() {
+    let (mut app, v) = on(
+        "pods",
+        vec![
+            simple_pod("default", "web-1"),
+            simple_pod("default", "api-1"),
+        ],
+    );
+    app.update(key('/'));
+    type_str(&mut app, "~web(");
+    let f = &app.views[&v].table.filters;
+    assert_eq!(f.text_raw, "~web(");
+    assert!(f.text_invalid);
+    assert_eq!(
+        shown(&app, v).len(),
+        2,
+        "not the rows of the last valid prefix"
+    );
+    assert!(footer(&app).contains("invalid regex"), "{}", footer(&app));
+    // The error stays until the input changes; a valid pattern applies and clears it.
+    type_str(&mut app, ")");
+    let f = &app.views[&v].table.filters;
+    assert!(!f.text_invalid);
+    assert_eq!(shown(&app, v), ["default/web-1"]);
+    assert!(!footer(&app).contains("invalid regex"), "{}", footer(&app));
+}

@@ -689,12 +689,26 @@ impl App {
                 if let Some(v) = self.views.get_mut(&id) {
                     v.table.filters.text = f;
                     v.table.filters.text_raw = text.to_string();
+                    v.table.filters.text_invalid = false;
                     let cands = Self::label_candidates(v);
                     v.table.refilter(cands);
                 }
                 self.scroll_current();
             }
-            Err(e) => self.error(e),
+            // The header shows what was typed, marked not applied, over every row (not the rows
+            // of the last valid prefix under a header naming it); the error stays in the footer
+            // until the input changes.
+            Err(e) => {
+                if let Some(v) = self.views.get_mut(&id) {
+                    v.table.filters.text = None;
+                    v.table.filters.text_raw = text.to_string();
+                    v.table.filters.text_invalid = true;
+                    let cands = Self::label_candidates(v);
+                    v.table.refilter(cands);
+                }
+                self.scroll_current();
+                self.error(e);
+            }
         }
     }
 
@@ -755,6 +769,9 @@ impl App {
         } else {
             !self.connection.reachable
         };
+        // The title's count and the position agree: both count the objects there (rows of
+        // deletions shown for a moment are not counted).
+        let live = t.live_len();
         let title = format!(
             " {}({}){}[{}] ",
             capitalized(&v.resource.api_resource.plural),
@@ -765,7 +782,7 @@ impl App {
                 .as_deref()
                 .map(|d| format!(" <{d}> "))
                 .unwrap_or_default(),
-            t.live_len()
+            live
         );
         let mut title_spans = vec![Span::styled(
             title,
@@ -803,7 +820,7 @@ impl App {
         let position = if list.is_empty() {
             " 0/0 ".to_string()
         } else {
-            format!(" {}/{} ", t.cursor() + 1, list.len())
+            format!(" {}/{live} ", (t.cursor() + 1).min(live.max(1)))
         };
         let mut block = Block::bordered()
             .border_style(Style::default().fg(if stale { Color::Yellow } else { Color::Blue }))
