@@ -299,3 +299,105 @@ fn changes_lists_a_churned_demo_pod_and_its_history_opens_with_a_diff() {
     let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT="));
     assert!(screen.contains("EXIT=0"), "{}", tail(&screen, 10));
 }
+
+/// A k9s user's first minute: `:ns` and Enter switch every view's scope, `:deploy` stays there,
+/// `:svc` and Enter show a Service's pods, `:dp` is an alias, `l` opens logs, `e` edits in
+/// `$EDITOR` (a script here), `0` goes back to all namespaces.
+#[test]
+fn k9s_keys_and_views_work_as_a_k9s_user_expects() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let scripts = tempfile::tempdir().unwrap();
+    let editor = scripts.path().join("editor.sh");
+    // Adds a label to the object being edited, as a user would in vi.
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/^  labels:$/  labels:\\n    edited-by: kinformer-e2e/' \"$1\"\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let s = Session::start_env(
+        "k9s",
+        160,
+        &format!("EDITOR={}", editor.display()),
+        "--demo --demo-pods 120 --demo-churn 5 -A",
+    );
+    s.wait_for("the pods table", 60, |t| {
+        t.contains("Pods(all)") && t.contains("synced")
+    });
+
+    // :ns opens the namespaces table; Enter on shop makes it the scope (and favourite 1).
+    s.keys(&[":"]);
+    s.text("ns");
+    s.keys(&["Enter"]);
+    s.wait_for("the namespaces table", 30, |t| t.contains("Namespaces("));
+    s.keys(&["/"]);
+    s.text("shop");
+    s.keys(&["Enter"]);
+    s.wait_for("shop filtered", 15, |t| t.contains("/shop"));
+    s.keys(&["Enter"]);
+    s.wait_for("the pods of shop, shop a favourite", 30, |t| {
+        t.contains("Pods(shop)") && t.contains("<1>shop")
+    });
+    // Sticky: the next kind opens in shop too.
+    s.keys(&[":"]);
+    s.text("deploy");
+    s.keys(&["Enter"]);
+    s.wait_for("deployments in shop", 30, |t| {
+        t.contains("Deployments(shop)")
+    });
+
+    // Enter on a Service: the pods its selector chooses.
+    s.keys(&[":"]);
+    s.text("svc");
+    s.keys(&["Enter"]);
+    s.wait_for("services in shop", 30, |t| {
+        t.contains("Services(shop)") && t.contains("synced")
+    });
+    s.keys(&["Enter"]);
+    let pods = s.wait_for("the service's pods", 30, |t| {
+        t.contains("Pods(shop) <services/") && t.contains("-l ")
+    });
+    assert!(pods.contains("Running"), "{pods}");
+    s.keys(&["Escape"]);
+    s.wait_for("back on services", 15, |t| t.contains("Services(shop)"));
+
+    // k9s's alias :dp, then `l`: the workload's logs.
+    s.keys(&[":"]);
+    s.text("dp");
+    s.keys(&["Enter"]);
+    s.wait_for("deployments by alias", 30, |t| {
+        t.contains("Deployments(shop)") && t.contains("synced")
+    });
+    s.keys(&["l"]);
+    s.wait_for("the workload's logs", 30, |t| {
+        t.contains("Logs deployment/") && t.contains("streaming")
+    });
+    s.keys(&["Escape"]);
+    s.wait_for("back on deployments", 15, |t| {
+        t.contains("Deployments(shop)")
+    });
+
+    // `e`: the editor (the script) changes the object; the server's answer is in the footer.
+    s.keys(&["e"]);
+    s.wait_for("the edit's answer", 30, |t| t.contains(" edited"));
+    s.keys(&["y"]);
+    s.wait_for("the edited label in the YAML", 30, |t| {
+        t.contains("edited-by: kinformer-e2e")
+    });
+    s.keys(&["Escape"]);
+
+    // `0`: all namespaces again.
+    s.keys(&["0"]);
+    s.wait_for("deployments in every namespace", 30, |t| {
+        t.contains("Deployments(all)")
+    });
+    s.keys(&["q"]);
+    let end = s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
+    assert!(!end.contains("panicked"), "{end}");
+}

@@ -33,6 +33,12 @@ impl Session {
     /// `kinformer <args>` in a detached tmux session `width`×40; the wrapping shell prints the
     /// exit code and `stty -a` once the dashboard is gone.
     pub fn start_with(tag: &str, width: u16, args: &str) -> Session {
+        Session::start_env(tag, width, "", args)
+    }
+
+    /// [`start_with`](Self::start_with) with environment assignments before the command
+    /// (`EDITOR=/path/to/script`).
+    pub fn start_env(tag: &str, width: u16, env: &str, args: &str) -> Session {
         let dir = tempfile::tempdir().expect("tempdir");
         let name = format!("kinformer-e2e-{tag}-{}", std::process::id());
         let socket = dir.path().join("tmux.sock").display().to_string();
@@ -40,7 +46,7 @@ impl Session {
         let log = dir.path().join("kinformer.log");
         let stty = dir.path().join("stty.txt");
         let script = format!(
-            "{bin} --log-file {} {args}; echo EXIT=$? ; stty -a > {}; sleep 60",
+            "{env} {bin} --log-file {} {args}; echo EXIT=$? ; stty -a > {}; sleep 60",
             log.display(),
             stty.display()
         );
@@ -140,6 +146,11 @@ impl Session {
                 (args.first().map(String::as_str) == Some(bin) && args.contains(&log))
                     .then_some(pid)
             })
+    }
+
+    /// The session's own temporary directory (scripts, files a test writes).
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
     }
 
     pub fn log_path(&self) -> PathBuf {
