@@ -127,7 +127,7 @@ fn restart_and_drain_on_a_pod_say_where_they_apply() {
     assert!(error);
     assert_eq!(
         m,
-        "r: nothing to do on a Pod (restart on Deployments, StatefulSets and DaemonSets; drain on nodes)"
+        "r: nothing to do on a Pod (restart: deploy/sts/ds · drain: nodes)"
     );
     assert!(app.update(key('D')).is_empty());
     assert_eq!(footer(&app).0, "drain does not apply to a Pod");

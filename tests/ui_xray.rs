@@ -521,18 +521,18 @@ fn operating_keys_on_a_node_of_another_kind_say_they_do_not_apply() {
         (
             "web-1-a",
             key('r'),
-            "r: nothing to do on a Pod (restart on Deployments, StatefulSets and DaemonSets; drain on nodes)",
+            "r: nothing to do on a Pod (restart: deploy/sts/ds · drain: nodes)",
         ),
         (
             "web-1-a",
             key('t'),
-            "t: nothing to do on a Pod (trigger on CronJobs; type on the DeltaFIFO log)",
+            "t: nothing to do on a Pod (trigger: cronjobs · type: :deltas)",
         ),
         ("web", ctrl('k'), "kill does not apply to a Deployment"),
         (
             "web",
             key('o'),
-            "o: nothing to do on a Deployment (kind on the DeltaFIFO log; node on pods)",
+            "o: nothing to do on a Deployment (kind: :deltas · node: pods)",
         ),
         ("web", key('c'), "cordon does not apply to a Deployment"),
     ] {

@@ -319,7 +319,8 @@ impl App {
             (Some(Screen::Table(_) | Screen::Text(_)), Some(v)) => match &v.namespace {
                 Some(ns) => ns,
                 None if v.resource.namespaced => "all",
-                None => "-",
+                // A cluster-scoped table (nodes, namespaces): the scope the next views open in.
+                None => self.namespace.as_deref().unwrap_or("all"),
             },
             _ => self.namespace.as_deref().unwrap_or("all"),
         }

@@ -90,8 +90,8 @@ fn a_shared_key_that_fits_nothing_here_says_so_in_the_footer() {
     assert!(fx.is_empty(), "{fx:?}");
     let m = footer(&app);
     assert!(m.contains("s: nothing to do on a Service"), "{m}");
-    assert!(m.contains("shell on pods"), "{m}");
-    assert!(m.contains("scale on Deployments"), "{m}");
+    assert!(m.contains("shell: pods"), "{m}");
+    assert!(m.contains("scale: deploy/sts/rs"), "{m}");
 }
 
 #[test]

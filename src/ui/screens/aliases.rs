@@ -177,24 +177,45 @@ impl App {
                 } else {
                     Style::default().fg(Color::Cyan)
                 };
+                // The plural is the RESOURCE column: the other names are the aliases.
+                let plural = r.resource.split('.').next().unwrap_or(&r.resource);
+                let aliases: Vec<&str> = r
+                    .names
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|n| *n != plural)
+                    .collect();
                 Row::new(vec![
-                    r.resource.clone(),
+                    plural.to_string(),
+                    aliases.join(", "),
                     r.group_version.clone(),
-                    r.names.join(", "),
                 ])
                 .style(style)
             });
-        let header = Row::new(vec!["RESOURCE", "GROUP/VERSION", "NAMES (:name opens it)"]).style(
+        let header = Row::new(vec![
+            "RESOURCE",
+            "ALIASES (:alias opens it)",
+            "GROUP/VERSION",
+        ])
+        .style(
             Style::default()
                 .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
         );
+        let widest = |f: &dyn Fn(&AliasRow) -> usize, min: usize| {
+            rows.iter().map(f).max().unwrap_or(0).max(min) as u16
+        };
+        let resource_w = widest(
+            &|r: &AliasRow| r.resource.split('.').next().unwrap_or("").len(),
+            8,
+        );
+        let group_w = widest(&|r: &AliasRow| r.group_version.len(), 13);
         Table::new(
             body,
             [
-                Constraint::Length(40),
-                Constraint::Length(30),
+                Constraint::Length(resource_w),
                 Constraint::Fill(1),
+                Constraint::Length(group_w),
             ],
         )
         .header(header)

@@ -57,15 +57,15 @@ pub enum KeyMeaning {
 fn where_it_applies(action: KeyAction) -> Option<&'static str> {
     Some(match action {
         KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => "pods",
-        KeyAction::PreviousLogs | KeyAction::Logs => "pods, workloads and Services",
-        KeyAction::Scale => "Deployments, StatefulSets and ReplicaSets",
-        KeyAction::Restart => "Deployments, StatefulSets and DaemonSets",
-        KeyAction::Trigger | KeyAction::Suspend => "CronJobs",
+        KeyAction::PreviousLogs | KeyAction::Logs => "pods/workloads/svc",
+        KeyAction::Scale => "deploy/sts/rs",
+        KeyAction::Restart => "deploy/sts/ds",
+        KeyAction::Trigger | KeyAction::Suspend => "cronjobs",
         KeyAction::Cordon | KeyAction::Uncordon | KeyAction::Drain => "nodes",
-        KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => "the DeltaFIFO log",
+        KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => ":deltas",
         KeyAction::Mark => "a history",
-        KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => "the xray tree",
-        KeyAction::RevealSecrets => "Secrets",
+        KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => ":xray",
+        KeyAction::RevealSecrets => "secrets",
         _ => return None,
     })
 }
@@ -93,14 +93,14 @@ impl App {
                 let uses: Vec<String> = many
                     .iter()
                     .map(|a| match where_it_applies(*a) {
-                        Some(w) => format!("{} on {w}", hint_name(*a)),
+                        Some(w) => format!("{}: {w}", hint_name(*a)),
                         None => hint_name(*a).to_string(),
                     })
                     .collect();
                 KeyMeaning::NotHere(format!(
                     "{}: nothing to do {what} ({})",
                     KeySpec::from_event(key),
-                    uses.join("; ")
+                    uses.join(" · ")
                 ))
             }
         }

@@ -1,0 +1,83 @@
+//! Rendering snapshots of the views a k9s user opens first: the aliases (`ctrl-a`), the
+//! namespaces table (`:ns`) with the favourites in the header, and the footer of a key that does
+//! nothing here; at 100×30.
+
+mod ui_support;
+
+use crossterm::event::KeyCode;
+use kinformer::ui::action::{Action, ConnectionState};
+use kinformer::ui::{App, AppConfig};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ui_support::*;
+
+fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    app.update(Action::Resize(w, h));
+    let app = &*app;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    terminal
+}
+
+fn connected(app: &mut App) {
+    app.update(Action::Connection(ConnectionState {
+        context: "kind-demo".into(),
+        server_version: Some("v1.33.1".into()),
+        reachable: true,
+        retry_at_ms: None,
+        last_error: None,
+    }));
+}
+
+#[test]
+fn aliases_view_lists_each_resource_with_its_aliases() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    connected(&mut app);
+    app.update(ctrl('a'));
+    insta::assert_snapshot!(draw(&mut app, 100, 30).backend());
+}
+
+#[test]
+fn namespaces_table_and_favourites_in_the_header() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    connected(&mut app);
+    // shop, then kube-system: favourites 1 and 2, most recent first.
+    for ns in ["shop", "kube-system"] {
+        app.update(key(':'));
+        type_str(&mut app, &format!("ns {ns}"));
+        app.update(code(KeyCode::Enter));
+    }
+    app.update(key(':'));
+    type_str(&mut app, "ns");
+    let fx = app.update(code(KeyCode::Enter));
+    let (view, plural, _) = opened(&fx)[0].clone();
+    assert_eq!(plural, "namespaces");
+    app.update(Action::Resync {
+        view,
+        rows: vec![
+            cluster_object("default", "Active"),
+            cluster_object("kube-system", "Active"),
+            cluster_object("shop", "Active"),
+        ],
+    });
+    insta::assert_snapshot!(draw(&mut app, 100, 30).backend());
+}
+
+#[test]
+fn a_shared_key_that_fits_nothing_here_is_explained_in_the_footer() {
+    let cfg = AppConfig {
+        resource: "services".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![cluster_object("web", "ClusterIP")]);
+    connected(&mut app);
+    app.update(key('s'));
+    let t = draw(&mut app, 100, 30);
+    let footer: String = (0..100)
+        .map(|x| t.backend().buffer()[(x, 29)].symbol().to_string())
+        .collect();
+    assert_eq!(
+        footer.trim_end(),
+        " s: nothing to do on a Service (shell: pods · scale: deploy/sts/rs · suspend: cronjobs)"
+    );
+}
