@@ -6,7 +6,8 @@ use serde_json::Value;
 
 /// `obj` (a full object as JSON, e.g. from a GET) as YAML. `metadata.managedFields` is dropped;
 /// for a Secret, every `data` / `stringData` value is replaced by `<hidden: N bytes>` (N the
-/// decoded size) unless `reveal_secrets`.
+/// decoded size) unless `reveal_secrets`; revealed, `data` is shown decoded as k9s's `x` shows
+/// it (a value that is not UTF-8 text stays base64, marked so).
 pub fn to_yaml(obj: &Value, reveal_secrets: bool) -> String {
     let mut v = obj.clone();
     if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -22,6 +23,9 @@ pub fn to_yaml(obj: &Value, reveal_secrets: bool) -> String {
         });
         hide(&mut v, "stringData", str::len);
     }
+    if is_secret && reveal_secrets {
+        decode(&mut v);
+    }
     match serde_norway::to_string(&v) {
         Ok(s) => s,
         Err(e) => {
@@ -36,6 +40,23 @@ fn hide(v: &mut Value, key: &str, size: impl Fn(&str) -> usize) {
         for val in m.values_mut() {
             let n = val.as_str().map(&size).unwrap_or(0);
             *val = Value::String(format!("<hidden: {n} bytes>"));
+        }
+    }
+}
+
+/// A Secret's `data` values decoded from base64 to their text.
+fn decode(v: &mut Value) {
+    if let Some(Value::Object(m)) = v.get_mut("data") {
+        for val in m.values_mut() {
+            let Some(s) = val.as_str() else { continue };
+            let text = base64::engine::general_purpose::STANDARD
+                .decode(s.trim())
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok());
+            *val = Value::String(match text {
+                Some(t) => t,
+                None => format!("<binary, base64: {s}>"),
+            });
         }
     }
 }
@@ -59,7 +80,8 @@ mod tests {
         assert!(!hidden.contains("aHVudGVyMg=="));
         assert!(!hidden.contains("managedFields"));
         let shown = to_yaml(&s, true);
-        assert!(shown.contains("password: aHVudGVyMg=="), "{shown}");
+        assert!(shown.contains("password: hunter2"), "{shown}");
+        assert!(shown.contains("user: admin"), "{shown}");
         assert!(!shown.contains("managedFields"));
     }
 

@@ -379,7 +379,10 @@ fn yaml_key_fetches_the_object_and_hides_secret_values_until_x() {
     };
     assert!(!text(&app).contains("aHVudGVyMg=="));
     app.update(key('x'));
-    assert!(text(&app).contains("aHVudGVyMg=="));
+    assert!(
+        text(&app).contains("password: hunter2"),
+        "decoded as k9s shows it"
+    );
     app.update(key('x'));
     assert!(!text(&app).contains("aHVudGVyMg=="));
     app.update(code(KeyCode::Esc));

@@ -444,3 +444,35 @@ fn an_invalid_regex_filter_shows_what_was_typed_not_applied_over_every_row() {
     assert_eq!(shown(&app, v), ["default/web-1"]);
     assert!(!footer(&app).contains("invalid regex"), "{}", footer(&app));
 }
+
+#[test]
+fn x_on_a_secret_opens_its_yaml_with_the_data_decoded() {
+    let secret = object_with(Some("default"), "db-creds", serde_json::json!({}));
+    let (mut app, _) = on("secrets", vec![secret]);
+    let fx = app.update(key('x'));
+    let Some(Effect::FetchYaml { request, .. }) = fx.first().cloned() else {
+        panic!("{fx:?}")
+    };
+    app.update(Action::Yaml {
+        request,
+        result: Ok(serde_json::json!({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "db-creds", "namespace": "default"},
+            "data": {"password": "aHVudGVyMg=="}
+        })),
+    });
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!("{:?}", app.current_screen())
+    };
+    assert!(t.reveal);
+    let text = t.lines.clone().unwrap().unwrap().join("\n");
+    assert!(text.contains("hunter2"), "{text}");
+    // On another kind it says what it is for.
+    let (mut app, _) = on("pods", vec![simple_pod("default", "web-1")]);
+    assert!(app.update(key('x')).is_empty());
+    assert!(
+        footer(&app).contains("x decodes a Secret"),
+        "{}",
+        footer(&app)
+    );
+}

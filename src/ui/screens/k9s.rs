@@ -160,6 +160,7 @@ impl App {
             KeyAction::SortRestarts => self.sort_by_column("RESTARTS"),
             KeyAction::SortIp => self.sort_by_column("IP"),
             KeyAction::SortNode => self.sort_by_column("NODE"),
+            KeyAction::RevealSecrets => self.decode_secret(fx),
             _ => return false,
         }
         true
@@ -186,6 +187,22 @@ impl App {
             },
             true,
         );
+    }
+
+    /// `x` on a Secret (k9s's decode): its YAML with the data decoded.
+    fn decode_secret(&mut self, fx: &mut Vec<Effect>) {
+        let Some((resource, _)) = self.operate_target() else {
+            return;
+        };
+        let ar = &resource.api_resource;
+        if !(ar.group.is_empty() && ar.kind == "Secret") {
+            self.error(format!("x decodes a Secret's data; this is a {}", ar.kind));
+            return;
+        }
+        self.fetch_text(crate::ui::app::TextKind::Yaml, fx);
+        if let Some(Screen::Text(t)) = self.stack.last_mut() {
+            t.reveal = true;
+        }
     }
 
     /// `ctrl-z`: only the rows that are not healthy (k9s's "faults": pending, failing, not ready,

@@ -335,7 +335,7 @@ pub(crate) fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
     if t.kind == TextKind::Yaml && t.is_secret() {
         title.push(Span::styled(
             if t.reveal {
-                " secrets REVEALED (x hides) "
+                " secrets DECODED (x hides) "
             } else {
                 " secrets hidden (x reveals) "
             },
