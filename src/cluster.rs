@@ -224,6 +224,24 @@ impl Connection {
         Self::from_kubeconfig(kubeconfig, path, opts.context.clone()).await
     }
 
+    /// Every context of the kubeconfig with its cluster, user and namespace, in kubeconfig
+    /// order (the `:ctx` table; no credential is read).
+    pub fn context_rows(&self) -> Vec<crate::ui::action::ContextRow> {
+        self.kubeconfig
+            .contexts
+            .iter()
+            .map(|c| {
+                let ctx = c.context.as_ref();
+                crate::ui::action::ContextRow {
+                    name: c.name.clone(),
+                    cluster: ctx.map(|x| x.cluster.clone()).unwrap_or_default(),
+                    user: ctx.and_then(|x| x.user.clone()).unwrap_or_default(),
+                    namespace: ctx.and_then(|x| x.namespace.clone()),
+                }
+            })
+            .collect()
+    }
+
     /// Build a client for `context` (or the current context) of an already-loaded kubeconfig.
     pub async fn from_kubeconfig(
         kubeconfig: Kubeconfig,

@@ -81,3 +81,28 @@ fn a_shared_key_that_fits_nothing_here_is_explained_in_the_footer() {
         " s: nothing to do on a Service (shell: pods · scale: deploy/sts/rs · suspend: cronjobs)"
     );
 }
+
+#[test]
+fn contexts_table_marks_the_current_context() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    connected(&mut app);
+    app.update(Action::Contexts(vec!["kind-demo".into(), "prod".into()]));
+    app.update(Action::ContextRows(vec![
+        kinformer::ui::action::ContextRow {
+            name: "kind-demo".into(),
+            cluster: "kind-demo".into(),
+            user: "kind-admin".into(),
+            namespace: Some("shop".into()),
+        },
+        kinformer::ui::action::ContextRow {
+            name: "prod".into(),
+            cluster: "prod-eu-1".into(),
+            user: "sso-jane".into(),
+            namespace: None,
+        },
+    ]));
+    app.update(key(':'));
+    type_str(&mut app, "ctx");
+    app.update(code(KeyCode::Enter));
+    insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
+}

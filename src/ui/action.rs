@@ -29,6 +29,15 @@ pub type ViewId = u64;
 /// The view model of one cached object: its key, name and namespace, the kind's table cells
 /// (`crate::render::row`), and the indexer's own object (shared, not copied) for what filters
 /// and drill-down read: labels, owners, node, uid. Cheap to move.
+/// One kubeconfig context as the `:ctx` table lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContextRow {
+    pub name: String,
+    pub cluster: String,
+    pub user: String,
+    pub namespace: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObjectSummary {
     /// `namespace/name` or `name` (client-go's `MetaNamespaceKeyFunc`).
@@ -367,6 +376,8 @@ pub enum Action {
     Discovery(Vec<ResourceInfo>),
     /// Known contexts of the kubeconfig, for `:ctx` completion and validation.
     Contexts(Vec<String>),
+    /// The kubeconfig's contexts with their cluster, user and namespace (the `:ctx` table).
+    ContextRows(Vec<ContextRow>),
     /// Answer to [`Effect::FetchTargetPorts`]: the Service's or Deployment's ports and selector.
     TargetPorts {
         namespace: String,

@@ -159,6 +159,8 @@ pub struct App {
     /// The fleet member the keys act on (the selected row's cluster in a merged table; `None`:
     /// the current context). See `App::on_key_routed`.
     pub target_cluster: Option<String>,
+    /// The kubeconfig's contexts in detail (the `:ctx` table).
+    pub context_rows: Vec<super::action::ContextRow>,
     /// Namespace favourites, most recent first (`1`–`9`; `0` is all namespaces).
     pub favourites: Vec<String>,
     pub(super) initial_resource: String,
@@ -206,6 +208,7 @@ impl App {
             resources: builtin_resources(),
             contexts: Vec::new(),
             favourites: config.namespace.iter().cloned().collect(),
+            context_rows: Vec::new(),
             namespace: config.namespace,
             views: HashMap::new(),
             stack: Vec::new(),
@@ -735,6 +738,7 @@ impl App {
                 }
             }
             Action::Contexts(c) => self.contexts = c,
+            Action::ContextRows(rows) => self.context_rows = rows,
             Action::ClusterHealth { context, health } => self.on_cluster_health(context, health),
             Action::Diff { request, result } => {
                 self.on_text(request, result.map(TextResult::Describe))

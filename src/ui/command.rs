@@ -90,23 +90,9 @@ impl App {
                 }
             }
             "ns" | "namespace" => self.switch_namespace(arg, fx),
-            "ctx" | "context" => match arg {
-                None if self.fleet.is_fleet() => self.info(format!(
-                    "context: {} of the fleet {} (known: {})",
-                    self.connection.context,
-                    self.fleet
-                        .members
-                        .iter()
-                        .map(|(m, _)| m.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    self.contexts.join(", ")
-                )),
-                None => self.info(format!(
-                    "context: {} (known: {})",
-                    self.connection.context,
-                    self.contexts.join(", ")
-                )),
+            "ctx" | "context" | "contexts" => match arg {
+                // As k9s: the contexts table (Enter switches, space marks several).
+                None => self.show_contexts(),
                 Some(names) if names.starts_with('+') => self.fleet_add(&names[1..], fx),
                 Some(names) if names.starts_with('-') => self.fleet_remove(&names[1..], fx),
                 Some(name)

@@ -59,7 +59,7 @@ impl FleetState {
         self.members.iter().any(|(m, _)| m == name)
     }
 
-    fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         self.members.iter().map(|(m, _)| m.clone()).collect()
     }
 }

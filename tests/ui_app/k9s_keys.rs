@@ -476,3 +476,69 @@ fn x_on_a_secret_opens_its_yaml_with_the_data_decoded() {
         footer(&app)
     );
 }
+
+fn contexts() -> Vec<kinformer::ui::action::ContextRow> {
+    ["demo", "prod-eu", "prod-us"]
+        .iter()
+        .map(|n| kinformer::ui::action::ContextRow {
+            name: n.to_string(),
+            cluster: format!("{n}-cluster"),
+            user: format!("{n}-admin"),
+            namespace: None,
+        })
+        .collect()
+}
+
+#[test]
+fn ctx_lists_the_contexts_and_enter_switches_to_the_selected_one() {
+    let (mut app, _) = on("pods", vec![simple_pod("default", "web-1")]);
+    app.update(Action::Contexts(vec![
+        "demo".into(),
+        "prod-eu".into(),
+        "prod-us".into(),
+    ]));
+    app.update(Action::ContextRows(contexts()));
+    app.update(key(':'));
+    type_str(&mut app, "ctx");
+    app.update(code(KeyCode::Enter));
+    let Some(Screen::Contexts(v)) = app.current_screen() else {
+        panic!("{:?}", app.current_screen())
+    };
+    assert_eq!(v.cursor, 0, "the current context (demo) is selected");
+    app.update(key('j'));
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(
+        fx.contains(&Effect::SwitchContext("prod-eu".into())),
+        "{fx:?}"
+    );
+    assert_eq!(app.connection.context, "prod-eu");
+    assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
+}
+
+#[test]
+fn space_marks_several_contexts_and_enter_shows_them_together() {
+    let (mut app, _) = on("pods", vec![simple_pod("default", "web-1")]);
+    app.update(Action::Contexts(vec![
+        "demo".into(),
+        "prod-eu".into(),
+        "prod-us".into(),
+    ]));
+    app.update(Action::ContextRows(contexts()));
+    app.update(key(':'));
+    type_str(&mut app, "ctx");
+    app.update(code(KeyCode::Enter));
+    app.update(key('j'));
+    app.update(key(' ')); // prod-eu marked, cursor on prod-us
+    app.update(key(' ')); // prod-us marked
+    app.update(key('k'));
+    let fx = app.update(code(KeyCode::Enter));
+    assert!(
+        fx.contains(&Effect::SwitchContext("prod-eu".into())),
+        "{fx:?}"
+    );
+    assert!(
+        fx.contains(&Effect::WatchCluster("prod-us".into())),
+        "{fx:?}"
+    );
+    assert!(app.fleet.is_fleet());
+}

@@ -966,6 +966,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         last_error: config.start_error,
     }));
     let _ = tx.send(Action::Contexts(rt.connection.contexts.clone()));
+    let _ = tx.send(Action::ContextRows(rt.connection.context_rows()));
     let _ = tx.send(Action::Discovery(config.resources));
     if let Some(banner) = config.banner {
         let _ = tx.send(Action::Notify {

@@ -138,7 +138,7 @@ impl App {
             KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => {
                 matches!(screen, Some(Screen::Events))
             }
-            KeyAction::Mark => matches!(screen, Some(Screen::History(_))),
+            KeyAction::Mark => matches!(screen, Some(Screen::History(_) | Screen::Contexts(_))),
             KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => {
                 matches!(screen, Some(Screen::Xray(_)))
             }

@@ -26,6 +26,7 @@ pub mod aliases;
 pub mod changes;
 pub mod confirm;
 pub mod container_picker;
+pub mod contexts;
 pub mod drain;
 pub mod events;
 pub mod forward_dialog;
@@ -77,6 +78,8 @@ pub enum Screen {
     Changes(Box<changes::ChangesView>),
     /// `ctrl-a`: every resource and the names that open it.
     Aliases(aliases::AliasesView),
+    /// `:ctx`: the kubeconfig's contexts.
+    Contexts(contexts::ContextsView),
 }
 
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
@@ -115,6 +118,7 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         Some(Screen::HistoryDiff(_)) => true,
         Some(Screen::Changes(_)) => app.on_changes_key(action, fx),
         Some(Screen::Aliases(_)) => app.on_aliases_key(action, fx),
+        Some(Screen::Contexts(_)) => app.on_contexts_key(action, fx),
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -137,6 +141,7 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::HistoryDiff(_)) => app.nav_history_diff(action, n),
         Some(Screen::Changes(_)) => app.nav_changes(action, n),
         Some(Screen::Aliases(_)) => app.nav_aliases(action, n),
+        Some(Screen::Contexts(_)) => app.nav_contexts(action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -171,6 +176,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::HistoryDiff(d)) => history_diff::render_history_diff(d, area, buf),
         Some(Screen::Changes(c)) => changes::render_changes(c, area, buf),
         Some(Screen::Aliases(a)) => app.render_aliases(a, area, buf),
+        Some(Screen::Contexts(c)) => app.render_contexts(c, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -226,6 +232,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::HistoryDiff(_)) => Some(history_diff::HINTS.to_vec()),
         Some(Screen::Changes(_)) => Some(changes::HINTS.to_vec()),
         Some(Screen::Aliases(_)) => Some(aliases::HINTS.to_vec()),
+        Some(Screen::Contexts(_)) => Some(contexts::HINTS.to_vec()),
         _ => None,
     }
 }
