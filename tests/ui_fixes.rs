@@ -1,0 +1,201 @@
+//! Issue 25's UI defects, each pinned through `App::update` and TestBackend snapshots: the help
+//! overlay's keys and wrapping, the label picker's error and text, the pulse's panel sizes,
+//! resource names cut in the event log, pulse and `:changes`, and xray's namespaces and folded
+//! old revisions.
+
+mod ui_support;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kinformer::informer::delta_fifo::DeltaType;
+use kinformer::informer::index::{NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
+use kinformer::informer::shared_informer::TapEntry;
+use kinformer::informer::thread_safe_store::ThreadSafeStore;
+use kinformer::ui::action::{Action, ConnectionState, Effect, InformerState, ObjectSummary, ViewId};
+use kinformer::ui::app::{Mode, Screen};
+use kinformer::ui::keys::KeyAction;
+use kinformer::ui::{App, AppConfig, KeyMap};
+use kube::api::DynamicObject;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::Modifier;
+use serde_json::{Value, json};
+use ui_support::*;
+
+fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    app.update(Action::Resize(w, h));
+    let app = &*app;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    terminal
+}
+
+/// The first key bound to `action` (the key map is data: tests do not hard-code its keys).
+fn press(app: &mut App, action: KeyAction) -> Vec<Effect> {
+    let spec = app
+        .keys
+        .bindings()
+        .iter()
+        .find(|b| b.action == action)
+        .and_then(|b| b.keys.first().copied())
+        .unwrap_or_else(|| panic!("{action:?} is not bound"));
+    let mut m = KeyModifiers::NONE;
+    if spec.ctrl {
+        m |= KeyModifiers::CONTROL;
+    }
+    if spec.alt {
+        m |= KeyModifiers::ALT;
+    }
+    app.update(Action::Key(KeyEvent::new(spec.code, m)))
+}
+
+/// Every key bound to `action`.
+fn keys_of(app: &App, action: KeyAction) -> Vec<Action> {
+    app.keys
+        .bindings()
+        .iter()
+        .filter(|b| b.action == action)
+        .flat_map(|b| b.keys.iter())
+        .map(|spec| {
+            let mut m = KeyModifiers::NONE;
+            if spec.ctrl {
+                m |= KeyModifiers::CONTROL;
+            }
+            if spec.alt {
+                m |= KeyModifiers::ALT;
+            }
+            Action::Key(KeyEvent::new(spec.code, m))
+        })
+        .collect()
+}
+
+fn connected(app: &mut App) {
+    app.update(Action::Connection(ConnectionState {
+        context: "kind-demo".into(),
+        server_version: Some("v1.33.1".into()),
+        reachable: true,
+        retry_at_ms: None,
+        last_error: None,
+    }));
+}
+
+/// The text of rows `y0..y1`, columns `x0..x1` of a buffer.
+fn region(buf: &Buffer, x0: u16, x1: u16, y0: u16, y1: u16) -> Vec<String> {
+    (y0..y1)
+        .map(|y| (x0..x1).map(|x| buf[(x, y)].symbol()).collect::<String>())
+        .collect()
+}
+
+fn screen(buf: &Buffer) -> String {
+    let a = buf.area;
+    region(buf, 0, a.width, 0, a.height).join("\n")
+}
+
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn help_scroll(app: &App) -> Option<usize> {
+    match app.mode {
+        Mode::Help { scroll } => Some(scroll),
+        _ => None,
+    }
+}
+
+// ------------------------------------------------------------------ 1. help
+
+#[test]
+fn every_navigation_key_scrolls_the_help_and_only_esc_q_and_question_mark_close_it() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    app.update(Action::Resize(100, 30));
+    press(&mut app, KeyAction::Help);
+    assert_eq!(help_scroll(&app), Some(0));
+    // G / end: the last page, the help still open.
+    press(&mut app, KeyAction::Bottom);
+    let bottom = help_scroll(&app).expect("G keeps the help open");
+    assert!(bottom > 0);
+    // At 100×30 the overlay shows 24 lines: a page moves 23.
+    let page = 23;
+    let cases: [(KeyAction, &[KeyAction], usize); 6] = [
+        (KeyAction::Bottom, &[KeyAction::Top], bottom),
+        (KeyAction::Top, &[KeyAction::Bottom], 0),
+        (KeyAction::Down, &[KeyAction::Top], 1),
+        (KeyAction::Up, &[KeyAction::Top, KeyAction::Down, KeyAction::Down], 1),
+        (KeyAction::PageDown, &[KeyAction::Top], page),
+        (KeyAction::PageUp, &[KeyAction::Bottom], bottom - page),
+    ];
+    for (action, from, want) in cases {
+        // Every key of the action (`j` and `down`, `G` and `end`...) from the same place.
+        for k in keys_of(&app, action) {
+            for f in from {
+                press(&mut app, *f);
+            }
+            app.update(k.clone());
+            assert_eq!(help_scroll(&app), Some(want), "{action:?} {k:?}");
+        }
+    }
+    // Down at the bottom stays there: no scrolling past the end.
+    press(&mut app, KeyAction::Bottom);
+    press(&mut app, KeyAction::Down);
+    assert_eq!(help_scroll(&app), Some(bottom));
+    // A key that is no navigation key leaves it open.
+    press(&mut app, KeyAction::Yaml);
+    assert!(help_scroll(&app).is_some());
+    // esc, q and ? close it (q closes the help, not the app).
+    for close in [KeyAction::Back, KeyAction::Quit, KeyAction::Help] {
+        if help_scroll(&app).is_none() {
+            press(&mut app, KeyAction::Help);
+        }
+        press(&mut app, close);
+        assert!(matches!(app.mode, Mode::Normal), "{close:?}: {:?}", app.mode);
+        assert!(!app.should_quit);
+    }
+}
+
+/// The overlay's inside at 100×30, every line of the help once (scrolled a line at a time).
+fn help_text_at_100x30(app: &mut App) -> Vec<String> {
+    // The overlay: centred, 8 columns and 4 rows smaller than the terminal, bordered.
+    let (x0, x1, y0, y1) = (5, 95, 3, 27);
+    press(app, KeyAction::Help);
+    let mut t = draw(app, 100, 30);
+    let mut lines = region(t.backend().buffer(), x0, x1, y0, y1);
+    loop {
+        let before = help_scroll(app);
+        press(app, KeyAction::Down);
+        if help_scroll(app) == before {
+            break;
+        }
+        t = draw(app, 100, 30);
+        lines.extend(region(t.backend().buffer(), x0, x1, y1 - 1, y1));
+    }
+    press(app, KeyAction::Back);
+    lines
+}
+
+#[test]
+fn help_descriptions_wrap_under_their_column_at_100_columns() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    connected(&mut app);
+    let lines = help_text_at_100x30(&mut app);
+    let all = words(&lines.join(" "));
+    for b in app.keys.bindings() {
+        assert!(
+            all.contains(&words(&b.help)),
+            "{:?} is cut or missing in the help",
+            b.help
+        );
+    }
+    // Continuation lines hang under the description column (18 cells in).
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&" ".repeat(18)) && !l[18..].starts_with(' ')),
+        "no wrapped description:\n{}",
+        lines.join("\n")
+    );
+    press(&mut app, KeyAction::Help);
+    insta::assert_snapshot!(draw(&mut app, 100, 30).backend());
+}
