@@ -199,3 +199,74 @@ fn help_descriptions_wrap_under_their_column_at_100_columns() {
     press(&mut app, KeyAction::Help);
     insta::assert_snapshot!(draw(&mut app, 100, 30).backend());
 }
+
+// ------------------------------------------------------------------ 2. label picker
+
+fn labelled_pods() -> Vec<ObjectSummary> {
+    [("web-1", "web"), ("web-2", "web"), ("db-0", "db")]
+        .into_iter()
+        .map(|(name, app)| {
+            pod(PodSpec {
+                name,
+                labels: &[("app", app)],
+                ..PodSpec::default()
+            })
+        })
+        .collect()
+}
+
+fn picker_input(app: &App) -> (String, usize, Option<String>) {
+    match &app.mode {
+        Mode::Labels(p) => (p.input.value().to_string(), p.input.cursor(), p.error.clone()),
+        m => panic!("the picker is not open: {m:?}"),
+    }
+}
+
+#[test]
+fn an_invalid_selector_keeps_the_picker_open_with_its_whole_error_and_the_text_editable() {
+    let (mut app, v) = app_with(config(), labelled_pods());
+    connected(&mut app);
+    press(&mut app, KeyAction::LabelFilter);
+    type_str(&mut app, "app in (a");
+    app.update(code(KeyCode::Enter));
+    let (text, cursor, error) = picker_input(&app);
+    assert_eq!((text.as_str(), cursor), ("app in (a", 9));
+    let error = error.expect("an inline error");
+    // The whole error shows inside the picker, wrapped.
+    let t = draw(&mut app, 100, 30);
+    // Inside the picker: 64 columns centred at 100, bordered.
+    let text = words(&region(t.backend().buffer(), 19, 81, 0, 30).join(" "));
+    assert!(
+        text.contains(&words(&error)),
+        "{error:?} is cut:\n{}",
+        screen(t.backend().buffer())
+    );
+    insta::assert_snapshot!(t.backend());
+    // The next keys edit the text where the cursor is: no copy of the old text.
+    type_str(&mut app, ",b");
+    assert_eq!(picker_input(&app).0, "app in (a,b");
+    app.update(code(KeyCode::Left));
+    app.update(code(KeyCode::Left));
+    type_str(&mut app, "x");
+    let (text, cursor, error) = picker_input(&app);
+    assert_eq!((text.as_str(), cursor, error), ("app in (ax,b", 10, None));
+    // The cursor is drawn where it is: on the `,` after the inserted `x`.
+    let t = draw(&mut app, 100, 30);
+    let buf = t.backend().buffer();
+    let (x, y) = (0..30)
+        .flat_map(|y| (19..81).map(move |x| (x, y)))
+        .find(|&(x, y)| buf[(x, y)].modifier.contains(Modifier::REVERSED))
+        .expect("a cursor");
+    assert_eq!(buf[(x, y)].symbol(), ",");
+    assert_eq!(buf[(x - 1, y)].symbol(), "x");
+    // Fixed, it applies.
+    app.update(code(KeyCode::End));
+    for _ in 0.."ax,b".len() {
+        app.update(code(KeyCode::Backspace));
+    }
+    type_str(&mut app, "web,db)");
+    assert_eq!(picker_input(&app).0, "app in (web,db)");
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.mode, Mode::Normal), "{:?}", app.mode);
+    assert_eq!(shown(&app, v).len(), 3);
+}
