@@ -270,3 +270,133 @@ fn an_invalid_selector_keeps_the_picker_open_with_its_whole_error_and_the_text_e
     assert!(matches!(app.mode, Mode::Normal), "{:?}", app.mode);
     assert_eq!(shown(&app, v).len(), 3);
 }
+
+// ------------------------------------------------------------------ 3. pulse
+
+fn summary(kind: &str, v: Value) -> ObjectSummary {
+    let obj: DynamicObject = serde_json::from_value(v).unwrap();
+    ObjectSummary::from_object(kind, &Arc::new(obj), None).unwrap()
+}
+
+fn restarting_pod(i: usize) -> ObjectSummary {
+    summary(
+        "Pod",
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("api-{i}"), "namespace": "shop", "uid": format!("p{i}")},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c"}]},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "c", "ready": true,
+                "restartCount": 20 - i, "state": {"running": {}}}]}}),
+    )
+}
+
+fn warning(i: usize) -> ObjectSummary {
+    summary(
+        "Event",
+        json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": format!("e{i}"), "namespace": "shop", "uid": format!("e{i}")},
+            "type": "Warning", "reason": "BackOff",
+            "lastTimestamp": chrono::DateTime::from_timestamp(NOW - 600 + 30 * i as i64, 0)
+                .unwrap()
+                .to_rfc3339(),
+            "involvedObject": {"kind": "Pod", "name": format!("api-{i}")},
+            "message": if i % 4 == 3 {
+                "Failed to pull image \"registry.example.com/shop/api:1.4.2\": rpc error: \
+                 code = NotFound desc = failed to resolve reference"
+            } else {
+                "Back-off restarting failed container"
+            }}),
+    )
+}
+
+/// A pulse over 12 restarting pods, 12 warnings and three informers' rates (one of them the
+/// CRD informer, whose name is long).
+fn pulse_app() -> App {
+    let (mut app, _) = app_with(
+        AppConfig {
+            namespace: None,
+            ..config()
+        },
+        vec![],
+    );
+    connected(&mut app);
+    let mut fx = type_str(&mut app, ":pulse");
+    fx.extend(app.update(code(KeyCode::Enter)));
+    let feeds: HashMap<String, ViewId> = opened(&fx)
+        .into_iter()
+        .map(|(id, plural, _)| (plural, id))
+        .collect();
+    app.update(Action::Resync {
+        view: feeds["pods"],
+        rows: (0..12).map(restarting_pod).collect(),
+    });
+    app.update(Action::Resync {
+        view: feeds["events"],
+        rows: (0..12).map(warning).collect(),
+    });
+    app.update(Action::InformerStats(vec![
+        informer_row("pods", None, InformerState::Watching),
+        informer_row("events", None, InformerState::Watching),
+        informer_row(
+            "customresourcedefinitions.apiextensions.k8s.io",
+            None,
+            InformerState::Watching,
+        ),
+    ]));
+    app
+}
+
+/// Rows of the panel whose top border carries `title`.
+fn panel_height(buf: &Buffer, title: &str) -> u16 {
+    let lines = region(buf, 0, buf.area.width, 0, buf.area.height);
+    let (top, x) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(y, l)| l.find(title).map(|x| (y, l[..x].chars().count())))
+        .unwrap_or_else(|| panic!("no panel {title:?}:\n{}", lines.join("\n")));
+    // The panel's left border column: the `┌` at or before the title.
+    let left = lines[top][..]
+        .chars()
+        .take(x)
+        .collect::<Vec<_>>()
+        .iter()
+        .rposition(|c| *c == '┌')
+        .unwrap_or(0);
+    let bottom = (top + 1..lines.len())
+        .find(|&y| lines[y].chars().nth(left) == Some('└'))
+        .unwrap_or(lines.len());
+    (bottom - top + 1) as u16
+}
+
+#[test]
+fn the_pulse_sizes_its_panels_by_their_content() {
+    let mut app = pulse_app();
+    for (w, h) in [(200u16, 50u16), (100, 30)] {
+        let t = draw(&mut app, w, h);
+        let buf = t.backend().buffer();
+        // Three informers: three rows and the border.
+        assert_eq!(panel_height(buf, "Deltas/s per informer"), 5, "{w}×{h}");
+        // The lists take the rest: more than the five entries they had.
+        let lists = panel_height(buf, "Most restarts");
+        let want = h - 3 - 1 - 7 - 3 - 5;
+        assert_eq!(lists, want, "{w}×{h}");
+        let text = screen(buf);
+        let listed = (0..12)
+            .filter(|i| text.contains(&format!("shop/api-{i} ")))
+            .count();
+        assert_eq!(listed, usize::from(want - 2).min(12), "{w}×{h}:\n{text}");
+        // The CRD informer's name is not cut.
+        assert!(text.contains("customresourcedefinitions "), "{text}");
+    }
+}
+
+#[test]
+fn pulse_snapshot_200x50() {
+    let mut app = pulse_app();
+    insta::assert_snapshot!(draw(&mut app, 200, 50).backend());
+}
+
+#[test]
+fn pulse_snapshot_100x30() {
+    let mut app = pulse_app();
+    insta::assert_snapshot!(draw(&mut app, 100, 30).backend());
+}
