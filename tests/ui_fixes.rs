@@ -400,3 +400,197 @@ fn pulse_snapshot_100x30() {
     let mut app = pulse_app();
     insta::assert_snapshot!(draw(&mut app, 100, 30).backend());
 }
+
+// ------------------------------------------------------------------ 5. xray
+
+type Stores = HashMap<&'static str, Arc<ThreadSafeStore<DynamicObject>>>;
+
+fn obj(v: Value) -> Arc<DynamicObject> {
+    Arc::new(serde_json::from_value(v).unwrap())
+}
+
+fn deploy(ns: &str, name: &str, uid: &str) -> Arc<DynamicObject> {
+    obj(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": ns, "uid": uid},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}}},
+        "status": {"replicas": 1, "readyReplicas": 1, "availableReplicas": 1}}))
+}
+
+fn rs(ns: &str, name: &str, uid: &str, owner: &str, rev: u32, replicas: i64) -> Arc<DynamicObject> {
+    obj(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": name, "namespace": ns, "uid": uid,
+            "annotations": {"deployment.kubernetes.io/revision": rev.to_string()},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "x",
+                "uid": owner, "controller": true}]},
+        "spec": {"replicas": replicas}, "status": {"replicas": replicas}}))
+}
+
+fn xpod(ns: &str, name: &str, owner: &str) -> Arc<DynamicObject> {
+    let full: DynamicObject = serde_json::from_value(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": ns, "uid": format!("uid-{name}"),
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "x",
+                "uid": owner, "controller": true}]},
+        "spec": {"nodeName": "node-1", "containers": [{"name": "app", "image": "web:1"}]},
+        "status": {"phase": "Running",
+            "conditions": [{"type": "Ready", "status": "True"}],
+            "containerStatuses": [{"name": "app", "ready": true, "restartCount": 0,
+                "state": {"running": {}}}]}}))
+    .unwrap();
+    Arc::new(kinformer::render::prune("Pod", full))
+}
+
+fn kind_of(plural: &str) -> &'static str {
+    match plural {
+        "deployments" => "Deployment",
+        "replicasets" => "ReplicaSet",
+        _ => "Pod",
+    }
+}
+
+fn deliver(
+    app: &mut App,
+    stores: &Stores,
+    feeds: &HashMap<String, ViewId>,
+    plural: &'static str,
+    objs: &[Arc<DynamicObject>],
+) {
+    for o in objs {
+        let key = kinformer::informer::meta_namespace_key(&**o).unwrap();
+        stores[plural].update(&key, o.clone()).unwrap();
+    }
+    app.update(Action::Rows {
+        view: feeds[plural],
+        upserts: objs
+            .iter()
+            .map(|o| ObjectSummary::from_object(kind_of(plural), o, None).unwrap())
+            .collect(),
+        deletes: vec![],
+    });
+}
+
+/// `:xray` over all namespaces: `auth` in identity with three rollouts behind it (two old
+/// ReplicaSets scaled to zero, one live with a pod), and `web` in shop with one ReplicaSet.
+fn xray_all_namespaces() -> App {
+    let mut app = App::new(
+        AppConfig {
+            namespace: None,
+            ..config()
+        },
+        KeyMap::defaults().unwrap(),
+    );
+    app.init();
+    connected(&mut app);
+    app.update(Action::Resize(100, 30));
+    let mut fx = type_str(&mut app, ":xray");
+    fx.extend(app.update(code(KeyCode::Enter)));
+    let feeds: HashMap<String, ViewId> = opened(&fx)
+        .into_iter()
+        .map(|(id, plural, ns)| {
+            assert_eq!(ns, None, "all namespaces");
+            (plural, id)
+        })
+        .collect();
+    let mut stores: Stores = HashMap::new();
+    for plural in ["deployments", "replicasets", "pods"] {
+        let mut ix = default_indexers::<DynamicObject>();
+        if plural == "pods" {
+            ix.insert(NODE_INDEX.to_string(), dynamic_pod_node_index_func());
+        }
+        let s = Arc::new(ThreadSafeStore::new(ix));
+        app.update(Action::Store {
+            view: feeds[plural],
+            store: s.clone(),
+        });
+        stores.insert(plural, s);
+    }
+    deliver(
+        &mut app,
+        &stores,
+        &feeds,
+        "deployments",
+        &[deploy("identity", "auth", "d1"), deploy("shop", "web", "d2")],
+    );
+    deliver(
+        &mut app,
+        &stores,
+        &feeds,
+        "replicasets",
+        &[
+            rs("identity", "auth-1", "r1", "d1", 1, 0),
+            rs("identity", "auth-2", "r2", "d1", 2, 0),
+            rs("identity", "auth-3", "r3", "d1", 3, 1),
+            rs("shop", "web-1", "r4", "d2", 1, 1),
+        ],
+    );
+    deliver(
+        &mut app,
+        &stores,
+        &feeds,
+        "pods",
+        &[
+            xpod("identity", "auth-3-a", "r3"),
+            xpod("shop", "web-1-a", "r4"),
+        ],
+    );
+    app
+}
+
+fn tree(app: &App) -> Vec<String> {
+    let Some(Screen::Xray(x)) = app.current_screen() else {
+        panic!("xray not on top");
+    };
+    x.model
+        .rows()
+        .iter()
+        .map(|r| format!("{}{}", "  ".repeat(r.depth), r.name))
+        .collect()
+}
+
+#[test]
+fn xray_over_all_namespaces_names_each_roots_namespace() {
+    let mut app = xray_all_namespaces();
+    let t = draw(&mut app, 100, 30);
+    let text = screen(t.backend().buffer());
+    assert!(text.contains("deploy identity/auth 1/1"), "{text}");
+    assert!(text.contains("deploy shop/web 1/1"), "{text}");
+    // Children keep their own names (their namespace is their root's).
+    assert!(text.contains("rs     auth-3 1/1"), "{text}");
+    assert!(!text.contains("identity/auth-3"), "{text}");
+}
+
+#[test]
+fn replicasets_scaled_to_zero_fold_into_one_old_revisions_line_that_the_toggle_key_opens() {
+    let mut app = xray_all_namespaces();
+    assert_eq!(
+        tree(&app),
+        [
+            "auth",
+            "  auth-3",
+            "    auth-3-a",
+            "  2 old revisions",
+            "web",
+            "  web-1",
+            "    web-1-a",
+        ]
+    );
+    insta::assert_snapshot!(draw(&mut app, 100, 30).backend());
+    // The toggle key opens the fold: the old ReplicaSets, newest first.
+    press(&mut app, KeyAction::Top);
+    for _ in 0..3 {
+        press(&mut app, KeyAction::Down);
+    }
+    press(&mut app, KeyAction::ToggleNode);
+    assert_eq!(
+        tree(&app)[3..6],
+        ["  2 old revisions", "    auth-2", "    auth-1"]
+    );
+    let t = draw(&mut app, 100, 30);
+    let text = screen(t.backend().buffer());
+    assert!(text.contains("▾ ✓ rs     2 old revisions  rev 1–2"), "{text}");
+    // And closes it again.
+    press(&mut app, KeyAction::ToggleNode);
+    assert_eq!(tree(&app).len(), 7);
+    // Enter on the fold (no object of its own) opens it too.
+    press(&mut app, KeyAction::Enter);
+    assert_eq!(tree(&app).len(), 9);
+}
