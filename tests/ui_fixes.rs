@@ -401,6 +401,102 @@ fn pulse_snapshot_100x30() {
     insta::assert_snapshot!(draw(&mut app, 100, 30).backend());
 }
 
+// ------------------------------------------------------------------ 4. cut text
+
+fn tap(seq: u64, kind: &str, key: &str) -> TapEntry {
+    TapEntry {
+        seq,
+        at: std::time::UNIX_EPOCH,
+        kind: kind.into(),
+        delta: DeltaType::Updated,
+        tombstone: false,
+        key: key.into(),
+        resource_version: "7".into(),
+        queue_depth: 0,
+        cluster: None,
+    }
+}
+
+#[test]
+fn the_event_log_names_namespaced_and_group_qualified_kinds_without_cutting_them() {
+    let (mut app, _) = app_with(config(), vec![]);
+    connected(&mut app);
+    app.update(Action::Tap(vec![
+        tap(1, "replicasets.apps@identity", "identity/auth-6f7c9-x"),
+        tap(2, "widgets.demo.kinformer.io", "shop/blue"),
+        tap(3, "pods", "default/web-1"),
+    ]));
+    type_str(&mut app, ":deltas");
+    app.update(code(KeyCode::Enter));
+    let t = draw(&mut app, 100, 30);
+    let text = screen(t.backend().buffer());
+    for want in [
+        "replicasets.apps  ",
+        "widgets.demo.kinformer.io",
+        "identity/auth-6f7c9-x",
+    ] {
+        // At 100 columns the group of a long resource gives way to its plural.
+        let want = if want == "widgets.demo.kinformer.io" {
+            "widgets  "
+        } else {
+            want
+        };
+        assert!(text.contains(want), "{want:?} missing:\n{text}");
+    }
+    assert!(!text.contains("@identit"), "{text}");
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn changes_names_a_custom_resource_whole_and_counts_in_the_singular() {
+    use kinformer::informer::delta_fifo::{Delta, DeltaObject};
+    use kinformer::informer::history::History;
+    let (mut app, _) = app_with(config(), vec![]);
+    connected(&mut app);
+    type_str(&mut app, ":changes -A");
+    let fx = app.update(code(KeyCode::Enter));
+    let filter = match fx.as_slice() {
+        [Effect::FetchChanges { filter, .. }] => filter.clone(),
+        other => panic!("{other:?}"),
+    };
+    let h = History::with_mib(1);
+    let widget: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "demo.kinformer.io/v1", "kind": "Widget",
+        "metadata": {"name": "blue", "namespace": "shop", "resourceVersion": "5"},
+        "spec": {"size": 3}}))
+    .unwrap();
+    let at = NOW_MS - 60_000;
+    h.observe_at(
+        "widgets.demo.kinformer.io",
+        &widget,
+        kinformer::render::history_mask("Widget"),
+        at,
+    );
+    h.popped_at(
+        "widgets.demo.kinformer.io",
+        "shop/blue",
+        &[Delta {
+            kind: DeltaType::Added,
+            object: DeltaObject::Object(Arc::new(widget)),
+        }],
+        at,
+    );
+    let rows = h.latest(100, |_, _| true);
+    app.update(Action::Changes {
+        filter,
+        rows,
+        stats: h.stats(),
+    });
+    let t = draw(&mut app, 200, 12);
+    let text = screen(t.backend().buffer());
+    assert!(text.contains("widgets.demo.kinformer.io"), "{text}");
+    assert!(text.contains("1 version of 1 object"), "{text}");
+    let t = draw(&mut app, 100, 12);
+    let text = screen(t.backend().buffer());
+    assert!(text.contains(" widgets "), "{text}");
+    assert!(!text.contains("widgets.demo.kin "), "{text}");
+}
+
 // ------------------------------------------------------------------ 5. xray
 
 type Stores = HashMap<&'static str, Arc<ThreadSafeStore<DynamicObject>>>;

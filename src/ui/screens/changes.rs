@@ -22,6 +22,8 @@ use crate::ui::app::{App, Mode};
 use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
 use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::event_log::{fit_resource, resource_cap};
+use crate::ui::xray::counted;
 
 /// Most lines the changes screen asks for.
 pub const CHANGES_LIMIT: usize = 1000;
@@ -307,9 +309,9 @@ impl App {
             Span::styled(" Recorded: ", label),
             Span::styled(
                 format!(
-                    "{back} │ {} versions of {} objects │ {:.1}/{} MiB",
-                    c.stats.versions,
-                    c.stats.objects,
+                    "{back} │ {} of {} │ {:.1}/{} MiB",
+                    counted(c.stats.versions, "version", "versions"),
+                    counted(c.stats.objects, "object", "objects"),
                     c.stats.bytes as f64 / (1024.0 * 1024.0),
                     c.stats.budget / (1024 * 1024),
                 ),
@@ -345,6 +347,15 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
         .max()
         .unwrap_or(0)
         .clamp(10, 64) as u16;
+    // RESOURCE as wide as the widest visible one, the plural alone when its group does not fit.
+    let resource_w = shown
+        .iter()
+        .skip(c.scroll)
+        .take(inner_h)
+        .map(|r| r.id.resource.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(8, resource_cap(area.width));
     let rows = shown
         .iter()
         .enumerate()
@@ -362,7 +373,7 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
             };
             TRow::new([
                 clock(r.at_ms),
-                r.id.resource.to_string(),
+                fit_resource(&r.id.resource, resource_w).into_owned(),
                 delta,
                 r.id.key.to_string(),
                 r.summary.clone(),
@@ -377,7 +388,7 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
         );
     let widths = [
         Constraint::Length(8),
-        Constraint::Length(16),
+        Constraint::Length(resource_w as u16),
         Constraint::Length(9),
         Constraint::Length(object_w),
         Constraint::Fill(1),
