@@ -13,7 +13,9 @@ use kinformer::informer::delta_fifo::DeltaType;
 use kinformer::informer::index::{NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
 use kinformer::informer::shared_informer::TapEntry;
 use kinformer::informer::thread_safe_store::ThreadSafeStore;
-use kinformer::ui::action::{Action, ConnectionState, Effect, InformerState, ObjectSummary, ViewId};
+use kinformer::ui::action::{
+    Action, ConnectionState, Effect, InformerState, ObjectSummary, ViewId,
+};
 use kinformer::ui::app::{Mode, Screen};
 use kinformer::ui::keys::KeyAction;
 use kinformer::ui::{App, AppConfig, KeyMap};
@@ -123,7 +125,11 @@ fn every_navigation_key_scrolls_the_help_and_only_esc_q_and_question_mark_close_
         (KeyAction::Bottom, &[KeyAction::Top], bottom),
         (KeyAction::Top, &[KeyAction::Bottom], 0),
         (KeyAction::Down, &[KeyAction::Top], 1),
-        (KeyAction::Up, &[KeyAction::Top, KeyAction::Down, KeyAction::Down], 1),
+        (
+            KeyAction::Up,
+            &[KeyAction::Top, KeyAction::Down, KeyAction::Down],
+            1,
+        ),
         (KeyAction::PageDown, &[KeyAction::Top], page),
         (KeyAction::PageUp, &[KeyAction::Bottom], bottom - page),
     ];
@@ -150,7 +156,11 @@ fn every_navigation_key_scrolls_the_help_and_only_esc_q_and_question_mark_close_
             press(&mut app, KeyAction::Help);
         }
         press(&mut app, close);
-        assert!(matches!(app.mode, Mode::Normal), "{close:?}: {:?}", app.mode);
+        assert!(
+            matches!(app.mode, Mode::Normal),
+            "{close:?}: {:?}",
+            app.mode
+        );
         assert!(!app.should_quit);
     }
 }
@@ -217,7 +227,11 @@ fn labelled_pods() -> Vec<ObjectSummary> {
 
 fn picker_input(app: &App) -> (String, usize, Option<String>) {
     match &app.mode {
-        Mode::Labels(p) => (p.input.value().to_string(), p.input.cursor(), p.error.clone()),
+        Mode::Labels(p) => (
+            p.input.value().to_string(),
+            p.input.cursor(),
+            p.error.clone(),
+        ),
         m => panic!("the picker is not open: {m:?}"),
     }
 }
@@ -293,18 +307,18 @@ fn warning(i: usize) -> ObjectSummary {
     summary(
         "Event",
         json!({"apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": format!("e{i}"), "namespace": "shop", "uid": format!("e{i}")},
-            "type": "Warning", "reason": "BackOff",
-            "lastTimestamp": chrono::DateTime::from_timestamp(NOW - 600 + 30 * i as i64, 0)
-                .unwrap()
-                .to_rfc3339(),
-            "involvedObject": {"kind": "Pod", "name": format!("api-{i}")},
-            "message": if i % 4 == 3 {
-                "Failed to pull image \"registry.example.com/shop/api:1.4.2\": rpc error: \
-                 code = NotFound desc = failed to resolve reference"
-            } else {
-                "Back-off restarting failed container"
-            }}),
+        "metadata": {"name": format!("e{i}"), "namespace": "shop", "uid": format!("e{i}")},
+        "type": "Warning", "reason": "BackOff",
+        "lastTimestamp": chrono::DateTime::from_timestamp(NOW - 600 + 30 * i as i64, 0)
+            .unwrap()
+            .to_rfc3339(),
+        "involvedObject": {"kind": "Pod", "name": format!("api-{i}")},
+        "message": if i % 4 == 3 {
+            "Failed to pull image \"registry.example.com/shop/api:1.4.2\": rpc error: \
+             code = NotFound desc = failed to resolve reference"
+        } else {
+            "Back-off restarting failed container"
+        }}),
     )
 }
 
@@ -604,7 +618,10 @@ fn xray_all_namespaces() -> App {
         &stores,
         &feeds,
         "deployments",
-        &[deploy("identity", "auth", "d1"), deploy("shop", "web", "d2")],
+        &[
+            deploy("identity", "auth", "d1"),
+            deploy("shop", "web", "d2"),
+        ],
     );
     deliver(
         &mut app,
@@ -682,7 +699,10 @@ fn replicasets_scaled_to_zero_fold_into_one_old_revisions_line_that_the_toggle_k
     );
     let t = draw(&mut app, 100, 30);
     let text = screen(t.backend().buffer());
-    assert!(text.contains("▾ ✓ rs     2 old revisions  rev 1–2"), "{text}");
+    assert!(
+        text.contains("▾ ✓ rs     2 old revisions  rev 1–2"),
+        "{text}"
+    );
     // And closes it again.
     press(&mut app, KeyAction::ToggleNode);
     assert_eq!(tree(&app).len(), 7);

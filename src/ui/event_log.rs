@@ -249,7 +249,11 @@ mod tests {
         assert!(!log.has_tombstones(), "the tombstone fell out of the ring");
         assert_eq!(log.kind_width(), 16, "width never shrinks");
         // A namespace-scoped informer's kind is as wide as the column shows it (no `@ns`).
-        log.push(vec![entry(4, "replicasets.apps@identity", DeltaType::Added)]);
+        log.push(vec![entry(
+            4,
+            "replicasets.apps@identity",
+            DeltaType::Added,
+        )]);
         assert_eq!(log.kind_width(), "replicasets.apps".len());
     }
 

@@ -619,9 +619,9 @@ mod draw;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kube::api::DynamicObject;
     use ratatui::buffer::Buffer;
     use ratatui::layout::Rect;
-    use kube::api::DynamicObject;
     use serde_json::json;
 
     fn summary(kind: &str, v: Value) -> ObjectSummary {

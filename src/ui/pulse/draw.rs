@@ -273,10 +273,22 @@ impl Pulse {
             let y = inner.y + row as u16;
             let last = ring.back().copied().unwrap_or(0);
             let text = format!("{:<label_w$} {last:>5}/s", truncate(label, label_w));
-            buf.set_stringn(inner.x, y, &text, usize::from(inner.width), Style::default());
+            buf.set_stringn(
+                inner.x,
+                y,
+                &text,
+                usize::from(inner.width),
+                Style::default(),
+            );
             let x = inner.x.saturating_add(text_w as u16 + 1);
             let w = (inner.x + inner.width).saturating_sub(x);
-            let data: Vec<u64> = ring.iter().rev().take(usize::from(w)).rev().copied().collect();
+            let data: Vec<u64> = ring
+                .iter()
+                .rev()
+                .take(usize::from(w))
+                .rev()
+                .copied()
+                .collect();
             Sparkline::default()
                 .data(&data)
                 .style(Style::default().fg(Color::Cyan))
@@ -344,7 +356,10 @@ impl Pulse {
                 let l = l.into_owned();
                 // The reason in yellow after the age.
                 let tail = (i == 0)
-                    .then(|| l.strip_prefix(age.as_str())?.strip_prefix(w.reason.as_str()))
+                    .then(|| {
+                        l.strip_prefix(age.as_str())?
+                            .strip_prefix(w.reason.as_str())
+                    })
                     .flatten();
                 match tail {
                     Some(tail) => lines.push(Line::from(vec![

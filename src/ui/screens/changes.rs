@@ -19,10 +19,10 @@ use crate::informer::history::{ChangeRow, HistoryStats};
 use crate::selector::LabelSelector;
 use crate::ui::action::{Effect, resource_label};
 use crate::ui::app::{App, Mode};
+use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
 use crate::ui::widgets::{DIM, TITLE};
-use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::xray::counted;
 
 /// Most lines the changes screen asks for.

@@ -483,7 +483,11 @@ impl App {
                 "{}, {}, {}",
                 counted(m.root_count(), "root", "roots"),
                 counted(m.object_count(), "object", "objects"),
-                counted(usize::try_from(m.rebuilds).unwrap_or(usize::MAX), "rebuild", "rebuilds")
+                counted(
+                    usize::try_from(m.rebuilds).unwrap_or(usize::MAX),
+                    "rebuild",
+                    "rebuilds"
+                )
             )),
         ]);
         [l2, l3]

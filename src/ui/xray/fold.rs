@@ -29,8 +29,7 @@ fn is_old_revision(n: &XNode) -> bool {
 /// A Deployment's ReplicaSet nodes (newest first) with its old revisions folded into one
 /// node after the live ones. `deploy_key` names the Deployment (the fold's id and key).
 pub(super) fn fold_old_revisions(deploy_key: &Arc<str>, children: Vec<XNode>) -> Vec<XNode> {
-    let (old, mut live): (Vec<XNode>, Vec<XNode>) =
-        children.into_iter().partition(is_old_revision);
+    let (old, mut live): (Vec<XNode>, Vec<XNode>) = children.into_iter().partition(is_old_revision);
     if old.is_empty() {
         return live;
     }
@@ -78,16 +77,31 @@ mod tests {
 
     /// `web` after three rollouts: revisions 1 and 2 scaled to zero, revision 3 live with a
     /// pod; revision 2 still has a pod terminating (not folded until it is gone).
-    fn rolled_out() -> (Xray, std::collections::HashMap<XKind, Arc<crate::informer::thread_safe_store::ThreadSafeStore<kube::api::DynamicObject>>>) {
+    fn rolled_out() -> (
+        Xray,
+        std::collections::HashMap<
+            XKind,
+            Arc<crate::informer::thread_safe_store::ThreadSafeStore<kube::api::DynamicObject>>,
+        >,
+    ) {
         let stores: std::collections::HashMap<_, _> =
             [XKind::Deployment, XKind::ReplicaSet, XKind::Pod]
                 .into_iter()
                 .map(|k| (k, store(k)))
                 .collect();
         put(&stores[&XKind::Deployment], &deploy("web", "d1", 1));
-        put(&stores[&XKind::ReplicaSet], &rs("web-1", "r1", "d1", "1", 0));
-        put(&stores[&XKind::ReplicaSet], &rs("web-2", "r2", "d1", "2", 0));
-        put(&stores[&XKind::ReplicaSet], &rs("web-3", "r3", "d1", "3", 1));
+        put(
+            &stores[&XKind::ReplicaSet],
+            &rs("web-1", "r1", "d1", "1", 0),
+        );
+        put(
+            &stores[&XKind::ReplicaSet],
+            &rs("web-2", "r2", "d1", "2", 0),
+        );
+        put(
+            &stores[&XKind::ReplicaSet],
+            &rs("web-3", "r3", "d1", "3", 1),
+        );
         put(&stores[&XKind::Pod], &pod("web-2-old", "r2", true, "n1"));
         put(&stores[&XKind::Pod], &pod("web-3-0", "r3", true, "n1"));
         let mut x = Xray::new(XKind::Deployment, Some("default".into()));
@@ -134,7 +148,10 @@ mod tests {
         // Toggled open: the old ReplicaSets, newest first; the fold has no object of its own.
         x.select(3);
         assert_eq!(x.toggle(), None);
-        assert_eq!(names(&x)[3..], ["  2 old revisions", "    web-2", "    web-1"]);
+        assert_eq!(
+            names(&x)[3..],
+            ["  2 old revisions", "    web-2", "    web-1"]
+        );
         assert!(x.selected_object().is_none());
         // Scaling an old one up again takes it out of the fold.
         let back = rs("web-1", "r1", "d1", "1", 2);
