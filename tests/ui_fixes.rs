@@ -395,7 +395,7 @@ fn the_pulse_sizes_its_panels_by_their_content() {
         assert_eq!(lists, want, "{w}×{h}");
         let text = screen(buf);
         let listed = (0..12)
-            .filter(|i| text.contains(&format!("shop/api-{i} ")))
+            .filter(|i| text.contains(&format!("  api-{i}  shop")))
             .count();
         assert_eq!(listed, usize::from(want - 2).min(12), "{w}×{h}:\n{text}");
         // The CRD informer's name is not cut.

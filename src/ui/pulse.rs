@@ -444,14 +444,6 @@ fn push(ring: &mut VecDeque<u64>, sample: u64) {
     ring.push_back(sample);
 }
 
-/// A key as the lists print it: a merged feed's `cluster` + separator + key as `cluster key`.
-fn shown_key(key: &str) -> String {
-    match key.split_once(CLUSTER_SEP) {
-        Some((cluster, k)) => format!("{cluster} {k}"),
-        None => key.to_string(),
-    }
-}
-
 /// The tiles, in screen order.
 pub const TILES: [PulseKind; 5] = PulseKind::ALL;
 

@@ -11,7 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Widget};
 
-use super::{CLUSTER_SEP, Level, Pulse, PulseKind, percent, shown_key};
+use super::{CLUSTER_SEP, Level, Pulse, PulseKind, percent};
 use crate::ui::widgets::truncate;
 
 impl Pulse {
@@ -45,7 +45,10 @@ impl Pulse {
             .iter()
             .rev()
             .take(rows)
-            .map(|(n, key)| restart_line(*n, key).chars().count())
+            .map(|(n, key)| {
+                let (main, place) = restart_line(*n, key);
+                main.chars().count() + place.chars().count()
+            })
             .max()
             .unwrap_or(0)
             .max(" Most restarts ".len());
@@ -317,7 +320,13 @@ impl Pulse {
             .iter()
             .rev()
             .take(rows)
-            .map(|(n, key)| Line::from(restart_line(*n, key)))
+            .map(|(n, key)| {
+                let (main, place) = restart_line(*n, key);
+                Line::from(vec![
+                    Span::raw(main),
+                    Span::styled(place, Style::default().fg(Color::DarkGray)),
+                ])
+            })
             .collect();
         Paragraph::new(lines)
             .block(
@@ -328,8 +337,8 @@ impl Pulse {
             .render(area, buf);
     }
 
-    /// The latest warnings, newest first, each message word-wrapped under the reason (as
-    /// many warnings as fit).
+    /// The latest warnings, newest first, each message word-wrapped under the reason on at
+    /// most two lines (as many warnings as fit).
     fn draw_warnings(&self, now_unix: i64, area: Rect, buf: &mut Buffer) {
         let rows = usize::from(area.height.saturating_sub(2));
         let width = usize::from(area.width.saturating_sub(2)).max(12);
@@ -348,12 +357,24 @@ impl Pulse {
             let opts = textwrap::Options::new(width)
                 .initial_indent(&age)
                 .subsequent_indent(&indent);
-            let wrapped = textwrap::wrap(&text, opts);
+            // At most two lines a warning (the second cut with `…`): more warnings show.
+            let mut wrapped: Vec<String> = textwrap::wrap(&text, opts)
+                .into_iter()
+                .map(|l| l.into_owned())
+                .collect();
+            if wrapped.len() > 2 {
+                wrapped.truncate(2);
+                if let Some(last) = wrapped.last_mut() {
+                    if last.chars().count() >= width {
+                        last.pop();
+                    }
+                    last.push('…');
+                }
+            }
             if lines.len() + wrapped.len() > rows && !lines.is_empty() {
                 break;
             }
             for (i, l) in wrapped.into_iter().enumerate() {
-                let l = l.into_owned();
                 // The reason in yellow after the age.
                 let tail = (i == 0)
                     .then(|| {
@@ -381,9 +402,22 @@ impl Pulse {
     }
 }
 
-/// A line of the restarts list.
-fn restart_line(n: i64, key: &str) -> String {
-    format!("{n:>5}  {}", shown_key(key))
+/// A line of the restarts list: the count and the pod's name, then (dimmed) its cluster and
+/// namespace, so that a narrow list cuts the namespace rather than the name.
+fn restart_line(n: i64, key: &str) -> (String, String) {
+    let (cluster, k) = key.split_once(CLUSTER_SEP).unwrap_or(("", key));
+    let (ns, name) = k.split_once('/').unwrap_or(("", k));
+    let place = [cluster, ns]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let place = if place.is_empty() {
+        place
+    } else {
+        format!("  {place}")
+    };
+    (format!("{n:>5}  {name}"), place)
 }
 
 /// The informers' labels as the rates panel shows them: a group-qualified resource
