@@ -126,6 +126,14 @@ pub(crate) fn render_events(
     let kind_cap = resource_cap(area.width);
     let kind_w = log.kind_width().clamp(4, kind_cap);
     let delta_w: u16 = if log.has_tombstones() { 24 } else { 8 };
+    // RV as wide as the visible ones (KEY, which needs the room, takes the rest).
+    let rv_w = log
+        .shown()
+        .skip(scroll)
+        .take(inner_h)
+        .map(|e| e.resource_version.chars().count())
+        .max()
+        .map_or(10, |w| w.clamp(2, 20)) as u16;
     let rows = log
         .shown()
         .skip(scroll)
@@ -188,7 +196,7 @@ pub(crate) fn render_events(
         Constraint::Length(kind_w as u16),
         Constraint::Length(delta_w),
         Constraint::Fill(1),
-        Constraint::Length(10),
+        Constraint::Length(rv_w),
         Constraint::Length(5),
     ]);
     Widget::render(
