@@ -461,6 +461,9 @@ fn the_event_log_names_namespaced_and_group_qualified_kinds_without_cutting_them
     insta::assert_snapshot!(t.backend());
 }
 
+/// A generated name as long as a pod's of a long Deployment name.
+const LONG_NAME: &str = "blue-gear-with-a-rather-long-generated-name-7d4b9c8f6d-x2lq9";
+
 #[test]
 fn changes_names_a_custom_resource_whole_and_counts_in_the_singular() {
     use kinformer::informer::delta_fifo::{Delta, DeltaObject};
@@ -476,7 +479,7 @@ fn changes_names_a_custom_resource_whole_and_counts_in_the_singular() {
     let h = History::with_mib(1);
     let widget: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "demo.kinformer.io/v1", "kind": "Widget",
-        "metadata": {"name": "blue", "namespace": "shop", "resourceVersion": "5"},
+        "metadata": {"name": LONG_NAME, "namespace": "shop", "resourceVersion": "5"},
         "spec": {"size": 3}}))
     .unwrap();
     let at = NOW_MS - 60_000;
@@ -488,7 +491,7 @@ fn changes_names_a_custom_resource_whole_and_counts_in_the_singular() {
     );
     h.popped_at(
         "widgets.demo.kinformer.io",
-        "shop/blue",
+        &format!("shop/{LONG_NAME}"),
         &[Delta {
             kind: DeltaType::Added,
             object: DeltaObject::Object(Arc::new(widget)),
@@ -509,6 +512,8 @@ fn changes_names_a_custom_resource_whole_and_counts_in_the_singular() {
     let text = screen(t.backend().buffer());
     assert!(text.contains(" widgets "), "{text}");
     assert!(!text.contains("widgets.demo.kin "), "{text}");
+    // A long key leaves CHANGES its room.
+    assert!(text.contains("first seen ("), "{text}");
 }
 
 // ------------------------------------------------------------------ 5. xray

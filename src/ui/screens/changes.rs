@@ -338,15 +338,6 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
         return;
     }
     let inner_h = block.inner(area).height.saturating_sub(1) as usize;
-    // OBJECT as wide as the longest visible key (pods of one ReplicaSet differ only at the end).
-    let object_w = shown
-        .iter()
-        .skip(c.scroll)
-        .take(inner_h)
-        .map(|r| r.id.key.chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(10, 64) as u16;
     // RESOURCE as wide as the widest visible one, the plural alone when its group does not fit.
     let resource_w = shown
         .iter()
@@ -356,6 +347,17 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
         .max()
         .unwrap_or(0)
         .clamp(8, resource_cap(area.width));
+    // OBJECT as wide as the longest visible key (pods of one ReplicaSet differ only at the
+    // end), leaving CHANGES at least two fifths of what TIME, RESOURCE and DELTA leave.
+    let rest = usize::from(area.width.saturating_sub(2)).saturating_sub(8 + resource_w + 9 + 4);
+    let object_w = shown
+        .iter()
+        .skip(c.scroll)
+        .take(inner_h)
+        .map(|r| r.id.key.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(10, (rest * 3 / 5).clamp(10, 64)) as u16;
     let rows = shown
         .iter()
         .enumerate()
