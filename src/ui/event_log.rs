@@ -4,6 +4,7 @@
 //! Invariants: the ring never holds more than `capacity` entries (oldest dropped first);
 //! pausing freezes what is shown (new entries are still recorded, and counted as "new").
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
@@ -33,6 +34,33 @@ pub fn delta_name(d: DeltaType) -> &'static str {
     }
 }
 
+/// An informer's kind (`replicasets.apps@shop`) as the KIND column shows it: without the
+/// `@namespace` of a namespace-scoped informer (the KEY column starts with the namespace).
+pub fn shown_kind(kind: &str) -> &str {
+    kind.split_once('@').map_or(kind, |(k, _)| k)
+}
+
+/// The widest resource column a table of `width` cells gives: a fifth of it, at least 20.
+pub fn resource_cap(width: u16) -> usize {
+    usize::from(width / 5).max(20)
+}
+
+/// A resource (`plural` or `plural.group`) fitted to `width` cells: as it is when it fits, else
+/// its plural alone (`widgets.demo.kinformer.io` → `widgets`), cut with `…` only when the plural
+/// itself is wider.
+pub fn fit_resource(resource: &str, width: usize) -> Cow<'_, str> {
+    if resource.chars().count() <= width {
+        return Cow::Borrowed(resource);
+    }
+    let plural = resource.split('.').next().unwrap_or(resource);
+    if plural.chars().count() <= width {
+        return Cow::Borrowed(plural);
+    }
+    let mut t: String = plural.chars().take(width.saturating_sub(1)).collect();
+    t.push('…');
+    Cow::Owned(t)
+}
+
 #[derive(Debug, Clone)]
 pub struct EventLog {
     ring: VecDeque<TapEntry>,
@@ -44,7 +72,8 @@ pub struct EventLog {
     pub type_filter: Option<DeltaType>,
     pub kind_filter: Option<Arc<str>>,
     kinds: BTreeSet<Arc<str>>,
-    /// Widest kind name ever recorded (chars): the KIND column's stable width.
+    /// Widest kind ever recorded as the column shows it ([`shown_kind`], chars): the KIND
+    /// column's stable width.
     kind_width: usize,
     /// Tombstone (DeletedFinalStateUnknown) entries currently in the ring.
     tombstones: usize,
@@ -81,7 +110,7 @@ impl EventLog {
         }
         for e in entries {
             if !self.kinds.contains(&e.kind) {
-                self.kind_width = self.kind_width.max(e.kind.chars().count());
+                self.kind_width = self.kind_width.max(shown_kind(&e.kind).chars().count());
                 self.kinds.insert(e.kind.clone());
             }
             if self.ring.len() == self.capacity
@@ -111,7 +140,7 @@ impl EventLog {
         self.capacity
     }
 
-    /// Width of the widest kind name recorded so far.
+    /// Width of the widest kind recorded so far, as the column shows it ([`shown_kind`]).
     pub fn kind_width(&self) -> usize {
         self.kind_width
     }
@@ -219,6 +248,31 @@ mod tests {
         log.push(vec![entry(3, "pods", DeltaType::Added)]);
         assert!(!log.has_tombstones(), "the tombstone fell out of the ring");
         assert_eq!(log.kind_width(), 16, "width never shrinks");
+        // A namespace-scoped informer's kind is as wide as the column shows it (no `@ns`).
+        log.push(vec![entry(
+            4,
+            "replicasets.apps@identity",
+            DeltaType::Added,
+        )]);
+        assert_eq!(log.kind_width(), "replicasets.apps".len());
+    }
+
+    #[test]
+    fn a_resource_too_wide_for_its_column_shows_its_plural() {
+        assert_eq!(shown_kind("replicasets.apps@identity"), "replicasets.apps");
+        assert_eq!(shown_kind("pods"), "pods");
+        assert_eq!(fit_resource("replicasets.apps", 20), "replicasets.apps");
+        assert_eq!(fit_resource("widgets.demo.kinformer.io", 20), "widgets");
+        assert_eq!(
+            fit_resource("customresourcedefinitions.apiextensions.k8s.io", 20),
+            "customresourcedefin…"
+        );
+        assert_eq!(
+            fit_resource("customresourcedefinitions.apiextensions.k8s.io", 30),
+            "customresourcedefinitions"
+        );
+        assert_eq!(resource_cap(100), 20);
+        assert_eq!(resource_cap(200), 40);
     }
 
     #[test]

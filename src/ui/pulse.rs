@@ -22,11 +22,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
-use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Widget};
 use serde_json::Value;
 
 use super::action::{CLUSTER_SEP, InformerRow, ObjectSummary};
@@ -35,7 +30,8 @@ use crate::render::pod_phase_reason;
 
 /// Samples (one per second) kept per informer for the sparkline: five minutes.
 pub const RATE_WINDOW: usize = 300;
-/// Rows in the restarts and warnings lists.
+/// Entries [`Pulse::top_restarts`] and [`Pulse::latest_warnings`] give (the screen shows as many
+/// as its lists have rows).
 pub const TOP_N: usize = 5;
 
 /// The kinds the pulse follows (one informer each, shared with the views).
@@ -425,6 +421,16 @@ impl Rates {
         self.by_informer.iter().map(|(l, (_, ring))| (l, ring))
     }
 
+    /// How many informers have samples.
+    pub fn len(&self) -> usize {
+        self.by_informer.len()
+    }
+
+    /// No informer has samples yet.
+    pub fn is_empty(&self) -> bool {
+        self.by_informer.is_empty()
+    }
+
     /// The samples of one informer.
     pub fn ring(&self, label: &str) -> Option<&VecDeque<u64>> {
         self.by_informer.get(label).map(|(_, ring)| ring)
@@ -436,14 +442,6 @@ fn push(ring: &mut VecDeque<u64>, sample: u64) {
         ring.pop_front();
     }
     ring.push_back(sample);
-}
-
-/// A key as the lists print it: a merged feed's `cluster` + separator + key as `cluster key`.
-fn shown_key(key: &str) -> String {
-    match key.split_once(CLUSTER_SEP) {
-        Some((cluster, k)) => format!("{cluster} {k}"),
-        None => key.to_string(),
-    }
 }
 
 /// The tiles, in screen order.
@@ -606,274 +604,16 @@ impl Pulse {
             mem: a.mem + b.mem,
         }))
     }
-
-    /// Draw into `area` (pure: reads `self` only).
-    pub fn draw(&self, now_unix: i64, area: Rect, buf: &mut Buffer) {
-        let strip = if self.by_cluster.is_empty() {
-            0
-        } else {
-            self.by_cluster.len() as u16 + 2
-        };
-        let [tiles, clusters, usage, spark, lists] = Layout::vertical([
-            Constraint::Length(7),
-            Constraint::Length(strip),
-            Constraint::Length(3),
-            Constraint::Min(4),
-            Constraint::Length(TOP_N as u16 + 2),
-        ])
-        .areas(area);
-        self.draw_tiles(tiles, buf);
-        if strip > 0 {
-            self.draw_clusters(clusters, buf);
-        }
-        self.draw_usage(usage, buf);
-        self.draw_rates(spark, buf);
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)])
-                .areas(lists);
-        self.draw_restarts(left, buf);
-        self.draw_warnings(now_unix, right, buf);
-    }
-
-    fn draw_tiles(&self, area: Rect, buf: &mut Buffer) {
-        let c = &self.counts;
-        let bad = Style::default().fg(Color::Red).add_modifier(Modifier::BOLD);
-        let warn = Style::default().fg(Color::Yellow);
-        let ok = Style::default().fg(Color::Green);
-        let kv = |k: &str, v: usize, style_if: Style| {
-            let style = if v > 0 { style_if } else { Style::default() };
-            Line::from(vec![
-                Span::raw(format!("{k:<12}")),
-                Span::styled(v.to_string(), style),
-            ])
-        };
-        let tiles: Vec<(PulseKind, String, Vec<Line>)> = vec![
-            (
-                PulseKind::Pods,
-                format!("Pods {}", c.pods),
-                vec![
-                    kv("Running", c.pods_by_phase[0], ok),
-                    kv("Pending", c.pods_by_phase[1], warn),
-                    kv("Failed", c.pods_by_phase[3], bad),
-                    kv("Succeeded", c.pods_by_phase[2], Style::default()),
-                    kv("Not ready", c.pods_not_ready, warn),
-                ],
-            ),
-            (
-                PulseKind::Deployments,
-                format!("Deployments {}", c.deployments),
-                vec![kv("Unavailable", c.deployments_unavailable, bad)],
-            ),
-            (
-                PulseKind::Nodes,
-                format!("Nodes {}", c.nodes),
-                vec![
-                    kv("NotReady", c.nodes_not_ready, bad),
-                    kv("Cordoned", c.nodes_cordoned, warn),
-                    kv("Pressure", c.nodes_pressure, warn),
-                ],
-            ),
-            (
-                PulseKind::Jobs,
-                format!("Jobs {}", c.jobs),
-                vec![
-                    kv("Active", c.jobs_active, Style::default()),
-                    kv("Failed", c.jobs_failed, bad),
-                ],
-            ),
-            (
-                PulseKind::Events,
-                format!("Events {}", c.events),
-                vec![kv("Warnings", c.warnings, warn)],
-            ),
-        ];
-        let cols = Layout::horizontal([Constraint::Ratio(1, 5); 5]).split(area);
-        for (i, (kind, title, lines)) in tiles.into_iter().enumerate() {
-            let selected = kind == self.selected();
-            let border = if selected {
-                Style::default()
-                    .fg(Color::Cyan)
-                    .add_modifier(Modifier::BOLD)
-            } else {
-                Style::default().fg(Color::DarkGray)
-            };
-            let block = Block::default()
-                .borders(Borders::ALL)
-                .border_style(border)
-                .title(Span::styled(format!(" {title} "), border));
-            Paragraph::new(lines).block(block).render(cols[i], buf);
-        }
-    }
-
-    /// The tiles' figures per cluster, one line each (several clusters only).
-    fn draw_clusters(&self, area: Rect, buf: &mut Buffer) {
-        let bad = Style::default().fg(Color::Red);
-        let warn = Style::default().fg(Color::Yellow);
-        let width = self
-            .by_cluster
-            .keys()
-            .map(|c| c.chars().count())
-            .max()
-            .unwrap_or(0);
-        let part = |label: &str, n: usize, what: &str, v: usize, style: Style| {
-            let mut spans = vec![Span::raw(format!("{label} {n:<6}"))];
-            if v > 0 {
-                spans.push(Span::styled(format!("{v} {what}"), style));
-                spans.push(Span::raw("   "));
-            } else {
-                spans.push(Span::raw(format!("{:<w$}", "", w = what.len() + 5)));
-            }
-            spans
-        };
-        let lines: Vec<Line> = self
-            .by_cluster
-            .iter()
-            .map(|(cluster, c)| {
-                let marker = if self.current.as_deref() == Some(&**cluster) {
-                    "▸"
-                } else {
-                    " "
-                };
-                let mut spans = vec![Span::styled(
-                    format!("{marker}{cluster:<width$}  "),
-                    Style::default().add_modifier(Modifier::BOLD),
-                )];
-                spans.extend(part("pods", c.pods, "not ready", c.pods_not_ready, warn));
-                spans.extend(part(
-                    "deploy",
-                    c.deployments,
-                    "unavailable",
-                    c.deployments_unavailable,
-                    bad,
-                ));
-                spans.extend(part("nodes", c.nodes, "NotReady", c.nodes_not_ready, bad));
-                spans.extend(part("jobs", c.jobs, "failed", c.jobs_failed, bad));
-                spans.extend(part("events", c.events, "warnings", c.warnings, warn));
-                Line::from(spans)
-            })
-            .collect();
-        Paragraph::new(lines)
-            .block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .title(" Per cluster "),
-            )
-            .render(area, buf);
-    }
-
-    fn draw_usage(&self, area: Rect, buf: &mut Buffer) {
-        let c = self.usage_counts();
-        let line = match (self.cluster_usage(), &self.metrics_note) {
-            (Some(u), _) => {
-                let cpu_m = crate::render::metrics::nanos_to_milli(u.cpu_n);
-                let cpu_p = percent(cpu_m, Some(c.alloc_cpu_m));
-                let mem_p = percent(u.mem, Some(c.alloc_mem));
-                let style = |l: Level| match l {
-                    Level::Critical => Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
-                    Level::Warn => Style::default().fg(Color::Yellow),
-                    Level::Normal => Style::default().fg(Color::Green),
-                };
-                Line::from(vec![
-                    Span::raw(format!("CPU {cpu_m}m / {}m  ", c.alloc_cpu_m)),
-                    Span::styled(format!("{}%", cpu_p.display()), style(cpu_p.level())),
-                    Span::raw(format!(
-                        "    MEM {}Mi / {}Mi  ",
-                        u.mem >> 20,
-                        c.alloc_mem >> 20
-                    )),
-                    Span::styled(format!("{}%", mem_p.display()), style(mem_p.level())),
-                ])
-            }
-            (None, Some(why)) => Line::styled(why.clone(), Style::default().fg(Color::DarkGray)),
-            (None, None) => Line::styled(
-                "metrics: waiting for the first poll",
-                Style::default().fg(Color::DarkGray),
-            ),
-        };
-        let title = match &self.current {
-            Some(c) => format!(" Cluster usage ({c}) "),
-            None => " Cluster usage ".to_string(),
-        };
-        Paragraph::new(line)
-            .block(Block::default().borders(Borders::ALL).title(title))
-            .render(area, buf);
-    }
-
-    fn draw_rates(&self, area: Rect, buf: &mut Buffer) {
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .title(" Deltas/s per informer (5 min) ");
-        let inner = block.inner(area);
-        block.render(area, buf);
-        let label_w: u16 = 34;
-        for (i, (label, ring)) in self.rates.iter().enumerate() {
-            let Ok(i) = u16::try_from(i) else { break };
-            if i >= inner.height {
-                break;
-            }
-            let y = inner.y + i;
-            let last = ring.back().copied().unwrap_or(0);
-            let text = format!("{label:<26.26} {last:>5}/s");
-            buf.set_stringn(inner.x, y, &text, usize::from(label_w), Style::default());
-            let w = inner.width.saturating_sub(label_w + 1);
-            let n = usize::from(w);
-            let data: Vec<u64> = ring.iter().rev().take(n).rev().copied().collect();
-            Sparkline::default()
-                .data(&data)
-                .style(Style::default().fg(Color::Cyan))
-                .render(Rect::new(inner.x + label_w + 1, y, w, 1), buf);
-        }
-    }
-
-    fn draw_restarts(&self, area: Rect, buf: &mut Buffer) {
-        let lines: Vec<Line> = self
-            .top_restarts()
-            .map(|(n, key)| Line::from(format!("{n:>5}  {}", shown_key(key))))
-            .collect();
-        Paragraph::new(lines)
-            .block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .title(" Most restarts "),
-            )
-            .render(area, buf);
-    }
-
-    fn draw_warnings(&self, now_unix: i64, area: Rect, buf: &mut Buffer) {
-        let lines: Vec<Line> = self
-            .warnings
-            .iter()
-            .rev()
-            .take(TOP_N)
-            .map(|((_, key), w)| {
-                let cluster = key
-                    .split_once(CLUSTER_SEP)
-                    .map(|(c, _)| format!("{c} "))
-                    .unwrap_or_default();
-                Line::from(vec![
-                    Span::raw(format!(
-                        "{:>5} ",
-                        crate::render::format_age(now_unix.saturating_sub(w.at))
-                    )),
-                    Span::styled(format!("{} ", w.reason), Style::default().fg(Color::Yellow)),
-                    Span::raw(format!("{cluster}{} {}", w.object, w.message)),
-                ])
-            })
-            .collect();
-        Paragraph::new(lines)
-            .block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .title(" Latest warnings "),
-            )
-            .render(area, buf);
-    }
 }
+
+mod draw;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use kube::api::DynamicObject;
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
     use serde_json::json;
 
     fn summary(kind: &str, v: Value) -> ObjectSummary {

@@ -136,6 +136,8 @@ pub enum NodeKind {
     Container,
     /// A pod whose containers are not known yet (being fetched).
     Loading,
+    /// A Deployment's old revisions (ReplicaSets scaled to zero), folded into one node.
+    Revisions,
 }
 
 /// One node of the tree.
@@ -610,9 +612,11 @@ impl Xray {
                         .cmp(&revision(a))
                         .then_with(|| a.metadata.name.cmp(&b.metadata.name))
                 });
-                rs.into_iter()
+                let nodes = rs
+                    .into_iter()
                     .filter_map(|o| self.child(XKind::ReplicaSet, o))
-                    .collect()
+                    .collect();
+                fold::fold_old_revisions(&key, nodes)
             }
             XKind::ReplicaSet | XKind::StatefulSet | XKind::DaemonSet | XKind::Job => {
                 self.pods(self.by_index(XKind::Pod, OWNER_INDEX, &uid))
@@ -793,7 +797,9 @@ impl Xray {
             .unwrap_or(match self.expand {
                 Expand::All => true,
                 Expand::Roots => false,
-                Expand::Objects => n.kind != NodeKind::Object(XKind::Pod),
+                Expand::Objects => {
+                    !matches!(n.kind, NodeKind::Object(XKind::Pod) | NodeKind::Revisions)
+                }
             })
     }
 
@@ -902,6 +908,7 @@ impl Xray {
         let kind = match row.kind {
             NodeKind::Object(k) => k,
             NodeKind::Container | NodeKind::Loading => XKind::Pod,
+            NodeKind::Revisions => return None,
         };
         let store = self.stores.get(&kind)?;
         Some((kind, store.get(&row.key)?))
@@ -981,11 +988,11 @@ impl Xray {
     /// Draw the visible window of the tree.
     pub fn draw(&self, area: Rect, buf: &mut Buffer) {
         let title = format!(
-            " Xray {}({}) [{} roots, {} objects] ",
+            " Xray {}({}) [{}, {}] ",
             self.root.resource(),
             self.namespace.as_deref().unwrap_or("all"),
-            self.root_count(),
-            self.object_count()
+            counted(self.root_count(), "root", "roots"),
+            counted(self.object_count(), "object", "objects")
         );
         let mut title_spans = vec![Span::styled(
             title,
@@ -1014,7 +1021,11 @@ impl Xray {
         let h = usize::from(inner.height);
         for (i, row) in self.rows.iter().enumerate().skip(self.offset).take(h) {
             let y = inner.y + (i - self.offset) as u16;
-            let line = row_line(row, i == self.cursor);
+            // An all-namespaces tree names each namespaced root's namespace.
+            let ns = (self.namespace.is_none() && row.depth == 0)
+                .then(|| row.key.split_once('/').map(|(ns, _)| ns))
+                .flatten();
+            let line = row_line(row, ns);
             buf.set_line(inner.x, y, &line, inner.width);
             if i == self.cursor {
                 buf.set_style(
@@ -1026,7 +1037,13 @@ impl Xray {
     }
 }
 
-fn row_line(row: &XRow, _selected: bool) -> Line<'static> {
+/// `n` and the noun for it (`1 object`, `3 objects`).
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A row of the tree; `namespace`: shown before a root's name (an all-namespaces tree).
+fn row_line(row: &XRow, namespace: Option<&str>) -> Line<'static> {
     let indent = "  ".repeat(row.depth);
     let arrow = match (row.expandable, row.expanded) {
         (false, _) => "  ",
@@ -1038,6 +1055,7 @@ fn row_line(row: &XRow, _selected: bool) -> Line<'static> {
         NodeKind::Object(k) => k.short(),
         NodeKind::Container => "ctr",
         NodeKind::Loading => "",
+        NodeKind::Revisions => XKind::ReplicaSet.short(),
     };
     let not_ready = row.total > 0 && row.ready < row.total;
     let count_style = if not_ready {
@@ -1049,11 +1067,17 @@ fn row_line(row: &XRow, _selected: bool) -> Line<'static> {
         Span::raw(format!("{indent}{arrow}")),
         Span::styled(format!("{glyph} "), Style::default().fg(color)),
         Span::styled(format!("{kind:<6} "), Style::default().fg(Color::DarkGray)),
-        Span::styled(
-            row.name.to_string(),
-            Style::default().add_modifier(Modifier::BOLD),
-        ),
     ];
+    if let Some(ns) = namespace {
+        spans.push(Span::styled(
+            format!("{ns}/"),
+            Style::default().fg(Color::DarkGray),
+        ));
+    }
+    spans.push(Span::styled(
+        row.name.to_string(),
+        Style::default().add_modifier(Modifier::BOLD),
+    ));
     if row.total > 0 {
         spans.push(Span::styled(
             format!(" {}/{}", row.ready, row.total),
@@ -1176,6 +1200,8 @@ fn container_detail(c: &ContainerInfo) -> String {
     }
     d
 }
+
+mod fold;
 
 #[cfg(test)]
 mod tests;

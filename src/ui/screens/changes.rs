@@ -19,9 +19,11 @@ use crate::informer::history::{ChangeRow, HistoryStats};
 use crate::selector::LabelSelector;
 use crate::ui::action::{Effect, resource_label};
 use crate::ui::app::{App, Mode};
+use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
 use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::xray::counted;
 
 /// Most lines the changes screen asks for.
 pub const CHANGES_LIMIT: usize = 1000;
@@ -307,9 +309,9 @@ impl App {
             Span::styled(" Recorded: ", label),
             Span::styled(
                 format!(
-                    "{back} │ {} versions of {} objects │ {:.1}/{} MiB",
-                    c.stats.versions,
-                    c.stats.objects,
+                    "{back} │ {} of {} │ {:.1}/{} MiB",
+                    counted(c.stats.versions, "version", "versions"),
+                    counted(c.stats.objects, "object", "objects"),
                     c.stats.bytes as f64 / (1024.0 * 1024.0),
                     c.stats.budget / (1024 * 1024),
                 ),
@@ -336,7 +338,18 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
         return;
     }
     let inner_h = block.inner(area).height.saturating_sub(1) as usize;
-    // OBJECT as wide as the longest visible key (pods of one ReplicaSet differ only at the end).
+    // RESOURCE as wide as the widest visible one, the plural alone when its group does not fit.
+    let resource_w = shown
+        .iter()
+        .skip(c.scroll)
+        .take(inner_h)
+        .map(|r| r.id.resource.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(8, resource_cap(area.width));
+    // OBJECT as wide as the longest visible key (pods of one ReplicaSet differ only at the
+    // end), leaving CHANGES at least two fifths of what TIME, RESOURCE and DELTA leave.
+    let rest = usize::from(area.width.saturating_sub(2)).saturating_sub(8 + resource_w + 9 + 4);
     let object_w = shown
         .iter()
         .skip(c.scroll)
@@ -344,7 +357,7 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
         .map(|r| r.id.key.chars().count())
         .max()
         .unwrap_or(0)
-        .clamp(10, 64) as u16;
+        .clamp(10, (rest * 3 / 5).clamp(10, 64)) as u16;
     let rows = shown
         .iter()
         .enumerate()
@@ -362,7 +375,7 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
             };
             TRow::new([
                 clock(r.at_ms),
-                r.id.resource.to_string(),
+                fit_resource(&r.id.resource, resource_w).into_owned(),
                 delta,
                 r.id.key.to_string(),
                 r.summary.clone(),
@@ -377,7 +390,7 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
         );
     let widths = [
         Constraint::Length(8),
-        Constraint::Length(16),
+        Constraint::Length(resource_w as u16),
         Constraint::Length(9),
         Constraint::Length(object_w),
         Constraint::Fill(1),

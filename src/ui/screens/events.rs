@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Cell as TCell, Row as TRow, Table, Widget
 use super::Screen;
 use crate::informer::delta_fifo::DeltaType;
 use crate::ui::app::App;
-use crate::ui::event_log::{EventLog, delta_name};
+use crate::ui::event_log::{EventLog, delta_name, fit_resource, resource_cap, shown_kind};
 use crate::ui::keys::KeyAction;
 use crate::ui::widgets::{DIM, TITLE};
 
@@ -121,8 +121,19 @@ pub(crate) fn render_events(
     let inner_h = block.inner(area).height.saturating_sub(1) as usize;
     let scroll = if full { log.scroll } else { 0 };
     // Stable widths: KIND fits the widest kind seen, DELTA is wide only while tombstones exist.
-    let kind_w = log.kind_width().clamp(4, 24) as u16;
+    // KIND shows the informer's resource without its `@namespace` (KEY starts with it), its
+    // plural alone when the group does not fit.
+    let kind_cap = resource_cap(area.width);
+    let kind_w = log.kind_width().clamp(4, kind_cap);
     let delta_w: u16 = if log.has_tombstones() { 24 } else { 8 };
+    // RV as wide as the visible ones (KEY, which needs the room, takes the rest).
+    let rv_w = log
+        .shown()
+        .skip(scroll)
+        .take(inner_h)
+        .map(|e| e.resource_version.chars().count())
+        .max()
+        .map_or(10, |w| w.clamp(2, 20)) as u16;
     let rows = log
         .shown()
         .skip(scroll)
@@ -155,7 +166,7 @@ pub(crate) fn render_events(
             }
             cells.extend([
                 time,
-                e.kind.to_string(),
+                fit_resource(shown_kind(&e.kind), kind_w).into_owned(),
                 ty,
                 e.key.to_string(),
                 e.resource_version.clone(),
@@ -182,10 +193,10 @@ pub(crate) fn render_events(
     );
     widths.extend([
         Constraint::Length(12),
-        Constraint::Length(kind_w),
+        Constraint::Length(kind_w as u16),
         Constraint::Length(delta_w),
         Constraint::Fill(1),
-        Constraint::Length(10),
+        Constraint::Length(rv_w),
         Constraint::Length(5),
     ]);
     Widget::render(

@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Cell as TCell, Row as TRow, Table, Widget};
 use super::Screen;
 use crate::ui::action::{Effect, InformerRow, InformerState, resource_label};
 use crate::ui::app::App;
+use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::keys::KeyAction;
 use crate::ui::widgets::{DIM, TITLE, state_text, truncate};
 
@@ -145,7 +146,8 @@ impl App {
                         None => self.connection.context.clone(),
                     });
                     let cells = cluster.into_iter().chain([
-                        r.resource.clone(),
+                        // A group too long for a narrow panel gives way to the plural.
+                        fit_resource(&r.resource, resource_cap(area.width)).into_owned(),
                         r.namespace.clone().unwrap_or_else(|| "(all)".into()),
                         state_text(&r.state, self.now_ms),
                         r.list_mode.to_string(),

@@ -218,6 +218,25 @@ fn complete_picker(p: &mut LabelPicker) {
     refresh_picker(p);
 }
 
+/// The input line: `> ` and the text, scrolled so that the cursor shows, the cursor drawn
+/// where it is (the character under it reversed, or a reversed space at the end).
+fn input_line(input: &Input, width: usize) -> Line<'static> {
+    let room = width.saturating_sub(3).max(1);
+    let scroll = input.visual_scroll(room);
+    let cursor = input.visual_cursor().saturating_sub(scroll);
+    let visible: Vec<char> = input.value().chars().skip(scroll).collect();
+    let before: String = visible.iter().take(cursor).collect();
+    let at: String = visible.get(cursor).map_or(" ".to_string(), char::to_string);
+    let after: String = visible.iter().skip(cursor + 1).collect();
+    let text = Style::default().fg(Color::White);
+    Line::from(vec![
+        Span::styled("> ", Style::default().fg(DIM)),
+        Span::styled(before, text),
+        Span::styled(at, text.add_modifier(Modifier::REVERSED)),
+        Span::styled(after, text),
+    ])
+}
+
 pub(crate) fn render_picker(p: &LabelPicker, area: Rect, buf: &mut Buffer) {
     let r = centered(area, 64, area.height.saturating_sub(4).clamp(8, 20));
     Clear.render(r, buf);
@@ -234,24 +253,14 @@ pub(crate) fn render_picker(p: &LabelPicker, area: Rect, buf: &mut Buffer) {
         .title_bottom(Line::from(" ↑↓ choose  tab complete  enter apply  esc cancel ").centered());
     let inner = block.inner(r);
     block.render(r, buf);
-    let [input_area, err_area, list_area] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Fill(1),
-    ])
-    .areas(inner);
-    Paragraph::new(Line::from(vec![
-        Span::styled("> ", Style::default().fg(DIM)),
-        Span::styled(p.input.value(), Style::default().fg(Color::White)),
-        Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
-    ]))
-    .render(input_area, buf);
-    let info = match &p.error {
-        Some(e) => Line::styled(
-            truncate(e, inner.width as usize).into_owned(),
-            Style::default().fg(Color::Red),
-        ),
-        None => Line::styled(
+    let width = usize::from(inner.width);
+    // The whole error, word-wrapped inside the picker (the list keeps at least a row).
+    let info: Vec<Line> = match &p.error {
+        Some(e) => textwrap::wrap(e, width.max(1))
+            .into_iter()
+            .map(|l| Line::styled(l.into_owned(), Style::default().fg(Color::Red)))
+            .collect(),
+        None => vec![Line::styled(
             format!(
                 "{} {} from the {source}",
                 p.shown.len(),
@@ -262,8 +271,19 @@ pub(crate) fn render_picker(p: &LabelPicker, area: Rect, buf: &mut Buffer) {
                 }
             ),
             Style::default().fg(DIM),
-        ),
+        )],
     };
+    let info_h = u16::try_from(info.len())
+        .unwrap_or(u16::MAX)
+        .min(inner.height.saturating_sub(2))
+        .max(1);
+    let [input_area, err_area, list_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(info_h),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
+    input_line(&p.input, width).render(input_area, buf);
     Paragraph::new(info).render(err_area, buf);
     let h = list_area.height as usize;
     let start = p.selected.saturating_sub(h.saturating_sub(1));

@@ -39,7 +39,7 @@ use crate::ui::keys::KeyAction;
 use crate::ui::log_stream::ContainerPick;
 use crate::ui::resources::resolve;
 use crate::ui::table::TextFilter;
-use crate::ui::xray::{ContainerInfo, NodeKind, XFilter, XKind, Xray};
+use crate::ui::xray::{ContainerInfo, NodeKind, XFilter, XKind, Xray, counted};
 
 /// The footer's hints on the xray.
 pub(crate) const HINTS: [KeyAction; 8] = [
@@ -480,10 +480,14 @@ impl App {
             }),
             Span::styled(" │ Tree: ", label),
             Span::raw(format!(
-                "{} roots, {} objects, {} rebuilds",
-                m.root_count(),
-                m.object_count(),
-                m.rebuilds
+                "{}, {}, {}",
+                counted(m.root_count(), "root", "roots"),
+                counted(m.object_count(), "object", "objects"),
+                counted(
+                    usize::try_from(m.rebuilds).unwrap_or(usize::MAX),
+                    "rebuild",
+                    "rebuilds"
+                )
             )),
         ]);
         [l2, l3]
