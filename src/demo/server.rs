@@ -8,6 +8,7 @@
 //!   entering a selector arrive as ADDED, leaving as DELETED; a too-old rv is a 410 ERROR event;
 //! - bookmarks carry the rv of the last event this watch has seen (from any kind), never more.
 
+use crate::informer::wire_values as wv;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -832,7 +833,7 @@ async fn handle(
         return Err(match code {
             429 => StatusError::too_many_requests(1),
             500 => StatusError::internal("injected fault"),
-            c => StatusError::new(c, "InternalError", "injected fault"),
+            c => StatusError::new(c, wv::REASON_INTERNAL_ERROR, "injected fault"),
         });
     }
     let q: Params = Query::try_from_uri(uri)

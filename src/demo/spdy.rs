@@ -14,6 +14,7 @@
 //! the pod does not declare gets a message on the error stream. PINGs are echoed; SETTINGS and
 //! WINDOW_UPDATE are accepted (answers are far below the 64 KiB initial window).
 
+use crate::informer::wire_values as wv;
 use std::collections::HashMap;
 
 use axum::body::Body;
@@ -741,7 +742,7 @@ pub fn upgrade_raw(mut req: Request, session: PortForwardSession) -> Response {
     if !offered.is_empty() && !offered.iter().any(|p| p == PORTFORWARD_PROTOCOL) {
         return StatusError::new(
             403,
-            "Forbidden",
+            wv::REASON_FORBIDDEN,
             format!(
                 "unable to upgrade: unable to negotiate protocol: client supports {offered:?}, server supports [\"{PORTFORWARD_PROTOCOL}\"]"
             ),

@@ -181,17 +181,17 @@ pub fn map_kube_error(err: kube::Error) -> Error {
         }
         kube::Error::BuildRequest(e) => Error::Api {
             code: 0,
-            reason: "BadRequest".to_string(),
+            reason: super::wire_values::REASON_BAD_REQUEST.to_string(),
             message: e.to_string(),
         },
         kube::Error::HttpError(e) => Error::Api {
             code: 0,
-            reason: "BadRequest".to_string(),
+            reason: super::wire_values::REASON_BAD_REQUEST.to_string(),
             message: e.to_string(),
         },
         kube::Error::Auth(e) => Error::Api {
             code: 401,
-            reason: "Unauthorized".to_string(),
+            reason: super::wire_values::REASON_UNAUTHORIZED.to_string(),
             message: e.to_string(),
         },
         // Hyper, service (timeouts, connection refused), TLS, read errors: the server is not
@@ -364,7 +364,7 @@ struct BookmarkObject {
 }
 
 /// The annotation a server puts on the bookmark that ends a streaming list's initial events.
-pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";
+pub use super::wire_values::INITIAL_EVENTS_END_ANNOTATION;
 
 /// Decode one line of a watch stream. `None` for a blank line. Never fails: an undecodable line
 /// or object becomes [`WatchEvent::Malformed`].
@@ -646,7 +646,7 @@ impl<K> KubeListerWatcher<K> {
         }
         builder.body(Vec::new()).map_err(|e| Error::Api {
             code: 0,
-            reason: "BadRequest".to_string(),
+            reason: super::wire_values::REASON_BAD_REQUEST.to_string(),
             message: e.to_string(),
         })
     }

@@ -67,7 +67,7 @@
 //! - **5xx in an ERROR event inside an open watch** (etcd "no leader" as a 500) re-watches from the
 //!   last synced RV after the backoff; client-go relists unless `MaxInternalErrorRetryDuration`
 //!   is set (kube-apiserver's own watch cache sets it to 30 s for this case). The exception is a
-//!   500 `StoreReadError` (a corrupt object, or its unsafe deletion), which relists as in
+//!   500 `StorageReadError` (a corrupt object, or its unsafe deletion), which relists as in
 //!   client-go: re-watching would meet the same undecodable event again. 429 in an ERROR
 //!   event re-watches after the backoff as in client-go; 410 and "too large resource version"
 //!   relist; any other code (403, 404, 401...) relists after the backoff as in client-go.
@@ -1057,11 +1057,12 @@ impl<K: Object> Reflector<K> {
             // (client-go `TestBackoffOnTooManyRequests`): a relist is the most expensive answer
             // to an overloaded server.
             Error::TooManyRequests(_) => self.backoff(State::Watch),
-            // 500 StoreReadError: the server could not decode an object it was about to send (a
-            // corrupt object; its unsafe deletion fails the same way). Watching again from our
-            // RV would meet the same event forever: relist after the backoff, as client-go does
+            // 500 `StorageReadError` (apimachinery's `StatusReasonStoreReadError`): the server
+            // could not decode an object it was about to send (a corrupt object; its unsafe
+            // deletion fails the same way). Watching again from our RV would meet the same event
+            // forever: relist after the backoff, as client-go does
             // (`TestReflectorReplacesStoreOnUnsafeDelete`); the list no longer has the object.
-            Error::Api { reason, .. } if reason == "StoreReadError" => {
+            err if err.is_store_read_error() => {
                 self.backoff_then_list("watch ERROR event: store read error")
             }
             // 5xx (e.g. etcd "no leader" as a 500): nothing is wrong with our RV. Back off and
