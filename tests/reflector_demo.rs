@@ -217,3 +217,29 @@ async fn prefetched_next_page_is_used_only_for_the_request_it_answers() {
     let again = lw.list(&bigger).await.expect("again");
     assert_eq!(names(&again.items), expected[..20].to_vec());
 }
+
+/// The recovery probe over real HTTP: `GET /readyz` answers while the demo server serves, fails
+/// with a connection error while it restarts, and answers again once it is back.
+#[tokio::test]
+async fn the_recovery_probe_follows_the_demo_server_through_a_restart() {
+    use kinformer::informer::Error;
+    use kinformer::informer::list_watch::ListerWatcher;
+    let handle = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo server");
+    let url = handle.base_url().parse().expect("url");
+    let client = client_for_informers(kube::Config::new(url)).expect("client");
+    let lw = KubeListerWatcher::<ConfigMap>::typed(client, Some("default"));
+    let probe = || async { lw.probe().expect("KubeListerWatcher probes").await };
+    assert_eq!(probe().await, Ok(()));
+    assert!(handle.faults().restart(Duration::from_secs(2)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let down = probe().await;
+    assert!(matches!(down, Err(Error::Connect(_))), "{down:?}");
+    let guard = tokio::time::Instant::now() + HANG_GUARD;
+    while probe().await.is_err() {
+        assert!(tokio::time::Instant::now() < guard, "the probe never answered again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    handle.shutdown().await;
+}
