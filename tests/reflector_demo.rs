@@ -238,7 +238,10 @@ async fn the_recovery_probe_follows_the_demo_server_through_a_restart() {
     assert!(matches!(down, Err(Error::Connect(_))), "{down:?}");
     let guard = tokio::time::Instant::now() + HANG_GUARD;
     while probe().await.is_err() {
-        assert!(tokio::time::Instant::now() < guard, "the probe never answered again");
+        assert!(
+            tokio::time::Instant::now() < guard,
+            "the probe never answered again"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     handle.shutdown().await;

@@ -148,6 +148,18 @@ impl StatusError {
         }
     }
 
+    /// What kube-apiserver's watch cache answers while it (re)builds after a restart.
+    pub fn storage_initializing() -> Self {
+        Self {
+            details: Some(json!({"retryAfterSeconds": 1})),
+            ..Self::new(
+                429,
+                wv::REASON_TOO_MANY_REQUESTS,
+                wv::STORAGE_INITIALIZING_MESSAGE,
+            )
+        }
+    }
+
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(
             500,

@@ -30,6 +30,10 @@ struct Inner {
     drop_watches: watch::Sender<u64>,
     /// Asks the server task to stop listening for a while and restart on the same port.
     restart: Mutex<Option<mpsc::UnboundedSender<Duration>>>,
+    /// How long the watch cache of the next restart takes to rebuild (ms).
+    rebuild_ms: AtomicU64,
+    /// Until then, lists and watches answer 429 `storage is (re)initializing`.
+    cache_ready_at: Mutex<Option<std::time::Instant>>,
     requests: AtomicU32,
     /// Bytes per second JSON list and watch bodies are sent at (0: as fast as loopback takes
     /// them).
@@ -56,6 +60,8 @@ impl FaultInjector {
                 forbidden: Mutex::new(BTreeSet::new()),
                 drop_watches,
                 restart: Mutex::new(None),
+                rebuild_ms: AtomicU64::new(0),
+                cache_ready_at: Mutex::new(None),
                 requests: AtomicU32::new(0),
                 send_rate: AtomicU64::new(0),
                 send_rate_pb: AtomicU64::new(0),
@@ -118,6 +124,35 @@ impl FaultInjector {
             .lock()
             .as_ref()
             .is_some_and(|tx| tx.send(downtime).is_ok())
+    }
+
+    /// [`Self::restart`], after which the new server's watch cache takes `rebuild` to build:
+    /// meanwhile lists and watches answer 429 `storage is (re)initializing` (retry after 1 s),
+    /// as kube-apiserver's do.
+    pub fn restart_with_cache_rebuild(&self, downtime: Duration, rebuild: Duration) -> bool {
+        let ms = u64::try_from(rebuild.as_millis()).unwrap_or(u64::MAX);
+        self.inner.rebuild_ms.store(ms, Ordering::SeqCst);
+        self.restart(downtime)
+    }
+
+    /// The server is listening again: its watch cache starts rebuilding.
+    pub(crate) fn start_cache_rebuild(&self) {
+        let ms = self.inner.rebuild_ms.swap(0, Ordering::SeqCst);
+        *self.inner.cache_ready_at.lock() =
+            (ms > 0).then(|| std::time::Instant::now() + Duration::from_millis(ms));
+    }
+
+    /// Whether the watch cache is still rebuilding after a restart.
+    pub(crate) fn cache_rebuilding(&self) -> bool {
+        let mut at = self.inner.cache_ready_at.lock();
+        match *at {
+            Some(t) if std::time::Instant::now() < t => true,
+            Some(_) => {
+                *at = None;
+                false
+            }
+            None => false,
+        }
     }
 
     /// Disarm everything (latency, errors, 410s, 403s).

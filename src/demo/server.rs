@@ -226,6 +226,7 @@ async fn serve_loop(
                 tokio::time::sleep(d).await;
                 // The new API server's watch cache starts at the current revision.
                 cluster.restart_watch_cache();
+                faults.start_cache_rebuild();
             }
             None => return,
         }
@@ -835,6 +836,11 @@ async fn handle(
             500 => StatusError::internal("injected fault"),
             c => StatusError::new(c, wv::REASON_INTERNAL_ERROR, "injected fault"),
         });
+    }
+    if faults.cache_rebuilding()
+        && !matches!(uri.path(), "/readyz" | "/livez" | "/healthz" | "/version")
+    {
+        return Err(StatusError::storage_initializing());
     }
     let q: Params = Query::try_from_uri(uri)
         .map(|Query(q)| q)
