@@ -657,7 +657,7 @@ proptest! {
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
     ) {
         let body = pb_list_body(n);
-        let (whole, end) = run_list(&mut pb_list_decoder(), &[body.clone()]);
+        let (whole, end) = run_list(&mut pb_list_decoder(), std::slice::from_ref(&body));
         let (cut, end2) = run_list(&mut pb_list_decoder(), &chunks(&body, &cuts));
         prop_assert_eq!(whole.len(), n);
         prop_assert_eq!(&whole, &cut);
@@ -758,7 +758,7 @@ proptest! {
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
     ) {
         let body = json_list_body(n);
-        let (whole, end) = run_list(&mut json_list_decoder(), &[body.clone()]);
+        let (whole, end) = run_list(&mut json_list_decoder(), std::slice::from_ref(&body));
         let (cut, end2) = run_list(&mut json_list_decoder(), &chunks(&body, &cuts));
         prop_assert_eq!(whole.len(), n);
         prop_assert_eq!(&whole, &cut);
