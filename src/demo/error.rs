@@ -160,6 +160,19 @@ impl StatusError {
         }
     }
 
+    /// 500 `StorageReadError`: an object of `kind` could not be read from storage (as
+    /// kube-apiserver reports a corrupt object's unsafe deletion inside a watch).
+    pub fn store_read_error(kind: &str) -> Self {
+        Self {
+            details: Some(json!({"kind": kind})),
+            ..Self::new(
+                500,
+                wv::REASON_STORE_READ_ERROR,
+                "failed to prepare current and previous objects: corrupt object has been deleted",
+            )
+        }
+    }
+
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(
             500,

@@ -21,6 +21,7 @@ pub struct FaultInjector {
 struct Inner {
     gone_next_watch: AtomicBool,
     gone_next_list: AtomicBool,
+    store_read_error_next_watch: AtomicBool,
     /// (HTTP code, remaining count) for the next requests.
     errors: Mutex<Option<(u16, u32)>>,
     latency_ms: AtomicU64,
@@ -55,6 +56,7 @@ impl FaultInjector {
             inner: Arc::new(Inner {
                 gone_next_watch: AtomicBool::new(false),
                 gone_next_list: AtomicBool::new(false),
+                store_read_error_next_watch: AtomicBool::new(false),
                 errors: Mutex::new(None),
                 latency_ms: AtomicU64::new(0),
                 forbidden: Mutex::new(BTreeSet::new()),
@@ -159,6 +161,9 @@ impl FaultInjector {
     pub fn clear(&self) {
         self.inner.gone_next_watch.store(false, Ordering::SeqCst);
         self.inner.gone_next_list.store(false, Ordering::SeqCst);
+        self.inner
+            .store_read_error_next_watch
+            .store(false, Ordering::SeqCst);
         *self.inner.errors.lock() = None;
         self.inner.latency_ms.store(0, Ordering::SeqCst);
         self.inner.forbidden.lock().clear();
@@ -218,6 +223,21 @@ impl FaultInjector {
         let (code, n) = (*e)?;
         *e = (n > 1).then_some((code, n - 1));
         Some(code)
+    }
+
+    /// The next watch opens, then sends a 500 `StorageReadError` ERROR event (what
+    /// kube-apiserver sends when it cannot read an object from storage, e.g. a corrupt object's
+    /// unsafe deletion) and ends.
+    pub fn store_read_error_next_watch(&self) {
+        self.inner
+            .store_read_error_next_watch
+            .store(true, Ordering::SeqCst);
+    }
+
+    pub(crate) fn take_store_read_error_watch(&self) -> bool {
+        self.inner
+            .store_read_error_next_watch
+            .swap(false, Ordering::SeqCst)
     }
 
     pub(crate) fn take_gone_watch(&self) -> bool {

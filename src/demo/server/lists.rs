@@ -399,6 +399,13 @@ pub(super) fn watch_handler(
             out,
         ));
     }
+    if app.faults.take_store_read_error_watch() {
+        let e = StatusError::store_read_error(info.kind);
+        return Ok(watch_body_for(
+            futures::stream::once(async move { error_event_for(&e, out) }),
+            out,
+        ));
+    }
     let start = match app.cluster.watch(t.idx, t.ns.as_deref(), from, initial) {
         Ok(s) => s,
         Err(e) if e.code == 410 => {
