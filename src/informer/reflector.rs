@@ -1231,6 +1231,9 @@ impl<K: Object> Reflector<K> {
             ));
             tracing::warn!(kind = %self.config.kind, error = %err, "unexpected watch close");
             self.record_error(&err);
+            // The server (or a proxy) answered, then closed: not an outage the probe could see
+            // end, so the backoff grows as usual.
+            self.outage = None;
             return self.backoff_then_list("very short watch");
         }
         tracing::debug!(kind = %self.config.kind, ?lasted, received, "watch closed; watching again");

@@ -128,3 +128,23 @@ async fn too_many_requests_is_not_an_outage_and_is_waited_out() {
     assert!(fake.probe_call_times().is_empty());
     run.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn very_short_watches_are_not_an_outage_and_their_backoff_grows() {
+    // A proxy that accepts each watch and closes it at once: the server answers probes, yet
+    // nothing is recovered by retrying sooner.
+    let fake = FakeListerWatcher::<ConfigMap>::shared();
+    fake.set_probe(true);
+    for rv in 1..=4 {
+        fake.push_list_page(vec![cm("a", "1")], &rv.to_string(), None);
+        fake.push_watch(WatchScript::new().then_close());
+    }
+    fake.push_list_page(vec![cm("a", "1")], "5", None);
+    fake.push_watch(WatchScript::new().then_hang());
+    let run = start(&fake, config());
+    fake.wait_for_list_calls(5).await;
+    let times = fake.list_call_times();
+    let gaps: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    assert_eq!(gaps, [800, 1_600, 3_200, 6_400].map(Duration::from_millis));
+    assert_eq!(run.stop().await.recoveries, 0);
+}
