@@ -24,9 +24,9 @@
 //! longer run overrides it for every property:
 //! `PROPTEST_CASES=10000 cargo test --test decoder_props`. Run so when the decoder properties
 //! were added, in a debug build on 2 shared cores: 10,000 cases per property (112 s) and
-//! 50,000 (32 min at `nice 19`), no failure. The two defects found while writing them (a protobuf list item's length near 2⁶⁴
-//! overflowing, a SPDY header block inflating without limit) are fixed and pinned by the `a_*`
-//! tests below.
+//! 50,000 (32 min at `nice 19`), no failure. The two defects found while writing them (a
+//! protobuf list item's length near 2⁶⁴ overflowing, a SPDY header block inflating without
+//! limit) are fixed and pinned by the `a_*` tests below.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
