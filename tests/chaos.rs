@@ -882,7 +882,8 @@ fn pod_object(name: &str, labels: serde_json::Value) -> serde_json::Value {
 
 /// The sequence that froze the dashboard on a real kube-apiserver: informers synced, the API
 /// server restarts (its new watch cache starts at the current revision, past the informers' RV),
-/// pods are deleted and relabelled meanwhile. The watch from the old RV gets 410; a relist at that
+/// pods are deleted and relabelled meanwhile; once back, it answers 429 `storage is
+/// (re)initializing` while its watch cache rebuilds. The watch from the old RV gets 410; a relist at that
 /// RV must not be an exact read of the old state (it would be watched from, refused again, and
 /// relisted again, forever). Both list modes must converge within one backoff after the server
 /// is back.
@@ -953,9 +954,14 @@ async fn informers_converge_after_an_apiserver_restart_with_a_new_watch_cache() 
     }
     let synced_rv = cluster.resource_version();
 
-    // Restart; while the server is down, delete 20 pods and relabel 20.
+    // Restart; while the server is down, delete 20 pods and relabel 20. Once back, its watch
+    // cache rebuilds for a second, answering 429 `storage is (re)initializing`.
     let downtime = Duration::from_millis(800);
-    assert!(handle.faults().restart(downtime));
+    assert!(
+        handle
+            .faults()
+            .restart_with_cache_rebuild(downtime, Duration::from_secs(1))
+    );
     tokio::time::sleep(Duration::from_millis(200)).await;
     for i in 0..20 {
         cluster

@@ -217,3 +217,89 @@ async fn prefetched_next_page_is_used_only_for_the_request_it_answers() {
     let again = lw.list(&bigger).await.expect("again");
     assert_eq!(names(&again.items), expected[..20].to_vec());
 }
+
+/// The recovery probe over real HTTP: `GET /readyz` answers while the demo server serves, fails
+/// with a connection error while it restarts, and answers again once it is back.
+#[tokio::test]
+async fn the_recovery_probe_follows_the_demo_server_through_a_restart() {
+    use kinformer::informer::Error;
+    use kinformer::informer::list_watch::ListerWatcher;
+    let handle = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo server");
+    let url = handle.base_url().parse().expect("url");
+    let client = client_for_informers(kube::Config::new(url)).expect("client");
+    let lw = KubeListerWatcher::<ConfigMap>::typed(client, Some("default"));
+    let probe = || async { lw.probe().expect("KubeListerWatcher probes").await };
+    assert_eq!(probe().await, Ok(()));
+    assert!(handle.faults().restart(Duration::from_secs(2)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let down = probe().await;
+    assert!(matches!(down, Err(Error::Connect(_))), "{down:?}");
+    let guard = tokio::time::Instant::now() + HANG_GUARD;
+    while probe().await.is_err() {
+        assert!(
+            tokio::time::Instant::now() < guard,
+            "the probe never answered again"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    handle.shutdown().await;
+}
+
+/// A 500 `StorageReadError` ERROR event inside a watch, as the demo server writes it in JSON
+/// and in protobuf, reaches the reflector as a store read error and makes it relist.
+#[tokio::test]
+async fn a_storage_read_error_event_over_http_relists_in_both_encodings() {
+    use kinformer::informer::pb::client::WireFormat;
+    use kube::api::DynamicObject;
+    use kube::core::ApiResource;
+    for wire in [WireFormat::Json, WireFormat::Protobuf] {
+        let demo = DemoServer::start(DemoOptions::default())
+            .await
+            .expect("demo server");
+        let url = demo.base_url().parse().expect("url");
+        let client = client_for_informers(kube::Config::new(url)).expect("client");
+        let lw = Arc::new(
+            KubeListerWatcher::dynamic(client, &ApiResource::erase::<ConfigMap>(&()), None)
+                .with_wire(wire),
+        );
+        let fifo = Arc::new(DeltaFifo::<DynamicObject>::new(DeltaFifoOptions::default()));
+        let reflector = Reflector::new(
+            lw,
+            fifo,
+            ReflectorConfig {
+                kind: "v1/ConfigMap".into(),
+                use_streaming_list: false,
+                // The watch dropped below is a normal close, however young.
+                very_short_watch: Duration::ZERO,
+                ..ReflectorConfig::default()
+            },
+        );
+        let mut status = reflector.status();
+        let cancel = CancellationToken::new();
+        let task = tokio::spawn(reflector.run(cancel.clone()));
+        tokio::time::timeout(
+            HANG_GUARD,
+            status.wait_for(|s| s.lists == 1 && s.state == ReflectorState::Watching),
+        )
+        .await
+        .expect("synced in time")
+        .expect("status channel open");
+        demo.faults().store_read_error_next_watch();
+        demo.faults().drop_watches();
+        let relisted = tokio::time::timeout(HANG_GUARD, status.wait_for(|s| s.relists == 1))
+            .await
+            .expect("relisted in time")
+            .expect("status channel open")
+            .clone();
+        assert!(
+            matches!(&relisted.last_error, Some(e) if e.is_store_read_error()),
+            "{wire:?}: {:?}",
+            relisted.last_error
+        );
+        cancel.cancel();
+        task.await.expect("reflector task");
+        demo.shutdown().await;
+    }
+}

@@ -11,6 +11,7 @@
 //! - a past state (continue tokens, `resourceVersionMatch=Exact`) is rebuilt from the current state
 //!   and the history's `prev` objects; it is refused with 410 Expired once compacted away.
 
+use crate::informer::wire_values as wv;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
@@ -601,7 +602,7 @@ impl DemoCluster {
         let unknown = |id: &ResourceId| {
             StatusError::new(
                 404,
-                "NotFound",
+                wv::REASON_NOT_FOUND,
                 format!(
                     "the server could not find the requested resource {}",
                     id.plural
@@ -1105,7 +1106,7 @@ impl DemoCluster {
                     );
                 }
                 match self.update(idx, ns, name, v, mode) {
-                    Err(e) if e.reason == "Conflict" && pinned.is_empty() => continue,
+                    Err(e) if e.reason == wv::REASON_CONFLICT && pinned.is_empty() => continue,
                     r => return r,
                 }
             }

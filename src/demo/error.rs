@@ -1,6 +1,7 @@
 //! The demo server's errors: [`DemoError`] for starting/stopping it, [`StatusError`] for API
 //! answers (serialized as a `v1 Status`, exactly as kube-apiserver reports failures).
 
+use crate::informer::wire_values as wv;
 use serde_json::{Value, json};
 
 /// Failures of the demo server itself (not of an API request).
@@ -73,7 +74,7 @@ impl StatusError {
             details: Some(t.details()),
             ..Self::new(
                 404,
-                "NotFound",
+                wv::REASON_NOT_FOUND,
                 format!("{} \"{}\" not found", t.qualified(), t.name),
             )
         }
@@ -84,7 +85,7 @@ impl StatusError {
             details: Some(t.details()),
             ..Self::new(
                 409,
-                "AlreadyExists",
+                wv::REASON_ALREADY_EXISTS,
                 format!("{} \"{}\" already exists", t.qualified(), t.name),
             )
         }
@@ -95,7 +96,7 @@ impl StatusError {
             details: Some(t.details()),
             ..Self::new(
                 409,
-                "Conflict",
+                wv::REASON_CONFLICT,
                 format!(
                     "Operation cannot be fulfilled on {} \"{}\": the object has been modified; please apply your changes to the latest version and try again",
                     t.qualified(),
@@ -107,7 +108,7 @@ impl StatusError {
 
     /// 410 Gone with reason `Expired` (a too-old resourceVersion or continue token).
     pub fn expired(message: impl Into<String>) -> Self {
-        Self::new(410, "Expired", message)
+        Self::new(410, wv::REASON_EXPIRED, message)
     }
 
     pub fn forbidden(verb: &str, group: &str, plural: &str, namespace: Option<&str>) -> Self {
@@ -128,7 +129,7 @@ impl StatusError {
             details: Some(d),
             ..Self::new(
                 403,
-                "Forbidden",
+                wv::REASON_FORBIDDEN,
                 format!(
                     "{qualified} is forbidden: User \"system:anonymous\" cannot {verb} resource \"{plural}\" in API group \"{group}\"{scope}"
                 ),
@@ -141,8 +142,33 @@ impl StatusError {
             details: Some(json!({"retryAfterSeconds": retry_after})),
             ..Self::new(
                 429,
-                "TooManyRequests",
+                wv::REASON_TOO_MANY_REQUESTS,
                 "The server has received too many requests and has asked us to try again later",
+            )
+        }
+    }
+
+    /// What kube-apiserver's watch cache answers while it (re)builds after a restart.
+    pub fn storage_initializing() -> Self {
+        Self {
+            details: Some(json!({"retryAfterSeconds": 1})),
+            ..Self::new(
+                429,
+                wv::REASON_TOO_MANY_REQUESTS,
+                wv::STORAGE_INITIALIZING_MESSAGE,
+            )
+        }
+    }
+
+    /// 500 `StorageReadError`: an object of `kind` could not be read from storage (as
+    /// kube-apiserver reports a corrupt object's unsafe deletion inside a watch).
+    pub fn store_read_error(kind: &str) -> Self {
+        Self {
+            details: Some(json!({"kind": kind})),
+            ..Self::new(
+                500,
+                wv::REASON_STORE_READ_ERROR,
+                "failed to prepare current and previous objects: corrupt object has been deleted",
             )
         }
     }
@@ -150,19 +176,19 @@ impl StatusError {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(
             500,
-            "InternalError",
+            wv::REASON_INTERNAL_ERROR,
             format!("Internal error occurred: {}", message.into()),
         )
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(400, "BadRequest", message)
+        Self::new(400, wv::REASON_BAD_REQUEST, message)
     }
 
     /// 422 with one cause.
     pub fn invalid(t: &Target<'_>, kind: &str, field: &str, message: &str) -> Self {
         let mut d = json!({"name": t.name, "kind": kind, "causes": [{
-            "reason": "FieldValueInvalid", "message": message, "field": field}]});
+            "reason": wv::CAUSE_FIELD_VALUE_INVALID, "message": message, "field": field}]});
         if !t.group.is_empty() {
             d["group"] = json!(t.group);
         }
@@ -170,20 +196,20 @@ impl StatusError {
             details: Some(d),
             ..Self::new(
                 422,
-                "Invalid",
+                wv::REASON_INVALID,
                 format!("{kind} \"{}\" is invalid: {field}: {message}", t.name),
             )
         }
     }
 
     pub fn method_not_allowed(message: impl Into<String>) -> Self {
-        Self::new(405, "MethodNotAllowed", message)
+        Self::new(405, wv::REASON_METHOD_NOT_ALLOWED, message)
     }
 
     pub fn unsupported_media_type(content_type: &str) -> Self {
         Self::new(
             415,
-            "UnsupportedMediaType",
+            wv::REASON_UNSUPPORTED_MEDIA_TYPE,
             format!(
                 "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {content_type:?}"
             ),
@@ -196,7 +222,7 @@ impl StatusError {
             details: Some(json!({})),
             ..Self::new(
                 404,
-                "NotFound",
+                wv::REASON_NOT_FOUND,
                 "the server could not find the requested resource",
             )
         }
@@ -205,11 +231,13 @@ impl StatusError {
     /// `Too large resource version` (504 Timeout with a ResourceVersionTooLarge cause).
     pub fn too_large_resource_version(requested: u64, current: u64) -> Self {
         Self {
-            details: Some(json!({"causes": [{"reason": "ResourceVersionTooLarge",
-                "message": "Too large resource version"}], "retryAfterSeconds": 1})),
+            details: Some(
+                json!({"causes": [{"reason": wv::CAUSE_RESOURCE_VERSION_TOO_LARGE,
+                "message": wv::TOO_LARGE_RV_MESSAGE}], "retryAfterSeconds": 1}),
+            ),
             ..Self::new(
                 504,
-                "Timeout",
+                wv::REASON_TIMEOUT,
                 format!("Too large resource version: {requested}, current: {current}"),
             )
         }
@@ -221,7 +249,7 @@ impl StatusError {
             "kind": "Status",
             "apiVersion": "v1",
             "metadata": {},
-            "status": "Failure",
+            "status": wv::STATUS_FAILURE,
             "message": self.message,
             "reason": self.reason,
             "code": self.code,

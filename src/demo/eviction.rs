@@ -21,6 +21,7 @@
 //! `disruptionsAllowed` is always current when it matters. `expectedPods` is the number of selected
 //! pods (the real controller asks the pods' controller for its scale).
 
+use crate::informer::wire_values as wv;
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
@@ -198,7 +199,7 @@ pub fn refresh_budgets(cluster: &DemoCluster, ns: &str) -> Result<usize, StatusE
 
 /// The `Status` a successful eviction answers with (201 Created).
 pub fn success_status() -> Value {
-    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
+    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": wv::STATUS_SUCCESS, "code": 201})
 }
 
 fn budget_refusal(pdb_name: &str, st: &BudgetStatus) -> StatusError {
@@ -212,7 +213,7 @@ fn budget_refusal(pdb_name: &str, st: &BudgetStatus) -> StatusError {
         }]})),
         ..StatusError::new(
             429,
-            "TooManyRequests",
+            wv::REASON_TOO_MANY_REQUESTS,
             "Cannot evict pod as it would violate the pod's disruption budget.",
         )
     }

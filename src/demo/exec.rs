@@ -14,6 +14,7 @@
 //! report a clear error (port-forward does speak it: [`super::spdy`]); the
 //! demo's fault injection (403s, latency) does not apply to streams.
 
+use crate::informer::wire_values as wv;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -375,17 +376,17 @@ fn resolve_env_from(
 /// The exit Status sent on the error channel, as the kubelet reports it.
 pub fn exit_status(command: &[String], code: i32) -> Value {
     if code == 0 {
-        return json!({"metadata": {}, "status": "Success"});
+        return json!({"metadata": {}, "status": wv::STATUS_SUCCESS});
     }
     json!({
         "metadata": {},
-        "status": "Failure",
+        "status": wv::STATUS_FAILURE,
         "message": format!(
             "command terminated with non-zero exit code: error executing command [{}], exit code {code}",
             command.join(" ")
         ),
-        "reason": "NonZeroExitCode",
-        "details": {"causes": [{"reason": "ExitCode", "message": code.to_string()}]},
+        "reason": wv::REASON_NON_ZERO_EXIT_CODE,
+        "details": {"causes": [{"reason": wv::CAUSE_EXIT_CODE, "message": code.to_string()}]},
     })
 }
 

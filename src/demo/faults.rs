@@ -21,6 +21,7 @@ pub struct FaultInjector {
 struct Inner {
     gone_next_watch: AtomicBool,
     gone_next_list: AtomicBool,
+    store_read_error_next_watch: AtomicBool,
     /// (HTTP code, remaining count) for the next requests.
     errors: Mutex<Option<(u16, u32)>>,
     latency_ms: AtomicU64,
@@ -30,6 +31,10 @@ struct Inner {
     drop_watches: watch::Sender<u64>,
     /// Asks the server task to stop listening for a while and restart on the same port.
     restart: Mutex<Option<mpsc::UnboundedSender<Duration>>>,
+    /// How long the watch cache of the next restart takes to rebuild (ms).
+    rebuild_ms: AtomicU64,
+    /// Until then, lists and watches answer 429 `storage is (re)initializing`.
+    cache_ready_at: Mutex<Option<std::time::Instant>>,
     requests: AtomicU32,
     /// Bytes per second JSON list and watch bodies are sent at (0: as fast as loopback takes
     /// them).
@@ -51,11 +56,14 @@ impl FaultInjector {
             inner: Arc::new(Inner {
                 gone_next_watch: AtomicBool::new(false),
                 gone_next_list: AtomicBool::new(false),
+                store_read_error_next_watch: AtomicBool::new(false),
                 errors: Mutex::new(None),
                 latency_ms: AtomicU64::new(0),
                 forbidden: Mutex::new(BTreeSet::new()),
                 drop_watches,
                 restart: Mutex::new(None),
+                rebuild_ms: AtomicU64::new(0),
+                cache_ready_at: Mutex::new(None),
                 requests: AtomicU32::new(0),
                 send_rate: AtomicU64::new(0),
                 send_rate_pb: AtomicU64::new(0),
@@ -120,10 +128,42 @@ impl FaultInjector {
             .is_some_and(|tx| tx.send(downtime).is_ok())
     }
 
+    /// [`Self::restart`], after which the new server's watch cache takes `rebuild` to build:
+    /// meanwhile lists and watches answer 429 `storage is (re)initializing` (retry after 1 s),
+    /// as kube-apiserver's do.
+    pub fn restart_with_cache_rebuild(&self, downtime: Duration, rebuild: Duration) -> bool {
+        let ms = u64::try_from(rebuild.as_millis()).unwrap_or(u64::MAX);
+        self.inner.rebuild_ms.store(ms, Ordering::SeqCst);
+        self.restart(downtime)
+    }
+
+    /// The server is listening again: its watch cache starts rebuilding.
+    pub(crate) fn start_cache_rebuild(&self) {
+        let ms = self.inner.rebuild_ms.swap(0, Ordering::SeqCst);
+        *self.inner.cache_ready_at.lock() =
+            (ms > 0).then(|| std::time::Instant::now() + Duration::from_millis(ms));
+    }
+
+    /// Whether the watch cache is still rebuilding after a restart.
+    pub(crate) fn cache_rebuilding(&self) -> bool {
+        let mut at = self.inner.cache_ready_at.lock();
+        match *at {
+            Some(t) if std::time::Instant::now() < t => true,
+            Some(_) => {
+                *at = None;
+                false
+            }
+            None => false,
+        }
+    }
+
     /// Disarm everything (latency, errors, 410s, 403s).
     pub fn clear(&self) {
         self.inner.gone_next_watch.store(false, Ordering::SeqCst);
         self.inner.gone_next_list.store(false, Ordering::SeqCst);
+        self.inner
+            .store_read_error_next_watch
+            .store(false, Ordering::SeqCst);
         *self.inner.errors.lock() = None;
         self.inner.latency_ms.store(0, Ordering::SeqCst);
         self.inner.forbidden.lock().clear();
@@ -183,6 +223,21 @@ impl FaultInjector {
         let (code, n) = (*e)?;
         *e = (n > 1).then_some((code, n - 1));
         Some(code)
+    }
+
+    /// The next watch opens, then sends a 500 `StorageReadError` ERROR event (what
+    /// kube-apiserver sends when it cannot read an object from storage, e.g. a corrupt object's
+    /// unsafe deletion) and ends.
+    pub fn store_read_error_next_watch(&self) {
+        self.inner
+            .store_read_error_next_watch
+            .store(true, Ordering::SeqCst);
+    }
+
+    pub(crate) fn take_store_read_error_watch(&self) -> bool {
+        self.inner
+            .store_read_error_next_watch
+            .swap(false, Ordering::SeqCst)
     }
 
     pub(crate) fn take_gone_watch(&self) -> bool {

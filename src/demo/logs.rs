@@ -20,6 +20,7 @@
 //! - a follow stream ends when the pod is deleted, the container instance stops, or watches are
 //!   dropped by fault injection (as when an apiserver restarts), after writing what was due.
 
+use crate::informer::wire_values as wv;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -96,7 +97,7 @@ impl LogOptions {
         let invalid = |field: &str, v: i64, msg: &str| {
             StatusError::new(
                 422,
-                "Invalid",
+                wv::REASON_INVALID,
                 format!("PodLogOptions \"\" is invalid: {field}: Invalid value: {v}: {msg}"),
             )
         };
@@ -138,7 +139,7 @@ impl LogOptions {
         if since.is_some() && since_time.is_some() {
             return Err(StatusError::new(
                 422,
-                "Invalid",
+                wv::REASON_INVALID,
                 "PodLogOptions \"\" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified",
             ));
         }

@@ -25,6 +25,7 @@
 //!   change during its life) and the cache forgets pods that are gone on the next list;
 //! - usage never exceeds a container's memory limit (above it the container is killed).
 
+use crate::informer::wire_values as wv;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -431,7 +432,7 @@ impl DemoMetrics {
         if mode == MetricsMode::Unavailable && !rest.is_empty() {
             return Err(StatusError::new(
                 503,
-                "ServiceUnavailable",
+                wv::REASON_SERVICE_UNAVAILABLE,
                 "the server is currently unable to handle the request",
             ));
         }

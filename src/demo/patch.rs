@@ -5,6 +5,7 @@
 //! `$patch: delete` removing its match; other lists are replaced, as strategic merge does for
 //! lists without a merge key. `$setElementOrder` and the other `$` directives are ignored.
 
+use crate::informer::wire_values as wv;
 use serde_json::Value;
 
 use super::error::StatusError;
@@ -203,7 +204,7 @@ fn split_pointer(path: &str) -> Result<Vec<String>, StatusError> {
 fn bad(msg: String) -> StatusError {
     // kube-apiserver reports JSON patch application failures as 422 Invalid-ish; a malformed
     // operation is a 400. Both are 4xx; we use 422 for "cannot apply" like the apiserver.
-    StatusError::new(422, "Invalid", msg)
+    StatusError::new(422, wv::REASON_INVALID, msg)
 }
 
 fn parent_mut<'a>(root: &'a mut Value, tokens: &[String]) -> Result<&'a mut Value, StatusError> {

@@ -5,6 +5,7 @@
 //! a table in [`crate::informer::pb::schema`] (`kubectl create
 //! deployment|job|cronjob|service|ingress|pdb|role|rolebinding|priorityclass`) through its decoder. Anything else is a 415 asking for JSON; malformed bytes are a 400.
 
+use crate::informer::wire_values as wv;
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
@@ -273,7 +274,7 @@ pub fn decode(body: &[u8]) -> Result<Value, StatusError> {
             Some(msg) => decode_with_table(msg, &api_version, &kind, raw),
             None => Err(StatusError::new(
                 415,
-                "UnsupportedMediaType",
+                wv::REASON_UNSUPPORTED_MEDIA_TYPE,
                 format!(
                     "the demo server has no protobuf form of {kind:?} ({api_version}); send application/json (e.g. kubectl create -f)"
                 ),

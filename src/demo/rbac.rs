@@ -11,6 +11,7 @@
 //! scope` (or `in the namespace "ns"`, with `pods "name"` for a named object), and
 //! `SelfSubjectAccessReview` / `SelfSubjectRulesReview` answer from the same rules.
 
+use crate::informer::wire_values as wv;
 use serde_json::{Value, json};
 
 use super::error::StatusError;
@@ -260,7 +261,7 @@ fn invalid_review(field: &str, message: &str) -> StatusError {
         ),
         ..StatusError::new(
             422,
-            "Invalid",
+            wv::REASON_INVALID,
             format!(
                 "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: {field}: {message}"
             ),
@@ -302,7 +303,7 @@ pub fn forbidden(user: &str, a: &Attributes<'_>) -> StatusError {
     }
     StatusError {
         details: Some(details),
-        ..StatusError::new(403, "Forbidden", message)
+        ..StatusError::new(403, wv::REASON_FORBIDDEN, message)
     }
 }
 
@@ -312,7 +313,7 @@ pub fn forbidden_path(user: &str, verb: &str, path: &str) -> StatusError {
         details: Some(json!({})),
         ..StatusError::new(
             403,
-            "Forbidden",
+            wv::REASON_FORBIDDEN,
             format!("forbidden: User \"{user}\" cannot {verb} path \"{path}\""),
         )
     }

@@ -8,6 +8,7 @@
 //!   entering a selector arrive as ADDED, leaving as DELETED; a too-old rv is a 410 ERROR event;
 //! - bookmarks carry the rv of the last event this watch has seen (from any kind), never more.
 
+use crate::informer::wire_values as wv;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -225,6 +226,7 @@ async fn serve_loop(
                 tokio::time::sleep(d).await;
                 // The new API server's watch cache starts at the current revision.
                 cluster.restart_watch_cache();
+                faults.start_cache_rebuild();
             }
             None => return,
         }
@@ -832,8 +834,13 @@ async fn handle(
         return Err(match code {
             429 => StatusError::too_many_requests(1),
             500 => StatusError::internal("injected fault"),
-            c => StatusError::new(c, "InternalError", "injected fault"),
+            c => StatusError::new(c, wv::REASON_INTERNAL_ERROR, "injected fault"),
         });
+    }
+    if faults.cache_rebuilding()
+        && !matches!(uri.path(), "/readyz" | "/livez" | "/healthz" | "/version")
+    {
+        return Err(StatusError::storage_initializing());
     }
     let q: Params = Query::try_from_uri(uri)
         .map(|Query(q)| q)

@@ -14,6 +14,7 @@
 //! the pod does not declare gets a message on the error stream. PINGs are echoed; SETTINGS and
 //! WINDOW_UPDATE are accepted (answers are far below the 64 KiB initial window).
 
+use crate::informer::wire_values as wv;
 use std::collections::HashMap;
 
 use axum::body::Body;
@@ -355,9 +356,15 @@ impl Framer {
     }
 
     fn inflate_block(&mut self, block: &[u8]) -> Result<Vec<u8>, SpdyError> {
-        let mut out = Vec::with_capacity(block.len() * 4 + 256);
+        let mut out = Vec::with_capacity(block.len().saturating_mul(4).min(MAX_HEADER_BLOCK) + 256);
         let mut pos = 0;
         loop {
+            if out.len() > MAX_HEADER_BLOCK {
+                // A few kilobytes of deflate can claim gigabytes: stop at the cap.
+                return Err(err(format!(
+                    "header block inflates past {MAX_HEADER_BLOCK} bytes"
+                )));
+            }
             if out.capacity() - out.len() < 256 {
                 out.reserve(4096);
             }
@@ -388,6 +395,10 @@ impl Framer {
         Ok(out)
     }
 }
+
+/// The largest header block accepted once inflated (Go's `http.DefaultMaxHeaderBytes`, 1 MiB):
+/// real header blocks are a few hundred bytes.
+pub const MAX_HEADER_BLOCK: usize = 1 << 20;
 
 fn words(ws: &[u32]) -> Vec<u8> {
     ws.iter().flat_map(|w| w.to_be_bytes()).collect()
@@ -741,7 +752,7 @@ pub fn upgrade_raw(mut req: Request, session: PortForwardSession) -> Response {
     if !offered.is_empty() && !offered.iter().any(|p| p == PORTFORWARD_PROTOCOL) {
         return StatusError::new(
             403,
-            "Forbidden",
+            wv::REASON_FORBIDDEN,
             format!(
                 "unable to upgrade: unable to negotiate protocol: client supports {offered:?}, server supports [\"{PORTFORWARD_PROTOCOL}\"]"
             ),

@@ -10,6 +10,7 @@
 //! a client that asked for protobuf first gets its `Status` (error answers and watch ERROR
 //! events) as a protobuf `v1 Status` in the `k8s\0` envelope, any other client JSON.
 
+use crate::informer::wire_values as wv;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
@@ -59,7 +60,7 @@ pub fn status_envelope(e: &StatusError) -> Vec<u8> {
     let empty = serde_json::Map::new();
     let raw = pb::encode_msg(status.as_object().unwrap_or(&empty), &pb::schema::STATUS)
         .or_else(|_| {
-            let slim = json!({"metadata": {}, "status": "Failure", "message": e.message,
+            let slim = json!({"metadata": {}, "status": wv::STATUS_FAILURE, "message": e.message,
                               "reason": e.reason, "code": e.code});
             pb::encode_msg(slim.as_object().unwrap_or(&empty), &pb::schema::STATUS)
         })

@@ -62,11 +62,19 @@ impl Error {
     pub fn is_expired(&self) -> bool {
         matches!(self, Error::Gone(_) | Error::TooLargeResourceVersion(_))
     }
+
+    /// A 500 `StorageReadError` (apimachinery's `StatusReasonStoreReadError`): the server could
+    /// not read an object from storage (a corrupt or undecryptable object, or the watch event of
+    /// its unsafe deletion).
+    pub fn is_store_read_error(&self) -> bool {
+        matches!(self, Error::Api { reason, .. } if reason == super::wire_values::REASON_STORE_READ_ERROR)
+    }
 }
 
-/// The message of a "too large resource version" answer, as the status message contains it and as
-/// the cause message of API servers 1.17.0–1.18.5 carries it.
-const TOO_LARGE_RV_MESSAGE: &str = "Too large resource version";
+use super::wire_values::{
+    CAUSE_RESOURCE_VERSION_TOO_LARGE, REASON_EXPIRED, REASON_FORBIDDEN, REASON_GONE,
+    REASON_TIMEOUT, REASON_TOO_MANY_REQUESTS, TOO_LARGE_RV_MESSAGE,
+};
 
 /// client-go's `isTooLargeResourceVersionError`: the server has not caught up with the RV asked
 /// for. A `ResourceVersionTooLarge` cause (`causes` are `(reason, message)` pairs) says so
@@ -80,12 +88,12 @@ pub fn is_too_large_resource_version<'a>(
 ) -> bool {
     let mut cause_message = false;
     for (cause_reason, cause_msg) in causes {
-        if cause_reason == "ResourceVersionTooLarge" {
+        if cause_reason == CAUSE_RESOURCE_VERSION_TOO_LARGE {
             return true;
         }
         cause_message |= cause_msg == TOO_LARGE_RV_MESSAGE;
     }
-    let timeout = code == 504 || reason == "Timeout";
+    let timeout = code == 504 || reason == REASON_TIMEOUT;
     timeout && (cause_message || message.contains(TOO_LARGE_RV_MESSAGE))
 }
 
@@ -111,9 +119,9 @@ pub fn classify_status_with_causes<'a>(
         return Error::TooLargeResourceVersion(message.to_string());
     }
     match (code, reason) {
-        (410, _) | (_, "Expired") | (_, "Gone") => Error::Gone(message.to_string()),
-        (403, _) | (_, "Forbidden") => Error::Forbidden(message.to_string()),
-        (429, _) | (_, "TooManyRequests") => Error::TooManyRequests(message.to_string()),
+        (410, _) | (_, REASON_EXPIRED) | (_, REASON_GONE) => Error::Gone(message.to_string()),
+        (403, _) | (_, REASON_FORBIDDEN) => Error::Forbidden(message.to_string()),
+        (429, _) | (_, REASON_TOO_MANY_REQUESTS) => Error::TooManyRequests(message.to_string()),
         _ => Error::Api {
             code,
             reason: reason.to_string(),

@@ -151,6 +151,13 @@ pub trait ListerWatcher<K: Object>: Send + Sync {
     fn wire(&self) -> &'static str {
         "json"
     }
+    /// A cheap question to the server, asked while the reflector waits out a backoff after the
+    /// server was unreachable or failing (see the reflector's recovery probe): `Ok` once it
+    /// answers as serving. `None`: this lister-watcher cannot ask, and the reflector waits the
+    /// backoff out, as client-go does.
+    fn probe(&self) -> Option<BoxFuture<'_, Result<(), Error>>> {
+        None
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -181,17 +188,17 @@ pub fn map_kube_error(err: kube::Error) -> Error {
         }
         kube::Error::BuildRequest(e) => Error::Api {
             code: 0,
-            reason: "BadRequest".to_string(),
+            reason: super::wire_values::REASON_BAD_REQUEST.to_string(),
             message: e.to_string(),
         },
         kube::Error::HttpError(e) => Error::Api {
             code: 0,
-            reason: "BadRequest".to_string(),
+            reason: super::wire_values::REASON_BAD_REQUEST.to_string(),
             message: e.to_string(),
         },
         kube::Error::Auth(e) => Error::Api {
             code: 401,
-            reason: "Unauthorized".to_string(),
+            reason: super::wire_values::REASON_UNAUTHORIZED.to_string(),
             message: e.to_string(),
         },
         // Hyper, service (timeouts, connection refused), TLS, read errors: the server is not
@@ -364,7 +371,7 @@ struct BookmarkObject {
 }
 
 /// The annotation a server puts on the bookmark that ends a streaming list's initial events.
-pub const INITIAL_EVENTS_END_ANNOTATION: &str = "k8s.io/initial-events-end";
+pub use super::wire_values::INITIAL_EVENTS_END_ANNOTATION;
 
 /// Decode one line of a watch stream. `None` for a blank line. Never fails: an undecodable line
 /// or object becomes [`WatchEvent::Malformed`].
@@ -646,7 +653,7 @@ impl<K> KubeListerWatcher<K> {
         }
         builder.body(Vec::new()).map_err(|e| Error::Api {
             code: 0,
-            reason: "BadRequest".to_string(),
+            reason: super::wire_values::REASON_BAD_REQUEST.to_string(),
             message: e.to_string(),
         })
     }
@@ -684,6 +691,27 @@ impl<K> KubeListerWatcher<K> {
 impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
     fn wire(&self) -> &'static str {
         self.current_wire()
+    }
+
+    /// `GET /readyz`: 200 once the API server serves. A 4xx other than 429 also counts as
+    /// serving (the endpoint is hidden from this identity, but something answered it); a
+    /// connection failure, a 429 or a 5xx (`/readyz` fails while the server starts) does not.
+    fn probe(&self) -> Option<BoxFuture<'_, Result<(), Error>>> {
+        Some(
+            async move {
+                let req = http::Request::get("/readyz")
+                    .body(Vec::new())
+                    .map_err(|e| Error::Connect(e.to_string()))?;
+                match self.client.request_text(req).await {
+                    Ok(_) => Ok(()),
+                    Err(kube::Error::Api(s)) if (400..500).contains(&s.code) && s.code != 429 => {
+                        Ok(())
+                    }
+                    Err(e) => Err(map_kube_error(e)),
+                }
+            }
+            .boxed(),
+        )
     }
 
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
@@ -950,6 +978,9 @@ struct FakeState<K> {
     /// When each call arrived (tokio's clock), parallel to `list_calls` / `watch_calls`.
     list_times: Vec<tokio::time::Instant>,
     watch_times: Vec<tokio::time::Instant>,
+    /// `None`: the fake cannot be probed; `Some(up)`: probes answer `Ok` when `up`.
+    probe_up: Option<bool>,
+    probe_times: Vec<tokio::time::Instant>,
 }
 
 /// A scriptable [`ListerWatcher`] for tests: queue list responses and watch scripts, then assert
@@ -978,9 +1009,21 @@ impl<K> FakeListerWatcher<K> {
                 watch_calls: Vec::new(),
                 list_times: Vec::new(),
                 watch_times: Vec::new(),
+                probe_up: None,
+                probe_times: Vec::new(),
             }),
             changed: Notify::new(),
         }
+    }
+
+    /// Answer recovery probes from now on: `Ok` when `up`, a connection error otherwise.
+    pub fn set_probe(&self, up: bool) {
+        self.state.lock().probe_up = Some(up);
+    }
+
+    /// When each probe arrived (tokio's clock).
+    pub fn probe_call_times(&self) -> Vec<tokio::time::Instant> {
+        self.state.lock().probe_times.clone()
     }
 
     /// Queue one list page.
@@ -1129,6 +1172,20 @@ impl<K: Object> ListerWatcher<K> for FakeListerWatcher<K> {
             }
         }
         .boxed()
+    }
+
+    fn probe(&self) -> Option<BoxFuture<'_, Result<(), Error>>> {
+        let mut st = self.state.lock();
+        let up = st.probe_up?;
+        st.probe_times.push(tokio::time::Instant::now());
+        Some(
+            futures::future::ready(if up {
+                Ok(())
+            } else {
+                Err(Error::Connect("connection refused".into()))
+            })
+            .boxed(),
+        )
     }
 }
 

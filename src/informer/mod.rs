@@ -20,6 +20,7 @@ pub mod reflector;
 pub mod shared_informer;
 pub mod store;
 pub mod thread_safe_store;
+pub mod wire_values;
 pub mod workqueue;
 
 pub use error::Error;

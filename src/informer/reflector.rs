@@ -67,7 +67,7 @@
 //! - **5xx in an ERROR event inside an open watch** (etcd "no leader" as a 500) re-watches from the
 //!   last synced RV after the backoff; client-go relists unless `MaxInternalErrorRetryDuration`
 //!   is set (kube-apiserver's own watch cache sets it to 30 s for this case). The exception is a
-//!   500 `StoreReadError` (a corrupt object, or its unsafe deletion), which relists as in
+//!   500 `StorageReadError` (a corrupt object, or its unsafe deletion), which relists as in
 //!   client-go: re-watching would meet the same undecodable event again. 429 in an ERROR
 //!   event re-watches after the backoff as in client-go; 410 and "too large resource version"
 //!   relist; any other code (403, 404, 401...) relists after the backoff as in client-go.
@@ -79,6 +79,21 @@
 //! - **`page_size` is the pager's default page size** (500, as client-go's pager): a relist at a
 //!   specific RV is unpaged unless the server paged the first list. client-go's
 //!   `WatchListPageSize` override, which pages (an exact etcd read) even there, is not offered.
+//! - **A recovery probe shortens backoffs after an outage.** While the reflector waits out a
+//!   backoff because the server was unreachable or answered 5xx, it asks
+//!   [`ListerWatcher::probe`] (`GET /readyz`) every [`ReflectorConfig::recovery_probe`] (1 s) and
+//!   retries at once when the server answers after having been seen down (the failed request
+//!   itself if it was unreachable, else a failed probe). client-go waits the full backoff: after
+//!   an 8 s API server restart its delay has grown to 6.4–12.8 s (up to twice that with
+//!   jitter), so a dashboard would say "backing off" for up to 20 s after the server is back;
+//!   with the probe it converges within a probe interval. The cost is one small request per
+//!   interval per informer during the outage, and, against a server that answers `/readyz` but
+//!   refuses connections for lists, at most one retry per interval. A 429 `storage is
+//!   (re)initializing` (a restarted server's watch cache rebuilding; it asks for a retry after
+//!   1 s) counts as an outage too; any other 429, and 403, do not: the server is up and asked us
+//!   to wait, so the backoff is waited out. A backoff cut short by a probe also starts the
+//!   backoff over from its initial delay: what follows an outage (the 410 of a rebuilt watch
+//!   cache) should not wait a delay grown while the server was down.
 //! - **kube's client-side retry** of 429/503/504 is turned off by
 //!   [`client_for_informers`](super::list_watch::client_for_informers), so those answers reach the
 //!   reflector at once (a "Too large resource version" 504 must trigger the consistent relist).
@@ -136,6 +151,7 @@ use tokio_util::sync::CancellationToken;
 use super::delta_fifo::DeltaType;
 use super::list_watch::{ListOptions, ListerWatcher, WatchEvent, WatchOptions, WatchStream};
 use super::store::{ReflectorStore, meta_namespace_key, resource_version};
+use super::wire_values::STORAGE_INITIALIZING_MESSAGE;
 use super::{Error, Object};
 
 /// Exponential backoff of the reflector (client-go's `NewExponentialBackoffManager(800ms, 30s,
@@ -187,6 +203,11 @@ impl Backoff {
         }
     }
 
+    /// Start over from the initial delay.
+    fn reset(&mut self) {
+        self.next = self.config.initial;
+    }
+
     /// The delay to wait now (client-go's `exponentialBackoffManagerImpl.getNextBackoff`).
     fn next_delay(&mut self, now: Instant) -> Duration {
         if let Some(last) = self.last_start
@@ -235,6 +256,10 @@ pub struct ReflectorConfig {
     pub forbidden_retry: Duration,
     /// A watch that ends sooner than this having received nothing is an error. Default 1 s.
     pub very_short_watch: Duration,
+    /// While waiting out a backoff because the server was unreachable or answered 5xx, ask it
+    /// this often whether it is back ([`ListerWatcher::probe`]) and retry at once when it is.
+    /// Default 1 s; `None` waits every backoff out, as client-go does.
+    pub recovery_probe: Option<Duration>,
 }
 
 impl Default for ReflectorConfig {
@@ -251,6 +276,7 @@ impl Default for ReflectorConfig {
             backoff: BackoffConfig::default(),
             forbidden_retry: Duration::from_secs(300),
             very_short_watch: Duration::from_secs(1),
+            recovery_probe: Some(Duration::from_secs(1)),
         }
     }
 }
@@ -269,6 +295,7 @@ impl std::fmt::Debug for ReflectorConfig {
             .field("backoff", &self.backoff)
             .field("forbidden_retry", &self.forbidden_retry)
             .field("very_short_watch", &self.very_short_watch)
+            .field("recovery_probe", &self.recovery_probe)
             .finish()
     }
 }
@@ -327,6 +354,10 @@ pub struct ReflectorStatus {
     pub events: u64,
     /// Objects skipped because they could not be decoded (lists and watches).
     pub malformed: u64,
+    /// Recovery probes sent while backing off (see [`ReflectorConfig::recovery_probe`]).
+    pub probes: u64,
+    /// Backoffs cut short because a probe found the server back.
+    pub recoveries: u64,
     pub last_error: Option<Error>,
     pub last_error_at: Option<SystemTime>,
 }
@@ -342,6 +373,8 @@ impl Default for ReflectorStatus {
             watches: 0,
             events: 0,
             malformed: 0,
+            probes: 0,
+            recoveries: 0,
             last_error: None,
             last_error_at: None,
         }
@@ -364,8 +397,42 @@ enum State<K> {
         /// Items received on this watch (events, bookmarks, malformed).
         received: u64,
     },
-    /// Wait until `until`, then go to `then`.
-    Backoff { until: Instant, then: Box<State<K>> },
+    /// Wait until `until`, then go to `then`; with an `outage`, probe the server meanwhile and
+    /// go to `then` as soon as it is back.
+    Backoff {
+        until: Instant,
+        then: Box<State<K>>,
+        outage: Option<Outage>,
+    },
+}
+
+/// Why the request before a backoff failed, when the recovery probe applies to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outage {
+    /// The server could not be reached (connection refused or reset, a timeout): any answer to
+    /// a probe means it is back.
+    Unreachable,
+    /// The server answered 5xx: it is back once a probe, having failed, succeeds (a probe that
+    /// succeeds at once says the server is up and this request failed anyway: wait the backoff
+    /// out).
+    ServerError,
+    /// 429 `storage is (re)initializing`: the server is back, its watch cache is rebuilding,
+    /// and it asked for a retry after one second. Retry when a probe answers, as for
+    /// [`Outage::Unreachable`], rather than after a backoff grown while the server was down.
+    Initializing,
+}
+
+impl Outage {
+    fn of(err: &Error) -> Option<Self> {
+        match err {
+            Error::Connect(_) => Some(Outage::Unreachable),
+            Error::Api { code, .. } if *code >= 500 => Some(Outage::ServerError),
+            Error::TooManyRequests(msg) if msg == STORAGE_INITIALIZING_MESSAGE => {
+                Some(Outage::Initializing)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Lists and watches one kind in one scope into a [`ReflectorStore`].
@@ -395,6 +462,8 @@ pub struct Reflector<K: Object> {
     backoff: Backoff,
     /// The error just recorded was a 403: the next wait is [`ReflectorConfig::forbidden_retry`].
     just_forbidden: bool,
+    /// The error just recorded says the server is down or failing: the next backoff probes it.
+    outage: Option<Outage>,
     /// When the next resync is due (only while watching).
     next_resync: Option<Instant>,
 }
@@ -419,6 +488,7 @@ impl<K: Object> Reflector<K> {
             store,
             backoff: Backoff::new(config.backoff.clone()),
             just_forbidden: false,
+            outage: None,
             config,
             status,
             last_sync_rv: String::new(),
@@ -512,6 +582,7 @@ impl<K: Object> Reflector<K> {
 
     fn record_error(&mut self, err: &Error) {
         self.just_forbidden = matches!(err, Error::Forbidden(_));
+        self.outage = Outage::of(err);
         self.status.send_modify(|s| {
             s.last_error = Some(err.clone());
             s.last_error_at = Some(SystemTime::now());
@@ -566,6 +637,51 @@ impl<K: Object> Reflector<K> {
         State::Backoff {
             until: now + delay,
             then: Box::new(then),
+            outage: self.outage.take(),
+        }
+    }
+
+    /// Wait until `until`, probing the server every `every` (client-go has no counterpart: it
+    /// waits the backoff out). Returns early, `true`, once a probe succeeds after the server was
+    /// seen down: by the request that failed (unreachable) or by an earlier probe. A probe
+    /// takes at most `every`, and never carries the wait past `until`.
+    async fn wait_or_recover(&self, until: Instant, every: Duration, outage: Outage) -> bool {
+        let mut seen_down = outage != Outage::ServerError;
+        loop {
+            let at = Instant::now() + every;
+            if at >= until {
+                tokio::time::sleep_until(until).await;
+                return false;
+            }
+            tokio::time::sleep_until(at).await;
+            let Some(probe) = self.lw.probe() else {
+                tokio::time::sleep_until(until).await;
+                return false;
+            };
+            self.status.send_if_modified(|s| {
+                s.probes += 1;
+                false
+            });
+            let deadline = (Instant::now() + every).min(until);
+            match tokio::time::timeout_at(deadline, probe).await {
+                Ok(Ok(())) if seen_down => {
+                    tracing::info!(kind = %self.config.kind, "the server answers again; retrying before the backoff ends");
+                    self.status.send_if_modified(|s| {
+                        s.recoveries += 1;
+                        false
+                    });
+                    return true;
+                }
+                Ok(Ok(())) => {}
+                Ok(Err(err)) => {
+                    tracing::debug!(kind = %self.config.kind, error = %err, "recovery probe failed");
+                    seen_down = true;
+                }
+                Err(_) => seen_down = true,
+            }
+            if Instant::now() >= until {
+                return false;
+            }
         }
     }
 
@@ -640,10 +756,27 @@ impl<K: Object> Reflector<K> {
                 started,
                 received,
             } => self.watching(stream, started, received).await,
-            State::Backoff { until, then } => {
+            State::Backoff {
+                until,
+                then,
+                outage,
+            } => {
                 self.set_state(ReflectorState::Backoff { until });
-                tracing::debug!(kind = %self.config.kind, delay = ?until.saturating_duration_since(Instant::now()), "backing off");
-                tokio::time::sleep_until(until).await;
+                tracing::debug!(kind = %self.config.kind, delay = ?until.saturating_duration_since(Instant::now()), ?outage, "backing off");
+                let probe_every = self.config.recovery_probe.filter(|p| !p.is_zero());
+                match (outage, probe_every) {
+                    // The server is down or failing: probe it, and go on as soon as it is back
+                    // (the next state is the same either way).
+                    (Some(outage), Some(every)) => {
+                        if self.wait_or_recover(until, every, outage).await {
+                            // The outage is over: the delay it grew to says nothing about the
+                            // server now. What follows (a 410 from a rebuilt watch cache, say)
+                            // backs off from the start.
+                            self.backoff.reset();
+                        }
+                    }
+                    _ => tokio::time::sleep_until(until).await,
+                }
                 *then
             }
         }
@@ -1057,11 +1190,12 @@ impl<K: Object> Reflector<K> {
             // (client-go `TestBackoffOnTooManyRequests`): a relist is the most expensive answer
             // to an overloaded server.
             Error::TooManyRequests(_) => self.backoff(State::Watch),
-            // 500 StoreReadError: the server could not decode an object it was about to send (a
-            // corrupt object; its unsafe deletion fails the same way). Watching again from our
-            // RV would meet the same event forever: relist after the backoff, as client-go does
+            // 500 `StorageReadError` (apimachinery's `StatusReasonStoreReadError`): the server
+            // could not decode an object it was about to send (a corrupt object; its unsafe
+            // deletion fails the same way). Watching again from our RV would meet the same event
+            // forever: relist after the backoff, as client-go does
             // (`TestReflectorReplacesStoreOnUnsafeDelete`); the list no longer has the object.
-            Error::Api { reason, .. } if reason == "StoreReadError" => {
+            err if err.is_store_read_error() => {
                 self.backoff_then_list("watch ERROR event: store read error")
             }
             // 5xx (e.g. etcd "no leader" as a 500): nothing is wrong with our RV. Back off and
@@ -1097,6 +1231,9 @@ impl<K: Object> Reflector<K> {
             ));
             tracing::warn!(kind = %self.config.kind, error = %err, "unexpected watch close");
             self.record_error(&err);
+            // The server (or a proxy) answered, then closed: not an outage the probe could see
+            // end, so the backoff grows as usual.
+            self.outage = None;
             return self.backoff_then_list("very short watch");
         }
         tracing::debug!(kind = %self.config.kind, ?lasted, received, "watch closed; watching again");

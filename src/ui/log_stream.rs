@@ -557,6 +557,38 @@ impl Resume {
     }
 }
 
+/// Splits a log body into lines as chunks arrive, however the body is cut: holds at most
+/// [`MAX_LINE_BYTES`] of an unfinished line; the rest of a longer line is counted, not kept, and
+/// said at the end of the line. A line's bytes are read as UTF-8 (invalid sequences replaced) and
+/// a `\r` before its `\n` is dropped. A last line without `\n` (a body cut off) is not handed
+/// over: the reconnect's `sinceTime` reads it again whole.
+#[derive(Debug, Default)]
+pub struct LineSplitter {
+    partial: Vec<u8>,
+    cut: usize,
+}
+
+impl LineSplitter {
+    /// Feed the next chunk; `line` receives every line it completes, in order.
+    pub fn push(&mut self, chunk: &[u8], line: &mut dyn FnMut(String)) {
+        for piece in chunk.split_inclusive(|b| *b == b'\n') {
+            let (content, complete) = match piece.split_last() {
+                Some((b'\n', content)) => (content, true),
+                _ => (piece, false),
+            };
+            let room = MAX_LINE_BYTES.saturating_sub(self.partial.len());
+            let (kept, dropped) = content.split_at(content.len().min(room));
+            self.partial.extend_from_slice(kept);
+            self.cut += dropped.len();
+            if complete {
+                line(finish_line(&self.partial, self.cut));
+                self.partial.clear();
+                self.cut = 0;
+            }
+        }
+    }
+}
+
 /// Cuts `raw` to [`MAX_LINE_BYTES`] (at a char boundary), saying how much was cut.
 fn finish_line(raw: &[u8], cut: usize) -> String {
     let mut s = String::from_utf8_lossy(raw).into_owned();
@@ -708,8 +740,7 @@ async fn read_session(
     cancel: &CancellationToken,
 ) -> SessionEnd {
     let mut body = std::pin::pin!(body);
-    let mut partial: Vec<u8> = Vec::new();
-    let mut cut = 0usize;
+    let mut splitter = LineSplitter::default();
     let mut skip = 0usize;
     let start = *resume;
     let mut got = 0usize;
@@ -726,34 +757,17 @@ async fn read_session(
         }
         body.as_mut().consume(chunk.len());
         let mut lines = Vec::new();
-        for piece in chunk.split_inclusive(|b| *b == b'\n') {
-            let (content, complete) = match piece.last() {
-                Some(b'\n') => (&piece[..piece.len() - 1], true),
-                _ => (piece, false),
-            };
-            let room = MAX_LINE_BYTES.saturating_sub(partial.len());
-            if content.len() > room {
-                partial.extend_from_slice(&content[..room]);
-                cut += content.len() - room;
-            } else {
-                partial.extend_from_slice(content);
-            }
-            if !complete {
-                continue;
-            }
-            let text = finish_line(&partial, cut);
-            partial.clear();
-            cut = 0;
+        splitter.push(&chunk, &mut |text| {
             let (ts, rest) = split_timestamp(&text);
             if !start.is_new(ts, &mut skip) {
-                continue;
+                return;
             }
             resume.record(ts);
             lines.push(LogLine {
                 ts_ns: ts,
                 text: rest.to_string(),
             });
-        }
+        });
         if !lines.is_empty() {
             got += lines.len();
             let ev = LogEvent::Lines {

@@ -957,3 +957,53 @@ async fn watch_list_unsupported_refuses_streaming_lists() {
     );
     env.cleanup().await;
 }
+
+/// After a restart whose watch cache rebuilds, the demo answers lists and watches as
+/// kube-apiserver does meanwhile: 429, reason `TooManyRequests`, message `storage is
+/// (re)initializing`, `retryAfterSeconds: 1` and `Retry-After: 1`; `/readyz` answers; then the
+/// cache is ready and lists are served.
+#[tokio::test]
+async fn a_rebuilding_watch_cache_answers_429_storage_is_reinitializing() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let handle = DemoServer::start(DemoOptions::default()).await.unwrap();
+    let addr = handle.addr();
+    let get = |path: &'static str| async move {
+        let mut s = tokio::net::TcpStream::connect(addr).await?;
+        let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).await?;
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).await?;
+        Ok::<String, std::io::Error>(String::from_utf8_lossy(&buf).into_owned())
+    };
+    assert!(
+        handle
+            .faults()
+            .restart_with_cache_rebuild(Duration::from_millis(200), Duration::from_secs(2))
+    );
+    let guard = tokio::time::Instant::now() + HANG_GUARD;
+    let answer = loop {
+        if let Ok(a) = get("/api/v1/namespaces/default/configmaps").await {
+            break a;
+        }
+        assert!(tokio::time::Instant::now() < guard, "never back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(answer.starts_with("HTTP/1.1 429"), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("\r\nretry-after: 1\r\n"),
+        "{answer}"
+    );
+    let body: serde_json::Value =
+        serde_json::from_str(answer.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+    assert_eq!(body["reason"], "TooManyRequests");
+    assert_eq!(body["message"], "storage is (re)initializing");
+    assert_eq!(body["details"]["retryAfterSeconds"], 1);
+    assert_eq!(body["code"], 429);
+    assert!(get("/readyz").await.unwrap().starts_with("HTTP/1.1 200"));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let served = get("/api/v1/namespaces/default/configmaps").await.unwrap();
+    assert!(served.starts_with("HTTP/1.1 200"), "{served}");
+    handle.shutdown().await;
+}

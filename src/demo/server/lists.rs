@@ -3,6 +3,7 @@
 //! marker, selectors entering and leaving, errors as ERROR events).
 
 use super::*;
+use crate::informer::wire_values as wv;
 
 pub(super) fn single(
     info: &ResourceInfo,
@@ -261,7 +262,7 @@ pub(super) fn event_line(
 pub(super) fn bookmark(info: &ResourceInfo, rv: u64, initial_end: bool) -> Bytes {
     let mut meta = json!({"resourceVersion": rv.to_string(), "creationTimestamp": null});
     if initial_end {
-        meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        meta["annotations"] = json!({ wv::INITIAL_EVENTS_END_ANNOTATION: "true" });
     }
     let obj = json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": meta});
     Bytes::from(serde_json::to_vec(&obj).unwrap_or_default())
@@ -363,7 +364,7 @@ pub(super) fn watch_handler(
     if send_initial == Some(true) && app.opts.watch_list_unsupported {
         let e = StatusError::new(
             500,
-            "InternalError",
+            wv::REASON_INTERNAL_ERROR,
             "a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled",
         );
         return Ok(watch_body_for(
@@ -393,6 +394,13 @@ pub(super) fn watch_handler(
             rv_num.unwrap_or(0),
             app.cluster.resource_version()
         ));
+        return Ok(watch_body_for(
+            futures::stream::once(async move { error_event_for(&e, out) }),
+            out,
+        ));
+    }
+    if app.faults.take_store_read_error_watch() {
+        let e = StatusError::store_read_error(info.kind);
         return Ok(watch_body_for(
             futures::stream::once(async move { error_event_for(&e, out) }),
             out,

@@ -113,7 +113,7 @@ fn request(
     b.body(kube::client::Body::from(Vec::new()))
         .map_err(|e| Error::Api {
             code: 0,
-            reason: "BadRequest".to_string(),
+            reason: crate::informer::wire_values::REASON_BAD_REQUEST.to_string(),
             message: e.to_string(),
         })
 }

@@ -781,16 +781,24 @@ impl<K> ProtoListDecoder<K> {
                         self.leave_list_if_done();
                         continue;
                     }
-                    let total = header + len;
+                    let total = header
+                        .checked_add(len)
+                        .ok_or_else(|| bad(format_args!("field {num} claims {len} bytes")))?;
+                    if let ListState::List { remaining } = self.state
+                        && total > remaining
+                    {
+                        // Refused before waiting for its bytes: a corrupt length must not make us
+                        // buffer the rest of the body.
+                        return Err(bad(format_args!(
+                            "list item of {len} bytes is longer than the {remaining} bytes left in its list"
+                        )));
+                    }
                     if (rest.len() as u64) < total {
                         break;
                     }
                     let total_us = usize::try_from(total).map_err(|_| bad("length overflows"))?;
                     let body = &rest[kn + ln..total_us];
                     if let ListState::List { remaining } = self.state {
-                        if total > remaining {
-                            return Err(bad("item longer than its list"));
-                        }
                         match (num, wire) {
                             (1, 2) => {
                                 let mut m = Map::new();

@@ -37,7 +37,7 @@ async fn reflector_cancelled_before_start_neither_lists_nor_watches() {
 }
 
 /// `TestReflectorReplacesStoreOnUnsafeDelete`: a corrupt object's unsafe deletion reaches the
-/// watch as a 500 `StoreReadError` ERROR event; the reflector relists (re-watching would meet the
+/// watch as a 500 `StorageReadError` ERROR event; the reflector relists (re-watching would meet the
 /// same undecodable event), and the list's `replace` removes the object.
 #[tokio::test(start_paused = true)]
 async fn store_read_error_event_relists_so_an_unsafely_deleted_object_leaves_the_store() {
@@ -49,7 +49,7 @@ async fn store_read_error_event_relists_so_an_unsafely_deleted_object_leaves_the
             .added(cm("foo", "4"))
             .error_event(Error::Api {
                 code: 500,
-                reason: "StoreReadError".into(),
+                reason: "StorageReadError".into(),
                 message: "failed to prepare current and previous objects: corrupt object has \
                           been deleted"
                     .into(),
