@@ -247,8 +247,9 @@ impl App {
                     l2.push(Span::styled(format!("{} ", r.resource), value));
                     l2.push(Span::styled(st, st_style));
                     l2.push(Span::raw(format!(
-                        " │ {} objects │ {:.1} ev/s │ RV {}{}",
+                        " │ {} {} │ {:.1} ev/s │ RV {}{}",
                         r.cached,
+                        if r.cached == 1 { "object" } else { "objects" },
                         r.deltas_per_sec,
                         if r.last_rv.is_empty() {
                             "-"

@@ -278,9 +278,11 @@ impl App {
             Span::styled(" Recorded: ", label),
             Span::styled(
                 format!(
-                    "{back} │ {} versions of {} objects │ {:.1}/{} MiB{}",
+                    "{back} │ {} version{} of {} object{} │ {:.1}/{} MiB{}",
                     h.stats.versions,
+                    if h.stats.versions == 1 { "" } else { "s" },
                     h.stats.objects,
+                    if h.stats.objects == 1 { "" } else { "s" },
                     h.stats.bytes as f64 / (1024.0 * 1024.0),
                     h.stats.budget / (1024 * 1024),
                     if h.stats.evicted > 0 {
