@@ -11,7 +11,8 @@
 //! Drill-down (`--only drill`, 2026-11-23 19:47–20:08 UTC, load 5–10, so wall times vary ±50 %):
 //! at 150k pods on 500 nodes, 1,000 ReplicaSets of 500 Deployments in 50 namespaces, Enter on a
 //! node (node index → 300 pods) takes 0.43–0.64 ms, on a Deployment (owner index → 2 ReplicaSets
-//! → 300 pods) 0.47–0.70 ms, on a namespace (3,000 pods) 14–29 ms. Before the indexes answered,
+//! → 300 pods) 0.47–0.70 ms, on a namespace (3,000 pods; Enter on a namespace now switches the
+//! scope instead, as k9s, and is no longer measured) 14–29 ms. Before the indexes answered,
 //! every pod's row was sent to the new view (1.4–4.4 s) and scanned for the node (0.2–0.6 s).
 //! The cost follows the matches, not the cache: a drilled view reads its keys from the index and
 //! its informer handler is gated by the same index function, so the other 149,700 pods are never
@@ -450,10 +451,6 @@ pub(super) fn drill_down(opts: &BenchOptions, report: &mut Report) -> Result<(),
         serde_json::from_value(serde_json::json!({"apiVersion": "v1", "kind": "Node",
             "metadata": {"name": "node-7", "uid": "node-uid-7"}}))
         .map_err(|e| BenchError::Setup(format!("node fixture: {e}")))?;
-    let namespace: DynamicObject =
-        serde_json::from_value(serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
-            "metadata": {"name": "ns-7", "uid": "ns-uid-7"}}))
-        .map_err(|e| BenchError::Setup(format!("namespace fixture: {e}")))?;
     let deployment = workload_object("Deployment", "ns-7", "deploy-7", "deploy-uid-7", None)?;
     let cases = [
         ("node", "nodes", "Node", node, n / 500),
@@ -464,7 +461,8 @@ pub(super) fn drill_down(opts: &BenchOptions, report: &mut Report) -> Result<(),
             deployment,
             n / FIXTURE_REPLICASETS * 2,
         ),
-        ("namespace", "namespaces", "Namespace", namespace, n / 50),
+        // Enter on a namespace switches the scope of every view (as k9s) rather than drilling
+        // down: it opens a namespace's table, as `:ns NAME` does, not measured here.
     ];
     for (what, resource, kind, obj, expect) in cases {
         let (mut app, _) = app_on(resource, kind, obj)?;
@@ -484,13 +482,7 @@ pub(super) fn drill_down(opts: &BenchOptions, report: &mut Report) -> Result<(),
         }
         let t = median(&mut times);
         let per_row = t.as_secs_f64() * 1e6 / shown.max(1) as f64;
-        // The node and deployment drill-downs have a target; the namespace one (ten times the
-        // matches) shows how the cost follows the matches, not the cache.
-        let (target, v) = if what == "namespace" {
-            ("", Verdict::Info)
-        } else {
-            ("≤ 10 ms", verdict(t <= Duration::from_millis(10)))
-        };
+        let (target, v) = ("≤ 10 ms", verdict(t <= Duration::from_millis(10)));
         report.fig(
             &sec,
             &format!("{what} drill-down (Enter → index → {shown} rows): {header}"),
