@@ -273,7 +273,7 @@ fn since_and_previous_restart_the_streams_and_save_writes_the_buffer() {
         }
         other => panic!("{other:?}"),
     }
-    let fx = press(&mut v, &keys, key('s'));
+    let fx = press(&mut v, &keys, key('S'));
     match fx.as_slice() {
         [LogEffect::Restart(o)] => {
             assert_eq!((o.tail_lines, o.since_seconds), (None, Some(60)));
@@ -417,11 +417,121 @@ fn a_user_log_key_file_replaces_the_keys_of_the_actions_it_lists() {
     assert_eq!(keys.action(&esc), None);
     assert_eq!(keys.action(&key('/')), None);
     // Untouched actions keep their defaults.
-    assert_eq!(keys.action(&key('s')), Some(LogKey::Since));
+    assert_eq!(keys.action(&key('s')), Some(LogKey::Autoscroll));
     // A missing file is the defaults; an invalid one is an error naming it.
     let defaults = LogKeyMap::load(Some(&dir.path().join("none.toml"))).unwrap();
     assert_eq!(defaults.action(&esc), Some(LogKey::Close));
     std::fs::write(&path, "[[bind]]\naction = \"fly\"\nkeys = [\"f\"]\n").unwrap();
     let err = LogKeyMap::load(Some(&path)).unwrap_err();
     assert!(err.contains(&path.display().to_string()), "{err}");
+}
+
+#[test]
+fn number_keys_pick_k9s_since_presets_and_restart_the_streams() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    let want = [
+        ('0', (Some(200), None)),
+        ('1', (None, None)),
+        ('2', (None, Some(60))),
+        ('3', (None, Some(300))),
+        ('4', (None, Some(900))),
+        ('5', (None, Some(1800))),
+        ('6', (None, Some(3600))),
+    ];
+    for (k, expected) in want {
+        v.ingest(vec![lines(&web, 0, 3, |i| format!("l{i}"))]);
+        match press(&mut v, &keys, key(k)).as_slice() {
+            [LogEffect::Restart(o)] => {
+                assert_eq!((o.tail_lines, o.since_seconds), expected, "key {k}")
+            }
+            other => panic!("key {k}: {other:?}"),
+        }
+        assert!(
+            v.is_empty(),
+            "key {k} clears the buffer for the new streams"
+        );
+    }
+    let screen = format!("{}", draw(&v, &keys, 100, 6).backend());
+    assert!(
+        screen.contains("1h"),
+        "the header names the preset:\n{screen}"
+    );
+}
+
+#[test]
+fn s_toggles_autoscroll_and_new_lines_leave_the_screen_still() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 30, |i| format!("line {i}"))]);
+    assert!(v.is_following());
+    press(&mut v, &keys, key('s'));
+    assert!(!v.is_following());
+    let before = format!("{}", draw(&v, &keys, 80, 12).backend());
+    v.ingest(vec![lines(&web, 30, 5, |i| format!("line {i}"))]);
+    let after = format!("{}", draw(&v, &keys, 80, 12).backend());
+    let body = |s: &str| s.lines().skip(1).take(9).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        body(&before),
+        body(&after),
+        "paused: the body does not move"
+    );
+    assert_eq!(v.unseen(), 5);
+    assert!(after.contains("5 new lines"), "{after}");
+    press(&mut v, &keys, key('s'));
+    assert!(v.is_following());
+    assert!(format!("{}", draw(&v, &keys, 80, 12).backend()).contains("line 34"));
+}
+
+#[test]
+fn c_copies_the_lines_the_filter_shows_to_a_file_the_footer_names() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 6, |i| {
+        if i % 2 == 0 {
+            format!("GET /a {i}")
+        } else {
+            format!("POST /b {i}")
+        }
+    })]);
+    press(&mut v, &keys, key('&'));
+    type_line(&mut v, &keys, "POST");
+    let fx = press(&mut v, &keys, key('c'));
+    let path = match fx.as_slice() {
+        [LogEffect::Save { path, contents }] => {
+            assert_eq!(contents, "POST /b 1\nPOST /b 3\nPOST /b 5\n");
+            assert!(path.to_str().unwrap().ends_with("_copy.log"), "{path:?}");
+            path.clone()
+        }
+        other => panic!("{other:?}"),
+    };
+    v.saved(Ok((path.clone(), 3)));
+    let screen = format!("{}", draw(&v, &keys, 160, 12).backend());
+    assert!(screen.contains("copied 3 lines to"), "{screen}");
+    assert!(screen.contains("no clipboard"), "{screen}");
+}
+
+#[test]
+fn m_marks_a_separator_that_the_filter_keeps_and_shift_c_clears() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 2, |i| format!("before {i}"))]);
+    // 2026-01-01T00:00:05Z, shown at UTC+1.
+    v.handle_key(&key('m'), &keys, 1_767_225_605_000);
+    v.ingest(vec![lines(&web, 2, 2, |i| format!("after {i}"))]);
+    press(&mut v, &keys, key('&'));
+    type_line(&mut v, &keys, "after");
+    let texts = v.visible_texts();
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    assert!(texts[0].contains("mark 01:00:05"), "{texts:?}");
+    press(&mut v, &keys, key('C'));
+    assert!(v.is_empty());
+    // Lower-case c is copy now, not clear.
+    v.ingest(vec![lines(&web, 4, 1, |i| format!("x {i}"))]);
+    press(&mut v, &keys, key('c'));
+    assert_eq!(v.len(), 1);
 }

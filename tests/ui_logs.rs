@@ -300,7 +300,7 @@ fn help_and_command_line_still_open_over_the_log_screen() {
 fn since_and_previous_restart_the_streams_under_a_new_id_and_drop_old_batches() {
     let mut app = app_on("pods", shop_pods());
     let (first, ..) = open_logs(&app.update(key('L')));
-    let fx = app.update(key('s'));
+    let fx = app.update(key('2'));
     assert_eq!(closed_logs(&fx), vec![first]);
     let (second, ns, filter, _, options) = open_logs(&fx);
     assert_ne!(second, first);
@@ -456,4 +456,20 @@ fn snapshot_dashboard_with_a_workload_log_screen() {
         ],
     });
     insta::assert_snapshot!(draw(&mut app, 110, 16).backend());
+}
+
+#[test]
+fn a_key_with_no_action_in_the_log_view_says_so_in_its_footer() {
+    let mut app = app_on("pods", shop_pods());
+    app.update(key('L'));
+    // `y` (YAML on a table) means nothing over the logs.
+    let fx = app.update(key('y'));
+    assert!(fx.is_empty(), "{fx:?}");
+    let status = log_screen(&app).view.status().map(str::to_string);
+    assert!(
+        status
+            .as_deref()
+            .is_some_and(|s| s.starts_with("y: no action in the log view")),
+        "{status:?}"
+    );
 }

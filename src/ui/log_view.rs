@@ -60,12 +60,33 @@ pub enum LogKey {
     NextMatch,
     PrevMatch,
     Previous,
+    /// Cycle the since presets.
     Since,
+    SinceTail,
+    SinceHead,
+    #[serde(rename = "since-1m")]
+    Since1m,
+    #[serde(rename = "since-5m")]
+    Since5m,
+    #[serde(rename = "since-15m")]
+    Since15m,
+    #[serde(rename = "since-30m")]
+    Since30m,
+    #[serde(rename = "since-1h")]
+    Since1h,
+    /// Autoscroll on/off (k9s `s`).
+    Autoscroll,
     Timestamps,
     Wrap,
     Clear,
     Fullscreen,
     Save,
+    /// Write the lines the filter lets through to a file (no clipboard in a terminal app).
+    Copy,
+    /// A separator line with the time.
+    Mark,
+    /// Every container of the pod / the one picked (a view of one container of several).
+    AllContainers,
 }
 
 #[derive(serde::Deserialize)]
@@ -188,7 +209,9 @@ pub enum Since {
     Minutes1,
     Minutes5,
     Minutes15,
+    Minutes30,
     Hour1,
+    /// The whole log from its first line (k9s's "head").
     All,
 }
 
@@ -198,7 +221,8 @@ impl Since {
             Since::Tail200 => Since::Minutes1,
             Since::Minutes1 => Since::Minutes5,
             Since::Minutes5 => Since::Minutes15,
-            Since::Minutes15 => Since::Hour1,
+            Since::Minutes15 => Since::Minutes30,
+            Since::Minutes30 => Since::Hour1,
             Since::Hour1 => Since::All,
             Since::All => Since::Tail200,
         }
@@ -210,8 +234,9 @@ impl Since {
             Since::Minutes1 => "1m",
             Since::Minutes5 => "5m",
             Since::Minutes15 => "15m",
+            Since::Minutes30 => "30m",
             Since::Hour1 => "1h",
-            Since::All => "all",
+            Since::All => "head (all)",
         }
     }
 
@@ -221,6 +246,7 @@ impl Since {
             Since::Minutes1 => (None, Some(60)),
             Since::Minutes5 => (None, Some(300)),
             Since::Minutes15 => (None, Some(900)),
+            Since::Minutes30 => (None, Some(1800)),
             Since::Hour1 => (None, Some(3600)),
             Since::All => (None, None),
         };
@@ -323,6 +349,8 @@ enum LineKind {
     Log,
     /// A marker the view writes (source joined, ended, pod gone).
     Marker,
+    /// A separator the user put in (`m`): shown whatever the filter.
+    Mark,
 }
 
 #[derive(Debug, Clone)]
@@ -388,6 +416,8 @@ pub enum LogEffect {
     Restart(StreamOptions),
     /// Write `contents` to `path` (directories created), then call [`LogView::saved`].
     Save { path: PathBuf, contents: String },
+    /// Switch between the one container picked and every container of the pod (restart).
+    AllContainers,
 }
 
 /// The log screen.
@@ -422,6 +452,8 @@ pub struct LogView {
     /// Local time offset for timestamps, fixed when the view opens (render stays pure).
     utc_offset_secs: i32,
     status: Option<(String, bool)>,
+    /// The pending save is a copy (`c`): the footer says so.
+    saving_copy: bool,
     dirty: bool,
 }
 
@@ -454,6 +486,7 @@ impl LogView {
             viewport: (80, 20),
             utc_offset_secs: chrono::Local::now().offset().local_minus_utc(),
             status: None,
+            saving_copy: false,
             dirty: true,
         }
     }
@@ -505,6 +538,10 @@ impl LogView {
     pub fn cap(&self) -> usize {
         self.cap
     }
+    /// The footer's message, if any.
+    pub fn status(&self) -> Option<&str> {
+        self.status.as_ref().map(|s| s.0.as_str())
+    }
     /// A search or filter line is open: every key goes to it.
     pub fn is_typing(&self) -> bool {
         self.input.is_some()
@@ -553,7 +590,7 @@ impl LogView {
     }
 
     fn passes(&self, l: &Line) -> bool {
-        l.kind == LineKind::Marker || l.pass
+        l.kind != LineKind::Log || l.pass
     }
 
     /// Set the filter and recompute every kept line's `pass` (once per filter change).
@@ -856,18 +893,58 @@ impl LogView {
                 self.options.previous = !self.options.previous;
                 return self.restart();
             }
-            LogKey::Since => {
-                self.since = self.since.next();
-                self.since.apply(&mut self.options);
-                return self.restart();
+            LogKey::Since => return self.set_since(self.since.next()),
+            LogKey::SinceTail => return self.set_since(Since::Tail200),
+            LogKey::SinceHead => return self.set_since(Since::All),
+            LogKey::Since1m => return self.set_since(Since::Minutes1),
+            LogKey::Since5m => return self.set_since(Since::Minutes5),
+            LogKey::Since15m => return self.set_since(Since::Minutes15),
+            LogKey::Since30m => return self.set_since(Since::Minutes30),
+            LogKey::Since1h => return self.set_since(Since::Hour1),
+            LogKey::Autoscroll if self.follow => {
+                let t = self.top();
+                self.follow = false;
+                self.unseen = 0;
+                self.anchor = t.max(self.first_seq);
             }
+            LogKey::Autoscroll => self.resume(),
             LogKey::Timestamps => self.timestamps = !self.timestamps,
             LogKey::Wrap => self.wrap = !self.wrap,
             LogKey::Clear => self.clear(),
             LogKey::Fullscreen => self.fullscreen = !self.fullscreen,
-            LogKey::Save => return vec![self.save(now_ms)],
+            LogKey::Save => return vec![self.save(now_ms, false)],
+            LogKey::Copy => return vec![self.save(now_ms, true)],
+            LogKey::Mark => {
+                let t = chrono::DateTime::from_timestamp_millis(now_ms).unwrap_or_default()
+                    + chrono::Duration::seconds(i64::from(self.utc_offset_secs));
+                let src = self.sources.len().saturating_sub(1);
+                if self.sources.is_empty() {
+                    self.status = Some(("nothing to mark yet: no stream has started".into(), true));
+                } else {
+                    let src = u16::try_from(src).unwrap_or(u16::MAX);
+                    self.push(
+                        src,
+                        0,
+                        LineKind::Mark,
+                        clean(&format!("──────── mark {} ────────", t.format("%H:%M:%S"))),
+                    );
+                }
+            }
+            LogKey::AllContainers => return vec![LogEffect::AllContainers],
         }
         Vec::new()
+    }
+
+    fn set_since(&mut self, since: Since) -> Vec<LogEffect> {
+        self.since = since;
+        self.since.apply(&mut self.options);
+        self.restart()
+    }
+
+    /// Tell the footer something (the screen's answer to a key the view cannot act on alone).
+    pub fn set_status(&mut self, msg: impl Into<String>, error: bool) {
+        self.status = Some((msg.into(), error));
+        self.dirty = true;
     }
 
     fn apply_input(&mut self, kind: InputKind, raw: &str) {
@@ -908,14 +985,21 @@ impl LogView {
     }
 
     fn restart(&mut self) -> Vec<LogEffect> {
+        vec![LogEffect::Restart(self.restart_streams())]
+    }
+
+    /// Clear the buffer for streams about to start again; the options they start with.
+    pub fn restart_streams(&mut self) -> StreamOptions {
         self.clear();
         for s in &mut self.sources {
             s.state = SourceState::Connecting;
         }
-        vec![LogEffect::Restart(self.options)]
+        self.options
     }
 
-    fn save(&mut self, now_ms: i64) -> LogEffect {
+    /// The buffer (`copy`: the lines the filter lets through, marks included) as a file in the
+    /// save directory.
+    fn save(&mut self, now_ms: i64, copy: bool) -> LogEffect {
         let t = chrono::DateTime::from_timestamp_millis(now_ms)
             .unwrap_or_default()
             .format("%Y%m%dT%H%M%SZ");
@@ -930,10 +1014,12 @@ impl LogView {
                 }
             })
             .collect();
-        let path = self.save_dir.join(format!("{stem}_{t}.log"));
+        let suffix = if copy { "_copy" } else { "" };
+        let path = self.save_dir.join(format!("{stem}_{t}{suffix}.log"));
+        self.saving_copy = copy;
         let multi = self.sources.len() > 1;
         let mut contents = String::new();
-        for l in &self.lines {
+        for l in self.lines.iter().filter(|l| !copy || self.passes(l)) {
             if self.timestamps && l.ts_ns != 0 {
                 contents.push_str(&crate::demo::logs::format_ts(l.ts_ns));
                 contents.push(' ');
@@ -951,6 +1037,13 @@ impl LogView {
     /// The runtime's answer to [`LogEffect::Save`].
     pub fn saved(&mut self, result: Result<(PathBuf, usize), String>) {
         self.status = Some(match result {
+            Ok((p, n)) if self.saving_copy => (
+                format!(
+                    "copied {n} lines to {} (no clipboard here: paste from that file)",
+                    p.display()
+                ),
+                false,
+            ),
             Ok((p, n)) => (format!("saved {n} lines to {}", p.display()), false),
             Err(e) => (format!("save failed: {e}"), true),
         });
@@ -1091,6 +1184,15 @@ impl LogView {
             ));
         }
         let src = &self.sources[usize::from(l.source)];
+        if l.kind == LineKind::Mark {
+            spans.push(Span::styled(
+                l.text.text.to_string(),
+                Style::default()
+                    .fg(Color::Yellow)
+                    .add_modifier(Modifier::BOLD),
+            ));
+            return spans;
+        }
         if l.kind == LineKind::Marker {
             spans.push(Span::styled(
                 l.text.text.to_string(),
@@ -1238,6 +1340,17 @@ fn short_help(k: LogKey) -> &'static str {
         LogKey::Wrap => "wrap",
         LogKey::Fullscreen => "full screen",
         LogKey::Clear => "clear",
+        LogKey::Autoscroll => "autoscroll",
+        LogKey::Copy => "copy",
+        LogKey::Mark => "mark",
+        LogKey::AllContainers => "all containers",
+        LogKey::SinceTail => "tail",
+        LogKey::SinceHead => "head",
+        LogKey::Since1m => "1m",
+        LogKey::Since5m => "5m",
+        LogKey::Since15m => "15m",
+        LogKey::Since30m => "30m",
+        LogKey::Since1h => "1h",
         _ => "",
     }
 }
