@@ -30,6 +30,9 @@ use regex::Regex;
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler as _;
 
+pub mod fields;
+pub mod filter;
+
 use super::keys::KeySpec;
 use super::log_stream::{LogEvent, LogLine, SourceId, SourceState, StreamOptions};
 use super::log_text::{CleanLine, clean};
