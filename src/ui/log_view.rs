@@ -32,10 +32,13 @@ use tui_input::backend::crossterm::EventHandler as _;
 
 pub mod fields;
 pub mod filter;
+mod structured;
 
 use super::keys::KeySpec;
 use super::log_stream::{LogEvent, LogLine, SourceId, SourceState, StreamOptions};
 use super::log_text::{CleanLine, clean};
+use fields::Parsed;
+use filter::LineFilter;
 
 /// Default byte cap of a view's buffer.
 pub const DEFAULT_CAP_BYTES: usize = 16 * 1024 * 1024;
@@ -90,6 +93,14 @@ pub enum LogKey {
     Mark,
     /// Every container of the pod / the one picked (a view of one container of several).
     AllContainers,
+    /// Structured view on/off for the current line's container.
+    Structured,
+    /// Lines kept around each filter match (grep -C): cycles 0, 1, 2, 3, 5, 10.
+    Context,
+    /// Fields shown as columns (`level,status,path`).
+    Columns,
+    /// The current line whole, pretty-printed.
+    Detail,
 }
 
 #[derive(serde::Deserialize)]
@@ -364,6 +375,20 @@ struct Line {
     text: CleanLine,
     /// The filter lets it through (see the module's invariants).
     pass: bool,
+    /// Shown: it passes, or lies within the context lines of one that does.
+    shown: bool,
+    /// Its fields, once something needed them (`None`: not parsed yet; counted in `bytes`).
+    parsed: Option<Option<Box<Parsed>>>,
+}
+
+impl Line {
+    fn bytes(&self) -> usize {
+        line_bytes(&self.text)
+            + match &self.parsed {
+                Some(Some(p)) => p.heap_bytes(),
+                _ => 0,
+            }
+    }
 }
 
 /// Bytes a line counts against the cap.
@@ -408,6 +433,7 @@ pub fn source_colour(id: &SourceId) -> Color {
 pub enum InputKind {
     Search,
     Filter,
+    Columns,
 }
 
 /// What the runtime must do for the log screen.
@@ -443,7 +469,19 @@ pub struct LogView {
     search: Option<Matcher>,
     /// Seq of the match n/N last went to.
     current_match: Option<u64>,
-    filter: Option<Matcher>,
+    filter: Option<LineFilter>,
+    /// The filter as typed.
+    filter_raw: String,
+    /// Log lines in the buffer the filter lets through.
+    matched: usize,
+    /// Lines kept before and after each match.
+    context: usize,
+    /// Containers (by name) shown structured.
+    structured: std::collections::BTreeSet<String>,
+    /// Fields shown as columns.
+    columns: Vec<String>,
+    /// The line shown whole (`enter`) and how far it is scrolled.
+    detail: Option<(u64, usize)>,
     input: Option<(InputKind, Input)>,
     pub timestamps: bool,
     pub wrap: bool,
@@ -480,6 +518,12 @@ impl LogView {
             search: None,
             current_match: None,
             filter: None,
+            filter_raw: String::new(),
+            matched: 0,
+            context: 0,
+            structured: std::collections::BTreeSet::new(),
+            columns: Vec::new(),
+            detail: None,
             input: None,
             timestamps: false,
             wrap: false,
@@ -566,6 +610,7 @@ impl LogView {
         if self.viewport != (width, height) {
             self.viewport = (width, height);
             self.dirty = true;
+            self.prepare_visible();
         }
     }
 
@@ -593,42 +638,141 @@ impl LogView {
     }
 
     fn passes(&self, l: &Line) -> bool {
-        l.kind != LineKind::Log || l.pass
+        l.kind != LineKind::Log || l.shown
     }
 
     /// Set the filter and recompute every kept line's `pass` (once per filter change).
-    fn set_filter(&mut self, filter: Option<Matcher>) {
+    fn set_filter(&mut self, filter: Option<LineFilter>, raw: String) {
         self.filter = filter;
-        let f = self.filter.as_ref();
-        for l in &mut self.lines {
-            l.pass = f.is_none_or(|f| f.is_match(&l.text.text));
+        self.filter_raw = raw;
+        let needs = self.filter.as_ref().is_some_and(LineFilter::needs_fields);
+        for i in 0..self.lines.len() {
+            if needs {
+                self.parse_at(i);
+            }
+            let l = &self.lines[i];
+            let pass = self.filter.as_ref().is_none_or(|f| {
+                f.matches(&l.text.text, l.parsed.as_ref().and_then(|p| p.as_deref()))
+            });
+            self.lines[i].pass = pass;
+        }
+        self.matched = self
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Log && l.pass)
+            .count();
+        self.recompute_shown();
+        self.trim();
+    }
+
+    /// `shown` of every line from `pass` and the context (once per filter or context change).
+    fn recompute_shown(&mut self) {
+        let c = if self.filter.is_some() {
+            self.context
+        } else {
+            0
+        };
+        let n = self.lines.len();
+        let mut last_pass: Option<usize> = None;
+        for i in 0..n {
+            if self.lines[i].kind == LineKind::Log && self.lines[i].pass {
+                last_pass = Some(i);
+            }
+            self.lines[i].shown = last_pass.is_some_and(|p| i - p <= c);
+        }
+        let mut next_pass: Option<usize> = None;
+        for i in (0..n).rev() {
+            if self.lines[i].kind == LineKind::Log && self.lines[i].pass {
+                next_pass = Some(i);
+            }
+            if next_pass.is_some_and(|p| p - i <= c) {
+                self.lines[i].shown = true;
+            }
         }
     }
 
-    fn push(&mut self, source: u16, ts_ns: i64, kind: LineKind, text: CleanLine) {
-        self.bytes += line_bytes(&text);
-        let pass = self.filter.as_ref().is_none_or(|f| f.is_match(&text.text));
-        let line = Line {
-            source,
-            ts_ns,
-            kind,
-            text,
-            pass,
+    /// Parses the line at index `i` once, counting its fields against the cap.
+    fn parse_at(&mut self, i: usize) {
+        let Some(l) = self.lines.get_mut(i) else {
+            return;
         };
-        if !self.follow && self.passes(&line) {
-            self.unseen += 1;
+        if l.parsed.is_some() || l.kind != LineKind::Log {
+            return;
         }
-        self.lines.push_back(line);
+        let p = fields::parse(&l.text.text).map(Box::new);
+        self.bytes += p.as_ref().map_or(0, |p| p.heap_bytes());
+        l.parsed = Some(p);
+    }
+
+    /// Drops the oldest lines while over the cap (a single line is kept whatever its size).
+    fn trim(&mut self) {
         while self.bytes > self.cap && self.lines.len() > 1 {
             if let Some(old) = self.lines.pop_front() {
-                self.bytes -= line_bytes(&old.text);
+                self.bytes -= old.bytes();
                 self.first_seq += 1;
                 self.dropped += 1;
+                if old.kind == LineKind::Log && old.pass {
+                    self.matched = self.matched.saturating_sub(1);
+                }
             }
         }
         if self.anchor < self.first_seq {
             self.anchor = self.first_seq;
         }
+    }
+
+    fn push(&mut self, source: u16, ts_ns: i64, kind: LineKind, text: CleanLine) {
+        self.bytes += line_bytes(&text);
+        let mut line = Line {
+            source,
+            ts_ns,
+            kind,
+            text,
+            pass: true,
+            shown: true,
+            parsed: None,
+        };
+        if kind == LineKind::Log
+            && let Some(f) = &self.filter
+        {
+            if f.needs_fields() {
+                let p = fields::parse(&line.text.text).map(Box::new);
+                self.bytes += p.as_ref().map_or(0, |p| p.heap_bytes());
+                line.parsed = Some(p);
+            }
+            line.pass = f.matches(
+                &line.text.text,
+                line.parsed.as_ref().and_then(|p| p.as_deref()),
+            );
+        }
+        if kind == LineKind::Log && line.pass {
+            self.matched += 1;
+        }
+        line.shown = line.pass;
+        if self.context > 0 && self.filter.is_some() {
+            let n = self.lines.len();
+            if line.pass {
+                // The lines before it within the context now show.
+                for k in 0..self.context.min(n) {
+                    let before = &mut self.lines[n - 1 - k];
+                    if !before.shown && !self.follow {
+                        self.unseen += 1;
+                    }
+                    before.shown = true;
+                }
+            } else {
+                let recent_pass = (0..self.context.min(n)).any(|k| {
+                    let l = &self.lines[n - 1 - k];
+                    l.kind == LineKind::Log && l.pass
+                });
+                line.shown = recent_pass;
+            }
+        }
+        if !self.follow && self.passes(&line) {
+            self.unseen += 1;
+        }
+        self.lines.push_back(line);
+        self.trim();
     }
 
     fn marker(&mut self, source: u16, text: String) {
@@ -694,6 +838,7 @@ impl LogView {
                 }
             }
         }
+        self.prepare_visible();
         self.dirty = true;
     }
 
@@ -848,9 +993,20 @@ impl LogView {
         self.status = None;
         let page = i64::try_from(self.page()).unwrap_or(1);
         match action {
+            LogKey::Close | LogKey::Detail if self.detail.is_some() => self.detail = None,
+            LogKey::Up if self.detail.is_some() => {
+                if let Some((_, scroll)) = &mut self.detail {
+                    *scroll = scroll.saturating_sub(1);
+                }
+            }
+            LogKey::Down if self.detail.is_some() => {
+                if let Some((_, scroll)) = &mut self.detail {
+                    *scroll += 1;
+                }
+            }
             LogKey::Close => {
                 if self.filter.is_some() || self.search.is_some() {
-                    self.set_filter(None);
+                    self.set_filter(None, String::new());
                     self.search = None;
                     self.current_match = None;
                 } else {
@@ -883,11 +1039,7 @@ impl LogView {
             LogKey::Follow => self.resume(),
             LogKey::Search => self.input = Some((InputKind::Search, Input::default())),
             LogKey::Filter => {
-                let current = self
-                    .filter
-                    .as_ref()
-                    .map(|f| f.raw.clone())
-                    .unwrap_or_default();
+                let current = self.filter_raw.clone();
                 self.input = Some((InputKind::Filter, Input::new(current)));
             }
             LogKey::NextMatch => self.go_to_match(true),
@@ -934,8 +1086,137 @@ impl LogView {
                 }
             }
             LogKey::AllContainers => return vec![LogEffect::AllContainers],
+            LogKey::Structured => self.toggle_structured(),
+            LogKey::Context => {
+                self.context = match self.context {
+                    0 => 1,
+                    1 => 2,
+                    2 => 3,
+                    3 => 5,
+                    5 => 10,
+                    _ => 0,
+                };
+                self.recompute_shown();
+                self.status = Some((
+                    if self.filter.is_some() {
+                        format!("{} context lines around each match", self.context)
+                    } else {
+                        format!(
+                            "{} context lines around each match once a filter is set (&)",
+                            self.context
+                        )
+                    },
+                    false,
+                ));
+            }
+            LogKey::Columns => {
+                let current = self.columns.join(",");
+                self.input = Some((InputKind::Columns, Input::new(current)));
+            }
+            LogKey::Detail => match self.current_line() {
+                Some(seq) => self.detail = Some((seq, 0)),
+                None => self.status = Some(("no line to show".into(), false)),
+            },
         }
+        self.prepare_visible();
         Vec::new()
+    }
+
+    /// The line `enter`, `J` act on: the current search match, else the top line when paused,
+    /// else the newest line shown.
+    fn current_line(&self) -> Option<u64> {
+        let is_log = |s: u64| self.line(s).is_some_and(|l| l.kind == LineKind::Log);
+        if let Some(m) = self.current_match.filter(|m| is_log(*m)) {
+            return Some(m);
+        }
+        if !self.follow {
+            let end = self.first_seq + self.lines.len() as u64;
+            return (self.anchor..end)
+                .find(|s| is_log(*s) && self.line(*s).is_some_and(|l| self.passes(l)));
+        }
+        self.last_visible(self.page())
+            .into_iter()
+            .rev()
+            .find(|s| is_log(*s))
+    }
+
+    /// `J`: structured view on/off for the current line's container (every container when
+    /// there is no line yet).
+    fn toggle_structured(&mut self) {
+        let containers: Vec<String> = match self.current_line().and_then(|s| self.line(s)) {
+            Some(l) => vec![self.sources[usize::from(l.source)].id.container.clone()],
+            None => self
+                .sources
+                .iter()
+                .map(|s| s.id.container.clone())
+                .collect(),
+        };
+        if containers.is_empty() {
+            self.status = Some(("no container yet: J waits for a stream".into(), false));
+            return;
+        }
+        let on = !containers.iter().all(|c| self.structured.contains(c));
+        for c in &containers {
+            if on {
+                self.structured.insert(c.clone());
+            } else {
+                self.structured.remove(c);
+            }
+        }
+        let names = containers.join(", ");
+        self.status = Some((
+            format!(
+                "structured view {} for container {names}",
+                if on { "on" } else { "off" }
+            ),
+            false,
+        ));
+    }
+
+    /// Structured or columns display: the container of `l` shows fields.
+    fn shows_fields(&self, l: &Line) -> bool {
+        l.kind == LineKind::Log
+            && (!self.columns.is_empty()
+                || self
+                    .structured
+                    .contains(&self.sources[usize::from(l.source)].id.container))
+    }
+
+    /// Parses the lines on screen that show fields (cached per line, counted against the cap),
+    /// so drawing finds them parsed.
+    fn prepare_visible(&mut self) {
+        if self.structured.is_empty() && self.columns.is_empty() {
+            return;
+        }
+        let seqs = self.screen_seqs(usize::from(self.viewport.1));
+        for s in seqs {
+            let i = (s - self.first_seq) as usize;
+            if self.lines.get(i).is_some_and(|l| self.shows_fields(l)) {
+                self.parse_at(i);
+            }
+        }
+        if let Some((d, _)) = self.detail {
+            self.parse_at(d.saturating_sub(self.first_seq) as usize);
+        }
+        self.trim();
+    }
+
+    /// Seqs of the lines drawn now on `rows` rows, top first.
+    fn screen_seqs(&self, rows: usize) -> Vec<u64> {
+        if self.follow {
+            self.last_visible(rows)
+        } else {
+            let mut out = Vec::with_capacity(rows);
+            let mut s = self.anchor;
+            let end = self.first_seq + self.lines.len() as u64;
+            while s < end && out.len() < rows {
+                if self.line(s).is_some_and(|l| self.passes(l)) {
+                    out.push(s);
+                }
+                s += 1;
+            }
+            out
+        }
     }
 
     fn set_since(&mut self, since: Since) -> Vec<LogEffect> {
@@ -951,23 +1232,36 @@ impl LogView {
     }
 
     fn apply_input(&mut self, kind: InputKind, raw: &str) {
+        match kind {
+            InputKind::Columns => {
+                self.set_columns(raw);
+                return;
+            }
+            InputKind::Filter => {
+                match LineFilter::parse(raw) {
+                    Err(e) => self.status = Some((e, true)),
+                    Ok(f) => {
+                        let f = (!f.terms.is_empty()).then_some(f);
+                        self.set_filter(f, raw.trim().to_string());
+                        self.unseen = 0;
+                        if !self.follow {
+                            let t = self.step(self.anchor.saturating_sub(1), 1);
+                            self.anchor = t;
+                        }
+                    }
+                }
+                return;
+            }
+            InputKind::Search => {}
+        }
         let parsed = if raw.is_empty() {
             Ok(None)
         } else {
             Matcher::parse(raw).map(Some)
         };
-        match (kind, parsed) {
-            (_, Err(e)) => self.status = Some((e, true)),
-            (InputKind::Filter, Ok(m)) => {
-                self.set_filter(m);
-                self.unseen = 0;
-                if !self.follow {
-                    // Keep the position meaningful: the first passing line at or after it.
-                    let t = self.step(self.anchor.saturating_sub(1), 1);
-                    self.anchor = t;
-                }
-            }
-            (InputKind::Search, Ok(m)) => {
+        match parsed {
+            Err(e) => self.status = Some((e, true)),
+            Ok(m) => {
                 self.search = m;
                 self.current_match = None;
                 if self.search.is_some() {
@@ -977,10 +1271,33 @@ impl LogView {
         }
     }
 
+    /// Fields to show as columns, comma- or space-separated (empty: none). The dashboard's
+    /// `:cols` can call this too.
+    pub fn set_columns(&mut self, raw: &str) {
+        self.columns = raw
+            .split([',', ' '])
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect();
+        self.status = Some((
+            if self.columns.is_empty() {
+                "columns off".to_string()
+            } else {
+                format!("columns: {}", self.columns.join(", "))
+            },
+            false,
+        ));
+        self.dirty = true;
+        self.prepare_visible();
+    }
+
     fn clear(&mut self) {
         self.first_seq += self.lines.len() as u64;
         self.lines.clear();
         self.bytes = 0;
+        self.matched = 0;
+        self.detail = None;
         self.anchor = self.first_seq;
         self.unseen = 0;
         self.current_match = None;
@@ -1067,7 +1384,7 @@ impl LogView {
         let waiting = count(|s| matches!(s, SourceState::Waiting(_)));
         let retrying = count(|s| matches!(s, SourceState::Retrying { .. }));
         let ended = count(|s| matches!(s, SourceState::Ended(_) | SourceState::Failed(_)));
-        let mut parts = vec![format!("{streaming} streaming")];
+        let mut parts = vec![format!("{streaming} live")];
         if connecting > 0 {
             parts.push(format!("{connecting} connecting"));
         }
@@ -1081,26 +1398,17 @@ impl LogView {
             parts.push(format!("{ended} ended"));
         }
         spans.push(Span::raw(format!("[{}] ", parts.join(", "))));
-        let mut flags = vec![self.since.label().to_string()];
-        if self.options.previous {
-            flags.push("previous".into());
+        if self.filter.is_some() {
+            let total = self
+                .lines
+                .iter()
+                .filter(|l| l.kind == LineKind::Log)
+                .count();
+            spans.push(Span::styled(
+                format!("{} of {total} lines match ", self.matched),
+                Style::default().fg(Color::Cyan),
+            ));
         }
-        if self.timestamps {
-            flags.push("timestamps".into());
-        }
-        if self.wrap {
-            flags.push("wrap".into());
-        }
-        if let Some(f) = &self.filter {
-            flags.push(format!("filter {:?}", f.raw));
-        }
-        if let Some(s) = &self.search {
-            flags.push(format!("search {:?}", s.raw));
-        }
-        spans.push(Span::styled(
-            format!("{} ", flags.join(" · ")),
-            Style::default().fg(Color::DarkGray),
-        ));
         if self.dropped > 0 {
             spans.push(Span::styled(
                 format!(
@@ -1111,7 +1419,73 @@ impl LogView {
                 Style::default().fg(Color::Yellow),
             ));
         }
+        let mut flags = vec![self.since.label().to_string()];
+        if self.options.previous {
+            flags.push("previous".into());
+        }
+        if self.timestamps {
+            flags.push("timestamps".into());
+        }
+        if self.wrap {
+            flags.push("wrap".into());
+        }
+        if !self.structured.is_empty() {
+            let names: Vec<&str> = self.structured.iter().map(String::as_str).collect();
+            flags.push(format!("structured {}", names.join(",")));
+        }
+        if !self.columns.is_empty() {
+            flags.push(format!("cols {}", self.columns.join(",")));
+        }
+        if self.filter.is_some() {
+            flags.push(format!("filter {:?}", self.filter_raw));
+            if self.context > 0 {
+                flags.push(format!("context {}", self.context));
+            }
+        }
+        if let Some(s) = &self.search {
+            flags.push(format!("search {:?}", s.raw));
+        }
+        spans.push(Span::styled(
+            format!("{} ", flags.join(" · ")),
+            Style::default().fg(Color::DarkGray),
+        ));
+        spans.extend(self.pod_states());
         TextLine::from(spans)
+    }
+
+    /// Per pod, whether its streams are live, reconnecting or ended (a pod's worst container).
+    fn pod_states(&self) -> Vec<Span<'_>> {
+        let mut pods: Vec<(&str, u8)> = Vec::new();
+        for s in &self.sources {
+            let rank = match s.state {
+                SourceState::Streaming => 0,
+                SourceState::Connecting | SourceState::Waiting(_) => 1,
+                SourceState::Ended(_) | SourceState::Failed(_) => 2,
+                SourceState::Retrying { .. } => 3,
+            };
+            match pods.iter_mut().find(|p| p.0 == s.id.pod) {
+                Some(p) => p.1 = p.1.max(rank),
+                None => pods.push((&s.id.pod, rank)),
+            }
+        }
+        if pods.len() < 2 {
+            return Vec::new();
+        }
+        let mut out = vec![Span::styled("│ ", Style::default().fg(Color::DarkGray))];
+        for (pod, rank) in pods {
+            let (word, colour) = match rank {
+                0 => ("live", Color::Green),
+                1 => ("starting", Color::Cyan),
+                2 => ("ended", Color::DarkGray),
+                _ => ("reconnecting", Color::Yellow),
+            };
+            out.push(Span::raw(format!("{pod} ")));
+            out.push(Span::styled(
+                format!("{word}  "),
+                Style::default().fg(colour),
+            ));
+        }
+        out
     }
 
     fn footer(&self, keys: Option<&LogKeyMap>) -> TextLine<'_> {
@@ -1119,6 +1493,7 @@ impl LogView {
             let p = match kind {
                 InputKind::Search => "/",
                 InputKind::Filter => "&",
+                InputKind::Columns => "cols: ",
             };
             return TextLine::from(vec![
                 Span::styled(p, Style::default().fg(Color::Yellow)),
@@ -1176,7 +1551,7 @@ impl LogView {
             + 1
     }
 
-    fn line_spans(&self, l: &Line, prefix: usize) -> Vec<Span<'_>> {
+    fn line_spans(&self, l: &Line, prefix: usize, widths: &[usize]) -> Vec<Span<'_>> {
         let mut spans = Vec::new();
         if self.timestamps && l.ts_ns != 0 {
             let t = chrono::DateTime::from_timestamp_nanos(l.ts_ns)
@@ -1221,6 +1596,39 @@ impl LogView {
                 format!("{name:<width$} ", width = prefix - 1),
                 Style::default().fg(src.colour),
             ));
+        }
+        if self.shows_fields(l) {
+            let owned;
+            let parsed = match &l.parsed {
+                Some(p) => p.as_deref(),
+                None => {
+                    owned = fields::parse(&l.text.text);
+                    owned.as_ref()
+                }
+            };
+            if !self.columns.is_empty() {
+                for (c, w) in self.columns.iter().zip(widths) {
+                    spans.push(structured::cell_span(c, &structured::cell(parsed, c), *w));
+                }
+                if parsed.is_none() {
+                    spans.push(Span::raw(l.text.text.to_string()));
+                    return spans;
+                }
+            }
+            let structured_on = self
+                .structured
+                .contains(&self.sources[usize::from(l.source)].id.container);
+            if let Some(p) = parsed {
+                if structured_on {
+                    spans.extend(structured::field_spans(p, self.utc_offset_secs));
+                    return spans;
+                }
+                if !self.columns.is_empty() {
+                    let msg = p.msg.as_deref().unwrap_or_default();
+                    spans.push(Span::raw(msg.to_string()));
+                    return spans;
+                }
+            }
         }
         let text = &l.text.text;
         let shown_end = text
@@ -1290,27 +1698,61 @@ impl LogView {
             buf.set_line(area.x, body.y + body.height, &self.footer(keys), area.width);
         }
         let prefix = self.prefix_width(usize::from(area.width));
-        let rows = usize::from(body.height);
+        if let Some((seq, scroll)) = self.detail {
+            self.render_detail(seq, scroll, body, buf);
+            return;
+        }
+        let mut rows = usize::from(body.height);
         let width = usize::from(body.width).max(1);
         // Lines to draw, top first.
-        let seqs: Vec<u64> = if self.follow {
-            self.last_visible(rows)
-        } else {
-            let mut out = Vec::with_capacity(rows);
-            let mut s = self.anchor;
-            let end = self.first_seq + self.lines.len() as u64;
-            while s < end && out.len() < rows {
-                if self.line(s).is_some_and(|l| self.passes(l)) {
-                    out.push(s);
-                }
-                s += 1;
+        let seqs = self.screen_seqs(rows);
+        // Columns: a heading row, and each column as wide as its widest cell on screen.
+        let widths: Vec<usize> = self
+            .columns
+            .iter()
+            .map(|c| {
+                seqs.iter()
+                    .filter_map(|s| self.line(*s))
+                    .filter(|l| self.shows_fields(l))
+                    .map(|l| match &l.parsed {
+                        Some(p) => structured::cell(p.as_deref(), c).chars().count(),
+                        None => structured::cell(fields::parse(&l.text.text).as_ref(), c)
+                            .chars()
+                            .count(),
+                    })
+                    .max()
+                    .unwrap_or(0)
+                    .max(c.len())
+                    .min(structured::MAX_COLUMN)
+            })
+            .collect();
+        if !self.columns.is_empty() && rows > 1 {
+            let mut head = vec![Span::raw(" ".repeat(prefix))];
+            for (c, w) in self.columns.iter().zip(&widths) {
+                head.push(Span::styled(
+                    format!("{:<w$}  ", c.to_uppercase(), w = *w),
+                    Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+                ));
             }
-            out
-        };
+            buf.set_line(body.x, body.y, &TextLine::from(head), body.width);
+            body.y += 1;
+            body.height -= 1;
+            rows -= 1;
+        }
+        let separators = self.context > 0 && self.filter.is_some();
+        let current = (!self.follow).then(|| self.current_line()).flatten();
         let mut rendered: Vec<TextLine<'_>> = Vec::new();
+        let mut prev: Option<u64> = None;
         for s in &seqs {
             let Some(l) = self.line(*s) else { continue };
-            let line = TextLine::from(self.line_spans(l, prefix));
+            if separators && prev.is_some_and(|p| *s > p + 1) {
+                rendered.push(TextLine::styled("--", Style::default().fg(Color::DarkGray)));
+            }
+            prev = Some(*s);
+            let mut line = TextLine::from(self.line_spans(l, prefix, &widths));
+            if current == Some(*s) && self.search.is_none() {
+                line = line.patch_style(Style::default().add_modifier(Modifier::UNDERLINED));
+            }
             if self.wrap {
                 rendered.extend(wrap_line(line, width, prefix));
             } else {
@@ -1326,6 +1768,47 @@ impl LogView {
         for (i, line) in rendered.iter().skip(skip).take(rows).enumerate() {
             let y = body.y + u16::try_from(i).unwrap_or(u16::MAX);
             buf.set_line(body.x, y, line, body.width);
+        }
+    }
+
+    /// `enter`: one line whole, pretty-printed, over the body.
+    fn render_detail(&self, seq: u64, scroll: usize, body: Rect, buf: &mut Buffer) {
+        let Some(l) = self.line(seq) else {
+            return;
+        };
+        let owned;
+        let parsed = match &l.parsed {
+            Some(p) => p.as_deref(),
+            None => {
+                owned = fields::parse(&l.text.text);
+                owned.as_ref()
+            }
+        };
+        let src = &self.sources[usize::from(l.source)];
+        let title = TextLine::from(vec![
+            Span::styled(format!(" {} ", src.id), Style::default().fg(src.colour)),
+            Span::styled(
+                format!(
+                    "{} · esc or enter closes · j/k scroll ",
+                    structured::format_name(parsed)
+                ),
+                Style::default().fg(Color::DarkGray),
+            ),
+        ]);
+        buf.set_line(body.x, body.y, &title, body.width);
+        let width = usize::from(body.width).max(1);
+        let rows: Vec<TextLine<'static>> = structured::detail_rows(&l.text.text, parsed)
+            .into_iter()
+            .flat_map(|r| wrap_line(TextLine::raw(r), width, 2))
+            .collect();
+        for (i, row) in rows
+            .iter()
+            .skip(scroll)
+            .take(usize::from(body.height.saturating_sub(1)))
+            .enumerate()
+        {
+            let y = body.y + 1 + u16::try_from(i).unwrap_or(u16::MAX);
+            buf.set_line(body.x, y, row, body.width);
         }
     }
 }
@@ -1347,6 +1830,10 @@ fn short_help(k: LogKey) -> &'static str {
         LogKey::Copy => "copy",
         LogKey::Mark => "mark",
         LogKey::AllContainers => "all containers",
+        LogKey::Structured => "structured",
+        LogKey::Context => "context",
+        LogKey::Columns => "columns",
+        LogKey::Detail => "whole line",
         LogKey::SinceTail => "tail",
         LogKey::SinceHead => "head",
         LogKey::Since1m => "1m",
