@@ -473,3 +473,45 @@ fn a_key_with_no_action_in_the_log_view_says_so_in_its_footer() {
         "{status:?}"
     );
 }
+
+#[test]
+fn j_then_a_level_filter_shows_only_error_lines_with_their_fields() {
+    let mut app = app_on("pods", shop_pods());
+    app.update(key('L'));
+    let view = log_screen(&app).stream;
+    app.update(Action::Log {
+        view,
+        batch: vec![
+            LogEvent::State {
+                source: source("api-7d9f-abcde", "api"),
+                state: SourceState::Streaming,
+            },
+            lines(
+                "api-7d9f-abcde",
+                "api",
+                &[
+                    r#"{"time":"2026-01-01T00:00:01","level":"info","msg":"order processed","id":1}"#,
+                    r#"ts=2026-01-01T00:00:02 level=error msg="request failed" error="upstream connect timeout" status=503 path=/api/v1/cart"#,
+                    "plain line mentioning error",
+                    r#"{"time":"2026-01-01T00:00:03","level":"ERROR","msg":"payment declined","user":"jane"}"#,
+                ],
+            ),
+        ],
+    });
+    // Times without a zone show as written (the snapshot does not depend on the local zone).
+    app.update(key('J'));
+    app.update(key('&'));
+    type_str(&mut app, "level=error");
+    app.update(code(KeyCode::Enter));
+    let texts = log_screen(&app).view.visible_texts();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(texts.iter().all(|t| !t.starts_with("plain")), "{texts:?}");
+    let screen = render(&mut app, 120, 12);
+    assert!(screen.contains("ERROR request failed"), "{screen}");
+    assert!(
+        screen.contains(r#"error="upstream connect timeout""#),
+        "{screen}"
+    );
+    assert!(screen.contains("2 of 4 lines match"), "{screen}");
+    insta::assert_snapshot!(draw(&mut app, 120, 12).backend());
+}
