@@ -5,8 +5,8 @@
 //! The demo has no container runtime, so a container instance's log is a pure function of the
 //! instance: line `i` of the instance that started at `start` has the timestamp
 //! `start + i / rate` (plus a deterministic jitter below half a period) and a text drawn from the
-//! app's style (HTTP access logs, JSON structured logs with levels, logfmt, klog, a database, ANSI-coloured
-//! worker logs), the first lines being a startup banner. A crashed instance ends with a panic and
+//! app's style (HTTP access logs, JSON structured logs with levels, logfmt, klog, a database,
+//! ANSI-coloured worker logs), the first lines being a startup banner. A crashed instance ends with a panic and
 //! its stack trace. Nothing is stored: a log costs memory only while it is being written out.
 //!
 //! Invariants:
