@@ -58,7 +58,7 @@ fn structured_line(i: usize) -> LogLine {
         2..=9 => ("warn", 200),
         _ => ("info", 200),
     };
-    let text = if i % 2 == 0 {
+    let text = if i.is_multiple_of(2) {
         format!(
             "ts=2026-01-01T00:00:00Z caller=handler.go:120 level={level} msg=\"request served\" method=GET path=/api/v1/orders/{i} status={status} user=jane duration_ms=12"
         )
