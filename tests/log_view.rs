@@ -529,7 +529,11 @@ fn m_marks_a_separator_that_the_filter_keeps_and_shift_c_clears() {
     let texts = v.visible_texts();
     assert_eq!(texts.len(), 3, "{texts:?}");
     assert!(texts[0].contains("mark 01:00:05"), "{texts:?}");
-    press(&mut v, &keys, key('C'));
+    press(
+        &mut v,
+        &keys,
+        KeyEvent::new(KeyCode::Char('l'), KeyModifiers::CONTROL),
+    );
     assert!(v.is_empty());
     // Lower-case c is copy now, not clear.
     v.ingest(vec![lines(&web, 4, 1, |i| format!("x {i}"))]);
@@ -668,8 +672,8 @@ fn snapshot_context_lines_around_matches_with_a_separator_between_groups() {
     press(&mut v, &keys, key('&'));
     type_line(&mut v, &keys, "level=error");
     assert_eq!(v.visible_texts().len(), 2);
-    press(&mut v, &keys, key('x'));
-    press(&mut v, &keys, key('x'));
+    press(&mut v, &keys, key('C'));
+    press(&mut v, &keys, key('C'));
     assert_eq!(
         v.visible_texts().len(),
         10,

@@ -8,10 +8,12 @@
 //! and closing are [`LogEffect`]s the runtime carries out.
 //!
 //! k9s's log view (internal/view/log.go) gives the keys: 0-6 since presets, `s` autoscroll,
-//! `f` full screen, `t`, `w`, `c` copy, `m` mark, `C` clear, `a` all containers. It differs
-//! where a terminal app cannot do what k9s does: `c` writes the filtered lines to a file and
-//! the footer names it (k9s copies to the system clipboard, which needs a display server). The
-//! structured view, field filters ([`filter`]), columns and context lines are not in k9s.
+//! `f` full screen, `t`, `w`, `c` copy, `m` mark, `a` all containers. It differs where a
+//! terminal app cannot do what k9s does: `c` writes the filtered lines to a file and the footer
+//! names it (k9s copies to the system clipboard, which needs a display server); and k9s's
+//! `shift-c` (clear) is `ctrl-l` here, `C` setting the context lines around matches, as grep's
+//! `-C`. The structured view, field filters ([`filter`]), columns and context lines are not in
+//! k9s.
 //!
 //! Invariants:
 //! - `bytes` is the sum of the kept lines' [`line_bytes`] and of their parsed fields, and never
