@@ -188,7 +188,8 @@ fn filter_shows_only_matching_lines_and_esc_clears_it() {
             KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE),
         );
     }
-    type_line(&mut v, &keys, "~^[0-4] ");
+    // A regex with a space is quoted (terms are space-separated).
+    type_line(&mut v, &keys, "~\"^[0-4] \"");
     assert_eq!(
         v.visible_texts(),
         ["0 WARN slow", "1 fine", "2 fine", "3 fine", "4 fine"]
@@ -273,7 +274,7 @@ fn since_and_previous_restart_the_streams_and_save_writes_the_buffer() {
         }
         other => panic!("{other:?}"),
     }
-    let fx = press(&mut v, &keys, key('s'));
+    let fx = press(&mut v, &keys, key('S'));
     match fx.as_slice() {
         [LogEffect::Restart(o)] => {
             assert_eq!((o.tail_lines, o.since_seconds), (None, Some(60)));
@@ -417,11 +418,332 @@ fn a_user_log_key_file_replaces_the_keys_of_the_actions_it_lists() {
     assert_eq!(keys.action(&esc), None);
     assert_eq!(keys.action(&key('/')), None);
     // Untouched actions keep their defaults.
-    assert_eq!(keys.action(&key('s')), Some(LogKey::Since));
+    assert_eq!(keys.action(&key('s')), Some(LogKey::Autoscroll));
     // A missing file is the defaults; an invalid one is an error naming it.
     let defaults = LogKeyMap::load(Some(&dir.path().join("none.toml"))).unwrap();
     assert_eq!(defaults.action(&esc), Some(LogKey::Close));
     std::fs::write(&path, "[[bind]]\naction = \"fly\"\nkeys = [\"f\"]\n").unwrap();
     let err = LogKeyMap::load(Some(&path)).unwrap_err();
     assert!(err.contains(&path.display().to_string()), "{err}");
+}
+
+#[test]
+fn number_keys_pick_k9s_since_presets_and_restart_the_streams() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    let want = [
+        ('0', (Some(200), None)),
+        ('1', (None, None)),
+        ('2', (None, Some(60))),
+        ('3', (None, Some(300))),
+        ('4', (None, Some(900))),
+        ('5', (None, Some(1800))),
+        ('6', (None, Some(3600))),
+    ];
+    for (k, expected) in want {
+        v.ingest(vec![lines(&web, 0, 3, |i| format!("l{i}"))]);
+        match press(&mut v, &keys, key(k)).as_slice() {
+            [LogEffect::Restart(o)] => {
+                assert_eq!((o.tail_lines, o.since_seconds), expected, "key {k}")
+            }
+            other => panic!("key {k}: {other:?}"),
+        }
+        assert!(
+            v.is_empty(),
+            "key {k} clears the buffer for the new streams"
+        );
+    }
+    let screen = format!("{}", draw(&v, &keys, 100, 6).backend());
+    assert!(
+        screen.contains("1h"),
+        "the header names the preset:\n{screen}"
+    );
+}
+
+#[test]
+fn s_toggles_autoscroll_and_new_lines_leave_the_screen_still() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 30, |i| format!("line {i}"))]);
+    assert!(v.is_following());
+    press(&mut v, &keys, key('s'));
+    assert!(!v.is_following());
+    let before = format!("{}", draw(&v, &keys, 80, 12).backend());
+    v.ingest(vec![lines(&web, 30, 5, |i| format!("line {i}"))]);
+    let after = format!("{}", draw(&v, &keys, 80, 12).backend());
+    let body = |s: &str| s.lines().skip(1).take(9).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        body(&before),
+        body(&after),
+        "paused: the body does not move"
+    );
+    assert_eq!(v.unseen(), 5);
+    assert!(after.contains("5 new lines"), "{after}");
+    press(&mut v, &keys, key('s'));
+    assert!(v.is_following());
+    assert!(format!("{}", draw(&v, &keys, 80, 12).backend()).contains("line 34"));
+}
+
+#[test]
+fn c_copies_the_lines_the_filter_shows_to_a_file_the_footer_names() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 6, |i| {
+        if i % 2 == 0 {
+            format!("GET /a {i}")
+        } else {
+            format!("POST /b {i}")
+        }
+    })]);
+    press(&mut v, &keys, key('&'));
+    type_line(&mut v, &keys, "POST");
+    let fx = press(&mut v, &keys, key('c'));
+    let path = match fx.as_slice() {
+        [LogEffect::Save { path, contents }] => {
+            assert_eq!(contents, "POST /b 1\nPOST /b 3\nPOST /b 5\n");
+            assert!(path.to_str().unwrap().ends_with("_copy.log"), "{path:?}");
+            path.clone()
+        }
+        other => panic!("{other:?}"),
+    };
+    v.saved(Ok((path.clone(), 3)));
+    let screen = format!("{}", draw(&v, &keys, 160, 12).backend());
+    assert!(screen.contains("copied 3 lines to"), "{screen}");
+    assert!(screen.contains("no clipboard"), "{screen}");
+}
+
+#[test]
+fn m_marks_a_separator_that_the_filter_keeps_and_shift_c_clears() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 2, |i| format!("before {i}"))]);
+    // 2026-01-01T00:00:05Z, shown at UTC+1.
+    v.handle_key(&key('m'), &keys, 1_767_225_605_000);
+    v.ingest(vec![lines(&web, 2, 2, |i| format!("after {i}"))]);
+    press(&mut v, &keys, key('&'));
+    type_line(&mut v, &keys, "after");
+    let texts = v.visible_texts();
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    assert!(texts[0].contains("mark 01:00:05"), "{texts:?}");
+    press(
+        &mut v,
+        &keys,
+        KeyEvent::new(KeyCode::Char('l'), KeyModifiers::CONTROL),
+    );
+    assert!(v.is_empty());
+    // Lower-case c is copy now, not clear.
+    v.ingest(vec![lines(&web, 4, 1, |i| format!("x {i}"))]);
+    press(&mut v, &keys, key('c'));
+    assert_eq!(v.len(), 1);
+}
+
+fn enter() -> KeyEvent {
+    KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)
+}
+
+/// One line of each format the parser reads, and a plain one.
+fn mixed(source: &Arc<SourceId>) -> LogEvent {
+    let texts = [
+        r#"{"time":"2026-01-01T00:00:01.250Z","level":"info","msg":"order processed","id":17,"duration_ms":12,"caller":"orders.go:88"}"#,
+        r#"ts=2026-01-01T00:00:02Z level=error msg="payment declined" user=jane status=502 error="card expired""#,
+        r#"W0101 00:00:03.000000       1 reflector.go:376] "Slow sync" duration="812ms""#,
+        "Connected to upstream services",
+        r#"{"time":"2026-01-01T00:00:04Z","level":"warn","msg":"slow query","user":"bob","status":200}"#,
+    ];
+    LogEvent::Lines {
+        source: source.clone(),
+        lines: texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| LogLine {
+                ts_ns: T0 + i as i64,
+                text: t.to_string(),
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn snapshot_structured_view_of_json_logfmt_klog_and_plain_lines() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![streaming(&web), mixed(&web)]);
+    press(&mut v, &keys, key('J'));
+    let t = draw(&v, &keys, 110, 9);
+    let screen = format!("{}", t.backend());
+    assert!(screen.contains("structured web"), "{screen}");
+    // The level is coloured (error red), whatever the format wrote.
+    let buf = t.backend().buffer();
+    let row = (0..9)
+        .find(|y| {
+            (0..110)
+                .map(|x| buf[(x, *y)].symbol())
+                .collect::<String>()
+                .contains("payment")
+        })
+        .unwrap();
+    let error_cell = (0..110).find(|x| buf[(*x, row)].symbol() == "E").unwrap();
+    assert_eq!(buf[(error_cell, row)].fg, Color::Red);
+    insta::assert_snapshot!(t.backend());
+    // J again: the lines as they came.
+    press(&mut v, &keys, key('J'));
+    let screen = format!("{}", draw(&v, &keys, 110, 9).backend());
+    assert!(
+        screen.contains(r#"{"time":"2026-01-01T00:00:04Z""#),
+        "{screen}"
+    );
+}
+
+#[test]
+fn structured_view_is_remembered_per_container() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let (app, proxy) = (src("web-1", "app"), src("web-1", "proxy"));
+    let mut v = view(1 << 20);
+    v.ingest(vec![
+        streaming(&app),
+        streaming(&proxy),
+        mixed(&proxy),
+        mixed(&app),
+    ]);
+    // The newest line is app's: J turns app structured, proxy stays as it came.
+    press(&mut v, &keys, key('J'));
+    let screen = format!("{}", draw(&v, &keys, 140, 14).backend());
+    assert!(screen.contains("structured app"), "{screen}");
+    assert!(screen.contains("INFO  order processed"), "{screen}");
+    assert!(
+        screen.contains(r#"proxy {"time":"2026-01-01T00:00:01.250Z""#),
+        "{screen}"
+    );
+    // A restart keeps the choice (the view lives on).
+    press(&mut v, &keys, key('2'));
+    v.ingest(vec![streaming(&app), mixed(&app)]);
+    let screen = format!("{}", draw(&v, &keys, 140, 14).backend());
+    assert!(screen.contains("INFO  order processed"), "{screen}");
+}
+
+#[test]
+fn a_field_filter_keeps_the_lines_whose_fields_match_and_the_header_counts_them() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![streaming(&web), mixed(&web)]);
+    press(&mut v, &keys, key('&'));
+    type_line(&mut v, &keys, "level>=warn !user=jane");
+    let texts = v.visible_texts();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(
+        texts[0].starts_with('W') && texts[1].contains("slow query"),
+        "{texts:?}"
+    );
+    press(&mut v, &keys, key('&'));
+    for _ in 0.."level>=warn !user=jane".len() {
+        press(
+            &mut v,
+            &keys,
+            KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE),
+        );
+    }
+    type_line(&mut v, &keys, "status>=500");
+    assert_eq!(v.visible_texts().len(), 1);
+    // Lines arriving later are filtered as they come.
+    v.ingest(vec![mixed(&web)]);
+    assert_eq!(v.visible_texts().len(), 2);
+    let screen = format!("{}", draw(&v, &keys, 120, 8).backend());
+    assert!(screen.contains("2 of 10 lines match"), "{screen}");
+}
+
+#[test]
+fn snapshot_context_lines_around_matches_with_a_separator_between_groups() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![lines(&web, 0, 20, |i| {
+        if i == 4 || i == 13 {
+            format!("level=error msg=\"failed {i}\" n={i}")
+        } else {
+            format!("level=info msg=\"ok {i}\" n={i}")
+        }
+    })]);
+    press(&mut v, &keys, key('&'));
+    type_line(&mut v, &keys, "level=error");
+    assert_eq!(v.visible_texts().len(), 2);
+    press(&mut v, &keys, key('C'));
+    press(&mut v, &keys, key('C'));
+    assert_eq!(
+        v.visible_texts().len(),
+        10,
+        "2 lines either side of each match"
+    );
+    // A line arriving just after a match shows as its context.
+    v.ingest(vec![lines(&web, 20, 1, |_| "level=error msg=late".into())]);
+    v.ingest(vec![lines(&web, 21, 3, |i| {
+        format!("level=info msg=after{i}")
+    })]);
+    assert_eq!(v.visible_texts().len(), 15);
+    let t = draw(&v, &keys, 90, 20);
+    assert!(
+        format!("{}", t.backend()).contains("\"--"),
+        "separator drawn"
+    );
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn snapshot_columns_show_chosen_fields_across_pods() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let (a, b) = (src("api-1", "api"), src("api-2", "api"));
+    let mut v = view(1 << 20);
+    v.ingest(vec![streaming(&a), streaming(&b), mixed(&a), mixed(&b)]);
+    press(&mut v, &keys, key('o'));
+    type_line(&mut v, &keys, "level,status,user");
+    let t = draw(&v, &keys, 100, 14);
+    let screen = format!("{}", t.backend());
+    assert!(screen.contains("LEVEL  STATUS  USER"), "{screen}");
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn snapshot_enter_shows_the_current_line_pretty_printed() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(1 << 20);
+    v.ingest(vec![streaming(&web), mixed(&web)]);
+    // Following: the newest line is the current one.
+    press(&mut v, &keys, enter());
+    let t = draw(&v, &keys, 70, 14);
+    insta::assert_snapshot!(t.backend());
+    press(&mut v, &keys, enter());
+    let screen = format!("{}", draw(&v, &keys, 70, 14).backend());
+    assert!(!screen.contains("esc or enter closes"), "{screen}");
+}
+
+#[test]
+fn parsed_fields_count_against_the_byte_cap() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let cap = 64 * 1024;
+    let mut v = view(cap);
+    press(&mut v, &keys, key('&'));
+    type_line(&mut v, &keys, "level=error");
+    for k in 0..20 {
+        v.ingest(vec![lines(&web, k * 100, 100, |i| {
+            format!(r#"{{"level":"info","msg":"m","a":"{i}","b":"x","c":"y","d":"z"}}"#)
+        })]);
+        assert!(v.bytes() <= cap, "{} > {cap}", v.bytes());
+    }
+    let with_fields = v.len();
+    let mut plain = view(cap);
+    plain.ingest(vec![lines(&web, 0, 2000, |i| {
+        format!(r#"{{"level":"info","msg":"m","a":"{i}","b":"x","c":"y","d":"z"}}"#)
+    })]);
+    assert!(
+        with_fields < plain.len(),
+        "parsed lines cost more: {with_fields} vs {}",
+        plain.len()
+    );
 }

@@ -307,7 +307,7 @@ fn help_and_command_line_still_open_over_the_log_screen() {
 fn since_and_previous_restart_the_streams_under_a_new_id_and_drop_old_batches() {
     let mut app = app_on("pods", shop_pods());
     let (first, ..) = open_logs(&app.update(key('L')));
-    let fx = app.update(key('s'));
+    let fx = app.update(key('2'));
     assert_eq!(closed_logs(&fx), vec![first]);
     let (second, ns, filter, _, options) = open_logs(&fx);
     assert_ne!(second, first);
@@ -463,4 +463,86 @@ fn snapshot_dashboard_with_a_workload_log_screen() {
         ],
     });
     insta::assert_snapshot!(draw(&mut app, 110, 16).backend());
+}
+
+#[test]
+fn a_key_with_no_action_in_the_log_view_says_so_in_its_footer() {
+    let mut app = app_on("pods", shop_pods());
+    app.update(key('L'));
+    // `y` (YAML on a table) means nothing over the logs.
+    let fx = app.update(key('y'));
+    assert!(fx.is_empty(), "{fx:?}");
+    let status = log_screen(&app).view.status().map(str::to_string);
+    assert!(
+        status
+            .as_deref()
+            .is_some_and(|s| s.starts_with("y: no action in the log view")),
+        "{status:?}"
+    );
+}
+
+#[test]
+fn j_then_a_level_filter_shows_only_error_lines_with_their_fields() {
+    let mut app = app_on("pods", shop_pods());
+    app.update(key('L'));
+    let view = log_screen(&app).stream;
+    app.update(Action::Log {
+        view,
+        batch: vec![
+            LogEvent::State {
+                source: source("api-7d9f-abcde", "api"),
+                state: SourceState::Streaming,
+            },
+            lines(
+                "api-7d9f-abcde",
+                "api",
+                &[
+                    r#"{"time":"2026-01-01T00:00:01","level":"info","msg":"order processed","id":1}"#,
+                    r#"ts=2026-01-01T00:00:02 level=error msg="request failed" error="upstream connect timeout" status=503 path=/api/v1/cart"#,
+                    "plain line mentioning error",
+                    r#"{"time":"2026-01-01T00:00:03","level":"ERROR","msg":"payment declined","user":"jane"}"#,
+                ],
+            ),
+        ],
+    });
+    // Times without a zone show as written (the snapshot does not depend on the local zone).
+    app.update(key('J'));
+    app.update(key('&'));
+    type_str(&mut app, "level=error");
+    app.update(code(KeyCode::Enter));
+    let texts = log_screen(&app).view.visible_texts();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(texts.iter().all(|t| !t.starts_with("plain")), "{texts:?}");
+    let screen = render(&mut app, 120, 12);
+    assert!(screen.contains("ERROR request failed"), "{screen}");
+    assert!(
+        screen.contains(r#"error="upstream connect timeout""#),
+        "{screen}"
+    );
+    assert!(screen.contains("2 of 4 lines match"), "{screen}");
+    insta::assert_snapshot!(draw(&mut app, 120, 12).backend());
+}
+
+#[test]
+fn cols_command_sets_the_log_views_field_columns() {
+    let mut app = app_on("pods", shop_pods());
+    app.update(key('l'));
+    app.update(key(':'));
+    type_str(&mut app, "cols level,status,path");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(log_screen(&app).view.columns(), ["level", "status", "path"]);
+    app.update(key(':'));
+    type_str(&mut app, "cols");
+    app.update(code(KeyCode::Enter));
+    assert!(log_screen(&app).view.columns().is_empty());
+    // Elsewhere it says what it is for.
+    let mut app = app_on("pods", shop_pods());
+    app.update(key(':'));
+    type_str(&mut app, "cols level");
+    app.update(code(KeyCode::Enter));
+    assert!(
+        app.message.clone().unwrap().0.contains("open logs first"),
+        "{:?}",
+        app.message
+    );
 }

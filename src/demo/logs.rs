@@ -5,8 +5,8 @@
 //! The demo has no container runtime, so a container instance's log is a pure function of the
 //! instance: line `i` of the instance that started at `start` has the timestamp
 //! `start + i / rate` (plus a deterministic jitter below half a period) and a text drawn from the
-//! app's style (HTTP access logs, JSON structured logs with levels, klog, a database, ANSI-coloured
-//! worker logs), the first lines being a startup banner. A crashed instance ends with a panic and
+//! app's style (HTTP access logs, JSON structured logs with levels, logfmt, klog, a database,
+//! ANSI-coloured worker logs), the first lines being a startup banner. A crashed instance ends with a panic and
 //! its stack trace. Nothing is stored: a log costs memory only while it is being written out.
 //!
 //! Invariants:
@@ -163,6 +163,8 @@ pub enum LogStyle {
     Access,
     /// One JSON object per line with `level` and `msg`.
     Json,
+    /// logfmt `key=value` pairs (go-kit, Prometheus, Loki), with a request's fields.
+    Logfmt,
     /// Kubernetes components (klog header).
     Klog,
     /// A database server.
@@ -188,9 +190,10 @@ impl LogStyle {
         } else if i.starts_with("registry.k8s.io/") || has("calico") || has("coredns") {
             LogStyle::Klog
         } else {
-            match hash(&[app.as_bytes()]) % 3 {
+            match hash(&[app.as_bytes()]) % 4 {
                 0 => LogStyle::Access,
                 1 => LogStyle::Json,
+                2 => LogStyle::Logfmt,
                 _ => LogStyle::Coloured,
             }
         }
@@ -551,6 +554,15 @@ impl Instance {
                 r#"{{"time":"{}","level":"info","msg":"listening","addr":":8080","component":"http"}}"#,
                 format_ts(ts)
             ),
+            (LogStyle::Logfmt, 0) => format!(
+                "ts={} caller=main.go:41 level=info msg=\"starting {app}\" version={version}",
+                format_ts(ts)
+            ),
+            (LogStyle::Logfmt, _) => format!(
+                "ts={} caller=main.go:{} level=info msg=\"listening\" addr=:8080 step={i}",
+                format_ts(ts),
+                50 + i
+            ),
             (LogStyle::Klog, _) => klog(
                 'I',
                 ts,
@@ -668,6 +680,23 @@ fn line_text(style: LogStyle, app: &str, r: u64, ts: i64) -> String {
             format!(
                 r#"{{"time":"{}","level":"{level}","logger":"{app}","msg":"{msg}","id":{id},"duration_ms":{ms}}}"#,
                 format_ts(ts)
+            )
+        }
+        LogStyle::Logfmt => {
+            let (msg, status) = match level {
+                "error" => ("\"request failed\" error=\"upstream connect timeout\"", 503),
+                "warn" => ("\"slow request\"", 200),
+                "debug" => ("\"cache hit\"", 200),
+                _ => ("\"request served\"", [200, 200, 201, 204, 404][pick(5, 8)]),
+            };
+            let path = PATHS[pick(PATHS.len(), 12)].replace("{id}", &id.to_string());
+            let user = ["jane", "bob", "amir", "li", "sofia"][pick(5, 16)];
+            format!(
+                "ts={} caller=handler.go:{} level={level} msg={msg} method={} path={path} status={status} user={user} duration_ms={ms} trace_id={:016x}",
+                format_ts(ts),
+                100 + (r >> 44) % 60,
+                if r.is_multiple_of(7) { "POST" } else { "GET" },
+                r >> 3,
             )
         }
         LogStyle::Klog => {
@@ -977,6 +1006,27 @@ mod tests {
         };
         let r = i.select(&secs, now);
         assert!((900..=901).contains(&r.start), "{r:?}");
+    }
+
+    #[test]
+    fn logfmt_lines_parse_with_their_level_and_request_fields() {
+        use crate::ui::log_view::fields::{Format, parse};
+        let mut seen = std::collections::HashSet::new();
+        for r in 0..400u64 {
+            let r = mix(r);
+            let line = line_text(LogStyle::Logfmt, "cart", r, 1_764_331_200_000_000_000);
+            let p = parse(&line).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(p.format, Format::Logfmt);
+            assert!(
+                p.get("status").is_some() && p.get("path").is_some(),
+                "{line}"
+            );
+            seen.insert(p.level.map(|l| l.label()));
+        }
+        assert!(
+            seen.contains(&Some("error")) && seen.contains(&Some("info")),
+            "{seen:?}"
+        );
     }
 
     #[test]

@@ -70,6 +70,14 @@ impl App {
             }
             "pulse" | "pu" => self.open_pulse(fx),
             "aliases" | "alias" | "a" => self.show_aliases(),
+            // The log view's field columns (`:cols level,status,path`; alone: off).
+            "cols" | "columns" => {
+                let rest = line.split_once(char::is_whitespace).map_or("", |(_, r)| r);
+                match self.stack.last_mut() {
+                    Some(Screen::Logs(l)) => l.view.set_columns(rest),
+                    _ => self.error(":cols sets the log view's field columns; open logs first (l)"),
+                }
+            }
             "xray" => self.open_xray(arg, fx),
             // The DeltaFIFO log; `:events` is the Event objects, as in kubectl and k9s.
             "deltas" | "fifo" => {

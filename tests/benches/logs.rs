@@ -1,13 +1,15 @@
 //! Log view costs per frame with a full 16 MiB buffer: ingesting one frame of a 5,000 lines/s
 //! stream, one frame of a 50 pods × 100 lines/s workload, and key → frame (scroll + draw) with a
-//! rare-match filter (the worst case: the draw scans back through the buffer).
-//! `cargo bench --bench logs`; figures and machine state go in the log view's module docs
-//! (`src/ui/log_view.rs`).
+//! rare-match filter (the worst case: the draw scans back through the buffer); and the
+//! structured view: lines/s through a field filter (`level>=warn status>=500`, every line
+//! parsed), and a frame of a 5,000 lines/s stream with the structured view, columns and that
+//! filter on. `cargo bench --bench logs`; figures and machine state go in the log view's module
+//! docs (`src/ui/log_view.rs`).
 
 use std::hint::black_box;
 use std::sync::Arc;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kinformer::ui::log_stream::{LogEvent, LogLine, SourceId};
 use kinformer::ui::log_view::{DEFAULT_CAP_BYTES, LogKeyMap, LogView};
@@ -47,6 +49,39 @@ fn full_view(sources: usize) -> LogView {
         v.ingest(batch);
     }
     v
+}
+
+/// A logfmt/JSON mix with levels and statuses, as the demo's apps write.
+fn structured_line(i: usize) -> LogLine {
+    let (level, status) = match i % 100 {
+        0..=1 => ("error", 503),
+        2..=9 => ("warn", 200),
+        _ => ("info", 200),
+    };
+    let text = if i.is_multiple_of(2) {
+        format!(
+            "ts=2026-01-01T00:00:00Z caller=handler.go:120 level={level} msg=\"request served\" method=GET path=/api/v1/orders/{i} status={status} user=jane duration_ms=12"
+        )
+    } else {
+        format!(
+            "{{\"time\":\"2026-01-01T00:00:00Z\",\"level\":\"{level}\",\"msg\":\"order processed\",\"id\":{i},\"status\":{status}}}"
+        )
+    };
+    LogLine {
+        ts_ns: i as i64,
+        text,
+    }
+}
+
+fn type_keys(v: &mut LogView, keys: &LogKeyMap, s: &str) {
+    for ch in s.chars() {
+        v.handle_key(
+            &KeyEvent::new(KeyCode::Char(ch), KeyModifiers::NONE),
+            keys,
+            0,
+        );
+    }
+    v.handle_key(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE), keys, 0);
 }
 
 fn frame(v: &LogView, buf: &mut Buffer) {
@@ -114,5 +149,60 @@ fn benches(c: &mut Criterion) {
     });
 }
 
-criterion_group!(log_benches, benches);
+fn structured(c: &mut Criterion) {
+    let area = Rect::new(0, 0, 200, 50);
+    let mut buf = Buffer::empty(area);
+    let keys = LogKeyMap::defaults().expect("default log keys");
+
+    // Lines/s through a field filter: every line is parsed (and its fields kept, counted).
+    let mut v = LogView::new("deploy/api", "shop_api", DEFAULT_CAP_BYTES);
+    v.set_viewport(200, 50);
+    type_keys(&mut v, &keys, "&level>=warn status>=500");
+    let mut n = 0;
+    let mut g = c.benchmark_group("log_field_filter");
+    g.throughput(Throughput::Elements(1000));
+    g.bench_function("ingest_1000_lines_level_ge_warn_status_ge_500", |b| {
+        b.iter(|| {
+            v.ingest(vec![LogEvent::Lines {
+                source: source(0),
+                lines: (0..1000).map(|k| structured_line(n + k)).collect(),
+            }]);
+            n += 1000;
+        })
+    });
+    g.finish();
+
+    // A frame of a 5,000 lines/s stream at 30 frames/s (167 lines) with J, columns and the
+    // field filter on, over a buffer at its cap.
+    let mut s = LogView::new("deploy/api", "shop_api", DEFAULT_CAP_BYTES);
+    s.set_viewport(200, 50);
+    let mut i = 0;
+    while s.dropped() == 0 {
+        s.ingest(vec![LogEvent::Lines {
+            source: source(0),
+            lines: (0..1000).map(|k| structured_line(i + k)).collect(),
+        }]);
+        i += 1000;
+    }
+    s.handle_key(
+        &KeyEvent::new(KeyCode::Char('J'), KeyModifiers::NONE),
+        &keys,
+        0,
+    );
+    type_keys(&mut s, &keys, "olevel,status");
+    type_keys(&mut s, &keys, "&level>=warn");
+    c.bench_function("log_frame_structured_5000_lines_per_s_filtered", |b| {
+        b.iter(|| {
+            s.ingest(vec![LogEvent::Lines {
+                source: source(0),
+                lines: (0..167).map(|k| structured_line(i + k)).collect(),
+            }]);
+            i += 167;
+            frame(&s, &mut buf);
+            black_box(&buf);
+        })
+    });
+}
+
+criterion_group!(log_benches, benches, structured);
 criterion_main!(log_benches);

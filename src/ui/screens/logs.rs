@@ -26,7 +26,7 @@ use crate::selector::LabelSelector;
 use crate::ui::action::{Effect, ObjectSummary, ViewId};
 use crate::ui::app::App;
 use crate::ui::keys::KeyAction;
-use crate::ui::log_stream::{ContainerPick, LogEvent, PodFilter};
+use crate::ui::log_stream::{ContainerPick, LogEvent, PodFilter, StreamOptions};
 use crate::ui::log_view::{LogEffect, LogView};
 use crate::ui::widgets::DIM;
 
@@ -44,6 +44,8 @@ pub struct LogScreen {
     pub namespace: String,
     pub filter: PodFilter,
     pub containers: ContainerPick,
+    /// The container picked when the view opened on one (`a` switches between it and all).
+    pub picked: Option<String>,
     pub view: LogView,
 }
 
@@ -128,11 +130,16 @@ impl App {
             containers: containers.clone(),
             options: log.options(),
         });
+        let picked = match &containers {
+            ContainerPick::One(c) => Some(c.clone()),
+            ContainerPick::All => None,
+        };
         self.stack.push(Screen::Logs(Box::new(LogScreen {
             stream,
             namespace,
             filter,
             containers,
+            picked,
             view: log,
         })));
     }
@@ -147,7 +154,20 @@ impl App {
             return false;
         };
         if !l.view.is_typing() && keys.action(&key).is_none() {
-            return false;
+            // The dashboard's way out and its overlays work here; any other key says it does
+            // nothing rather than nothing happening.
+            if matches!(
+                self.keys.action(&key),
+                Some(KeyAction::Quit | KeyAction::Help | KeyAction::Command | KeyAction::Back)
+            ) {
+                return false;
+            }
+            let name = crate::ui::keys::KeySpec::from_event(&key).to_string();
+            l.view.set_status(
+                format!("{name}: no action in the log view (? lists its keys)"),
+                true,
+            );
+            return true;
         }
         self.message = None;
         let effects = l.view.handle_key(&key, keys, now);
@@ -157,22 +177,33 @@ impl App {
                     self.pop_screen(fx);
                     return true;
                 }
-                LogEffect::Restart(options) => {
-                    let stream = self.next_view;
-                    self.next_view += 1;
+                LogEffect::AllContainers => {
                     let Some(Screen::Logs(l)) = self.stack.last_mut() else {
                         return true;
                     };
-                    fx.push(Effect::CloseLogs { view: l.stream });
-                    l.stream = stream;
-                    fx.push(Effect::OpenLogs {
-                        view: stream,
-                        namespace: l.namespace.clone(),
-                        filter: l.filter.clone(),
-                        containers: l.containers.clone(),
-                        options,
-                    });
+                    let Some(picked) = l.picked.clone() else {
+                        l.view.set_status(
+                            "this view already streams every container (a switches only a view \
+                             opened on one container)",
+                            false,
+                        );
+                        continue;
+                    };
+                    let (containers, msg) = match l.containers {
+                        ContainerPick::One(_) => {
+                            (ContainerPick::All, "every container of the pod".to_string())
+                        }
+                        ContainerPick::All => (
+                            ContainerPick::One(picked.clone()),
+                            format!("container {picked} only"),
+                        ),
+                    };
+                    l.containers = containers;
+                    let options = l.view.restart_streams();
+                    l.view.set_status(msg, false);
+                    self.restart_log_streams(options, fx);
                 }
+                LogEffect::Restart(options) => self.restart_log_streams(options, fx),
                 LogEffect::Save { path, contents } => {
                     if let Some(Screen::Logs(l)) = self.stack.last() {
                         fx.push(Effect::SaveLogs {
@@ -186,6 +217,24 @@ impl App {
         }
         self.fit_logs();
         true
+    }
+
+    /// Close the top log screen's streams and open them again under a new id.
+    fn restart_log_streams(&mut self, options: StreamOptions, fx: &mut Vec<Effect>) {
+        let stream = self.next_view;
+        self.next_view += 1;
+        let Some(Screen::Logs(l)) = self.stack.last_mut() else {
+            return;
+        };
+        fx.push(Effect::CloseLogs { view: l.stream });
+        l.stream = stream;
+        fx.push(Effect::OpenLogs {
+            view: stream,
+            namespace: l.namespace.clone(),
+            filter: l.filter.clone(),
+            containers: l.containers.clone(),
+            options,
+        });
     }
 
     /// The log screen streaming under `stream`, wherever it is on the stack.
@@ -283,5 +332,82 @@ impl App {
 
     pub(crate) fn render_logs(&self, l: &LogScreen, area: Rect, buf: &mut Buffer) {
         l.view.render_with(area, buf, Some(&self.log_keys));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use kube::api::DynamicObject;
+
+    use super::*;
+    use crate::ui::AppConfig;
+    use crate::ui::action::Action;
+    use crate::ui::keys::KeyMap;
+
+    fn pod_with_two_containers() -> ObjectSummary {
+        let obj: DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-1", "namespace": "shop", "uid": "u1"},
+            "spec": {"containers": [{"name": "app"}, {"name": "proxy"}]}
+        }))
+        .unwrap();
+        ObjectSummary::from_object("Pod", &Arc::new(obj), None).unwrap()
+    }
+
+    fn containers_opened(fx: &[Effect]) -> Vec<ContainerPick> {
+        fx.iter()
+            .filter_map(|e| match e {
+                Effect::OpenLogs { containers, .. } => Some(containers.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn press(app: &mut App, c: char) -> Vec<Effect> {
+        app.update(Action::Key(KeyEvent::new(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+        )))
+    }
+
+    #[test]
+    fn a_switches_a_one_container_view_to_every_container_and_back() {
+        let mut app = App::new(AppConfig::default(), KeyMap::defaults().unwrap());
+        let mut fx = Vec::new();
+        app.open_logs_of(
+            "Pod",
+            &pod_with_two_containers(),
+            ContainerPick::One("proxy".into()),
+            &mut fx,
+        );
+        let fx = press(&mut app, 'a');
+        assert_eq!(containers_opened(&fx), vec![ContainerPick::All]);
+        assert!(fx.iter().any(|e| matches!(e, Effect::CloseLogs { .. })));
+        let fx = press(&mut app, 'a');
+        assert_eq!(
+            containers_opened(&fx),
+            vec![ContainerPick::One("proxy".into())]
+        );
+    }
+
+    #[test]
+    fn a_on_a_view_of_every_container_says_so_and_restarts_nothing() {
+        let mut app = App::new(AppConfig::default(), KeyMap::defaults().unwrap());
+        let mut fx = Vec::new();
+        app.open_logs_of(
+            "Pod",
+            &pod_with_two_containers(),
+            ContainerPick::All,
+            &mut fx,
+        );
+        let fx = press(&mut app, 'a');
+        assert!(containers_opened(&fx).is_empty(), "{fx:?}");
+        let Some(Screen::Logs(l)) = app.current_screen() else {
+            panic!("log screen expected");
+        };
+        assert!(l.view.status().is_some_and(|s| s.contains("already")));
     }
 }
