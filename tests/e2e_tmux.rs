@@ -157,7 +157,7 @@ fn capital_l_opens_logs_on_a_pod_and_on_a_deployment_and_esc_closes_them() {
     // A pod: its containers' logs, following.
     s.keys(&["L"]);
     let pod = s.wait_for("the pod's log screen streaming", 30, |t| {
-        t.contains("Logs pod/") && t.contains("streaming") && t.contains("FOLLOW")
+        t.contains("Logs pod/") && t.contains("live") && t.contains("FOLLOW")
     });
     assert!(pod.contains("(every container)"), "{pod}");
     // Scrolling up pauses, G resumes.
@@ -179,7 +179,7 @@ fn capital_l_opens_logs_on_a_pod_and_on_a_deployment_and_esc_closes_them() {
     let workload = s.wait_for("the workload log screen streaming", 30, |t| {
         t.contains("Logs deployment/")
             && t.contains("follows pods as they come and go")
-            && t.contains("streaming")
+            && t.contains("live")
     });
     assert!(workload.contains("Pods: -l "), "{workload}");
     s.keys(&["q"]);
@@ -376,7 +376,7 @@ fn k9s_keys_and_views_work_as_a_k9s_user_expects() {
     });
     s.keys(&["l"]);
     s.wait_for("the workload's logs", 30, |t| {
-        t.contains("Logs deployment/") && t.contains("streaming")
+        t.contains("Logs deployment/") && t.contains("live")
     });
     s.keys(&["Escape"]);
     s.wait_for("back on deployments", 15, |t| {
@@ -400,4 +400,60 @@ fn k9s_keys_and_views_work_as_a_k9s_user_expects() {
     s.keys(&["q"]);
     let end = s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
     assert!(!end.contains("panicked"), "{end}");
+}
+
+/// Structured logs: a workload that logs logfmt, `J` shows its lines as fields, `&level=error`
+/// keeps only the error lines, each with its fields, and the header counts the matches.
+#[test]
+fn structured_logs_filtered_by_level_show_only_error_lines_with_their_fields() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("structured", "-n shop");
+    s.wait_for("the pods table", 60, |t| {
+        t.contains("Pods(shop)") && t.contains("synced")
+    });
+    s.keys(&[":"]);
+    s.text("deploy");
+    s.keys(&["Enter"]);
+    s.wait_for("deployments", 30, |t| {
+        t.contains("Deployments(shop)") && t.contains("catalog")
+    });
+    s.keys(&["/"]);
+    s.text("catalog");
+    s.keys(&["Enter"]);
+    s.keys(&["l"]);
+    s.wait_for("the catalog logs streaming", 30, |t| {
+        t.contains("Logs deployment/catalog") && t.contains("live")
+    });
+    s.keys(&["J"]);
+    s.keys(&["&"]);
+    s.text("level=error");
+    s.keys(&["Enter"]);
+    let shown = s.wait_for("only error lines, counted", 60, |t| {
+        t.contains("lines match") && t.contains(" ERROR ")
+    });
+    let log_lines: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.starts_with("catalog-"))
+        .collect();
+    assert!(!log_lines.is_empty(), "{shown}");
+    for l in &log_lines {
+        assert!(
+            l.contains(" ERROR "),
+            "a line that is not an error: {l}\n{shown}"
+        );
+        assert!(
+            l.contains("error=") || l.contains("caller="),
+            "no fields: {l}"
+        );
+    }
+    // The first q clears the filter (as esc), the second closes the log view, then quit.
+    s.keys(&["q", "q"]);
+    s.wait_for("back on deployments", 15, |t| {
+        t.contains("Deployments(shop)") && !t.contains("Logs deployment/")
+    });
+    s.keys(&["q"]);
+    s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
