@@ -381,6 +381,7 @@ mod tests {
             "Pod",
             &pod_with_two_containers(),
             ContainerPick::One("proxy".into()),
+            false,
             &mut fx,
         );
         let fx = press(&mut app, 'a');
@@ -401,6 +402,7 @@ mod tests {
             "Pod",
             &pod_with_two_containers(),
             ContainerPick::All,
+            false,
             &mut fx,
         );
         let fx = press(&mut app, 'a');
