@@ -5,13 +5,18 @@ use std::path::{Path, PathBuf};
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
 
-/// The default log file: `$XDG_STATE_HOME/kinformer/kinformer.log` (or `~/.local/state/...`).
-pub fn default_log_file() -> PathBuf {
+/// kinformer's state directory: `$XDG_STATE_HOME/kinformer` (or `~/.local/state/kinformer`,
+/// else under the temporary directory). Its log, saved logs and table dumps go there.
+pub fn state_dir() -> PathBuf {
     dirs::state_dir()
         .or_else(|| dirs::home_dir().map(|h| h.join(".local").join("state")))
         .unwrap_or_else(std::env::temp_dir)
         .join("kinformer")
-        .join("kinformer.log")
+}
+
+/// The default log file: `$XDG_STATE_HOME/kinformer/kinformer.log` (or `~/.local/state/...`).
+pub fn default_log_file() -> PathBuf {
+    state_dir().join("kinformer.log")
 }
 
 /// Send all `tracing` output to `path` (appending). `RUST_LOG` sets the filter (default `info`).

@@ -13,27 +13,15 @@ use kinformer::informer::delta_fifo::DeltaType;
 use kinformer::informer::index::{NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
 use kinformer::informer::shared_informer::TapEntry;
 use kinformer::informer::thread_safe_store::ThreadSafeStore;
-use kinformer::ui::action::{
-    Action, ConnectionState, Effect, InformerState, ObjectSummary, ViewId,
-};
+use kinformer::ui::action::{Action, Effect, InformerState, ObjectSummary, ViewId};
 use kinformer::ui::app::{Mode, Screen};
 use kinformer::ui::keys::KeyAction;
 use kinformer::ui::{App, AppConfig, KeyMap};
 use kube::api::DynamicObject;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::Modifier;
 use serde_json::{Value, json};
 use ui_support::*;
-
-fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
-    app.update(Action::Resize(w, h));
-    let app = &*app;
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    terminal
-}
 
 /// The first key bound to `action` (the key map is data: tests do not hard-code its keys).
 fn press(app: &mut App, action: KeyAction) -> Vec<Effect> {
@@ -72,16 +60,6 @@ fn keys_of(app: &App, action: KeyAction) -> Vec<Action> {
             Action::Key(KeyEvent::new(spec.code, m))
         })
         .collect()
-}
-
-fn connected(app: &mut App) {
-    app.update(Action::Connection(ConnectionState {
-        context: "kind-demo".into(),
-        server_version: Some("v1.33.1".into()),
-        reachable: true,
-        retry_at_ms: None,
-        last_error: None,
-    }));
 }
 
 /// The text of rows `y0..y1`, columns `x0..x1` of a buffer.

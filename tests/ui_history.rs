@@ -14,19 +14,9 @@ use kinformer::ui::screens::Screen;
 use kinformer::ui::screens::changes::ChangesFilter;
 use kinformer::ui::{App, AppConfig};
 use kube::api::DynamicObject;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use std::sync::Arc;
 use ui_support::*;
-
-fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
-    app.update(Action::Resize(w, h));
-    let app = &*app;
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    terminal
-}
 
 fn app() -> (App, u64) {
     let (mut app, v) = app_with(

@@ -5,29 +5,9 @@
 mod ui_support;
 
 use crossterm::event::KeyCode;
-use kinformer::ui::action::{Action, ConnectionState};
-use kinformer::ui::{App, AppConfig};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use kinformer::ui::AppConfig;
+use kinformer::ui::action::Action;
 use ui_support::*;
-
-fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
-    app.update(Action::Resize(w, h));
-    let app = &*app;
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    terminal
-}
-
-fn connected(app: &mut App) {
-    app.update(Action::Connection(ConnectionState {
-        context: "kind-demo".into(),
-        server_version: Some("v1.33.1".into()),
-        reachable: true,
-        retry_at_ms: None,
-        last_error: None,
-    }));
-}
 
 #[test]
 fn aliases_view_lists_each_resource_with_its_aliases() {

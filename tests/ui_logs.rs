@@ -14,8 +14,6 @@ use kinformer::ui::log_stream::{
     ContainerPick, LogEvent, LogLine, PodFilter, SourceId, SourceState, StreamOptions,
 };
 use kinformer::ui::{App, AppConfig};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use ui_support::*;
 
@@ -406,14 +404,6 @@ fn render(app: &mut App, w: u16, h: u16) -> String {
         .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
-    app.update(Action::Resize(w, h));
-    let app = &*app;
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    terminal
 }
 
 #[test]

@@ -13,24 +13,6 @@ use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
 use ui_support::*;
 
-fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
-    app.update(Action::Resize(w, h));
-    let app = &*app;
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
-    terminal
-}
-
-fn connected(app: &mut App) {
-    app.update(Action::Connection(ConnectionState {
-        context: "kind-demo".into(),
-        server_version: Some("v1.33.1".into()),
-        reachable: true,
-        retry_at_ms: None,
-        last_error: None,
-    }));
-}
-
 fn demo_pods() -> Vec<kinformer::ui::action::ObjectSummary> {
     vec![
         pod(PodSpec {

@@ -174,28 +174,15 @@ impl App {
                 Some(ns.to_string())
             }
         };
-        self.namespace = ns.clone();
-        if let Some(n) = &ns {
-            self.remember_favourite(n);
-        }
-        let current = self
-            .current_view()
-            .map(|v| v.resource.clone())
-            .filter(|r| r.namespaced)
-            .or_else(|| resolve(&self.resources, "pods").cloned());
-        if let Some(r) = current {
-            self.reset_to(r, fx);
-        }
+        self.use_namespace(ns.clone(), fx);
         let unlisted = self
             .ns_view
             .and_then(|id| self.views.get(&id))
             .is_some_and(|v| self.forbidden_view(v).is_some());
-        self.info(match ns {
-            Some(n) if unlisted => format!(
+        if let (Some(n), true) = (ns, unlisted) {
+            self.info(format!(
                 "namespace: {n} (namespaces cannot be listed for this user: no completion, the name is not checked)"
-            ),
-            Some(n) => format!("namespace: {n}"),
-            None => "all namespaces".to_string(),
-        });
+            ));
+        }
     }
 }

@@ -1404,11 +1404,7 @@ impl LogView {
 
 /// `~/.local/state/kinformer/logs` (platform state dir; the home directory otherwise).
 pub fn default_save_dir() -> PathBuf {
-    dirs::state_dir()
-        .or_else(|| dirs::home_dir().map(|h| h.join(".local").join("state")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("kinformer")
-        .join("logs")
+    crate::logging::state_dir().join("logs")
 }
 
 impl Widget for &LogView {

@@ -70,6 +70,36 @@ pub(crate) fn dialog_block<'a>(
         .title_bottom(Line::from(keys.into()).centered())
 }
 
+/// A list screen's frame (`:pf`, aliases, contexts): a blue border and its bold title centred.
+pub(crate) fn screen_block<'a>(title: String) -> Block<'a> {
+    Block::bordered()
+        .border_style(Style::default().fg(Color::Blue))
+        .title(
+            Line::styled(
+                title,
+                Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+            )
+            .centered(),
+        )
+}
+
+/// A list screen's column header style.
+pub(crate) fn header_style() -> Style {
+    Style::default()
+        .fg(Color::White)
+        .add_modifier(Modifier::BOLD)
+}
+
+/// The width of a column holding `f` of each row, at least `min`.
+pub(crate) fn widest<T>(rows: &[T], f: impl Fn(&T) -> usize, min: usize) -> u16 {
+    rows.iter()
+        .map(f)
+        .max()
+        .unwrap_or(0)
+        .max(min)
+        .min(u16::MAX as usize) as u16
+}
+
 pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);

@@ -489,8 +489,8 @@ fn contexts() -> Vec<kinformer::ui::action::ContextRow> {
         .collect()
 }
 
-#[test]
-fn ctx_lists_the_contexts_and_enter_switches_to_the_selected_one() {
+/// An app whose kubeconfig holds demo, prod-eu and prod-us, with `:ctx` open.
+fn on_ctx_table() -> App {
     let (mut app, _) = on("pods", vec![simple_pod("default", "web-1")]);
     app.update(Action::Contexts(vec![
         "demo".into(),
@@ -501,6 +501,12 @@ fn ctx_lists_the_contexts_and_enter_switches_to_the_selected_one() {
     app.update(key(':'));
     type_str(&mut app, "ctx");
     app.update(code(KeyCode::Enter));
+    app
+}
+
+#[test]
+fn ctx_lists_the_contexts_and_enter_switches_to_the_selected_one() {
+    let mut app = on_ctx_table();
     let Some(Screen::Contexts(v)) = app.current_screen() else {
         panic!("{:?}", app.current_screen())
     };
@@ -517,16 +523,7 @@ fn ctx_lists_the_contexts_and_enter_switches_to_the_selected_one() {
 
 #[test]
 fn space_marks_several_contexts_and_enter_shows_them_together() {
-    let (mut app, _) = on("pods", vec![simple_pod("default", "web-1")]);
-    app.update(Action::Contexts(vec![
-        "demo".into(),
-        "prod-eu".into(),
-        "prod-us".into(),
-    ]));
-    app.update(Action::ContextRows(contexts()));
-    app.update(key(':'));
-    type_str(&mut app, "ctx");
-    app.update(code(KeyCode::Enter));
+    let mut app = on_ctx_table();
     app.update(key('j'));
     app.update(key(' ')); // prod-eu marked, cursor on prod-us
     app.update(key(' ')); // prod-us marked

@@ -281,3 +281,23 @@ pub fn shown(app: &App, view: ViewId) -> Vec<String> {
 pub fn selected(app: &App, view: ViewId) -> Option<String> {
     app.views[&view].table.selected_key().map(|k| k.to_string())
 }
+
+/// Draw `app` at `w`×`h` on a `TestBackend` (after telling it the size, as the runtime does).
+pub fn draw(app: &mut App, w: u16, h: u16) -> ratatui::Terminal<ratatui::backend::TestBackend> {
+    app.update(Action::Resize(w, h));
+    let app = &*app;
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    terminal
+}
+
+/// The app connected to `kind-demo` (server v1.33.1), as the header shows it.
+pub fn connected(app: &mut App) {
+    app.update(Action::Connection(kinformer::ui::action::ConnectionState {
+        context: "kind-demo".into(),
+        server_version: Some("v1.33.1".into()),
+        reachable: true,
+        retry_at_ms: None,
+        last_error: None,
+    }));
+}

@@ -8,14 +8,13 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::Line;
-use ratatui::widgets::{Block, Row, Table, Widget};
+use ratatui::widgets::{Row, Table, Widget};
 
 use crate::cluster::ResourceInfo;
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Screen};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::TITLE;
+use crate::ui::widgets::{header_style, screen_block, widest};
 
 /// k9s's built-in aliases beyond kubectl's short names (k9s `internal/config/alias.go`):
 /// alias → `plural.group` (or a core plural).
@@ -153,15 +152,7 @@ impl App {
 
     pub(crate) fn render_aliases(&self, view: &AliasesView, area: Rect, buf: &mut Buffer) {
         let rows = alias_rows(&self.resources);
-        let block = Block::bordered()
-            .border_style(Style::default().fg(Color::Blue))
-            .title(
-                Line::styled(
-                    format!(" Aliases[{}] ", rows.len()),
-                    Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
-                )
-                .centered(),
-            );
+        let block = screen_block(format!(" Aliases[{}] ", rows.len()));
         let inner = block.inner(area);
         block.render(area, buf);
         let page = inner.height.saturating_sub(1) as usize;
@@ -197,19 +188,13 @@ impl App {
             "ALIASES (:alias opens it)",
             "GROUP/VERSION",
         ])
-        .style(
-            Style::default()
-                .fg(Color::White)
-                .add_modifier(Modifier::BOLD),
-        );
-        let widest = |f: &dyn Fn(&AliasRow) -> usize, min: usize| {
-            rows.iter().map(f).max().unwrap_or(0).max(min) as u16
-        };
+        .style(header_style());
         let resource_w = widest(
-            &|r: &AliasRow| r.resource.split('.').next().unwrap_or("").len(),
+            &rows,
+            |r| r.resource.split('.').next().unwrap_or("").len(),
             8,
         );
-        let group_w = widest(&|r: &AliasRow| r.group_version.len(), 13);
+        let group_w = widest(&rows, |r| r.group_version.len(), 13);
         Table::new(
             body,
             [

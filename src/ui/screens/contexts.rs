@@ -12,12 +12,12 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Row, Table, Widget};
+use ratatui::widgets::{Paragraph, Row, Table, Widget};
 
 use crate::ui::action::{ContextRow, Effect};
 use crate::ui::app::{App, Screen};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::widgets::{DIM, header_style, screen_block, widest};
 
 /// The footer hints of the screen.
 pub const HINTS: [KeyAction; 5] = [
@@ -126,15 +126,7 @@ impl App {
 
     pub(crate) fn render_contexts(&self, view: &ContextsView, area: Rect, buf: &mut Buffer) {
         let rows = self.context_table();
-        let block = Block::bordered()
-            .border_style(Style::default().fg(Color::Blue))
-            .title(
-                Line::styled(
-                    format!(" Contexts[{}] ", rows.len()),
-                    Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
-                )
-                .centered(),
-            );
+        let block = screen_block(format!(" Contexts[{}] ", rows.len()));
         let inner = block.inner(area);
         block.render(area, buf);
         if rows.is_empty() {
@@ -186,21 +178,15 @@ impl App {
                 ])
                 .style(style)
             });
-        let header = Row::new(vec!["", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"]).style(
-            Style::default()
-                .fg(Color::White)
-                .add_modifier(Modifier::BOLD),
-        );
-        let widest = |f: &dyn Fn(&ContextRow) -> usize, min: usize| {
-            rows.iter().map(f).max().unwrap_or(0).max(min) as u16
-        };
+        let header =
+            Row::new(vec!["", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"]).style(header_style());
         Table::new(
             body,
             [
                 Constraint::Length(1),
-                Constraint::Length(widest(&|r| r.name.chars().count() + 3, 4)),
-                Constraint::Length(widest(&|r| r.cluster.chars().count(), 7)),
-                Constraint::Length(widest(&|r| r.user.chars().count(), 8)),
+                Constraint::Length(widest(&rows, |r| r.name.chars().count() + 3, 4)),
+                Constraint::Length(widest(&rows, |r| r.cluster.chars().count(), 7)),
+                Constraint::Length(widest(&rows, |r| r.user.chars().count(), 8)),
                 Constraint::Fill(1),
             ],
         )

@@ -548,11 +548,7 @@ fn sanitize(s: &str) -> String {
 
 /// `~/.local/state/kinformer/dumps` (platform state dir; the home directory otherwise).
 pub fn default_dump_dir() -> PathBuf {
-    dirs::state_dir()
-        .or_else(|| dirs::home_dir().map(|h| h.join(".local").join("state")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("kinformer")
-        .join("dumps")
+    crate::logging::state_dir().join("dumps")
 }
 
 /// A printable key with no binding: the footer names it (other keys are ignored).
