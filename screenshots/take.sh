@@ -195,9 +195,9 @@ wait_for "Deployments("
 key '/'
 typ "notification-api"
 key Enter 1
-key L
+key l
 wait_for "follows pods as they come and go"
-wait_for "streaming"
+wait_for " live"
 shot logs-workload 8
 esc
 
