@@ -383,11 +383,19 @@ impl App {
             Some(ns) => Arc::from(format!("{ns}/{}", want.name)),
             None => Arc::from(want.name.as_str()),
         };
-        let found = v
-            .table
-            .list()
-            .iter()
-            .position(|k| **k == *key || k.ends_with(&format!("\u{1f}{key}")));
+        // Called for every row batch while it waits: a hash lookup first, and the shown list is
+        // scanned only once the row is there (a merged table keys it `cluster␟key`).
+        let merged = !v.member_stores.is_empty();
+        let arrived = merged || v.table.entry(&key).is_some();
+        let suffix = format!("{}{key}", crate::ui::action::CLUSTER_SEP);
+        let found = arrived
+            .then(|| {
+                v.table
+                    .list()
+                    .iter()
+                    .position(|k| **k == *key || (merged && k.ends_with(suffix.as_str())))
+            })
+            .flatten();
         match found {
             Some(i) => {
                 v.table.select_index(i);
