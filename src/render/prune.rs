@@ -88,8 +88,17 @@ const POD: Mask = Keys(&[
     (POD_RESOURCES_KEY, All),
 ]);
 
+/// What wide mode's CONTAINERS and IMAGES read of a pod template.
+const TEMPLATE: Mask = Keys(&[(
+    "spec",
+    Keys(&[("containers", Each(&Keys(&[("name", All), ("image", All)])))]),
+)]);
+
 const WORKLOAD: Mask = Keys(&[
-    ("spec", Keys(&[("replicas", All), ("selector", All)])),
+    (
+        "spec",
+        Keys(&[("replicas", All), ("selector", All), ("template", TEMPLATE)]),
+    ),
     (
         "status",
         Keys(&[
@@ -111,7 +120,13 @@ const DAEMON_SET: Mask = Keys(&[
             ("selector", All),
             (
                 "template",
-                Keys(&[("spec", Keys(&[("nodeSelector", All)]))]),
+                Keys(&[(
+                    "spec",
+                    Keys(&[
+                        ("nodeSelector", All),
+                        ("containers", Each(&Keys(&[("name", All), ("image", All)]))),
+                    ]),
+                )]),
             ),
         ]),
     ),
@@ -136,6 +151,7 @@ const JOB: Mask = Keys(&[
             ("parallelism", All),
             ("selector", All),
             ("suspend", All),
+            ("template", TEMPLATE),
         ]),
     ),
     (
@@ -152,11 +168,20 @@ const JOB: Mask = Keys(&[
     ),
 ]);
 
-/// The CronJob printer's inputs; the job template is read from a GET when a Job is made from it.
+/// The CronJob printer's inputs and wide mode's; the whole job template is read from a GET when
+/// a Job is made from it.
 const CRON_JOB: Mask = Keys(&[
     (
         "spec",
-        Keys(&[("schedule", All), ("timeZone", All), ("suspend", All)]),
+        Keys(&[
+            ("schedule", All),
+            ("timeZone", All),
+            ("suspend", All),
+            (
+                "jobTemplate",
+                Keys(&[("spec", Keys(&[("selector", All), ("template", TEMPLATE)]))]),
+            ),
+        ]),
     ),
     (
         "status",

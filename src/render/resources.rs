@@ -31,11 +31,14 @@ pub struct ColumnDef {
     pub cell: fn(&DynamicObject) -> Cell,
 }
 
-/// A built-in kind's table: its columns, in order, and the row's colour.
+/// A built-in kind's table: its columns, in order, the columns wide mode adds after them
+/// (kubectl's `-o wide`; k9s's `ctrl-w`), and the row's colour.
 #[derive(Debug)]
 pub struct KindTable {
     pub kind: &'static str,
     pub columns: &'static [ColumnDef],
+    /// Read for the visible rows only when wide mode is on: never stored in a row.
+    pub wide: &'static [ColumnDef],
     pub health: fn(&DynamicObject) -> Health,
 }
 
@@ -61,6 +64,17 @@ impl KindTable {
     }
 }
 
+/// The columns wide mode adds for `kind` (k9s's `ctrl-w`): kubectl's `-o wide` columns where it
+/// has them, then LABELS for every kind. Their cells are read from the cached object for the
+/// rows on screen, so wide mode costs nothing while it is off.
+pub fn wide_columns(kind: &str) -> Vec<ColumnDef> {
+    let own = match kind {
+        "Pod" => &[][..],
+        _ => table(kind).map_or(&[][..], |t| t.wide),
+    };
+    own.iter().copied().chain([LABELS]).collect()
+}
+
 /// The table of `kind`, when it is one of [`TABLES`].
 pub fn table(kind: &str) -> Option<&'static KindTable> {
     TABLES.iter().find(|t| t.kind == kind)
@@ -75,7 +89,40 @@ const fn col(name: &'static str, min_width: u16, cell: fn(&DynamicObject) -> Cel
     }
 }
 
+const fn wide(name: &'static str, min_width: u16, cell: fn(&DynamicObject) -> Cell) -> ColumnDef {
+    ColumnDef {
+        name,
+        min_width,
+        wide: true,
+        cell,
+    }
+}
+
 const NAME: ColumnDef = col("NAME", 20, name_cell);
+const LABELS: ColumnDef = wide("LABELS", 6, |o| {
+    let labels = o.metadata.labels.as_ref();
+    Cell::Text(match labels {
+        Some(l) if !l.is_empty() => {
+            let pairs: Vec<String> = l.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            pairs.join(",")
+        }
+        _ => "<none>".to_string(),
+    })
+});
+
+/// kubectl's wide CONTAINERS, IMAGES and SELECTOR of a workload whose pod template is at
+/// `spec.template` and selector at `spec.selector`.
+const TEMPLATE_WIDE: &[ColumnDef] = &[
+    wide("CONTAINERS", 10, |o| {
+        template_containers(o, &["spec", "template"], "name")
+    }),
+    wide("IMAGES", 6, |o| {
+        template_containers(o, &["spec", "template"], "image")
+    }),
+    wide("SELECTOR", 8, |o| {
+        Cell::Text(format_selector(at(&o.data, &["spec", "selector"])))
+    }),
+];
 const AGE: ColumnDef = col("AGE", 5, age_cell);
 
 /// An integer at `path` of the object's body.
@@ -103,6 +150,7 @@ pub static TABLES: &[KindTable] = &[
             }),
             AGE,
         ],
+        wide: TEMPLATE_WIDE,
         health: |o| replica_health(o, &["status", "readyReplicas"]),
     },
     KindTable {
@@ -114,6 +162,7 @@ pub static TABLES: &[KindTable] = &[
             col("READY", 5, |o| int_cell(o, &["status", "readyReplicas"])),
             AGE,
         ],
+        wide: TEMPLATE_WIDE,
         health: |o| replica_health(o, &["status", "readyReplicas"]),
     },
     KindTable {
@@ -123,6 +172,7 @@ pub static TABLES: &[KindTable] = &[
             col("READY", 5, |o| ready_of(o, &["status", "readyReplicas"])),
             AGE,
         ],
+        wide: &[TEMPLATE_WIDE[0], TEMPLATE_WIDE[1]],
         health: |o| replica_health(o, &["status", "readyReplicas"]),
     },
     KindTable {
@@ -150,6 +200,7 @@ pub static TABLES: &[KindTable] = &[
             }),
             AGE,
         ],
+        wide: TEMPLATE_WIDE,
         health: |o| {
             let d = &o.data;
             health_of_counts(
@@ -168,6 +219,7 @@ pub static TABLES: &[KindTable] = &[
             col("DURATION", 8, job_duration),
             AGE,
         ],
+        wide: TEMPLATE_WIDE,
         health: |o| match job_status(o) {
             "Complete" | "SuccessCriteriaMet" => Health::Completed,
             "Failed" | "FailureTarget" => Health::Error,
@@ -195,6 +247,20 @@ pub static TABLES: &[KindTable] = &[
                 }
             }),
             AGE,
+        ],
+        wide: &[
+            wide("CONTAINERS", 10, |o| {
+                template_containers(o, &["spec", "jobTemplate", "spec", "template"], "name")
+            }),
+            wide("IMAGES", 6, |o| {
+                template_containers(o, &["spec", "jobTemplate", "spec", "template"], "image")
+            }),
+            wide("SELECTOR", 8, |o| {
+                Cell::Text(format_selector(at(
+                    &o.data,
+                    &["spec", "jobTemplate", "spec", "selector"],
+                )))
+            }),
         ],
         health: |o| {
             if terminating(o) {
@@ -225,6 +291,9 @@ pub static TABLES: &[KindTable] = &[
             col("PORT(S)", 8, |o| Cell::Text(service_ports(&o.data))),
             AGE,
         ],
+        wide: &[wide("SELECTOR", 8, |o| {
+            Cell::Text(format_labels(at(&o.data, &["spec", "selector"])))
+        })],
         health: |o| {
             if terminating(o) {
                 Health::Terminating
@@ -245,6 +314,7 @@ pub static TABLES: &[KindTable] = &[
             }),
             AGE,
         ],
+        wide: &[],
         health: simple_health,
     },
     KindTable {
@@ -255,6 +325,7 @@ pub static TABLES: &[KindTable] = &[
             col("DATA", 4, |o| Cell::Int(len_at(&o.data, &["data"]) as i64)),
             AGE,
         ],
+        wide: &[],
         health: simple_health,
     },
     KindTable {
@@ -266,6 +337,7 @@ pub static TABLES: &[KindTable] = &[
             }),
             AGE,
         ],
+        wide: &[],
         health: simple_health,
     },
     KindTable {
@@ -279,6 +351,23 @@ pub static TABLES: &[KindTable] = &[
             AGE,
             col("VERSION", 8, |o| {
                 text_cell(o, &["status", "nodeInfo", "kubeletVersion"])
+            }),
+        ],
+        wide: &[
+            wide("INTERNAL-IP", 11, |o| {
+                Cell::Text(node_address(o, "InternalIP"))
+            }),
+            wide("EXTERNAL-IP", 11, |o| {
+                Cell::Text(node_address(o, "ExternalIP"))
+            }),
+            wide("OS-IMAGE", 8, |o| {
+                text_cell(o, &["status", "nodeInfo", "osImage"])
+            }),
+            wide("KERNEL-VERSION", 14, |o| {
+                text_cell(o, &["status", "nodeInfo", "kernelVersion"])
+            }),
+            wide("CONTAINER-RUNTIME", 17, |o| {
+                text_cell(o, &["status", "nodeInfo", "containerRuntimeVersion"])
             }),
         ],
         health: |o| {
@@ -301,6 +390,7 @@ pub static TABLES: &[KindTable] = &[
             col("STATUS", 11, |o| text_cell(o, &["status", "phase"])),
             AGE,
         ],
+        wide: &[],
         health: |o| match str_at(&o.data, &["status", "phase"]) {
             "Terminating" => Health::Terminating,
             _ if terminating(o) => Health::Terminating,
@@ -316,6 +406,7 @@ pub static TABLES: &[KindTable] = &[
             col("OBJECT", 20, |o| Cell::Text(event_object(&o.data))),
             col("MESSAGE", 30, |o| Cell::text(event_message(&o.data).trim())),
         ],
+        wide: &[],
         health: |o| {
             if str_at(&o.data, &["type"]) == "Warning" {
                 Health::Warning
@@ -325,6 +416,62 @@ pub static TABLES: &[KindTable] = &[
         },
     },
 ];
+
+/// The `field` (`name` or `image`) of every container of the pod template at `template`,
+/// comma-separated, as kubectl's wide CONTAINERS and IMAGES.
+fn template_containers(obj: &DynamicObject, template: &[&str], field: &str) -> Cell {
+    let mut path: Vec<&str> = template.to_vec();
+    path.extend(["spec", "containers"]);
+    let values: Vec<&str> = arr_at(&obj.data, &path)
+        .iter()
+        .map(|c| str_at(c, &[field]))
+        .collect();
+    Cell::Text(values.join(","))
+}
+
+/// kubectl's `metav1.FormatLabelSelector`: `app=web,tier in (a,b),!legacy`; `<none>` for an
+/// empty or missing selector.
+fn format_selector(sel: Option<&Value>) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(Value::Object(m)) = sel.and_then(|s| s.get("matchLabels")) {
+        let mut pairs: Vec<String> = m
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+            .collect();
+        pairs.sort();
+        parts.extend(pairs);
+    }
+    for e in arr_at(sel.unwrap_or(&Value::Null), &["matchExpressions"]) {
+        let key = str_at(e, &["key"]);
+        let values: Vec<&str> = arr_at(e, &["values"])
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        parts.push(match str_at(e, &["operator"]) {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_string(),
+            "DoesNotExist" => format!("!{key}"),
+            op => format!("{key} {op} ({})", values.join(",")),
+        });
+    }
+    if parts.is_empty() {
+        "<none>".to_string()
+    } else {
+        parts.join(",")
+    }
+}
+
+/// The node's first address of `type_` (`InternalIP`, `ExternalIP`), `<none>` without one.
+fn node_address(obj: &DynamicObject, type_: &str) -> String {
+    arr_at(&obj.data, &["status", "addresses"])
+        .iter()
+        .find(|a| str_at(a, &["type"]) == type_)
+        .map_or_else(
+            || "<none>".to_string(),
+            |a| str_at(a, &["address"]).to_string(),
+        )
+}
 
 fn terminating(obj: &DynamicObject) -> bool {
     obj.metadata.deletion_timestamp.is_some()
@@ -610,5 +757,53 @@ mod tests {
             assert_eq!(table(t.kind).map(|f| f.kind), Some(t.kind));
         }
         assert!(table("Pod").is_none(), "Pod keeps its own printer");
+    }
+
+    fn object(v: serde_json::Value) -> DynamicObject {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn wide_cells(kind: &str, o: &DynamicObject) -> Vec<(String, String)> {
+        wide_columns(kind)
+            .iter()
+            .map(|c| (c.name.to_string(), (c.cell)(o).display(0).to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn wide_mode_adds_kubectls_wide_columns_and_labels() {
+        let d = object(serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "labels": {"app": "web"}},
+            "spec": {"selector": {"matchLabels": {"app": "web"},
+                      "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]},
+                                           {"key": "legacy", "operator": "DoesNotExist"}]},
+                     "template": {"spec": {"containers": [
+                         {"name": "web", "image": "web:1.5"}, {"name": "proxy", "image": "envoy:1"}]}}}
+        }));
+        assert_eq!(
+            wide_cells("Deployment", &d),
+            [
+                ("CONTAINERS", "web,proxy"),
+                ("IMAGES", "web:1.5,envoy:1"),
+                ("SELECTOR", "app=web,tier in (a,b),!legacy"),
+                ("LABELS", "app=web"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        let n = object(serde_json::json!({
+            "apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+            "status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.1"}],
+                       "nodeInfo": {"osImage": "Ubuntu", "kernelVersion": "6.8",
+                                    "containerRuntimeVersion": "containerd://2.0"}}
+        }));
+        let cells = wide_cells("Node", &n);
+        assert_eq!(cells[0].1, "10.0.0.1");
+        assert_eq!(cells[1].1, "<none>");
+        assert_eq!(cells[4].1, "containerd://2.0");
+        assert_eq!(cells[5], ("LABELS".to_string(), "<none>".to_string()));
+        // Every other kind gets LABELS.
+        assert_eq!(wide_cells("Pod", &n).len(), 1);
+        assert_eq!(wide_cells("Widget", &n).len(), 1);
     }
 }

@@ -447,6 +447,7 @@ impl App {
                 drill_answer,
                 feeds: None,
                 col_widths: Vec::new(),
+                wide: false,
                 select_on_arrival: None,
             },
         );

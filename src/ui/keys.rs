@@ -92,6 +92,8 @@ pub enum KeyAction {
     ShowForwards,
     /// Only the faulty rows (k9s `ctrl-z`).
     ToggleFaults,
+    /// Wide columns on/off (k9s `ctrl-w`).
+    ToggleWide,
     /// Save the table as CSV (k9s `ctrl-s`).
     SaveTable,
     /// Namespace favourites: the binding's n-th key picks favourite n (`0`: all namespaces).

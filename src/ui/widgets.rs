@@ -507,6 +507,7 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::PodNode => "node",
         KeyAction::ShowForwards => "port-fwds",
         KeyAction::ToggleFaults => "faults",
+        KeyAction::ToggleWide => "wide",
         KeyAction::SaveTable => "save",
         KeyAction::Favourite => "favourites",
         KeyAction::Aliases => "aliases",

@@ -539,3 +539,39 @@ fn space_marks_several_contexts_and_enter_shows_them_together() {
     );
     assert!(app.fleet.is_fleet());
 }
+
+#[test]
+fn ctrl_w_shows_kubectls_wide_columns_and_labels_for_the_visible_rows_and_again_hides_them() {
+    let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default", "uid": "u-web",
+                     "labels": {"app": "web"}, "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"spec": {"containers": [{"name": "web", "image": "web:1.5"}]}}},
+        "status": {"readyReplicas": 2, "updatedReplicas": 2, "availableReplicas": 2}
+    }))
+    .unwrap();
+    let row = ObjectSummary::from_object("Deployment", &Arc::new(obj), None).unwrap();
+    let (mut app, v) = on("deployments", vec![row]);
+    app.update(Action::Resize(200, 20));
+    let before = screen_text(&app);
+    assert!(!before.contains("IMAGES"), "{before}");
+    app.update(ctrl('w'));
+    let wide = screen_text(&app);
+    for text in [
+        "CONTAINERS",
+        "IMAGES",
+        "SELECTOR",
+        "LABELS",
+        "web:1.5",
+        "app=web",
+    ] {
+        assert!(wide.contains(text), "{text} missing:\n{wide}");
+    }
+    assert!(footer(&app).contains("IMAGES"), "{}", footer(&app));
+    // Rows and sort are untouched: the wide cells are read, not stored.
+    assert_eq!(shown(&app, v), ["default/web"]);
+    app.update(ctrl('w'));
+    assert!(!screen_text(&app).contains("IMAGES"));
+    assert_eq!(footer(&app), "wide columns off");
+}

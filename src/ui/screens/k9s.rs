@@ -154,6 +154,7 @@ impl App {
             KeyAction::PodNode => self.jump_to_node(fx),
             KeyAction::ShowForwards => self.show_forwards(),
             KeyAction::ToggleFaults => self.toggle_faults(),
+            KeyAction::ToggleWide => self.toggle_wide(),
             KeyAction::SaveTable => self.save_table(fx),
             KeyAction::SortReady => self.sort_by_column("READY"),
             KeyAction::SortStatus => self.sort_by_column("STATUS"),
@@ -227,6 +228,27 @@ impl App {
             ));
         } else {
             self.info("all rows");
+        }
+    }
+
+    /// `ctrl-w`: the kind's wide columns (kubectl's `-o wide`, then LABELS) after its own; again:
+    /// the usual columns. Per view, as in k9s.
+    fn toggle_wide(&mut self) {
+        let Some(id) = self.current_view_id() else {
+            return;
+        };
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        v.wide = !v.wide;
+        let names: Vec<&str> = crate::render::wide_columns(&v.resource.api_resource.kind)
+            .iter()
+            .map(|c| c.name)
+            .collect();
+        if v.wide {
+            self.info(format!("wide: {} (ctrl-w again: off)", names.join(", ")));
+        } else {
+            self.info("wide columns off");
         }
     }
 

@@ -65,6 +65,8 @@ pub struct ResourceView {
     /// the rows that were visible: grows while the view is open, never shrinks, so columns do
     /// not jump as rows scroll in and out.
     pub col_widths: Vec<u16>,
+    /// Wide mode (`ctrl-w`): the kind's wide columns after its own, read for the visible rows.
+    pub wide: bool,
     /// A jump's target (`shift-j`, `o`): selected once its row arrives.
     pub select_on_arrival: Option<super::k9s::SelectOnArrival>,
 }
@@ -885,6 +887,13 @@ impl App {
             let sorted = sort == SortBy::Cell(i) || !key_arrow(by_key).is_empty();
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
+        // Wide mode's columns, read from the cached objects of the visible rows.
+        let wide = if v.wide {
+            crate::render::wide_columns(&v.resource.api_resource.kind)
+        } else {
+            Vec::new()
+        };
+        headers.extend(wide.iter().map(|c| c.name.to_string()));
         // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
         let usage = view_usage(
             &self.metrics,
@@ -931,6 +940,11 @@ impl App {
                         .get(i)
                         .map_or(Cow::Borrowed(""), |c| c.display(now_unix)),
                 );
+            }
+            for c in &wide {
+                cells.push(Cow::Owned(
+                    (c.cell)(&e.summary.object).display(now_unix).into_owned(),
+                ));
             }
             let mut levels = Vec::new();
             if let Some((kind, polled)) = usage {
