@@ -250,6 +250,10 @@ impl SharedInformerFactory {
         let mut indexers = default_indexers::<DynamicObject>();
         if resource.group.is_empty() && resource.plural == "pods" {
             indexers.insert(NODE_INDEX.to_string(), dynamic_pod_node_index_func());
+            indexers.insert(
+                crate::informer::index::USES_INDEX.to_string(),
+                crate::informer::index::dynamic_pod_uses_index_func(),
+            );
         }
         for (name, f) in &self.options.extra_indexers {
             indexers.insert(name.clone(), Arc::clone(f));

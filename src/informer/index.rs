@@ -111,6 +111,28 @@ pub fn dynamic_pod_node_index_func() -> IndexFunc<DynamicObject> {
     )
 }
 
+/// Where a pruned pod keeps what it uses (see [`USES_INDEX`]): `Kind/name` entries joined by
+/// `,` (a Kubernetes name holds neither), written by the dashboard's cache transform.
+pub const POD_USES_KEY: &str = "kinformer.io/podUses";
+
+/// Pods by what they use: `namespace/Kind/name` of each ConfigMap, Secret and
+/// PersistentVolumeClaim a pod mounts or reads (volumes, projected sources, env, envFrom,
+/// imagePullSecrets), as k9s's "used by" (`u`) asks. Not a client-go index.
+pub const USES_INDEX: &str = "uses";
+
+/// Files a pruned pod under [`USES_INDEX`] from its [`POD_USES_KEY`].
+pub fn dynamic_pod_uses_index_func() -> IndexFunc<DynamicObject> {
+    Arc::new(|obj: &DynamicObject| {
+        let ns = obj.metadata.namespace.as_deref().unwrap_or("");
+        Ok(match obj.data.get(POD_USES_KEY).and_then(|v| v.as_str()) {
+            Some(uses) if !uses.is_empty() => {
+                uses.split(',').map(|u| format!("{ns}/{u}")).collect()
+            }
+            _ => Vec::new(),
+        })
+    })
+}
+
 /// The indexers every informer gets: namespace, label and owner.
 pub fn default_indexers<K: Object>() -> Indexers<K> {
     let mut m: Indexers<K> = HashMap::new();

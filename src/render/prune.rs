@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use super::metrics::{POD_RESOURCES_KEY, PodResources, pod_resources};
 use super::pod::{self, POD_SUMMARY_KEY, cached_summary, pod_ip, summary_value};
 use crate::informer::decode::{AnnotationMask, Mask, ObjectMask};
+use crate::informer::index::POD_USES_KEY;
 
 /// Annotations worth their bytes in the cache (the rest is read from a GET when needed).
 const KEPT_ANNOTATIONS: &[&str] = &[
@@ -50,8 +51,32 @@ const CONTAINER_STATUSES: Mask = Each(&Keys(&[
 /// [`POD_RESOURCES_KEY`] by [`prune_pod`]).
 const RESOURCES: Mask = Keys(&[("requests", All), ("limits", All)]);
 
-/// Everything [`pod::compute`] and [`pod_ip`] read, plus what the pod keeps (node);
-/// images, env, resources, volumes, probes... are never decoded.
+/// The names a container reads from ConfigMaps and Secrets (env, envFrom), for the uses index.
+const NAME_ONLY: Mask = Keys(&[("name", All)]);
+const ENV_FROM: Mask = Each(&Keys(&[
+    ("configMapRef", NAME_ONLY),
+    ("secretRef", NAME_ONLY),
+]));
+const ENV: Mask = Each(&Keys(&[(
+    "valueFrom",
+    Keys(&[("configMapKeyRef", NAME_ONLY), ("secretKeyRef", NAME_ONLY)]),
+)]));
+/// The ConfigMaps, Secrets and claims a pod's volumes name, for the uses index.
+const VOLUMES: Mask = Each(&Keys(&[
+    ("configMap", NAME_ONLY),
+    ("secret", Keys(&[("secretName", All)])),
+    ("persistentVolumeClaim", Keys(&[("claimName", All)])),
+    (
+        "projected",
+        Keys(&[(
+            "sources",
+            Each(&Keys(&[("configMap", NAME_ONLY), ("secret", NAME_ONLY)])),
+        )]),
+    ),
+]));
+
+/// Everything [`pod::compute`] and [`pod_ip`] read, plus what the pod keeps (node, what it
+/// uses); images, resources' details, probes... are never decoded.
 const POD: Mask = Keys(&[
     (
         "spec",
@@ -59,7 +84,12 @@ const POD: Mask = Keys(&[
             ("nodeName", All),
             (
                 "containers",
-                Each(&Keys(&[("name", All), ("resources", RESOURCES)])),
+                Each(&Keys(&[
+                    ("name", All),
+                    ("resources", RESOURCES),
+                    ("env", ENV),
+                    ("envFrom", ENV_FROM),
+                ])),
             ),
             (
                 "initContainers",
@@ -67,8 +97,12 @@ const POD: Mask = Keys(&[
                     ("name", All),
                     ("restartPolicy", All),
                     ("resources", RESOURCES),
+                    ("env", ENV),
+                    ("envFrom", ENV_FROM),
                 ])),
             ),
+            ("volumes", VOLUMES),
+            ("imagePullSecrets", Each(&NAME_ONLY)),
         ]),
     ),
     (
@@ -86,6 +120,7 @@ const POD: Mask = Keys(&[
     // The summary a pruned pod already carries (so pruning stays idempotent).
     (POD_SUMMARY_KEY, All),
     (POD_RESOURCES_KEY, All),
+    (POD_USES_KEY, All),
 ]);
 
 /// What wide mode's CONTAINERS and IMAGES read of a pod template.
@@ -335,12 +370,73 @@ fn is_builtin(kind: &str) -> bool {
 /// A pod keeps `spec.nodeName` (node index) and its row summary under [`POD_SUMMARY_KEY`],
 /// computed here by the same printer `row` uses; its containers and statuses go (two small maps
 /// instead of a dozen: each map is a 632-byte B-tree node however few keys it holds).
+/// `Kind/name` of every ConfigMap, Secret and PersistentVolumeClaim a pod's spec uses, sorted,
+/// each once: volumes (and projected sources), containers' and init containers' env and
+/// envFrom, imagePullSecrets.
+pub fn pod_uses(data: &Value) -> Vec<String> {
+    let spec = data.get("spec").unwrap_or(&Value::Null);
+    let mut out = std::collections::BTreeSet::new();
+    let mut add = |kind: &str, name: Option<&Value>| {
+        if let Some(n) = name.and_then(Value::as_str).filter(|n| !n.is_empty()) {
+            out.insert(format!("{kind}/{n}"));
+        }
+    };
+    let list = |v: Option<&Value>| v.and_then(Value::as_array).cloned().unwrap_or_default();
+    for v in list(spec.get("volumes")) {
+        add("ConfigMap", v.get("configMap").and_then(|c| c.get("name")));
+        add("Secret", v.get("secret").and_then(|c| c.get("secretName")));
+        add(
+            "PersistentVolumeClaim",
+            v.get("persistentVolumeClaim")
+                .and_then(|c| c.get("claimName")),
+        );
+        let sources = v.get("projected").and_then(|p| p.get("sources"));
+        for s in list(sources) {
+            add("ConfigMap", s.get("configMap").and_then(|c| c.get("name")));
+            add("Secret", s.get("secret").and_then(|c| c.get("name")));
+        }
+    }
+    for c in list(spec.get("containers"))
+        .into_iter()
+        .chain(list(spec.get("initContainers")))
+    {
+        for e in list(c.get("envFrom")) {
+            add(
+                "ConfigMap",
+                e.get("configMapRef").and_then(|r| r.get("name")),
+            );
+            add("Secret", e.get("secretRef").and_then(|r| r.get("name")));
+        }
+        for e in list(c.get("env")) {
+            let from = e.get("valueFrom");
+            add(
+                "ConfigMap",
+                from.and_then(|f| f.get("configMapKeyRef"))
+                    .and_then(|r| r.get("name")),
+            );
+            add(
+                "Secret",
+                from.and_then(|f| f.get("secretKeyRef"))
+                    .and_then(|r| r.get("name")),
+            );
+        }
+    }
+    for s in list(spec.get("imagePullSecrets")) {
+        add("Secret", s.get("name"));
+    }
+    out.into_iter().collect()
+}
+
 fn prune_pod(obj: &mut DynamicObject) {
     let (summary, ip) = match cached_summary(&obj.data) {
         Some(cached) => cached,
         None => (pod::compute(obj), pod_ip(&obj.data).to_string()),
     };
     let resources = pod_resources(&obj.data);
+    let uses = match obj.data.get(POD_USES_KEY).and_then(Value::as_str) {
+        Some(cached) => cached.to_string(),
+        None => pod_uses(&obj.data).join(","),
+    };
     let d = &mut obj.data;
     let node = d
         .get_mut("spec")
@@ -359,5 +455,58 @@ fn prune_pod(obj: &mut DynamicObject) {
             Value::String(resources.encode()),
         );
     }
+    if !uses.is_empty() {
+        root.insert(POD_USES_KEY.to_string(), Value::String(uses));
+    }
     *d = Value::Object(root);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pruned_pod_keeps_what_it_uses_for_the_uses_index_and_pruning_again_keeps_it() {
+        let pod: DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-1", "namespace": "shop"},
+            "spec": {
+                "nodeName": "n1",
+                "imagePullSecrets": [{"name": "registry"}],
+                "volumes": [
+                    {"name": "config", "configMap": {"name": "web-config"}},
+                    {"name": "tls", "secret": {"secretName": "web-tls"}},
+                    {"name": "data", "persistentVolumeClaim": {"claimName": "web-data"}},
+                    {"name": "api", "projected": {"sources": [
+                        {"serviceAccountToken": {"path": "token"}},
+                        {"configMap": {"name": "kube-root-ca.crt"}}]}}
+                ],
+                "containers": [{"name": "web", "image": "web:1",
+                    "envFrom": [{"secretRef": {"name": "web-env"}}],
+                    "env": [{"name": "A", "value": "1"},
+                            {"name": "B", "valueFrom": {"configMapKeyRef": {"name": "flags", "key": "b"}}}]}],
+                "initContainers": [{"name": "init", "image": "i:1",
+                    "envFrom": [{"configMapRef": {"name": "web-config"}}]}]
+            },
+            "status": {"phase": "Running"}
+        }))
+        .unwrap();
+        let want = "ConfigMap/flags,ConfigMap/kube-root-ca.crt,ConfigMap/web-config,\
+                    PersistentVolumeClaim/web-data,Secret/registry,Secret/web-env,Secret/web-tls";
+        let pruned = prune("Pod", pod);
+        assert_eq!(pruned.data[POD_USES_KEY], want);
+        assert!(
+            pruned.data["spec"].get("volumes").is_none(),
+            "volumes themselves go"
+        );
+        let again = prune("Pod", pruned.clone());
+        assert_eq!(again.data, pruned.data);
+        let f = crate::informer::index::dynamic_pod_uses_index_func();
+        let values = f(&pruned).unwrap();
+        assert!(
+            values.contains(&"shop/Secret/web-tls".to_string()),
+            "{values:?}"
+        );
+        assert_eq!(values.len(), 7);
+    }
 }

@@ -15,7 +15,7 @@ use kube::api::DynamicObject;
 
 use super::metrics::{MetricsScope, MetricsUpdate};
 use crate::cluster::ResourceInfo;
-use crate::informer::index::{NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX};
+use crate::informer::index::{NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX, POD_USES_KEY, USES_INDEX};
 use crate::informer::meta_namespace_key;
 use crate::informer::shared_informer::TapEntry;
 use crate::informer::thread_safe_store::ThreadSafeStore;
@@ -683,6 +683,8 @@ pub enum Drill {
     Node(Arc<str>),
     /// Objects in this namespace (the namespace index).
     Namespace(Arc<str>),
+    /// Pods that use this `namespace/Kind/name` (a ConfigMap, Secret or claim: the uses index).
+    Uses(Arc<str>),
 }
 
 impl Drill {
@@ -692,6 +694,7 @@ impl Drill {
             Drill::Owners(_) => OWNER_INDEX,
             Drill::Node(_) => NODE_INDEX,
             Drill::Namespace(_) => NAMESPACE_INDEX,
+            Drill::Uses(_) => USES_INDEX,
         }
     }
 
@@ -699,7 +702,7 @@ impl Drill {
     pub fn values(&self) -> Vec<&str> {
         match self {
             Drill::Owners(uids) => uids.iter().map(|u| &**u).collect(),
-            Drill::Node(n) | Drill::Namespace(n) => vec![&**n],
+            Drill::Node(n) | Drill::Namespace(n) | Drill::Uses(n) => vec![&**n],
         }
     }
 
@@ -707,7 +710,7 @@ impl Drill {
     pub fn has_value(&self, value: &str) -> bool {
         match self {
             Drill::Owners(uids) => uids.contains(value),
-            Drill::Node(n) | Drill::Namespace(n) => &**n == value,
+            Drill::Node(n) | Drill::Namespace(n) | Drill::Uses(n) => &**n == value,
         }
     }
 
@@ -717,6 +720,18 @@ impl Drill {
             Drill::Owners(uids) => s.owner_uids().any(|u| uids.contains(u)),
             Drill::Node(n) => s.node() == Some(&**n),
             Drill::Namespace(n) => s.namespace.as_deref() == Some(&**n),
+            Drill::Uses(u) => {
+                let ns = s.namespace.as_deref().unwrap_or("");
+                s.object
+                    .data
+                    .get(POD_USES_KEY)
+                    .and_then(|v| v.as_str())
+                    .is_some_and(|uses| {
+                        uses.split(',').any(|x| {
+                            u.strip_prefix(ns).and_then(|r| r.strip_prefix('/')) == Some(x)
+                        })
+                    })
+            }
         }
     }
 }

@@ -94,6 +94,8 @@ pub enum KeyAction {
     ToggleFaults,
     /// Wide columns on/off (k9s `ctrl-w`).
     ToggleWide,
+    /// The pods that use a ConfigMap, Secret or PersistentVolumeClaim (k9s `u`).
+    UsedBy,
     /// Save the table as CSV (k9s `ctrl-s`).
     SaveTable,
     /// Namespace favourites: the binding's n-th key picks favourite n (`0`: all namespaces).

@@ -508,6 +508,7 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::ShowForwards => "port-fwds",
         KeyAction::ToggleFaults => "faults",
         KeyAction::ToggleWide => "wide",
+        KeyAction::UsedBy => "used by",
         KeyAction::SaveTable => "save",
         KeyAction::Favourite => "favourites",
         KeyAction::Aliases => "aliases",

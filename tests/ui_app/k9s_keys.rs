@@ -575,3 +575,40 @@ fn ctrl_w_shows_kubectls_wide_columns_and_labels_for_the_visible_rows_and_again_
     assert!(!screen_text(&app).contains("IMAGES"));
     assert_eq!(footer(&app), "wide columns off");
 }
+
+#[test]
+fn u_on_a_configmap_or_secret_shows_the_pods_that_use_it_from_the_uses_index() {
+    // (The test cluster serves no claims; the index files them the same way: render::prune.)
+    for (plural, kind) in [("configmaps", "ConfigMap"), ("secrets", "Secret")] {
+        let obj = object_with(Some("shop"), "web-config", serde_json::json!({}));
+        let (mut app, _) = on(plural, vec![obj]);
+        let fx = app.update(key('u'));
+        assert!(!drills(&fx).is_empty(), "{plural}: {fx:?} {}", footer(&app));
+        let (view, pods, drill) = drills(&fx)[0].clone();
+        assert_eq!(pods, "pods");
+        let want = format!("shop/{kind}/web-config");
+        assert_eq!(drill, Some(Drill::Uses(want.as_str().into())));
+        // The drill's relation, re-checked per row: a pod whose cached uses name it matches,
+        // one in another namespace with the same name does not.
+        let using = pod_using("shop", "web-1", &format!("{kind}/web-config,Secret/x"));
+        let other_ns = pod_using("dev", "web-1", &format!("{kind}/web-config"));
+        let Some(Drill::Uses(_)) = &app.views[&view].table.filters.drill else {
+            panic!("no drill on the pods view")
+        };
+        let d = Drill::Uses(want.as_str().into());
+        assert!(d.matches(&using));
+        assert!(!d.matches(&other_ns));
+    }
+    // On a Deployment, u does nothing and says where it applies.
+    let (mut app, _) = on("deployments", vec![workload("default", "web", None)]);
+    assert!(drills(&app.update(key('u'))).is_empty());
+    assert!(footer(&app).contains("u:"), "{}", footer(&app));
+}
+
+fn pod_using(ns: &str, name: &str, uses: &str) -> ObjectSummary {
+    let mut p = simple_pod(ns, name);
+    let mut obj = (*p.object).clone();
+    obj.data[kinformer::informer::index::POD_USES_KEY] = serde_json::Value::String(uses.into());
+    p.object = Arc::new(obj);
+    p
+}

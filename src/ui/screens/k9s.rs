@@ -25,7 +25,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use super::Screen;
 use crate::cluster::ResourceInfo;
 use crate::render::Health;
-use crate::ui::action::Effect;
+use crate::ui::action::{Drill, Effect};
 use crate::ui::app::App;
 use crate::ui::keys::{KeyAction, KeySpec};
 use crate::ui::operate::Operation;
@@ -66,6 +66,7 @@ fn where_it_applies(action: KeyAction) -> Option<&'static str> {
         KeyAction::Mark => "a history",
         KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => ":xray",
         KeyAction::RevealSecrets => "secrets",
+        KeyAction::UsedBy => "cm/secrets/pvc",
         _ => return None,
     })
 }
@@ -135,6 +136,13 @@ impl App {
             KeyAction::Suspend => kind_is(Operation::Suspend(true)),
             KeyAction::Cordon | KeyAction::Drain => kind_is(Operation::Cordon),
             KeyAction::Uncordon => kind_is(Operation::Uncordon),
+            KeyAction::UsedBy => target().is_some_and(|r| {
+                r.api_resource.group.is_empty()
+                    && matches!(
+                        r.api_resource.kind.as_str(),
+                        "ConfigMap" | "Secret" | "PersistentVolumeClaim"
+                    )
+            }),
             KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => {
                 matches!(screen, Some(Screen::Events))
             }
@@ -155,6 +163,7 @@ impl App {
             KeyAction::ShowForwards => self.show_forwards(),
             KeyAction::ToggleFaults => self.toggle_faults(),
             KeyAction::ToggleWide => self.toggle_wide(),
+            KeyAction::UsedBy => self.used_by(fx),
             KeyAction::SaveTable => self.save_table(fx),
             KeyAction::SortReady => self.sort_by_column("READY"),
             KeyAction::SortStatus => self.sort_by_column("STATUS"),
@@ -374,6 +383,33 @@ impl App {
             return;
         };
         self.open_selecting(nodes, None, node, fx);
+    }
+
+    /// `u` on a ConfigMap, Secret or PersistentVolumeClaim: the pods that use it (volumes,
+    /// projected sources, env, envFrom, imagePullSecrets), live from the pods informer's uses
+    /// index, as k9s's "used by".
+    fn used_by(&mut self, fx: &mut Vec<Effect>) {
+        let Some((resource, obj)) = self.operate_target() else {
+            return;
+        };
+        let kind = resource.api_resource.kind.clone();
+        let Some(ns) = obj.namespace.as_deref().map(str::to_string) else {
+            return;
+        };
+        let Some(pods) = resolve(&self.resources, "pods").cloned() else {
+            self.error("the server does not serve pods");
+            return;
+        };
+        let uses: Arc<str> = Arc::from(format!("{ns}/{kind}/{}", obj.name));
+        let id = self.open_view_with(pods, Some(ns), Some(Drill::Uses(uses)), fx);
+        if let Some(v) = self.views.get_mut(&id) {
+            v.drilled_from = Some(format!(
+                "{} {} (used by)",
+                resource.api_resource.plural, obj.name
+            ));
+        }
+        self.stack.push(Screen::Table(id));
+        self.scroll_current();
     }
 
     /// Push a table of `resource` in `namespace` that selects `name` once its row arrives.
