@@ -985,7 +985,7 @@ impl App {
         // columns that do not fit are left out from the right instead of squeezing them all.
         let n_usage = usage.map_or(0, |(k, _)| k.columns().len());
         let base = headers.len() - n_usage;
-        let order: Vec<usize> = if n_usage == 0 {
+        let mut order: Vec<usize> = if n_usage == 0 {
             (0..headers.len()).collect()
         } else {
             let at = v
@@ -995,8 +995,12 @@ impl App {
                 .map_or(base, |i| i + lead);
             let mut order: Vec<usize> = (0..at).chain(base..headers.len()).collect();
             order.extend(at..base);
+            order
+        };
+        if n_usage > 0 || !wide.is_empty() {
             // The columns that fit whole; the next one too, cut to the room left, when that is
-            // still a useful width (a status one character wider must not drop NODE).
+            // still a useful width (a status one character wider must not drop NODE; wide
+            // mode's columns never squeeze the kind's own).
             let avail = u32::from(inner.width);
             let mut used = 0u32;
             let mut fit = 0;
@@ -1015,8 +1019,7 @@ impl App {
                 break;
             }
             order.truncate(fit.max(1));
-            order
-        };
+        }
         // Room left on the right goes to the last column, up to its longest value (an event's
         // MESSAGE is not cut at 60 characters with half the screen empty).
         if let Some(&last) = order.last() {
