@@ -88,6 +88,7 @@ pub mod fleet;
 pub mod fleet_diff;
 pub mod fleet_table;
 pub mod keys;
+pub mod listing;
 pub mod log_feeds;
 pub mod log_stream;
 pub mod log_text;

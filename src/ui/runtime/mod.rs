@@ -1035,7 +1035,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         rt.rows.taken(
             pending
                 .iter()
-                .filter(|a| matches!(a, Action::Rows { .. }))
+                .filter(|a| matches!(a, Action::Rows { .. } | Action::ListedRows { .. }))
                 .count(),
         );
         // The header's informer line in the same frame as the rows (not up to a second later).
@@ -1174,7 +1174,10 @@ impl Headless {
             u = self.metrics_rx.recv() => u.map(Action::Metrics),
             b = self.log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
         };
-        if matches!(action, Some(Action::Rows { .. })) {
+        if matches!(
+            action,
+            Some(Action::Rows { .. } | Action::ListedRows { .. })
+        ) {
             self.rt.rows.taken(1);
         }
         action
