@@ -421,7 +421,7 @@ async fn listed_rows_arrive_before_the_store_and_an_aborted_list_hands_back_to_t
         suspend.watcher(),
         rows.clone(),
     ));
-    let keys = |rows: &[ObjectSummary]| -> Vec<String> {
+    let keys = |rows: &[crate::ui::action::ObjectSummary]| -> Vec<String> {
         let mut k: Vec<String> = rows.iter().map(|r| r.key.to_string()).collect();
         k.sort();
         k
