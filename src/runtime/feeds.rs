@@ -542,11 +542,12 @@ impl ListedFeed {
         let read = self.log.read(&mut self.cursor, BATCH);
         match read.ended {
             Some(ListingPhase::Aborted) => {
-                for key in self.shown.drain() {
+                for key in std::mem::take(&mut self.shown) {
                     queue.add(key);
                 }
             }
-            Some(_) => self.shown.clear(),
+            // Released, not cleared: a big list's set is not kept for the next relist.
+            Some(_) => self.shown = Default::default(),
             None => {}
         }
         if self.log.has_news(&self.cursor) {
