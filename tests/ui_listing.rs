@@ -274,3 +274,27 @@ fn a_relist_keeps_the_previous_rows_dimmed_as_stale_until_the_new_list_brings_th
     let screen = lines(t.backend().buffer()).join("\n");
     assert!(!screen.contains("STALE"), "{screen}");
 }
+
+#[test]
+fn rows_of_a_relist_arriving_before_its_progress_are_fresh_and_the_rest_stale() {
+    let rows: Vec<ObjectSummary> = ["a", "b"]
+        .iter()
+        .map(|n| simple_pod("default", n))
+        .collect();
+    let (mut app, view) = app_with(config(), rows);
+    app.update(Action::InformerStats(vec![watching_row()]));
+    // The runtime sends the frame's rows before the stats that came with them.
+    app.update(Action::ListedRows {
+        view,
+        upserts: vec![simple_pod("default", "b")],
+        deletes: Vec::new(),
+    });
+    app.update(Action::InformerStats(vec![listing_row(
+        1,
+        Some(ListTotal::Estimate(2)),
+        true,
+    )]));
+    let stale = |k: &str| app.views[&view].table.entry(k).map(|e| e.stale);
+    assert_eq!(stale("default/a"), Some(true));
+    assert_eq!(stale("default/b"), Some(false));
+}

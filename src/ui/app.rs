@@ -657,6 +657,12 @@ impl App {
                 let Some(v) = self.views.get_mut(&view) else {
                     return fx;
                 };
+                // Rows of a new list on a synced view: a relist, possibly ahead of the progress
+                // that says so. The previous rows are stale from here (not after these).
+                if v.synced && !v.relisting {
+                    v.relisting = true;
+                    v.table.mark_stale();
+                }
                 if v.table.apply_listed(upserts, deletes, now) {
                     self.after_rows(view, &mut fx);
                 }
