@@ -25,6 +25,10 @@
 //!   reflector relist and re-watch one RV forever;
 //! - list bodies are decoded as they stream in ([`ListerWatcher::list_each`]); each item is
 //!   prepared as soon as it is decoded, so only prepared objects accumulate;
+//! - every list attempt (a list, its consistent-read retry, a pager's full-list fallback, a
+//!   streaming list) publishes its progress in [`ReflectorStatus::list_progress`] (cleared when
+//!   it ends) and records each prepared object in the listing log, if one is attached
+//!   ([`Reflector::with_listing_log`]); the store still gets the list only whole, at its end;
 //! - a page list whose `continue` token expired restarts once as a single unpaged list at the
 //!   original RV (the pager's `FullListIfExpired`), so a list never mixes two snapshots;
 //! - a watch always starts from `last_sync_resource_version` with bookmarks allowed and a timeout
@@ -42,6 +46,9 @@
 //!   and the RV are updated in place on every event, read them with `borrow()`.
 //!
 //! # Where this differs from client-go, and why
+//! - **A list in progress is visible** (see [`super::listing`]): its progress and its objects so
+//!   far, for a dashboard that would otherwise show nothing for the 8–16 s a 100k-pod list takes.
+//!   Nothing else changes: the store is replaced as in client-go, at the end.
 //! - **Streaming lists are the default** (`use_streaming_list`), as client-go's WatchList since
 //!   1.35; paged lists are the fallback.
 //! - **5xx on a watch request re-watches** after the backoff, like connection refused and 429;
