@@ -167,7 +167,7 @@ async fn listing_on(
     );
     report.fig(
         sec,
-        "frames drawn while listing / longest (apply + draw)",
+        "frames drawn while listing / longest (row summaries + apply + draw)",
         format!("{frames} / {}", ms(longest)),
         "",
         Verdict::Info,
