@@ -469,3 +469,50 @@ async fn next_action(rx: &mut mpsc::UnboundedReceiver<Action>) -> Action {
         .expect("a batch in time")
         .expect("feed alive")
 }
+
+/// A frame's neighbouring list batches of one view reach its table as one merge; batches of
+/// other views, other actions, and a batch after deletions keep their order and stay apart.
+#[test]
+fn neighbouring_listed_rows_of_a_view_are_merged_and_nothing_moves_past_another() {
+    use crate::ui::action::ObjectSummary;
+    let summary = |name: &str| {
+        ObjectSummary::from_object("Pod", &Arc::new(pod(name, "1")), None).expect("a row")
+    };
+    let listed = |view, names: &[&str], deletes: &[&str]| Action::ListedRows {
+        view,
+        upserts: names.iter().map(|n| summary(n)).collect(),
+        deletes: deletes.iter().map(|d| Arc::from(*d)).collect(),
+    };
+    let out = super::coalesce_listed_rows(vec![
+        listed(1, &["a"], &[]),
+        listed(1, &["b"], &[]),
+        listed(2, &["c"], &[]),
+        listed(1, &["d"], &["default/x"]),
+        listed(1, &["e"], &[]),
+        Action::Tick(0),
+        listed(1, &["f"], &[]),
+    ]);
+    let shape: Vec<String> = out
+        .iter()
+        .map(|a| match a {
+            Action::ListedRows {
+                view,
+                upserts,
+                deletes,
+            } => format!(
+                "{view}:{}/{}",
+                upserts
+                    .iter()
+                    .map(|u| u.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                deletes.len()
+            ),
+            _ => "tick".to_string(),
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        ["1:a,b/0", "2:c/0", "1:d/1", "1:e/0", "tick", "1:f/0"]
+    );
+}
