@@ -497,6 +497,12 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
         return run_demo_fleet_server(&args, &spec).await;
     }
     let demo = start_demo(&spec).await?;
+    if let Some(mbps) = args.server_mbps {
+        demo.handle.faults().set_send_rates(
+            mbps.json.saturating_mul(1_000_000),
+            mbps.protobuf().saturating_mul(1_000_000),
+        );
+    }
     demo.handle
         .write_kubeconfig(&args.kubeconfig_out)
         .map_err(|e| MainError::Runtime(format!("writing kubeconfig: {e}")))?;

@@ -143,6 +143,11 @@ pub struct DemoServerArgs {
     /// lists (`sendInitialEvents=true`) are refused, so clients fall back to list + watch.
     #[arg(long)]
     pub no_watch_list: bool,
+    /// Send list and watch bodies no faster than this many MB/s, as a real kube-apiserver
+    /// encoding at request time does: `JSON[,PROTOBUF]`, e.g. `58,70` (default: as fast as
+    /// loopback takes them). A big list then takes seconds, as on a real cluster.
+    #[arg(long, value_name = "MB_PER_S", value_parser = crate::bench::ServerMbps::parse)]
+    pub server_mbps: Option<crate::bench::ServerMbps>,
     /// Serve N demo clusters (prod-eu, prod-us, staging, ...), each on its own port (--port P:
     /// P, P+1, ...) with its own seed (--seed S: S, S+1, ...); the kubeconfig has a context each.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16), conflicts_with = "as_namespace_user")]

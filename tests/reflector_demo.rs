@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer::demo::mutation::{Mutation, ResourceId};
 use kinformer::demo::{DemoOptions, DemoServer};
 use kinformer::informer::delta_fifo::{DeltaFifo, DeltaFifoOptions, DeltaType};
-use kinformer::informer::list_watch::{KubeListerWatcher, client_for_informers};
+use kinformer::informer::list_watch::{KubeListerWatcher, ListerWatcher, client_for_informers};
 use kinformer::informer::reflector::{Reflector, ReflectorConfig, ReflectorState};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -68,7 +68,7 @@ async fn list_then_watch(streaming: bool) {
     let lw = Arc::new(KubeListerWatcher::<ConfigMap>::typed(client, Some("refl")));
     let fifo = Arc::new(DeltaFifo::new(DeltaFifoOptions::default()));
     let reflector = Reflector::new(
-        lw,
+        lw.clone(),
         fifo.clone(),
         ReflectorConfig {
             kind: "v1/ConfigMap".into(),
@@ -93,6 +93,10 @@ async fn list_then_watch(streaming: bool) {
     assert_eq!(synced.malformed, 0);
     let keys = fifo.list_keys();
     assert_eq!(keys.len(), N);
+    // The list's progress counted its body: every object's JSON went by (each well over 100
+    // bytes), so the count is at least that.
+    let read = lw.received_bytes().expect("counted");
+    assert!(read > 100 * N as u64, "{read} bytes for {N} objects");
     assert!(keys.iter().all(|k| k.starts_with("refl/")));
     assert_eq!(last_delta(&fifo, "refl/cm-1202"), Some(DeltaType::Replaced));
 

@@ -117,6 +117,7 @@ use crate::ui::{App, AppConfig, KeyMap};
 
 mod fleet;
 mod history;
+mod listing;
 mod pipeline;
 mod screen;
 mod server;
@@ -229,6 +230,8 @@ pub enum FigureGroup {
     Xray,
     /// Figure 9: per-object history's cost on the sync and event paths.
     History,
+    /// Figure 10: first rows and all rows on screen while the pods list streams.
+    Listing,
 }
 
 impl BenchOptions {
@@ -458,6 +461,12 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
         for (i, &pods) in opts.pods.iter().enumerate() {
             tracing::info!(pods, "bench: sync and memory");
             sync_and_memory(&opts, pods, i == 0, &mut report).await?;
+        }
+    }
+    if opts.wants(FigureGroup::Listing) {
+        for &pods in &opts.pods {
+            tracing::info!(pods, "bench: rows while listing");
+            listing::listing_figures(&opts, pods, &mut report).await?;
         }
     }
     if opts.wants(FigureGroup::Pipeline) {

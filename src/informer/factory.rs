@@ -33,6 +33,7 @@ use super::delta_fifo::{Observer, Transform, default_transform};
 use super::history::{History, history_resource};
 use super::index::{Indexers, NODE_INDEX, default_indexers, dynamic_pod_node_index_func};
 use super::list_watch::{KubeListerWatcher, ListerWatcher};
+use super::listing::ListSizeHint;
 use super::reflector::ReflectorConfig;
 use super::shared_informer::{DEFAULT_TAP_CAPACITY, EventTap, InformerConfig, SharedIndexInformer};
 
@@ -186,6 +187,9 @@ struct Entry {
 
 struct State {
     informers: BTreeMap<InformerKey, Entry>,
+    /// The object count of each scope's last list, kept when its informer stops: the estimated
+    /// total of the next list of that scope in this session.
+    list_sizes: BTreeMap<InformerKey, ListSizeHint>,
     /// `start` was called (later informers start at once).
     started: bool,
     /// `shutdown` was called: nothing starts any more.
@@ -222,6 +226,7 @@ impl SharedInformerFactory {
             cancel: CancellationToken::new(),
             state: Mutex::new(State {
                 informers: BTreeMap::new(),
+                list_sizes: BTreeMap::new(),
                 started: false,
                 shut_down: false,
             }),
@@ -246,7 +251,12 @@ impl SharedInformerFactory {
         Arc::clone(&self.tap)
     }
 
-    fn build(&self, key: &InformerKey, resource: &ApiResource) -> Arc<DynamicInformer> {
+    fn build(
+        &self,
+        key: &InformerKey,
+        resource: &ApiResource,
+        list_size: ListSizeHint,
+    ) -> Arc<DynamicInformer> {
         let mut indexers = default_indexers::<DynamicObject>();
         if resource.group.is_empty() && resource.plural == "pods" {
             indexers.insert(NODE_INDEX.to_string(), dynamic_pod_node_index_func());
@@ -265,6 +275,7 @@ impl SharedInformerFactory {
             .and_then(|hook| hook(resource))
             .unwrap_or_else(default_transform);
         let mut reflector = self.options.reflector.clone();
+        reflector.list_size_hint = Some(list_size);
         if self.options.label_selector.is_some() {
             reflector.label_selector = self.options.label_selector.clone();
         }
@@ -322,8 +333,9 @@ impl SharedInformerFactory {
         if let Some(e) = state.informers.get(&key) {
             return Arc::clone(&e.informer);
         }
+        let list_size = state.list_sizes.entry(key.clone()).or_default().clone();
         let mut entry = Entry {
-            informer: self.build(&key, resource),
+            informer: self.build(&key, resource, list_size),
             task: None,
             cancel: self.cancel.child_token(),
         };

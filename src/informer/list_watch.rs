@@ -38,6 +38,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -147,6 +148,11 @@ pub trait ListerWatcher<K: Object>: Send + Sync {
     }
     /// Open a watch.
     fn watch(&self, opts: &WatchOptions) -> BoxFuture<'_, Result<WatchStream<K>, Error>>;
+    /// Response body bytes read so far by its lists and watches, a running count (a list's
+    /// progress reads how it grows). `None`: not counted.
+    fn received_bytes(&self) -> Option<u64> {
+        None
+    }
     /// The encoding its requests read now: `"protobuf"` or `"json"`.
     fn wire(&self) -> &'static str {
         "json"
@@ -496,6 +502,8 @@ pub struct KubeListerWatcher<K> {
     /// The next page of a list in progress, requested while this page is decoded. At most one;
     /// taken by the `list` call whose URL it is, aborted by any other `list` call or on drop.
     prefetch: Mutex<Option<Prefetch>>,
+    /// Response body bytes read by its lists and watches ([`ListerWatcher::received_bytes`]).
+    received: Arc<AtomicU64>,
     _kind: PhantomData<fn() -> K>,
 }
 
@@ -554,6 +562,7 @@ impl<K> Clone for KubeListerWatcher<K> {
             resource: self.resource.clone(),
             mask: self.mask,
             prefetch: Mutex::new(None),
+            received: Arc::default(),
             _kind: PhantomData,
         }
     }
@@ -579,6 +588,7 @@ impl<K: Resource<DynamicType = ()>> KubeListerWatcher<K> {
             resource: None,
             mask: ObjectMask::ALL,
             prefetch: Mutex::new(None),
+            received: Arc::default(),
             _kind: PhantomData,
         }
     }
@@ -595,6 +605,7 @@ impl KubeListerWatcher<DynamicObject> {
             resource: Some(resource.clone()),
             mask: ObjectMask::ALL,
             prefetch: Mutex::new(None),
+            received: Arc::default(),
             _kind: PhantomData,
         }
     }
@@ -693,6 +704,10 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
         self.current_wire()
     }
 
+    fn received_bytes(&self) -> Option<u64> {
+        Some(self.received.load(Ordering::Relaxed))
+    }
+
     /// `GET /readyz`: 200 once the API server serves. A 4xx other than 429 also counts as
     /// serving (the endpoint is hidden from this identity, but something answered it); a
     /// connection failure, a 429 or a 5xx (`/readyz` fails while the server starts) does not.
@@ -739,7 +754,9 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                 .unwrap_or_else(|| Arc::new(serde_decode::<K>));
             if let Some(p) = self.proto.as_ref().filter(|p| p.active()) {
                 // No prefetch: protobuf is asked for lists a watch cache answers whole.
-                return p.list_each(&self.client, &url, decode, sink).await;
+                return p
+                    .list_each(&self.client, &url, decode, sink, &self.received)
+                    .await;
             }
             let mut decoder = JsonListDecoder::new(decode);
             let pending = self.prefetch.lock().take();
@@ -756,6 +773,8 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                     // A page requested ahead (bounded by `limit`): ask for the next one, then
                     // decode this one.
                     let body = body?;
+                    self.received
+                        .fetch_add(body.len() as u64, Ordering::Relaxed);
                     if let Some(token) = peek_continue(&body) {
                         self.start_prefetch(&opts, token).await?;
                     }
@@ -781,6 +800,7 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                             break;
                         }
                         let n = chunk.len();
+                        self.received.fetch_add(n as u64, Ordering::Relaxed);
                         decoder.feed(chunk, sink)?;
                         reader.consume_unpin(n);
                         if !prefetching
@@ -815,7 +835,9 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                     .decode
                     .clone()
                     .unwrap_or_else(|| Arc::new(serde_decode::<K>));
-                return p.watch(&self.client, &url, decode).await;
+                return p
+                    .watch(&self.client, &url, decode, self.received.clone())
+                    .await;
             }
             let req = self.get(url, true)?;
             let reader = self
@@ -828,9 +850,13 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                 .clone()
                 .unwrap_or_else(|| Arc::new(serde_decode::<K>));
             // Decoding is synchronous: each line is decoded in the closure, no per-event task.
+            let received = self.received.clone();
             let stream = reader.lines().filter_map(move |line| {
                 futures::future::ready(match line {
-                    Ok(line) => decode_watch_line_with(&line, |json| decode(json)).map(Ok),
+                    Ok(line) => {
+                        received.fetch_add(line.len() as u64 + 1, Ordering::Relaxed);
+                        decode_watch_line_with(&line, |json| decode(json)).map(Ok)
+                    }
                     Err(e) => Some(Err(Error::Connect(format!("watch stream: {e}")))),
                 })
             });

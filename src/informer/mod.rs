@@ -15,6 +15,7 @@ pub mod history;
 pub mod index;
 pub mod list_body;
 pub mod list_watch;
+pub mod listing;
 pub mod pb;
 pub mod reflector;
 pub mod shared_informer;

@@ -25,6 +25,10 @@
 //!   reflector relist and re-watch one RV forever;
 //! - list bodies are decoded as they stream in ([`ListerWatcher::list_each`]); each item is
 //!   prepared as soon as it is decoded, so only prepared objects accumulate;
+//! - every list attempt (a list, its consistent-read retry, a pager's full-list fallback, a
+//!   streaming list) publishes its progress in [`ReflectorStatus::list_progress`] (cleared when
+//!   it ends) and records each prepared object in the listing log, if one is attached
+//!   ([`Reflector::with_listing_log`]); the store still gets the list only whole, at its end;
 //! - a page list whose `continue` token expired restarts once as a single unpaged list at the
 //!   original RV (the pager's `FullListIfExpired`), so a list never mixes two snapshots;
 //! - a watch always starts from `last_sync_resource_version` with bookmarks allowed and a timeout
@@ -42,6 +46,9 @@
 //!   and the RV are updated in place on every event, read them with `borrow()`.
 //!
 //! # Where this differs from client-go, and why
+//! - **A list in progress is visible** (see [`super::listing`]): its progress and its objects so
+//!   far, for a dashboard that would otherwise show nothing for the 8–16 s a 100k-pod list takes.
+//!   Nothing else changes: the store is replaced as in client-go, at the end.
 //! - **Streaming lists are the default** (`use_streaming_list`), as client-go's WatchList since
 //!   1.35; paged lists are the fallback.
 //! - **5xx on a watch request re-watches** after the backoff, like connection refused and 429;
@@ -150,6 +157,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::delta_fifo::DeltaType;
 use super::list_watch::{ListOptions, ListerWatcher, WatchEvent, WatchOptions, WatchStream};
+use super::listing::{ListProgress, ListSizeHint, ListTotal, ListedItem, ListingLog};
 use super::store::{ReflectorStore, meta_namespace_key, resource_version};
 use super::wire_values::STORAGE_INITIALIZING_MESSAGE;
 use super::{Error, Object};
@@ -260,6 +268,10 @@ pub struct ReflectorConfig {
     /// this often whether it is back ([`ListerWatcher::probe`]) and retry at once when it is.
     /// Default 1 s; `None` waits every backoff out, as client-go does.
     pub recovery_probe: Option<Duration>,
+    /// The object count of this scope's last list, kept across informers of the same scope: the
+    /// estimated total of a list in progress (see [`super::listing`]). `None`: this reflector's
+    /// own last list only.
+    pub list_size_hint: Option<ListSizeHint>,
 }
 
 impl Default for ReflectorConfig {
@@ -277,6 +289,7 @@ impl Default for ReflectorConfig {
             forbidden_retry: Duration::from_secs(300),
             very_short_watch: Duration::from_secs(1),
             recovery_probe: Some(Duration::from_secs(1)),
+            list_size_hint: None,
         }
     }
 }
@@ -296,6 +309,7 @@ impl std::fmt::Debug for ReflectorConfig {
             .field("forbidden_retry", &self.forbidden_retry)
             .field("very_short_watch", &self.very_short_watch)
             .field("recovery_probe", &self.recovery_probe)
+            .field("list_size_hint", &self.list_size_hint)
             .finish()
     }
 }
@@ -360,6 +374,8 @@ pub struct ReflectorStatus {
     pub recoveries: u64,
     pub last_error: Option<Error>,
     pub last_error_at: Option<SystemTime>,
+    /// The list in progress (while listing): objects and bytes received, the total when known.
+    pub list_progress: Option<ListProgress>,
 }
 
 impl Default for ReflectorStatus {
@@ -377,6 +393,7 @@ impl Default for ReflectorStatus {
             recoveries: 0,
             last_error: None,
             last_error_at: None,
+            list_progress: None,
         }
     }
 }
@@ -466,6 +483,10 @@ pub struct Reflector<K: Object> {
     outage: Option<Outage>,
     /// When the next resync is due (only while watching).
     next_resync: Option<Instant>,
+    /// Where the objects of a list in progress are recorded for views (see [`super::listing`]).
+    listing: Option<Arc<ListingLog<K>>>,
+    /// The object count of the last completed list (the estimate without a shared hint).
+    last_list_count: ListSizeHint,
 }
 
 impl<K: Object> Reflector<K> {
@@ -497,7 +518,16 @@ impl<K: Object> Reflector<K> {
             paginated_result: false,
             expired_watch_rv: None,
             next_resync: None,
+            listing: None,
+            last_list_count: ListSizeHint::default(),
         }
+    }
+
+    /// Record the objects of every list in progress in `log` (for views that show a list as it
+    /// arrives); the store still gets each list whole, at its end.
+    pub fn with_listing_log(mut self, log: Arc<ListingLog<K>>) -> Self {
+        self.listing = Some(log);
+        self
     }
 
     /// A receiver of the reflector's status; usable before and after `run`.
@@ -620,6 +650,48 @@ impl<K: Object> Reflector<K> {
         });
     }
 
+    /// A list attempt starts: fresh progress (with the estimated total: this scope's last count)
+    /// and a new attempt in the listing log. Returns the tap each listed object goes through.
+    fn begin_list_attempt(&self) -> ListTap<'_, K> {
+        let estimate = self
+            .config
+            .list_size_hint
+            .as_ref()
+            .unwrap_or(&self.last_list_count)
+            .get();
+        let progress = ListProgress::new(Instant::now(), estimate);
+        // Wakes the dashboard: a list starting is a transition.
+        self.status
+            .send_modify(|s| s.list_progress = Some(progress));
+        if let Some(log) = &self.listing {
+            log.begin();
+        }
+        ListTap {
+            status: &self.status,
+            lw: self.lw.as_ref(),
+            bytes_base: self.lw.received_bytes(),
+            log: self.listing.as_deref(),
+        }
+    }
+
+    /// The list attempt ended; `completed`: its objects went to the store (`count` of them).
+    fn end_list_attempt(&self, completed: Option<usize>) {
+        if let Some(log) = &self.listing {
+            log.end(completed.is_some());
+        }
+        if let Some(n) = completed {
+            self.last_list_count.set(n as u64);
+            if let Some(hint) = &self.config.list_size_hint {
+                hint.set(n as u64);
+            }
+        }
+        // The state transition that follows wakes the dashboard.
+        self.status.send_if_modified(|s| {
+            s.list_progress = None;
+            false
+        });
+    }
+
     /// Wait out the backoff, then list again (streaming or paged, see [`Self::list_state`]).
     fn backoff_then_list(&mut self, why: &'static str) -> State<K> {
         let then = self.list_state(why);
@@ -691,8 +763,10 @@ impl<K: Object> Reflector<K> {
             State::List { why } => {
                 self.set_state(ReflectorState::Listing);
                 tracing::debug!(kind = %self.config.kind, why, "listing");
-                match self.list().await {
-                    Ok(()) => State::Watch,
+                let listed = self.list().await;
+                self.end_list_attempt(listed.as_ref().ok().copied());
+                match listed {
+                    Ok(_) => State::Watch,
                     Err(err) => {
                         tracing::warn!(kind = %self.config.kind, error = %err, "list failed");
                         self.record_error(&err);
@@ -704,8 +778,10 @@ impl<K: Object> Reflector<K> {
             State::StreamList { why } => {
                 self.set_state(ReflectorState::Listing);
                 tracing::debug!(kind = %self.config.kind, why, "streaming list");
-                match self.stream_list().await {
-                    Ok((stream, started)) => {
+                let listed = self.stream_list().await;
+                self.end_list_attempt(listed.as_ref().ok().map(|(_, _, n)| *n));
+                match listed {
+                    Ok((stream, started, _)) => {
                         self.set_state(ReflectorState::Watching);
                         State::Watching {
                             stream,
@@ -784,7 +860,7 @@ impl<K: Object> Reflector<K> {
 
     /// A paged list at `relist_resource_version()`; on an expired or too large RV, one more list
     /// at once as a consistent read (client-go's `Reflector.list`).
-    async fn list(&mut self) -> Result<(), Error> {
+    async fn list(&mut self) -> Result<usize, Error> {
         let rv = self.relist_resource_version();
         let started = Instant::now();
         let (items, list_rv) = match self.list_pages(&rv).await {
@@ -837,7 +913,7 @@ impl<K: Object> Reflector<K> {
         self.expired_watch_rv = None;
         self.set_last_sync_rv(&list_rv);
         self.list_completed();
-        Ok(())
+        Ok(count)
     }
 
     /// All pages of one list (client-go's `ListPager` with `FullListIfExpired`). Objects are
@@ -858,11 +934,16 @@ impl<K: Object> Reflector<K> {
         let mut items: Vec<Arc<K>> = Vec::new();
         let mut paged = false;
         let store = Arc::clone(&self.store);
+        let mut tap = self.begin_list_attempt();
         loop {
             // Items are prepared as the body is decoded: only the prepared (masked, pruned)
             // objects accumulate, never the response body.
             let listed = {
-                let mut sink = |obj: K| items.push(store.prepare_as(obj, DeltaType::Replaced));
+                let mut sink = |obj: K| {
+                    let obj = store.prepare_as(obj, DeltaType::Replaced);
+                    tap.listed(&obj);
+                    items.push(obj)
+                };
                 self.lw.list_each(&opts, &mut sink).await
             };
             let page = match listed {
@@ -878,9 +959,14 @@ impl<K: Object> Reflector<K> {
                         limit: None,
                         ..first.clone()
                     };
+                    // A new attempt: what was shown of the pages so far is dropped.
+                    tap = self.begin_list_attempt();
                     let page = {
-                        let mut sink =
-                            |obj: K| items.push(store.prepare_as(obj, DeltaType::Replaced));
+                        let mut sink = |obj: K| {
+                            let obj = store.prepare_as(obj, DeltaType::Replaced);
+                            tap.listed(&obj);
+                            items.push(obj)
+                        };
                         self.lw.list_each(&full, &mut sink).await?
                     };
                     self.count_malformed(page.malformed as u64);
@@ -889,6 +975,7 @@ impl<K: Object> Reflector<K> {
                 Err(err) => return Err(err),
             };
             self.count_malformed(page.malformed as u64);
+            tap.page_listed(page.remaining_item_count);
             match page.continue_token {
                 Some(token) if !token.is_empty() => {
                     paged = true;
@@ -908,7 +995,7 @@ impl<K: Object> Reflector<K> {
     /// A streaming list (client-go's `watchList`): a watch with `sendInitialEvents=true` whose
     /// events up to the bookmark annotated `k8s.io/initial-events-end` are the list. On success the
     /// store has been replaced and the same watch continues.
-    async fn stream_list(&mut self) -> Result<(WatchStream<K>, Instant), StreamListError> {
+    async fn stream_list(&mut self) -> Result<(WatchStream<K>, Instant, usize), StreamListError> {
         let rv = if self.rv_unavailable {
             String::new()
         } else {
@@ -935,6 +1022,7 @@ impl<K: Object> Reflector<K> {
         // foldhash, seeded per process.
         let mut initial: HashMap<Arc<str>, Arc<K>, foldhash::fast::RandomState> =
             HashMap::default();
+        let tap = self.begin_list_attempt();
         loop {
             let Some(item) = stream.next().await else {
                 if started.elapsed() < Duration::from_secs(u64::from(timeout_seconds)) {
@@ -965,6 +1053,7 @@ impl<K: Object> Reflector<K> {
                     let obj = self.store.prepare_as(obj, DeltaType::Replaced);
                     match meta_namespace_key(obj.as_ref()) {
                         Ok(key) => {
+                            tap.listed(&obj);
                             initial.insert(Arc::from(key), obj);
                         }
                         Err(err) => {
@@ -973,8 +1062,10 @@ impl<K: Object> Reflector<K> {
                     }
                 }
                 WatchEvent::Deleted(obj) => {
-                    if let Ok(key) = meta_namespace_key(&obj) {
-                        initial.remove(key.as_str());
+                    if let Ok(key) = meta_namespace_key(&obj)
+                        && let Some((key, _)) = initial.remove_entry(key.as_str())
+                    {
+                        tap.gone(key);
                     }
                 }
                 WatchEvent::Bookmark {
@@ -993,6 +1084,7 @@ impl<K: Object> Reflector<K> {
                                 "streaming list at RV {rv} ended at RV {resource_version}, not newer than the expired watch RV {expired}"
                             ))));
                         }
+                        let count = initial.len();
                         let list: Vec<(Arc<str>, Arc<K>)> = initial.into_iter().collect();
                         self.store
                             .replace_keyed(list, &resource_version)
@@ -1001,7 +1093,7 @@ impl<K: Object> Reflector<K> {
                         self.expired_watch_rv = None;
                         self.set_last_sync_rv(&resource_version);
                         self.list_completed();
-                        return Ok((stream, started));
+                        return Ok((stream, started, count));
                     }
                 }
                 WatchEvent::Error(err) => return Err(StreamListError::classify(err)),
@@ -1240,6 +1332,67 @@ impl<K: Object> Reflector<K> {
         // A normal close (server timeout, load balancing): our RV is good, re-watch from it at
         // once without relisting.
         State::Watch
+    }
+}
+
+/// What each object of a list in progress updates besides the list: the progress in the status
+/// (never waking receivers: per object) and the listing log.
+struct ListTap<'a, K> {
+    status: &'a watch::Sender<ReflectorStatus>,
+    lw: &'a dyn ListerWatcher<K>,
+    /// The lister-watcher's byte count when the attempt started.
+    bytes_base: Option<u64>,
+    log: Option<&'a ListingLog<K>>,
+}
+
+impl<K: Object> ListTap<'_, K> {
+    fn bytes(&self) -> Option<u64> {
+        Some(self.lw.received_bytes()?.saturating_sub(self.bytes_base?))
+    }
+
+    /// One object received.
+    fn listed(&self, obj: &Arc<K>) {
+        let bytes = self.bytes();
+        self.status.send_if_modified(|s| {
+            if let Some(p) = &mut s.list_progress {
+                p.objects += 1;
+                p.bytes = bytes.or(p.bytes);
+            }
+            false
+        });
+        if let Some(log) = self.log {
+            log.push(Arc::clone(obj));
+        }
+    }
+
+    /// A key received earlier in this attempt is not part of it after all.
+    fn gone(&self, key: Arc<str>) {
+        self.status.send_if_modified(|s| {
+            if let Some(p) = &mut s.list_progress {
+                p.objects = p.objects.saturating_sub(1);
+            }
+            false
+        });
+        if let Some(log) = self.log {
+            log.extend(std::iter::once(ListedItem::Gone(key)));
+        }
+    }
+
+    /// A page ended; the server said how many items remain after it (paged lists).
+    fn page_listed(&self, remaining: Option<i64>) {
+        let bytes = self.bytes();
+        self.status.send_if_modified(|s| {
+            if let Some(p) = &mut s.list_progress {
+                p.bytes = bytes.or(p.bytes);
+                if let Some(r) = remaining.and_then(|r| u64::try_from(r).ok()) {
+                    p.total = Some(ListTotal::Exact(p.objects + r));
+                } else if matches!(p.total, Some(ListTotal::Exact(_))) {
+                    // The last page: the count is what arrived.
+                    p.total = Some(ListTotal::Exact(p.objects));
+                }
+            }
+            false
+        });
     }
 }
 

@@ -59,6 +59,7 @@ use super::delta_fifo::{
 use super::history::History;
 use super::index::{Indexers, default_indexers};
 use super::list_watch::ListerWatcher;
+use super::listing::ListingLog;
 use super::reflector::{Reflector, ReflectorConfig, ReflectorStatus};
 use super::store::{ReflectorStore, resource_version};
 use super::thread_safe_store::ThreadSafeStore;
@@ -589,6 +590,8 @@ pub struct SharedIndexInformer<K: Object> {
     rate: Mutex<RateWindow>,
     reflector_status: Mutex<Option<watch::Receiver<ReflectorStatus>>>,
     history: Option<(Arc<str>, Arc<History>)>,
+    /// The objects of the list in progress, for views that show a list as it arrives.
+    listing: Arc<ListingLog<K>>,
 }
 
 impl<K: Object> std::fmt::Debug for SharedIndexInformer<K> {
@@ -634,6 +637,7 @@ impl<K: Object> SharedIndexInformer<K> {
             rate: Mutex::new(RateWindow::new()),
             reflector_status: Mutex::new(None),
             history: config.history,
+            listing: Arc::new(ListingLog::new()),
         })
     }
 
@@ -645,6 +649,12 @@ impl<K: Object> SharedIndexInformer<K> {
     /// The indexer (client-go's `GetIndexer`): read it freely; only the informer writes it.
     pub fn indexer(&self) -> Arc<ThreadSafeStore<K>> {
         Arc::clone(&self.indexer)
+    }
+
+    /// The objects of the list in progress (see [`super::listing`]): a view reads the rows of a
+    /// list from it as they arrive; the indexer gets the list whole, at its end.
+    pub fn listing(&self) -> Arc<ListingLog<K>> {
+        Arc::clone(&self.listing)
     }
 
     /// The event tap this informer records into.
@@ -881,7 +891,8 @@ impl<K: Object> SharedIndexInformer<K> {
             weak.upgrade().is_some_and(|i| i.should_resync())
         }));
         let store: Arc<dyn ReflectorStore<K>> = self.fifo.clone();
-        let reflector = Reflector::new(Arc::clone(&self.lw), store, config);
+        let reflector = Reflector::new(Arc::clone(&self.lw), store, config)
+            .with_listing_log(Arc::clone(&self.listing));
         *self.reflector_status.lock() = Some(reflector.status());
         let reflector_cancel = cancel.child_token();
         let reflector_task = tokio::spawn(reflector.run(reflector_cancel.clone()));

@@ -2,6 +2,7 @@
 //! server is unreachable, and the header's and informer panel's stats (only changes go out).
 
 use super::*;
+use crate::ui::listing::ListingProgress;
 
 /// Forward the factory-wide event tap (every delta popped by every informer) to the app, woken by
 /// the tap's Notify and coalesced to at most ~30 batches a second. While a shell has the
@@ -241,6 +242,16 @@ fn informer_rows(
             synced: stats.has_synced,
             forbidden: matches!(status.last_error, Some(InformerError::Forbidden(_))),
             cluster: cluster.cloned(),
+            progress: status
+                .list_progress
+                .as_ref()
+                .filter(|_| matches!(status.state, ReflectorState::Listing))
+                .map(|p| ListingProgress {
+                    objects: p.objects,
+                    bytes: p.bytes,
+                    bytes_per_sec: p.bytes_per_sec(tokio::time::Instant::now()),
+                    total: p.total,
+                }),
         });
     }
     (any, unreachable)
@@ -250,7 +261,10 @@ fn informer_rows(
 /// and connection state as of now (when changed), so the header's counts, RV and state reach the
 /// screen with the rows that changed them. Once per frame, never per event.
 pub(super) fn stats_with_rows(pending: &[Action], stats: &SharedStats) -> Vec<Action> {
-    if pending.iter().any(|a| matches!(a, Action::Rows { .. })) {
+    if pending
+        .iter()
+        .any(|a| matches!(a, Action::Rows { .. } | Action::ListedRows { .. }))
+    {
         stats.lock().changed()
     } else {
         Vec::new()

@@ -4,6 +4,8 @@
 //! one row update).
 
 use super::*;
+use crate::informer::listing::{ListedItem, ListingCursor, ListingLog, ListingPhase};
+use crate::ui::action::ObjectSummary;
 pub use crate::ui::table::rows_for_keys;
 
 /// Most row batches sent by the feeds and not yet taken by the frame loop. Above it a feed waits
@@ -332,6 +334,10 @@ impl Attach {
         let cluster = self.cluster.clone();
         let suspended = self.suspended.clone();
         let rows = self.rows.clone();
+        let listing = Listing {
+            log: informer.listing(),
+            gate: gate.as_ref().map(|g| g.gate.clone()),
+        };
         tokio::spawn(async move {
             let q = queue.clone();
             let feed = FeedTarget {
@@ -340,6 +346,7 @@ impl Attach {
                 printer,
                 only_namespace,
                 cluster,
+                listing: Some(listing),
             };
             tokio::select! {
                 _ = task_cancel.cancelled() => { q.shut_down(); }
@@ -364,6 +371,15 @@ pub(super) struct FeedTarget {
     pub(super) only_namespace: Option<String>,
     /// A merged view's member: keys are put under it.
     pub(super) cluster: Option<Arc<str>>,
+    /// The informer's list in progress, whose rows the view shows as they arrive.
+    pub(super) listing: Option<Listing>,
+}
+
+/// Where a feed reads the rows of a list in progress.
+pub(super) struct Listing {
+    pub(super) log: Arc<ListingLog<DynamicObject>>,
+    /// A drilled view's gate: only the drill's objects are shown.
+    pub(super) gate: Option<Arc<DrillGate>>,
 }
 
 /// Take keys from the view's queue in batches, read the latest objects from the indexer and send
@@ -386,14 +402,50 @@ pub(super) async fn feed_view(
         printer,
         only_namespace,
         cluster,
+        listing,
     } = feed;
     let printer = printer.as_deref();
     let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
+    let mut listed = listing.map(ListedFeed::new);
     loop {
         suspended.resumed().await;
         let keys = tokio::select! {
+            biased;
             _ = suspended.begun() => continue,
             keys = next_key_batch(&queue, BATCH) => keys,
+            open = async {
+                match listed.as_mut() {
+                    Some(l) => l.changed.changed().await.is_ok(),
+                    None => futures::future::pending().await,
+                }
+            } => {
+                let Some(l) = listed.as_mut() else { continue };
+                if !open {
+                    listed = None;
+                    continue;
+                }
+                rows.reserve().await;
+                let target = ListedTarget {
+                    kind: &kind,
+                    printer,
+                    prefix: prefix.as_deref(),
+                    cluster: cluster.as_deref(),
+                };
+                let (upserts, deletes) = l.take(&target, &queue);
+                if upserts.is_empty() && deletes.is_empty() {
+                    rows.taken(1);
+                } else if tx
+                    .send(Action::ListedRows {
+                        view,
+                        upserts,
+                        deletes,
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+                continue;
+            }
         };
         let Some(keys) = keys else {
             return;
@@ -441,4 +493,95 @@ pub async fn next_key_batch(
         queue.done(key);
     }
     Some(keys)
+}
+
+/// What the rows of a list in progress are rendered for.
+pub(super) struct ListedTarget<'a> {
+    pub(super) kind: &'a str,
+    pub(super) printer: Option<&'a [render::PrinterColumn]>,
+    /// A namespace view served by the all-namespaces informer: `namespace/`.
+    pub(super) prefix: Option<&'a str>,
+    pub(super) cluster: Option<&'a str>,
+}
+
+/// A feed's reading of its informer's list in progress (see [`crate::informer::listing`]): the
+/// rows of the objects decoded so far, before the store has them. The store path stays the
+/// truth: when a list ends, the store gets it whole and its handlers queue every key again;
+/// when it is aborted, the keys shown from it are queued here, so the view shows the store's
+/// state of them (or loses the rows the store never had).
+pub(super) struct ListedFeed {
+    log: Arc<ListingLog<DynamicObject>>,
+    gate: Option<Arc<DrillGate>>,
+    cursor: ListingCursor,
+    pub(super) changed: tokio::sync::watch::Receiver<u64>,
+    /// The object keys shown from the attempt followed.
+    shown: std::collections::HashSet<Arc<str>, foldhash::fast::RandomState>,
+}
+
+impl ListedFeed {
+    pub(super) fn new(listing: Listing) -> Self {
+        let mut changed = listing.log.subscribe();
+        // A list already under way when the view opens: read what it has at once.
+        changed.mark_changed();
+        Self {
+            log: listing.log,
+            gate: listing.gate,
+            cursor: ListingCursor::default(),
+            changed,
+            shown: Default::default(),
+        }
+    }
+
+    /// Rows of the entries arrived since the last take (at most [`BATCH`]; more wake the next
+    /// take at once), and the keys to delete.
+    pub(super) fn take(
+        &mut self,
+        t: &ListedTarget<'_>,
+        queue: &RateLimitingQueue<Arc<str>>,
+    ) -> (Vec<ObjectSummary>, Vec<Arc<str>>) {
+        let read = self.log.read(&mut self.cursor, BATCH);
+        match read.ended {
+            Some(ListingPhase::Aborted) => {
+                for key in std::mem::take(&mut self.shown) {
+                    queue.add(key);
+                }
+            }
+            // Released, not cleared: a big list's set is not kept for the next relist.
+            Some(_) => self.shown = Default::default(),
+            None => {}
+        }
+        if self.log.has_news(&self.cursor) {
+            self.changed.mark_changed();
+        }
+        let keyed = |k: Arc<str>| match t.cluster {
+            Some(c) => crate::ui::action::cluster_key(c, &k),
+            None => k,
+        };
+        let mut upserts = Vec::with_capacity(read.items.len());
+        let mut deletes = Vec::new();
+        for item in read.items {
+            match item {
+                ListedItem::Object(obj) => {
+                    if self.gate.as_ref().is_some_and(|g| !g.admits(&obj)) {
+                        continue;
+                    }
+                    let Ok(key) = meta_namespace_key(obj.as_ref()) else {
+                        continue;
+                    };
+                    if t.prefix.is_some_and(|p| !key.starts_with(p)) {
+                        continue;
+                    }
+                    let key: Arc<str> = Arc::from(key);
+                    self.shown.insert(key.clone());
+                    upserts.extend(ObjectSummary::with_key(t.kind, keyed(key), &obj, t.printer));
+                }
+                ListedItem::Gone(key) => {
+                    if self.shown.remove(&key) {
+                        deletes.push(keyed(key));
+                    }
+                }
+            }
+        }
+        (upserts, deletes)
+    }
 }

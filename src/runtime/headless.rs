@@ -42,7 +42,10 @@ impl Headless {
             u = self.metrics_rx.recv() => u.map(Action::Metrics),
             b = self.log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
         };
-        if matches!(action, Some(Action::Rows { .. })) {
+        if matches!(
+            action,
+            Some(Action::Rows { .. } | Action::ListedRows { .. })
+        ) {
             self.rt.rows.taken(1);
         }
         action

@@ -107,6 +107,42 @@ mod session;
 pub mod shell;
 mod suspend;
 pub mod terminal;
+/// Consecutive `ListedRows` of one view become one action: a table merges a big batch in one
+/// pass (O(n + m log m)), so a frame that takes sixteen batches of a 100k-row list pays for one
+/// merge, not sixteen. Only neighbours are joined, so no action moves past another.
+fn coalesce_listed_rows(pending: Vec<Action>) -> Vec<Action> {
+    let mut out: Vec<Action> = Vec::with_capacity(pending.len());
+    for action in pending {
+        if let Action::ListedRows {
+            view,
+            upserts,
+            deletes,
+        } = action
+        {
+            if let Some(Action::ListedRows {
+                view: last,
+                upserts: u,
+                deletes: d,
+            }) = out.last_mut()
+                && *last == view
+                && d.is_empty()
+            {
+                u.extend(upserts);
+                d.extend(deletes);
+                continue;
+            }
+            out.push(Action::ListedRows {
+                view,
+                upserts,
+                deletes,
+            });
+        } else {
+            out.push(action);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;
 pub mod user_file;
@@ -1054,9 +1090,11 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         rt.rows.taken(
             pending
                 .iter()
-                .filter(|a| matches!(a, Action::Rows { .. }))
+                .filter(|a| matches!(a, Action::Rows { .. } | Action::ListedRows { .. }))
                 .count(),
         );
+        // A list's batches of one frame go to its table in one merge, not one per batch.
+        let mut pending = coalesce_listed_rows(pending);
         // The header's informer line in the same frame as the rows (not up to a second later).
         let with_rows = stats_with_rows(&pending, &rt.stats);
         pending.extend(with_rows);

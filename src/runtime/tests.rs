@@ -328,6 +328,7 @@ async fn row_batches_in_flight_are_bounded_and_the_waiting_keys_send_their_lates
             printer: None,
             only_namespace: None,
             cluster: None,
+            listing: None,
         },
         store.clone(),
         queue.clone(),
@@ -384,4 +385,134 @@ async fn row_batches_in_flight_are_bounded_and_the_waiting_keys_send_their_lates
     // At most the state read before it waited and then the latest: not one batch per change.
     assert!(late_rvs.len() <= 2, "late sent {late_rvs:?}");
     feed.abort();
+}
+
+/// The rows of a list in progress reach the view from the informer's listing log before the
+/// store has them; a list aborted midway gives the view back the store's state: its keys are
+/// queued, so rows the store never had are deleted and the others show the store's objects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listed_rows_arrive_before_the_store_and_an_aborted_list_hands_back_to_the_store() {
+    use super::feeds::{FeedTarget, Listing, RowsInFlight, feed_view};
+    use crate::informer::listing::ListingLog;
+    let store = Arc::new(ThreadSafeStore::<DynamicObject>::new(Default::default()));
+    store
+        .add("default/kept", Arc::new(pod("kept", "1")))
+        .expect("stored");
+    let queue = Arc::new(RateLimitingQueue::<Arc<str>>::new());
+    let log = Arc::new(ListingLog::<DynamicObject>::new());
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let rows = RowsInFlight::default();
+    let suspend = Suspender::new();
+    let feed = tokio::spawn(feed_view(
+        FeedTarget {
+            view: 1,
+            kind: "Pod".into(),
+            printer: None,
+            only_namespace: None,
+            cluster: None,
+            listing: Some(Listing {
+                log: log.clone(),
+                gate: None,
+            }),
+        },
+        store.clone(),
+        queue.clone(),
+        tx,
+        suspend.watcher(),
+        rows.clone(),
+    ));
+    let keys = |rows: &[crate::ui::action::ObjectSummary]| -> Vec<String> {
+        let mut k: Vec<String> = rows.iter().map(|r| r.key.to_string()).collect();
+        k.sort();
+        k
+    };
+    log.begin();
+    log.push(Arc::new(pod("kept", "2")));
+    log.push(Arc::new(pod("new", "2")));
+    let mut listed = Vec::new();
+    while listed.len() < 2 {
+        match next_action(&mut rx).await {
+            Action::ListedRows {
+                upserts, deletes, ..
+            } => {
+                assert!(deletes.is_empty());
+                listed.extend(upserts);
+            }
+            other => panic!("expected listed rows, got {other:?}"),
+        }
+        rows.taken(1);
+    }
+    assert_eq!(keys(&listed), ["default/kept", "default/new"]);
+    assert_eq!(store.len(), 1, "the store is untouched while listing");
+    // The list fails: the view falls back to what the store holds.
+    log.end(false);
+    match next_action(&mut rx).await {
+        Action::Rows {
+            upserts, deletes, ..
+        } => {
+            assert_eq!(keys(&upserts), ["default/kept"]);
+            assert_eq!(
+                upserts[0].object.metadata.resource_version.as_deref(),
+                Some("1"),
+                "the store's object, not the aborted list's"
+            );
+            assert_eq!(deletes, vec![Arc::<str>::from("default/new")]);
+        }
+        other => panic!("expected the store's rows, got {other:?}"),
+    }
+    feed.abort();
+}
+
+async fn next_action(rx: &mut mpsc::UnboundedReceiver<Action>) -> Action {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("a batch in time")
+        .expect("feed alive")
+}
+
+/// A frame's neighbouring list batches of one view reach its table as one merge; batches of
+/// other views, other actions, and a batch after deletions keep their order and stay apart.
+#[test]
+fn neighbouring_listed_rows_of_a_view_are_merged_and_nothing_moves_past_another() {
+    use crate::ui::action::ObjectSummary;
+    let summary = |name: &str| {
+        ObjectSummary::from_object("Pod", &Arc::new(pod(name, "1")), None).expect("a row")
+    };
+    let listed = |view, names: &[&str], deletes: &[&str]| Action::ListedRows {
+        view,
+        upserts: names.iter().map(|n| summary(n)).collect(),
+        deletes: deletes.iter().map(|d| Arc::from(*d)).collect(),
+    };
+    let out = super::coalesce_listed_rows(vec![
+        listed(1, &["a"], &[]),
+        listed(1, &["b"], &[]),
+        listed(2, &["c"], &[]),
+        listed(1, &["d"], &["default/x"]),
+        listed(1, &["e"], &[]),
+        Action::Tick(0),
+        listed(1, &["f"], &[]),
+    ]);
+    let shape: Vec<String> = out
+        .iter()
+        .map(|a| match a {
+            Action::ListedRows {
+                view,
+                upserts,
+                deletes,
+            } => format!(
+                "{view}:{}/{}",
+                upserts
+                    .iter()
+                    .map(|u| u.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                deletes.len()
+            ),
+            _ => "tick".to_string(),
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        ["1:a,b/0", "2:c/0", "1:d/1", "1:e/0", "tick", "1:f/0"]
+    );
 }

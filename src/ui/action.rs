@@ -188,6 +188,8 @@ pub struct InformerRow {
     /// `None`: an informer of the current context; `Some`: of that fleet member (the informer
     /// panel's CLUSTER column; views and the header read the current context's rows).
     pub cluster: Option<Arc<str>>,
+    /// The list in progress, while listing (objects, bytes, the total when known).
+    pub progress: Option<crate::ui::listing::ListingProgress>,
 }
 
 /// A fleet member's state as its prober sees it (the header's per-cluster line, when several
@@ -312,6 +314,13 @@ pub enum Action {
     Tick(i64),
     /// Incremental changes for a view: the latest summaries of changed keys, and deleted keys.
     Rows {
+        view: ViewId,
+        upserts: Vec<ObjectSummary>,
+        deletes: Vec<Arc<str>>,
+    },
+    /// Rows of a list still arriving (the informer's store gets it whole at its end): shown as
+    /// they come, without highlights; `deletes` are keys the list turned out not to hold.
+    ListedRows {
         view: ViewId,
         upserts: Vec<ObjectSummary>,
         deletes: Vec<Arc<str>>,

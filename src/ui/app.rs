@@ -330,6 +330,52 @@ impl App {
             })
     }
 
+    /// A synced view whose informer starts a relist marks its rows stale (the new list brings
+    /// them again, or its end deletes them); once the relist is over, the marks left go with
+    /// the rows the store path sends.
+    fn follow_relists(&mut self) {
+        let relisting: Vec<(ViewId, bool)> = self
+            .views
+            .values()
+            .map(|v| {
+                let listing = self.informer_for(v).is_some_and(|r| r.progress.is_some());
+                (v.id, v.synced && listing)
+            })
+            .collect();
+        for (id, now) in relisting {
+            if let Some(v) = self.views.get_mut(&id)
+                && v.relisting != now
+            {
+                v.relisting = now;
+                if now {
+                    v.table.mark_stale();
+                }
+            }
+        }
+    }
+
+    /// The current context's informers still listing, for the DeltaFIFO log's title (their
+    /// deltas come when their list ends): `listing: pods 41%, services 120`.
+    pub fn listing_note(&self) -> Option<String> {
+        let listing: Vec<String> = self
+            .informers
+            .iter()
+            .filter(|r| r.cluster.is_none())
+            .filter_map(|r| {
+                let p = r.progress.as_ref()?;
+                Some(match p.percent() {
+                    Some(pc) => format!("{} {pc}%", r.resource),
+                    None => format!(
+                        "{} {}",
+                        r.resource,
+                        crate::ui::listing::thousands(p.objects)
+                    ),
+                })
+            })
+            .collect();
+        (!listing.is_empty()).then(|| format!("listing: {}", listing.join(", ")))
+    }
+
     /// Known namespace names (from the namespaces view).
     pub fn namespace_names(&self) -> Vec<String> {
         self.ns_view
@@ -441,6 +487,7 @@ impl App {
                 denial: None,
                 fallback_denied: None,
                 synced: false,
+                relisting: false,
                 store: None,
                 member_stores: Vec::new(),
                 drilled_from: None,
@@ -602,6 +649,25 @@ impl App {
                     self.after_rows(view, &mut fx);
                 }
             }
+            Action::ListedRows {
+                view,
+                upserts,
+                deletes,
+            } => {
+                let now = self.now_ms;
+                let Some(v) = self.views.get_mut(&view) else {
+                    return fx;
+                };
+                // Rows of a new list on a synced view: a relist, possibly ahead of the progress
+                // that says so. The previous rows are stale from here (not after these).
+                if v.synced && !v.relisting {
+                    v.relisting = true;
+                    v.table.mark_stale();
+                }
+                if v.table.apply_listed(upserts, deletes, now) {
+                    self.after_rows(view, &mut fx);
+                }
+            }
             Action::Resync { view, rows } => {
                 if self.pulse_resync(view, &rows) || self.xray_resync(view, &rows, &mut fx) {
                     return fx;
@@ -670,6 +736,7 @@ impl App {
                             v.synced = true;
                         }
                     }
+                    self.follow_relists();
                     if let Some(id) = self.current_view_id()
                         && self
                             .views

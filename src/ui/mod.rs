@@ -13,6 +13,7 @@
 //!   label picker.
 //! - [`table`]: one resource table, sorted incrementally, with filters and a sticky selection.
 //! - [`event_log`]: the bounded DeltaFIFO event log.
+//! - [`listing`]: a list in progress as the header, the title and the informer panel say it.
 //! - [`keys`]: key bindings as data (`assets/keys.toml`, overridable by the user).
 //! - [`resources`]: `:` command resolution and completion.
 //! - [`log_stream`]: what a log stream is (pods, containers, options, lines and states), and
@@ -91,6 +92,7 @@ pub mod fleet;
 pub mod fleet_diff;
 pub mod fleet_table;
 pub mod keys;
+pub mod listing;
 pub mod log_stream;
 pub mod log_text;
 pub mod log_view;

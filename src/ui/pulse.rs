@@ -802,6 +802,7 @@ mod tests {
             synced: true,
             forbidden: false,
             cluster: None,
+            progress: None,
         }
     }
 

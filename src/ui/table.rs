@@ -50,6 +50,9 @@ pub struct Entry {
     /// The sort key of a column joined at draw time (a usage column: metrics arrive apart
     /// from the rows), set by [`TableModel::set_joined_keys`]; `None` sorts as `n/a`.
     pub joined: Option<u64>,
+    /// The row is the previous list's: a relist is in progress and has not brought it again
+    /// yet (drawn dimmed; see [`TableModel::mark_stale`]).
+    pub stale: bool,
 }
 
 impl Entry {
@@ -416,7 +419,14 @@ impl TableModel {
     pub fn upsert_marked(&mut self, summary: ObjectSummary, now_ms: i64, highlight: bool) -> bool {
         let key = summary.key.clone();
         let mark = match self.entries.get(&key) {
-            Some(old) if old.mark != Mark::Deleted && old.summary == summary => return false,
+            Some(old) if old.mark != Mark::Deleted && old.summary == summary => {
+                // Unchanged, but brought again by a relist: no longer stale.
+                return self.entries.get_mut(&key).is_some_and(|e| {
+                    let was = e.stale;
+                    e.stale = false;
+                    was
+                });
+            }
             _ if !highlight => Mark::None,
             Some(old) if old.mark != Mark::Deleted => Mark::Updated,
             _ => Mark::Added,
@@ -427,6 +437,7 @@ impl TableModel {
             mark,
             since_ms: now_ms,
             joined,
+            stale: false,
         };
         let keeps_place = self.entries.get(&key).is_some_and(|old| {
             cmp_entries(self.sort, false, old, &new) == Ordering::Equal
@@ -471,6 +482,44 @@ impl TableModel {
         changed
     }
 
+    /// Rows of a list in progress: applied without highlights (the first list is not news),
+    /// and a selection the user made keeps its place on screen as rows arrive above it (the
+    /// scroll offset moves with it).
+    pub fn apply_listed(
+        &mut self,
+        upserts: Vec<ObjectSummary>,
+        deletes: Vec<Arc<str>>,
+        now_ms: i64,
+    ) -> bool {
+        let before = self.pinned.then(|| (self.selected.clone(), self.cursor));
+        let changed = self.apply(upserts, deletes, now_ms, false);
+        if let Some((selected, cursor)) = before
+            && selected.is_some()
+            && selected == self.selected
+        {
+            if self.cursor >= cursor {
+                self.offset += self.cursor - cursor;
+            } else {
+                self.offset = self.offset.saturating_sub(cursor - self.cursor);
+            }
+        }
+        changed
+    }
+
+    /// A relist started: every row is the previous list's until the new list brings it again
+    /// (an upsert clears the mark) or the list ends without it (a delete). Returns whether any
+    /// row was marked.
+    pub fn mark_stale(&mut self) -> bool {
+        let mut any = false;
+        for e in self.entries.values_mut() {
+            if e.mark != Mark::Deleted && !e.stale {
+                e.stale = true;
+                any = true;
+            }
+        }
+        any
+    }
+
     /// Many upserts at once: O(n + m log m) — entries replaced in place when their sort position
     /// holds, the others sorted among themselves and merged into `order` in one pass.
     fn apply_bulk(&mut self, upserts: Vec<ObjectSummary>, now_ms: i64, highlight: bool) -> bool {
@@ -483,7 +532,15 @@ impl TableModel {
             let key = summary.key.clone();
             let old = self.entries.get(&key);
             let mark = match old {
-                Some(o) if o.mark != Mark::Deleted && o.summary == summary => continue,
+                Some(o) if o.mark != Mark::Deleted && o.summary == summary => {
+                    if o.stale
+                        && let Some(e) = self.entries.get_mut(&key)
+                    {
+                        e.stale = false;
+                        changed = true;
+                    }
+                    continue;
+                }
                 _ if !highlight => Mark::None,
                 Some(o) if o.mark != Mark::Deleted => Mark::Updated,
                 _ => Mark::Added,
@@ -494,6 +551,7 @@ impl TableModel {
                 mark,
                 since_ms: now_ms,
                 joined: old.and_then(|o| o.joined),
+                stale: false,
             };
             match old {
                 Some(o) if !moving.contains(&key) => {
@@ -608,6 +666,7 @@ impl TableModel {
                         mark: Mark::None,
                         since_ms: now_ms,
                         joined: None,
+                        stale: false,
                     },
                 );
             }

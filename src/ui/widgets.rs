@@ -148,6 +148,7 @@ impl Widget for &App {
                 self.fleet
                     .is_fleet()
                     .then_some(self.connection.context.as_str()),
+                self.listing_note().as_deref(),
                 pane_area,
                 buf,
                 false,
@@ -275,18 +276,32 @@ impl App {
                         _ => Style::default().fg(Color::Yellow),
                     };
                     l2.push(Span::styled(format!("{} ", r.resource), value));
+                    // A relist keeps the previous list's rows: say it is one.
+                    let st = match (&r.state, &r.progress) {
+                        (InformerState::Listing, Some(_)) if r.synced => "relisting".to_string(),
+                        _ => st,
+                    };
                     l2.push(Span::styled(st, st_style));
+                    // While listing: what has arrived, of how many, and how fast.
+                    let counts = match &r.progress {
+                        Some(p) => format!(" │ {}", p.text()),
+                        None => format!(
+                            " │ {} {} │ {:.1} ev/s",
+                            r.cached,
+                            if r.cached == 1 { "object" } else { "objects" },
+                            r.deltas_per_sec
+                        ),
+                    };
                     l2.push(Span::raw(format!(
-                        " │ {} {} │ {:.1} ev/s │ RV {}{}",
-                        r.cached,
-                        if r.cached == 1 { "object" } else { "objects" },
-                        r.deltas_per_sec,
+                        "{counts} │ RV {}{}",
                         if r.last_rv.is_empty() {
                             "-"
                         } else {
                             &r.last_rv
                         },
-                        if r.synced {
+                        if r.progress.is_some() {
+                            " │ syncing"
+                        } else if r.synced {
                             " │ synced"
                         } else if r.forbidden {
                             ""
@@ -303,8 +318,16 @@ impl App {
             Some(v) => {
                 let f = &v.table.filters;
                 let mut any = false;
+                let so_far = self.listing(v);
                 if !f.text_raw.is_empty() {
                     l3.push(Span::styled(format!("/{}  ", f.text_raw), value));
+                    if so_far {
+                        let n = v.table.list().len();
+                        l3.push(Span::raw(format!(
+                            "({n} {} so far)  ",
+                            if n == 1 { "match" } else { "matches" }
+                        )));
+                    }
                     if f.text_invalid {
                         l3.push(Span::styled(
                             "(invalid, not applied)  ",
@@ -317,8 +340,9 @@ impl App {
                     l3.push(Span::styled(format!("-l {}", l.text), value));
                     let n = v.table.list().len();
                     l3.push(Span::raw(format!(
-                        " ({n} {}, {})  ",
+                        " ({n} {}{}, {})  ",
                         if n == 1 { "match" } else { "matches" },
+                        if so_far { " so far" } else { "" },
                         if l.from_index { "label index" } else { "scan" }
                     )));
                     any = true;

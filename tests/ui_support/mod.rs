@@ -265,6 +265,7 @@ pub fn informer_row(resource: &str, ns: Option<&str>, state: InformerState) -> I
         synced: true,
         forbidden: false,
         cluster: None,
+        progress: None,
     }
 }
 

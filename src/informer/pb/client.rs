@@ -19,7 +19,7 @@
 //! relists without `limit`) or streamed (WatchList), so pages are rare.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use futures::{StreamExt as _, TryStreamExt as _};
 use http_body_util::BodyExt as _;
@@ -185,6 +185,7 @@ impl<K: Send + 'static> Proto<K> {
         url: &str,
         json: JsonObjectDecoder<K>,
         sink: &mut (dyn FnMut(K) + Send),
+        received: &AtomicU64,
     ) -> Result<ListPage<K>, Error> {
         let answer = self.send(client, url, false).await?;
         let mut decoder: Box<dyn ListBodyDecoder<K>> = if answer.proto {
@@ -195,6 +196,7 @@ impl<K: Send + 'static> Proto<K> {
         let mut body = answer.body.into_data_stream();
         while let Some(chunk) = body.next().await {
             let chunk = chunk.map_err(|e| Error::Connect(format!("list body: {e}")))?;
+            received.fetch_add(chunk.len() as u64, Ordering::Relaxed);
             decoder.feed(&chunk, sink)?;
         }
         let (meta, malformed) = decoder.finish()?;
@@ -213,9 +215,15 @@ impl<K: Send + 'static> Proto<K> {
         client: &kube::Client,
         url: &str,
         json: JsonObjectDecoder<K>,
+        received: Arc<AtomicU64>,
     ) -> Result<WatchStream<K>, Error> {
         let answer = self.send(client, url, true).await?;
-        let body = answer.body.into_data_stream();
+        let counted = received.clone();
+        let body = answer.body.into_data_stream().inspect(move |c| {
+            if let Ok(c) = c {
+                counted.fetch_add(c.len() as u64, Ordering::Relaxed);
+            }
+        });
         if !answer.proto {
             let reader = body
                 .map(|r| r.map_err(std::io::Error::other))

@@ -89,9 +89,12 @@ impl App {
 
 /// `fleet`: several clusters are selected and this is the current one: a CLUSTER column
 /// names each entry's (the members' taps name theirs; the current context's do not).
+/// `listing`: the informers still listing (their deltas come when their list ends), said in the
+/// title.
 pub(crate) fn render_events(
     log: &EventLog,
     fleet: Option<&str>,
+    listing: Option<&str>,
     area: Rect,
     buf: &mut Buffer,
     full: bool,
@@ -108,6 +111,12 @@ pub(crate) fn render_events(
         ),
         Style::default().fg(Color::White),
     ));
+    if let Some(l) = listing {
+        title.push(Span::styled(
+            format!(" {l} "),
+            Style::default().fg(Color::Yellow),
+        ));
+    }
     if log.paused() {
         title.push(Span::styled(
             format!(" PAUSED (+{} new) ", log.new_while_paused()),

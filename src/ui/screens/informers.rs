@@ -149,7 +149,10 @@ impl App {
                         // A group too long for a narrow panel gives way to the plural.
                         fit_resource(&r.resource, resource_cap(area.width)).into_owned(),
                         r.namespace.clone().unwrap_or_else(|| "(all)".into()),
-                        state_text(&r.state, self.now_ms),
+                        match &r.progress {
+                            Some(p) => p.badge(),
+                            None => state_text(&r.state, self.now_ms),
+                        },
                         r.list_mode.to_string(),
                         r.wire.to_string(),
                         if r.synced { "true" } else { "false" }.to_string(),

@@ -162,6 +162,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
             app.fleet
                 .is_fleet()
                 .then_some(app.connection.context.as_str()),
+            app.listing_note().as_deref(),
             area,
             buf,
             true,

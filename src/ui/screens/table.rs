@@ -52,6 +52,9 @@ pub struct ResourceView {
     pub fallback_denied: Option<(String, Denial)>,
     /// At least one Resync arrived.
     pub synced: bool,
+    /// Its informer is relisting: the rows shown are the previous list's until the new one
+    /// brings them again (marked stale when the relist started).
+    pub relisting: bool,
     pub store: Option<Arc<ThreadSafeStore<DynamicObject>>>,
     /// A merged view's indexers, one per fleet member (keys without the cluster).
     pub member_stores: Vec<(Arc<str>, Arc<ThreadSafeStore<DynamicObject>>)>,
@@ -716,6 +719,7 @@ impl App {
 
     /// Candidates from the label index for the view's label filter (None: scan all rows).
     pub(crate) fn label_candidates(v: &mut ResourceView) -> Option<Vec<Arc<str>>> {
+        let rows = v.table.total();
         let lf = v.table.filters.label.as_mut()?;
         let terms: Vec<&str> = lf.index_terms.iter().map(String::as_str).collect();
         let from_index = if !v.member_stores.is_empty() {
@@ -723,7 +727,11 @@ impl App {
             merged_index_keys(&v.member_stores, LABEL_INDEX, &terms)
         } else {
             match v.store.as_ref() {
-                Some(s) if !terms.is_empty() => s.index_keys_all(LABEL_INDEX, &terms).ok(),
+                // A view showing a list in progress holds rows its store has not got yet (it
+                // gets the list whole at its end): scan the rows instead.
+                Some(s) if !terms.is_empty() && !v.relisting && s.len() >= rows => {
+                    s.index_keys_all(LABEL_INDEX, &terms).ok()
+                }
                 _ => None,
             }
         };
@@ -799,6 +807,20 @@ impl App {
                 },
                 Style::default().fg(Color::Black).bg(Color::Yellow),
             ));
+        }
+        // A list in progress: how far it is; a relist keeps the previous rows, stale.
+        if let Some(p) = self.informer_for(v).and_then(|r| r.progress.as_ref()) {
+            title_spans.push(if v.relisting {
+                Span::styled(
+                    format!(" STALE: re{} ", p.badge()),
+                    Style::default().fg(Color::Black).bg(Color::Yellow),
+                )
+            } else {
+                Span::styled(
+                    format!(" {} ", p.badge()),
+                    Style::default().fg(Color::Yellow),
+                )
+            });
         }
         if merged && self.forbidden_view(v).is_some() {
             title_spans.push(Span::styled(
@@ -954,6 +976,10 @@ impl App {
                 }
             }
             let mut style = mark_style(health_style(e.summary.row.health), e.mark_at(self.now_ms));
+            // The previous list's row, not listed again yet by the relist in progress.
+            if e.stale {
+                style = style.add_modifier(Modifier::DIM);
+            }
             // A member that is down or forbids the kind: its rows stay, dimmed (stale).
             if e.summary
                 .cluster()
@@ -1069,9 +1095,12 @@ impl App {
             buf,
         );
         if n == 0 {
-            let msg = if !v.synced && self.informer_for(v).is_none_or(|r| !r.synced) {
+            let filtered = v.table.filters.label.is_some() || !v.table.filters.text_raw.is_empty();
+            let msg = if filtered && self.listing(v) {
+                "no rows match the filter so far (still listing)".to_string()
+            } else if !v.synced && self.informer_for(v).is_none_or(|r| !r.synced) {
                 "loading… (listing)".to_string()
-            } else if v.table.filters.label.is_some() || !v.table.filters.text_raw.is_empty() {
+            } else if filtered {
                 "no rows match the filter (esc clears it)".to_string()
             } else {
                 format!("no {} here", v.resource.api_resource.plural)
@@ -1105,6 +1134,11 @@ impl App {
 }
 
 impl App {
+    /// Whether the view's informer is listing: its rows (and a filter's matches) are so far.
+    pub(crate) fn listing(&self, v: &ResourceView) -> bool {
+        self.informer_for(v).is_some_and(|r| r.progress.is_some())
+    }
+
     /// A view the user may not list: what is forbidden, for whom, where, in the server's words,
     /// and when it is tried again. Not an outage: no backoff or syncing language.
     fn render_forbidden(&self, v: &ResourceView, d: &Denial, inner: Rect, buf: &mut Buffer) {
