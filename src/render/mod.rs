@@ -21,7 +21,7 @@ use serde_json::Value;
 mod crd;
 mod describe;
 pub mod history_mask;
-mod jsonpath;
+pub mod jsonpath;
 pub mod metrics;
 pub mod node_detail;
 mod pod;

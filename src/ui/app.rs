@@ -6,6 +6,7 @@
 //! runtime for I/O through [`Effect`]s.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use tui_input::Input;
@@ -19,6 +20,7 @@ use super::resources::printer_columns_of;
 use super::resources::{builtin_resources, resolve};
 use super::table::{Drill, TableModel};
 use crate::cluster::ResourceInfo;
+use crate::config::{Problem, UserConfig};
 use crate::render::columns;
 
 pub use super::screens::Screen;
@@ -58,6 +60,10 @@ pub struct AppConfig {
     pub fleet: Vec<String>,
     /// `--readonly-contexts`: names and globs of contexts where writes are refused.
     pub readonly_contexts: Option<String>,
+    /// The user's configuration (kinformer's settings, a k9s user's files).
+    pub user: Arc<UserConfig>,
+    /// Problems found after loading (keys that cannot be bound); shown with the file problems.
+    pub config_problems: Vec<Problem>,
 }
 
 impl Default for AppConfig {
@@ -73,6 +79,8 @@ impl Default for AppConfig {
             context_namespace: None,
             fleet: Vec::new(),
             readonly_contexts: None,
+            user: Arc::new(UserConfig::default()),
+            config_problems: Vec::new(),
         }
     }
 }
@@ -111,6 +119,13 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct App {
     pub keys: KeyMap,
+    /// The user's configuration (aliases, hotkeys, plugins, views, skin; see [`crate::config`]).
+    pub user: Arc<UserConfig>,
+    /// Every configuration problem found so far (files at start, alias targets and plugin
+    /// scopes once discovery answered); the footer names the first of each batch.
+    pub config_problems: Vec<Problem>,
+    /// Whether the alias targets and plugin scopes were checked against discovery.
+    pub(crate) config_checked: bool,
     /// The log screen's own key table (`assets/log_keys.toml`).
     pub log_keys: LogKeyMap,
     pub readonly: bool,
@@ -192,8 +207,13 @@ pub const INFO_MESSAGE_MS: i64 = 5_000;
 
 impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
+        let mut config_problems = config.user.problems.clone();
+        config_problems.extend(config.config_problems);
         App {
             keys,
+            user: config.user,
+            config_problems,
+            config_checked: false,
             // The embedded table is parsed in tests; an empty table cannot happen in practice.
             log_keys: LogKeyMap::defaults().unwrap_or_default(),
             readonly: config.readonly,
@@ -248,6 +268,7 @@ impl App {
     /// Open the first view (and the namespaces view behind `:ns`). Call once, before any action.
     pub fn init(&mut self) -> Vec<Effect> {
         let mut fx = Vec::new();
+        self.report_config_problems();
         // The members first: the views that follow are fed from every one of them.
         self.init_fleet(&mut fx);
         let name = self.initial_resource.clone();
@@ -724,6 +745,7 @@ impl App {
             Action::Discovery(resources) => {
                 if !resources.is_empty() {
                     self.resources = resources;
+                    self.check_config_against_discovery();
                     for v in self.views.values_mut() {
                         if let Some(fresh) = self.resources.iter().find(|r| {
                             r.api_resource.group == v.resource.api_resource.group
@@ -887,6 +909,7 @@ impl App {
             KeyAction::Top | KeyAction::Bottom => self.nav(action, 0),
             KeyAction::Pulse => self.open_pulse(fx),
             KeyAction::Aliases => self.show_aliases(),
+            KeyAction::HotKey(i) => self.run_hotkey(i, fx),
             KeyAction::Favourite => {
                 let i = self.keys.key_index(KeyAction::Favourite, &key).unwrap_or(0);
                 self.use_favourite(i, fx);

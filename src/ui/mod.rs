@@ -102,6 +102,8 @@ pub mod screens;
 pub mod shell;
 pub mod table;
 pub mod terminal;
+mod user_config;
+pub mod user_keys;
 pub mod widgets;
 pub mod xray;
 

@@ -510,5 +510,7 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::SaveTable => "save",
         KeyAction::Favourite => "favourites",
         KeyAction::Aliases => "aliases",
+        KeyAction::HotKey(_) => "hotkey",
+        KeyAction::Plugin(_) => "plugin",
     }
 }

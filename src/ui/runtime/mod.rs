@@ -980,7 +980,8 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     // when the frame loop next reads.
     let mut events: Option<EventStream> = Some(EventStream::new());
     let mut signals = ExitSignals::new()?;
-    let mut ages = tokio::time::interval(Duration::from_secs(1));
+    // Ages and countdowns: config.toml's refresh_seconds, else k9s's refreshRate, else 1 s.
+    let mut ages = tokio::time::interval(app.user.settings.refresh());
     ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 
     // The app's paging, column-width memory and text pages depend on the real screen size: give
