@@ -240,14 +240,15 @@ mod tests {
             "500",
         ])
         .expect("parses");
-        assert_eq!(cli.dashboard.log_buffer_mib, 64);
+        assert_eq!(cli.dashboard.log_buffer_mib, Some(64));
         assert_eq!(cli.dashboard.demo_log_rate, 500.0);
         assert_eq!(
             Cli::try_parse_from(["kinformer"])
                 .expect("parses")
                 .dashboard
                 .log_buffer_mib,
-            16
+            None,
+            "unset: config.toml's log_buffer_mib, else 16 (app_main)"
         );
         assert!(Cli::try_parse_from(["kinformer", "--log-buffer-mib", "0"]).is_err());
         let Some(Command::DemoServer(args)) =
