@@ -910,6 +910,7 @@ impl App {
             KeyAction::Pulse => self.open_pulse(fx),
             KeyAction::Aliases => self.show_aliases(),
             KeyAction::HotKey(i) => self.run_hotkey(i, fx),
+            KeyAction::Plugin(i) => self.run_plugin(i, fx),
             KeyAction::Favourite => {
                 let i = self.keys.key_index(KeyAction::Favourite, &key).unwrap_or(0);
                 self.use_favourite(i, fx);

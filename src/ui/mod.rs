@@ -94,6 +94,7 @@ pub mod log_text;
 pub mod log_view;
 pub mod metrics;
 pub mod operate;
+pub mod plugin_run;
 pub mod portforward;
 pub mod pulse;
 pub mod resources;

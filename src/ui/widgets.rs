@@ -412,7 +412,11 @@ impl App {
             self.keys
                 .bindings()
                 .iter()
-                .filter(|b| b.hint)
+                // A plugin's hint shows where it applies (its scopes).
+                .filter(|b| {
+                    b.hint
+                        && (!matches!(b.action, KeyAction::Plugin(_)) || self.key_applies(b.action))
+                })
                 .map(|b| b.action)
                 .collect()
         });
@@ -426,6 +430,8 @@ impl App {
             // On a YAML or describe screen `/` searches the text.
             let name = match (a, self.current_screen()) {
                 (KeyAction::Filter, Some(Screen::Text(_))) => "search",
+                // A plugin or hotkey is named by its description.
+                (KeyAction::Plugin(_) | KeyAction::HotKey(_), _) => b.help.as_str(),
                 _ => hint_name(a),
             };
             let key = format!(" <{k}>");

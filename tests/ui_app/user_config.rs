@@ -145,3 +145,124 @@ fn a_bad_file_is_named_with_line_and_column_in_the_footer_at_start() {
     let fx = run(&mut app, "pp");
     assert_eq!(opened(&fx)[0].1, "pods");
 }
+
+fn plugin_index(app: &App, name: &str) -> u16 {
+    app.user
+        .plugins
+        .iter()
+        .position(|p| p.name == name)
+        .unwrap() as u16
+}
+
+fn plugin_runs(fx: &[kinformer::ui::action::Effect]) -> Vec<kinformer::ui::plugin_run::PluginRun> {
+    fx.iter()
+        .filter_map(|e| match e {
+            kinformer::ui::action::Effect::RunPlugin(r) => Some((**r).clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn footer(app: &mut App, width: u16) -> String {
+    let t = draw(app, width, 30);
+    let buf = t.backend().buffer();
+    (0..width)
+        .map(|x| buf[(x, 29)].symbol().to_string())
+        .collect()
+}
+
+#[test]
+fn a_plugin_is_in_the_footer_and_applies_only_in_the_scopes_it_names() {
+    let (mut app, _) = on_with(
+        fixture_user_config(),
+        "pods",
+        vec![simple_pod("default", "web-1")],
+    );
+    let foot = footer(&mut app, 320);
+    assert!(foot.contains("<W>Write where"), "{foot}");
+    assert!(foot.contains("<ctrl-g>Describe (background)"), "{foot}");
+    // `where` names pods only: on services it is not offered, and its key says so.
+    run(&mut app, "svc");
+    let foot = footer(&mut app, 320);
+    assert!(!foot.contains("Write where"), "{foot}");
+    assert!(foot.contains("Delete with kubectl"), "scope all: {foot}");
+    let fx = app.update(shift('W'));
+    assert!(plugin_runs(&fx).is_empty());
+    let (msg, _) = app.message.clone().unwrap();
+    assert!(msg.contains("where") && msg.contains("pods"), "{msg}");
+}
+
+#[test]
+fn a_plugin_runs_with_k9s_variables_expanded_into_its_argv() {
+    let (mut app, _) = on_with(
+        fixture_user_config(),
+        "pods",
+        vec![simple_pod("default", "web-1")],
+    );
+    let fx = app.update(shift('W'));
+    let runs = plugin_runs(&fx);
+    assert_eq!(runs.len(), 1, "{fx:?}");
+    let r = &runs[0];
+    assert_eq!(r.command, "sh");
+    assert_eq!(
+        r.args,
+        vec![
+            "-c".to_string(),
+            "echo \"default/web-1\" >> \"$KINFORMER_PLUGIN_OUT\"".to_string()
+        ],
+        "k9s's variables expanded, the environment's left to the runtime"
+    );
+    assert!(!r.background);
+    // The background one: kubectl describe pods web-1 -n default --context demo.
+    let fx = app.update(ctrl('g'));
+    let r = &plugin_runs(&fx)[0];
+    assert!(r.background);
+    assert_eq!(
+        r.args,
+        [
+            "describe",
+            "pods",
+            "web-1",
+            "-n",
+            "default",
+            "--context",
+            "demo"
+        ]
+    );
+    let (msg, error) = app.message.clone().unwrap();
+    assert!(!error && msg.contains("background"), "{msg}");
+    let i = plugin_index(&app, "describe-bg");
+    assert!(app.key_applies(kinformer::ui::keys::KeyAction::Plugin(i)));
+}
+
+#[test]
+fn a_confirm_plugin_asks_first_and_a_dangerous_one_is_refused_read_only() {
+    let (mut app, _) = on_with(
+        fixture_user_config(),
+        "pods",
+        vec![simple_pod("default", "web-1")],
+    );
+    let fx = app.update(shift('X'));
+    assert!(plugin_runs(&fx).is_empty());
+    assert!(matches!(app.mode, kinformer::ui::app::Mode::Confirm(_)));
+    let fx = app.update(key('y'));
+    let runs = plugin_runs(&fx);
+    assert_eq!(runs[0].args, ["delete", "pods", "web-1", "-n", "default"]);
+    // Read-only: the write path's check refuses it before any dialog.
+    let (mut app, _) = app_with(
+        AppConfig {
+            readonly: true,
+            user: Arc::new(fixture_user_config()),
+            ..config()
+        },
+        vec![simple_pod("default", "web-1")],
+    );
+    let fx = app.update(shift('X'));
+    assert!(plugin_runs(&fx).is_empty());
+    assert!(matches!(app.mode, kinformer::ui::app::Mode::Normal));
+    let (msg, error) = app.message.clone().unwrap();
+    assert!(error && msg.contains("read-only"), "{msg}");
+    // A plugin that is not dangerous still runs read-only.
+    let fx = app.update(shift('W'));
+    assert_eq!(plugin_runs(&fx).len(), 1);
+}

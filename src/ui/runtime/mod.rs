@@ -94,6 +94,7 @@ mod feeds;
 mod fleet;
 mod members;
 mod node_pods;
+pub mod plugins;
 mod suspend;
 #[cfg(test)]
 mod tests;
@@ -450,6 +451,12 @@ impl Runtime {
     }
 
     /// Carry out one effect of `App::update`; false once the app asked to quit.
+    /// The kubeconfig file a plugin gets as `KUBECONFIG` (none for the demo's, kept in memory).
+    fn kubeconfig_file(&self) -> Option<std::path::PathBuf> {
+        let p = std::path::PathBuf::from(&self.connection.kubeconfig_path);
+        p.is_file().then_some(p)
+    }
+
     pub async fn carry_out(&mut self, effect: Effect) -> bool {
         match effect {
             Effect::Quit => return false,
@@ -674,6 +681,17 @@ impl Runtime {
                     c.cancel();
                 }
             }
+            Effect::RunPlugin(run) if run.background => {
+                let tx = self.tx.clone();
+                let kubeconfig = self.kubeconfig_file();
+                let state = crate::logging::state_dir();
+                tokio::spawn(async move {
+                    let (message, error) = plugins::run_background(*run, state, kubeconfig).await;
+                    let _ = tx.send(Action::Notify { message, error });
+                });
+            }
+            // A foreground plugin needs the terminal: the run loop carries it out.
+            Effect::RunPlugin(_) => {}
             Effect::FetchImages(write) => {
                 let client = self.connection.client.clone();
                 let tx = self.tx.clone();
@@ -1077,6 +1095,14 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                             shell::run_in_terminal(client, &namespace, &pod, container.as_deref())
                                 .await
                         }),
+                        Effect::RunPlugin(run) if !run.background => {
+                            let kubeconfig = rt.kubeconfig_file();
+                            Box::pin(async move {
+                                tokio::task::block_in_place(|| {
+                                    plugins::run_foreground(&run, kubeconfig.as_deref())
+                                })
+                            })
+                        }
                         Effect::Edit {
                             resource,
                             namespace,
