@@ -18,5 +18,6 @@ pub mod informer;
 pub mod logging;
 pub mod process;
 pub mod render;
+pub mod runtime;
 pub mod selector;
 pub mod ui;
