@@ -126,6 +126,8 @@ pub struct App {
     pub config_problems: Vec<Problem>,
     /// Whether the alias targets and plugin scopes were checked against discovery.
     pub(crate) config_checked: bool,
+    /// The colours: the built-in look, or the user's k9s skin mapped onto it.
+    pub theme: super::theme::Theme,
     /// The log screen's own key table (`assets/log_keys.toml`).
     pub log_keys: LogKeyMap,
     pub readonly: bool,
@@ -209,8 +211,15 @@ impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
         let mut config_problems = config.user.problems.clone();
         config_problems.extend(config.config_problems);
+        let theme = config
+            .user
+            .skin
+            .as_ref()
+            .map(super::theme::Theme::from_skin)
+            .unwrap_or_default();
         App {
             keys,
+            theme,
             user: config.user,
             config_problems,
             config_checked: false,

@@ -102,6 +102,7 @@ pub mod pulse;
 pub mod resources;
 pub mod screens;
 pub mod table;
+pub mod theme;
 mod user_config;
 pub mod user_keys;
 pub mod widgets;

@@ -7,7 +7,7 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Style;
 use ratatui::widgets::{Row, Table, Widget};
 
 use crate::cluster::ResourceInfo;
@@ -174,7 +174,7 @@ impl App {
 
     pub(crate) fn render_aliases(&self, view: &AliasesView, area: Rect, buf: &mut Buffer) {
         let rows = alias_rows(&self.resources, &self.user.aliases);
-        let block = screen_block(format!(" Aliases[{}] ", rows.len()));
+        let block = screen_block(format!(" Aliases[{}] ", rows.len()), &self.theme);
         let inner = block.inner(area);
         block.render(area, buf);
         let page = inner.height.saturating_sub(1) as usize;
@@ -185,10 +185,11 @@ impl App {
             .skip(scroll)
             .take(page)
             .map(|(i, r)| {
+                let style = Style::default().fg(self.theme.ok);
                 let style = if i == view.cursor {
-                    Style::default().add_modifier(Modifier::REVERSED)
+                    self.theme.selected(style)
                 } else {
-                    Style::default().fg(Color::Cyan)
+                    style
                 };
                 // The plural is the RESOURCE column: the other names are the aliases.
                 let plural = r.resource.split('.').next().unwrap_or(&r.resource);
@@ -210,7 +211,7 @@ impl App {
             "ALIASES (:alias opens it)",
             "GROUP/VERSION",
         ])
-        .style(header_style());
+        .style(header_style(&self.theme));
         let resource_w = widest(
             &rows,
             |r| r.resource.split('.').next().unwrap_or("").len(),

@@ -24,7 +24,7 @@ use super::usage::{UsageKind, level_style, view_usage};
 use crate::cluster::ResourceInfo;
 use crate::informer::index::LABEL_INDEX;
 use crate::informer::thread_safe_store::ThreadSafeStore;
-use crate::render::{Column, Health};
+use crate::render::Column;
 use crate::ui::action::{Access, Denial, Effect, ObjectSummary, ViewId};
 use crate::ui::app::{App, Mode};
 use crate::ui::fleet_table::merged_index_keys;
@@ -32,7 +32,7 @@ use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
 use crate::ui::table::rows_for_keys;
 use crate::ui::table::{Drill, LabelFilter, Mark, SortBy, TableModel, TextFilter};
-use crate::ui::widgets::{DIM, TITLE, centered};
+use crate::ui::widgets::{DIM, centered};
 use kube::api::DynamicObject;
 
 /// One resource table (one informer subscription).
@@ -786,7 +786,9 @@ impl App {
         );
         let mut title_spans = vec![Span::styled(
             title,
-            Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+            Style::default()
+                .fg(self.theme.title)
+                .add_modifier(Modifier::BOLD),
         )];
         if stale {
             title_spans.push(Span::styled(
@@ -823,7 +825,11 @@ impl App {
             format!(" {}/{live} ", (t.cursor() + 1).min(live.max(1)))
         };
         let mut block = Block::bordered()
-            .border_style(Style::default().fg(if stale { Color::Yellow } else { Color::Blue }))
+            .border_style(Style::default().fg(if stale {
+                Color::Yellow
+            } else {
+                self.theme.border
+            }))
             .title(Line::from(title_spans).centered())
             .title_bottom(Line::from(position).right_aligned());
         // Why the usage columns say n/a, under the table that has them.
@@ -939,7 +945,11 @@ impl App {
                     levels.push(c.level());
                 }
             }
-            let mut style = mark_style(health_style(e.summary.row.health), e.mark_at(self.now_ms));
+            let mut style = mark_style(
+                self.theme.health(e.summary.row.health),
+                e.mark_at(self.now_ms),
+                &self.theme,
+            );
             // A member that is down or forbids the kind: its rows stay, dimmed (stale).
             if e.summary
                 .cluster()
@@ -1019,17 +1029,14 @@ impl App {
                 widths[last] = (w + spare.min(longest - w)) as u16;
             }
         }
-        let header = TRow::new(order.iter().map(|&i| TCell::from(headers[i].clone()))).style(
-            Style::default()
-                .fg(Color::White)
-                .add_modifier(Modifier::BOLD),
-        );
+        let header = TRow::new(order.iter().map(|&i| TCell::from(headers[i].clone())))
+            .style(self.theme.header());
         let widths: Vec<u16> = order.iter().map(|&i| widths[i]).collect();
         let rows = rows_text
             .into_iter()
             .map(|(cells, style, selected, levels)| {
                 let style = if selected {
-                    style.add_modifier(Modifier::REVERSED)
+                    self.theme.selected(style)
                 } else {
                     style
                 };
@@ -1047,6 +1054,7 @@ impl App {
         Widget::render(
             Table::new(rows, constraints)
                 .header(header)
+                .style(Style::default().bg(self.theme.table_bg))
                 .column_spacing(2),
             inner,
             buf,
@@ -1156,21 +1164,10 @@ fn capitalized(s: &str) -> String {
     }
 }
 
-fn health_style(h: Health) -> Style {
-    Style::default().fg(match h {
-        Health::Ok => Color::Cyan,
-        Health::Pending => Color::Yellow,
-        Health::Warning => Color::LightYellow,
-        Health::Error => Color::Red,
-        Health::Terminating => Color::Magenta,
-        Health::Completed => Color::DarkGray,
-    })
-}
-
-fn mark_style(base: Style, m: Mark) -> Style {
+fn mark_style(base: Style, m: Mark, theme: &crate::ui::theme::Theme) -> Style {
     match m {
         Mark::None => base,
-        Mark::Added => base.fg(Color::Black).bg(Color::Green),
+        Mark::Added => base.fg(Color::Black).bg(theme.added),
         Mark::Updated => base.add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         Mark::Deleted => Style::default()
             .fg(Color::Red)
