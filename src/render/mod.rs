@@ -26,7 +26,7 @@ pub mod metrics;
 pub mod node_detail;
 mod pod;
 mod prune;
-mod resources;
+pub mod resources;
 mod yaml;
 
 pub use crd::{PrinterColumn, printer_columns_from_crd};
@@ -185,21 +185,11 @@ pub fn columns(kind: &str, printer_columns: Option<&[PrinterColumn]>) -> Vec<Col
     if let Some(pcs) = printer_columns {
         return crd::custom_columns(pcs);
     }
+    if let Some(t) = resources::table(kind) {
+        return t.columns();
+    }
     match kind {
         "Pod" => pod::columns(),
-        "Deployment" => resources::deployment_columns(),
-        "ReplicaSet" => resources::replicaset_columns(),
-        "StatefulSet" => resources::statefulset_columns(),
-        "DaemonSet" => resources::daemonset_columns(),
-        "Job" => resources::job_columns(),
-        "CronJob" => resources::cronjob_columns(),
-        "Service" => resources::service_columns(),
-        "ConfigMap" => resources::configmap_columns(),
-        "Secret" => resources::secret_columns(),
-        "Node" => resources::node_columns(),
-        "Namespace" => resources::namespace_columns(),
-        "Event" => resources::event_columns(),
-        "ServiceAccount" => resources::serviceaccount_columns(),
         "CustomResourceDefinition" => crd::crd_columns(),
         _ => name_age_columns(),
     }
@@ -211,21 +201,11 @@ pub fn row(kind: &str, obj: &DynamicObject, printer_columns: Option<&[PrinterCol
     if let Some(pcs) = printer_columns {
         return crd::custom_row(obj, pcs);
     }
+    if let Some(t) = resources::table(kind) {
+        return t.row(obj);
+    }
     match kind {
         "Pod" => pod::row(obj),
-        "Deployment" => resources::deployment_row(obj),
-        "ReplicaSet" => resources::replicaset_row(obj),
-        "StatefulSet" => resources::statefulset_row(obj),
-        "DaemonSet" => resources::daemonset_row(obj),
-        "Job" => resources::job_row(obj),
-        "CronJob" => resources::cronjob_row(obj),
-        "Service" => resources::service_row(obj),
-        "ConfigMap" => resources::configmap_row(obj),
-        "Secret" => resources::secret_row(obj),
-        "Node" => resources::node_row(obj),
-        "Namespace" => resources::namespace_row(obj),
-        "Event" => resources::event_row(obj),
-        "ServiceAccount" => resources::serviceaccount_row(obj),
         "CustomResourceDefinition" => crd::crd_row(obj),
         _ => name_age_row(obj),
     }

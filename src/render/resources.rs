@@ -1,7 +1,14 @@
-//! Rows for the built-in kinds other than Pod, following kubectl's printers (`printDeployment`,
-//! `printReplicaSet`, `printStatefulSet`, `printDaemonSet`, `printJob`, `printService`,
+//! The tables of the built-in kinds other than Pod, as data: per kind, its columns (header,
+//! width, wide-only, how the cell reads an object; the typed [`Cell`] is also the sort key) and
+//! the row colour. They follow kubectl's printers (`printDeployment`, `printReplicaSet`,
+//! `printStatefulSet`, `printDaemonSet`, `printJob`, `printCronJob`, `printService`,
 //! `printConfigMap`, `printSecret`, `printNode`, `printNamespace`, `printEvent`,
-//! `printServiceAccount`).
+//! `printServiceAccount`). A row is its columns' cells in order ([`KindTable::row`]); adding a
+//! column is one [`ColumnDef`] line, the form k9s's views.yaml custom columns extend.
+//!
+//! Pod keeps its own printer ([`super::pod`]): its READY, STATUS and RESTARTS columns share one
+//! pass over the container statuses, which a column-at-a-time reader would repeat per column on
+//! the 100k-pod path.
 
 use kube::api::DynamicObject;
 use serde_json::Value;
@@ -10,6 +17,314 @@ use super::{
     Cell, Column, Health, Row, age_cell, arr_at, at, bool_at, format_labels, int_at, int_opt,
     len_at, name_cell, or_none, str_at, time_at,
 };
+
+/// One column of a built-in kind's table.
+#[derive(Debug, Clone, Copy)]
+pub struct ColumnDef {
+    /// The header, upper-case as kubectl prints it.
+    pub name: &'static str,
+    /// A width under which the column's usual content would be cut.
+    pub min_width: u16,
+    /// Shown only in wide mode.
+    pub wide: bool,
+    /// The cell of an object (also its sort key).
+    pub cell: fn(&DynamicObject) -> Cell,
+}
+
+/// A built-in kind's table: its columns, in order, and the row's colour.
+#[derive(Debug)]
+pub struct KindTable {
+    pub kind: &'static str,
+    pub columns: &'static [ColumnDef],
+    pub health: fn(&DynamicObject) -> Health,
+}
+
+impl KindTable {
+    /// The columns as the table widget takes them.
+    pub fn columns(&self) -> Vec<Column> {
+        self.columns
+            .iter()
+            .map(|c| Column {
+                name: c.name.to_string(),
+                min_width: c.min_width,
+                wide: c.wide,
+            })
+            .collect()
+    }
+
+    /// The row of `obj`: each column's cell, in order, and the health.
+    pub fn row(&self, obj: &DynamicObject) -> Row {
+        Row {
+            cells: self.columns.iter().map(|c| (c.cell)(obj)).collect(),
+            health: (self.health)(obj),
+        }
+    }
+}
+
+/// The table of `kind`, when it is one of [`TABLES`].
+pub fn table(kind: &str) -> Option<&'static KindTable> {
+    TABLES.iter().find(|t| t.kind == kind)
+}
+
+const fn col(name: &'static str, min_width: u16, cell: fn(&DynamicObject) -> Cell) -> ColumnDef {
+    ColumnDef {
+        name,
+        min_width,
+        wide: false,
+        cell,
+    }
+}
+
+const NAME: ColumnDef = col("NAME", 20, name_cell);
+const AGE: ColumnDef = col("AGE", 5, age_cell);
+
+/// An integer at `path` of the object's body.
+fn int_cell(obj: &DynamicObject, path: &[&str]) -> Cell {
+    Cell::Int(int_at(&obj.data, path))
+}
+
+/// The text at `path` of the object's body.
+fn text_cell(obj: &DynamicObject, path: &[&str]) -> Cell {
+    Cell::text(str_at(&obj.data, path))
+}
+
+/// Every built-in kind's table but Pod's.
+pub static TABLES: &[KindTable] = &[
+    KindTable {
+        kind: "Deployment",
+        columns: &[
+            NAME,
+            col("READY", 5, |o| ready_of(o, &["status", "readyReplicas"])),
+            col("UP-TO-DATE", 10, |o| {
+                int_cell(o, &["status", "updatedReplicas"])
+            }),
+            col("AVAILABLE", 9, |o| {
+                int_cell(o, &["status", "availableReplicas"])
+            }),
+            AGE,
+        ],
+        health: |o| replica_health(o, &["status", "readyReplicas"]),
+    },
+    KindTable {
+        kind: "ReplicaSet",
+        columns: &[
+            NAME,
+            col("DESIRED", 7, |o| Cell::Int(desired_replicas(&o.data))),
+            col("CURRENT", 7, |o| int_cell(o, &["status", "replicas"])),
+            col("READY", 5, |o| int_cell(o, &["status", "readyReplicas"])),
+            AGE,
+        ],
+        health: |o| replica_health(o, &["status", "readyReplicas"]),
+    },
+    KindTable {
+        kind: "StatefulSet",
+        columns: &[
+            NAME,
+            col("READY", 5, |o| ready_of(o, &["status", "readyReplicas"])),
+            AGE,
+        ],
+        health: |o| replica_health(o, &["status", "readyReplicas"]),
+    },
+    KindTable {
+        kind: "DaemonSet",
+        columns: &[
+            NAME,
+            col("DESIRED", 7, |o| {
+                int_cell(o, &["status", "desiredNumberScheduled"])
+            }),
+            col("CURRENT", 7, |o| {
+                int_cell(o, &["status", "currentNumberScheduled"])
+            }),
+            col("READY", 5, |o| int_cell(o, &["status", "numberReady"])),
+            col("UP-TO-DATE", 10, |o| {
+                int_cell(o, &["status", "updatedNumberScheduled"])
+            }),
+            col("AVAILABLE", 9, |o| {
+                int_cell(o, &["status", "numberAvailable"])
+            }),
+            col("NODE SELECTOR", 13, |o| {
+                Cell::Text(format_labels(at(
+                    &o.data,
+                    &["spec", "template", "spec", "nodeSelector"],
+                )))
+            }),
+            AGE,
+        ],
+        health: |o| {
+            let d = &o.data;
+            health_of_counts(
+                o,
+                int_at(d, &["status", "numberReady"]),
+                int_at(d, &["status", "desiredNumberScheduled"]),
+            )
+        },
+    },
+    KindTable {
+        kind: "Job",
+        columns: &[
+            NAME,
+            col("STATUS", 8, |o| Cell::text(job_status(o))),
+            col("COMPLETIONS", 11, job_completions),
+            col("DURATION", 8, job_duration),
+            AGE,
+        ],
+        health: |o| match job_status(o) {
+            "Complete" | "SuccessCriteriaMet" => Health::Completed,
+            "Failed" | "FailureTarget" => Health::Error,
+            "Terminating" => Health::Terminating,
+            "Suspended" => Health::Warning,
+            _ => Health::Pending,
+        },
+    },
+    KindTable {
+        kind: "CronJob",
+        columns: &[
+            NAME,
+            col("SCHEDULE", 13, |o| text_cell(o, &["spec", "schedule"])),
+            col("TIMEZONE", 8, |o| {
+                Cell::text(or_none(str_at(&o.data, &["spec", "timeZone"])))
+            }),
+            col("SUSPEND", 7, |o| Cell::text(cronjob_suspend(o))),
+            col("ACTIVE", 6, |o| {
+                Cell::Int(len_at(&o.data, &["status", "active"]) as i64)
+            }),
+            col("LAST SCHEDULE", 13, |o| {
+                match time_at(&o.data, &["status", "lastScheduleTime"]) {
+                    Some(t) => Cell::Age(Some(t)),
+                    None => Cell::text("<none>"),
+                }
+            }),
+            AGE,
+        ],
+        health: |o| {
+            if terminating(o) {
+                Health::Terminating
+            } else if cronjob_suspend(o) == "True" {
+                Health::Warning
+            } else {
+                Health::Ok
+            }
+        },
+    },
+    KindTable {
+        kind: "Service",
+        columns: &[
+            NAME,
+            col("TYPE", 9, |o| text_cell(o, &["spec", "type"])),
+            col("CLUSTER-IP", 10, |o| {
+                let d = &o.data;
+                let ip = arr_at(d, &["spec", "clusterIPs"])
+                    .first()
+                    .and_then(Value::as_str)
+                    .unwrap_or_else(|| str_at(d, &["spec", "clusterIP"]));
+                Cell::Text(or_none(ip))
+            }),
+            col("EXTERNAL-IP", 11, |o| {
+                Cell::Text(service_external_ip(&o.data))
+            }),
+            col("PORT(S)", 8, |o| Cell::Text(service_ports(&o.data))),
+            AGE,
+        ],
+        health: |o| {
+            if terminating(o) {
+                Health::Terminating
+            } else if service_external_ip(&o.data) == "<pending>" {
+                Health::Pending
+            } else {
+                Health::Ok
+            }
+        },
+    },
+    KindTable {
+        kind: "ConfigMap",
+        columns: &[
+            NAME,
+            col("DATA", 4, |o| {
+                let d = &o.data;
+                Cell::Int((len_at(d, &["data"]) + len_at(d, &["binaryData"])) as i64)
+            }),
+            AGE,
+        ],
+        health: simple_health,
+    },
+    KindTable {
+        kind: "Secret",
+        columns: &[
+            NAME,
+            col("TYPE", 20, |o| text_cell(o, &["type"])),
+            col("DATA", 4, |o| Cell::Int(len_at(&o.data, &["data"]) as i64)),
+            AGE,
+        ],
+        health: simple_health,
+    },
+    KindTable {
+        kind: "ServiceAccount",
+        columns: &[
+            NAME,
+            col("SECRETS", 7, |o| {
+                Cell::Int(len_at(&o.data, &["secrets"]) as i64)
+            }),
+            AGE,
+        ],
+        health: simple_health,
+    },
+    KindTable {
+        kind: "Node",
+        columns: &[
+            NAME,
+            col("STATUS", 8, |o| Cell::Text(node_status(o))),
+            col("ROLES", 13, |o| {
+                Cell::Text(or_none(&node_roles(o).join(",")))
+            }),
+            AGE,
+            col("VERSION", 8, |o| {
+                text_cell(o, &["status", "nodeInfo", "kubeletVersion"])
+            }),
+        ],
+        health: |o| {
+            let status = node_status(o);
+            if terminating(o) {
+                Health::Terminating
+            } else if status == "Ready" {
+                Health::Ok
+            } else if status.starts_with("Ready,") {
+                Health::Warning
+            } else {
+                Health::Error
+            }
+        },
+    },
+    KindTable {
+        kind: "Namespace",
+        columns: &[
+            NAME,
+            col("STATUS", 11, |o| text_cell(o, &["status", "phase"])),
+            AGE,
+        ],
+        health: |o| match str_at(&o.data, &["status", "phase"]) {
+            "Terminating" => Health::Terminating,
+            _ if terminating(o) => Health::Terminating,
+            _ => Health::Ok,
+        },
+    },
+    KindTable {
+        kind: "Event",
+        columns: &[
+            col("LAST SEEN", 9, |o| Cell::Age(event_last_seen(&o.data))),
+            col("TYPE", 7, |o| text_cell(o, &["type"])),
+            col("REASON", 10, |o| text_cell(o, &["reason"])),
+            col("OBJECT", 20, |o| Cell::Text(event_object(&o.data))),
+            col("MESSAGE", 30, |o| Cell::text(event_message(&o.data).trim())),
+        ],
+        health: |o| {
+            if str_at(&o.data, &["type"]) == "Warning" {
+                Health::Warning
+            } else {
+                Health::Ok
+            }
+        },
+    },
+];
 
 fn terminating(obj: &DynamicObject) -> bool {
     obj.metadata.deletion_timestamp.is_some()
@@ -24,7 +339,18 @@ fn desired_replicas(data: &Value) -> i64 {
     int_opt(data, &["spec", "replicas"]).unwrap_or(1)
 }
 
-fn replica_health(obj: &DynamicObject, ready: i64, desired: i64) -> Health {
+/// `ready/desired` with the ready count at `ready`.
+fn ready_of(obj: &DynamicObject, ready: &[&str]) -> Cell {
+    let d = &obj.data;
+    Cell::Ratio(u32_of(int_at(d, ready)), u32_of(desired_replicas(d)))
+}
+
+fn replica_health(obj: &DynamicObject, ready: &[&str]) -> Health {
+    let d = &obj.data;
+    health_of_counts(obj, int_at(d, ready), desired_replicas(d))
+}
+
+fn health_of_counts(obj: &DynamicObject, ready: i64, desired: i64) -> Health {
     if terminating(obj) {
         Health::Terminating
     } else if ready >= desired {
@@ -34,133 +360,49 @@ fn replica_health(obj: &DynamicObject, ready: i64, desired: i64) -> Health {
     }
 }
 
-// ---- Deployment ---------------------------------------------------------------------------
-
-pub(super) fn deployment_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("READY", 5),
-        Column::new("UP-TO-DATE", 10),
-        Column::new("AVAILABLE", 9),
-        Column::new("AGE", 5),
-    ]
-}
-
-pub(super) fn deployment_row(obj: &DynamicObject) -> Row {
-    let d = &obj.data;
-    let desired = desired_replicas(d);
-    let ready = int_at(d, &["status", "readyReplicas"]);
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::Ratio(u32_of(ready), u32_of(desired)),
-            Cell::Int(int_at(d, &["status", "updatedReplicas"])),
-            Cell::Int(int_at(d, &["status", "availableReplicas"])),
-            age_cell(obj),
-        ],
-        health: replica_health(obj, ready, desired),
+fn simple_health(obj: &DynamicObject) -> Health {
+    if terminating(obj) {
+        Health::Terminating
+    } else {
+        Health::Ok
     }
 }
 
-// ---- ReplicaSet ---------------------------------------------------------------------------
-
-pub(super) fn replicaset_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("DESIRED", 7),
-        Column::new("CURRENT", 7),
-        Column::new("READY", 5),
-        Column::new("AGE", 5),
-    ]
-}
-
-pub(super) fn replicaset_row(obj: &DynamicObject) -> Row {
+fn job_completions(obj: &DynamicObject) -> Cell {
     let d = &obj.data;
-    let desired = desired_replicas(d);
-    let ready = int_at(d, &["status", "readyReplicas"]);
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::Int(desired),
-            Cell::Int(int_at(d, &["status", "replicas"])),
-            Cell::Int(ready),
-            age_cell(obj),
-        ],
-        health: replica_health(obj, ready, desired),
+    let succeeded = int_at(d, &["status", "succeeded"]);
+    match int_opt(d, &["spec", "completions"]) {
+        Some(c) => Cell::Ratio(u32_of(succeeded), u32_of(c)),
+        None => {
+            let parallelism = int_opt(d, &["spec", "parallelism"]).unwrap_or(0);
+            if parallelism > 1 {
+                Cell::Text(format!("{succeeded}/1 of {parallelism}"))
+            } else {
+                Cell::Ratio(u32_of(succeeded), 1)
+            }
+        }
     }
 }
 
-// ---- StatefulSet --------------------------------------------------------------------------
-
-pub(super) fn statefulset_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("READY", 5),
-        Column::new("AGE", 5),
-    ]
-}
-
-pub(super) fn statefulset_row(obj: &DynamicObject) -> Row {
+fn job_duration(obj: &DynamicObject) -> Cell {
     let d = &obj.data;
-    let desired = desired_replicas(d);
-    let ready = int_at(d, &["status", "readyReplicas"]);
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::Ratio(u32_of(ready), u32_of(desired)),
-            age_cell(obj),
-        ],
-        health: replica_health(obj, ready, desired),
+    match time_at(d, &["status", "startTime"]) {
+        None => Cell::Text(String::new()),
+        Some(start) => Cell::Elapsed {
+            start,
+            end: time_at(d, &["status", "completionTime"]),
+        },
     }
 }
 
-// ---- DaemonSet ----------------------------------------------------------------------------
-
-pub(super) fn daemonset_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("DESIRED", 7),
-        Column::new("CURRENT", 7),
-        Column::new("READY", 5),
-        Column::new("UP-TO-DATE", 10),
-        Column::new("AVAILABLE", 9),
-        Column::new("NODE SELECTOR", 13),
-        Column::new("AGE", 5),
-    ]
-}
-
-pub(super) fn daemonset_row(obj: &DynamicObject) -> Row {
-    let d = &obj.data;
-    let desired = int_at(d, &["status", "desiredNumberScheduled"]);
-    let ready = int_at(d, &["status", "numberReady"]);
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::Int(desired),
-            Cell::Int(int_at(d, &["status", "currentNumberScheduled"])),
-            Cell::Int(ready),
-            Cell::Int(int_at(d, &["status", "updatedNumberScheduled"])),
-            Cell::Int(int_at(d, &["status", "numberAvailable"])),
-            Cell::Text(format_labels(at(
-                d,
-                &["spec", "template", "spec", "nodeSelector"],
-            ))),
-            age_cell(obj),
-        ],
-        health: replica_health(obj, ready, desired),
+/// kubectl's `printBoolPtr` of `spec.suspend`: unset is `<unset>` (the API server defaults it
+/// to false).
+fn cronjob_suspend(obj: &DynamicObject) -> &'static str {
+    match at(&obj.data, &["spec", "suspend"]).and_then(Value::as_bool) {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
     }
-}
-
-// ---- Job ----------------------------------------------------------------------------------
-
-pub(super) fn job_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("STATUS", 8),
-        Column::new("COMPLETIONS", 11),
-        Column::new("DURATION", 8),
-        Column::new("AGE", 5),
-    ]
 }
 
 fn has_true_condition(data: &Value, type_: &str) -> bool {
@@ -187,108 +429,6 @@ pub(super) fn job_status(obj: &DynamicObject) -> &'static str {
     } else {
         "Running"
     }
-}
-
-pub(super) fn job_row(obj: &DynamicObject) -> Row {
-    let d = &obj.data;
-    let succeeded = int_at(d, &["status", "succeeded"]);
-    let completions = match int_opt(d, &["spec", "completions"]) {
-        Some(c) => Cell::Ratio(u32_of(succeeded), u32_of(c)),
-        None => {
-            let parallelism = int_opt(d, &["spec", "parallelism"]).unwrap_or(0);
-            if parallelism > 1 {
-                Cell::Text(format!("{succeeded}/1 of {parallelism}"))
-            } else {
-                Cell::Ratio(u32_of(succeeded), 1)
-            }
-        }
-    };
-    let duration = match time_at(d, &["status", "startTime"]) {
-        None => Cell::Text(String::new()),
-        Some(start) => Cell::Elapsed {
-            start,
-            end: time_at(d, &["status", "completionTime"]),
-        },
-    };
-    let status = job_status(obj);
-    let health = match status {
-        "Complete" | "SuccessCriteriaMet" => Health::Completed,
-        "Failed" | "FailureTarget" => Health::Error,
-        "Terminating" => Health::Terminating,
-        "Suspended" => Health::Warning,
-        _ => Health::Pending,
-    };
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::text(status),
-            completions,
-            duration,
-            age_cell(obj),
-        ],
-        health,
-    }
-}
-
-// ---- CronJob ------------------------------------------------------------------------------
-
-/// kubectl's CronJob columns (`printCronJob`).
-pub(super) fn cronjob_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("SCHEDULE", 13),
-        Column::new("TIMEZONE", 8),
-        Column::new("SUSPEND", 7),
-        Column::new("ACTIVE", 6),
-        Column::new("LAST SCHEDULE", 13),
-        Column::new("AGE", 5),
-    ]
-}
-
-pub(super) fn cronjob_row(obj: &DynamicObject) -> Row {
-    let d = &obj.data;
-    // kubectl's `printBoolPtr`: unset is `<unset>` (the API server defaults it to false).
-    let suspend = match at(d, &["spec", "suspend"]).and_then(Value::as_bool) {
-        Some(true) => "True",
-        Some(false) => "False",
-        None => "<unset>",
-    };
-    let last = match time_at(d, &["status", "lastScheduleTime"]) {
-        Some(t) => Cell::Age(Some(t)),
-        None => Cell::text("<none>"),
-    };
-    let health = if terminating(obj) {
-        Health::Terminating
-    } else if suspend == "True" {
-        Health::Warning
-    } else {
-        Health::Ok
-    };
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::text(str_at(d, &["spec", "schedule"])),
-            Cell::text(or_none(str_at(d, &["spec", "timeZone"]))),
-            Cell::text(suspend),
-            Cell::Int(len_at(d, &["status", "active"]) as i64),
-            last,
-            age_cell(obj),
-        ],
-        health,
-    }
-}
-
-// ---- Service ------------------------------------------------------------------------------
-
-pub(super) fn service_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("TYPE", 9),
-        Column::new("CLUSTER-IP", 10),
-        Column::new("EXTERNAL-IP", 11),
-        Column::new("PORT(S)", 8),
-        Column::new("AGE", 5),
-    ]
 }
 
 fn strings_at(v: &Value, path: &[&str]) -> Vec<String> {
@@ -376,113 +516,6 @@ fn service_ports(d: &Value) -> String {
     }
 }
 
-pub(super) fn service_row(obj: &DynamicObject) -> Row {
-    let d = &obj.data;
-    let cluster_ip = arr_at(d, &["spec", "clusterIPs"])
-        .first()
-        .and_then(Value::as_str)
-        .unwrap_or_else(|| str_at(d, &["spec", "clusterIP"]));
-    let external = service_external_ip(d);
-    let health = if terminating(obj) {
-        Health::Terminating
-    } else if external == "<pending>" {
-        Health::Pending
-    } else {
-        Health::Ok
-    };
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::text(str_at(d, &["spec", "type"])),
-            Cell::Text(or_none(cluster_ip)),
-            Cell::Text(external),
-            Cell::Text(service_ports(d)),
-            age_cell(obj),
-        ],
-        health,
-    }
-}
-
-// ---- ConfigMap / Secret / ServiceAccount ---------------------------------------------------
-
-pub(super) fn configmap_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("DATA", 4),
-        Column::new("AGE", 5),
-    ]
-}
-
-pub(super) fn configmap_row(obj: &DynamicObject) -> Row {
-    let d = &obj.data;
-    let n = len_at(d, &["data"]) + len_at(d, &["binaryData"]);
-    Row {
-        cells: vec![name_cell(obj), Cell::Int(n as i64), age_cell(obj)],
-        health: simple_health(obj),
-    }
-}
-
-pub(super) fn secret_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("TYPE", 20),
-        Column::new("DATA", 4),
-        Column::new("AGE", 5),
-    ]
-}
-
-pub(super) fn secret_row(obj: &DynamicObject) -> Row {
-    let d = &obj.data;
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::text(str_at(d, &["type"])),
-            Cell::Int(len_at(d, &["data"]) as i64),
-            age_cell(obj),
-        ],
-        health: simple_health(obj),
-    }
-}
-
-pub(super) fn serviceaccount_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("SECRETS", 7),
-        Column::new("AGE", 5),
-    ]
-}
-
-pub(super) fn serviceaccount_row(obj: &DynamicObject) -> Row {
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::Int(len_at(&obj.data, &["secrets"]) as i64),
-            age_cell(obj),
-        ],
-        health: simple_health(obj),
-    }
-}
-
-fn simple_health(obj: &DynamicObject) -> Health {
-    if terminating(obj) {
-        Health::Terminating
-    } else {
-        Health::Ok
-    }
-}
-
-// ---- Node ---------------------------------------------------------------------------------
-
-pub(super) fn node_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("STATUS", 8),
-        Column::new("ROLES", 13),
-        Column::new("AGE", 5),
-        Column::new("VERSION", 8),
-    ]
-}
-
 /// kubectl's `findNodeRoles`: `node-role.kubernetes.io/<role>` label keys and the value of
 /// `kubernetes.io/role`, sorted and de-duplicated.
 pub(super) fn node_roles(obj: &DynamicObject) -> Vec<String> {
@@ -518,65 +551,6 @@ pub(super) fn node_status(obj: &DynamicObject) -> String {
         status.push_str(",SchedulingDisabled");
     }
     status
-}
-
-pub(super) fn node_row(obj: &DynamicObject) -> Row {
-    let status = node_status(obj);
-    let roles = node_roles(obj).join(",");
-    let health = if terminating(obj) {
-        Health::Terminating
-    } else if status == "Ready" {
-        Health::Ok
-    } else if status.starts_with("Ready,") {
-        Health::Warning
-    } else {
-        Health::Error
-    };
-    Row {
-        cells: vec![
-            name_cell(obj),
-            Cell::Text(status),
-            Cell::Text(or_none(&roles)),
-            age_cell(obj),
-            Cell::text(str_at(&obj.data, &["status", "nodeInfo", "kubeletVersion"])),
-        ],
-        health,
-    }
-}
-
-// ---- Namespace ----------------------------------------------------------------------------
-
-pub(super) fn namespace_columns() -> Vec<Column> {
-    vec![
-        Column::new("NAME", 20),
-        Column::new("STATUS", 11),
-        Column::new("AGE", 5),
-    ]
-}
-
-pub(super) fn namespace_row(obj: &DynamicObject) -> Row {
-    let phase = str_at(&obj.data, &["status", "phase"]);
-    let health = match phase {
-        "Terminating" => Health::Terminating,
-        _ if terminating(obj) => Health::Terminating,
-        _ => Health::Ok,
-    };
-    Row {
-        cells: vec![name_cell(obj), Cell::text(phase), age_cell(obj)],
-        health,
-    }
-}
-
-// ---- Event --------------------------------------------------------------------------------
-
-pub(super) fn event_columns() -> Vec<Column> {
-    vec![
-        Column::new("LAST SEEN", 9),
-        Column::new("TYPE", 7),
-        Column::new("REASON", 10),
-        Column::new("OBJECT", 20),
-        Column::new("MESSAGE", 30),
-    ]
 }
 
 /// kubectl's LAST SEEN for an event: `series.lastObservedTime`, else `lastTimestamp`, else
@@ -620,21 +594,21 @@ pub(super) fn event_object(d: &Value) -> String {
     }
 }
 
-pub(super) fn event_row(obj: &DynamicObject) -> Row {
-    let d = &obj.data;
-    let type_ = str_at(d, &["type"]);
-    Row {
-        cells: vec![
-            Cell::Age(event_last_seen(d)),
-            Cell::text(type_),
-            Cell::text(str_at(d, &["reason"])),
-            Cell::Text(event_object(d)),
-            Cell::text(event_message(d).trim()),
-        ],
-        health: if type_ == "Warning" {
-            Health::Warning
-        } else {
-            Health::Ok
-        },
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_makes_one_cell_per_column_even_from_an_empty_object() {
+        let empty: DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "X", "metadata": {"name": "x"}
+        }))
+        .unwrap();
+        for t in TABLES {
+            let row = t.row(&empty);
+            assert_eq!(row.cells.len(), t.columns().len(), "{}", t.kind);
+            assert_eq!(table(t.kind).map(|f| f.kind), Some(t.kind));
+        }
+        assert!(table("Pod").is_none(), "Pod keeps its own printer");
     }
 }
