@@ -104,6 +104,10 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
     for p in &user.problems {
         tracing::warn!(problem = %p, "configuration");
     }
+    // What a k9s user's custom columns read stays in the cache (set before any informer).
+    crate::render::view_mask::install(crate::ui::custom_columns::view_masks(
+        &crate::ui::custom_columns::custom_views(&user),
+    ));
     let settings = &user.settings;
     let resource = args
         .resource

@@ -41,9 +41,42 @@ fn a_k9s_users_alias_plugin_and_aliases_view_work_in_the_dashboard() {
     s.keys(&[":"]);
     s.text("pp");
     s.keys(&["Enter"]);
-    s.wait_for("the pods table opened by the :pp alias", 30, |t| {
+    let pods = s.wait_for("the pods table opened by the :pp alias", 30, |t| {
         t.contains("Pods(all)") && t.contains("Running")
     });
+    // views.yaml's columns for v1/pods: NAME APP PHASE READY STATUS AGE (NODE is |W), APP a
+    // label, PHASE `.status.phase` — a field the cache keeps for this column only; the usage
+    // columns (joined from metrics) follow.
+    let header = pods
+        .lines()
+        .find(|l| l.contains("NAME") && l.contains("PHASE"))
+        .unwrap_or_else(|| panic!("no custom header:\n{pods}"));
+    let cols: Vec<&str> = header
+        .split(|c: char| c.is_whitespace() || c == '│')
+        .filter(|w| !w.is_empty())
+        .collect();
+    assert_eq!(
+        cols.iter()
+            .take(7)
+            .map(|c| c.trim_end_matches(['↑', '↓']))
+            .collect::<Vec<_>>(),
+        [
+            "NAMESPACE",
+            "NAME",
+            "APP",
+            "PHASE",
+            "READY",
+            "STATUS",
+            "AGE"
+        ],
+        "{header}"
+    );
+    assert!(
+        pods.lines()
+            .any(|l| l.contains(" Running ") && l.matches("Running").count() == 2),
+        "PHASE and STATUS both read Running on a running pod:\n{pods}"
+    );
+    assert!(!pods.contains("<error>"), "{pods}");
 
     // The `where` plugin on the selected pod: k9s's variables expanded, run with the terminal.
     s.keys(&["W"]);

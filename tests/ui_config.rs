@@ -10,8 +10,9 @@ use kinformer::ui::{App, AppConfig};
 use ratatui::style::Color;
 use ui_support::*;
 
-fn skinned(resource: &str) -> App {
-    let rows = vec![
+/// The test pods, with `status.phase` in their objects when `phase` (for views.yaml's PHASE).
+fn skinned_with(resource: &str, phase: bool) -> App {
+    let mut rows = vec![
         pod(PodSpec {
             name: "web-7d4b9c-x2lq",
             labels: &[("app", "web")],
@@ -34,6 +35,19 @@ fn skinned(resource: &str) -> App {
             ..PodSpec::default()
         }),
     ];
+    if phase {
+        for r in &mut rows {
+            let status = r.row.cells[2].display(0).into_owned();
+            let phase = if status == "Pending" {
+                "Pending"
+            } else {
+                "Running"
+            };
+            let mut obj = (*r.object).clone();
+            obj.data["status"] = serde_json::json!({ "phase": phase });
+            r.object = Arc::new(obj);
+        }
+    }
     let (mut app, _) = app_with(
         AppConfig {
             resource: resource.into(),
@@ -45,6 +59,10 @@ fn skinned(resource: &str) -> App {
     connected(&mut app);
     app.update(Action::Tick(NOW_MS + 60_000));
     app
+}
+
+fn skinned(resource: &str) -> App {
+    skinned_with(resource, true)
 }
 
 /// The first cell of row `y` whose symbol starts `text`.
@@ -98,7 +116,7 @@ fn a_skinned_pods_table() {
         Color::Rgb(173, 255, 47),
         "a pending row: greenyellow"
     );
-    let header = cell_at(b, row_of(b, "RESTARTS"), "RESTARTS");
+    let header = cell_at(b, row_of(b, "STATUS"), "STATUS");
     assert_eq!(header.fg, Color::Rgb(255, 255, 255));
     let border = cell_at(b, row_of(b, "Pods("), "─");
     assert_eq!(border.fg, Color::Rgb(30, 144, 255), "dodgerblue frame");
@@ -121,4 +139,43 @@ fn the_aliases_view_lists_a_users_aliases() {
     app.update(ctrl('a'));
     let t = draw(&mut app, 100, 22);
     insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn custom_columns_show_the_view_and_a_path_that_finds_nothing_is_named_once() {
+    let mut app = skinned_with("pods", false);
+    let t = draw(&mut app, 100, 16);
+    let b = t.backend();
+    let header_row = row_of(b, "PHASE");
+    let header: String = (0..100)
+        .map(|x| b.buffer()[(x, header_row)].symbol().to_string())
+        .collect();
+    let cols: Vec<&str> = header
+        .split(|c: char| c.is_whitespace() || c == '│')
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .collect();
+    assert_eq!(cols, ["NAME↑", "APP", "PHASE", "READY", "STATUS", "AGE"]);
+    // These test objects carry no status: PHASE is <error> and the footer says why, once;
+    // a label they lack is <none>.
+    let row = row_of(b, "web-7d4b9c-x2lq");
+    let line: String = (0..100)
+        .map(|x| b.buffer()[(x, row)].symbol().to_string())
+        .collect();
+    assert!(
+        line.contains("<none>") && line.contains("<error>"),
+        "{line}"
+    );
+    let (msg, error) = app.message.clone().unwrap();
+    assert!(error, "{msg}");
+    assert!(
+        msg.contains("column PHASE shows <error>") && msg.contains(".status.phase"),
+        "{msg}"
+    );
+    app.message = None;
+    app.update(kinformer::ui::action::Action::Resync {
+        view: app.current_view_id().unwrap(),
+        rows: vec![simple_pod("default", "web-1")],
+    });
+    assert!(app.message.is_none(), "named once");
 }

@@ -27,6 +27,7 @@ pub mod node_detail;
 mod pod;
 mod prune;
 pub mod resources;
+pub mod view_mask;
 mod yaml;
 
 pub use crd::{PrinterColumn, printer_columns_from_crd};

@@ -163,9 +163,13 @@ fn make_factory(connection: &Connection, history: &Arc<History>) -> Arc<SharedIn
     let options = FactoryOptions {
         transform: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
             let kind = ar.kind.clone();
+            // A k9s user's custom columns keep what their JSONPaths read.
             Some(
-                Arc::new(move |obj: DynamicObject| render::prune(&kind, obj))
-                    as Transform<DynamicObject>,
+                match render::view_mask::for_resource(&ar.group, &ar.plural) {
+                    Some(m) => Arc::new(move |obj: DynamicObject| m.prune(&kind, obj))
+                        as Transform<DynamicObject>,
+                    None => Arc::new(move |obj: DynamicObject| render::prune(&kind, obj)),
+                },
             )
         })),
         observer: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
@@ -177,7 +181,13 @@ fn make_factory(connection: &Connection, history: &Arc<History>) -> Arc<SharedIn
             }) as Observer<DynamicObject>)
         })),
         decode_mask: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
-            Some(render::history_decode_mask(&ar.kind))
+            let mask = render::history_decode_mask(&ar.kind);
+            Some(
+                match render::view_mask::for_resource(&ar.group, &ar.plural) {
+                    Some(m) => m.widen(mask),
+                    None => mask,
+                },
+            )
         })),
         history: Some(Arc::clone(history)),
         ..FactoryOptions::default()

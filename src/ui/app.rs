@@ -128,6 +128,10 @@ pub struct App {
     pub(crate) config_checked: bool,
     /// The colours: the built-in look, or the user's k9s skin mapped onto it.
     pub theme: super::theme::Theme,
+    /// The user's custom views (views.yaml), by `(group, plural)`.
+    pub(crate) custom_views: HashMap<(String, String), super::custom_columns::CustomView>,
+    /// Custom columns already named in the footer (`gvr:column`).
+    pub(crate) reported_columns: std::collections::HashSet<String>,
     /// The log screen's own key table (`assets/log_keys.toml`).
     pub log_keys: LogKeyMap,
     pub readonly: bool,
@@ -220,6 +224,8 @@ impl App {
         App {
             keys,
             theme,
+            custom_views: super::custom_columns::custom_views(&config.user),
+            reported_columns: Default::default(),
             user: config.user,
             config_problems,
             config_checked: false,
@@ -481,6 +487,7 @@ impl App {
             },
         );
         self.watch_usage(id, fx);
+        self.apply_custom_sort(id);
         id
     }
 
@@ -644,6 +651,7 @@ impl App {
                 v.denial = None;
                 v.fallback_denied = None;
                 v.table.resync(rows, now);
+                self.check_custom_columns(view);
                 self.dirty = true;
                 self.after_rows(view, &mut fx);
             }

@@ -85,6 +85,7 @@
 pub mod action;
 pub mod app;
 mod command;
+pub mod custom_columns;
 pub mod drain;
 pub mod event_log;
 pub mod fleet;

@@ -178,6 +178,8 @@ fn a_plugin_is_in_the_footer_and_applies_only_in_the_scopes_it_names() {
         "pods",
         vec![simple_pod("default", "web-1")],
     );
+    // (The footer first names views.yaml's PHASE column, which these test objects lack.)
+    app.message = None;
     let foot = footer(&mut app, 320);
     assert!(foot.contains("<W>Write where"), "{foot}");
     assert!(foot.contains("<ctrl-g>Describe (background)"), "{foot}");

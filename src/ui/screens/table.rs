@@ -247,13 +247,21 @@ impl App {
             return;
         };
         let merged = self.fleet.is_fleet();
+        let Some(key) = self.views.get(&id).map(|v| {
+            let ar = &v.resource.api_resource;
+            (ar.group.clone(), ar.plural.clone())
+        }) else {
+            return;
+        };
+        let custom = self.custom_views.get(&key);
         let Some(v) = self.views.get_mut(&id) else {
             return;
         };
+        let shown = shown_columns(v, custom);
         let all_ns = v.namespace.is_none() && v.resource.namespaced;
         let merged = usize::from(merged);
         let skip = usize::from(all_ns) + merged;
-        let ncols = v.columns.len() + skip;
+        let ncols = shown.len() + skip;
         if v.col_widths.len() != ncols {
             v.col_widths = vec![0; ncols];
         }
@@ -274,8 +282,17 @@ impl App {
                 let len = e.summary.namespace.as_deref().map_or(0, str::len);
                 *w = (*w).max(len.min(60) as u16);
             }
-            for (w, c) in v.col_widths.iter_mut().skip(skip).zip(&e.summary.row.cells) {
-                *w = (*w).max(c.display(now_unix).chars().count().min(60) as u16);
+            for (w, s) in v.col_widths.iter_mut().skip(skip).zip(&shown) {
+                let len = match s {
+                    Shown::Own(i) => e
+                        .summary
+                        .row
+                        .cells
+                        .get(*i)
+                        .map_or(0, |c| c.display(now_unix).chars().count()),
+                    Shown::Path(c) => custom_cell(c, &e.summary).chars().count(),
+                };
+                *w = (*w).max(len.min(60) as u16);
             }
         }
     }
@@ -884,11 +901,26 @@ impl App {
         if all_ns {
             headers.push(format!("NAMESPACE{}", key_arrow(!merged)));
         }
-        for (i, c) in v.columns.iter().enumerate() {
+        // The columns shown: the kind's own, or the user's custom view of it (views.yaml).
+        let shown = shown_columns(v, self.custom_view(&v.resource));
+        let shown_cols: Vec<Column> = shown
+            .iter()
+            .map(|s| match s {
+                Shown::Own(i) => v.columns[*i].clone(),
+                Shown::Path(c) => Column {
+                    name: c.name.clone(),
+                    min_width: c.name.chars().count() as u16,
+                    wide: false,
+                },
+            })
+            .collect();
+        for (pos, s) in shown.iter().enumerate() {
+            let c = &shown_cols[pos];
             // Key order is the name order: marked on a first NAME column only (an event's
             // first column is LAST SEEN, which key order does not sort by).
-            let by_key = i == 0 && lead == 0 && c.name == "NAME";
-            let sorted = sort == SortBy::Cell(i) || !key_arrow(by_key).is_empty();
+            let by_key = pos == 0 && lead == 0 && c.name == "NAME";
+            let sorted = matches!(s, Shown::Own(i) if sort == SortBy::Cell(*i))
+                || !key_arrow(by_key).is_empty();
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
         // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
@@ -929,14 +961,16 @@ impl App {
             if all_ns {
                 cells.push(Cow::Borrowed(e.summary.namespace.as_deref().unwrap_or("")));
             }
-            for i in 0..v.columns.len() {
-                cells.push(
-                    e.summary
+            for s in &shown {
+                cells.push(match s {
+                    Shown::Own(i) => e
+                        .summary
                         .row
                         .cells
-                        .get(i)
+                        .get(*i)
                         .map_or(Cow::Borrowed(""), |c| c.display(now_unix)),
-                );
+                    Shown::Path(c) => Cow::Owned(custom_cell(c, &e.summary)),
+                });
             }
             let mut levels = Vec::new();
             if let Some((kind, polled)) = usage {
@@ -973,7 +1007,7 @@ impl App {
             }
         }
         if rows_text.is_empty() {
-            for (w, c) in widths.iter_mut().skip(lead).zip(v.columns.iter()) {
+            for (w, c) in widths.iter_mut().skip(lead).zip(shown_cols.iter()) {
                 *w = (*w).max(c.min_width.min(20));
             }
         }
@@ -984,8 +1018,7 @@ impl App {
         let order: Vec<usize> = if n_usage == 0 {
             (0..headers.len()).collect()
         } else {
-            let at = v
-                .columns
+            let at = shown_cols
                 .iter()
                 .position(|c| c.name == "IP")
                 .map_or(base, |i| i + lead);
@@ -1161,6 +1194,51 @@ fn capitalized(s: &str) -> String {
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),
         None => String::new(),
+    }
+}
+
+/// A column the table shows: the kind's own (its index in the view's columns) or a custom
+/// JSONPath column.
+enum Shown<'a> {
+    Own(usize),
+    Path(&'a crate::ui::custom_columns::CustomCol),
+}
+
+/// The kind's columns in order, or the custom view's (its own columns by header, in its
+/// order; hidden ones left out).
+fn shown_columns<'a>(
+    v: &ResourceView,
+    custom: Option<&'a crate::ui::custom_columns::CustomView>,
+) -> Vec<Shown<'a>> {
+    use crate::ui::custom_columns::Source;
+    match custom {
+        None => (0..v.columns.len()).map(Shown::Own).collect(),
+        Some(cv) => cv
+            .columns
+            .iter()
+            .filter(|c| !c.hidden)
+            .filter_map(|c| match &c.source {
+                Source::Own(name) => v
+                    .columns
+                    .iter()
+                    .position(|x| x.name == *name)
+                    .map(Shown::Own),
+                Source::Path(..) => Some(Shown::Path(c)),
+            })
+            .collect(),
+    }
+}
+
+/// A custom JSONPath column's text: the value, `<none>` for an absent label or annotation,
+/// `<error>` for any other path that finds nothing (the footer says why, once).
+fn custom_cell(c: &crate::ui::custom_columns::CustomCol, obj: &ObjectSummary) -> String {
+    let crate::ui::custom_columns::Source::Path(p, text) = &c.source else {
+        return String::new();
+    };
+    match crate::ui::custom_columns::path_cell(p, text, obj) {
+        Some(s) => s,
+        None if c.optional => "<none>".to_string(),
+        None => "<error>".to_string(),
     }
 }
 
