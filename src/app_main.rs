@@ -92,9 +92,18 @@ pub fn run_config(args: &DashboardArgs) -> Result<(), MainError> {
 /// `kinformer completions SHELL`: clap's completion script on stdout.
 pub fn run_completions(shell: clap_complete::Shell) -> Result<(), MainError> {
     use clap::CommandFactory;
+    use std::io::Write as _;
     let mut cmd = crate::cli::Cli::command();
-    clap_complete::generate(shell, &mut cmd, "kinformer", &mut std::io::stdout());
-    Ok(())
+    // Into a buffer first: clap_complete panics on a failed write (`| head` closing the pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "kinformer", &mut script);
+    match std::io::stdout().write_all(&script) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(MainError::Runtime(format!(
+            "cannot write the completion script: {e}"
+        ))),
+    }
 }
 
 /// The dashboard (default command).
