@@ -95,6 +95,7 @@ pub mod drain;
 pub mod edit;
 mod feeds;
 mod fleet;
+mod headless;
 pub mod log_feeds;
 pub mod log_stream;
 mod members;
@@ -103,6 +104,7 @@ mod node_pods;
 pub mod operate;
 pub mod plugins;
 pub mod portforward;
+mod session;
 pub mod shell;
 mod suspend;
 pub mod terminal;
@@ -117,8 +119,10 @@ use describe::*;
 pub use feeds::next_key_batch;
 use feeds::*;
 pub use fleet::{PROBE_BACKOFF_MAX, PROBE_PERIOD};
+pub use headless::Headless;
 use members::FeedSource;
 use node_pods::*;
+use session::{ExitSignals, shell_session};
 use suspend::{Suspended, Suspender};
 
 /// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
@@ -1184,195 +1188,4 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     terminal::restore();
     rt.shutdown().await;
     Ok(())
-}
-
-/// The runtime without a terminal, for integration tests: [`Effect`]s in, [`Action`]s out,
-/// with the same informers, feeds, stats, event tap and metrics pollers as the dashboard.
-pub struct Headless {
-    rt: Runtime,
-    rx: mpsc::UnboundedReceiver<Action>,
-    metrics_rx: mpsc::Receiver<MetricsUpdate>,
-    log_rx: LogBatchRx,
-}
-
-impl Headless {
-    pub fn start(connection: Connection, metrics_period: Duration) -> Self {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
-        let (rt, Streams { metrics_rx, log_rx }) = Runtime::start(
-            connection,
-            version,
-            metrics_period,
-            Arc::new(History::with_mib(DEFAULT_BUDGET_MIB)),
-            tx,
-        );
-        Self {
-            rt,
-            rx,
-            metrics_rx,
-            log_rx,
-        }
-    }
-
-    /// Carry out one effect; false for [`Effect::Quit`].
-    pub async fn carry_out(&mut self, effect: Effect) -> bool {
-        self.rt.carry_out(effect).await
-    }
-
-    /// The next action for the app (`None`: every sender is gone).
-    pub async fn next_action(&mut self) -> Option<Action> {
-        let action = tokio::select! {
-            a = self.rx.recv() => a,
-            u = self.metrics_rx.recv() => u.map(Action::Metrics),
-            b = self.log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
-        };
-        if matches!(action, Some(Action::Rows { .. })) {
-            self.rt.rows.taken(1);
-        }
-        action
-    }
-
-    /// Row batches the feeds sent that [`Self::next_action`] has not returned yet.
-    pub fn rows_in_flight(&self) -> usize {
-        self.rt.rows.in_flight()
-    }
-
-    /// Probe fleet members every `period` (default [`PROBE_PERIOD`]); for probes started later.
-    pub fn set_probe_period(&mut self, period: Duration) {
-        self.rt.probe_period = period;
-    }
-
-    /// The contexts probed now.
-    pub fn probed_clusters(&self) -> Vec<String> {
-        self.rt.probes.live()
-    }
-
-    /// The fleet members with their own connection and informers (not the current context).
-    pub fn members(&self) -> Vec<String> {
-        self.rt.member_names()
-    }
-
-    /// A member's informer factory.
-    pub fn member_factory(&self, context: &str) -> Option<Arc<SharedInformerFactory>> {
-        self.rt.member_factory(context)
-    }
-
-    /// The informer factory of the current connection.
-    pub fn factory(&self) -> &Arc<SharedInformerFactory> {
-        &self.rt.factory
-    }
-
-    /// Metrics poller tasks still running.
-    pub fn live_metrics_tasks(&mut self) -> usize {
-        self.rt.metrics.live_tasks()
-    }
-
-    /// The scopes polled now.
-    pub fn metrics_scopes(&self) -> Vec<MetricsScope> {
-        self.rt.metrics.scopes()
-    }
-
-    /// Hold the feeds back as the dashboard does while a shell or an editor has the terminal.
-    pub fn suspend(&self) {
-        self.rt.suspend.set(true);
-    }
-
-    /// End [`suspend`](Self::suspend): the feeds send what changed meanwhile, as of now.
-    pub fn resume(&self) {
-        self.rt.suspend.set(false);
-    }
-
-    /// Actions queued for the app and not read yet.
-    pub fn queued(&self) -> usize {
-        self.rx.len()
-    }
-
-    pub async fn shutdown(mut self) {
-        self.rt.shutdown().await;
-    }
-}
-
-/// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
-/// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
-/// screen back and clear it so the next frame redraws everything (also the editor of `E`).
-/// The feeds hold back meanwhile (`suspend`): nothing queues up for the app while it does not
-/// read, and the first frames after show the informers' current state. `None`: a signal came
-/// meanwhile (e.g. SIGHUP, the terminal closed under the shell): the session is dropped and
-/// the dashboard exits instead of waiting for a shell nobody can type into.
-async fn shell_session<F: std::future::Future<Output = (String, bool)>>(
-    tui: &mut terminal::Tui,
-    events: &mut Option<EventStream>,
-    suspend: &Suspender,
-    signals: &mut ExitSignals,
-    session: F,
-) -> std::io::Result<Option<(String, bool)>> {
-    suspend.set(true);
-    let result = tokio::select! {
-        r = suspended_session(tui, events, session) => r.map(Some),
-        s = signals.recv() => {
-            tracing::info!("{s} during a shell or an editor: exiting");
-            Ok(None)
-        }
-    };
-    suspend.set(false);
-    result
-}
-
-async fn suspended_session<F: std::future::Future<Output = (String, bool)>>(
-    tui: &mut terminal::Tui,
-    events: &mut Option<EventStream>,
-    session: F,
-) -> std::io::Result<(String, bool)> {
-    // Dropping the stream wakes and stops its reader thread, which holds crossterm's global
-    // event reader while it waits for input. The frame loop makes a new stream after the
-    // session: making it here, before the old one is dropped, waits for that lock, so the
-    // dashboard froze until a key came, and that key went to the old reader, lost.
-    drop(events.take());
-    crossterm::execute!(
-        std::io::stdout(),
-        crossterm::terminal::LeaveAlternateScreen,
-        crossterm::cursor::Show
-    )?;
-    let result = session.await;
-    crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
-    // Clear the screen and forget the last frame (both buffers empty) so the next draw repaints
-    // every cell. Not `Terminal::clear`: it reads the cursor position, which fails when the
-    // session was quick (an editor saving at once) while the dropped event reader still runs.
-    crossterm::execute!(
-        std::io::stdout(),
-        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
-    )?;
-    tui.swap_buffers();
-    Ok(result)
-}
-
-/// The signals that end the dashboard, in the frame loop and during a shell or an editor.
-struct ExitSignals {
-    term: tokio::signal::unix::Signal,
-    int: tokio::signal::unix::Signal,
-    hup: tokio::signal::unix::Signal,
-}
-
-impl ExitSignals {
-    fn new() -> std::io::Result<Self> {
-        use tokio::signal::unix::SignalKind;
-        Ok(Self {
-            term: signal(SignalKind::terminate())?,
-            int: signal(SignalKind::interrupt())?,
-            hup: signal(SignalKind::hangup())?,
-        })
-    }
-
-    /// The next one's name.
-    async fn recv(&mut self) -> &'static str {
-        tokio::select! {
-            _ = self.term.recv() => "SIGTERM",
-            _ = self.int.recv() => "SIGINT",
-            _ = self.hup.recv() => "SIGHUP",
-        }
-    }
-}
-
-fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {
-    tokio::signal::unix::signal(kind)
 }
