@@ -8,6 +8,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::cluster::{ClusterError, Connection, load_kubeconfig};
+use crate::config::{ConfigEnv, LoadOptions, UserConfig};
 use crate::demo::churn::run_churn;
 use crate::demo::fleet::{FleetMember, MAX_FLEET, fleet_kubeconfig_yaml, member_name, member_seed};
 use crate::demo::rbac::NamespaceUser;
@@ -49,9 +50,91 @@ impl MainError {
     }
 }
 
+/// Where kinformer's settings are read: `--config FILE`, else the default place.
+fn load_options(args: &DashboardArgs, context: Option<(String, String)>) -> LoadOptions {
+    let env = ConfigEnv::from_process();
+    LoadOptions {
+        config_file: args
+            .config
+            .clone()
+            .or_else(|| crate::config::default_config_file(&env)),
+        explicit: args.config.is_some(),
+        env,
+        context,
+    }
+}
+
+/// The kubeconfig's `(cluster, context)` for `context` (else its current context), for k9s's
+/// per-context files; `None` when there is no kubeconfig or no such context.
+fn kubeconfig_context(args: &DashboardArgs) -> Option<(String, String)> {
+    let (kc, _) = load_kubeconfig(args.kubeconfig.as_deref()).ok()?;
+    let name = args
+        .context
+        .clone()
+        .filter(|c| !c.contains(',') && !is_glob(c))
+        .or_else(|| kc.current_context.clone())?;
+    let cluster = kc
+        .contexts
+        .iter()
+        .find(|c| c.name == name)
+        .and_then(|c| c.context.as_ref())
+        .map(|c| c.cluster.clone())?;
+    Some((cluster, name))
+}
+
+/// `kinformer config`: what was read from where, and every problem.
+pub fn run_config(args: &DashboardArgs) -> Result<(), MainError> {
+    let cfg = UserConfig::load(&load_options(args, kubeconfig_context(args)));
+    print!("{}", cfg.report());
+    Ok(())
+}
+
+/// `kinformer completions SHELL`: clap's completion script on stdout.
+pub fn run_completions(shell: clap_complete::Shell) -> Result<(), MainError> {
+    use clap::CommandFactory;
+    use std::io::Write as _;
+    let mut cmd = crate::cli::Cli::command();
+    // Into a buffer first: clap_complete panics on a failed write (`| head` closing the pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "kinformer", &mut script);
+    match std::io::stdout().write_all(&script) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(MainError::Runtime(format!(
+            "cannot write the completion script: {e}"
+        ))),
+    }
+}
+
 /// The dashboard (default command).
-pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
+pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
     // Bad input is reported before the terminal is touched.
+    let user = UserConfig::load(&load_options(&args, kubeconfig_context(&args)));
+    for p in &user.problems {
+        tracing::warn!(problem = %p, "configuration");
+    }
+    // What a k9s user's custom columns read stays in the cache (set before any informer).
+    crate::render::view_mask::install(crate::ui::custom_columns::view_masks(
+        &crate::ui::custom_columns::custom_views(&user),
+    ));
+    let settings = &user.settings;
+    let resource = args
+        .resource
+        .clone()
+        .or_else(|| settings.default_view.clone())
+        .unwrap_or_else(|| "pods".to_string());
+    let metrics_period = args
+        .metrics_period
+        .or(settings.metrics_period)
+        .unwrap_or(15);
+    let log_buffer_mib = args
+        .log_buffer_mib
+        .or(settings.log_buffer_mib)
+        .unwrap_or(16);
+    let history_mib = args.history_mib.or(settings.history_mib).unwrap_or(64);
+    if args.readonly_contexts.is_none() {
+        args.readonly_contexts = settings.readonly_contexts.as_ref().map(|v| v.join(","));
+    }
     let keys_path = match &args.keys {
         Some(p) if !p.exists() => {
             return Err(MainError::Usage(format!(
@@ -67,6 +150,7 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         None => None,
     };
     let keys = KeyMap::load(user_keys.as_ref()).map_err(|e| MainError::Usage(e.to_string()))?;
+    let (keys, key_problems) = keys.with_user_config(&user);
     if let Some(sel) = &args.selector {
         LabelSelector::parse(sel)
             .map_err(|e| MainError::Usage(format!("invalid label selector {sel:?}: {e}")))?;
@@ -118,10 +202,9 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         }
         Err(e) => return Err(e.into()),
     };
-    if server_version.is_some() && crate::cluster::resolve(&resources, &args.resource).is_none() {
+    if server_version.is_some() && crate::cluster::resolve(&resources, &resource).is_none() {
         return Err(MainError::Usage(format!(
-            "the server doesn't have a resource type {:?}",
-            args.resource
+            "the server doesn't have a resource type {resource:?}"
         )));
     }
     tracing::info!(context = %connection.context, ?server_version, kinds = resources.len(), "connected");
@@ -141,10 +224,10 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
     let app = AppConfig {
         context: connection.context.clone(),
         namespace,
-        resource: args.resource.clone(),
+        resource,
         selector: args.selector.clone(),
         readonly: args.readonly,
-        log_cap_bytes: (args.log_buffer_mib as usize).saturating_mul(1024 * 1024),
+        log_cap_bytes: (log_buffer_mib as usize).saturating_mul(1024 * 1024),
         context_namespace: Some(connection.default_namespace.clone()),
         fleet,
         readonly_contexts: args.readonly_contexts.clone(),
@@ -152,6 +235,8 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0),
+        user: Arc::new(user),
+        config_problems: key_problems,
     };
     let result = runtime::run(RuntimeConfig {
         connection,
@@ -161,8 +246,8 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         app,
         keys,
         banner,
-        metrics_period: std::time::Duration::from_secs(args.metrics_period.max(1)),
-        history_bytes: (args.history_mib as usize).saturating_mul(1024 * 1024),
+        metrics_period: std::time::Duration::from_secs(metrics_period.max(1)),
+        history_bytes: (history_mib as usize).saturating_mul(1024 * 1024),
     })
     .await
     .map_err(|e| MainError::Runtime(e.to_string()));

@@ -47,9 +47,10 @@ pub struct DashboardArgs {
     /// Label selector applied to the first view, e.g. `app=web,tier!=db` or `env in (prod,stage)`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// Resource to show first (any name `:` accepts: po, deploy, svc, a CRD plural...).
-    #[arg(short = 'r', long, value_name = "RESOURCE", default_value = "pods")]
-    pub resource: String,
+    /// Resource to show first (any name `:` accepts: po, deploy, svc, a CRD plural...;
+    /// default: config.toml's `default_view`, else pods).
+    #[arg(short = 'r', long, value_name = "RESOURCE")]
+    pub resource: Option<String>,
     /// Never write to the cluster: delete and other writes are refused.
     #[arg(long)]
     pub readonly: bool,
@@ -75,16 +76,18 @@ pub struct DashboardArgs {
     #[arg(long, value_name = "NS")]
     pub demo_as_namespace_user: Option<String>,
     /// Seconds between two polls of metrics.k8s.io while pods/nodes or the pulse are shown
-    /// (metrics-server's resolution is 15 s).
-    #[arg(long, value_name = "SECONDS", default_value_t = 15)]
-    pub metrics_period: u64,
-    /// Bytes of log lines a log view keeps (the oldest go first; the view says how many went).
-    #[arg(long, value_name = "MIB", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
-    pub log_buffer_mib: u64,
+    /// (metrics-server's resolution is 15 s; default: config.toml's, else 15).
+    #[arg(long, value_name = "SECONDS")]
+    pub metrics_period: Option<u64>,
+    /// Bytes of log lines a log view keeps (the oldest go first; the view says how many went;
+    /// default: config.toml's, else 16).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub log_buffer_mib: Option<u64>,
     /// Bytes of per-object history kept (changes of every object the informers see, for `h`
-    /// and `:changes`; the oldest go first; the views say how far back it goes).
-    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
-    pub history_mib: u64,
+    /// and `:changes`; the oldest go first; the views say how far back it goes; default:
+    /// config.toml's, else 64).
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub history_mib: Option<u64>,
     /// Log lines per second each demo container writes (with --demo; a pod's
     /// `demo.kinformer.io/log-lines-per-second` annotation overrides it).
     #[arg(long, value_name = "LINES_PER_S", default_value_t = 2.0)]
@@ -95,6 +98,10 @@ pub struct DashboardArgs {
     /// Key-binding override file (default: ~/.config/kinformer/keys.toml if it exists).
     #[arg(long, value_name = "FILE")]
     pub keys: Option<PathBuf>,
+    /// kinformer's settings file (default: ~/.config/kinformer/config.toml if it exists).
+    /// A k9s user's aliases, hotkeys, plugins, views and skin are read where k9s keeps them.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,6 +110,14 @@ pub enum Command {
     DemoServer(DemoServerArgs),
     /// Run the benchmark suite and print a table of figures.
     Bench(BenchArgs),
+    /// Print the configuration read (kinformer's config.toml and a k9s user's files), where
+    /// each file was looked for, and every problem found.
+    Config,
+    /// Print a shell completion script (e.g. `kinformer completions bash > ~/.local/share/bash-completion/completions/kinformer`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, Clone, Args)]
@@ -230,14 +245,15 @@ mod tests {
             "500",
         ])
         .expect("parses");
-        assert_eq!(cli.dashboard.log_buffer_mib, 64);
+        assert_eq!(cli.dashboard.log_buffer_mib, Some(64));
         assert_eq!(cli.dashboard.demo_log_rate, 500.0);
         assert_eq!(
             Cli::try_parse_from(["kinformer"])
                 .expect("parses")
                 .dashboard
                 .log_buffer_mib,
-            16
+            None,
+            "unset: config.toml's log_buffer_mib, else 16 (app_main)"
         );
         assert!(Cli::try_parse_from(["kinformer", "--log-buffer-mib", "0"]).is_err());
         let Some(Command::DemoServer(args)) =

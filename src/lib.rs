@@ -11,6 +11,7 @@ pub mod app_main;
 pub mod bench;
 pub mod cli;
 pub mod cluster;
+pub mod config;
 pub mod demo;
 pub mod fleet;
 pub mod informer;

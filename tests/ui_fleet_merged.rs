@@ -633,3 +633,35 @@ fn the_informer_panel_lists_every_clusters_informers_and_the_header_reads_a_memb
     );
     insta::assert_snapshot!(text);
 }
+
+#[test]
+fn a_plugin_on_a_merged_row_gets_the_rows_own_cluster_as_context() {
+    let (mut app, view) = merged_app(AppConfig {
+        user: Arc::new(fixture_user_config()),
+        ..fleet_config()
+    });
+    app.message = None;
+    select(&mut app, view, &k("prod-us", "default/c"));
+    // describe-bg (ctrl-g): kubectl describe pods c -n default --context $CONTEXT.
+    let fx = app.update(ctrl('g'));
+    let run = fx
+        .iter()
+        .find_map(|e| match e {
+            kinformer::ui::action::Effect::RunPlugin(r) => Some((**r).clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no plugin run: {fx:?}"));
+    assert_eq!(
+        run.args,
+        [
+            "describe",
+            "pods",
+            "c",
+            "-n",
+            "default",
+            "--context",
+            "prod-us"
+        ]
+    );
+    assert_eq!(run.context, "prod-us");
+}

@@ -151,6 +151,44 @@ impl JsonPath {
     pub fn first<'a>(&self, root: &'a Value) -> Option<&'a Value> {
         self.find(root).into_iter().next()
     }
+
+    /// The field names the path walks from the root while they are plain fields
+    /// (`.metadata.labels.app` → `metadata`, `labels`, `app`), and whether more follows.
+    pub fn leading_fields(&self) -> (Vec<&str>, bool) {
+        let mut names = Vec::new();
+        for s in &self.segs {
+            match s {
+                Seg::Field(n) => names.push(n.as_str()),
+                _ => return (names, true),
+            }
+        }
+        (names, false)
+    }
+
+    /// The decoder mask keeping what the path reads of an object's data (its fields; an array
+    /// along the way whole), `None` when it reads nothing but metadata. Built once per view;
+    /// the few slices it makes live as long as the program (as the history masks' unions).
+    pub fn data_mask(&self) -> Option<crate::informer::decode::Mask> {
+        use crate::informer::decode::Mask;
+        if matches!(self.segs.first(), Some(Seg::Field(n)) if n == "metadata") {
+            return None;
+        }
+        // From the leaf up: every segment after the first non-field keeps its value whole.
+        let mut mask = Mask::All;
+        let fields: Vec<&str> = self
+            .segs
+            .iter()
+            .map_while(|s| match s {
+                Seg::Field(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        for name in fields.iter().rev() {
+            let name: &'static str = Box::leak(name.to_string().into_boxed_str());
+            mask = Mask::Keys(Box::leak(Box::new([(name, mask)])));
+        }
+        Some(mask)
+    }
 }
 
 fn values_equal(a: &Value, b: &Value) -> bool {

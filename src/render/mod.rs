@@ -21,12 +21,13 @@ use serde_json::Value;
 mod crd;
 mod describe;
 pub mod history_mask;
-mod jsonpath;
+pub mod jsonpath;
 pub mod metrics;
 pub mod node_detail;
 mod pod;
 mod prune;
 pub mod resources;
+pub mod view_mask;
 pub use resources::{ColumnDef, wide_columns};
 mod yaml;
 

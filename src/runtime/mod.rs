@@ -102,6 +102,7 @@ mod members;
 pub mod metrics;
 mod node_pods;
 pub mod operate;
+pub mod plugins;
 pub mod portforward;
 mod session;
 pub mod shell;
@@ -202,9 +203,13 @@ fn make_factory(connection: &Connection, history: &Arc<History>) -> Arc<SharedIn
     let options = FactoryOptions {
         transform: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
             let kind = ar.kind.clone();
+            // A k9s user's custom columns keep what their JSONPaths read.
             Some(
-                Arc::new(move |obj: DynamicObject| render::prune(&kind, obj))
-                    as Transform<DynamicObject>,
+                match render::view_mask::for_resource(&ar.group, &ar.plural) {
+                    Some(m) => Arc::new(move |obj: DynamicObject| m.prune(&kind, obj))
+                        as Transform<DynamicObject>,
+                    None => Arc::new(move |obj: DynamicObject| render::prune(&kind, obj)),
+                },
             )
         })),
         observer: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
@@ -216,7 +221,13 @@ fn make_factory(connection: &Connection, history: &Arc<History>) -> Arc<SharedIn
             }) as Observer<DynamicObject>)
         })),
         decode_mask: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
-            Some(render::history_decode_mask(&ar.kind))
+            let mask = render::history_decode_mask(&ar.kind);
+            Some(
+                match render::view_mask::for_resource(&ar.group, &ar.plural) {
+                    Some(m) => m.widen(mask),
+                    None => mask,
+                },
+            )
         })),
         history: Some(Arc::clone(history)),
         ..FactoryOptions::default()
@@ -501,6 +512,12 @@ impl Runtime {
     }
 
     /// Carry out one effect of `App::update`; false once the app asked to quit.
+    /// The kubeconfig file a plugin gets as `KUBECONFIG` (none for the demo's, kept in memory).
+    fn kubeconfig_file(&self) -> Option<std::path::PathBuf> {
+        let p = std::path::PathBuf::from(&self.connection.kubeconfig_path);
+        p.is_file().then_some(p)
+    }
+
     pub async fn carry_out(&mut self, effect: Effect) -> bool {
         match effect {
             Effect::Quit => return false,
@@ -725,6 +742,17 @@ impl Runtime {
                     c.cancel();
                 }
             }
+            Effect::RunPlugin(run) if run.background => {
+                let tx = self.tx.clone();
+                let kubeconfig = self.kubeconfig_file();
+                let state = crate::logging::state_dir();
+                tokio::spawn(async move {
+                    let (message, error) = plugins::run_background(*run, state, kubeconfig).await;
+                    let _ = tx.send(Action::Notify { message, error });
+                });
+            }
+            // A foreground plugin needs the terminal: the run loop carries it out.
+            Effect::RunPlugin(_) => {}
             Effect::FetchImages(write) => {
                 let client = self.connection.client.clone();
                 let tx = self.tx.clone();
@@ -1035,7 +1063,8 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     // when the frame loop next reads.
     let mut events: Option<EventStream> = Some(EventStream::new());
     let mut signals = ExitSignals::new()?;
-    let mut ages = tokio::time::interval(Duration::from_secs(1));
+    // Ages and countdowns: config.toml's refresh_seconds, else k9s's refreshRate, else 1 s.
+    let mut ages = tokio::time::interval(app.user.settings.refresh());
     ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
 
     // The app's paging, column-width memory and text pages depend on the real screen size: give
@@ -1133,6 +1162,14 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                             shell::run_in_terminal(client, &namespace, &pod, container.as_deref())
                                 .await
                         }),
+                        Effect::RunPlugin(run) if !run.background => {
+                            let kubeconfig = rt.kubeconfig_file();
+                            Box::pin(async move {
+                                tokio::task::block_in_place(|| {
+                                    plugins::run_foreground(&run, kubeconfig.as_deref())
+                                })
+                            })
+                        }
                         Effect::Edit {
                             resource,
                             namespace,

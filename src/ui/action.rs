@@ -459,6 +459,9 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
+    /// Run a k9s plugin: in the background (a task, output to a file, a footer line when it
+    /// ends) or with the terminal (as a shell).
+    RunPlugin(Box<crate::ui::plugin_run::PluginRun>),
     /// Start or reuse the informer for `resource` in `namespace` (`None`: all namespaces or
     /// cluster-scoped) and stream its content to `view` ([`Action::Store`], then
     /// [`Action::Resync`], then [`Action::Rows`]).

@@ -6,6 +6,7 @@
 //! runtime for I/O through [`Effect`]s.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use tui_input::Input;
@@ -19,6 +20,7 @@ use super::resources::printer_columns_of;
 use super::resources::{builtin_resources, resolve};
 use super::table::{Drill, TableModel};
 use crate::cluster::ResourceInfo;
+use crate::config::{Problem, UserConfig};
 use crate::render::columns;
 
 pub use super::screens::Screen;
@@ -58,6 +60,10 @@ pub struct AppConfig {
     pub fleet: Vec<String>,
     /// `--readonly-contexts`: names and globs of contexts where writes are refused.
     pub readonly_contexts: Option<String>,
+    /// The user's configuration (kinformer's settings, a k9s user's files).
+    pub user: Arc<UserConfig>,
+    /// Problems found after loading (keys that cannot be bound); shown with the file problems.
+    pub config_problems: Vec<Problem>,
 }
 
 impl Default for AppConfig {
@@ -73,6 +79,8 @@ impl Default for AppConfig {
             context_namespace: None,
             fleet: Vec::new(),
             readonly_contexts: None,
+            user: Arc::new(UserConfig::default()),
+            config_problems: Vec::new(),
         }
     }
 }
@@ -111,6 +119,19 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct App {
     pub keys: KeyMap,
+    /// The user's configuration (aliases, hotkeys, plugins, views, skin; see [`crate::config`]).
+    pub user: Arc<UserConfig>,
+    /// Every configuration problem found so far (files at start, alias targets and plugin
+    /// scopes once discovery answered); the footer names the first of each batch.
+    pub config_problems: Vec<Problem>,
+    /// Whether the alias targets and plugin scopes were checked against discovery.
+    pub(crate) config_checked: bool,
+    /// The colours: the built-in look, or the user's k9s skin mapped onto it.
+    pub theme: super::theme::Theme,
+    /// The user's custom views (views.yaml), by `(group, plural)`.
+    pub(crate) custom_views: HashMap<(String, String), super::custom_columns::CustomView>,
+    /// Custom columns already named in the footer (`gvr:column`).
+    pub(crate) reported_columns: std::collections::HashSet<String>,
     /// The log screen's own key table (`assets/log_keys.toml`).
     pub log_keys: LogKeyMap,
     pub readonly: bool,
@@ -192,8 +213,22 @@ pub const INFO_MESSAGE_MS: i64 = 5_000;
 
 impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
+        let mut config_problems = config.user.problems.clone();
+        config_problems.extend(config.config_problems);
+        let theme = config
+            .user
+            .skin
+            .as_ref()
+            .map(super::theme::Theme::from_skin)
+            .unwrap_or_default();
         App {
             keys,
+            theme,
+            custom_views: super::custom_columns::custom_views(&config.user),
+            reported_columns: Default::default(),
+            user: config.user,
+            config_problems,
+            config_checked: false,
             // The embedded table is parsed in tests; an empty table cannot happen in practice.
             log_keys: LogKeyMap::defaults().unwrap_or_default(),
             readonly: config.readonly,
@@ -248,6 +283,7 @@ impl App {
     /// Open the first view (and the namespaces view behind `:ns`). Call once, before any action.
     pub fn init(&mut self) -> Vec<Effect> {
         let mut fx = Vec::new();
+        self.report_config_problems();
         // The members first: the views that follow are fed from every one of them.
         self.init_fleet(&mut fx);
         let name = self.initial_resource.clone();
@@ -499,6 +535,7 @@ impl App {
             },
         );
         self.watch_usage(id, fx);
+        self.apply_custom_sort(id);
         id
     }
 
@@ -681,6 +718,7 @@ impl App {
                 v.denial = None;
                 v.fallback_denied = None;
                 v.table.resync(rows, now);
+                self.check_custom_columns(view);
                 self.dirty = true;
                 self.after_rows(view, &mut fx);
             }
@@ -792,6 +830,7 @@ impl App {
             Action::Discovery(resources) => {
                 if !resources.is_empty() {
                     self.resources = resources;
+                    self.check_config_against_discovery();
                     for v in self.views.values_mut() {
                         if let Some(fresh) = self.resources.iter().find(|r| {
                             r.api_resource.group == v.resource.api_resource.group
@@ -955,6 +994,8 @@ impl App {
             KeyAction::Top | KeyAction::Bottom => self.nav(action, 0),
             KeyAction::Pulse => self.open_pulse(fx),
             KeyAction::Aliases => self.show_aliases(),
+            KeyAction::HotKey(i) => self.run_hotkey(i, fx),
+            KeyAction::Plugin(i) => self.run_plugin(i, fx),
             KeyAction::Favourite => {
                 let i = self.keys.key_index(KeyAction::Favourite, &key).unwrap_or(0);
                 self.use_favourite(i, fx);

@@ -114,6 +114,8 @@ impl App {
                     self.fleet_only(name, fx);
                 }
             },
+            // A user's k9s alias first (it may shadow a kind's name, as in k9s).
+            _ if self.run_alias(line, fx) => {}
             name => match resolve(&self.resources, name).cloned() {
                 Some(r) => {
                     if let Some(ns) = arg {

@@ -111,7 +111,13 @@ impl App {
     /// Is a write on `w`'s object refused? Its own cluster's read-only state (a merged row),
     /// else the current one's.
     pub(crate) fn readonly_for_write(&self, w: &Write) -> bool {
-        match &w.cluster {
+        self.readonly_for_cluster(w.cluster.as_deref())
+    }
+
+    /// Are writes refused on an object of `cluster` (`None`: the current context's)? The one
+    /// read-only check of writes, dangerous plugins included.
+    pub(crate) fn readonly_for_cluster(&self, cluster: Option<&str>) -> bool {
+        match cluster {
             Some(c) => self.fleet.readonly_for(c),
             None => self.readonly,
         }

@@ -102,6 +102,14 @@ pub enum KeyAction {
     Favourite,
     /// The aliases view (k9s `ctrl-a`).
     Aliases,
+    /// A k9s hotkey: runs the `:` command of the user's hotkey at this index
+    /// ([`crate::config::UserConfig::hotkeys`]); bound from `hotkeys.yaml`, not from a key file.
+    #[serde(skip)]
+    HotKey(u16),
+    /// A k9s plugin: runs the user's plugin at this index ([`crate::config::UserConfig::plugins`])
+    /// on the selected object; bound from `plugins.yaml`, not from a key file.
+    #[serde(skip)]
+    Plugin(u16),
 }
 
 /// A key with modifiers, normalised (shifted letters are upper-case chars without SHIFT).
@@ -319,6 +327,25 @@ impl KeyMap {
             map.overlay(&file.text, &file.origin)?;
         }
         Ok(map)
+    }
+
+    /// Add a binding of the user's k9s files (a hotkey, a plugin). `exclusive`: its keys are
+    /// taken away from the built-in actions that had them (a hotkey); otherwise the key keeps
+    /// its other actions and the first that applies where it is pressed is taken (a plugin,
+    /// whose scopes say where it applies).
+    pub fn add_user_binding(&mut self, binding: Binding, exclusive: bool) {
+        if exclusive {
+            for b in self.bindings.iter_mut() {
+                b.keys.retain(|k| !binding.keys.contains(k));
+            }
+        }
+        self.bindings.push(binding);
+        self.rebuild();
+    }
+
+    /// The binding of `action`, if any.
+    pub fn binding(&self, action: KeyAction) -> Option<&Binding> {
+        self.bindings.iter().find(|b| b.action == action)
     }
 
     fn rebuild(&mut self) {

@@ -86,6 +86,7 @@
 pub mod action;
 pub mod app;
 mod command;
+pub mod custom_columns;
 pub mod drain;
 pub mod event_log;
 pub mod fleet;
@@ -98,11 +99,15 @@ pub mod log_text;
 pub mod log_view;
 pub mod metrics;
 pub mod operate;
+pub mod plugin_run;
 pub mod portforward;
 pub mod pulse;
 pub mod resources;
 pub mod screens;
 pub mod table;
+pub mod theme;
+mod user_config;
+pub mod user_keys;
 pub mod widgets;
 pub mod xray;
 

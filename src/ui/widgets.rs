@@ -71,23 +71,23 @@ pub(crate) fn dialog_block<'a>(
 }
 
 /// A list screen's frame (`:pf`, aliases, contexts): a blue border and its bold title centred.
-pub(crate) fn screen_block<'a>(title: String) -> Block<'a> {
+pub(crate) fn screen_block<'a>(title: String, theme: &crate::ui::theme::Theme) -> Block<'a> {
     Block::bordered()
-        .border_style(Style::default().fg(Color::Blue))
+        .border_style(Style::default().fg(theme.border))
         .title(
             Line::styled(
                 title,
-                Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+                Style::default()
+                    .fg(theme.title)
+                    .add_modifier(Modifier::BOLD),
             )
             .centered(),
         )
 }
 
 /// A list screen's column header style.
-pub(crate) fn header_style() -> Style {
-    Style::default()
-        .fg(Color::White)
-        .add_modifier(Modifier::BOLD)
+pub(crate) fn header_style(theme: &crate::ui::theme::Theme) -> Style {
+    theme.header()
 }
 
 /// The width of a column holding `f` of each row, at least `min`.
@@ -436,7 +436,11 @@ impl App {
             self.keys
                 .bindings()
                 .iter()
-                .filter(|b| b.hint)
+                // A plugin's hint shows where it applies (its scopes).
+                .filter(|b| {
+                    b.hint
+                        && (!matches!(b.action, KeyAction::Plugin(_)) || self.key_applies(b.action))
+                })
                 .map(|b| b.action)
                 .collect()
         });
@@ -450,6 +454,8 @@ impl App {
             // On a YAML or describe screen `/` searches the text.
             let name = match (a, self.current_screen()) {
                 (KeyAction::Filter, Some(Screen::Text(_))) => "search",
+                // A plugin or hotkey is named by its description.
+                (KeyAction::Plugin(_) | KeyAction::HotKey(_), _) => b.help.as_str(),
                 _ => hint_name(a),
             };
             let key = format!(" <{k}>");
@@ -461,9 +467,11 @@ impl App {
             used += width;
             spans.push(Span::styled(
                 key,
-                Style::default().fg(KEY).add_modifier(Modifier::BOLD),
+                Style::default()
+                    .fg(self.theme.key)
+                    .add_modifier(Modifier::BOLD),
             ));
-            spans.push(Span::styled(name, Style::default().fg(DIM)));
+            spans.push(Span::styled(name, Style::default().fg(self.theme.menu)));
         }
         Paragraph::new(Line::from(spans)).render(area, buf);
     }
@@ -536,5 +544,7 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::SaveTable => "save",
         KeyAction::Favourite => "favourites",
         KeyAction::Aliases => "aliases",
+        KeyAction::HotKey(_) => "hotkey",
+        KeyAction::Plugin(_) => "plugin",
     }
 }

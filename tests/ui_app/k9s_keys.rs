@@ -374,7 +374,7 @@ fn ctrl_a_lists_the_aliases_and_enter_opens_the_selected_resource() {
     let (mut app, _) = on("pods", vec![simple_pod("default", "web-1")]);
     app.update(ctrl('a'));
     assert!(matches!(app.current_screen(), Some(Screen::Aliases(_))));
-    let rows = kinformer::ui::screens::aliases::alias_rows(&app.resources);
+    let rows = kinformer::ui::screens::aliases::alias_rows(&app.resources, &app.user.aliases);
     let i = rows
         .iter()
         .position(|r| r.resource == "deployments.apps")

@@ -139,4 +139,5 @@ mod k9s_keys;
 mod labels;
 mod screen;
 mod table;
+mod user_config;
 mod views;

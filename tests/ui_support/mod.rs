@@ -195,6 +195,20 @@ pub fn type_str(app: &mut App, s: &str) -> Vec<Effect> {
     s.chars().flat_map(|c| app.update(key(c))).collect()
 }
 
+/// The user configuration of `tests/fixtures/config` (k9s files in k9s's formats), read as the
+/// dashboard reads it with `XDG_CONFIG_HOME` pointing there.
+pub fn fixture_user_config() -> kinformer::config::UserConfig {
+    let home = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/config");
+    kinformer::config::UserConfig::load(&kinformer::config::LoadOptions {
+        env: kinformer::config::ConfigEnv {
+            xdg_config_home: Some(home.clone()),
+            xdg_data_home: Some(home.join("no-data")),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+}
+
 pub fn config() -> AppConfig {
     AppConfig {
         context: "demo".into(),
@@ -225,7 +239,9 @@ pub fn opened(fx: &[Effect]) -> Vec<(ViewId, String, Option<String>)> {
 
 /// An app at `size`, initialised, with the namespaces view synced and `rows` in the first view.
 pub fn app_with(cfg: AppConfig, rows: Vec<ObjectSummary>) -> (App, ViewId) {
-    let mut app = App::new(cfg, KeyMap::defaults().unwrap());
+    // The user's keys (k9s hotkeys, plugins) as the dashboard binds them.
+    let (keys, _) = KeyMap::defaults().unwrap().with_user_config(&cfg.user);
+    let mut app = App::new(cfg, keys);
     app.update(Action::Resize(120, 30));
     let fx = app.init();
     let views = opened(&fx);

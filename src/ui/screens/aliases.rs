@@ -2,15 +2,16 @@
 //! names `:` accepts for it — plural, singular, kubectl's short names and k9s's own aliases
 //! ([`K9S_ALIASES`]) — sorted by name; Enter opens the resource's table.
 //!
-//! k9s reads its aliases from `aliases.yaml` as well; here the built-in ones are listed (a user's
-//! k9s configuration is read by a later change).
+//! A k9s user's own aliases (`aliases.yaml`, [`crate::config::aliases`]) are listed with the
+//! kind they open, with their arguments when they carry some (`web (default app=web)`).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Style;
 use ratatui::widgets::{Row, Table, Widget};
 
 use crate::cluster::ResourceInfo;
+use crate::config::Aliases;
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Screen};
 use crate::ui::keys::KeyAction;
@@ -63,8 +64,24 @@ fn full_name(r: &ResourceInfo) -> String {
     }
 }
 
-/// The rows of the aliases view for `resources` (discovery's list), sorted by resource.
-pub fn alias_rows(resources: &[ResourceInfo]) -> Vec<AliasRow> {
+/// The rows of the aliases view for `resources` (discovery's list) and the user's aliases,
+/// sorted by resource.
+pub fn alias_rows(resources: &[ResourceInfo], user: &Aliases) -> Vec<AliasRow> {
+    // The user's aliases by the `plural.group` they open.
+    let mut mine: Vec<(String, String)> = Vec::new();
+    for a in user.iter() {
+        if let Some(Ok(e)) = user.expand(&a.name)
+            && let Some(r) = crate::ui::resources::resolve(resources, &e.resource)
+        {
+            let args: Vec<&str> = a.target.split_whitespace().skip(1).collect();
+            let shown = if args.is_empty() {
+                a.name.clone()
+            } else {
+                format!("{} ({})", a.name, args.join(" "))
+            };
+            mine.push((full_name(r), shown));
+        }
+    }
     let mut rows: Vec<AliasRow> = resources
         .iter()
         .map(|r| {
@@ -83,6 +100,11 @@ pub fn alias_rows(resources: &[ResourceInfo]) -> Vec<AliasRow> {
             for (alias, target) in K9S_ALIASES {
                 if target == full {
                     add(alias);
+                }
+            }
+            for (target, shown) in &mine {
+                if *target == full {
+                    add(shown);
                 }
             }
             let ar = &r.api_resource;
@@ -126,7 +148,7 @@ impl App {
                     Some(Screen::Aliases(v)) => v.cursor,
                     _ => return true,
                 };
-                let rows = alias_rows(&self.resources);
+                let rows = alias_rows(&self.resources, &self.user.aliases);
                 if let Some(row) = rows.get(cursor)
                     && let Some(r) = crate::ui::resources::resolve(&self.resources, &row.resource)
                 {
@@ -142,7 +164,7 @@ impl App {
     }
 
     pub(crate) fn nav_aliases(&mut self, action: KeyAction, n: usize) {
-        let len = alias_rows(&self.resources).len();
+        let len = alias_rows(&self.resources, &self.user.aliases).len();
         let page = self.table_height().max(1);
         if let Some(Screen::Aliases(v)) = self.stack.last_mut() {
             v.cursor = super::moved_cursor(action, n, v.cursor, len);
@@ -151,8 +173,8 @@ impl App {
     }
 
     pub(crate) fn render_aliases(&self, view: &AliasesView, area: Rect, buf: &mut Buffer) {
-        let rows = alias_rows(&self.resources);
-        let block = screen_block(format!(" Aliases[{}] ", rows.len()));
+        let rows = alias_rows(&self.resources, &self.user.aliases);
+        let block = screen_block(format!(" Aliases[{}] ", rows.len()), &self.theme);
         let inner = block.inner(area);
         block.render(area, buf);
         let page = inner.height.saturating_sub(1) as usize;
@@ -163,10 +185,11 @@ impl App {
             .skip(scroll)
             .take(page)
             .map(|(i, r)| {
+                let style = Style::default().fg(self.theme.ok);
                 let style = if i == view.cursor {
-                    Style::default().add_modifier(Modifier::REVERSED)
+                    self.theme.selected(style)
                 } else {
-                    Style::default().fg(Color::Cyan)
+                    style
                 };
                 // The plural is the RESOURCE column: the other names are the aliases.
                 let plural = r.resource.split('.').next().unwrap_or(&r.resource);
@@ -188,7 +211,7 @@ impl App {
             "ALIASES (:alias opens it)",
             "GROUP/VERSION",
         ])
-        .style(header_style());
+        .style(header_style(&self.theme));
         let resource_w = widest(
             &rows,
             |r| r.resource.split('.').next().unwrap_or("").len(),
@@ -215,7 +238,7 @@ mod tests {
 
     #[test]
     fn rows_list_kubectl_short_names_and_k9s_aliases() {
-        let rows = alias_rows(&builtin_resources());
+        let rows = alias_rows(&builtin_resources(), &Aliases::default());
         let dp = rows
             .iter()
             .find(|r| r.resource == "deployments.apps")
@@ -229,6 +252,25 @@ mod tests {
             .expect("secrets");
         assert!(sec.names.contains(&"sec".to_string()), "{sec:?}");
         assert!(rows.windows(2).all(|w| w[0].resource < w[1].resource));
+    }
+
+    #[test]
+    fn a_users_aliases_are_listed_with_the_kind_they_open_and_their_arguments() {
+        let mut user = Aliases::default();
+        crate::config::aliases::parse_into(
+            "aliases:\n  pp: v1/pods\n  web: pp default app=web\n  zz: v1/nopes\n",
+            std::path::Path::new("a.yaml"),
+            &mut user,
+        )
+        .unwrap();
+        let rows = alias_rows(&builtin_resources(), &user);
+        let pods = rows.iter().find(|r| r.resource == "pods").unwrap();
+        assert!(pods.names.contains(&"pp".to_string()), "{pods:?}");
+        assert!(
+            pods.names.contains(&"web (default app=web)".to_string()),
+            "{pods:?}"
+        );
+        assert!(!rows.iter().any(|r| r.names.iter().any(|n| n == "zz")));
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub enum Pending {
     Write(Box<Write>),
     /// A node drain (cordon, then evict every pod) with these options.
     Drain { node: String, opts: DrainOptions },
+    /// A k9s plugin with `confirm: true`.
+    Plugin(Box<crate::ui::plugin_run::PluginRun>),
 }
 
 /// A pending destructive operation awaiting confirmation.
@@ -53,6 +55,7 @@ impl ConfirmWrite {
                 Operation::SetImage(_) => "Set image",
             },
             Pending::Drain { .. } => "Drain",
+            Pending::Plugin(_) => "Run",
         }
     }
 
@@ -75,6 +78,10 @@ impl ConfirmWrite {
                     format!("as kubectl drain {}", opts.flags()),
                 ],
             ),
+            Pending::Plugin(p) => (
+                format!("Run plugin {} on {}?", p.name, p.target),
+                vec![p.command_line()],
+            ),
         }
     }
 }
@@ -87,6 +94,7 @@ impl App {
             match &pending {
                 Pending::Write(w) => w.cluster.clone(),
                 Pending::Drain { .. } => None,
+                Pending::Plugin(p) => Some(p.context.clone()),
             }
             .or_else(|| self.target_cluster.clone())
             .unwrap_or_else(|| self.connection.context.clone())
@@ -143,6 +151,10 @@ impl App {
                     return Mode::Normal;
                 }
                 self.start_drain(node, opts, fx)
+            }
+            Pending::Plugin(run) => {
+                self.start_plugin(*run, fx);
+                Mode::Normal
             }
         }
     }

@@ -126,7 +126,7 @@ impl App {
 
     pub(crate) fn render_contexts(&self, view: &ContextsView, area: Rect, buf: &mut Buffer) {
         let rows = self.context_table();
-        let block = screen_block(format!(" Contexts[{}] ", rows.len()));
+        let block = screen_block(format!(" Contexts[{}] ", rows.len()), &self.theme);
         let inner = block.inner(area);
         block.render(area, buf);
         if rows.is_empty() {
@@ -164,10 +164,10 @@ impl App {
                         .fg(Color::LightGreen)
                         .add_modifier(Modifier::BOLD)
                 } else {
-                    Style::default().fg(Color::Cyan)
+                    Style::default().fg(self.theme.ok)
                 };
                 if i == view.cursor {
-                    style = style.add_modifier(Modifier::REVERSED);
+                    style = self.theme.selected(style);
                 }
                 Row::new(vec![
                     mark.to_string(),
@@ -178,8 +178,8 @@ impl App {
                 ])
                 .style(style)
             });
-        let header =
-            Row::new(vec!["", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"]).style(header_style());
+        let header = Row::new(vec!["", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"])
+            .style(header_style(&self.theme));
         Table::new(
             body,
             [

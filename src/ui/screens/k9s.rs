@@ -109,13 +109,15 @@ impl App {
 
     /// Whether `action` applies to the selected object (or the screen) now; actions that are not
     /// specific to a kind or a screen always do.
-    pub(crate) fn key_applies(&self, action: KeyAction) -> bool {
+    pub fn key_applies(&self, action: KeyAction) -> bool {
         let screen = self.current_screen();
         let target = || self.operate_target().map(|(r, _)| r);
         let kind_is = |op: Operation| {
             target().is_some_and(|r| op.applies_to(&r.api_resource.group, &r.api_resource.kind))
         };
         match action {
+            // A plugin applies in the scopes it names.
+            KeyAction::Plugin(i) => self.plugin_applies(i),
             KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => {
                 target().is_some_and(|r| is_pod(&r))
             }

@@ -24,7 +24,7 @@ use super::usage::{UsageKind, level_style, view_usage};
 use crate::cluster::ResourceInfo;
 use crate::informer::index::LABEL_INDEX;
 use crate::informer::thread_safe_store::ThreadSafeStore;
-use crate::render::{Column, Health};
+use crate::render::Column;
 use crate::ui::action::{Access, Denial, Effect, ObjectSummary, ViewId};
 use crate::ui::app::{App, Mode};
 use crate::ui::fleet_table::merged_index_keys;
@@ -32,7 +32,7 @@ use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
 use crate::ui::table::rows_for_keys;
 use crate::ui::table::{Drill, LabelFilter, Mark, SortBy, TableModel, TextFilter};
-use crate::ui::widgets::{DIM, TITLE, centered};
+use crate::ui::widgets::{DIM, centered};
 use kube::api::DynamicObject;
 
 /// One resource table (one informer subscription).
@@ -252,13 +252,21 @@ impl App {
             return;
         };
         let merged = self.fleet.is_fleet();
+        let Some(key) = self.views.get(&id).map(|v| {
+            let ar = &v.resource.api_resource;
+            (ar.group.clone(), ar.plural.clone())
+        }) else {
+            return;
+        };
+        let custom = self.custom_views.get(&key);
         let Some(v) = self.views.get_mut(&id) else {
             return;
         };
+        let shown = shown_columns(v, custom);
         let all_ns = v.namespace.is_none() && v.resource.namespaced;
         let merged = usize::from(merged);
         let skip = usize::from(all_ns) + merged;
-        let ncols = v.columns.len() + skip;
+        let ncols = shown.len() + skip;
         if v.col_widths.len() != ncols {
             v.col_widths = vec![0; ncols];
         }
@@ -279,8 +287,17 @@ impl App {
                 let len = e.summary.namespace.as_deref().map_or(0, str::len);
                 *w = (*w).max(len.min(60) as u16);
             }
-            for (w, c) in v.col_widths.iter_mut().skip(skip).zip(&e.summary.row.cells) {
-                *w = (*w).max(c.display(now_unix).chars().count().min(60) as u16);
+            for (w, s) in v.col_widths.iter_mut().skip(skip).zip(&shown) {
+                let len = match s {
+                    Shown::Own(i) => e
+                        .summary
+                        .row
+                        .cells
+                        .get(*i)
+                        .map_or(0, |c| c.display(now_unix).chars().count()),
+                    Shown::Path(c) => custom_cell(c, &e.summary).chars().count(),
+                };
+                *w = (*w).max(len.min(60) as u16);
             }
         }
     }
@@ -796,7 +813,9 @@ impl App {
         );
         let mut title_spans = vec![Span::styled(
             title,
-            Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+            Style::default()
+                .fg(self.theme.title)
+                .add_modifier(Modifier::BOLD),
         )];
         if stale {
             title_spans.push(Span::styled(
@@ -847,7 +866,11 @@ impl App {
             format!(" {}/{live} ", (t.cursor() + 1).min(live.max(1)))
         };
         let mut block = Block::bordered()
-            .border_style(Style::default().fg(if stale { Color::Yellow } else { Color::Blue }))
+            .border_style(Style::default().fg(if stale {
+                Color::Yellow
+            } else {
+                self.theme.border
+            }))
             .title(Line::from(title_spans).centered())
             .title_bottom(Line::from(position).right_aligned());
         // Why the usage columns say n/a, under the table that has them.
@@ -902,11 +925,26 @@ impl App {
         if all_ns {
             headers.push(format!("NAMESPACE{}", key_arrow(!merged)));
         }
-        for (i, c) in v.columns.iter().enumerate() {
+        // The columns shown: the kind's own, or the user's custom view of it (views.yaml).
+        let shown = shown_columns(v, self.custom_view(&v.resource));
+        let shown_cols: Vec<Column> = shown
+            .iter()
+            .map(|s| match s {
+                Shown::Own(i) => v.columns[*i].clone(),
+                Shown::Path(c) => Column {
+                    name: c.name.clone(),
+                    min_width: c.name.chars().count() as u16,
+                    wide: false,
+                },
+            })
+            .collect();
+        for (pos, s) in shown.iter().enumerate() {
+            let c = &shown_cols[pos];
             // Key order is the name order: marked on a first NAME column only (an event's
             // first column is LAST SEEN, which key order does not sort by).
-            let by_key = i == 0 && lead == 0 && c.name == "NAME";
-            let sorted = sort == SortBy::Cell(i) || !key_arrow(by_key).is_empty();
+            let by_key = pos == 0 && lead == 0 && c.name == "NAME";
+            let sorted = matches!(s, Shown::Own(i) if sort == SortBy::Cell(*i))
+                || !key_arrow(by_key).is_empty();
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
         // Wide mode's columns, read from the cached objects of the visible rows.
@@ -954,14 +992,16 @@ impl App {
             if all_ns {
                 cells.push(Cow::Borrowed(e.summary.namespace.as_deref().unwrap_or("")));
             }
-            for i in 0..v.columns.len() {
-                cells.push(
-                    e.summary
+            for s in &shown {
+                cells.push(match s {
+                    Shown::Own(i) => e
+                        .summary
                         .row
                         .cells
-                        .get(i)
+                        .get(*i)
                         .map_or(Cow::Borrowed(""), |c| c.display(now_unix)),
-                );
+                    Shown::Path(c) => Cow::Owned(custom_cell(c, &e.summary)),
+                });
             }
             for c in &wide {
                 cells.push(Cow::Owned(
@@ -975,7 +1015,11 @@ impl App {
                     levels.push(c.level());
                 }
             }
-            let mut style = mark_style(health_style(e.summary.row.health), e.mark_at(self.now_ms));
+            let mut style = mark_style(
+                self.theme.health(e.summary.row.health),
+                e.mark_at(self.now_ms),
+                &self.theme,
+            );
             // The previous list's row, not listed again yet by the relist in progress.
             if e.stale {
                 style = style.add_modifier(Modifier::DIM);
@@ -1003,7 +1047,7 @@ impl App {
             }
         }
         if rows_text.is_empty() {
-            for (w, c) in widths.iter_mut().skip(lead).zip(v.columns.iter()) {
+            for (w, c) in widths.iter_mut().skip(lead).zip(shown_cols.iter()) {
                 *w = (*w).max(c.min_width.min(20));
             }
         }
@@ -1014,8 +1058,7 @@ impl App {
         let mut order: Vec<usize> = if n_usage == 0 {
             (0..headers.len()).collect()
         } else {
-            let at = v
-                .columns
+            let at = shown_cols
                 .iter()
                 .position(|c| c.name == "IP")
                 .map_or(base, |i| i + lead);
@@ -1062,17 +1105,14 @@ impl App {
                 widths[last] = (w + spare.min(longest - w)) as u16;
             }
         }
-        let header = TRow::new(order.iter().map(|&i| TCell::from(headers[i].clone()))).style(
-            Style::default()
-                .fg(Color::White)
-                .add_modifier(Modifier::BOLD),
-        );
+        let header = TRow::new(order.iter().map(|&i| TCell::from(headers[i].clone())))
+            .style(self.theme.header());
         let widths: Vec<u16> = order.iter().map(|&i| widths[i]).collect();
         let rows = rows_text
             .into_iter()
             .map(|(cells, style, selected, levels)| {
                 let style = if selected {
-                    style.add_modifier(Modifier::REVERSED)
+                    self.theme.selected(style)
                 } else {
                     style
                 };
@@ -1090,6 +1130,7 @@ impl App {
         Widget::render(
             Table::new(rows, constraints)
                 .header(header)
+                .style(Style::default().bg(self.theme.table_bg))
                 .column_spacing(2),
             inner,
             buf,
@@ -1207,21 +1248,55 @@ fn capitalized(s: &str) -> String {
     }
 }
 
-fn health_style(h: Health) -> Style {
-    Style::default().fg(match h {
-        Health::Ok => Color::Cyan,
-        Health::Pending => Color::Yellow,
-        Health::Warning => Color::LightYellow,
-        Health::Error => Color::Red,
-        Health::Terminating => Color::Magenta,
-        Health::Completed => Color::DarkGray,
-    })
+/// A column the table shows: the kind's own (its index in the view's columns) or a custom
+/// JSONPath column.
+enum Shown<'a> {
+    Own(usize),
+    Path(&'a crate::ui::custom_columns::CustomCol),
 }
 
-fn mark_style(base: Style, m: Mark) -> Style {
+/// The kind's columns in order, or the custom view's (its own columns by header, in its
+/// order; hidden ones left out).
+fn shown_columns<'a>(
+    v: &ResourceView,
+    custom: Option<&'a crate::ui::custom_columns::CustomView>,
+) -> Vec<Shown<'a>> {
+    use crate::ui::custom_columns::Source;
+    match custom {
+        None => (0..v.columns.len()).map(Shown::Own).collect(),
+        Some(cv) => cv
+            .columns
+            .iter()
+            .filter(|c| !c.hidden)
+            .filter_map(|c| match &c.source {
+                Source::Own(name) => v
+                    .columns
+                    .iter()
+                    .position(|x| x.name == *name)
+                    .map(Shown::Own),
+                Source::Path(..) => Some(Shown::Path(c)),
+            })
+            .collect(),
+    }
+}
+
+/// A custom JSONPath column's text: the value, `<none>` for an absent label or annotation,
+/// `<error>` for any other path that finds nothing (the footer says why, once).
+fn custom_cell(c: &crate::ui::custom_columns::CustomCol, obj: &ObjectSummary) -> String {
+    let crate::ui::custom_columns::Source::Path(p, text) = &c.source else {
+        return String::new();
+    };
+    match crate::ui::custom_columns::path_cell(p, text, obj) {
+        Some(s) => s,
+        None if c.optional => "<none>".to_string(),
+        None => "<error>".to_string(),
+    }
+}
+
+fn mark_style(base: Style, m: Mark, theme: &crate::ui::theme::Theme) -> Style {
     match m {
         Mark::None => base,
-        Mark::Added => base.fg(Color::Black).bg(Color::Green),
+        Mark::Added => base.fg(Color::Black).bg(theme.added),
         Mark::Updated => base.add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         Mark::Deleted => Style::default()
             .fg(Color::Red)

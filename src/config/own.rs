@@ -1,0 +1,259 @@
+//! kinformer's own settings file (`~/.config/kinformer/config.toml`, `--config FILE`), and the
+//! two keys read from k9s's `config.yaml` (`k9s.refreshRate`, `k9s.ui.skin`; a context's
+//! `config.yaml` may name its own `k9s.skin`).
+//!
+//! ```toml
+//! refresh_seconds = 2            # how often ages and countdowns are redrawn
+//! history_mib = 64               # --history-mib
+//! log_buffer_mib = 16            # --log-buffer-mib
+//! metrics_period = 15            # --metrics-period (seconds)
+//! readonly_contexts = ["prod-*"] # --readonly-contexts
+//! default_view = "deploy"        # --resource
+//! k9s_dir = false                # or "/path/to/k9s"; default: where k9s keeps it
+//! skin = "dracula"               # a k9s skin (skins/<name>.yaml); wins over k9s.ui.skin
+//!
+//! [[bind]]                       # keys, as in assets/keys.toml
+//! action = "describe"
+//! keys = ["d"]
+//! ```
+//!
+//! A flag given on the command line wins over the file; the file wins over k9s's settings.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::yaml::{parse as parse_yaml, parse_toml};
+use super::{Error, Problem};
+
+/// Whether and where to read k9s's files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum K9sDir {
+    /// Where k9s keeps them ([`super::K9sPaths::resolve`]).
+    #[default]
+    Auto,
+    /// `k9s_dir = false`.
+    Off,
+    /// `k9s_dir = "/path"`.
+    At(PathBuf),
+}
+
+impl<'de> Deserialize<'de> for K9sDir {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Flag(bool),
+            Path(PathBuf),
+        }
+        Ok(match Raw::deserialize(d)? {
+            Raw::Flag(true) => K9sDir::Auto,
+            Raw::Flag(false) => K9sDir::Off,
+            Raw::Path(p) => K9sDir::At(p),
+        })
+    }
+}
+
+/// One key binding, as in `assets/keys.toml` (checked when the key map is built).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bind {
+    pub action: String,
+    pub keys: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<bool>,
+}
+
+/// kinformer's settings (every one optional: unset means the flag's default).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    pub refresh_seconds: Option<u64>,
+    pub history_mib: Option<u64>,
+    pub log_buffer_mib: Option<u64>,
+    pub metrics_period: Option<u64>,
+    pub readonly_contexts: Option<Vec<String>>,
+    pub default_view: Option<String>,
+    #[serde(default)]
+    pub k9s_dir: K9sDir,
+    pub skin: Option<String>,
+    #[serde(default)]
+    pub bind: Vec<Bind>,
+    /// Where the settings came from (for the key map's messages).
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
+    /// k9s's `refreshRate` (seconds), used when `refresh_seconds` is not set.
+    #[serde(skip)]
+    pub k9s_refresh_seconds: Option<u64>,
+}
+
+/// The allowed range of each numeric setting (as the flags').
+const RANGES: [(&str, u64, u64); 4] = [
+    ("refresh_seconds", 1, 3600),
+    ("history_mib", 1, 65536),
+    ("log_buffer_mib", 1, 4096),
+    ("metrics_period", 1, 3600),
+];
+
+/// Where `key = ...` is in a TOML text.
+fn toml_line(text: &str, key: &str) -> (usize, usize) {
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim_start();
+        if t.strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+        {
+            return (i + 1, l.len() - t.len() + 1);
+        }
+    }
+    (0, 0)
+}
+
+/// Parse kinformer's `config.toml`.
+pub fn parse_settings(text: &str, path: &Path) -> Result<Settings, Error> {
+    let mut s: Settings = parse_toml(text, path)?;
+    for (key, lo, hi) in RANGES {
+        let v = match key {
+            "refresh_seconds" => s.refresh_seconds,
+            "history_mib" => s.history_mib,
+            "log_buffer_mib" => s.log_buffer_mib,
+            _ => s.metrics_period,
+        };
+        if let Some(v) = v
+            && !(lo..=hi).contains(&v)
+        {
+            let (line, col) = toml_line(text, key);
+            return Err(Error::Parse(Problem::new(
+                path,
+                line,
+                col,
+                format!("{key} = {v}: expected {lo}..={hi}"),
+            )));
+        }
+    }
+    if let Some(v) = &s.default_view
+        && v.trim().is_empty()
+    {
+        let (line, col) = toml_line(text, "default_view");
+        return Err(Error::Parse(Problem::new(
+            path,
+            line,
+            col,
+            "default_view is empty",
+        )));
+    }
+    s.path = Some(path.to_path_buf());
+    Ok(s)
+}
+
+/// [`parse_settings`] under the name the loader uses.
+pub(super) fn parse(text: &str, path: &Path) -> Result<Settings, Error> {
+    parse_settings(text, path)
+}
+
+impl Settings {
+    /// One line for `kinformer config`.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        let mut num = |k: &str, v: Option<u64>| {
+            if let Some(v) = v {
+                parts.push(format!("{k}={v}"));
+            }
+        };
+        num("refresh_seconds", self.refresh_seconds);
+        num("k9s refreshRate", self.k9s_refresh_seconds);
+        num("history_mib", self.history_mib);
+        num("log_buffer_mib", self.log_buffer_mib);
+        num("metrics_period", self.metrics_period);
+        if let Some(r) = &self.readonly_contexts {
+            parts.push(format!("readonly_contexts={}", r.join(",")));
+        }
+        if let Some(v) = &self.default_view {
+            parts.push(format!("default_view={v}"));
+        }
+        match &self.k9s_dir {
+            K9sDir::Auto => {}
+            K9sDir::Off => parts.push("k9s_dir=false".into()),
+            K9sDir::At(p) => parts.push(format!("k9s_dir={}", p.display())),
+        }
+        if let Some(s) = &self.skin {
+            parts.push(format!("skin={s}"));
+        }
+        if !self.bind.is_empty() {
+            parts.push(format!("{} key bindings", self.bind.len()));
+        }
+        if parts.is_empty() {
+            "defaults".to_string()
+        } else {
+            parts.join(" ")
+        }
+    }
+
+    /// The refresh period: kinformer's setting, else k9s's `refreshRate`, else 1 s.
+    pub fn refresh(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(
+            self.refresh_seconds
+                .or(self.k9s_refresh_seconds)
+                .unwrap_or(1)
+                .clamp(1, 3600),
+        )
+    }
+}
+
+/// What kinformer takes from k9s's `config.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct K9sMain {
+    pub skin: Option<String>,
+    pub refresh_rate: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+struct MainFile {
+    #[serde(default)]
+    k9s: MainK9s,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct MainK9s {
+    refresh_rate: Option<f64>,
+    #[serde(default)]
+    ui: MainUi,
+}
+
+#[derive(Deserialize, Default)]
+struct MainUi {
+    skin: Option<String>,
+}
+
+/// k9s's `config.yaml` (other keys are k9s's own and ignored).
+pub(super) fn parse_k9s_main(text: &str, path: &Path) -> Result<K9sMain, Error> {
+    let f: Option<MainFile> = parse_yaml(text, path)?;
+    let f = f.unwrap_or_default();
+    Ok(K9sMain {
+        skin: f.k9s.ui.skin.filter(|s| !s.is_empty()),
+        refresh_rate: f
+            .k9s
+            .refresh_rate
+            .filter(|r| r.is_finite() && *r >= 1.0)
+            .map(|r| r as u64),
+    })
+}
+
+#[derive(Deserialize, Default)]
+struct ContextFile {
+    #[serde(default)]
+    k9s: ContextK9s,
+}
+
+#[derive(Deserialize, Default)]
+struct ContextK9s {
+    skin: Option<String>,
+}
+
+/// A context's `config.yaml`: the skin it names, if any.
+pub(super) fn parse_k9s_context(text: &str, path: &Path) -> Result<Option<String>, Error> {
+    let f: Option<ContextFile> = parse_yaml(text, path)?;
+    Ok(f.unwrap_or_default().k9s.skin.filter(|s| !s.is_empty()))
+}

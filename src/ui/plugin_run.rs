@@ -1,0 +1,226 @@
+//! Running a k9s plugin on the selected object (k9s `internal/view/actions.go` `pluginAction`,
+//! `internal/view/exec.go`): the pure side. The app decides whether a plugin applies here (its
+//! scopes name the table's kind by plural, singular, kind, a short name or an alias, or `all`),
+//! expands k9s's variables from the selected row ([`plugin_vars`]), asks first when the plugin
+//! says `confirm`, refuses a `dangerous` one where writes are refused (the read-only check of
+//! every write: `--readonly`, `--readonly-contexts`, the row's own cluster in a fleet), and
+//! hands the runtime an [`Effect::RunPlugin`].
+//!
+//! The command is run with the expanded arguments as its argv, never through a shell (a
+//! plugin whose command is `sh -c ...` gets one, as it asked). Foreground plugins get the
+//! terminal as the shell does; background ones run as a task with their output in a file
+//! under the state directory, and the footer says how they ended.
+//!
+//! Where this differs from k9s: `$CONTAINER` is a pod's first container (k9s sets it in its
+//! containers view only); `$GROUPS` is empty (k9s's impersonation groups); variables that are
+//! not k9s's are left to the environment (the runtime expands them from its own).
+
+use super::action::{Effect, ObjectSummary};
+use super::app::{App, Screen};
+use super::screens::confirm::Pending;
+use crate::cluster::ResourceInfo;
+use crate::config::Plugin;
+use crate::config::plugins::expand;
+
+/// One plugin run, ready for the runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginRun {
+    pub name: String,
+    pub command: String,
+    /// Expanded (k9s's variables); the runtime expands what is left from the environment.
+    pub args: Vec<String>,
+    pub background: bool,
+    /// Background output: one file per plugin, overwritten each run (else one file per run).
+    pub overwrite_output: bool,
+    /// The object's cluster (`$CONTEXT`), for the message.
+    pub context: String,
+    /// What it runs on (`pod shop/web-1`), for messages.
+    pub target: String,
+}
+
+impl PluginRun {
+    /// The command line as shown in the confirmation dialog.
+    pub fn command_line(&self) -> String {
+        std::iter::once(self.command.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// The names a resource is known by (for scopes): plural, singular, kind, short names.
+fn resource_names(r: &ResourceInfo) -> Vec<String> {
+    let ar = &r.api_resource;
+    let mut names = vec![
+        ar.plural.clone(),
+        r.singular.clone(),
+        ar.kind.clone(),
+        if ar.group.is_empty() {
+            ar.plural.clone()
+        } else {
+            format!("{}.{}", ar.plural, ar.group)
+        },
+    ];
+    names.extend(r.short_names.iter().cloned());
+    names
+}
+
+/// k9s's variables for `obj` of `resource` (`context`: the row's cluster; `cluster`, `user`:
+/// the context's in the kubeconfig; `filter`: the table's text filter; `columns`: the table's
+/// headers, whose cells are `obj.row.cells`).
+pub fn plugin_vars(
+    resource: &ResourceInfo,
+    obj: &ObjectSummary,
+    columns: &[String],
+    context: &str,
+    cluster: &str,
+    user: &str,
+    filter: &str,
+) -> Vec<(String, String)> {
+    let ar = &resource.api_resource;
+    let mut vars = vec![
+        (
+            "NAMESPACE".to_string(),
+            obj.namespace.as_deref().unwrap_or_default().to_string(),
+        ),
+        ("NAME".to_string(), obj.name.to_string()),
+        ("CONTEXT".to_string(), context.to_string()),
+        ("CLUSTER".to_string(), cluster.to_string()),
+        ("USER".to_string(), user.to_string()),
+        ("GROUPS".to_string(), String::new()),
+        ("FILTER".to_string(), filter.to_string()),
+        ("RESOURCE_GROUP".to_string(), ar.group.clone()),
+        ("RESOURCE_VERSION".to_string(), ar.version.clone()),
+        ("RESOURCE_NAME".to_string(), ar.plural.clone()),
+    ];
+    if ar.group.is_empty() && ar.kind == "Pod" {
+        let first = obj
+            .object
+            .data
+            .get("spec")
+            .and_then(|s| s.get("containers"))
+            .and_then(|c| c.get(0))
+            .and_then(|c| c.get("name"))
+            .and_then(|n| n.as_str())
+            .unwrap_or_default();
+        vars.push(("CONTAINER".to_string(), first.to_string()));
+    }
+    for (name, cell) in columns.iter().zip(obj.row.cells.iter()) {
+        vars.push((format!("COL-{name}"), cell.display(0).into_owned()));
+    }
+    vars
+}
+
+impl App {
+    fn plugin(&self, index: u16) -> Option<&Plugin> {
+        self.user.plugins.get(index as usize)
+    }
+
+    /// Whether plugin `index` applies on the current screen: a table whose kind one of its
+    /// scopes names (or `all`), or whose kind a user alias in its scopes opens.
+    pub(crate) fn plugin_applies(&self, index: u16) -> bool {
+        let Some(p) = self.plugin(index) else {
+            return false;
+        };
+        let Some(Screen::Table(_)) = self.current_screen() else {
+            return false;
+        };
+        let Some(view) = self.current_view() else {
+            return false;
+        };
+        let mut names = resource_names(&view.resource);
+        for a in self.user.aliases.iter() {
+            if let Some(Ok(e)) = self.user.aliases.expand(&a.name)
+                && super::resources::resolve(&self.resources, &e.resource).is_some_and(|r| {
+                    r.api_resource.group == view.resource.api_resource.group
+                        && r.api_resource.plural == view.resource.api_resource.plural
+                })
+            {
+                names.push(a.name.clone());
+            }
+        }
+        for (alias, target) in super::screens::aliases::K9S_ALIASES {
+            if names.iter().any(|n| n == target) {
+                names.push(alias.to_string());
+            }
+        }
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        p.applies_to(&refs)
+    }
+
+    /// Run plugin `index` on the selected row (see the module documentation).
+    pub(crate) fn run_plugin(&mut self, index: u16, fx: &mut Vec<Effect>) {
+        let Some(p) = self.plugin(index).cloned() else {
+            return;
+        };
+        if !self.plugin_applies(index) {
+            self.error(format!(
+                "plugin {}: not for this view (scopes: {})",
+                p.name,
+                p.scopes.join(", ")
+            ));
+            return;
+        }
+        let Some((view, obj)) = self.selected_object() else {
+            self.error(format!("plugin {}: no row selected", p.name));
+            return;
+        };
+        let row_cluster = obj.cluster().map(str::to_string);
+        let context = row_cluster
+            .clone()
+            .unwrap_or_else(|| self.connection.context.clone());
+        let (cluster, user) = self
+            .context_rows
+            .iter()
+            .find(|r| r.name == context)
+            .map(|r| (r.cluster.clone(), r.user.clone()))
+            .unwrap_or_default();
+        let columns: Vec<String> = view.columns.iter().map(|c| c.name.clone()).collect();
+        let vars = plugin_vars(
+            &view.resource,
+            obj,
+            &columns,
+            &context,
+            &cluster,
+            &user,
+            &view.table.filters.text_raw,
+        );
+        let target = match &obj.namespace {
+            Some(ns) => format!("{} {ns}/{}", view.resource.singular, obj.name),
+            None => format!("{} {}", view.resource.singular, obj.name),
+        };
+        if p.dangerous && self.readonly_for_cluster(row_cluster.as_deref()) {
+            self.error(format!(
+                "read-only mode: plugin {} is dangerous and disabled (started with --readonly)",
+                p.name
+            ));
+            return;
+        }
+        let lookup = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        let run = PluginRun {
+            name: p.name.clone(),
+            command: expand(&p.command, &lookup),
+            args: p.args.iter().map(|a| expand(a, &lookup)).collect(),
+            background: p.background,
+            overwrite_output: p.overwrite_output,
+            context,
+            target,
+        };
+        if p.confirm {
+            self.ask_confirm(Pending::Plugin(Box::new(run)));
+        } else {
+            self.start_plugin(run, fx);
+        }
+    }
+
+    /// Hand a plugin run to the runtime.
+    pub(crate) fn start_plugin(&mut self, run: PluginRun, fx: &mut Vec<Effect>) {
+        if run.background {
+            self.info(format!(
+                "plugin {} running in the background on {}",
+                run.name, run.target
+            ));
+        }
+        fx.push(Effect::RunPlugin(Box::new(run)));
+    }
+}
