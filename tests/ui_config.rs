@@ -179,3 +179,22 @@ fn custom_columns_show_the_view_and_a_path_that_finds_nothing_is_named_once() {
     });
     assert!(app.message.is_none(), "named once");
 }
+
+#[test]
+fn a_custom_views_wide_column_shows_in_wide_mode_only() {
+    let mut app = skinned_with("pods", true);
+    let header = |app: &mut App| {
+        let t = draw(app, 160, 16);
+        let b = t.backend();
+        let y = row_of(b, "PHASE");
+        (0..160)
+            .map(|x| b.buffer()[(x, y)].symbol().to_string())
+            .collect::<String>()
+    };
+    assert!(!header(&mut app).contains("NODE"), "NODE|W is wide only");
+    app.update(ctrl('w'));
+    let wide = header(&mut app);
+    assert!(wide.contains("NODE"), "{wide}");
+    // The view's own columns only: the kind's wide columns are not added to a custom view.
+    assert!(!wide.contains("LABELS"), "{wide}");
+}

@@ -7,8 +7,10 @@
 //! annotation the object lacks is `<none>` (kubectl's custom-columns); any other path that finds
 //! nothing is `<error>`, and the footer says so once per column with the reason.
 //!
-//! Where this differs from k9s: `|W` columns are not shown (kinformer has no wide mode yet),
-//! and sorting by a JSONPath column is not offered (the sort keys are the table's own cells).
+//! `|W` columns show in wide mode only (`ctrl-w`), as in k9s.
+//!
+//! Where this differs from k9s: sorting by a JSONPath column is not offered (the sort keys are
+//! the table's own cells).
 
 use std::collections::HashMap;
 
@@ -34,8 +36,10 @@ pub enum Source {
 pub struct CustomCol {
     pub name: String,
     pub source: Source,
-    /// Not shown (`|H`, or `|W` without a wide mode).
+    /// Not shown (`|H`).
     pub hidden: bool,
+    /// Shown in wide mode only (`|W` without `|S`).
+    pub wide_only: bool,
     /// A label or annotation column: absent means `<none>`, not an error.
     pub optional: bool,
 }
@@ -79,7 +83,8 @@ pub fn custom_views(user: &UserConfig) -> HashMap<(String, String), CustomView> 
                 Some(CustomCol {
                     name: c.name.clone(),
                     source,
-                    hidden: c.hide || (c.wide && !c.show),
+                    hidden: c.hide,
+                    wide_only: c.wide && !c.show,
                     optional,
                 })
             })

@@ -947,8 +947,9 @@ impl App {
                 || !key_arrow(by_key).is_empty();
             headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
         }
-        // Wide mode's columns, read from the cached objects of the visible rows.
-        let wide = if v.wide {
+        // Wide mode's columns, read from the cached objects of the visible rows (a custom view
+        // has its own: its `|W` columns).
+        let wide = if v.wide && self.custom_view(&v.resource).is_none() {
             crate::render::wide_columns(&v.resource.api_resource.kind)
         } else {
             Vec::new()
@@ -1256,7 +1257,7 @@ enum Shown<'a> {
 }
 
 /// The kind's columns in order, or the custom view's (its own columns by header, in its
-/// order; hidden ones left out).
+/// order; hidden ones left out, wide-only ones too unless the view is wide).
 fn shown_columns<'a>(
     v: &ResourceView,
     custom: Option<&'a crate::ui::custom_columns::CustomView>,
@@ -1267,7 +1268,7 @@ fn shown_columns<'a>(
         Some(cv) => cv
             .columns
             .iter()
-            .filter(|c| !c.hidden)
+            .filter(|c| !c.hidden && (v.wide || !c.wide_only))
             .filter_map(|c| match &c.source {
                 Source::Own(name) => v
                     .columns
