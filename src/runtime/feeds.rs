@@ -260,6 +260,13 @@ pub(super) struct Attach {
     pub(super) suspended: Suspended,
     /// The row batches in flight to the frame loop (bounded, see [`ROWS_IN_FLIGHT`]).
     pub(super) rows: RowsInFlight,
+    /// A view of several namespaces served by the all-namespaces informer (`namespace` is
+    /// `None`): its rows are those namespaces' only.
+    pub(super) scope: Option<String>,
+    /// Send the informer's indexer to the view (`Action::Store`). Not for one of several
+    /// per-namespace informers: the view would take one namespace's index for all of them,
+    /// so it filters its rows by scanning instead.
+    pub(super) send_store: bool,
 }
 
 impl Attach {
@@ -289,20 +296,22 @@ impl Attach {
             None => (
                 InformerKey::new(&resource.api_resource, ns),
                 self.factory.informer_for(&resource.api_resource, ns),
-                None,
+                self.scope.clone(),
             ),
         };
-        let _ = self.tx.send(match &self.cluster {
-            Some(cluster) => Action::MemberStore {
-                view,
-                cluster: cluster.clone(),
-                store: informer.indexer(),
-            },
-            None => Action::Store {
-                view,
-                store: informer.indexer(),
-            },
-        });
+        if self.send_store {
+            let _ = self.tx.send(match &self.cluster {
+                Some(cluster) => Action::MemberStore {
+                    view,
+                    cluster: cluster.clone(),
+                    store: informer.indexer(),
+                },
+                None => Action::Store {
+                    view,
+                    store: informer.indexer(),
+                },
+            });
+        }
         let Subscription {
             queue,
             gate,
@@ -360,7 +369,8 @@ pub(super) struct FeedTarget {
     pub(super) view: ViewId,
     pub(super) kind: String,
     pub(super) printer: Option<Vec<render::PrinterColumn>>,
-    /// Rows of a namespace view served by the all-namespaces informer: this namespace's only.
+    /// Rows of a namespace view (or of several, `shop,payments`) served by the all-namespaces
+    /// informer: those namespaces' only.
     pub(super) only_namespace: Option<String>,
     /// A merged view's member: keys are put under it.
     pub(super) cluster: Option<Arc<str>>,
@@ -388,7 +398,6 @@ pub(super) async fn feed_view(
         cluster,
     } = feed;
     let printer = printer.as_deref();
-    let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
     loop {
         suspended.resumed().await;
         let keys = tokio::select! {
@@ -398,10 +407,10 @@ pub(super) async fn feed_view(
         let Some(keys) = keys else {
             return;
         };
-        let keys: Vec<Arc<str>> = match &prefix {
-            Some(p) => keys
+        let keys: Vec<Arc<str>> = match &only_namespace {
+            Some(scope) => keys
                 .into_iter()
-                .filter(|k| k.starts_with(p.as_str()))
+                .filter(|k| crate::ui::scope::holds_key(Some(scope), k) && k.contains('/'))
                 .collect(),
             None => keys,
         };

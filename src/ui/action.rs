@@ -407,6 +407,12 @@ pub enum Action {
         write: Box<crate::ui::operate::Write>,
         result: Result<Vec<crate::ui::operate::ContainerImage>, String>,
     },
+    /// How a view of several namespaces is served (one all-namespaces informer, or one per
+    /// namespace and which are forbidden), for the informer panel.
+    ScopeServed {
+        view: ViewId,
+        served: String,
+    },
     /// A one-line message for the footer (e.g. the result of a delete).
     Notify {
         message: String,

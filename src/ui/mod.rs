@@ -99,6 +99,7 @@ pub mod operate;
 pub mod portforward;
 pub mod pulse;
 pub mod resources;
+pub mod scope;
 pub mod screens;
 pub mod table;
 pub mod widgets;
