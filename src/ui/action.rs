@@ -750,9 +750,10 @@ impl ChangesFilter {
         if self.resource.as_deref().is_some_and(|r| r != resource) {
             return false;
         }
+        // One namespace or several (`shop,payments`); cluster-scoped objects never pass.
         if let Some(ns) = &self.namespace {
             match key.split_once('/') {
-                Some((k_ns, _)) if k_ns == ns => {}
+                Some((k_ns, _)) if crate::ui::scope::holds(Some(ns), k_ns) => {}
                 _ => return false,
             }
         }

@@ -89,4 +89,18 @@ mod tests {
         assert!(spans_namespaces(s, true) && spans_namespaces(None, true));
         assert!(!spans_namespaces(Some("shop"), true) && !spans_namespaces(s, false));
     }
+
+    #[test]
+    fn changes_of_a_scope_of_several_namespaces_are_those_namespaces_changes() {
+        let f = crate::ui::action::ChangesFilter {
+            resource: None,
+            namespace: Some("shop,payments".into()),
+            selector: String::new(),
+        };
+        let labels = Default::default();
+        assert!(f.passes(None, "pods", "payments/ledger-0", &labels));
+        assert!(f.passes(None, "pods", "shop/cart-0", &labels));
+        assert!(!f.passes(None, "pods", "default/web-0", &labels));
+        assert!(!f.passes(None, "nodes", "node-1", &labels));
+    }
 }
