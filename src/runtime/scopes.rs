@@ -8,8 +8,10 @@
 //! Otherwise one informer per namespace, each checked as a view of that namespace is: a
 //! forbidden namespace is named in the footer and the others show; all forbidden, the view
 //! says so as a forbidden view does. The choice is sent to the view
-//! ([`Action::ScopeServed`]) and shown over the informer panel. Unlike a one-namespace view,
-//! a forbidden namespace is not checked again by itself: `:ns` again (or `ctrl-r`) asks anew.
+//! ([`Action::ScopeServed`]) and shown over the informer panel. The answers are cached for the
+//! session as every view's are. Unlike a one-namespace view, a forbidden namespace is not
+//! checked again every few minutes by itself; `ctrl-r` on a view whose namespaces are all
+//! forbidden forgets the answers for each of them (and across namespaces) and asks again.
 
 use super::*;
 
