@@ -74,36 +74,6 @@ impl AccessCache {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
-
-    #[test]
-    fn forgetting_a_scope_of_several_namespaces_forgets_each_and_the_cluster_scope() {
-        let r = APIResource {
-            name: "pods".into(),
-            kind: "Pod".into(),
-            namespaced: true,
-            verbs: vec!["list".into(), "watch".into()],
-            ..Default::default()
-        };
-        let pods = ResourceInfo::from_api_resource("", "v1", &r).expect("listable");
-        let cache = AccessCache::default();
-        for scope in [Some("shop"), Some("payments"), Some("other"), None] {
-            for v in ["list", "watch"] {
-                cache
-                    .answers
-                    .lock()
-                    .insert(AccessCache::key(v, &pods, scope), false);
-            }
-        }
-        cache.forget(&pods, Some("shop,payments"));
-        let left: Vec<Option<String>> = cache.answers.lock().keys().map(|k| k.3.clone()).collect();
-        assert_eq!(left, [Some("other".to_string()), Some("other".to_string())]);
-    }
-}
-
 /// Whether `resource` may be listed and watched in `ns`: SelfSubjectAccessReviews (cached), and
 /// for a refused list, the server's own 403 message from a one-item list.
 pub(super) async fn check_access(
@@ -232,5 +202,35 @@ pub(super) async fn forbidden_message(
     {
         Ok(Err(kube::Error::Api(s))) if s.code == 403 => s.message,
         _ => fallback,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+
+    #[test]
+    fn forgetting_a_scope_of_several_namespaces_forgets_each_and_the_cluster_scope() {
+        let r = APIResource {
+            name: "pods".into(),
+            kind: "Pod".into(),
+            namespaced: true,
+            verbs: vec!["list".into(), "watch".into()],
+            ..Default::default()
+        };
+        let pods = ResourceInfo::from_api_resource("", "v1", &r).expect("listable");
+        let cache = AccessCache::default();
+        for scope in [Some("shop"), Some("payments"), Some("other"), None] {
+            for v in ["list", "watch"] {
+                cache
+                    .answers
+                    .lock()
+                    .insert(AccessCache::key(v, &pods, scope), false);
+            }
+        }
+        cache.forget(&pods, Some("shop,payments"));
+        let left: Vec<Option<String>> = cache.answers.lock().keys().map(|k| k.3.clone()).collect();
+        assert_eq!(left, [Some("other".to_string()), Some("other".to_string())]);
     }
 }
