@@ -214,9 +214,11 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
     let namespace = if args.all_namespaces || (demo_all && args.namespace.is_none()) {
         None
     } else {
+        // `-n shop,payments`: one table over several namespaces.
         Some(
             args.namespace
-                .clone()
+                .as_deref()
+                .and_then(crate::ui::scope::parse)
                 .unwrap_or_else(|| connection.default_namespace.clone()),
         )
     };

@@ -457,3 +457,38 @@ fn structured_logs_filtered_by_level_show_only_error_lines_with_their_fields() {
     s.keys(&["q"]);
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
+
+#[test]
+fn ns_with_two_namespaces_shows_one_table_over_both_with_a_namespace_column() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("multins", "");
+    s.wait_for("the demo's pods", 60, |t| {
+        t.contains("Pods(all)") && t.contains("Running")
+    });
+    s.keys(&[":"]);
+    s.text("ns shop,payments");
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("the pods of shop and payments", 30, |t| {
+        t.contains("Pods(shop,payments)") && t.contains("│payments ") && t.contains("│shop ")
+    });
+    assert!(screen.contains("NAMESPACE"), "{screen}");
+    // Rows of the two namespaces only.
+    for line in screen.lines().filter(|l| l.contains("Running")) {
+        assert!(
+            line.starts_with("│shop ") || line.starts_with("│payments "),
+            "a row of another namespace: {line}\n{screen}"
+        );
+    }
+    // The demo user may list pods across namespaces: one all-namespaces informer serves it.
+    s.keys(&[":"]);
+    s.text("informers");
+    s.keys(&["Enter"]);
+    s.wait_for("the informer panel naming how the set is served", 15, |t| {
+        t.contains("Scope: shop,payments") && t.contains("one all-namespaces pods informer")
+    });
+    s.keys(&["q", "q"]);
+    s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
+}

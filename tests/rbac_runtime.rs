@@ -316,3 +316,124 @@ async fn without_access_reviews_the_fallback_stops_the_forbidden_all_namespaces_
     d.rt.shutdown().await;
     h.shutdown().await;
 }
+
+/// Namespace `shop` with pod `cart-0`, made by the unrestricted context (jane may not see it),
+/// and a connection as that context.
+async fn shop_and_admin(h: &DemoHandle) -> Connection {
+    let kc = Kubeconfig::from_yaml(&h.kubeconfig_yaml()).unwrap();
+    let admin = Connection::from_kubeconfig(kc, "test".into(), Some("kinformer-demo".into()))
+        .await
+        .unwrap();
+    let nss: Api<Namespace> = Api::all(admin.client.clone());
+    for ns in ["shop", "other"] {
+        nss.create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": ns}})).unwrap(),
+        )
+        .await
+        .unwrap();
+        let pods: Api<Pod> = Api::namespaced(admin.client.clone(), ns);
+        pods.create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": "cart-0"},
+                "spec": {"containers": [{"name": "c", "image": "pause"}]}}))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    }
+    admin
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_namespaces_with_one_forbidden_show_the_allowed_one_and_name_the_other() {
+    if skip_on_real_cluster(
+        "several_namespaces_with_one_forbidden_show_the_allowed_one_and_name_the_other",
+    ) {
+        return;
+    }
+    let (h, conn) = jane_on_demo().await;
+    shop_and_admin(&h).await;
+    let mut d = Dash::start(conn).await;
+    d.until("the pods of bench", |d| {
+        d.rows() == ["bench/web-0", "bench/web-1"]
+    })
+    .await;
+    d.command("ns bench,shop").await;
+    d.until("bench's pods under the two-namespace scope", |d| {
+        d.app
+            .current_view()
+            .is_some_and(|v| v.namespace.as_deref() == Some("bench,shop") && v.served.is_some())
+            && d.rows() == ["bench/web-0", "bench/web-1"]
+            && d.app
+                .message
+                .as_ref()
+                .is_some_and(|m| m.0.starts_with("namespace shop"))
+    })
+    .await;
+    let v = d.app.current_view().unwrap();
+    assert_eq!(
+        v.served.as_deref(),
+        Some("one pods informer per namespace (bench); forbidden in shop")
+    );
+    assert!(v.denial.is_none());
+    let msg = d.app.message.clone().map(|m| m.0).unwrap_or_default();
+    assert!(
+        msg.starts_with("namespace shop: ") && msg.ends_with("; showing bench"),
+        "{msg}"
+    );
+    assert!(msg.contains("forbidden"), "{msg}");
+    // Not across namespaces (she may not): the one informer she may have.
+    assert_eq!(
+        d.rt.factory()
+            .informers()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>(),
+        vec![pods_key(Some("bench"))]
+    );
+    let screen = d.screen();
+    assert!(screen.contains("NAMESPACE"), "{screen}");
+    assert!(screen.contains("Pods(bench,shop)"), "{screen}");
+    d.rt.shutdown().await;
+    h.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_namespaces_a_user_may_list_across_share_one_all_namespaces_informer() {
+    if skip_on_real_cluster(
+        "several_namespaces_a_user_may_list_across_share_one_all_namespaces_informer",
+    ) {
+        return;
+    }
+    let (h, _) = jane_on_demo().await;
+    let admin = shop_and_admin(&h).await;
+    let mut d = Dash::start(admin).await;
+    d.command("ns bench,shop").await;
+    d.until("the pods of bench and shop only", |d| {
+        d.app.current_view().is_some_and(|v| v.served.is_some())
+            && d.rows() == ["bench/web-0", "bench/web-1", "shop/cart-0"]
+    })
+    .await;
+    assert_eq!(
+        d.app.current_view().unwrap().served.as_deref(),
+        Some("one all-namespaces pods informer, rows of bench,shop only")
+    );
+    let keys: Vec<InformerKey> =
+        d.rt.factory()
+            .informers()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+    assert!(keys.contains(&pods_key(None)), "{keys:?}");
+    assert!(!keys.contains(&pods_key(Some("bench"))), "{keys:?}");
+    // The informer panel says which.
+    d.command("informers").await;
+    let screen = d.screen();
+    assert!(
+        screen.contains("Scope: bench,shop │ one all-namespaces pods informer"),
+        "{screen}"
+    );
+    d.rt.shutdown().await;
+    h.shutdown().await;
+}

@@ -24,11 +24,15 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use super::error::{StatusError, Target};
+use super::managed::{self, WriteOptions};
 use super::mutation::{Mutation, ResourceId};
 use super::patch::{self, PatchType};
 use super::resources::{self, RESOURCES, ResourceInfo};
 
+mod apply;
 mod delete;
+
+pub use apply::ApplyRequest;
 
 /// One stored object version.
 #[derive(Debug)]
@@ -836,7 +840,19 @@ impl DemoCluster {
     }
 
     /// Create an object (`POST`). `ns` is the request namespace for namespaced kinds.
-    pub fn create(&self, idx: usize, ns: Option<&str>, mut v: Value) -> Result<Value, StatusError> {
+    pub fn create(&self, idx: usize, ns: Option<&str>, v: Value) -> Result<Value, StatusError> {
+        self.create_with(idx, ns, v, &WriteOptions::default())
+    }
+
+    /// [`Self::create`] by a client: its field manager's `Update` entry recorded; a dry run
+    /// answers the object that would be stored (no resourceVersion) and stores nothing.
+    pub fn create_with(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        mut v: Value,
+        w: &WriteOptions,
+    ) -> Result<Value, StatusError> {
         let info = &RESOURCES[idx];
         Self::check_kind(info, &mut v)?;
         apply_defaults(info.kind, &mut v);
@@ -931,6 +947,23 @@ impl DemoCluster {
         {
             m.insert("generation".into(), json!(1));
         }
+        if let Some(m) = &w.manager {
+            managed::record_update(
+                None,
+                &mut v,
+                m,
+                None,
+                info.status_subresource,
+                &now_rfc3339(),
+            );
+        }
+        if w.dry_run {
+            let (_, mut v) = store_value(info, v, st.rv)?;
+            if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+                m.remove("resourceVersion");
+            }
+            return Ok(v);
+        }
         let rv = st.rv + 1;
         let (stored, v) = store_value(info, v, rv)?;
         st.rv = rv;
@@ -944,8 +977,23 @@ impl DemoCluster {
         idx: usize,
         ns: Option<&str>,
         name: &str,
+        v: Value,
+        mode: UpdateMode,
+    ) -> Result<Value, StatusError> {
+        self.update_with(idx, ns, name, v, mode, &WriteOptions::default())
+    }
+
+    /// [`Self::update`] by a client: its field manager's `Update` entry recorded (the stored
+    /// entries kept when there is none); a dry run answers the object that would be stored
+    /// (the current resourceVersion) and stores nothing.
+    pub fn update_with(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        name: &str,
         mut v: Value,
         mode: UpdateMode,
+        w: &WriteOptions,
     ) -> Result<Value, StatusError> {
         let info = &RESOURCES[idx];
         Self::check_kind(info, &mut v)?;
@@ -1048,6 +1096,24 @@ impl DemoCluster {
                 m.insert("generation".into(), json!(g + 1));
             }
         }
+        match &w.manager {
+            Some(m) => managed::record_update(
+                Some(&old),
+                &mut new,
+                m,
+                (mode == UpdateMode::Status).then_some("status"),
+                info.status_subresource && mode != UpdateMode::Status,
+                &now_rfc3339(),
+            ),
+            None => {
+                if new.pointer("/metadata/managedFields").is_none()
+                    && let Some(kept) = old.pointer("/metadata/managedFields").cloned()
+                    && let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut)
+                {
+                    m.insert("managedFields".into(), kept);
+                }
+            }
+        }
         // A no-op update does not bump the resourceVersion (as kube-apiserver does).
         let mut probe = new.clone();
         if let Some(m) = probe.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -1058,6 +1124,9 @@ impl DemoCluster {
         }
         if probe == old {
             return Ok(old);
+        }
+        if w.dry_run {
+            return store_value(info, new, current.rv).map(|(_, v)| v);
         }
         let rv = st.rv + 1;
         // The last finalizer of an object being deleted is gone: the update removes it (one
@@ -1086,6 +1155,21 @@ impl DemoCluster {
         body: &Value,
         mode: UpdateMode,
     ) -> Result<Value, StatusError> {
+        self.patch_with(idx, ns, name, kind, body, mode, &WriteOptions::default())
+    }
+
+    /// [`Self::patch`] by a client (see [`Self::update_with`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn patch_with(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        name: &str,
+        kind: PatchType,
+        body: &Value,
+        mode: UpdateMode,
+        w: &WriteOptions,
+    ) -> Result<Value, StatusError> {
         // Retry on a concurrent write, as the apiserver's GuaranteedUpdate does, unless the patch
         // itself carries a resourceVersion precondition.
         for _ in 0..16 {
@@ -1105,12 +1189,12 @@ impl DemoCluster {
                         Value::String(current.rv.to_string()),
                     );
                 }
-                match self.update(idx, ns, name, v, mode) {
+                match self.update_with(idx, ns, name, v, mode, w) {
                     Err(e) if e.reason == wv::REASON_CONFLICT && pinned.is_empty() => continue,
                     r => return r,
                 }
             }
-            return self.update(idx, ns, name, v, mode);
+            return self.update_with(idx, ns, name, v, mode, w);
         }
         Err(StatusError::conflict(&target(&RESOURCES[idx], name)))
     }

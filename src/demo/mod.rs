@@ -5,6 +5,7 @@
 //! - [`resources`]: the served kinds and discovery documents; [`table`]: server-side printing;
 //! - [`metrics`]: `metrics.k8s.io` (PodMetrics, NodeMetrics) with usage following the simulation;
 //! - [`patch`]: merge / JSON / strategic-merge patches; [`faults`]: fault injection;
+//! - [`managed`]: managed fields and server-side apply (conflicts, `force`);
 //! - [`logs`]: `pods/{name}/log`, container logs generated from the pod's container instances;
 //! - [`proto`]: the little protobuf kubectl's `create namespace|configmap|secret` sends;
 //! - [`eviction`]: the Eviction subresource and PodDisruptionBudget status;
@@ -23,7 +24,10 @@
 //!   `limit`; an RV with a limit and no `resourceVersionMatch`, or `Exact`, read exactly), a watch
 //!   cache that restarts at the current revision with the server, bookmarks, `sendInitialEvents`,
 //!   410 Gone after compaction, label and field selectors; create/update/patch/delete with
-//!   optimistic concurrency; server-side Table printing for kubectl. `--no-watch-list` mimics an
+//!   optimistic concurrency; server-side Table printing for kubectl. Server-side apply
+//!   (`application/apply-patch+yaml`, `fieldManager`, `force`) with `managedFields` per manager
+//!   and 409 `FieldManagerConflict`s, and `dryRun=All` on create/update/patch/apply/delete
+//!   (nothing stored, no resourceVersion spent) ([`managed`]). `--no-watch-list` mimics an
 //!   etcd without RequestWatchProgress (before 3.4.31/3.5.13): a streaming list gets the 500
 //!   ERROR event kube-apiserver sends, so informers fall back to list + watch
 //!   (`tests/no_watch_list.rs`).
@@ -78,6 +82,7 @@ pub mod exec;
 pub mod faults;
 pub mod fleet;
 pub mod logs;
+pub mod managed;
 pub mod metrics;
 pub mod mutation;
 pub mod objects;

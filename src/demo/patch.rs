@@ -10,12 +10,15 @@ use serde_json::Value;
 
 use super::error::StatusError;
 
-/// The patch flavours kube-apiserver accepts on this server (server-side apply is refused).
+/// The patch flavours kube-apiserver accepts on this server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PatchType {
     Merge,
     Json,
     Strategic,
+    /// Server-side apply: the body is a configuration, merged by the field manager
+    /// ([`super::managed`]), not here.
+    Apply,
 }
 
 impl PatchType {
@@ -26,6 +29,7 @@ impl PatchType {
             "application/merge-patch+json" => Ok(Self::Merge),
             "application/json-patch+json" => Ok(Self::Json),
             "application/strategic-merge-patch+json" => Ok(Self::Strategic),
+            "application/apply-patch+yaml" => Ok(Self::Apply),
             _ => Err(StatusError::unsupported_media_type(ct)),
         }
     }
@@ -44,6 +48,9 @@ pub fn apply(kind: PatchType, target: &mut Value, patch: &Value) -> Result<(), S
             merge(target, patch, true)
         }
         PatchType::Json => json_patch(target, patch),
+        PatchType::Apply => Err(StatusError::internal(
+            "an apply patch goes through the field manager",
+        )),
     }
 }
 
@@ -104,7 +111,7 @@ fn merge(target: &mut Value, patch: &Value, strategic: bool) -> Result<(), Statu
 /// The `patchMergeKey` of the list field `field` in the Kubernetes types, by field name (the
 /// lists a pod template and object metadata carry); `ports` is keyed by `containerPort` in a
 /// container and by `port` in a Service, told apart by the elements.
-fn merge_key(field: &str, patch: &[Value], target: &[Value]) -> Option<&'static str> {
+pub(crate) fn merge_key(field: &str, patch: &[Value], target: &[Value]) -> Option<&'static str> {
     Some(match field {
         "containers"
         | "initContainers"
@@ -504,6 +511,10 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.code, 422);
-        assert!(PatchType::from_content_type("application/apply-patch+yaml").is_err());
+        assert_eq!(
+            PatchType::from_content_type("application/apply-patch+yaml"),
+            Ok(PatchType::Apply)
+        );
+        assert!(PatchType::from_content_type("application/apply-patch+cbor").is_err());
     }
 }

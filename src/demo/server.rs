@@ -41,6 +41,7 @@ use super::table::{self, IncludeObject};
 use crate::selector::{FieldSelector, LabelSelector};
 
 mod lists;
+mod writes;
 use lists::*;
 
 /// How to start the demo server.
@@ -891,16 +892,32 @@ async fn handle(
             t.ns.as_deref(),
         ));
     }
-    if param(&q, "dryRun").is_some() {
-        return Err(StatusError::bad_request(
-            "dryRun is not supported by the kinformer demo server",
-        ));
-    }
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let apply = verb == "patch" && PatchType::from_content_type(ct) == Ok(PatchType::Apply);
+    let (write, force) = match verb {
+        "create" | "update" | "patch" | "delete" => {
+            writes::write_options(verb, apply, &q, headers)?
+        }
+        _ if param(&q, "dryRun").is_some() => {
+            return Err(StatusError::bad_request(format!(
+                "dryRun on {verb} is not supported by the kinformer demo server"
+            )));
+        }
+        _ => Default::default(),
+    };
     let out = match (output(headers, &q), super::wire::negotiate(headers, info)) {
         (Output::Json, Some(msg)) => Output::Protobuf(msg),
         (out, _) => out,
     };
     if t.scale {
+        if write.dry_run {
+            return Err(StatusError::bad_request(
+                "dryRun on the scale subresource is not supported by the kinformer demo server",
+            ));
+        }
         return scale_handler(app, &t, verb, headers, &body);
     }
     if t.eviction {
@@ -947,25 +964,22 @@ async fn handle(
             }
             let mut v = parse_body(headers, &body)?;
             reset_status_on_create(info, &mut v);
-            let v = cluster.create(t.idx, t.ns.as_deref(), v)?;
+            let v = cluster.create_with(t.idx, t.ns.as_deref(), v, &write)?;
             Ok(json_response(StatusCode::CREATED, &v))
         }
         "update" => {
             let v = parse_body(headers, &body)?;
             let name = t.name.as_deref().unwrap_or_default();
-            let v = cluster.update(t.idx, t.ns.as_deref(), name, v, mode)?;
+            let v = cluster.update_with(t.idx, t.ns.as_deref(), name, v, mode, &write)?;
             Ok(json_response(StatusCode::OK, &v))
         }
+        "patch" if apply => writes::apply_patch(app, &t, &body, &write, force, mode),
         "patch" => {
-            let ct = headers
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
             let kind = PatchType::from_content_type(ct)?;
             let patch: Value = serde_json::from_slice(&body)
                 .map_err(|e| StatusError::bad_request(format!("error decoding patch: {e}")))?;
             let name = t.name.as_deref().unwrap_or_default();
-            let v = cluster.patch(t.idx, t.ns.as_deref(), name, kind, &patch, mode)?;
+            let v = cluster.patch_with(t.idx, t.ns.as_deref(), name, kind, &patch, mode, &write)?;
             Ok(json_response(StatusCode::OK, &v))
         }
         "delete" => {
@@ -976,6 +990,11 @@ async fn handle(
             }
             let opts = delete_options(&q, &body)?;
             let name = t.name.as_deref().unwrap_or_default();
+            if write.dry_run {
+                // What would be deleted, as it is: nothing is marked nor removed.
+                let s = cluster.get_stored(t.idx, t.ns.as_deref(), name)?;
+                return Ok(bytes_response(StatusCode::OK, s.bytes.clone()));
+            }
             let s = cluster.delete(t.idx, t.ns.as_deref(), name, &opts)?;
             Ok(bytes_response(StatusCode::OK, s.bytes.clone()))
         }

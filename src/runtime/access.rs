@@ -53,10 +53,23 @@ impl AccessCache {
             .all(|v| answers.get(&Self::key(v, resource, ns)) == Some(&true))
     }
 
+    /// Forget the answers for `ns`; a scope of several namespaces was asked about each of
+    /// them and across namespaces: all of those are forgotten.
     pub(super) fn forget(&self, resource: &ResourceInfo, ns: Option<&str>) {
+        let scopes: Vec<Option<&str>> = if crate::ui::scope::several(ns) {
+            crate::ui::scope::names(ns)
+                .into_iter()
+                .map(Some)
+                .chain([None])
+                .collect()
+        } else {
+            vec![ns]
+        };
         let mut answers = self.answers.lock();
-        for v in ["list", "watch"] {
-            answers.remove(&Self::key(v, resource, ns));
+        for scope in scopes {
+            for v in ["list", "watch"] {
+                answers.remove(&Self::key(v, resource, scope));
+            }
         }
     }
 }
@@ -189,5 +202,35 @@ pub(super) async fn forbidden_message(
     {
         Ok(Err(kube::Error::Api(s))) if s.code == 403 => s.message,
         _ => fallback,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+
+    #[test]
+    fn forgetting_a_scope_of_several_namespaces_forgets_each_and_the_cluster_scope() {
+        let r = APIResource {
+            name: "pods".into(),
+            kind: "Pod".into(),
+            namespaced: true,
+            verbs: vec!["list".into(), "watch".into()],
+            ..Default::default()
+        };
+        let pods = ResourceInfo::from_api_resource("", "v1", &r).expect("listable");
+        let cache = AccessCache::default();
+        for scope in [Some("shop"), Some("payments"), Some("other"), None] {
+            for v in ["list", "watch"] {
+                cache
+                    .answers
+                    .lock()
+                    .insert(AccessCache::key(v, &pods, scope), false);
+            }
+        }
+        cache.forget(&pods, Some("shop,payments"));
+        let left: Vec<Option<String>> = cache.answers.lock().keys().map(|k| k.3.clone()).collect();
+        assert_eq!(left, [Some("other".to_string()), Some("other".to_string())]);
     }
 }

@@ -262,6 +262,13 @@ pub(super) struct Attach {
     pub(super) suspended: Suspended,
     /// The row batches in flight to the frame loop (bounded, see [`ROWS_IN_FLIGHT`]).
     pub(super) rows: RowsInFlight,
+    /// A view of several namespaces served by the all-namespaces informer (`namespace` is
+    /// `None`): its rows are those namespaces' only.
+    pub(super) scope: Option<String>,
+    /// Send the informer's indexer to the view (`Action::Store`). Not for one of several
+    /// per-namespace informers: the view would take one namespace's index for all of them,
+    /// so it filters its rows by scanning instead.
+    pub(super) send_store: bool,
 }
 
 impl Attach {
@@ -291,20 +298,22 @@ impl Attach {
             None => (
                 InformerKey::new(&resource.api_resource, ns),
                 self.factory.informer_for(&resource.api_resource, ns),
-                None,
+                self.scope.clone(),
             ),
         };
-        let _ = self.tx.send(match &self.cluster {
-            Some(cluster) => Action::MemberStore {
-                view,
-                cluster: cluster.clone(),
-                store: informer.indexer(),
-            },
-            None => Action::Store {
-                view,
-                store: informer.indexer(),
-            },
-        });
+        if self.send_store {
+            let _ = self.tx.send(match &self.cluster {
+                Some(cluster) => Action::MemberStore {
+                    view,
+                    cluster: cluster.clone(),
+                    store: informer.indexer(),
+                },
+                None => Action::Store {
+                    view,
+                    store: informer.indexer(),
+                },
+            });
+        }
         let Subscription {
             queue,
             gate,
@@ -367,7 +376,8 @@ pub(super) struct FeedTarget {
     pub(super) view: ViewId,
     pub(super) kind: String,
     pub(super) printer: Option<Vec<render::PrinterColumn>>,
-    /// Rows of a namespace view served by the all-namespaces informer: this namespace's only.
+    /// Rows of a namespace view (or of several, `shop,payments`) served by the all-namespaces
+    /// informer: those namespaces' only.
     pub(super) only_namespace: Option<String>,
     /// A merged view's member: keys are put under it.
     pub(super) cluster: Option<Arc<str>>,
@@ -405,7 +415,6 @@ pub(super) async fn feed_view(
         listing,
     } = feed;
     let printer = printer.as_deref();
-    let prefix = only_namespace.as_ref().map(|ns| format!("{ns}/"));
     let mut listed = listing.map(ListedFeed::new);
     loop {
         suspended.resumed().await;
@@ -428,7 +437,7 @@ pub(super) async fn feed_view(
                 let target = ListedTarget {
                     kind: &kind,
                     printer,
-                    prefix: prefix.as_deref(),
+                    only_namespace: only_namespace.as_deref(),
                     cluster: cluster.as_deref(),
                 };
                 let (upserts, deletes) = l.take(&target, &queue);
@@ -450,10 +459,10 @@ pub(super) async fn feed_view(
         let Some(keys) = keys else {
             return;
         };
-        let keys: Vec<Arc<str>> = match &prefix {
-            Some(p) => keys
+        let keys: Vec<Arc<str>> = match &only_namespace {
+            Some(scope) => keys
                 .into_iter()
-                .filter(|k| k.starts_with(p.as_str()))
+                .filter(|k| crate::ui::scope::holds_key(Some(scope), k) && k.contains('/'))
                 .collect(),
             None => keys,
         };
@@ -500,7 +509,8 @@ pub(super) struct ListedTarget<'a> {
     pub(super) kind: &'a str,
     pub(super) printer: Option<&'a [render::PrinterColumn]>,
     /// A namespace view served by the all-namespaces informer: `namespace/`.
-    pub(super) prefix: Option<&'a str>,
+    /// The namespace set a wide informer's objects are kept to (`None`: all of them).
+    pub(super) only_namespace: Option<&'a str>,
     pub(super) cluster: Option<&'a str>,
 }
 
@@ -568,7 +578,9 @@ impl ListedFeed {
                     let Ok(key) = meta_namespace_key(obj.as_ref()) else {
                         continue;
                     };
-                    if t.prefix.is_some_and(|p| !key.starts_with(p)) {
+                    if t.only_namespace.is_some_and(|scope| {
+                        !(key.contains('/') && crate::ui::scope::holds_key(Some(scope), &key))
+                    }) {
                         continue;
                     }
                     let key: Arc<str> = Arc::from(key);

@@ -149,7 +149,7 @@ struct PodFeed {
 impl PodFeed {
     fn note(&self, obj: &DynamicObject) {
         let ns = obj.namespace().unwrap_or_default();
-        if self.namespace.as_ref().is_some_and(|n| *n != ns) {
+        if !crate::ui::scope::holds(self.namespace.as_deref(), &ns) {
             return;
         }
         let name = obj.name_any();

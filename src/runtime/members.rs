@@ -85,9 +85,11 @@ impl Runtime {
             };
             let ns = f.namespace.clone().filter(|_| f.resource.namespaced);
             let (resource, drill, cancel) = (f.resource.clone(), f.drill.clone(), f.cancel.clone());
-            let slot = self.attach_on(member.source(context), view, &resource, ns, &drill, &cancel);
+            let slots =
+                self.attach_on(member.source(context), view, &resource, ns, &drill, &cancel);
             if let Some(f) = self.views.get_mut(&view) {
-                f.members.push((context.to_string(), slot));
+                f.members
+                    .extend(slots.into_iter().map(|s| (context.to_string(), s)));
             }
         }
         tracing::info!(context, "fleet member added");

@@ -104,6 +104,7 @@ mod node_pods;
 pub mod operate;
 pub mod plugins;
 pub mod portforward;
+mod scopes;
 mod session;
 pub mod shell;
 mod suspend;
@@ -362,6 +363,7 @@ impl Runtime {
         let merged = !self.members.is_empty() && (!only_current || drill.is_some());
         let wanted = |c: &str| only.as_deref().is_none_or(|o| o == c);
         let mut opened: OpenedSlot = Arc::default();
+        let mut members = Vec::new();
         if wanted(&current) {
             let target = FeedSource {
                 factory: self.factory.clone(),
@@ -369,9 +371,13 @@ impl Runtime {
                 access: self.access.clone(),
                 cluster: merged.then(|| Arc::from(current.as_str())),
             };
-            opened = self.attach_on(target, view, &resource, ns.clone(), &drill, &cancel);
+            let mut slots = self
+                .attach_on(target, view, &resource, ns.clone(), &drill, &cancel)
+                .into_iter();
+            opened = slots.next().unwrap_or_default();
+            // A view of several namespaces: the per-namespace informers' slots (closed with it).
+            members.extend(slots.map(|s| (current.clone(), s)));
         }
-        let mut members = Vec::new();
         if merged {
             let sources: Vec<(String, FeedSource)> = self
                 .members
@@ -380,8 +386,9 @@ impl Runtime {
                 .map(|(name, m)| (name.clone(), m.source(name)))
                 .collect();
             for (name, source) in sources {
-                let slot = self.attach_on(source, view, &resource, ns.clone(), &drill, &cancel);
-                members.push((name, slot));
+                for slot in self.attach_on(source, view, &resource, ns.clone(), &drill, &cancel) {
+                    members.push((name.clone(), slot));
+                }
             }
         }
         self.views.insert(
@@ -410,7 +417,11 @@ impl Runtime {
         ns: Option<String>,
         drill: &Option<Drill>,
         cancel: &CancellationToken,
-    ) -> OpenedSlot {
+    ) -> Vec<OpenedSlot> {
+        if resource.namespaced && crate::ui::scope::several(ns.as_deref()) {
+            let scope = ns.unwrap_or_default();
+            return self.attach_several(source, view, resource, scope, drill, cancel);
+        }
         let opened: OpenedSlot = Arc::default();
         let FeedSource {
             factory,
@@ -430,10 +441,12 @@ impl Runtime {
             cluster: cluster.clone(),
             suspended: self.suspend.watcher(),
             rows: self.rows.clone(),
+            scope: None,
+            send_store: true,
         };
         if cache.open_at_once(resource, ns.as_deref()) {
             attach.run();
-            return opened;
+            return vec![opened];
         }
         let tx = self.tx.clone();
         let member = cluster.filter(|c| **c != *self.connection.context);
@@ -476,7 +489,7 @@ impl Runtime {
                 cache.forget(&attach.resource, attach.namespace.as_deref());
             }
         });
-        opened
+        vec![opened]
     }
 
     /// Stop streaming to a view. Its informer stops too when no other view uses it and it is

@@ -416,6 +416,12 @@ pub enum Action {
         write: Box<crate::ui::operate::Write>,
         result: Result<Vec<crate::ui::operate::ContainerImage>, String>,
     },
+    /// How a view of several namespaces is served (one all-namespaces informer, or one per
+    /// namespace and which are forbidden), for the informer panel.
+    ScopeServed {
+        view: ViewId,
+        served: String,
+    },
     /// A one-line message for the footer (e.g. the result of a delete).
     Notify {
         message: String,
@@ -771,9 +777,10 @@ impl ChangesFilter {
         if self.resource.as_deref().is_some_and(|r| r != resource) {
             return false;
         }
+        // One namespace or several (`shop,payments`); cluster-scoped objects never pass.
         if let Some(ns) = &self.namespace {
             match key.split_once('/') {
-                Some((k_ns, _)) if k_ns == ns => {}
+                Some((k_ns, _)) if crate::ui::scope::holds(Some(ns), k_ns) => {}
                 _ => return false,
             }
         }

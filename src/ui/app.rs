@@ -355,15 +355,29 @@ impl App {
     pub fn informer_for(&self, view: &ResourceView) -> Option<&InformerRow> {
         let label = resource_label(&view.resource);
         // A namespace view of a kind already watched across all namespaces is served by that
-        // informer (one watch per kind), so fall back to the all-namespaces row.
-        self.informers
-            .iter()
-            .find(|r| r.cluster.is_none() && r.resource == label && r.namespace == view.namespace)
-            .or_else(|| {
-                self.informers
-                    .iter()
-                    .find(|r| r.cluster.is_none() && r.resource == label && r.namespace.is_none())
-            })
+        // informer (one watch per kind), so fall back to the all-namespaces row. A view of
+        // several namespaces is served by that row too, or by one informer per namespace
+        // (the first one's row stands for them).
+        let first = crate::ui::scope::names(view.namespace.as_deref())
+            .first()
+            .map(|n| n.to_string());
+        let own = if crate::ui::scope::several(view.namespace.as_deref()) {
+            self.informers
+                .iter()
+                .find(|r| r.cluster.is_none() && r.resource == label && r.namespace.is_none())
+        } else {
+            None
+        };
+        own.or_else(|| {
+            self.informers
+                .iter()
+                .find(|r| r.cluster.is_none() && r.resource == label && r.namespace == first)
+        })
+        .or_else(|| {
+            self.informers
+                .iter()
+                .find(|r| r.cluster.is_none() && r.resource == label && r.namespace.is_none())
+        })
     }
 
     /// A synced view whose informer starts a relist marks its rows stale (the new list brings
@@ -532,6 +546,8 @@ impl App {
                 col_widths: Vec::new(),
                 wide: false,
                 select_on_arrival: None,
+                served: None,
+                marked: Vec::new(),
             },
         );
         self.watch_usage(id, fx);
@@ -873,6 +889,12 @@ impl App {
                     if matches!(self.current_screen(), Some(Screen::PortForwards(_))) {
                         self.dirty = true;
                     }
+                }
+            }
+            Action::ScopeServed { view, served } => {
+                if let Some(v) = self.views.get_mut(&view) {
+                    v.served = Some(served);
+                    self.dirty = true;
                 }
             }
             Action::Notify { message, error } => {

@@ -118,11 +118,13 @@ impl App {
             _ if self.run_alias(line, fx) => {}
             name => match resolve(&self.resources, name).cloned() {
                 Some(r) => {
-                    if let Some(ns) = arg {
-                        if !self.valid_namespace(ns) {
+                    if let Some(text) = arg {
+                        let ns = crate::ui::scope::parse(text);
+                        let names = crate::ui::scope::names(ns.as_deref());
+                        if !names.iter().all(|n| self.valid_namespace(n)) {
                             return;
                         }
-                        self.namespace = Some(ns.to_string());
+                        self.namespace = ns;
                     }
                     self.reset_to(r, fx);
                 }
@@ -169,11 +171,14 @@ impl App {
         let ns = match arg {
             None | Some("-A") => None,
             Some("all") if !self.namespace_names().iter().any(|n| n == "all") => None,
-            Some(ns) => {
-                if !self.valid_namespace(ns) {
+            // `:ns shop,payments`: one table over several namespaces.
+            Some(text) => {
+                let ns = crate::ui::scope::parse(text);
+                let names = crate::ui::scope::names(ns.as_deref());
+                if !names.iter().all(|n| self.valid_namespace(n)) {
                     return;
                 }
-                Some(ns.to_string())
+                ns
             }
         };
         self.use_namespace(ns.clone(), fx);

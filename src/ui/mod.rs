@@ -103,6 +103,7 @@ pub mod plugin_run;
 pub mod portforward;
 pub mod pulse;
 pub mod resources;
+pub mod scope;
 pub mod screens;
 pub mod table;
 pub mod theme;

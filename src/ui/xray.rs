@@ -378,17 +378,18 @@ impl Xray {
     }
 
     fn in_scope_key(&self, key: &str) -> bool {
-        match (&self.namespace, key.split_once('/')) {
-            (Some(ns), Some((k_ns, _))) => k_ns == ns,
-            (Some(ns), None) => self.root != XKind::Namespace || key == ns,
-            (None, _) => true,
+        // One namespace or several (`shop,payments`, see `ui::scope`).
+        let scope = self.namespace.as_deref();
+        match key.split_once('/') {
+            Some((k_ns, _)) => crate::ui::scope::holds(scope, k_ns),
+            None => self.root != XKind::Namespace || crate::ui::scope::holds(scope, key),
         }
     }
 
     fn in_scope(&self, obj: &DynamicObject) -> bool {
-        match (&self.namespace, obj.metadata.namespace.as_deref()) {
-            (Some(ns), Some(o)) => ns == o,
-            _ => true,
+        match obj.metadata.namespace.as_deref() {
+            Some(o) => crate::ui::scope::holds(self.namespace.as_deref(), o),
+            None => true,
         }
     }
 
@@ -1022,7 +1023,8 @@ impl Xray {
         for (i, row) in self.rows.iter().enumerate().skip(self.offset).take(h) {
             let y = inner.y + (i - self.offset) as u16;
             // An all-namespaces tree names each namespaced root's namespace.
-            let ns = (self.namespace.is_none() && row.depth == 0)
+            let ns = (crate::ui::scope::spans_namespaces(self.namespace.as_deref(), true)
+                && row.depth == 0)
                 .then(|| row.key.split_once('/').map(|(ns, _)| ns))
                 .flatten();
             let line = row_line(row, ns);

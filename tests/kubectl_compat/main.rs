@@ -1,4 +1,5 @@
-//! kubectl against the demo server: `get pods -A`, `label`, `delete`, `get --watch-only`.
+//! kubectl against the demo server: `get pods -A`, `label`, `delete`, `get --watch-only`, server-side
+//! `apply` with its conflicts and dry runs.
 //!
 //! Skips (with a printed reason) when `kubectl` is not on PATH. With `KINFORMER_TEST_KUBECONFIG`
 //! set it runs against that cluster instead, in its own namespace, asserting nothing demo-only.
@@ -249,6 +250,7 @@ fn fixture(name: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+mod apply;
 mod core;
 mod forward;
 mod operate;

@@ -137,6 +137,7 @@ mod command;
 mod drill;
 mod k9s_keys;
 mod labels;
+mod namespaces;
 mod screen;
 mod table;
 mod user_config;

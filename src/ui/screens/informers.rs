@@ -43,10 +43,25 @@ impl App {
                 Style::default().fg(Color::Red),
             ));
         }
-        let l3 = vec![
-            Span::styled(" Filter: ", label),
-            Span::styled("none", Style::default().fg(DIM)),
-        ];
+        // The table under the panel, if it shows several namespaces: which informers serve it.
+        let served = self.stack.iter().rev().find_map(|s| match s {
+            Screen::Table(id) => self
+                .views
+                .get(id)
+                .and_then(|v| Some((v.namespace.as_deref()?, v.served.as_deref()?))),
+            _ => None,
+        });
+        let l3 = match served {
+            Some((scope, how)) => vec![
+                Span::styled(" Scope: ", label),
+                Span::styled(scope.to_string(), value),
+                Span::raw(format!(" │ {how}")),
+            ],
+            None => vec![
+                Span::styled(" Filter: ", label),
+                Span::styled("none", Style::default().fg(DIM)),
+            ],
+        };
         [Line::from(l2), Line::from(l3)]
     }
 

@@ -63,7 +63,7 @@ fn where_it_applies(action: KeyAction) -> Option<&'static str> {
         KeyAction::Trigger | KeyAction::Suspend => "cronjobs",
         KeyAction::Cordon | KeyAction::Uncordon | KeyAction::Drain => "nodes",
         KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => ":deltas",
-        KeyAction::Mark => "a history",
+        KeyAction::Mark => "a history, the contexts or the namespaces",
         KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => ":xray",
         KeyAction::RevealSecrets => "secrets",
         KeyAction::UsedBy => "cm/secrets/pvc",
@@ -148,7 +148,13 @@ impl App {
             KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => {
                 matches!(screen, Some(Screen::Events))
             }
-            KeyAction::Mark => matches!(screen, Some(Screen::History(_) | Screen::Contexts(_))),
+            KeyAction::Mark => {
+                matches!(screen, Some(Screen::History(_) | Screen::Contexts(_)))
+                    || (matches!(screen, Some(Screen::Table(_)))
+                        && self
+                            .current_view()
+                            .is_some_and(|v| v.resource.api_resource.kind == "Namespace"))
+            }
             KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => {
                 matches!(screen, Some(Screen::Xray(_)))
             }
@@ -563,6 +569,7 @@ impl App {
             self.reset_to(r, fx);
         }
         self.info(match ns {
+            Some(n) if crate::ui::scope::several(Some(&n)) => format!("namespaces: {n}"),
             Some(n) => format!("namespace: {n}"),
             None => "all namespaces".to_string(),
         });

@@ -72,6 +72,10 @@ pub struct ResourceView {
     pub wide: bool,
     /// A jump's target (`shift-j`, `o`): selected once its row arrives.
     pub select_on_arrival: Option<super::k9s::SelectOnArrival>,
+    /// A view of several namespaces: which informers serve it (the runtime's word).
+    pub served: Option<String>,
+    /// The namespaces table: the rows marked with `space` (names, in the order marked).
+    pub marked: Vec<String>,
 }
 
 /// Which index a drilled view's rows come from.
@@ -146,6 +150,7 @@ impl App {
                 }
             }
             KeyAction::LabelFilter => self.open_picker(),
+            KeyAction::Mark => self.mark_namespace(),
             KeyAction::Enter => self.enter(fx),
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
             KeyAction::History => self.history_of_selection(fx),
@@ -168,9 +173,12 @@ impl App {
             }
             KeyAction::SortName => {
                 // Outside -A the key order is the name order.
-                let all_ns = self
-                    .current_view()
-                    .is_some_and(|v| v.namespace.is_none() && v.resource.namespaced);
+                let all_ns = self.current_view().is_some_and(|v| {
+                    crate::ui::scope::spans_namespaces(
+                        v.namespace.as_deref(),
+                        v.resource.namespaced,
+                    )
+                });
                 let by = if all_ns { SortBy::Cell(0) } else { SortBy::Key };
                 self.sort_table(move |_, _| by, true)
             }
@@ -186,9 +194,12 @@ impl App {
             KeyAction::SortMem => self.sort_by_usage("MEM"),
             KeyAction::SortNext | KeyAction::SortPrev => {
                 let fwd = action == KeyAction::SortNext;
-                let all_ns = self
-                    .current_view()
-                    .is_some_and(|v| v.namespace.is_none() && v.resource.namespaced);
+                let all_ns = self.current_view().is_some_and(|v| {
+                    crate::ui::scope::spans_namespaces(
+                        v.namespace.as_deref(),
+                        v.resource.namespaced,
+                    )
+                });
                 let joined = self
                     .current_view()
                     .and_then(|v| UsageKind::of(&v.resource))
@@ -263,7 +274,8 @@ impl App {
             return;
         };
         let shown = shown_columns(v, custom);
-        let all_ns = v.namespace.is_none() && v.resource.namespaced;
+        let all_ns =
+            crate::ui::scope::spans_namespaces(v.namespace.as_deref(), v.resource.namespaced);
         let merged = usize::from(merged);
         let skip = usize::from(all_ns) + merged;
         let ncols = shown.len() + skip;
@@ -420,6 +432,28 @@ impl App {
         self.scroll_current();
     }
 
+    /// `space` in the namespaces table: mark (or unmark) the selected namespace and move down;
+    /// Enter then shows the marked ones together.
+    pub(crate) fn mark_namespace(&mut self) {
+        let Some(Screen::Table(id)) = self.current_screen().cloned() else {
+            return;
+        };
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        let Some(name) = v.table.selected().map(|e| e.summary.name.to_string()) else {
+            return;
+        };
+        match v.marked.iter().position(|m| *m == name) {
+            Some(i) => {
+                v.marked.remove(i);
+            }
+            None => v.marked.push(name),
+        }
+        self.dirty = true;
+        crate::ui::screens::nav(self, KeyAction::Down, 1);
+    }
+
     /// Read a drilled view's rows from its index: the keys filed under the drill's values, then
     /// their objects, O(matches) (never a pass over the informer's other objects). Rows that
     /// arrive later are matched one by one as they come (`Filters::passes`). Without the index
@@ -447,6 +481,9 @@ impl App {
                 }
             }
         }
+        // An informer wider than the view (all namespaces behind several) files other
+        // namespaces' objects under the same values.
+        keys.retain(|k| crate::ui::scope::holds_key(v.namespace.as_deref(), k));
         if let Some(a) = v.drill_answer.as_mut() {
             a.answered = answered;
         }
@@ -552,13 +589,25 @@ impl App {
             return;
         };
         let kind = view.resource.api_resource.kind.clone();
+        let view_id = view.id;
         let ns = obj.namespace.as_deref().map(str::to_string);
         let name = obj.name.to_string();
         let uid: Arc<str> = Arc::from(obj.uid());
         match kind.as_str() {
-            // As k9s: the namespace becomes the scope of every view (and a favourite).
+            // As k9s: the namespace becomes the scope of every view (and a favourite); the
+            // namespaces marked with space, if any, together.
             "Namespace" if obj.cluster().is_none() => {
-                self.use_namespace(Some(name), fx);
+                let marked = self
+                    .views
+                    .get_mut(&view_id)
+                    .map(|v| std::mem::take(&mut v.marked))
+                    .unwrap_or_default();
+                let scope = if marked.is_empty() {
+                    Some(name)
+                } else {
+                    crate::ui::scope::of(&marked)
+                };
+                self.use_namespace(scope, fx);
                 return;
             }
             "Service" => {
@@ -904,7 +953,8 @@ impl App {
             return;
         }
 
-        let all_ns = v.namespace.is_none() && v.resource.namespaced;
+        let all_ns =
+            crate::ui::scope::spans_namespaces(v.namespace.as_deref(), v.resource.namespaced);
         let (sort, desc) = t.sort();
         let arrow = if desc { "↓" } else { "↑" };
         let mut headers: Vec<String> = Vec::with_capacity(v.columns.len() + 2);
@@ -1031,6 +1081,9 @@ impl App {
                 .is_some_and(|c| stale_clusters.contains(&c))
             {
                 style = style.fg(DIM).add_modifier(Modifier::DIM);
+            }
+            if v.marked.iter().any(|m| *m == *e.summary.name) {
+                style = style.fg(Color::LightMagenta).add_modifier(Modifier::BOLD);
             }
             let selected = t.selected_key().is_some_and(|s| s == key);
             rows_text.push((cells, style, selected, levels));
@@ -1191,6 +1244,7 @@ impl App {
             "listing"
         };
         let scope = match (&v.namespace, v.resource.namespaced) {
+            (Some(n), true) if crate::ui::scope::several(Some(n)) => format!("namespaces {n}"),
             (Some(n), true) => format!("namespace {n}"),
             (None, true) => "all namespaces".to_string(),
             (_, false) => "the cluster".to_string(),
