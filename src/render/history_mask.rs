@@ -126,14 +126,27 @@ const CRON_JOB: Mask = Keys(&[
     ),
 ]);
 
-/// The fields history tracks of `kind`'s data (labels are always tracked).
+/// The fields history tracks of `kind`'s data (labels, `creationTimestamp` and
+/// `deletionTimestamp` are always tracked): what the kind's rule names (images, env, the
+/// template...) and everything its cache mask keeps, so a recorded version has every field the
+/// kind's row reads and a past table draws each row as it read then (see
+/// `informer::history::past_view`).
 pub fn history_mask(kind: &str) -> Mask {
-    match kind {
+    let rule = match kind {
         "Pod" => POD,
         "Deployment" | "StatefulSet" | "ReplicaSet" | "DaemonSet" => WORKLOAD,
         "CronJob" => CRON_JOB,
-        _ => super::cache_mask(kind).data,
+        _ => return super::cache_mask(kind).data,
+    };
+    static MASKS: OnceLock<Mutex<HashMap<String, Mask>>> = OnceLock::new();
+    let masks = MASKS.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut masks = masks.lock();
+    if let Some(m) = masks.get(kind) {
+        return *m;
     }
+    let m = union(super::cache_mask(kind).data, rule);
+    masks.insert(kind.to_string(), m);
+    m
 }
 
 /// The union of two masks: what either keeps. Built once per kind (see [`decode_mask`]); the
