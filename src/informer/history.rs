@@ -55,7 +55,9 @@ use kube::api::DynamicObject;
 use parking_lot::Mutex;
 use serde_json::Value;
 
+mod blame;
 mod past_view;
+pub use blame::{BlameGroup, Ownership, Write, Writer};
 pub use past_view::{PastRow, PastView, Since, step_back, step_forward};
 
 use super::decode::Mask;
@@ -141,6 +143,9 @@ pub struct FieldChange {
     pub path: Arc<str>,
     pub old: Option<String>,
     pub new: Option<String>,
+    /// Who made it: the manager owning the field in the version's `managedFields` (see
+    /// [`Ownership`]); `None` when the object came without them or nobody owns the field.
+    pub by: Option<Arc<Writer>>,
 }
 
 /// One recorded version as the screens read it.
@@ -180,7 +185,25 @@ impl VersionView {
         if self.baseline {
             return format!("first seen ({fields} fields tracked)");
         }
-        summarize(&self.changes)
+        let line = summarize(&self.changes);
+        match self.writers().as_slice() {
+            [] => line,
+            writers => {
+                let by: Vec<String> = writers.iter().map(ToString::to_string).collect();
+                format!("{line} · {}", by.join(", "))
+            }
+        }
+    }
+
+    /// Who made this version's changes, in the order first met, without repeats.
+    pub fn writers(&self) -> Vec<Arc<Writer>> {
+        let mut out: Vec<Arc<Writer>> = Vec::new();
+        for w in self.changes.iter().filter_map(|c| c.by.as_ref()) {
+            if !out.contains(w) {
+                out.push(w.clone());
+            }
+        }
+        out
     }
 }
 
@@ -261,7 +284,13 @@ struct Version {
     /// resourceVersion's bytes, then per change a u32 path id, the old and new values' u16
     /// lengths ([`ABSENT`]: the field is absent on that side) and their bytes.
     data: Box<[u8]>,
+    /// Who made each change, in the changes' order: an index in [`Inner::writers`], or
+    /// [`NO_WRITER`]; empty when the object came without `managedFields`.
+    owners: Box<[u16]>,
 }
+
+/// An owner index for a change nobody owns.
+const NO_WRITER: u16 = u16::MAX;
 
 /// A packed change's length for a value absent on that side.
 const ABSENT: u16 = u16::MAX;
@@ -286,6 +315,7 @@ impl Version {
             tombstone: false,
             baseline,
             data: data.into_boxed_slice(),
+            owners: Box::default(),
         }
     }
 
@@ -307,19 +337,28 @@ impl Version {
     }
 
     /// The changes as the screens read them.
-    fn field_changes(&self, paths: &Paths) -> Vec<FieldChange> {
+    fn field_changes(&self, paths: &Paths, writers: &[Arc<Writer>]) -> Vec<FieldChange> {
         self.changes()
-            .map(|(path, old, new)| FieldChange {
+            .enumerate()
+            .map(|(i, (path, old, new))| FieldChange {
                 path: paths.name(path),
                 old: old.map(str::to_string),
                 new: new.map(str::to_string),
+                by: self
+                    .owners
+                    .get(i)
+                    .and_then(|w| writers.get(usize::from(*w)))
+                    .cloned(),
             })
             .collect()
     }
 
     fn bytes(&self) -> usize {
         // The version, its entry in the eviction order, the values it holds.
-        std::mem::size_of::<Version>() + std::mem::size_of::<(u64, ObjectId)>() + self.data.len()
+        std::mem::size_of::<Version>()
+            + std::mem::size_of::<(u64, ObjectId)>()
+            + self.data.len()
+            + 2 * self.owners.len()
     }
 }
 
@@ -435,6 +474,58 @@ struct Inner {
     evicted: u64,
     /// Resource names, shared by every ObjectId of a resource.
     resources: HashMap<String, Arc<str>>,
+    /// Every writer met (field managers), by the index versions hold ([`Version::owners`]).
+    writers: Writers,
+}
+
+#[derive(Default)]
+struct Writers {
+    list: Vec<Arc<Writer>>,
+    ids: HashMap<Arc<Writer>, u16>,
+}
+
+impl Writers {
+    /// The index of `w` ([`NO_WRITER`] past 65 534 writers); `bytes` grows by what a new one
+    /// holds.
+    fn id(&mut self, w: &Writer, bytes: &mut usize) -> u16 {
+        if let Some(id) = self.ids.get(w) {
+            return *id;
+        }
+        let id = match u16::try_from(self.list.len()) {
+            Ok(id) if id != NO_WRITER => id,
+            _ => return NO_WRITER,
+        };
+        let w = Arc::new(w.clone());
+        *bytes += w.manager.len() + w.operation.len() + w.subresource.len() + 96;
+        self.list.push(w.clone());
+        self.ids.insert(w, id);
+        id
+    }
+}
+
+/// Name the writer of each of `v`'s changes from the object's `managedFields` (the fields'
+/// owners, see [`Ownership`]): only for a version that changed something, so a list of
+/// unchanged objects costs no ownership walk.
+fn owners_of(
+    v: &mut Version,
+    entries: &[k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry],
+    paths: &Mutex<Paths>,
+    writers: &mut Writers,
+    bytes: &mut usize,
+) {
+    let ownership = Ownership::of(entries);
+    if ownership.is_empty() {
+        return;
+    }
+    let paths = paths.lock();
+    let owners: Vec<u16> = v
+        .changes()
+        .map(|(path, _, _)| match ownership.owner(&paths.name(path)) {
+            Some(w) => writers.id(&w.writer, bytes),
+            None => NO_WRITER,
+        })
+        .collect();
+    v.owners = owners.into_boxed_slice();
 }
 
 /// The history recorder shared by every informer of a factory.
@@ -1134,6 +1225,17 @@ impl History {
             }
             let mut v = Version::new(seq, at_ms, rv, false, &s.changes);
             self.name(&mut v, delta);
+            if let Some(entries) = obj.metadata.managed_fields.as_deref()
+                && !s.changes.is_empty()
+            {
+                owners_of(
+                    &mut v,
+                    entries,
+                    &self.paths,
+                    &mut inner.writers,
+                    &mut inner.bytes,
+                );
+            }
             inner.bytes = (inner.bytes + v.bytes() + track.bytes(&id)).saturating_sub(before);
             track.deleted = delta == Some(DeltaType::Deleted);
             track.versions.push_back(v);
@@ -1290,7 +1392,7 @@ impl History {
                 tombstone: v.tombstone,
                 resource_version: v.rv().to_string(),
                 baseline: v.baseline,
-                changes: v.field_changes(&paths),
+                changes: v.field_changes(&paths, &inner.writers.list),
             })
             .collect();
         let latest = unpack(&track.last)
@@ -1367,7 +1469,7 @@ impl History {
                 tombstone: v.tombstone,
                 resource_version: v.rv().to_string(),
                 baseline: v.baseline,
-                changes: v.field_changes(&paths),
+                changes: v.field_changes(&paths, &inner.writers.list),
             };
             out.push(ChangeRow {
                 id: id.clone(),

@@ -4,7 +4,7 @@
 //!
 //! Invariants:
 //! - the decode mask keeps everything the cache mask keeps (the cache is unchanged by history)
-//!   and everything the history mask keeps;
+//!   and everything the history mask keeps, and `managedFields` (who changed each field);
 //! - kinds without a rule here track what their cache mask keeps (nothing more is decoded);
 //! - secret values are never tracked (a Secret's cache mask blanks them).
 
@@ -182,6 +182,9 @@ pub fn decode_mask(kind: &str) -> ObjectMask {
     let cache = super::cache_mask(kind);
     let m = ObjectMask {
         data: union(cache.data, history_mask(kind)),
+        // Read so history names who made each change (see `informer::history::Ownership`);
+        // the cache transform drops them again.
+        managed_fields: true,
         ..cache
     };
     masks.insert(kind.to_string(), m);
@@ -232,6 +235,13 @@ mod tests {
     #[test]
     fn kinds_without_a_rule_track_their_cache_fields_only() {
         assert_eq!(history_mask("Node"), super::super::cache_mask("Node").data);
-        assert_eq!(decode_mask("Node"), super::super::cache_mask("Node"));
+        let cache = super::super::cache_mask("Node");
+        assert_eq!(
+            decode_mask("Node"),
+            ObjectMask {
+                managed_fields: true,
+                ..cache
+            }
+        );
     }
 }
