@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use super::error::{StatusError, Target};
+use super::managed::{self, FieldManager, Part};
 use super::mutation::{Mutation, ResourceId};
 use super::patch::{self, PatchType};
 use super::resources::{self, RESOURCES, ResourceInfo};
@@ -487,6 +488,42 @@ pub fn with_rv(obj: &Stored, rv: u64) -> Result<Bytes, StatusError> {
         .map_err(|e| StatusError::internal(e.to_string()))
 }
 
+/// Record a write's fields in `new`'s managedFields (see [`DemoCluster::update_by`]).
+fn record_writes(
+    kind: &str,
+    old: &Value,
+    new: &mut Value,
+    mode: UpdateMode,
+    by: Option<&FieldManager>,
+) {
+    let old_fields = old.pointer("/metadata/managedFields").cloned();
+    let sent = new.pointer("/metadata/managedFields").is_some();
+    if by.is_none() && (sent || old_fields.is_none()) {
+        // The simulator's objects: as sent (its realistic pods carry their own).
+        return;
+    }
+    if let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+        match old_fields {
+            Some(f) => m.insert("managedFields".into(), f),
+            None => m.remove("managedFields"),
+        };
+    }
+    let now = now_rfc3339();
+    match (by, mode) {
+        (Some(by), UpdateMode::Status) => managed::record(Some(old), new, by, Part::Status, &now),
+        (Some(by), UpdateMode::Spec) => managed::record(Some(old), new, by, Part::Main, &now),
+        (Some(by), UpdateMode::Full) => managed::record(Some(old), new, by, Part::All, &now),
+        (None, _) => {
+            let status = FieldManager::status_of(kind);
+            managed::record(Some(old), new, &status, Part::Status, &now);
+            if mode != UpdateMode::Status {
+                let controller = FieldManager::controller();
+                managed::record(Some(old), new, &controller, Part::Main, &now);
+            }
+        }
+    }
+}
+
 /// How a write treats the incoming object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UpdateMode {
@@ -836,10 +873,29 @@ impl DemoCluster {
     }
 
     /// Create an object (`POST`). `ns` is the request namespace for namespaced kinds.
-    pub fn create(&self, idx: usize, ns: Option<&str>, mut v: Value) -> Result<Value, StatusError> {
+    pub fn create(&self, idx: usize, ns: Option<&str>, v: Value) -> Result<Value, StatusError> {
+        self.create_by(idx, ns, v, None)
+    }
+
+    /// [`Self::create`] by a client's field manager (its fields are recorded in
+    /// `metadata.managedFields`, see [`super::managed`]); `None`: the simulator's own objects,
+    /// stored as sent.
+    pub fn create_by(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        mut v: Value,
+        by: Option<&FieldManager>,
+    ) -> Result<Value, StatusError> {
         let info = &RESOURCES[idx];
         Self::check_kind(info, &mut v)?;
         apply_defaults(info.kind, &mut v);
+        if let Some(by) = by {
+            if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+                m.remove("managedFields");
+            }
+            managed::record(None, &mut v, by, Part::All, &now_rfc3339());
+        }
         let mut st = self.state.lock();
         let meta = v
             .get_mut("metadata")
@@ -944,8 +1000,24 @@ impl DemoCluster {
         idx: usize,
         ns: Option<&str>,
         name: &str,
+        v: Value,
+        mode: UpdateMode,
+    ) -> Result<Value, StatusError> {
+        self.update_by(idx, ns, name, v, mode, None)
+    }
+
+    /// [`Self::update`] by a client's field manager: the fields it changed are its own in
+    /// `metadata.managedFields` (see [`super::managed`]). `None`: the simulator's controllers;
+    /// an object a client wrote keeps its managedFields and the simulated kubelet or controller
+    /// is named for what it changes; others are stored as sent.
+    pub fn update_by(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        name: &str,
         mut v: Value,
         mode: UpdateMode,
+        by: Option<&FieldManager>,
     ) -> Result<Value, StatusError> {
         let info = &RESOURCES[idx];
         Self::check_kind(info, &mut v)?;
@@ -1039,6 +1111,7 @@ impl DemoCluster {
                 }
             }
         }
+        record_writes(info.kind, &old, &mut new, mode, by);
         if new.get("spec") != old.get("spec") && new.get("spec").is_some() {
             let g = old
                 .pointer("/metadata/generation")
@@ -1086,6 +1159,21 @@ impl DemoCluster {
         body: &Value,
         mode: UpdateMode,
     ) -> Result<Value, StatusError> {
+        self.patch_by(idx, ns, name, kind, body, mode, None)
+    }
+
+    /// [`Self::patch`] by a field manager (see [`Self::update_by`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn patch_by(
+        &self,
+        idx: usize,
+        ns: Option<&str>,
+        name: &str,
+        kind: PatchType,
+        body: &Value,
+        mode: UpdateMode,
+        by: Option<&FieldManager>,
+    ) -> Result<Value, StatusError> {
         // Retry on a concurrent write, as the apiserver's GuaranteedUpdate does, unless the patch
         // itself carries a resourceVersion precondition.
         for _ in 0..16 {
@@ -1105,12 +1193,12 @@ impl DemoCluster {
                         Value::String(current.rv.to_string()),
                     );
                 }
-                match self.update(idx, ns, name, v, mode) {
+                match self.update_by(idx, ns, name, v, mode, by) {
                     Err(e) if e.reason == wv::REASON_CONFLICT && pinned.is_empty() => continue,
                     r => return r,
                 }
             }
-            return self.update(idx, ns, name, v, mode);
+            return self.update_by(idx, ns, name, v, mode, by);
         }
         Err(StatusError::conflict(&target(&RESOURCES[idx], name)))
     }

@@ -78,6 +78,7 @@ pub mod exec;
 pub mod faults;
 pub mod fleet;
 pub mod logs;
+pub mod managed;
 pub mod metrics;
 pub mod mutation;
 pub mod objects;

@@ -229,7 +229,7 @@ fn realistic_status(status: &mut Map<String, Value>) {
 // ---------------------------------------------------------------------------------------------
 
 /// How the pod schema merges a list field: by these keys, or atomically (`None`).
-fn list_keys(field: &str) -> Option<&'static [&'static str]> {
+pub(crate) fn list_keys(field: &str) -> Option<&'static [&'static str]> {
     match field {
         "containers"
         | "initContainers"

@@ -33,6 +33,7 @@ use super::cluster::{
 };
 use super::error::{DemoError, StatusError};
 use super::faults::FaultInjector;
+use super::managed::FieldManager;
 use super::metrics::{DemoMetrics, MetricsMode};
 use super::patch::PatchType;
 use super::rbac::{self, NamespaceUser, RequestAttributes, Subject};
@@ -556,6 +557,7 @@ fn scale_handler(
     verb: &str,
     headers: &HeaderMap,
     body: &[u8],
+    by: &FieldManager,
 ) -> Result<Response, StatusError> {
     let name = t.name.as_deref().unwrap_or_default();
     let ns = t.ns.as_deref();
@@ -597,7 +599,7 @@ fn scale_handler(
         .map(str::to_string)
         .unwrap_or_else(|| current.rv.to_string());
     next["metadata"]["resourceVersion"] = json!(rv);
-    let updated = cluster.update(t.idx, ns, name, next, UpdateMode::Spec)?;
+    let updated = cluster.update_by(t.idx, ns, name, next, UpdateMode::Spec, Some(by))?;
     Ok(json_response(StatusCode::OK, &scale_of(&updated)))
 }
 
@@ -693,6 +695,15 @@ fn route(path: &str) -> Result<Route, StatusError> {
 }
 
 type Params = HashMap<String, String>;
+
+/// Who a write is by: the `fieldManager` parameter, else the User-Agent's program.
+fn field_manager(q: &Params, headers: &HeaderMap, subresource: &'static str) -> FieldManager {
+    let agent = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    FieldManager::of_request(param(q, "fieldManager"), agent, subresource)
+}
 
 fn param<'a>(q: &'a Params, k: &str) -> Option<&'a str> {
     q.get(k).map(String::as_str).filter(|s| !s.is_empty())
@@ -901,7 +912,8 @@ async fn handle(
         (out, _) => out,
     };
     if t.scale {
-        return scale_handler(app, &t, verb, headers, &body);
+        let by = field_manager(&q, headers, "scale");
+        return scale_handler(app, &t, verb, headers, &body, &by);
     }
     if t.eviction {
         if verb != "create" {
@@ -923,6 +935,7 @@ async fn handle(
         UpdateMode::Full
     };
     let cluster = &app.cluster;
+    let by = field_manager(&q, headers, if t.status { "status" } else { "" });
     match verb {
         "watch" => watch_handler(app, &t, &q, out),
         "list" => list_handler(app, &t, &q, out),
@@ -947,13 +960,13 @@ async fn handle(
             }
             let mut v = parse_body(headers, &body)?;
             reset_status_on_create(info, &mut v);
-            let v = cluster.create(t.idx, t.ns.as_deref(), v)?;
+            let v = cluster.create_by(t.idx, t.ns.as_deref(), v, Some(&by))?;
             Ok(json_response(StatusCode::CREATED, &v))
         }
         "update" => {
             let v = parse_body(headers, &body)?;
             let name = t.name.as_deref().unwrap_or_default();
-            let v = cluster.update(t.idx, t.ns.as_deref(), name, v, mode)?;
+            let v = cluster.update_by(t.idx, t.ns.as_deref(), name, v, mode, Some(&by))?;
             Ok(json_response(StatusCode::OK, &v))
         }
         "patch" => {
@@ -965,7 +978,8 @@ async fn handle(
             let patch: Value = serde_json::from_slice(&body)
                 .map_err(|e| StatusError::bad_request(format!("error decoding patch: {e}")))?;
             let name = t.name.as_deref().unwrap_or_default();
-            let v = cluster.patch(t.idx, t.ns.as_deref(), name, kind, &patch, mode)?;
+            let v =
+                cluster.patch_by(t.idx, t.ns.as_deref(), name, kind, &patch, mode, Some(&by))?;
             Ok(json_response(StatusCode::OK, &v))
         }
         "delete" => {

@@ -447,3 +447,59 @@ fn pod_fields_are_extracted_for_field_selectors() {
     assert_eq!(s.field("metadata.namespace"), Some("default"));
     assert_eq!(s.field("status.podIP"), None);
 }
+
+fn owner_of(v: &Value, path: &str) -> String {
+    let entries: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry> =
+        serde_json::from_value(v["metadata"]["managedFields"].clone()).unwrap_or_default();
+    crate::informer::history::Ownership::of(&entries)
+        .owner(path)
+        .map_or("nobody".into(), |w| w.writer.to_string())
+}
+
+#[test]
+fn client_writes_are_recorded_in_managed_fields_and_the_simulated_kubelet_after_them() {
+    let c = DemoCluster::new(100);
+    let pod = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web", "namespace": "default", "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "web", "image": "web:1.4"}]},
+        "status": {"phase": "Pending"}});
+    // The simulator's objects are stored as sent.
+    let created = c.create(idx(&PODS), Some("default"), pod).unwrap();
+    assert!(created.pointer("/metadata/managedFields").is_none());
+    let label = FieldManager::new("kubectl-label", "");
+    let labelled = c
+        .patch_by(
+            idx(&PODS),
+            Some("default"),
+            "web",
+            PatchType::Merge,
+            &json!({"metadata": {"labels": {"tier": "front"}}}),
+            UpdateMode::Spec,
+            Some(&label),
+        )
+        .unwrap();
+    assert_eq!(
+        owner_of(&labelled, "/metadata/labels/tier"),
+        "kubectl-label (Update)"
+    );
+    // The simulator's next status write is the kubelet's, and the label stays kubectl's.
+    let mut running = labelled.clone();
+    running["status"]["phase"] = json!("Running");
+    if let Some(m) = running["metadata"].as_object_mut() {
+        m.remove("managedFields");
+    }
+    let updated = c
+        .apply(Mutation::Update {
+            resource: PODS,
+            object: running,
+        })
+        .unwrap();
+    assert_eq!(
+        owner_of(&updated, "/status/phase"),
+        "kubelet (Update, status)"
+    );
+    assert_eq!(
+        owner_of(&updated, "/metadata/labels/tier"),
+        "kubectl-label (Update)"
+    );
+}
