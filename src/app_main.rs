@@ -15,10 +15,10 @@ use crate::demo::realistic::PodShape;
 use crate::demo::sim::{SimConfig, Simulator};
 use crate::demo::{DemoHandle, DemoOptions, DemoServer};
 use crate::fleet::{is_glob, select_contexts};
+use crate::runtime::{self, RuntimeConfig};
 use crate::selector::LabelSelector;
 use crate::ui::AppConfig;
 use crate::ui::keys::KeyMap;
-use crate::ui::runtime::{self, RuntimeConfig};
 use kube::config::Kubeconfig;
 
 /// Top-level errors, each printed as one line.
@@ -62,7 +62,11 @@ pub async fn run_dashboard(args: DashboardArgs) -> Result<(), MainError> {
         Some(p) => Some(p.clone()),
         None => crate::ui::keys::user_keys_path(),
     };
-    let keys = KeyMap::load(keys_path.as_deref()).map_err(|e| MainError::Usage(e.to_string()))?;
+    let user_keys = match keys_path.as_deref() {
+        Some(path) => crate::runtime::user_file::read(path).map_err(MainError::Usage)?,
+        None => None,
+    };
+    let keys = KeyMap::load(user_keys.as_ref()).map_err(|e| MainError::Usage(e.to_string()))?;
     if let Some(sel) = &args.selector {
         LabelSelector::parse(sel)
             .map_err(|e| MainError::Usage(format!("invalid label selector {sel:?}: {e}")))?;

@@ -17,5 +17,6 @@ pub mod informer;
 pub mod logging;
 pub mod process;
 pub mod render;
+pub mod runtime;
 pub mod selector;
 pub mod ui;

@@ -374,7 +374,7 @@ use kinformer::informer::pb::{
     dynamic_item_decoder, encode_list, encode_object, envelope, schema, unwrap_envelope,
     watch_frame,
 };
-use kinformer::ui::log_stream::{LineSplitter, MAX_LINE_BYTES};
+use kinformer::runtime::log_stream::{LineSplitter, MAX_LINE_BYTES};
 
 fn pb_pod(i: usize) -> Vec<u8> {
     encode_object(&pod(i), &schema::POD).unwrap()

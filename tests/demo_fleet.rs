@@ -204,8 +204,8 @@ async fn taking_one_fleet_member_down_leaves_the_others_answering() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runtime_probes_see_one_member_go_down_and_back_while_the_other_stays_up() {
+    use kinformer::runtime::Headless;
     use kinformer::ui::action::{Action, ClusterHealth, Effect};
-    use kinformer::ui::runtime::Headless;
     let Some(fleet) = fleet(
         "runtime_probes_see_one_member_go_down_and_back_while_the_other_stays_up",
         2,
@@ -286,8 +286,8 @@ async fn runtime_probes_see_one_member_go_down_and_back_while_the_other_stays_up
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn diff_compares_the_same_named_object_across_members() {
     use k8s_openapi::api::core::v1::ConfigMap;
+    use kinformer::runtime::Headless;
     use kinformer::ui::action::{Action, Effect};
-    use kinformer::ui::runtime::Headless;
     use kube::api::PostParams;
     let Some(fleet) = fleet("diff_compares_the_same_named_object_across_members", 3).await else {
         return;

@@ -13,9 +13,9 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kinformer::app_main::{DemoSpec, RunningFleet, start_demo_fleet};
 use kinformer::cluster::{Connection, ResourceInfo};
 use kinformer::demo::realistic::PodShape;
+use kinformer::runtime::Headless;
 use kinformer::ui::action::{Action, CLUSTER_SEP, Effect};
 use kinformer::ui::operate::{Operation, Propagation, Write};
-use kinformer::ui::runtime::Headless;
 use kube::api::{Api, PostParams};
 use kube::config::Kubeconfig;
 

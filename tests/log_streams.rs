@@ -15,11 +15,11 @@ use kinformer::demo::cluster::UpdateMode;
 use kinformer::demo::resources;
 use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
 use kinformer::informer::factory::{FactoryOptions, SharedInformerFactory};
-use kinformer::selector::LabelSelector;
-use kinformer::ui::log_stream::{
+use kinformer::runtime::log_stream::{
     ContainerPick, LOG_CHANNEL, LogContext, LogCounters, LogEvent, LogLine, PodFilter, SourceState,
     StreamOptions, spawn_log_view,
 };
+use kinformer::selector::LabelSelector;
 use kube::api::{Api, LogParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::ApiResource;
@@ -333,7 +333,7 @@ async fn lost_connections_resume_from_the_last_line_without_duplicates_or_gaps()
         .lines()
         .take(got.len())
         .map(|l| {
-            let (ts, text) = kinformer::ui::log_stream::split_timestamp(l);
+            let (ts, text) = kinformer::runtime::log_stream::split_timestamp(l);
             (ts, text.to_string())
         })
         .collect();
@@ -440,9 +440,9 @@ async fn refusals_are_reported_and_end_the_stream() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dashboard_log_screen_streams_through_the_runtime_and_leaves_nothing_after_close() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use kinformer::runtime::log_feeds::{LOG_FRAME, LogFeeds};
     use kinformer::ui::action::{Action, Effect, ObjectSummary};
     use kinformer::ui::app::Screen;
-    use kinformer::ui::log_feeds::{LOG_FRAME, LogFeeds};
     use kinformer::ui::{App, AppConfig, KeyMap};
     use kube::api::DynamicObject;
 

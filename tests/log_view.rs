@@ -410,7 +410,8 @@ fn a_user_log_key_file_replaces_the_keys_of_the_actions_it_lists() {
         "[[bind]]\naction = \"close\"\nkeys = [\"x\"]\n\n[[bind]]\naction = \"search\"\nkeys = [\"q\"]\n",
     )
     .unwrap();
-    let keys = LogKeyMap::load(Some(&path)).unwrap();
+    let read = |p: &std::path::Path| kinformer::runtime::user_file::read(p).unwrap();
+    let keys = LogKeyMap::load(read(&path).as_ref()).unwrap();
     use kinformer::ui::log_view::LogKey;
     assert_eq!(keys.action(&key('x')), Some(LogKey::Close));
     assert_eq!(keys.action(&key('q')), Some(LogKey::Search));
@@ -420,10 +421,10 @@ fn a_user_log_key_file_replaces_the_keys_of_the_actions_it_lists() {
     // Untouched actions keep their defaults.
     assert_eq!(keys.action(&key('s')), Some(LogKey::Autoscroll));
     // A missing file is the defaults; an invalid one is an error naming it.
-    let defaults = LogKeyMap::load(Some(&dir.path().join("none.toml"))).unwrap();
+    let defaults = LogKeyMap::load(read(&dir.path().join("none.toml")).as_ref()).unwrap();
     assert_eq!(defaults.action(&esc), Some(LogKey::Close));
     std::fs::write(&path, "[[bind]]\naction = \"fly\"\nkeys = [\"f\"]\n").unwrap();
-    let err = LogKeyMap::load(Some(&path)).unwrap_err();
+    let err = LogKeyMap::load(read(&path).as_ref()).unwrap_err();
     assert!(err.contains(&path.display().to_string()), "{err}");
 }
 

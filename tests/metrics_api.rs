@@ -12,7 +12,7 @@ use kinformer::app_main::{DemoSpec, RunningDemo, start_demo};
 use kinformer::demo::metrics::MetricsMode;
 use kinformer::informer::list_watch::client_for_informers;
 use kinformer::render::metrics::{Usage, parse_bytes, parse_cpu_nanos};
-use kinformer::ui::metrics::{
+use kinformer::runtime::metrics::{
     KubeMetricsSource, MetricsPoller, MetricsScope, MetricsSource, MetricsUpdate, Unavailable,
 };
 use serde_json::Value;

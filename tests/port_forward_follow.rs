@@ -12,10 +12,10 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Pod, Service};
 use kinformer::demo::{DemoHandle, DemoOptions, DemoServer};
-use kinformer::ui::action::ForwardKind;
-use kinformer::ui::portforward::{
+use kinformer::runtime::portforward::{
     Following, ForwardStats, RemotePort, bind_local, forward_selected, selector_ports,
 };
+use kinformer::ui::action::ForwardKind;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;

@@ -240,7 +240,7 @@ fn merged_first_screen(
         });
         let keys: Vec<Arc<str>> = store.list_keys().into_iter().map(Arc::from).collect();
         let (upserts, _) =
-            crate::ui::runtime::rows_for_keys("Pod", None, store, Some(cluster), &keys);
+            crate::ui::table::rows_for_keys("Pod", None, store, Some(cluster), &keys);
         app.update(Action::Rows {
             view,
             upserts,

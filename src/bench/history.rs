@@ -63,7 +63,7 @@ use super::*;
 use crate::informer::delta_fifo::{Delta, DeltaType, Observer};
 use crate::informer::history::History;
 
-/// History's observer as the dashboard's factory installs it (see `ui::runtime`).
+/// History's observer as the dashboard's factory installs it (see `crate::runtime`).
 fn history_observer(history: &Arc<History>) -> Observer<DynamicObject> {
     let history = Arc::clone(history);
     let mask = render::history_mask("Pod");

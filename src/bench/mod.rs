@@ -108,10 +108,11 @@ use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::informer::workqueue::RateLimitingQueue;
 use crate::process::{cpu_time, peak_rss_bytes, reset_peak_rss, rss_bytes};
 use crate::render;
+use crate::runtime::next_key_batch;
 use crate::selector::LabelSelector;
 use crate::ui::action::{Action, Effect, ObjectSummary, ViewId};
-use crate::ui::runtime::{next_key_batch, rows_for_keys};
 use crate::ui::table::SortBy;
+use crate::ui::table::rows_for_keys;
 use crate::ui::{App, AppConfig, KeyMap};
 
 mod fleet;

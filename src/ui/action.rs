@@ -1,12 +1,12 @@
 //! What flows into the [`App`](super::app::App) ([`Action`]) and what it asks the runtime to do
 //! ([`Effect`]).
 //!
-//! The runtime (src/ui/runtime.rs) owns every piece of I/O: terminal events, informers, API calls.
+//! The runtime ([`crate::runtime`]) owns every piece of I/O: terminal events, informers, API calls.
 //! It turns them into [`Action`]s and feeds them to `App::update`, which returns [`Effect`]s that the
 //! runtime carries out, answering with further actions. `update` never blocks on I/O, so every key
 //! path is unit-testable.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -15,12 +15,13 @@ use kube::api::DynamicObject;
 
 use super::metrics::{MetricsScope, MetricsUpdate};
 use crate::cluster::ResourceInfo;
+use crate::informer::index::{NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX};
 use crate::informer::meta_namespace_key;
 use crate::informer::shared_informer::TapEntry;
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::render::{PrinterColumn, Row};
+use crate::selector::LabelSelector;
 use crate::ui::log_stream::{ContainerPick, LogEvent, PodFilter, StreamOptions};
-use crate::ui::table::Drill;
 
 /// Identifies one resource view (one informer subscription) for the lifetime of the app.
 /// Allocated by the app in [`Effect::OpenResource`]; the runtime tags data for that view with it.
@@ -439,7 +440,7 @@ pub enum Action {
     },
     /// Answer to [`Effect::FetchChanges`].
     Changes {
-        filter: crate::ui::screens::changes::ChangesFilter,
+        filter: ChangesFilter,
         rows: Vec<crate::informer::history::ChangeRow>,
         stats: crate::informer::history::HistoryStats,
     },
@@ -497,11 +498,11 @@ pub enum Effect {
         namespace: Option<String>,
         name: String,
     },
-    /// Send one write through [`crate::ui::operate::execute`] and answer with
+    /// Send one write through `crate::runtime::operate::execute` and answer with
     /// [`Action::Notify`] (the server's answer). Never emitted in read-only mode; a destructive
     /// write only after the user confirmed it.
     Write(crate::ui::operate::Write),
-    /// Drain a node ([`crate::ui::drain::drain`], a cancellable task): answer with
+    /// Drain a node (`crate::runtime::drain::drain`, a cancellable task): answer with
     /// [`Action::Drain`] events. Only emitted after confirmation, never in read-only mode.
     Drain {
         node: String,
@@ -555,7 +556,7 @@ pub enum Effect {
         id: u64,
     },
     /// Suspend the dashboard and hand the terminal to an interactive shell in the pod's
-    /// container ([`crate::ui::shell`]); when it exits, restore and redraw the dashboard and
+    /// container (`crate::runtime::shell`); when it exits, restore and redraw the dashboard and
     /// answer with [`Action::Notify`]. Never emitted in read-only mode.
     Shell {
         namespace: String,
@@ -563,7 +564,7 @@ pub enum Effect {
         container: Option<String>,
     },
     /// Suspend the dashboard and edit the object in `$KUBE_EDITOR` / `$EDITOR`
-    /// ([`crate::ui::edit::edit_loop`]), then restore and redraw the dashboard and answer with
+    /// (`crate::runtime::edit::edit_loop`), then restore and redraw the dashboard and answer with
     /// [`Action::Notify`]. Never emitted in read-only mode.
     Edit {
         resource: ResourceInfo,
@@ -646,7 +647,7 @@ pub enum Effect {
     /// The latest `limit` recorded versions passing `filter`, newest first; answer with
     /// [`Action::Changes`].
     FetchChanges {
-        filter: crate::ui::screens::changes::ChangesFilter,
+        filter: ChangesFilter,
         limit: usize,
     },
 }
@@ -669,4 +670,86 @@ pub enum NodePods {
     Counts(Arc<std::collections::HashMap<String, u64>>),
     /// Pods cannot be listed across namespaces (the server's message).
     Unavailable(String),
+}
+
+/// Restricts a table to the objects related to a drilled-down object. Each kind is answered by
+/// one informer index ([`Drill::index`]) under [`Drill::values`], so a drilled view's rows are
+/// read from the index (O(matches)); [`Filters`](crate::ui::table::Filters) re-checks each row against the same relation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drill {
+    /// Objects with an ownerReference to one of these uids (the owner index).
+    Owners(HashSet<Arc<str>>),
+    /// Pods scheduled on this node (the node index).
+    Node(Arc<str>),
+    /// Objects in this namespace (the namespace index).
+    Namespace(Arc<str>),
+}
+
+impl Drill {
+    /// The informer index answering this drill-down.
+    pub fn index(&self) -> &'static str {
+        match self {
+            Drill::Owners(_) => OWNER_INDEX,
+            Drill::Node(_) => NODE_INDEX,
+            Drill::Namespace(_) => NAMESPACE_INDEX,
+        }
+    }
+
+    /// The index values whose objects the drill-down shows (any of them).
+    pub fn values(&self) -> Vec<&str> {
+        match self {
+            Drill::Owners(uids) => uids.iter().map(|u| &**u).collect(),
+            Drill::Node(n) | Drill::Namespace(n) => vec![&**n],
+        }
+    }
+
+    /// True when an object filed under `value` in [`index`](Self::index) belongs to the drill.
+    pub fn has_value(&self, value: &str) -> bool {
+        match self {
+            Drill::Owners(uids) => uids.contains(value),
+            Drill::Node(n) | Drill::Namespace(n) => &**n == value,
+        }
+    }
+
+    /// The same relation checked on a row summary.
+    pub fn matches(&self, s: &ObjectSummary) -> bool {
+        match self {
+            Drill::Owners(uids) => s.owner_uids().any(|u| uids.contains(u)),
+            Drill::Node(n) => s.node() == Some(&**n),
+            Drill::Namespace(n) => s.namespace.as_deref() == Some(&**n),
+        }
+    }
+}
+
+/// What the runtime filters the recorded versions by.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ChangesFilter {
+    /// History resource name (`pods`, `deployments.apps`); `None`: every resource.
+    pub resource: Option<String>,
+    /// `None`: every namespace (and cluster-scoped objects).
+    pub namespace: Option<String>,
+    /// A label selector (validated by the app); empty: everything.
+    pub selector: String,
+}
+
+impl ChangesFilter {
+    /// Whether a version of `id` with `labels` passes (the selector parsed once by the caller).
+    pub fn passes(
+        &self,
+        selector: Option<&LabelSelector>,
+        resource: &str,
+        key: &str,
+        labels: &std::collections::BTreeMap<String, String>,
+    ) -> bool {
+        if self.resource.as_deref().is_some_and(|r| r != resource) {
+            return false;
+        }
+        if let Some(ns) = &self.namespace {
+            match key.split_once('/') {
+                Some((k_ns, _)) if k_ns == ns => {}
+                _ => return false,
+            }
+        }
+        selector.is_none_or(|s| s.matches(labels))
+    }
 }

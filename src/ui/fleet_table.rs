@@ -213,7 +213,7 @@ impl App {
                     Err(_) => answered = false,
                 }
             }
-            let (r, _) = super::runtime::rows_for_keys(
+            let (r, _) = super::table::rows_for_keys(
                 &v.resource.api_resource.kind,
                 v.resource.printer_columns.as_deref(),
                 store,

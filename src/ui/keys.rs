@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
@@ -306,19 +306,13 @@ impl KeyMap {
         Ok(())
     }
 
-    /// Defaults overlaid with the user's file at `path` if it exists (usually
-    /// [`user_keys_path`]). A file that cannot be read or parsed is an error naming it.
-    pub fn load(path: Option<&Path>) -> Result<KeyMap, Error> {
+    /// Defaults overlaid with the user's file if there is one (usually [`user_keys_path`], read
+    /// by the runtime: `crate::runtime::user_file::read`). A file that cannot be parsed is an
+    /// error naming it.
+    pub fn load(user: Option<&UserFile>) -> Result<KeyMap, Error> {
         let mut map = Self::defaults()?;
-        if let Some(path) = path
-            && path.exists()
-        {
-            let origin = path.display().to_string();
-            let text = std::fs::read_to_string(path).map_err(|e| Error::KeyMap {
-                origin: origin.clone(),
-                message: e.to_string(),
-            })?;
-            map.overlay(&text, &origin)?;
+        if let Some(file) = user {
+            map.overlay(&file.text, &file.origin)?;
         }
         Ok(map)
     }
@@ -375,6 +369,14 @@ impl KeyMap {
 /// `~/.config/kinformer/keys.toml` (platform config dir).
 pub fn user_keys_path() -> Option<PathBuf> {
     dirs::config_dir().map(|d| d.join("kinformer").join("keys.toml"))
+}
+
+/// A user's configuration file as read by the runtime: its text and where it came from (named in
+/// every error about it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserFile {
+    pub origin: String,
+    pub text: String,
 }
 
 #[cfg(test)]
@@ -469,21 +471,18 @@ mod tests {
     }
 
     #[test]
-    fn unreadable_or_invalid_user_file_is_an_error_naming_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("keys.toml");
-        std::fs::write(&path, "[[bind]]\naction = \"down\"\nkeys = 3\n").unwrap();
-        let err = KeyMap::load(Some(&path)).unwrap_err();
-        assert!(
-            err.to_string().contains(&path.display().to_string()),
-            "{err}"
-        );
+    fn an_invalid_user_file_is_an_error_naming_it() {
+        let user = UserFile {
+            origin: "/home/me/.config/kinformer/keys.toml".into(),
+            text: "[[bind]]\naction = \"down\"\nkeys = 3\n".into(),
+        };
+        let err = KeyMap::load(Some(&user)).unwrap_err();
+        assert!(err.to_string().contains(&user.origin), "{err}");
     }
 
     #[test]
-    fn missing_user_file_falls_back_to_defaults() {
-        let dir = tempfile::tempdir().unwrap();
-        let map = KeyMap::load(Some(&dir.path().join("nope.toml"))).unwrap();
+    fn no_user_file_is_the_defaults() {
+        let map = KeyMap::load(None).unwrap();
         assert_eq!(
             map.bindings().len(),
             KeyMap::defaults().unwrap().bindings().len()

@@ -212,14 +212,11 @@ impl LogKeyMap {
 
     /// Defaults overlaid with the user's file at `path` if it exists (usually
     /// [`user_log_keys_path`]); an unreadable or invalid file is an error naming it.
-    pub fn load(path: Option<&std::path::Path>) -> Result<Self, String> {
+    pub fn load(user: Option<&super::keys::UserFile>) -> Result<Self, String> {
         let mut map = Self::defaults()?;
-        if let Some(path) = path
-            && path.exists()
-        {
-            let named = |e: String| format!("log key bindings in {}: {e}", path.display());
-            let text = std::fs::read_to_string(path).map_err(|e| named(e.to_string()))?;
-            map.overlay(&text).map_err(named)?;
+        if let Some(file) = user {
+            map.overlay(&file.text)
+                .map_err(|e| format!("log key bindings in {}: {e}", file.origin))?;
         }
         Ok(map)
     }

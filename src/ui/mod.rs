@@ -1,7 +1,10 @@
-//! The terminal dashboard: a pure state machine ([`app::App`]) fed with [`action::Action`]s,
-//! answering with [`action::Effect`]s, and drawn by `impl Widget for &App` ([`widgets`]).
+//! The terminal dashboard's pure side: a state machine ([`app::App`]) fed with
+//! [`action::Action`]s, answering with [`action::Effect`]s, and drawn by `impl Widget for &App`
+//! ([`widgets`]). Nothing here does I/O, awaits, spawns or holds a client: every task that talks
+//! to a cluster or a terminal is in [`crate::runtime`], which depends on this module and never
+//! the other way round (`tests/layering.rs` fails otherwise).
 //!
-//! - [`action`]: the messages in and out, and the view-model types the runtime builds.
+//! - [`action`]: the messages in and out, and the plain data types they carry.
 //! - [`app`]: `App::update` — the shared state (config, key map, resources, views, informer
 //!   rows, event ring, footer message, mode, screen stack, clock, dirty flag) and the routing of
 //!   actions and keys to the screen on top.
@@ -12,11 +15,11 @@
 //! - [`event_log`]: the bounded DeltaFIFO event log.
 //! - [`keys`]: key bindings as data (`assets/keys.toml`, overridable by the user).
 //! - [`resources`]: `:` command resolution and completion.
-//! - [`log_stream`]: a log view's stream tasks, [`log_feeds`]: the runtime's log views (one
-//!   token each, coalesced frames), [`log_view`]: the log screen's buffer, keys and drawing.
-//! - [`operate`]: the one write path (readonly check, confirmation prompt, one log line, the
-//!   server's answer), [`drain`]: a node drain as a cancellable task, [`portforward`]: local
-//!   listeners forwarded to pod ports.
+//! - [`log_stream`]: what a log stream is (pods, containers, options, lines and states), and
+//!   [`log_view`]: the log screen's buffer, keys and drawing.
+//! - [`operate`]: what a write is (read-only check, the kinds it applies to, confirmation
+//!   prompt), [`drain`]: a node drain's options, plan and progress, [`portforward`]: a forward's
+//!   target and its `:pf` row, [`metrics`]: the metrics a view asks for and what comes back.
 //! - [`xray`]: the live owner tree of `:xray`, built from the informers' indexes.
 //! - [`widgets`]: rendering; reads `&App` only, draws only visible rows: the frame (header,
 //!   command line, footer) around the screen on top, which draws itself.
@@ -37,8 +40,9 @@
 //! 4. Its keys in `assets/keys.toml` (a [`keys::KeyAction`] variant each; they show in help and
 //!    README's key table); the command or key that pushes it on the stack.
 //!
-//! # The runtime's side of the protocol
-//! - Create the app with `App::new(AppConfig, KeyMap::load(keys::user_keys_path().as_deref())?)`
+//! # The runtime's side of the protocol ([`crate::runtime`])
+//! - Create the app with `App::new(AppConfig, KeyMap::load(user)?)`, `user` being the
+//!   user's key file as `crate::runtime::user_file::read` found it
 //!   and carry out the effects of `App::init()` (the first view and a namespaces view).
 //! - `Effect::OpenResource { view, resource, namespace, drill }`: start or reuse the informer,
 //!   send `Action::Store { view, store }` (the indexer, for label filters, the picker and
@@ -59,7 +63,7 @@
 //!   `Action::Store` indexers and rows go to the xray model).
 //! - `Action::Tap` with new event-tap entries; `Action::Discovery`, `Action::Contexts` at start
 //!   and after `Effect::SwitchContext`.
-//! - `Effect::OpenLogs`/`CloseLogs`/`SaveLogs`: [`log_feeds::LogFeeds::carry_out`]; its
+//! - `Effect::OpenLogs`/`CloseLogs`/`SaveLogs`: `crate::runtime::log_feeds::LogFeeds::carry_out`; its
 //!   batches arrive as `Action::Log` (at most one per view per frame), saves as
 //!   `Action::LogSaved`.
 //! - `Effect::FetchYaml`/`FetchDescribe` → `Action::Yaml`/`Action::Describe` with the same
@@ -82,13 +86,11 @@ pub mod action;
 pub mod app;
 mod command;
 pub mod drain;
-pub mod edit;
 pub mod event_log;
 pub mod fleet;
 pub mod fleet_diff;
 pub mod fleet_table;
 pub mod keys;
-pub mod log_feeds;
 pub mod log_stream;
 pub mod log_text;
 pub mod log_view;
@@ -97,11 +99,8 @@ pub mod operate;
 pub mod portforward;
 pub mod pulse;
 pub mod resources;
-pub mod runtime;
 pub mod screens;
-pub mod shell;
 pub mod table;
-pub mod terminal;
 pub mod widgets;
 pub mod xray;
 

@@ -3,9 +3,9 @@
 //! A [`Write`] is an [`Operation`] on one object. The dashboard asks [`Write::check`] before it
 //! offers the operation (`--readonly` refuses every write; an operation only applies to the kinds
 //! kubectl applies it to), shows [`Write::prompt`] and waits for `y` when [`Operation::destructive`]
-//! says so, then hands it to the runtime, which calls [`execute`]: one request with kubectl's
-//! semantics, one log line (operation, object, result — never a header or token) and a
-//! [`WriteOutcome`] with the server's answer for the footer. A refusal keeps the server's message,
+//! says so, then hands it to the runtime, which calls `crate::runtime::operate::execute`: one
+//! request with kubectl's semantics, one log line (operation, object, result — never a header or
+//! token) and a [`WriteOutcome`] with the server's answer for the footer. A refusal keeps the server's message,
 //! and a 403 names the verb and resource that were refused.
 //!
 //! | operation | request (as kubectl sends it) |
@@ -16,18 +16,16 @@
 //! | restart (`kubectl rollout restart`) | strategic-merge `PATCH` of `spec.template.metadata.annotations["kubectl.kubernetes.io/restartedAt"]` |
 //! | cordon / uncordon | strategic-merge `PATCH` of `spec.unschedulable` (`true` / `null`) |
 //! | evict (`kubectl drain`, per pod) | `POST .../pods/NAME/eviction` (policy/v1) |
-//! | edit (`kubectl edit`, see [`crate::ui::edit`]) | `PUT` of the edited object with the resourceVersion it was read at |
+//! | edit (`kubectl edit`, see `crate::runtime::edit`) | `PUT` of the edited object with the resourceVersion it was read at |
 //! | trigger (`kubectl create job NAME --from=cronjob/CJ`) | `GET` of the CronJob, `POST` of a Job made from its `jobTemplate` ([`job_from_cronjob`]) |
 //! | suspend / resume (`kubectl patch cronjob CJ -p '{"spec":{"suspend":true}}'`) | strategic-merge `PATCH` of `spec.suspend` |
 //! | set image (`kubectl set image KIND/NAME CONTAINER=IMAGE`) | strategic-merge `PATCH` of the one container's `image`, merged by `name` ([`set_image_patch`]) |
 
 use k8s_openapi::api::batch::v1::{CronJob, Job};
-use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
-use kube::api::{Api, DeleteParams, DynamicObject, EvictParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
-use crate::cluster::{ResourceInfo, one_line};
+use crate::cluster::ResourceInfo;
 
 /// `propagationPolicy` of a delete (`kubectl delete --cascade=background|foreground|orphan`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -62,14 +60,6 @@ impl Propagation {
             Propagation::Background => Propagation::Foreground,
             Propagation::Foreground => Propagation::Orphan,
             Propagation::Orphan => Propagation::Background,
-        }
-    }
-
-    fn policy(self) -> kube::api::PropagationPolicy {
-        match self {
-            Propagation::Background => kube::api::PropagationPolicy::Background,
-            Propagation::Foreground => kube::api::PropagationPolicy::Foreground,
-            Propagation::Orphan => kube::api::PropagationPolicy::Orphan,
         }
     }
 }
@@ -325,7 +315,7 @@ impl Write {
 
     /// The footer line for a request the server accepted; `made`: what it created, when it
     /// created something (a triggered CronJob's Job).
-    fn success(&self, made: Option<&str>) -> String {
+    pub fn success(&self, made: Option<&str>) -> String {
         let what = self.what();
         match &self.op {
             Operation::Delete(p) => format!("{what} deleted (propagation {})", p.as_str()),
@@ -345,30 +335,6 @@ impl Write {
             Operation::SetImage(c) => {
                 format!("{what}: container {} image set to {}", c.name, c.image)
             }
-        }
-    }
-
-    /// The footer line for a failed request: the server's message, and for a 403 which verb on
-    /// which resource was refused.
-    pub fn failure(&self, e: &kube::Error) -> String {
-        let head = format!("{} {}", self.op.name(), self.what());
-        match e {
-            kube::Error::Api(s) if s.code == 403 => format!(
-                "{head}: forbidden ({}): {}",
-                self.op.rbac(&self.resource),
-                one_line(&s.message)
-            ),
-            kube::Error::Api(s) => format!("{head}: {} ({})", one_line(&s.message), s.reason),
-            e => format!("{head}: {}", one_line(&e.to_string())),
-        }
-    }
-
-    fn api(&self, client: kube::Client) -> Api<DynamicObject> {
-        match &self.namespace {
-            Some(ns) if self.resource.namespaced => {
-                Api::namespaced_with(client, ns, &self.resource.api_resource)
-            }
-            _ => Api::all_with(client, &self.resource.api_resource),
         }
     }
 }
@@ -426,148 +392,6 @@ pub fn manual_job_name(cronjob: &str, random: u32) -> String {
 pub fn restart_patch(now: &str) -> serde_json::Value {
     json!({"spec": {"template": {"metadata": {"annotations": {
         "kubectl.kubernetes.io/restartedAt": now}}}}})
-}
-
-/// The containers and images of the object `w` names (a GET: the cache keeps no containers),
-/// for the set-image dialog; the error is the server's answer on one line.
-pub async fn fetch_images(client: kube::Client, w: &Write) -> Result<Vec<ContainerImage>, String> {
-    let obj = w
-        .api(client)
-        .get(&w.name)
-        .await
-        .map_err(|e| one_line(&e.to_string()))?;
-    Ok(container_images(&w.resource.api_resource.kind, &obj.data))
-}
-
-/// Send the write; log one line; report the server's answer.
-pub async fn execute(client: kube::Client, w: &Write) -> WriteOutcome {
-    execute_with_code(client, w).await.0
-}
-
-/// [`execute`], with the HTTP status code of the server's refusal (409 Conflict, 422 Invalid, ...)
-/// when it refused.
-pub async fn execute_with_code(client: kube::Client, w: &Write) -> (WriteOutcome, Option<u16>) {
-    let result = send(client, w).await;
-    let outcome = match &result {
-        Ok(made) => WriteOutcome {
-            message: w.success(made.as_deref()),
-            error: false,
-        },
-        Err(e) => WriteOutcome {
-            message: w.failure(e),
-            error: true,
-        },
-    };
-    let ar = &w.resource.api_resource;
-    tracing::info!(
-        target: "kinformer::write",
-        op = w.op.name(),
-        detail = %w.op.detail(),
-        resource = %ar.plural,
-        group = %ar.group,
-        namespace = w.namespace.as_deref().unwrap_or(""),
-        name = %w.name,
-        ok = !outcome.error,
-        result = %outcome.message,
-        "write"
-    );
-    let code = match &result {
-        Err(kube::Error::Api(s)) => Some(s.code),
-        _ => None,
-    };
-    (outcome, code)
-}
-
-/// Send the write; `Ok(Some(name))` names what it created (`namespace/name`).
-async fn send(client: kube::Client, w: &Write) -> Result<Option<String>, kube::Error> {
-    let api = w.api(client.clone());
-    let pp = PatchParams::default();
-    if let Operation::Trigger = w.op {
-        let ns = w.namespace.as_deref().unwrap_or("default");
-        let cronjob = Api::<CronJob>::namespaced(client.clone(), ns)
-            .get(&w.name)
-            .await?;
-        let job = job_from_cronjob(&cronjob, &manual_job_name(&w.name, rand::random()));
-        let made = Api::<Job>::namespaced(client, ns)
-            .create(&PostParams::default(), &job)
-            .await?;
-        return Ok(Some(format!(
-            "{ns}/{}",
-            made.metadata.name.unwrap_or_default()
-        )));
-    }
-    let sent = match &w.op {
-        Operation::Delete(p) => {
-            let dp = DeleteParams {
-                propagation_policy: Some(p.policy()),
-                ..DeleteParams::default()
-            };
-            api.delete(&w.name, &dp).await.map(drop)
-        }
-        Operation::Kill => api
-            .delete(&w.name, &DeleteParams::default().grace_period(0))
-            .await
-            .map(drop),
-        Operation::Scale(n) => api
-            .patch_scale(
-                &w.name,
-                &pp,
-                &Patch::Merge(json!({"spec": {"replicas": n}})),
-            )
-            .await
-            .map(drop),
-        Operation::Restart => {
-            let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-            api.patch(&w.name, &pp, &Patch::Strategic(restart_patch(&now)))
-                .await
-                .map(drop)
-        }
-        Operation::Cordon | Operation::Uncordon => {
-            let v = if w.op == Operation::Cordon {
-                json!(true)
-            } else {
-                serde_json::Value::Null
-            };
-            api.patch(
-                &w.name,
-                &pp,
-                &Patch::Strategic(json!({"spec": {"unschedulable": v}})),
-            )
-            .await
-            .map(drop)
-        }
-        Operation::Evict => {
-            let ns = w.namespace.as_deref().unwrap_or("default");
-            let pods: Api<Pod> = Api::namespaced(client, ns);
-            pods.evict(&w.name, &EvictParams::default()).await.map(drop)
-        }
-        Operation::Edit(obj) => {
-            let obj: DynamicObject =
-                serde_json::from_value((**obj).clone()).map_err(kube::Error::SerdeError)?;
-            api.replace(&w.name, &PostParams::default(), &obj)
-                .await
-                .map(drop)
-        }
-        Operation::Suspend(on) => api
-            .patch(
-                &w.name,
-                &pp,
-                &Patch::Strategic(json!({"spec": {"suspend": on}})),
-            )
-            .await
-            .map(drop),
-        Operation::SetImage(c) => api
-            .patch(
-                &w.name,
-                &pp,
-                &Patch::Strategic(set_image_patch(&w.resource.api_resource.kind, c)),
-            )
-            .await
-            .map(drop),
-        // Sent above (a GET, then a POST to another resource).
-        Operation::Trigger => Ok(()),
-    };
-    sent.map(|()| None)
 }
 
 #[cfg(test)]
@@ -650,18 +474,6 @@ mod tests {
             "Delete deployment shop/web (propagation Orphan)?"
         );
         assert_eq!(Propagation::Orphan.next(), Propagation::Background);
-    }
-
-    #[test]
-    fn a_403_names_the_verb_and_resource_refused() {
-        let status =
-            kube::core::Status::failure("deployments.apps \"web\" is forbidden", "Forbidden")
-                .with_code(403);
-        let e = kube::Error::Api(Box::new(status));
-        assert_eq!(
-            write(Operation::Scale(3)).failure(&e),
-            "scale deployment shop/web: forbidden (patch deployments.apps/scale): deployments.apps \"web\" is forbidden"
-        );
     }
 
     #[test]

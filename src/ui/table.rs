@@ -17,11 +17,11 @@ use std::sync::Arc;
 
 use regex::Regex;
 
+pub use super::action::Drill;
 use super::action::ObjectSummary;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
-use crate::informer::index::{NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX};
 use crate::selector::{LabelSelector, Operator};
 
 /// How long an added/updated row stays highlighted.
@@ -74,55 +74,6 @@ pub enum SortBy {
     /// By the joined column at this index (after the row's cells: CPU, MEM...), from
     /// [`Entry::joined`].
     Joined(usize),
-}
-
-/// Restricts a table to the objects related to a drilled-down object. Each kind is answered by
-/// one informer index ([`Drill::index`]) under [`Drill::values`], so a drilled view's rows are
-/// read from the index (O(matches)); [`Filters`] re-checks each row against the same relation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Drill {
-    /// Objects with an ownerReference to one of these uids (the owner index).
-    Owners(HashSet<Arc<str>>),
-    /// Pods scheduled on this node (the node index).
-    Node(Arc<str>),
-    /// Objects in this namespace (the namespace index).
-    Namespace(Arc<str>),
-}
-
-impl Drill {
-    /// The informer index answering this drill-down.
-    pub fn index(&self) -> &'static str {
-        match self {
-            Drill::Owners(_) => OWNER_INDEX,
-            Drill::Node(_) => NODE_INDEX,
-            Drill::Namespace(_) => NAMESPACE_INDEX,
-        }
-    }
-
-    /// The index values whose objects the drill-down shows (any of them).
-    pub fn values(&self) -> Vec<&str> {
-        match self {
-            Drill::Owners(uids) => uids.iter().map(|u| &**u).collect(),
-            Drill::Node(n) | Drill::Namespace(n) => vec![&**n],
-        }
-    }
-
-    /// True when an object filed under `value` in [`index`](Self::index) belongs to the drill.
-    pub fn has_value(&self, value: &str) -> bool {
-        match self {
-            Drill::Owners(uids) => uids.contains(value),
-            Drill::Node(n) | Drill::Namespace(n) => &**n == value,
-        }
-    }
-
-    /// The same relation checked on a row summary.
-    pub fn matches(&self, s: &ObjectSummary) -> bool {
-        match self {
-            Drill::Owners(uids) => s.owner_uids().any(|u| uids.contains(u)),
-            Drill::Node(n) => s.node() == Some(&**n),
-            Drill::Namespace(n) => s.namespace.as_deref() == Some(&**n),
-        }
-    }
 }
 
 /// A text filter (`/text`, `/~regex`).
@@ -956,4 +907,31 @@ impl TableModel {
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.entries.values()
     }
+}
+
+/// The latest row summaries of `keys` from the indexer, and the keys it no longer holds. With
+/// `cluster` (a merged view's member), rows and deletions are keyed under it
+/// ([`cluster_key`](crate::ui::action::cluster_key)); without, they share the indexer's keys.
+pub fn rows_for_keys(
+    kind: &str,
+    printer: Option<&[crate::render::PrinterColumn]>,
+    store: &crate::informer::thread_safe_store::ThreadSafeStore<kube::api::DynamicObject>,
+    cluster: Option<&str>,
+    keys: &[Arc<str>],
+) -> (Vec<ObjectSummary>, Vec<Arc<str>>) {
+    let keyed = |k: Arc<str>| match cluster {
+        Some(c) => crate::ui::action::cluster_key(c, &k),
+        None => k,
+    };
+    let mut upserts = Vec::with_capacity(keys.len());
+    let mut deletes = Vec::new();
+    for key in keys {
+        match store.get_key_value(key) {
+            Some((k, obj)) => {
+                upserts.extend(ObjectSummary::with_key(kind, keyed(k), &obj, printer))
+            }
+            None => deletes.push(keyed(key.clone())),
+        }
+    }
+    (upserts, deletes)
 }

@@ -143,7 +143,7 @@ async fn the_dashboards_cronjob_keys_trigger_a_job_from_its_template_and_suspend
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboards_set_image_dialog_patches_only_the_chosen_container() {
-    use kinformer::ui::operate::fetch_images;
+    use kinformer::runtime::operate::fetch_images;
     let s = setup().await;
     let client = s.conn.client.clone();
     let deploys: Api<Deployment> = Api::namespaced(client.clone(), &s.ns);

@@ -134,7 +134,7 @@ async fn an_interactive_tty_echoes_follows_resizes_and_exits() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dashboards_shell_session_runs_commands_and_reports_the_exit_code() {
-    use kinformer::ui::shell::{Input, ShellExit, session};
+    use kinformer::runtime::shell::{Input, ShellExit, session};
     let s = setup().await;
     if s.demo.is_none() {
         println!("skipping: needs a running container (the demo's simulated shell)");
@@ -192,7 +192,7 @@ async fn the_dashboards_shell_session_runs_commands_and_reports_the_exit_code() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shell_in_a_missing_pod_fails_with_the_servers_message() {
-    use kinformer::ui::shell::{ShellExit, session};
+    use kinformer::runtime::shell::{ShellExit, session};
     let s = setup().await;
     let pods: Api<Pod> = Api::namespaced(s.conn.client.clone(), &s.ns);
     let (_tx, rx) = mpsc::channel(1);
@@ -212,7 +212,7 @@ async fn a_shell_in_a_missing_pod_fails_with_the_servers_message() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shell_whose_terminal_input_ends_closes_its_stdin_and_ends() {
-    use kinformer::ui::shell::{ShellExit, session};
+    use kinformer::runtime::shell::{ShellExit, session};
     let s = setup().await;
     if s.demo.is_none() {
         println!("skipping: needs a running container (the demo's simulated shell)");

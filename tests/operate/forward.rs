@@ -4,7 +4,7 @@ use super::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn port_forward_carries_an_http_get_through_a_local_port() {
-    use kinformer::ui::portforward::{ForwardStats, bind_local, forward};
+    use kinformer::runtime::portforward::{ForwardStats, bind_local, forward};
     use std::sync::Arc;
     use std::sync::atomic::Ordering;
     use tokio::io::AsyncWriteExt;
@@ -60,7 +60,7 @@ async fn port_forward_carries_an_http_get_through_a_local_port() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dashboard_forward_carries_bytes_and_stopping_it_closes_the_port_and_ends_its_task() {
-    use kinformer::ui::portforward::Forwards;
+    use kinformer::runtime::portforward::Forwards;
     use tokio::io::AsyncWriteExt;
     let s = setup().await;
     if s.demo.is_none() {

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use kinformer::app_main::{DemoSpec, RunningDemo, start_demo};
 use kinformer::cluster::{ConnectOptions, Connection};
+use kinformer::runtime::Headless;
 use kinformer::ui::action::Action;
-use kinformer::ui::runtime::Headless;
 use kinformer::ui::{App, AppConfig, KeyMap};
 
 pub struct Setup {

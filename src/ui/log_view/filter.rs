@@ -11,7 +11,7 @@
 //! k9s's log filter is one regex (or its inverse with `!`); kubetui adds jq queries. Field terms
 //! are closer to what LogQL's label filters (`| status >= 500`) do, on the line's own fields.
 //!
-//! Invariant: [`LineFilter::to_string`] prints a filter that parses back to the same filter.
+//! Invariant: `LineFilter::to_string` prints a filter that parses back to the same filter.
 
 use std::fmt;
 

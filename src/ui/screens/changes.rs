@@ -17,6 +17,7 @@ use super::Screen;
 use super::history::{clock, delta_style};
 use crate::informer::history::{ChangeRow, HistoryStats};
 use crate::selector::LabelSelector;
+pub use crate::ui::action::ChangesFilter;
 use crate::ui::action::{Effect, resource_label};
 use crate::ui::app::{App, Mode};
 use crate::ui::event_log::{fit_resource, resource_cap};
@@ -27,39 +28,6 @@ use crate::ui::xray::counted;
 
 /// Most lines the changes screen asks for.
 pub const CHANGES_LIMIT: usize = 1000;
-
-/// What the runtime filters the recorded versions by.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ChangesFilter {
-    /// History resource name (`pods`, `deployments.apps`); `None`: every resource.
-    pub resource: Option<String>,
-    /// `None`: every namespace (and cluster-scoped objects).
-    pub namespace: Option<String>,
-    /// A label selector (validated by the app); empty: everything.
-    pub selector: String,
-}
-
-impl ChangesFilter {
-    /// Whether a version of `id` with `labels` passes (the selector parsed once by the caller).
-    pub fn passes(
-        &self,
-        selector: Option<&LabelSelector>,
-        resource: &str,
-        key: &str,
-        labels: &std::collections::BTreeMap<String, String>,
-    ) -> bool {
-        if self.resource.as_deref().is_some_and(|r| r != resource) {
-            return false;
-        }
-        if let Some(ns) = &self.namespace {
-            match key.split_once('/') {
-                Some((k_ns, _)) if k_ns == ns => {}
-                _ => return false,
-            }
-        }
-        selector.is_none_or(|s| s.matches(labels))
-    }
-}
 
 /// The changes screen's state.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,11 +1,11 @@
 //! The keys a k9s user reaches for in the first minute, where they differ from a plain key →
 //! action table (k9s: `internal/view/*.go`, each view's `bindKeys`).
 //!
-//! - **One key, the action that fits** ([`App::resolve_key`]): k9s binds `s` to a shell on a
+//! - **One key, the action that fits** (`App::resolve_key`): k9s binds `s` to a shell on a
 //!   pod, scale on a Deployment and suspend/resume on a CronJob; `r` restarts a Deployment and
 //!   drains a node; `t` triggers a CronJob and, on the DeltaFIFO log, cycles its type filter.
-//!   The key map lists such a key under several actions ([`KeyMap::actions`]); the first whose
-//!   [`App::key_applies`] holds for the selected object or the screen is taken. When none does,
+//!   The key map lists such a key under several actions ([`KeyMap::actions`](crate::ui::keys::KeyMap::actions)); the first whose
+//!   `App::key_applies` holds for the selected object or the screen is taken. When none does,
 //!   the footer says what the key does and where, instead of nothing.
 //! - **Moving around as k9s does**: `shift-j` jumps to the owner (the controller reference),
 //!   `o` to a pod's node, `0`–`9` to the namespace favourites (`0` all namespaces, `1`–`9` the

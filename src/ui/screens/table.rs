@@ -30,7 +30,7 @@ use crate::ui::app::{App, Mode};
 use crate::ui::fleet_table::merged_index_keys;
 use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
-use crate::ui::runtime::rows_for_keys;
+use crate::ui::table::rows_for_keys;
 use crate::ui::table::{Drill, LabelFilter, Mark, SortBy, TableModel, TextFilter};
 use crate::ui::widgets::{DIM, TITLE, centered};
 use kube::api::DynamicObject;

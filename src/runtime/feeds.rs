@@ -4,6 +4,7 @@
 //! one row update).
 
 use super::*;
+pub use crate::ui::table::rows_for_keys;
 
 /// Most row batches sent by the feeds and not yet taken by the frame loop. Above it a feed waits
 /// before it reads its next batch from the indexer, and its keys wait in the view's workqueue,
@@ -440,31 +441,4 @@ pub async fn next_key_batch(
         queue.done(key);
     }
     Some(keys)
-}
-
-/// The latest row summaries of `keys` from the indexer, and the keys it no longer holds. With
-/// `cluster` (a merged view's member), rows and deletions are keyed under it
-/// ([`cluster_key`](crate::ui::action::cluster_key)); without, they share the indexer's keys.
-pub fn rows_for_keys(
-    kind: &str,
-    printer: Option<&[render::PrinterColumn]>,
-    store: &ThreadSafeStore<DynamicObject>,
-    cluster: Option<&str>,
-    keys: &[Arc<str>],
-) -> (Vec<ObjectSummary>, Vec<Arc<str>>) {
-    let keyed = |k: Arc<str>| match cluster {
-        Some(c) => crate::ui::action::cluster_key(c, &k),
-        None => k,
-    };
-    let mut upserts = Vec::with_capacity(keys.len());
-    let mut deletes = Vec::new();
-    for key in keys {
-        match store.get_key_value(key) {
-            Some((k, obj)) => {
-                upserts.extend(ObjectSummary::with_key(kind, keyed(k), &obj, printer))
-            }
-            None => deletes.push(keyed(key.clone())),
-        }
-    }
-    (upserts, deletes)
 }

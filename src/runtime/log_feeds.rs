@@ -24,12 +24,12 @@ use kube::discovery::ApiResource;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::action::{Action, Effect, ViewId};
 use super::log_stream::{
     ContainerPick, Guard, LOG_CHANNEL, LogContext, LogCounters, LogEvent, PodFilter, StreamOptions,
     coalesce, spawn_log_view,
 };
 use crate::informer::factory::{DynamicInformer, InformerKey, SharedInformerFactory};
+use crate::ui::action::{Action, Effect, ViewId};
 
 /// One frame of log lines: the streams' events are coalesced over this long into one
 /// [`Action::Log`], so a 5,000 lines/s stream costs at most ~30 redraws a second.

@@ -19,7 +19,8 @@ use kube::api::{Api, DynamicObject};
 use serde_json::Value;
 
 use crate::cluster::{ResourceInfo, one_line};
-use crate::ui::operate::{Operation, Write, WriteOutcome, execute_with_code};
+use crate::runtime::operate::execute_with_code;
+use crate::ui::operate::{Operation, Write, WriteOutcome};
 
 /// kubectl edit's header.
 const HEADER: &str = "# Please edit the object below. Lines beginning with a '#' will be ignored,\n\

@@ -1,4 +1,8 @@
-//! The dashboard's runtime: all I/O around the pure [`App`].
+//! The dashboard's runtime: all I/O around the pure [`App`] ([`crate::ui`]), and the only place
+//! that does any: the frame loop and the terminal ([`terminal`], suspend for a shell, an editor or
+//! a plugin), the informer feeds, the log streams ([`log_stream`], [`log_feeds`]), the shell
+//! ([`shell`]), port-forwards ([`portforward`]), the metrics poller ([`metrics`]), the writes
+//! ([`operate`], [`drain`], [`edit`]) and the fleet's members.
 //!
 //! Terminal events, informer notifications, the event tap and timers become [`Action`]s; the
 //! [`Effect`]s `App::update` returns are carried out here (informers, GETs, deletes, context
@@ -20,18 +24,6 @@ use kube::api::{Api, DynamicObject, ListParams};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::action::{
-    Access, Action, ConnectionState, Denial, Effect, InformerRow, InformerState, ObjectSummary,
-    ViewId,
-};
-use super::app::{App, AppConfig};
-use super::keys::KeyMap;
-use super::log_feeds::{LogBatchRx, LogFeeds};
-use super::log_view::{LogKeyMap, user_log_keys_path};
-use super::metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
-use super::table::Drill;
-use super::terminal;
-use super::{drain, edit, operate, portforward, shell};
 use crate::cluster::{Connection, ResourceInfo, one_line};
 use crate::informer::delta_fifo::{DeltaObject, Observer, Transform};
 use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
@@ -45,6 +37,15 @@ use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::informer::workqueue::RateLimitingQueue;
 use crate::informer::{Error as InformerError, meta_namespace_key};
 use crate::render;
+use crate::ui::action::{
+    Access, Action, ConnectionState, Denial, Effect, InformerRow, InformerState, ViewId,
+};
+use crate::ui::app::{App, AppConfig};
+use crate::ui::keys::KeyMap;
+use crate::ui::log_view::{LogKeyMap, user_log_keys_path};
+use crate::ui::table::Drill;
+use log_feeds::{LogBatchRx, LogFeeds};
+use metrics::{KubeMetricsSource, MetricsHub, MetricsScope, MetricsUpdate};
 
 /// Errors of the UI layer.
 #[derive(Debug, thiserror::Error)]
@@ -90,20 +91,30 @@ const BATCH: usize = 4096;
 mod access;
 mod background;
 mod describe;
+pub mod drain;
+pub mod edit;
 mod feeds;
 mod fleet;
+pub mod log_feeds;
+pub mod log_stream;
 mod members;
+pub mod metrics;
 mod node_pods;
+pub mod operate;
+pub mod portforward;
+pub mod shell;
 mod suspend;
+pub mod terminal;
 #[cfg(test)]
 mod tests;
+pub mod user_file;
 
 pub use access::FORBIDDEN_RECHECK;
 use access::*;
 use background::*;
 use describe::*;
+pub use feeds::next_key_batch;
 use feeds::*;
-pub use feeds::{next_key_batch, rows_for_keys};
 pub use fleet::{PROBE_BACKOFF_MAX, PROBE_PERIOD};
 use members::FeedSource;
 use node_pods::*;
@@ -949,7 +960,11 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     }
     let mut app = App::new(config.app, config.keys);
     // The log screen's keys: the defaults, overlaid by the user's file when there is one.
-    match LogKeyMap::load(user_log_keys_path().as_deref()) {
+    let user = match user_log_keys_path() {
+        Some(path) => user_file::read(&path),
+        None => Ok(None),
+    };
+    match user.and_then(|file| LogKeyMap::load(file.as_ref())) {
         Ok(keys) => app.log_keys = keys,
         Err(message) => {
             let _ = tx.send(Action::Notify {
