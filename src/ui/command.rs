@@ -79,6 +79,8 @@ impl App {
                 }
             }
             "xray" => self.open_xray(arg, fx),
+            // A table as it was (`:at 10:42`, `:at -5m`, `:at now`).
+            "at" => self.at_command(arg, fx),
             // The DeltaFIFO log; `:events` is the Event objects, as in kubectl and k9s.
             "deltas" | "fifo" => {
                 if !matches!(self.current_screen(), Some(Screen::Events)) {

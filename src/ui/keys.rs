@@ -68,6 +68,10 @@ pub enum KeyAction {
     CollapseAll,
     /// The selected object's recorded history (timeline, diffs).
     History,
+    /// `[`: the current table as it was before its previous recorded change.
+    TimeBack,
+    /// `]`: the next recorded change (live after the last).
+    TimeForward,
     /// Mark a version on the timeline (Enter then diffs the marked and the selected one).
     Mark,
     /// CronJobs: run now (a Job from the job template).

@@ -101,6 +101,7 @@ pub mod pulse;
 pub mod resources;
 pub mod screens;
 pub mod table;
+pub mod time_travel;
 pub mod widgets;
 pub mod xray;
 

@@ -496,6 +496,8 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::ExpandAll => "open all",
         KeyAction::CollapseAll => "close all",
         KeyAction::History => "history",
+        KeyAction::TimeBack => "earlier",
+        KeyAction::TimeForward => "later",
         KeyAction::Mark => "mark",
         KeyAction::PreviousLogs => "prev logs",
         KeyAction::SortReady => "sort ready",

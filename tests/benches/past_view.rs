@@ -56,13 +56,23 @@ fn setup() -> (History, Vec<Arc<DynamicObject>>) {
     for round in 1..=ROUNDS {
         let at = 1_000 + 1_000 * round as i64;
         let names: Vec<String> = live.keys().cloned().collect();
-        for name in names.iter().skip(round * 7).step_by(names.len() / CHANGED).take(CHANGED) {
+        for name in names
+            .iter()
+            .skip(round * 7)
+            .step_by(names.len() / CHANGED)
+            .take(CHANGED)
+        {
             let o = pod(&base, name, rv, round);
             rv += 1;
             h.observe_as_at("pods", &o, mask, Some(DeltaType::Updated), at);
             live.insert(name.clone(), o);
         }
-        for name in names.iter().skip(round).step_by(names.len() / CHURNED).take(CHURNED) {
+        for name in names
+            .iter()
+            .skip(round)
+            .step_by(names.len() / CHURNED)
+            .take(CHURNED)
+        {
             if live.remove(name).is_some() {
                 // A watch's DELETED carries the deletion's resourceVersion.
                 let gone = pod(&base, name, rv, round);

@@ -22,6 +22,7 @@ use super::Screen;
 use super::text::TextKind;
 use super::usage::{UsageKind, level_style, view_usage};
 use crate::cluster::ResourceInfo;
+use crate::informer::history::Since;
 use crate::informer::index::LABEL_INDEX;
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::render::{Column, Health};
@@ -67,6 +68,8 @@ pub struct ResourceView {
     pub col_widths: Vec<u16>,
     /// A jump's target (`shift-j`, `o`): selected once its row arrives.
     pub select_on_arrival: Option<super::k9s::SelectOnArrival>,
+    /// Shown as it was (`:at`, `[`, `]`): the past rows are in `table`, the live ones aside.
+    pub past: Option<Box<crate::ui::time_travel::PastTable>>,
 }
 
 /// Which index a drilled view's rows come from.
@@ -95,6 +98,15 @@ fn counted(n: usize, singular: &str, plural: &str) -> String {
 }
 
 impl ResourceView {
+    /// The table the informer's rows go to: `table`, or the live one kept aside while a past
+    /// view is shown.
+    pub fn live_table_mut(&mut self) -> &mut TableModel {
+        match &mut self.past {
+            Some(p) if p.swapped => &mut p.live,
+            _ => &mut self.table,
+        }
+    }
+
     /// The header's account of a drill-down: what was drilled into and which index answered,
     /// e.g. `deployments/web  owner index: 3 replicasets → 12 pods`.
     pub fn drill_text(&self) -> Option<String> {
@@ -212,6 +224,8 @@ impl App {
                 )
             }
             KeyAction::Retry => self.retry_forbidden(fx),
+            KeyAction::TimeBack => self.time_step(true, fx),
+            KeyAction::TimeForward => self.time_step(false, fx),
             KeyAction::SortFlip => {
                 if let Some(id) = self.current_view_id()
                     && let Some(v) = self.views.get_mut(&id)
@@ -440,7 +454,7 @@ impl App {
             &keys,
         );
         let highlight = v.synced;
-        if v.table.apply(rows, Vec::new(), now, highlight) {
+        if v.live_table_mut().apply(rows, Vec::new(), now, highlight) {
             self.after_rows(id, fx);
         }
     }
@@ -714,6 +728,10 @@ impl App {
 
     /// Candidates from the label index for the view's label filter (None: scan all rows).
     pub(crate) fn label_candidates(v: &mut ResourceView) -> Option<Vec<Arc<str>>> {
+        if v.past.is_some() {
+            // The index answers for now: a past view's rows are scanned.
+            return None;
+        }
         let lf = v.table.filters.label.as_mut()?;
         let terms: Vec<&str> = lf.index_terms.iter().map(String::as_str).collect();
         let from_index = if !v.member_stores.is_empty() {
@@ -788,6 +806,15 @@ impl App {
             title,
             Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
         )];
+        if let Some(p) = &v.past {
+            title_spans.push(Span::styled(
+                p.banner(self.now_ms),
+                Style::default()
+                    .fg(Color::Black)
+                    .bg(Color::LightMagenta)
+                    .add_modifier(Modifier::BOLD),
+            ));
+        }
         if stale {
             title_spans.push(Span::styled(
                 if merged {
@@ -908,7 +935,12 @@ impl App {
             offset = t.cursor() + 1 - height;
         }
         let window = &list[offset.min(n)..(offset + height).min(n)];
-        let now_unix = self.now_ms.div_euclid(1000);
+        // Ages in a past view are as they read then.
+        let now_unix = v
+            .past
+            .as_ref()
+            .map_or(self.now_ms, |p| p.at_ms)
+            .div_euclid(1000);
 
         // Cells of the visible rows only.
         type Levels = Vec<crate::render::metrics::Level>;
@@ -940,6 +972,14 @@ impl App {
                 }
             }
             let mut style = mark_style(health_style(e.summary.row.health), e.mark_at(self.now_ms));
+            // A past view: rows that read otherwise now are marked (deleted since: struck).
+            match v.past.as_ref().and_then(|p| p.since.get(key)) {
+                Some(Since::Changed) => {
+                    style = style.add_modifier(Modifier::ITALIC | Modifier::UNDERLINED)
+                }
+                Some(Since::Deleted) => style = mark_style(style, Mark::Deleted),
+                _ => {}
+            }
             // A member that is down or forbids the kind: its rows stay, dimmed (stale).
             if e.summary
                 .cluster()
