@@ -242,3 +242,46 @@ fn snapshot_of_a_past_table_with_its_banner() {
     travelled(&mut app, &h, "at -5m");
     insta::assert_snapshot!(draw(&mut app, 120, 10).backend());
 }
+
+#[test]
+fn enter_in_a_past_view_opens_the_history_at_the_version_shown() {
+    let (mut app, _) = app();
+    let h = recorded();
+    travelled(&mut app, &h, "at -5m");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(
+        fx,
+        [Effect::FetchHistory {
+            resource: "pods".into(),
+            key: "default/web-1".into(),
+        }]
+    );
+    match app.current_screen() {
+        Some(kinformer::ui::screens::Screen::History(v)) => {
+            assert_eq!(v.select_rv.as_deref(), Some("100"))
+        }
+        other => panic!("expected the history screen, got {other:?}"),
+    }
+}
+
+#[test]
+fn y_in_a_past_view_shows_the_recorded_state_without_asking_the_server() {
+    let (mut app, _) = app();
+    let h = recorded();
+    travelled(&mut app, &h, "at -5m");
+    assert!(app.update(key('y')).is_empty());
+    match app.current_screen() {
+        Some(kinformer::ui::screens::Screen::Text(t)) => {
+            assert!(
+                t.title
+                    .starts_with("Recorded state: default/web-1 as of 11:55:00")
+            );
+            let lines = t.lines.clone().and_then(Result::ok).unwrap_or_default();
+            assert!(
+                lines.iter().any(|l| l.trim() == "phase: Pending"),
+                "{lines:?}"
+            );
+        }
+        other => panic!("expected the text screen, got {other:?}"),
+    }
+}

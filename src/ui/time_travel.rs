@@ -19,7 +19,9 @@ use std::sync::Arc;
 use crate::informer::history::{PastView, Since, step_back, step_forward};
 use crate::ui::action::{Effect, ObjectSummary, ViewId, resource_label};
 use crate::ui::app::App;
+use crate::ui::screens::Screen;
 use crate::ui::screens::history::clock;
+use crate::ui::screens::text::{TextKind, TextView};
 use crate::ui::table::TableModel;
 
 /// A table shown as it was.
@@ -225,6 +227,61 @@ impl App {
         }
         self.dirty = true;
         self.scroll_current();
+    }
+
+    /// The current table is shown as it was.
+    pub(crate) fn in_past(&self) -> bool {
+        self.current_view().is_some_and(|v| v.past.is_some())
+    }
+
+    /// Enter (or `h`) in a past view: the selected object's history, at the version shown.
+    pub(crate) fn past_history(&mut self, fx: &mut Vec<Effect>) {
+        let Some((view, obj)) = self.selected_object() else {
+            return;
+        };
+        let resource = resource_label(&view.resource);
+        let key = obj.object_key().to_string();
+        let rv = obj.object.metadata.resource_version.clone();
+        self.open_history(&resource, &key, rv, fx);
+    }
+
+    /// `y` / `d` in a past view: the selected object's recorded state, as YAML (the fields
+    /// history tracks, as they were).
+    pub(crate) fn past_text(&mut self) {
+        let Some((view, obj)) = self.selected_object() else {
+            return;
+        };
+        let at = view.past.as_ref().map_or(self.now_ms, |p| p.at_ms);
+        let title = format!(
+            "Recorded state: {} as of {} (rv {})",
+            obj.key,
+            clock(at),
+            obj.object
+                .metadata
+                .resource_version
+                .as_deref()
+                .unwrap_or("?")
+        );
+        let value = serde_json::to_value(&*obj.object).unwrap_or_default();
+        let lines = crate::render::to_yaml(&value, false)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let request = self.next_request;
+        self.next_request += 1;
+        self.stack.push(Screen::Text(TextView {
+            kind: TextKind::Yaml,
+            title,
+            request,
+            lines: Some(Ok(lines)),
+            value: Some(value),
+            reveal: false,
+            scroll: 0,
+            wrap: true,
+            search: None,
+            hit: None,
+        }));
+        self.dirty = true;
     }
 
     /// Answer to [`Effect::FetchPastView`].

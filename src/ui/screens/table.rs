@@ -153,6 +153,10 @@ impl App {
                 }
             }
             KeyAction::LabelFilter => self.open_picker(),
+            // A past view: the selected object's history at the version shown, its recorded
+            // state (it is not on the server as it was).
+            KeyAction::Enter | KeyAction::History if self.in_past() => self.past_history(fx),
+            KeyAction::Yaml | KeyAction::Describe if self.in_past() => self.past_text(),
             KeyAction::Enter => self.enter(fx),
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
             KeyAction::History => self.history_of_selection(fx),
