@@ -210,8 +210,32 @@ fn insert(root: &mut Value, segs: &[String], shape: &[u8], leaf: Value) {
     }
 }
 
+/// Each path's segments, unescaped, by path id: split once per past view, not once per leaf.
+type Segments = Vec<Option<Arc<[String]>>>;
+
+fn segments_of(path: u32, paths: &Paths, cache: &mut Segments) -> Arc<[String]> {
+    let i = path as usize;
+    if let Some(Some(s)) = cache.get(i) {
+        return s.clone();
+    }
+    let segs: Arc<[String]> = paths.name(path).split('/').skip(1).map(unescape).collect();
+    if cache.len() <= i {
+        cache.resize(i + 1, None);
+    }
+    if let Some(slot) = cache.get_mut(i) {
+        *slot = Some(segs.clone());
+    }
+    segs
+}
+
 /// The object `id` as its leaves `state` say, with the resourceVersion `rv`.
-fn rebuild(id: &ObjectId, state: &BTreeMap<u32, &str>, rv: &str, paths: &Paths) -> DynamicObject {
+fn rebuild(
+    id: &ObjectId,
+    state: &BTreeMap<u32, &str>,
+    rv: &str,
+    paths: &Paths,
+    cache: &mut Segments,
+) -> DynamicObject {
     let (namespace, name) = match id.key.split_once('/') {
         Some((ns, name)) => (Some(ns.to_string()), name.to_string()),
         None => (None, id.key.to_string()),
@@ -225,10 +249,9 @@ fn rebuild(id: &ObjectId, state: &BTreeMap<u32, &str>, rv: &str, paths: &Paths) 
     let mut data = Value::Object(Map::new());
     let time = |v: &str| serde_json::from_value::<Time>(Value::String(v.to_string())).ok();
     for (&path, &value) in state {
-        let name = paths.name(path);
         let shape = paths.shapes.get(path as usize).map_or(&[][..], |s| &s[..]);
-        let segs: Vec<String> = name.split('/').skip(1).map(unescape).collect();
-        match segs.as_slice() {
+        let segs = segments_of(path, paths, cache);
+        match &segs[..] {
             [m, labels, k] if m == "metadata" && labels == "labels" => {
                 meta.labels
                     .get_or_insert_with(Default::default)
@@ -288,6 +311,7 @@ impl History {
             .filter_map(|o| Some((meta_namespace_key(&*o).ok()?, o)))
             .collect();
         let paths = self.paths.lock();
+        let mut cache = Segments::new();
         let mut rows = Vec::new();
         let mut tracked: HashSet<&str> = HashSet::new();
         for (id, track) in inner.tracks.iter() {
@@ -315,7 +339,7 @@ impl History {
                     } else {
                         Since::Unchanged
                     };
-                    (Arc::new(rebuild(id, &state, rv, &paths)), since)
+                    (Arc::new(rebuild(id, &state, rv, &paths, &mut cache)), since)
                 }
             };
             rows.push(PastRow {
