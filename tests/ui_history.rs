@@ -558,3 +558,42 @@ fn the_timeline_and_the_diff_name_who_made_each_change() {
     );
     insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
 }
+
+#[test]
+fn b_shows_the_fields_grouped_by_the_manager_owning_them() {
+    let (mut app, _) = app();
+    let fx = app.update(key('b'));
+    let request = match fx.as_slice() {
+        [Effect::FetchYaml { request, name, .. }] if name == "web-1" => *request,
+        other => panic!("expected one FetchYaml of web-1, got {other:?}"),
+    };
+    let mut obj = serde_json::to_value(managed_pod("102", "web:1.5", "Running", &[])).unwrap();
+    obj["metadata"]["managedFields"] = json!([
+        {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1",
+         "time": "2026-11-25T11:50:00Z", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:metadata": {"f:labels": {"f:app": {}}}}},
+        {"manager": "kubectl-set", "operation": "Update", "apiVersion": "v1",
+         "time": "2026-11-25T11:55:00Z", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:containers": {"k:{\"name\":\"web\"}": {"f:image": {}}}}}}
+    ]);
+    app.update(Action::Yaml {
+        request,
+        result: Ok(obj),
+    });
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!("text screen not on top");
+    };
+    assert_eq!(t.title, "Blame: default/web-1");
+    let lines = t.lines.clone().and_then(Result::ok).unwrap_or_default();
+    assert_eq!(
+        lines,
+        [
+            "kubectl-set (Update) · last write 11:55:00 (−5m0s) · 1 field",
+            "    /spec/containers/web/image: web:1.5",
+            "",
+            "kube-controller-manager (Update) · last write 11:50:00 (−10m0s) · 1 field",
+            "    /metadata/labels/app: web",
+            "",
+        ]
+    );
+}

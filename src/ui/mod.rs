@@ -84,6 +84,7 @@
 
 pub mod action;
 pub mod app;
+pub mod blame;
 mod command;
 pub mod drain;
 pub mod event_log;

@@ -497,6 +497,7 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::CollapseAll => "close all",
         KeyAction::History => "history",
         KeyAction::TimeBack => "earlier",
+        KeyAction::Blame => "blame",
         KeyAction::TimeForward => "later",
         KeyAction::Mark => "mark",
         KeyAction::PreviousLogs => "prev logs",

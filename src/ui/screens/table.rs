@@ -158,6 +158,7 @@ impl App {
             KeyAction::Enter | KeyAction::History if self.in_past() => self.past_history(fx),
             KeyAction::Yaml | KeyAction::Describe if self.in_past() => self.past_text(),
             KeyAction::Enter => self.enter(fx),
+            KeyAction::Blame => self.fetch_text(TextKind::Blame, fx),
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
             KeyAction::History => self.history_of_selection(fx),
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
