@@ -457,3 +457,47 @@ fn structured_logs_filtered_by_level_show_only_error_lines_with_their_fields() {
     s.keys(&["q"]);
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
+
+/// Time travel on `--demo`: a pod killed (`ctrl-k`, grace 0) is gone from the live table,
+/// `:at -20s` shows it again under the AS OF banner, esc returns to live where it is gone.
+#[test]
+fn a_killed_pod_is_back_at_a_past_instant_and_gone_again_live() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start_with("travel", 160, "--demo --demo-pods 12 --demo-churn 0 -A");
+    let synced = s.wait_for("the pods table synced", 60, |t| {
+        t.contains("Pods(all)") && t.contains("synced") && t.contains("Running")
+    });
+    // The selected (first) row's NAME: the second word of the first Running line.
+    let name = synced
+        .lines()
+        .find(|l| l.contains("Running"))
+        .and_then(|l| {
+            l.split(|c: char| c.is_whitespace() || c == '│')
+                .filter(|w| !w.is_empty())
+                .nth(1)
+        })
+        .expect("a pod row")
+        .to_string();
+    s.keys(&["C-k"]);
+    s.wait_for("the kill dialog", 15, |t| t.contains(&name) && t.contains("y"));
+    s.keys(&["y"]);
+    s.wait_for("the pod gone from the live table", 30, |t| {
+        !t.contains(&name) && t.contains("Pods(all)")
+    });
+    s.keys(&[":"]);
+    s.text("at -20s");
+    s.keys(&["Enter"]);
+    s.wait_for("the pod back in the past view", 30, |t| {
+        t.contains("AS OF") && t.contains(&name)
+    });
+    s.keys(&["Escape"]);
+    s.wait_for("live again, without the pod", 30, |t| {
+        !t.contains("AS OF") && !t.contains(&name)
+    });
+    s.keys(&["q"]);
+    let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT="));
+    assert!(screen.contains("EXIT=0"), "{}", tail(&screen, 10));
+}

@@ -203,7 +203,14 @@ fn insert(root: &mut Value, segs: &[String], shape: &[u8], leaf: Value) {
                     m.insert(seg.clone(), leaf);
                     return;
                 }
-                m.entry(seg.clone()).or_insert_with(|| container(next))
+                // Most segments are met again (an object's siblings): no key allocated then.
+                if !m.contains_key(seg.as_str()) {
+                    m.insert(seg.clone(), container(next));
+                }
+                match m.get_mut(seg.as_str()) {
+                    Some(child) => child,
+                    None => return,
+                }
             }
             _ => return,
         };
