@@ -458,6 +458,15 @@ fn structured_logs_filtered_by_level_show_only_error_lines_with_their_fields() {
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
 
+/// The table part of a screen (above the DeltaFIFO events pane, which names keys too).
+fn table(screen: &str) -> String {
+    screen
+        .lines()
+        .take_while(|l| !l.contains("DeltaFIFO events"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Time travel on `--demo`: a pod killed (`ctrl-k`, grace 0) is gone from the live table,
 /// `:at -20s` shows it again under the AS OF banner, esc returns to live where it is gone.
 #[test]
@@ -467,35 +476,43 @@ fn a_killed_pod_is_back_at_a_past_instant_and_gone_again_live() {
         return;
     }
     let s = Session::start_with("travel", 160, "--demo --demo-pods 12 --demo-churn 0 -A");
-    let synced = s.wait_for("the pods table synced", 60, |t| {
-        t.contains("Pods(all)") && t.contains("synced") && t.contains("Running")
+    s.wait_for("the pods table synced", 60, |t| {
+        t.contains("Pods(all)") && t.contains("synced") && t.contains("storefront-")
     });
-    // The selected (first) row's NAME: the second word of the first Running line.
-    let name = synced
+    // A Deployment's pod (its replacement gets another name); the filter selects its first.
+    s.keys(&["/"]);
+    s.text("storefront");
+    s.keys(&["Enter"]);
+    let filtered = s.wait_for("only storefront pods", 15, |t| {
+        let t = table(t);
+        t.contains("storefront-") && !t.contains("postgres")
+    });
+    let name = table(&filtered)
         .lines()
-        .find(|l| l.contains("Running"))
+        .find(|l| l.contains("storefront-"))
         .and_then(|l| {
             l.split(|c: char| c.is_whitespace() || c == '│')
-                .filter(|w| !w.is_empty())
-                .nth(1)
+                .find(|w| w.starts_with("storefront-"))
         })
-        .expect("a pod row")
+        .expect("a storefront pod row")
         .to_string();
     s.keys(&["C-k"]);
-    s.wait_for("the kill dialog", 15, |t| t.contains(&name) && t.contains("y"));
+    s.wait_for("the kill dialog", 15, |t| {
+        t.contains(&name) && t.contains("y")
+    });
     s.keys(&["y"]);
-    s.wait_for("the pod gone from the live table", 30, |t| {
-        !t.contains(&name) && t.contains("Pods(all)")
+    s.wait_for(&format!("{name} gone from the live table"), 30, |t| {
+        !table(t).contains(&name) && t.contains("Pods(all)")
     });
     s.keys(&[":"]);
     s.text("at -20s");
     s.keys(&["Enter"]);
     s.wait_for("the pod back in the past view", 30, |t| {
-        t.contains("AS OF") && t.contains(&name)
+        t.contains("AS OF") && table(t).contains(&name)
     });
     s.keys(&["Escape"]);
     s.wait_for("live again, without the pod", 30, |t| {
-        !t.contains("AS OF") && !t.contains(&name)
+        !t.contains("AS OF") && !table(t).contains(&name)
     });
     s.keys(&["q"]);
     let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT="));
