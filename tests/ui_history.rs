@@ -507,7 +507,7 @@ fn blamed() -> History {
     let versions = [
         (
             DeltaType::Added,
-            managed_pod("100", "web:1.4", "Pending", &[created.clone()]),
+            managed_pod("100", "web:1.4", "Pending", std::slice::from_ref(&created)),
         ),
         (
             DeltaType::Updated,

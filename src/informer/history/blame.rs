@@ -150,7 +150,7 @@ impl Ownership {
                     .collect(),
             })
             .collect();
-        groups.sort_by(|a, b| b.write.at.cmp(&a.write.at));
+        groups.sort_by_key(|g| std::cmp::Reverse(g.write.at));
         groups
     }
 }
