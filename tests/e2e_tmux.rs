@@ -492,3 +492,64 @@ fn ns_with_two_namespaces_shows_one_table_over_both_with_a_namespace_column() {
     s.keys(&["q", "q"]);
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
+
+/// The table part of a screen (above the DeltaFIFO events pane, which names keys too).
+fn table(screen: &str) -> String {
+    screen
+        .lines()
+        .take_while(|l| !l.contains("DeltaFIFO events"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Time travel on `--demo`: a pod killed (`ctrl-k`, grace 0) is gone from the live table,
+/// `:at -20s` shows it again under the AS OF banner, esc returns to live where it is gone.
+#[test]
+fn a_killed_pod_is_back_at_a_past_instant_and_gone_again_live() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start_with("travel", 160, "--demo --demo-pods 12 --demo-churn 0 -A");
+    s.wait_for("the pods table synced", 60, |t| {
+        t.contains("Pods(all)") && t.contains("synced") && t.contains("storefront-")
+    });
+    // A Deployment's pod (its replacement gets another name); the filter selects its first.
+    s.keys(&["/"]);
+    s.text("storefront");
+    s.keys(&["Enter"]);
+    let filtered = s.wait_for("only storefront pods", 15, |t| {
+        let t = table(t);
+        t.contains("storefront-") && !t.contains("postgres")
+    });
+    let name = table(&filtered)
+        .lines()
+        .find(|l| l.contains("storefront-"))
+        .and_then(|l| {
+            l.split(|c: char| c.is_whitespace() || c == '│')
+                .find(|w| w.starts_with("storefront-"))
+        })
+        .expect("a storefront pod row")
+        .to_string();
+    s.keys(&["C-k"]);
+    s.wait_for("the kill dialog", 15, |t| {
+        t.contains(&name) && t.contains("y")
+    });
+    s.keys(&["y"]);
+    s.wait_for(&format!("{name} gone from the live table"), 30, |t| {
+        !table(t).contains(&name) && t.contains("Pods(all)")
+    });
+    s.keys(&[":"]);
+    s.text("at -20s");
+    s.keys(&["Enter"]);
+    s.wait_for("the pod back in the past view", 30, |t| {
+        t.contains("AS OF") && table(t).contains(&name)
+    });
+    s.keys(&["Escape"]);
+    s.wait_for("live again, without the pod", 30, |t| {
+        !t.contains("AS OF") && !table(t).contains(&name)
+    });
+    s.keys(&["q"]);
+    let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT="));
+    assert!(screen.contains("EXIT=0"), "{}", tail(&screen, 10));
+}

@@ -476,3 +476,124 @@ fn the_selected_changes_line_stays_selected_as_newer_lines_arrive() {
         .map(|r| r.resource_version.clone());
     assert_eq!(selected.as_deref(), Some("102"));
 }
+
+/// web-1 as kube-apiserver sends it with its managedFields: created by the ReplicaSet
+/// controller, its image set by `kubectl set image`, its status written by the kubelet.
+fn managed_pod(
+    rv: &str,
+    image: &str,
+    phase: &str,
+    managers: &[serde_json::Value],
+) -> DynamicObject {
+    let mut o = pod_version(rv, phase, 0, image, None);
+    o.metadata.managed_fields = serde_json::from_value(json!(managers)).unwrap();
+    o
+}
+
+fn blamed() -> History {
+    let created = json!({"manager": "kube-controller-manager", "operation": "Update",
+        "apiVersion": "v1", "time": "2026-11-25T11:50:00Z", "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+            "f:spec": {"f:containers": {"k:{\"name\":\"web\"}": {".": {}, "f:image": {},
+                "f:name": {}}}}}});
+    let set = json!({"manager": "kubectl-set", "operation": "Update", "apiVersion": "v1",
+        "time": "2026-11-25T11:55:00Z", "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:spec": {"f:containers": {"k:{\"name\":\"web\"}": {"f:image": {}}}}}});
+    let kubelet = json!({"manager": "kubelet", "operation": "Update", "apiVersion": "v1",
+        "time": "2026-11-25T11:56:00Z", "fieldsType": "FieldsV1", "subresource": "status",
+        "fieldsV1": {"f:status": {"f:containerStatuses": {}, "f:phase": {}}}});
+    let h = History::with_mib(1);
+    let mask = kinformer::render::history_mask("Pod");
+    let versions = [
+        (
+            DeltaType::Added,
+            managed_pod("100", "web:1.4", "Pending", std::slice::from_ref(&created)),
+        ),
+        (
+            DeltaType::Updated,
+            managed_pod(
+                "101",
+                "web:1.4",
+                "Running",
+                &[created.clone(), kubelet.clone()],
+            ),
+        ),
+        (
+            DeltaType::Updated,
+            managed_pod("102", "web:1.5", "Running", &[created, kubelet, set]),
+        ),
+    ];
+    for (i, (d, o)) in versions.into_iter().enumerate() {
+        h.observe_as_at(
+            "pods",
+            &o,
+            mask,
+            Some(d),
+            NOW_MS - 300_000 + 60_000 * i as i64,
+        );
+    }
+    h
+}
+
+#[test]
+fn the_timeline_and_the_diff_name_who_made_each_change() {
+    let (mut app, _) = app();
+    app.update(key('h'));
+    answer_history(&mut app, &blamed());
+    let text = format!("{:?}", draw(&mut app, 120, 10).backend());
+    assert!(
+        text.contains("image web:1.4→web:1.5 · kubectl-set (Update)"),
+        "{text}"
+    );
+    assert!(text.contains("· kubelet (Update, status)"), "{text}");
+    // The newest version (the image) is selected: its diff says who set it.
+    app.update(code(KeyCode::Enter));
+    let Some(Screen::HistoryDiff(d)) = app.current_screen() else {
+        panic!("diff not on top");
+    };
+    let text = format!("{:?}", d.lines);
+    assert!(
+        text.contains("/spec/containers/web/image: web:1.5  · kubectl-set (Update)"),
+        "{text}"
+    );
+    insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
+}
+
+#[test]
+fn b_shows_the_fields_grouped_by_the_manager_owning_them() {
+    let (mut app, _) = app();
+    let fx = app.update(key('b'));
+    let request = match fx.as_slice() {
+        [Effect::FetchYaml { request, name, .. }] if name == "web-1" => *request,
+        other => panic!("expected one FetchYaml of web-1, got {other:?}"),
+    };
+    let mut obj = serde_json::to_value(managed_pod("102", "web:1.5", "Running", &[])).unwrap();
+    obj["metadata"]["managedFields"] = json!([
+        {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1",
+         "time": "2026-11-25T11:50:00Z", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:metadata": {"f:labels": {"f:app": {}}}}},
+        {"manager": "kubectl-set", "operation": "Update", "apiVersion": "v1",
+         "time": "2026-11-25T11:55:00Z", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:containers": {"k:{\"name\":\"web\"}": {"f:image": {}}}}}}
+    ]);
+    app.update(Action::Yaml {
+        request,
+        result: Ok(obj),
+    });
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!("text screen not on top");
+    };
+    assert_eq!(t.title, "Blame: default/web-1");
+    let lines = t.lines.clone().and_then(Result::ok).unwrap_or_default();
+    assert_eq!(
+        lines,
+        [
+            "kubectl-set (Update) · last write 11:55:00 (−5m0s) · 1 field",
+            "    /spec/containers/web/image: web:1.5",
+            "",
+            "kube-controller-manager (Update) · last write 11:50:00 (−10m0s) · 1 field",
+            "    /metadata/labels/app: web",
+            "",
+        ]
+    );
+}

@@ -55,12 +55,19 @@ use kube::api::DynamicObject;
 use parking_lot::Mutex;
 use serde_json::Value;
 
+mod blame;
+mod past_view;
+pub use blame::{BlameGroup, Ownership, Write, Writer};
+pub use past_view::{PastRow, PastView, Since, step_back, step_forward};
+
 use super::decode::Mask;
 use super::delta_fifo::{Delta, DeltaType};
 use super::store::resource_version;
 
-/// Leaves longer than this are recorded as `#` and a 64-bit hash in hex.
-pub const MAX_LEAF: usize = 64;
+/// Leaves longer than this are recorded as `#` and a 64-bit hash in hex. Long enough for the
+/// texts a row prints (an Event's message, a waiting container's message), so a past table
+/// reads as it did.
+pub const MAX_LEAF: usize = 256;
 
 /// The default budget (`--history-mib`).
 pub const DEFAULT_BUDGET_MIB: usize = 64;
@@ -136,6 +143,9 @@ pub struct FieldChange {
     pub path: Arc<str>,
     pub old: Option<String>,
     pub new: Option<String>,
+    /// Who made it: the manager owning the field in the version's `managedFields` (see
+    /// [`Ownership`]); `None` when the object came without them or nobody owns the field.
+    pub by: Option<Arc<Writer>>,
 }
 
 /// One recorded version as the screens read it.
@@ -175,7 +185,25 @@ impl VersionView {
         if self.baseline {
             return format!("first seen ({fields} fields tracked)");
         }
-        summarize(&self.changes)
+        let line = summarize(&self.changes);
+        match self.writers().as_slice() {
+            [] => line,
+            writers => {
+                let by: Vec<String> = writers.iter().map(ToString::to_string).collect();
+                format!("{line} · {}", by.join(", "))
+            }
+        }
+    }
+
+    /// Who made this version's changes, in the order first met, without repeats.
+    pub fn writers(&self) -> Vec<Arc<Writer>> {
+        let mut out: Vec<Arc<Writer>> = Vec::new();
+        for w in self.changes.iter().filter_map(|c| c.by.as_ref()) {
+            if !out.contains(w) {
+                out.push(w.clone());
+            }
+        }
+        out
     }
 }
 
@@ -256,7 +284,13 @@ struct Version {
     /// resourceVersion's bytes, then per change a u32 path id, the old and new values' u16
     /// lengths ([`ABSENT`]: the field is absent on that side) and their bytes.
     data: Box<[u8]>,
+    /// Who made each change, in the changes' order: an index in [`Inner::writers`], or
+    /// [`NO_WRITER`]; empty when the object came without `managedFields`.
+    owners: Box<[u16]>,
 }
+
+/// An owner index for a change nobody owns.
+const NO_WRITER: u16 = u16::MAX;
 
 /// A packed change's length for a value absent on that side.
 const ABSENT: u16 = u16::MAX;
@@ -281,6 +315,7 @@ impl Version {
             tombstone: false,
             baseline,
             data: data.into_boxed_slice(),
+            owners: Box::default(),
         }
     }
 
@@ -302,19 +337,28 @@ impl Version {
     }
 
     /// The changes as the screens read them.
-    fn field_changes(&self, paths: &Paths) -> Vec<FieldChange> {
+    fn field_changes(&self, paths: &Paths, writers: &[Arc<Writer>]) -> Vec<FieldChange> {
         self.changes()
-            .map(|(path, old, new)| FieldChange {
+            .enumerate()
+            .map(|(i, (path, old, new))| FieldChange {
                 path: paths.name(path),
                 old: old.map(str::to_string),
                 new: new.map(str::to_string),
+                by: self
+                    .owners
+                    .get(i)
+                    .and_then(|w| writers.get(usize::from(*w)))
+                    .cloned(),
             })
             .collect()
     }
 
     fn bytes(&self) -> usize {
         // The version, its entry in the eviction order, the values it holds.
-        std::mem::size_of::<Version>() + std::mem::size_of::<(u64, ObjectId)>() + self.data.len()
+        std::mem::size_of::<Version>()
+            + std::mem::size_of::<(u64, ObjectId)>()
+            + self.data.len()
+            + 2 * self.owners.len()
     }
 }
 
@@ -383,19 +427,23 @@ struct Paths {
     ids: HashMap<Arc<str>, u32, foldhash::fast::FixedState>,
     by_hash: HashMap<u64, u32, foldhash::fast::FixedState>,
     names: Vec<Arc<str>>,
+    /// Each path's shape, by id (see [`Scratch::shape`]): how a past state is rebuilt as an
+    /// object (`past_view`).
+    shapes: Vec<Box<[u8]>>,
 }
 
 impl Paths {
     /// The id of `path`, whose segments hash to `hash` (several hashes may name one path: an
     /// array index and a key of the same digits).
-    fn intern(&mut self, hash: u64, path: &str, bytes: &mut usize) -> u32 {
+    fn intern(&mut self, hash: u64, path: &str, shape: &[u8], bytes: &mut usize) -> u32 {
         let id = match self.ids.get(path) {
             Some(id) => *id,
             None => {
                 let id = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
                 let name: Arc<str> = Arc::from(path);
-                *bytes += 2 * path.len() + 48;
+                *bytes += 2 * path.len() + 48 + shape.len() + 16;
                 self.names.push(name.clone());
+                self.shapes.push(shape.into());
                 self.ids.insert(name, id);
                 id
             }
@@ -426,6 +474,58 @@ struct Inner {
     evicted: u64,
     /// Resource names, shared by every ObjectId of a resource.
     resources: HashMap<String, Arc<str>>,
+    /// Every writer met (field managers), by the index versions hold ([`Version::owners`]).
+    writers: Writers,
+}
+
+#[derive(Default)]
+struct Writers {
+    list: Vec<Arc<Writer>>,
+    ids: HashMap<Arc<Writer>, u16>,
+}
+
+impl Writers {
+    /// The index of `w` ([`NO_WRITER`] past 65 534 writers); `bytes` grows by what a new one
+    /// holds.
+    fn id(&mut self, w: &Writer, bytes: &mut usize) -> u16 {
+        if let Some(id) = self.ids.get(w) {
+            return *id;
+        }
+        let id = match u16::try_from(self.list.len()) {
+            Ok(id) if id != NO_WRITER => id,
+            _ => return NO_WRITER,
+        };
+        let w = Arc::new(w.clone());
+        *bytes += w.manager.len() + w.operation.len() + w.subresource.len() + 96;
+        self.list.push(w.clone());
+        self.ids.insert(w, id);
+        id
+    }
+}
+
+/// Name the writer of each of `v`'s changes from the object's `managedFields` (the fields'
+/// owners, see [`Ownership`]): only for a version that changed something, so a list of
+/// unchanged objects costs no ownership walk.
+fn owners_of(
+    v: &mut Version,
+    entries: &[k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry],
+    paths: &Mutex<Paths>,
+    writers: &mut Writers,
+    bytes: &mut usize,
+) {
+    let ownership = Ownership::of(entries);
+    if ownership.is_empty() {
+        return;
+    }
+    let paths = paths.lock();
+    let owners: Vec<u16> = v
+        .changes()
+        .map(|(path, _, _)| match ownership.owner(&paths.name(path)) {
+            Some(w) => writers.id(&w.writer, bytes),
+            None => NO_WRITER,
+        })
+        .collect();
+    v.owners = owners.into_boxed_slice();
 }
 
 /// The history recorder shared by every informer of a factory.
@@ -496,7 +596,30 @@ struct Scratch {
     misses: Vec<(usize, u64)>,
     /// Each leaf's path text, by position (only filled to name new paths, see [`resolve`]).
     names: Vec<String>,
+    /// The shape of the path being named: per segment [`SEG_KEY`], [`SEG_NAME`], [`SEG_TYPE`]
+    /// or [`SEG_INDEX`] (how the segment addresses its parent); a leaf's shape ends with its
+    /// value's kind ([`LEAF_STR`]...).
+    shape: Vec<u8>,
+    /// Each leaf's shape, by position (filled with `names`).
+    shapes: Vec<Vec<u8>>,
 }
+
+/// A path segment that is an object's key.
+pub(crate) const SEG_KEY: u8 = b'k';
+/// A segment naming an array item by its `name`.
+pub(crate) const SEG_NAME: u8 = b'n';
+/// A segment naming an array item by its `type`.
+pub(crate) const SEG_TYPE: u8 = b't';
+/// A segment that is an array index.
+pub(crate) const SEG_INDEX: u8 = b'i';
+/// A leaf that is a string.
+pub(crate) const LEAF_STR: u8 = b's';
+/// A leaf that is a number.
+pub(crate) const LEAF_NUM: u8 = b'#';
+/// A leaf that is a bool.
+pub(crate) const LEAF_BOOL: u8 = b'b';
+/// A leaf that is null.
+pub(crate) const LEAF_NULL: u8 = b'z';
 
 /// The hash of the path `parent` extended by the segment `seg` (the segment's text unescaped;
 /// an index as its decimal digits, so `/x/0` is one path whichever way it was reached).
@@ -532,9 +655,12 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
     /// the one the previous flattening on this thread met at the same leaf position when the
     /// hash is the same (objects of a kind share a shape, so it usually is: one comparison of
     /// two integers); else it is resolved after the walk (see [`resolve`]).
-    fn close_leaf(&mut self, start: usize, h: u64) {
+    fn close_leaf(&mut self, start: usize, h: u64, kind: u8) {
         if NAMES {
             self.s.names.push(self.s.path.clone());
+            let mut shape = self.s.shape.clone();
+            shape.push(kind);
+            self.s.shapes.push(shape);
             return;
         }
         let k = self.s.leaves.len();
@@ -554,11 +680,17 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
         if !NAMES {
             self.s.vals.extend_from_slice(value);
         }
-        self.close_leaf(start, h);
+        self.close_leaf(start, h, LEAF_STR);
     }
 
     fn leaf(&mut self, value: &Value, h: u64) {
         let start = self.s.vals.len();
+        let kind = match value {
+            Value::Number(_) => LEAF_NUM,
+            Value::Bool(_) => LEAF_BOOL,
+            Value::Null => LEAF_NULL,
+            _ => LEAF_STR,
+        };
         let vals = &mut self.s.vals;
         match value {
             Value::Array(_) | Value::Object(_) => return,
@@ -574,15 +706,30 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
             Value::Bool(b) => vals.extend_from_slice(if *b { b"true" } else { b"false" }),
             Value::Null => vals.extend_from_slice(b"null"),
         }
-        self.close_leaf(start, h);
+        self.close_leaf(start, h, kind);
+    }
+
+    /// Leaves met so far.
+    fn count(&self) -> usize {
+        if NAMES {
+            self.s.names.len()
+        } else {
+            self.s.leaves.len()
+        }
     }
 
     /// Enter the segment `seg` (its path text, when naming); returns where to truncate back to.
     fn enter(&mut self, seg: &str) -> usize {
+        self.enter_as(seg, SEG_KEY)
+    }
+
+    /// [`Self::enter`] for a segment of the given shape ([`SEG_KEY`]...).
+    fn enter_as(&mut self, seg: &str, shape: u8) -> usize {
         let len = self.s.path.len();
         if NAMES {
             self.s.path.push('/');
             push_escaped(&mut self.s.path, seg);
+            self.s.shape.push(shape);
         }
         len
     }
@@ -591,6 +738,7 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
         let len = self.s.path.len();
         if NAMES {
             let _ = std::fmt::Write::write_fmt(&mut self.s.path, format_args!("/{i}"));
+            self.s.shape.push(SEG_INDEX);
         }
         len
     }
@@ -598,6 +746,7 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
     fn leave(&mut self, len: usize) {
         if NAMES {
             self.s.path.truncate(len);
+            self.s.shape.pop();
         }
     }
 
@@ -606,13 +755,33 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
         if let Some(labels) = &obj.metadata.labels {
             let h = seg_hash(seg_hash(root, "metadata"), "labels");
             let base = self.enter("metadata");
-            self.enter("labels");
+            let inner = self.enter("labels");
             for (k, v) in labels {
                 let len = self.enter(k);
                 self.leaf_bytes(v.as_bytes(), seg_hash(h, k));
                 self.leave(len);
             }
+            self.leave(inner);
             self.leave(base);
+        }
+        // The timestamps every row reads (AGE, Terminating), so a past state draws as it was.
+        let times = [
+            ("creationTimestamp", &obj.metadata.creation_timestamp),
+            ("deletionTimestamp", &obj.metadata.deletion_timestamp),
+        ];
+        for (field, time) in times {
+            if let Some(t) = time {
+                let h = seg_hash(seg_hash(root, "metadata"), field);
+                let base = self.enter("metadata");
+                let len = self.enter(field);
+                let start = self.s.vals.len();
+                if !NAMES {
+                    let _ = write!(self.s.vals, "{}", t.0.strftime("%Y-%m-%dT%H:%M:%SZ"));
+                }
+                self.close_leaf(start, h, LEAF_STR);
+                self.leave(len);
+                self.leave(base);
+            }
         }
         self.walk(&obj.data, mask, None, root);
     }
@@ -661,10 +830,23 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
                 for (i, x) in items.iter().enumerate() {
                     let named = item_name(x);
                     let (len, hh) = match named {
-                        Some((_, n)) => (self.enter(n), seg_hash(h, n)),
+                        Some((k, n)) => {
+                            let shape = if k == "name" { SEG_NAME } else { SEG_TYPE };
+                            (self.enter_as(n, shape), seg_hash(h, n))
+                        }
                         None => (self.enter_index(i), index_hash(h, i)),
                     };
+                    let before = self.count();
                     self.walk(x, sub, named.map(|(k, _)| k), hh);
+                    if let Some((k, n)) = named
+                        && self.count() == before
+                    {
+                        // An item that is only its name (a ServiceAccount's secret): the name
+                        // is its one leaf, so the item is counted and rebuilt.
+                        let inner = self.enter(k);
+                        self.leaf_bytes(n.as_bytes(), seg_hash(hh, k));
+                        self.leave(inner);
+                    }
                     self.leave(len);
                 }
             }
@@ -750,6 +932,8 @@ fn resolve(
 ) {
     let mut paths = paths.lock();
     s.names.clear();
+    s.shapes.clear();
+    s.shape.clear();
     if s.seen.len() < s.leaves.len() {
         s.seen.resize(s.leaves.len(), (0, u32::MAX));
     }
@@ -763,7 +947,8 @@ fn resolve(
                     Sink::<true> { s: &mut *s }.object(obj, mask, root);
                 }
                 let name = s.names.get(k).map_or("", String::as_str);
-                paths.intern(h, name, bytes)
+                let shape = s.shapes.get(k).map_or(&[][..], Vec::as_slice);
+                paths.intern(h, name, shape, bytes)
             }
         };
         if let Some(leaf) = s.leaves.get_mut(k) {
@@ -1040,6 +1225,17 @@ impl History {
             }
             let mut v = Version::new(seq, at_ms, rv, false, &s.changes);
             self.name(&mut v, delta);
+            if let Some(entries) = obj.metadata.managed_fields.as_deref()
+                && !s.changes.is_empty()
+            {
+                owners_of(
+                    &mut v,
+                    entries,
+                    &self.paths,
+                    &mut inner.writers,
+                    &mut inner.bytes,
+                );
+            }
             inner.bytes = (inner.bytes + v.bytes() + track.bytes(&id)).saturating_sub(before);
             track.deleted = delta == Some(DeltaType::Deleted);
             track.versions.push_back(v);
@@ -1196,7 +1392,7 @@ impl History {
                 tombstone: v.tombstone,
                 resource_version: v.rv().to_string(),
                 baseline: v.baseline,
-                changes: v.field_changes(&paths),
+                changes: v.field_changes(&paths, &inner.writers.list),
             })
             .collect();
         let latest = unpack(&track.last)
@@ -1273,7 +1469,7 @@ impl History {
                 tombstone: v.tombstone,
                 resource_version: v.rv().to_string(),
                 baseline: v.baseline,
-                changes: v.field_changes(&paths),
+                changes: v.field_changes(&paths, &inner.writers.list),
             };
             out.push(ChangeRow {
                 id: id.clone(),

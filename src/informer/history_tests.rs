@@ -322,6 +322,7 @@ fn change(path: &str, old: Option<&str>, new: Option<&str>) -> FieldChange {
         path: Arc::from(path),
         old: old.map(str::to_string),
         new: new.map(str::to_string),
+        by: None,
     }
 }
 

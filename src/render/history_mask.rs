@@ -4,7 +4,7 @@
 //!
 //! Invariants:
 //! - the decode mask keeps everything the cache mask keeps (the cache is unchanged by history)
-//!   and everything the history mask keeps;
+//!   and everything the history mask keeps, and `managedFields` (who changed each field);
 //! - kinds without a rule here track what their cache mask keeps (nothing more is decoded);
 //! - secret values are never tracked (a Secret's cache mask blanks them).
 
@@ -126,14 +126,27 @@ const CRON_JOB: Mask = Keys(&[
     ),
 ]);
 
-/// The fields history tracks of `kind`'s data (labels are always tracked).
+/// The fields history tracks of `kind`'s data (labels, `creationTimestamp` and
+/// `deletionTimestamp` are always tracked): what the kind's rule names (images, env, the
+/// template...) and everything its cache mask keeps, so a recorded version has every field the
+/// kind's row reads and a past table draws each row as it read then (see
+/// `informer::history::past_view`).
 pub fn history_mask(kind: &str) -> Mask {
-    match kind {
+    let rule = match kind {
         "Pod" => POD,
         "Deployment" | "StatefulSet" | "ReplicaSet" | "DaemonSet" => WORKLOAD,
         "CronJob" => CRON_JOB,
-        _ => super::cache_mask(kind).data,
+        _ => return super::cache_mask(kind).data,
+    };
+    static MASKS: OnceLock<Mutex<HashMap<String, Mask>>> = OnceLock::new();
+    let masks = MASKS.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut masks = masks.lock();
+    if let Some(m) = masks.get(kind) {
+        return *m;
     }
+    let m = union(super::cache_mask(kind).data, rule);
+    masks.insert(kind.to_string(), m);
+    m
 }
 
 /// The union of two masks: what either keeps. Built once per kind (see [`decode_mask`]); the
@@ -169,6 +182,9 @@ pub fn decode_mask(kind: &str) -> ObjectMask {
     let cache = super::cache_mask(kind);
     let m = ObjectMask {
         data: union(cache.data, history_mask(kind)),
+        // Read so history names who made each change (see `informer::history::Ownership`);
+        // the cache transform drops them again.
+        managed_fields: true,
         ..cache
     };
     masks.insert(kind.to_string(), m);
@@ -219,6 +235,13 @@ mod tests {
     #[test]
     fn kinds_without_a_rule_track_their_cache_fields_only() {
         assert_eq!(history_mask("Node"), super::super::cache_mask("Node").data);
-        assert_eq!(decode_mask("Node"), super::super::cache_mask("Node"));
+        let cache = super::super::cache_mask("Node");
+        assert_eq!(
+            decode_mask("Node"),
+            ObjectMask {
+                managed_fields: true,
+                ..cache
+            }
+        );
     }
 }

@@ -630,6 +630,32 @@ impl Runtime {
                     ));
                 }
             }
+            Effect::FetchPastView {
+                view,
+                resource,
+                namespace,
+                at_ms,
+            } => {
+                // The view's live objects: those unchanged since are shown as they are.
+                let live = self
+                    .views
+                    .get(&view)
+                    .and_then(|f| {
+                        f.opened
+                            .lock()
+                            .as_ref()
+                            .map(|o| o.informer.indexer().list())
+                    })
+                    .unwrap_or_default();
+                let ns = namespace.as_deref();
+                let past = self.history.past_view(&resource, ns, at_ms, live);
+                let times = self.history.change_times(&resource, ns);
+                let _ = self.tx.send(Action::PastView {
+                    view,
+                    past: Box::new(past),
+                    times,
+                });
+            }
             Effect::FetchHistory { resource, key } => {
                 let timeline = self.history.timeline(&resource, &key).map(Box::new);
                 let stats = self.history.stats();

@@ -445,6 +445,13 @@ pub enum Action {
         view: ViewId,
         result: Result<(PathBuf, usize), String>,
     },
+    /// Answer to [`Effect::FetchPastView`]: the view's objects as they were, and the instants
+    /// its objects changed (the stops of `[` and `]`).
+    PastView {
+        view: ViewId,
+        past: Box<crate::informer::history::PastView>,
+        times: Vec<i64>,
+    },
     /// Answer to [`Effect::FetchHistory`]: the object's recorded versions (`None`: nothing held)
     /// and the recorder's budget figures.
     History {
@@ -655,6 +662,14 @@ pub enum Effect {
         path: PathBuf,
         contents: String,
         rows: usize,
+    },
+    /// Every object of `view` (history's `resource`, in `namespace` or all) as it was at
+    /// `at_ms`; answer with [`Action::PastView`].
+    FetchPastView {
+        view: ViewId,
+        resource: String,
+        namespace: Option<String>,
+        at_ms: i64,
     },
     /// The recorded history of `key` (`namespace/name`) of `resource` (`pods`,
     /// `deployments.apps`); answer with [`Action::History`].

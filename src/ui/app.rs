@@ -548,6 +548,7 @@ impl App {
                 select_on_arrival: None,
                 served: None,
                 marked: Vec::new(),
+                past: None,
             },
         );
         self.watch_usage(id, fx);
@@ -669,7 +670,7 @@ impl App {
                 self.now_ms = now;
                 let mut changed = second_changed | self.expire_message(now);
                 for v in self.views.values_mut() {
-                    changed |= v.table.expire(now);
+                    changed |= v.live_table_mut().expire(now);
                 }
                 changed |= self.xray_tick();
                 if changed {
@@ -698,7 +699,7 @@ impl App {
                 };
                 // The initial list is not news: highlight only once the view is synced.
                 let highlight = v.synced;
-                if v.table.apply(upserts, deletes, now, highlight) {
+                if v.live_table_mut().apply(upserts, deletes, now, highlight) {
                     self.after_rows(view, &mut fx);
                 }
             }
@@ -733,7 +734,7 @@ impl App {
                 v.error = None;
                 v.denial = None;
                 v.fallback_denied = None;
-                v.table.resync(rows, now);
+                v.live_table_mut().resync(rows, now);
                 self.check_custom_columns(view);
                 self.dirty = true;
                 self.after_rows(view, &mut fx);
@@ -909,6 +910,9 @@ impl App {
             Action::NodePods(update) => self.on_node_pods(update),
             Action::Log { view, batch } => self.on_log_batch(view, batch),
             Action::LogSaved { view, result } => self.on_log_saved(view, result),
+            Action::PastView { view, past, times } => {
+                self.on_past_view(view, *past, times, &mut fx)
+            }
             Action::History {
                 resource,
                 key,
@@ -1032,6 +1036,13 @@ impl App {
     }
 
     fn back(&mut self, fx: &mut Vec<Effect>) {
+        // Esc on a table shown as it was returns it to live first.
+        if let Some(Screen::Table(id)) = self.current_screen().cloned()
+            && self.views.get(&id).is_some_and(|v| v.past.is_some())
+        {
+            self.leave_past(id);
+            return;
+        }
         // Esc first clears the current table's text/label filter, then goes back.
         // A drill-down's own selector (a Service's pods) is not the user's: Esc goes back.
         if let Some(Screen::Table(id)) = self.current_screen().cloned()

@@ -79,6 +79,9 @@ impl App {
                 }
             }
             "xray" => self.open_xray(arg, fx),
+            // A table as it was (`:at 10:42`, `:at -5m`, `:at now`).
+            "at" => self.at_command(arg, fx),
+            "blame" => self.fetch_text(crate::ui::app::TextKind::Blame, fx),
             // The DeltaFIFO log; `:events` is the Event objects, as in kubectl and k9s.
             "deltas" | "fifo" => {
                 if !matches!(self.current_screen(), Some(Screen::Events)) {

@@ -236,7 +236,7 @@ impl App {
             return;
         }
         let highlight = v.synced;
-        if v.table.apply(rows, Vec::new(), now, highlight) {
+        if v.live_table_mut().apply(rows, Vec::new(), now, highlight) {
             self.after_rows(id, fx);
         }
     }

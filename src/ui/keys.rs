@@ -68,6 +68,12 @@ pub enum KeyAction {
     CollapseAll,
     /// The selected object's recorded history (timeline, diffs).
     History,
+    /// `b`: the selected object's fields grouped by the manager owning them.
+    Blame,
+    /// `[`: the current table as it was before its previous recorded change.
+    TimeBack,
+    /// `]`: the next recorded change (live after the last).
+    TimeForward,
     /// Mark a version on the timeline (Enter then diffs the marked and the selected one).
     Mark,
     /// CronJobs: run now (a Job from the job template).

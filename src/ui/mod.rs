@@ -85,6 +85,7 @@
 
 pub mod action;
 pub mod app;
+pub mod blame;
 mod command;
 pub mod custom_columns;
 pub mod drain;
@@ -107,6 +108,7 @@ pub mod scope;
 pub mod screens;
 pub mod table;
 pub mod theme;
+pub mod time_travel;
 mod user_config;
 pub mod user_keys;
 pub mod widgets;

@@ -936,6 +936,23 @@ impl TableModel {
         self.pinned = self.selected.is_some();
     }
 
+    /// An empty table with this one's filters and sort (the same table at another time).
+    pub fn with_settings_of(other: &TableModel) -> TableModel {
+        TableModel {
+            filters: other.filters.clone(),
+            sort: other.sort,
+            descending: other.descending,
+            ..TableModel::default()
+        }
+    }
+
+    /// Select the row of `key` when it is shown.
+    pub fn select_key(&mut self, key: &str) {
+        if let Some(i) = self.list().iter().position(|k| &**k == key) {
+            self.select_index(i);
+        }
+    }
+
     /// Select the row at `i` of the shown list (clamped).
     pub fn select_index(&mut self, i: usize) {
         let list = self.list();

@@ -12,7 +12,7 @@ use ratatui::widgets::{Block, Cell as TCell, Paragraph, Row as TRow, Table, Widg
 use super::Screen;
 use super::history_diff::DiffView;
 use crate::informer::delta_fifo::DeltaType;
-use crate::informer::history::{HistoryStats, Timeline, unified_diff};
+use crate::informer::history::{DiffLine, HistoryStats, Timeline, unified_diff};
 use crate::ui::action::Effect;
 use crate::ui::app::App;
 use crate::ui::keys::KeyAction;
@@ -126,9 +126,32 @@ impl HistoryView {
                 ),
             ),
         };
+        // Blame: each added line of a version's own diff says who made the change (the field's
+        // manager in that version's managedFields).
+        let blame: std::collections::HashMap<&str, String> = match self.marked {
+            Some(m) if m != sel => std::collections::HashMap::new(),
+            _ => t.versions[sel]
+                .changes
+                .iter()
+                .filter_map(|c| Some((&*c.path, c.by.as_ref()?.to_string())))
+                .collect(),
+        };
+        let lines = unified_diff(&from, &to)
+            .into_iter()
+            .map(|l| match l {
+                DiffLine::Added(text) => {
+                    let path = text.split(": ").next().unwrap_or("");
+                    match blame.get(path) {
+                        Some(by) => DiffLine::Added(format!("{text}  · {by}")),
+                        None => DiffLine::Added(text),
+                    }
+                }
+                other => other,
+            })
+            .collect();
         Some(DiffView {
             title,
-            lines: unified_diff(&from, &to),
+            lines,
             scroll: 0,
         })
     }

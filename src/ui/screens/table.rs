@@ -22,6 +22,7 @@ use super::Screen;
 use super::text::TextKind;
 use super::usage::{UsageKind, level_style, view_usage};
 use crate::cluster::ResourceInfo;
+use crate::informer::history::Since;
 use crate::informer::index::LABEL_INDEX;
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::render::Column;
@@ -76,6 +77,8 @@ pub struct ResourceView {
     pub served: Option<String>,
     /// The namespaces table: the rows marked with `space` (names, in the order marked).
     pub marked: Vec<String>,
+    /// Shown as it was (`:at`, `[`, `]`): the past rows are in `table`, the live ones aside.
+    pub past: Option<Box<crate::ui::time_travel::PastTable>>,
 }
 
 /// Which index a drilled view's rows come from.
@@ -104,6 +107,15 @@ fn counted(n: usize, singular: &str, plural: &str) -> String {
 }
 
 impl ResourceView {
+    /// The table the informer's rows go to: `table`, or the live one kept aside while a past
+    /// view is shown.
+    pub fn live_table_mut(&mut self) -> &mut TableModel {
+        match &mut self.past {
+            Some(p) if p.swapped => &mut p.live,
+            _ => &mut self.table,
+        }
+    }
+
     /// The header's account of a drill-down: what was drilled into and which index answered,
     /// e.g. `deployments/web  owner index: 3 replicasets → 12 pods`.
     pub fn drill_text(&self) -> Option<String> {
@@ -150,8 +162,13 @@ impl App {
                 }
             }
             KeyAction::LabelFilter => self.open_picker(),
+            // A past view: the selected object's history at the version shown, its recorded
+            // state (it is not on the server as it was).
+            KeyAction::Enter | KeyAction::History if self.in_past() => self.past_history(fx),
+            KeyAction::Yaml | KeyAction::Describe if self.in_past() => self.past_text(),
             KeyAction::Mark => self.mark_namespace(),
             KeyAction::Enter => self.enter(fx),
+            KeyAction::Blame => self.fetch_text(TextKind::Blame, fx),
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
             KeyAction::History => self.history_of_selection(fx),
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
@@ -228,6 +245,8 @@ impl App {
                 )
             }
             KeyAction::Retry => self.retry_forbidden(fx),
+            KeyAction::TimeBack => self.time_step(true, fx),
+            KeyAction::TimeForward => self.time_step(false, fx),
             KeyAction::SortFlip => {
                 if let Some(id) = self.current_view_id()
                     && let Some(v) = self.views.get_mut(&id)
@@ -499,7 +518,7 @@ impl App {
             &keys,
         );
         let highlight = v.synced;
-        if v.table.apply(rows, Vec::new(), now, highlight) {
+        if v.live_table_mut().apply(rows, Vec::new(), now, highlight) {
             self.after_rows(id, fx);
         }
     }
@@ -785,6 +804,10 @@ impl App {
 
     /// Candidates from the label index for the view's label filter (None: scan all rows).
     pub(crate) fn label_candidates(v: &mut ResourceView) -> Option<Vec<Arc<str>>> {
+        if v.past.is_some() {
+            // The index answers for now: a past view's rows are scanned.
+            return None;
+        }
         let rows = v.table.total();
         let lf = v.table.filters.label.as_mut()?;
         let terms: Vec<&str> = lf.index_terms.iter().map(String::as_str).collect();
@@ -866,6 +889,15 @@ impl App {
                 .fg(self.theme.title)
                 .add_modifier(Modifier::BOLD),
         )];
+        if let Some(p) = &v.past {
+            title_spans.push(Span::styled(
+                p.banner(self.now_ms),
+                Style::default()
+                    .fg(Color::Black)
+                    .bg(Color::LightMagenta)
+                    .add_modifier(Modifier::BOLD),
+            ));
+        }
         if stale {
             title_spans.push(Span::styled(
                 if merged {
@@ -1028,7 +1060,12 @@ impl App {
             offset = t.cursor() + 1 - height;
         }
         let window = &list[offset.min(n)..(offset + height).min(n)];
-        let now_unix = self.now_ms.div_euclid(1000);
+        // Ages in a past view are as they read then.
+        let now_unix = v
+            .past
+            .as_ref()
+            .map_or(self.now_ms, |p| p.at_ms)
+            .div_euclid(1000);
 
         // Cells of the visible rows only.
         type Levels = Vec<crate::render::metrics::Level>;
@@ -1074,6 +1111,14 @@ impl App {
             // The previous list's row, not listed again yet by the relist in progress.
             if e.stale {
                 style = style.add_modifier(Modifier::DIM);
+            }
+            // A past view: rows that read otherwise now are marked (deleted since: struck).
+            match v.past.as_ref().and_then(|p| p.since.get(key)) {
+                Some(Since::Changed) => {
+                    style = style.add_modifier(Modifier::ITALIC | Modifier::UNDERLINED)
+                }
+                Some(Since::Deleted) => style = mark_style(style, Mark::Deleted, &self.theme),
+                _ => {}
             }
             // A member that is down or forbids the kind: its rows stay, dimmed (stale).
             if e.summary

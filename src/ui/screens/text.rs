@@ -25,6 +25,8 @@ pub enum TextKind {
     Describe,
     /// `:diff`: the object across the fleet's clusters (see [`crate::ui::fleet_diff`]).
     Diff,
+    /// `b`: the object's fields grouped by the manager owning them (see [`crate::ui::blame`]).
+    Blame,
 }
 
 /// The YAML or describe screen.
@@ -225,11 +227,16 @@ impl App {
     }
 
     pub(crate) fn on_text(&mut self, request: u64, result: Result<TextResult, String>) {
+        let now_ms = self.now_ms;
         for s in self.stack.iter_mut() {
             if let Screen::Text(t) = s
                 && t.request == request
             {
                 match result {
+                    Ok(TextResult::Yaml(v)) if t.kind == TextKind::Blame => {
+                        t.lines = Some(Ok(crate::ui::blame::blame_lines(&v, now_ms)));
+                        t.value = Some(v);
+                    }
                     Ok(TextResult::Yaml(v)) => {
                         t.lines = Some(Ok(to_yaml(&v, t.reveal)
                             .lines()
@@ -272,10 +279,10 @@ impl App {
         let name = obj.name.to_string();
         let title = format!(
             "{}: {}",
-            if kind == TextKind::Yaml {
-                "YAML"
-            } else {
-                "Describe"
+            match kind {
+                TextKind::Yaml => "YAML",
+                TextKind::Blame => "Blame",
+                TextKind::Describe | TextKind::Diff => "Describe",
             },
             match obj.cluster() {
                 Some(c) => format!("{} on {c}", obj.object_key()),
@@ -285,7 +292,8 @@ impl App {
         let request = self.next_request;
         self.next_request += 1;
         fx.push(match kind {
-            TextKind::Yaml => Effect::FetchYaml {
+            // Blame reads the object's managedFields from the same GET.
+            TextKind::Yaml | TextKind::Blame => Effect::FetchYaml {
                 request,
                 resource,
                 namespace,
