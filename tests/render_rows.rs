@@ -826,9 +826,18 @@ fn pod_mask_skips_images_env_volumes_and_annotations_while_decoding() {
     let p = decode_dynamic_masked(&text, &render::cache_mask("Pod")).expect("decodes");
     assert!(p.metadata.annotations.is_none());
     assert!(p.metadata.managed_fields.is_none());
-    assert!(p.data["spec"].get("volumes").is_none());
+    // Of volumes and env, only the names of what they use (for the uses index).
+    assert_eq!(
+        p.data["spec"]["volumes"][0],
+        json!({"configMap": {"name": "web-config"}})
+    );
     assert!(p.data["spec"]["containers"][0].get("image").is_none());
-    assert!(p.data["spec"]["containers"][0].get("env").is_none());
+    let env = &p.data["spec"]["containers"][0]["env"];
+    assert_eq!(env[0], json!({}), "a value is not decoded");
+    assert_eq!(
+        env[9],
+        json!({"valueFrom": {"secretKeyRef": {"name": "db"}}})
+    );
     assert_eq!(
         p.data["spec"]["containers"][0]["name"],
         fixture_json("pod")["spec"]["containers"][0]["name"]
@@ -886,7 +895,12 @@ fn prune_drops_managed_fields_annotations_and_container_details() {
         p.data[render::metrics::POD_RESOURCES_KEY],
         json!("200,1000,268435456,536870912")
     );
-    assert_eq!(p.data.as_object().map(|m| m.len()), Some(3));
+    // ... and what it uses by one string, for the uses index (`u`)
+    assert_eq!(
+        p.data[kinformer::informer::index::POD_USES_KEY],
+        json!("ConfigMap/kube-root-ca.crt,ConfigMap/web-config,Secret/db")
+    );
+    assert_eq!(p.data.as_object().map(|m| m.len()), Some(4));
 }
 
 #[test]

@@ -542,10 +542,10 @@ mod tests {
             vec!["v1/pods", "v1/pods in prod", "apps/v1/deployments"]
         );
         assert_eq!(a.kind(), "pods");
-        // Pods get the node index on top of the defaults.
+        // Pods get the node and uses indexes on top of the defaults.
         let mut names = a.indexer().index_names();
         names.sort();
-        assert_eq!(names, vec!["label", "namespace", "node", "owner"]);
+        assert_eq!(names, vec!["label", "namespace", "node", "owner", "uses"]);
     }
 
     #[tokio::test(start_paused = true)]

@@ -211,9 +211,10 @@ mod tests {
             "status": {"phase": "Running"}});
         let obj = decoded("Pod", pod.clone());
         assert_eq!(obj.data["spec"]["containers"][0]["image"], "web:1.4");
-        // Immutable on a pod: not decoded.
-        assert!(obj.data["spec"]["containers"][0].get("env").is_none());
-        assert!(obj.data["spec"].get("volumes").is_none());
+        // Immutable on a pod: not decoded, but for what the uses index reads (the names of the
+        // ConfigMaps and Secrets env and volumes refer to).
+        assert_eq!(obj.data["spec"]["containers"][0]["env"], json!([{}]));
+        assert_eq!(obj.data["spec"]["volumes"], json!([{}]));
         // The cache transform then gives what the cache held without history.
         let pruned = super::super::prune("Pod", obj);
         let plain = super::super::prune(
