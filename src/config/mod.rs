@@ -6,7 +6,7 @@
 //! cannot be read or parsed becomes a [`Problem`] naming the file, line and column, and is
 //! skipped, so a bad file never stops the dashboard (k9s stops at start on some of them). The
 //! checks that need the cluster's kinds (an alias's target, a plugin's scope) are functions
-//! here that the app runs once discovery has answered ([`aliases::unknown_targets`],
+//! here that the app runs once discovery has answered (`Aliases::unknown_targets`,
 //! [`plugins::unknown_scopes`]).
 //!
 //! Where this differs from k9s: the per-context files (`clusters/<cluster>/<context>/`) are read

@@ -6,7 +6,7 @@
 //! `printServiceAccount`). A row is its columns' cells in order ([`KindTable::row`]); adding a
 //! column is one [`ColumnDef`] line, the form k9s's views.yaml custom columns extend.
 //!
-//! Pod keeps its own printer ([`super::pod`]): its READY, STATUS and RESTARTS columns share one
+//! Pod keeps its own printer (`render::pod`): its READY, STATUS and RESTARTS columns share one
 //! pass over the container statuses, which a column-at-a-time reader would repeat per column on
 //! the 100k-pod path.
 

@@ -1,0 +1,556 @@
+//! The resource table's drawing: a pure function of `&App` (no I/O, locks or awaits): the
+//! header, the visible rows' cells (the kind's own or a custom view's columns, wide mode's,
+//! usage), the widths that fit, the forbidden and empty states.
+
+use super::*;
+
+impl App {
+    pub(crate) fn render_table(&self, v: &ResourceView, area: Rect, buf: &mut Buffer) {
+        let t = &v.table;
+        let list = t.list();
+        let merged = self.fleet.is_fleet();
+        let stale_clusters = if merged {
+            self.stale_clusters()
+        } else {
+            Vec::new()
+        };
+        let stale = if merged {
+            !stale_clusters.is_empty()
+        } else {
+            !self.connection.reachable
+        };
+        // The title's count and the position agree: both count the objects there (rows of
+        // deletions shown for a moment are not counted).
+        let live = t.live_len();
+        let title = format!(
+            " {}({}){}[{}] ",
+            capitalized(&v.resource.api_resource.plural),
+            v.namespace
+                .as_deref()
+                .unwrap_or(if v.resource.namespaced { "all" } else { "-" }),
+            v.drilled_from
+                .as_deref()
+                .map(|d| format!(" <{d}> "))
+                .unwrap_or_default(),
+            live
+        );
+        let mut title_spans = vec![Span::styled(
+            title,
+            Style::default()
+                .fg(self.theme.title)
+                .add_modifier(Modifier::BOLD),
+        )];
+        if let Some(p) = &v.past {
+            title_spans.push(Span::styled(
+                p.banner(self.now_ms),
+                Style::default()
+                    .fg(Color::Black)
+                    .bg(Color::LightMagenta)
+                    .add_modifier(Modifier::BOLD),
+            ));
+        }
+        if stale {
+            title_spans.push(Span::styled(
+                if merged {
+                    format!(" STALE: {} ", stale_clusters.join(", "))
+                } else {
+                    " STALE ".to_string()
+                },
+                Style::default().fg(Color::Black).bg(Color::Yellow),
+            ));
+        }
+        // A list in progress: how far it is; a relist keeps the previous rows, stale.
+        if let Some(p) = self.informer_for(v).and_then(|r| r.progress.as_ref()) {
+            title_spans.push(if v.relisting {
+                Span::styled(
+                    format!(" STALE: re{} ", p.badge()),
+                    Style::default().fg(Color::Black).bg(Color::Yellow),
+                )
+            } else {
+                Span::styled(
+                    format!(" {} ", p.badge()),
+                    Style::default().fg(Color::Yellow),
+                )
+            });
+        }
+        if merged && self.forbidden_view(v).is_some() {
+            title_spans.push(Span::styled(
+                format!(" forbidden on {} ", self.connection.context),
+                Style::default().fg(Color::Red),
+            ));
+        }
+        if merged {
+            let lacking = self.clusters_lacking(v);
+            if !lacking.is_empty() {
+                title_spans.push(Span::styled(
+                    format!(
+                        " no {} in {} ",
+                        v.resource.api_resource.plural,
+                        lacking.join(", ")
+                    ),
+                    Style::default().fg(Color::Yellow),
+                ));
+            }
+        }
+        let position = if list.is_empty() {
+            " 0/0 ".to_string()
+        } else {
+            format!(" {}/{live} ", (t.cursor() + 1).min(live.max(1)))
+        };
+        let mut block = Block::bordered()
+            .border_style(Style::default().fg(if stale {
+                Color::Yellow
+            } else {
+                self.theme.border
+            }))
+            .title(Line::from(title_spans).centered())
+            .title_bottom(Line::from(position).right_aligned());
+        // Why the usage columns say n/a, under the table that has them.
+        if let Some(why) = &self.metrics_unavailable
+            && UsageKind::of(&v.resource).is_some()
+        {
+            block = block.title_bottom(
+                Line::styled(format!(" {why} "), Style::default().fg(DIM)).left_aligned(),
+            );
+        }
+        let inner = block.inner(area);
+        block.render(area, buf);
+
+        // A merged view keeps the other clusters' rows when the current one forbids the kind
+        // (its title says so).
+        let denied = self.forbidden_view(v);
+        if let Some(d) = &denied
+            && (!merged || list.is_empty())
+        {
+            self.render_forbidden(v, d, inner, buf);
+            return;
+        }
+        if let Some((msg, _)) = &v.error
+            && list.is_empty()
+        {
+            Paragraph::new(Line::styled(
+                format!("error: {msg}"),
+                Style::default().fg(Color::Red),
+            ))
+            .render(inner, buf);
+            return;
+        }
+
+        let all_ns =
+            crate::ui::scope::spans_namespaces(v.namespace.as_deref(), v.resource.namespaced);
+        let (sort, desc) = t.sort();
+        let arrow = if desc { "↓" } else { "↑" };
+        let mut headers: Vec<String> = Vec::with_capacity(v.columns.len() + 2);
+        // A merged table: the rows' cluster first (sorted with the key: cluster, then key).
+        let lead = usize::from(merged) + usize::from(all_ns);
+        // Key order is marked once, on the column it sorts by first: the cluster, else the
+        // namespace, else the name.
+        let key_arrow = |first: bool| {
+            if sort == SortBy::Key && first {
+                arrow
+            } else {
+                ""
+            }
+        };
+        if merged {
+            headers.push(format!("CLUSTER{}", key_arrow(true)));
+        }
+        if all_ns {
+            headers.push(format!("NAMESPACE{}", key_arrow(!merged)));
+        }
+        // The columns shown: the kind's own, or the user's custom view of it (views.yaml).
+        let shown = shown_columns(v, self.custom_view(&v.resource));
+        let shown_cols: Vec<Column> = shown
+            .iter()
+            .map(|s| match s {
+                Shown::Own(i) => v.columns[*i].clone(),
+                Shown::Path(c) => Column {
+                    name: c.name.clone(),
+                    min_width: c.name.chars().count() as u16,
+                    wide: false,
+                },
+            })
+            .collect();
+        for (pos, s) in shown.iter().enumerate() {
+            let c = &shown_cols[pos];
+            // Key order is the name order: marked on a first NAME column only (an event's
+            // first column is LAST SEEN, which key order does not sort by).
+            let by_key = pos == 0 && lead == 0 && c.name == "NAME";
+            let sorted = matches!(s, Shown::Own(i) if sort == SortBy::Cell(*i))
+                || !key_arrow(by_key).is_empty();
+            headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
+        }
+        // Wide mode's columns, read from the cached objects of the visible rows (a custom view
+        // has its own: its `|W` columns).
+        let wide = if v.wide && self.custom_view(&v.resource).is_none() {
+            crate::render::wide_columns(&v.resource.api_resource.kind)
+        } else {
+            Vec::new()
+        };
+        headers.extend(wide.iter().map(|c| c.name.to_string()));
+        // Usage columns (pods, nodes): joined from the last metrics poll, visible rows only.
+        let usage = view_usage(
+            &self.metrics,
+            self.node_pods.as_ref(),
+            merged.then_some(self.connection.context.as_str()),
+            v,
+        );
+        if let Some((kind, _)) = usage {
+            for (i, name) in kind.columns().iter().enumerate() {
+                let sorted = sort == SortBy::Joined(i);
+                headers.push(format!("{name}{}", if sorted { arrow } else { "" }));
+            }
+        }
+
+        let height = inner.height.saturating_sub(1) as usize;
+        let n = list.len();
+        let mut offset = t.offset.min(n.saturating_sub(height));
+        if t.cursor() < offset {
+            offset = t.cursor();
+        } else if height > 0 && t.cursor() >= offset + height {
+            offset = t.cursor() + 1 - height;
+        }
+        let window = &list[offset.min(n)..(offset + height).min(n)];
+        // Ages in a past view are as they read then.
+        let now_unix = v
+            .past
+            .as_ref()
+            .map_or(self.now_ms, |p| p.at_ms)
+            .div_euclid(1000);
+
+        // Cells of the visible rows only.
+        type Levels = Vec<crate::render::metrics::Level>;
+        let mut rows_text: Vec<(Vec<Cow<'_, str>>, Style, bool, Levels)> =
+            Vec::with_capacity(window.len());
+        for key in window {
+            let Some(e) = t.entry(key) else { continue };
+            let mut cells: Vec<Cow<'_, str>> = Vec::with_capacity(headers.len());
+            if merged {
+                cells.push(Cow::Borrowed(e.summary.cluster().unwrap_or("")));
+            }
+            if all_ns {
+                cells.push(Cow::Borrowed(e.summary.namespace.as_deref().unwrap_or("")));
+            }
+            for s in &shown {
+                cells.push(match s {
+                    Shown::Own(i) => e
+                        .summary
+                        .row
+                        .cells
+                        .get(*i)
+                        .map_or(Cow::Borrowed(""), |c| c.display(now_unix)),
+                    Shown::Path(c) => Cow::Owned(custom_cell(c, &e.summary)),
+                });
+            }
+            for c in &wide {
+                cells.push(Cow::Owned(
+                    (c.cell)(&e.summary.object).display(now_unix).into_owned(),
+                ));
+            }
+            let mut levels = Vec::new();
+            if let Some((kind, polled)) = usage {
+                for c in kind.cells(&e.summary, Some(&polled)) {
+                    cells.push(Cow::Owned(c.display()));
+                    levels.push(c.level());
+                }
+            }
+            let mut style = mark_style(
+                self.theme.health(e.summary.row.health),
+                e.mark_at(self.now_ms),
+                &self.theme,
+            );
+            // The previous list's row, not listed again yet by the relist in progress.
+            if e.stale {
+                style = style.add_modifier(Modifier::DIM);
+            }
+            // A past view: rows that read otherwise now are marked (deleted since: struck).
+            match v.past.as_ref().and_then(|p| p.since.get(key)) {
+                Some(Since::Changed) => {
+                    style = style.add_modifier(Modifier::ITALIC | Modifier::UNDERLINED)
+                }
+                Some(Since::Deleted) => style = mark_style(style, Mark::Deleted, &self.theme),
+                _ => {}
+            }
+            // A member that is down or forbids the kind: its rows stay, dimmed (stale).
+            if e.summary
+                .cluster()
+                .is_some_and(|c| stale_clusters.contains(&c))
+            {
+                style = style.fg(DIM).add_modifier(Modifier::DIM);
+            }
+            if v.marked.iter().any(|m| *m == *e.summary.name) {
+                style = style.fg(Color::LightMagenta).add_modifier(Modifier::BOLD);
+            }
+            let selected = t.selected_key().is_some_and(|s| s == key);
+            rows_text.push((cells, style, selected, levels));
+        }
+        let mut widths: Vec<u16> = headers.iter().map(|h| h.chars().count() as u16).collect();
+        /// The narrowest a column cut to the room left is still shown at.
+        const MIN_CUT_COLUMN: u32 = 8;
+        // Never narrower than what this view has shown before (stable while scrolling).
+        for (w, seen) in widths.iter_mut().zip(&v.col_widths) {
+            *w = (*w).max(*seen);
+        }
+        for (cells, _, _, _) in &rows_text {
+            for (w, c) in widths.iter_mut().zip(cells) {
+                *w = (*w).max(c.chars().count().min(60) as u16);
+            }
+        }
+        if rows_text.is_empty() {
+            for (w, c) in widths.iter_mut().skip(lead).zip(shown_cols.iter()) {
+                *w = (*w).max(c.min_width.min(20));
+            }
+        }
+        // Usage columns sit before IP (k9s's order: usage, then IP, NODE...); with them, the
+        // columns that do not fit are left out from the right instead of squeezing them all.
+        let n_usage = usage.map_or(0, |(k, _)| k.columns().len());
+        let base = headers.len() - n_usage;
+        let mut order: Vec<usize> = if n_usage == 0 {
+            (0..headers.len()).collect()
+        } else {
+            let at = shown_cols
+                .iter()
+                .position(|c| c.name == "IP")
+                .map_or(base, |i| i + lead);
+            let mut order: Vec<usize> = (0..at).chain(base..headers.len()).collect();
+            order.extend(at..base);
+            order
+        };
+        if n_usage > 0 || !wide.is_empty() {
+            // The columns that fit whole; the next one too, cut to the room left, when that is
+            // still a useful width (a status one character wider must not drop NODE; wide
+            // mode's columns never squeeze the kind's own).
+            let avail = u32::from(inner.width);
+            let mut used = 0u32;
+            let mut fit = 0;
+            for &i in &order {
+                let gap = if fit == 0 { 0 } else { 2 };
+                if used + gap + u32::from(widths[i]) <= avail {
+                    used += gap + u32::from(widths[i]);
+                    fit += 1;
+                    continue;
+                }
+                let rest = avail.saturating_sub(used + gap);
+                if rest >= MIN_CUT_COLUMN {
+                    widths[i] = rest as u16;
+                    fit += 1;
+                }
+                break;
+            }
+            order.truncate(fit.max(1));
+        }
+        // Room left on the right goes to the last column, up to its longest value (an event's
+        // MESSAGE is not cut at 60 characters with half the screen empty).
+        if let Some(&last) = order.last() {
+            let used: u32 = order.iter().map(|&i| u32::from(widths[i]) + 2).sum::<u32>() - 2;
+            let spare = u32::from(inner.width).saturating_sub(used);
+            let longest = rows_text
+                .iter()
+                .filter_map(|(cells, _, _, _)| cells.get(last))
+                .map(|c| c.chars().count() as u32)
+                .max()
+                .unwrap_or(0);
+            let w = u32::from(widths[last]);
+            if spare > 0 && longest > w {
+                widths[last] = (w + spare.min(longest - w)) as u16;
+            }
+        }
+        let header = TRow::new(order.iter().map(|&i| TCell::from(headers[i].clone())))
+            .style(self.theme.header());
+        let widths: Vec<u16> = order.iter().map(|&i| widths[i]).collect();
+        let rows = rows_text
+            .into_iter()
+            .map(|(cells, style, selected, levels)| {
+                let style = if selected {
+                    self.theme.selected(style)
+                } else {
+                    style
+                };
+                // Usage cells are coloured by level over the row's colour.
+                TRow::new(order.iter().map(|&i| {
+                    let cell = TCell::from(cells.get(i).map_or(String::new(), |c| c.to_string()));
+                    match i.checked_sub(base).and_then(|u| levels.get(u)) {
+                        Some(l) => cell.style(level_style(style, *l)),
+                        None => cell,
+                    }
+                }))
+                .style(style)
+            });
+        let constraints: Vec<Constraint> = widths.iter().map(|w| Constraint::Length(*w)).collect();
+        Widget::render(
+            Table::new(rows, constraints)
+                .header(header)
+                .style(Style::default().bg(self.theme.table_bg))
+                .column_spacing(2),
+            inner,
+            buf,
+        );
+        if n == 0 {
+            let filtered = v.table.filters.label.is_some() || !v.table.filters.text_raw.is_empty();
+            let msg = if filtered && self.listing(v) {
+                "no rows match the filter so far (still listing)".to_string()
+            } else if !v.synced && self.informer_for(v).is_none_or(|r| !r.synced) {
+                "loading… (listing)".to_string()
+            } else if filtered {
+                "no rows match the filter (esc clears it)".to_string()
+            } else {
+                format!("no {} here", v.resource.api_resource.plural)
+            };
+            let r = Rect {
+                y: inner.y + 2.min(inner.height),
+                height: inner.height.saturating_sub(2).min(1),
+                ..inner
+            };
+            Paragraph::new(Line::styled(msg, Style::default().fg(DIM)).centered()).render(r, buf);
+        }
+        if n > height && height > 0 {
+            let mut st = ScrollbarState::new(n.saturating_sub(height))
+                .position(offset)
+                .viewport_content_length(height);
+            let sb_area = Rect {
+                y: inner.y + 1,
+                height: inner.height.saturating_sub(1),
+                ..area
+            };
+            StatefulWidget::render(
+                Scrollbar::new(ScrollbarOrientation::VerticalRight)
+                    .begin_symbol(None)
+                    .end_symbol(None),
+                sb_area,
+                buf,
+                &mut st,
+            );
+        }
+    }
+}
+
+impl App {
+    /// Whether the view's informer is listing: its rows (and a filter's matches) are so far.
+    pub(crate) fn listing(&self, v: &ResourceView) -> bool {
+        self.informer_for(v).is_some_and(|r| r.progress.is_some())
+    }
+
+    /// A view the user may not list: what is forbidden, for whom, where, in the server's words,
+    /// and when it is tried again. Not an outage: no backoff or syncing language.
+    fn render_forbidden(&self, v: &ResourceView, d: &Denial, inner: Rect, buf: &mut Buffer) {
+        let plural = &v.resource.api_resource.plural;
+        let gerund = if d.verb == "watch" {
+            "watching"
+        } else {
+            "listing"
+        };
+        let scope = match (&v.namespace, v.resource.namespaced) {
+            (Some(n), true) if crate::ui::scope::several(Some(n)) => format!("namespaces {n}"),
+            (Some(n), true) => format!("namespace {n}"),
+            (None, true) => "all namespaces".to_string(),
+            (_, false) => "the cluster".to_string(),
+        };
+        let user = d
+            .user
+            .as_deref()
+            .map(|u| format!(" for user {u}"))
+            .unwrap_or_default();
+        let scope = match &v.fallback_denied {
+            Some((ns, _)) => format!("{scope} and in namespace {ns}"),
+            None => scope,
+        };
+        let red = Style::default().fg(Color::Red).add_modifier(Modifier::BOLD);
+        let dim = Style::default().fg(DIM);
+        // The server's messages wrap: they are what the user needs to read in full.
+        let mut text = vec![
+            Line::styled(
+                format!("{gerund} {plural} is forbidden{user} in {scope}"),
+                red,
+            ),
+            Line::styled(d.message.clone(), dim),
+        ];
+        if let Some((_, fd)) = &v.fallback_denied {
+            text.push(Line::styled(fd.message.clone(), dim));
+        }
+        let key = self.keys.key_for(KeyAction::Retry);
+        text.push(Line::styled(
+            match d.retry_at_ms {
+                Some(at) => format!(
+                    "Permissions are checked again in {} ({key}: now).",
+                    crate::ui::widgets::countdown(self.now_ms, at)
+                ),
+                None => format!("{key} checks again now."),
+            },
+            dim,
+        ));
+        text.push(Line::styled(
+            "Other views keep working: try :ns NAME or another resource.",
+            dim,
+        ));
+        let width = usize::from(inner.width.max(1));
+        let h: usize = text.iter().map(|l| l.width().div_ceil(width).max(1)).sum();
+        Paragraph::new(text)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .render(centered(inner, inner.width, h as u16), buf);
+    }
+}
+
+/// `pods` → `Pods`, as k9s titles its tables.
+pub(super) fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// A column the table shows: the kind's own (its index in the view's columns) or a custom
+/// JSONPath column.
+pub(super) enum Shown<'a> {
+    Own(usize),
+    Path(&'a crate::ui::custom_columns::CustomCol),
+}
+
+/// The kind's columns in order, or the custom view's (its own columns by header, in its
+/// order; hidden ones left out, wide-only ones too unless the view is wide).
+pub(super) fn shown_columns<'a>(
+    v: &ResourceView,
+    custom: Option<&'a crate::ui::custom_columns::CustomView>,
+) -> Vec<Shown<'a>> {
+    use crate::ui::custom_columns::Source;
+    match custom {
+        None => (0..v.columns.len()).map(Shown::Own).collect(),
+        Some(cv) => cv
+            .columns
+            .iter()
+            .filter(|c| !c.hidden && (v.wide || !c.wide_only))
+            .filter_map(|c| match &c.source {
+                Source::Own(name) => v
+                    .columns
+                    .iter()
+                    .position(|x| x.name == *name)
+                    .map(Shown::Own),
+                Source::Path(..) => Some(Shown::Path(c)),
+            })
+            .collect(),
+    }
+}
+
+/// A custom JSONPath column's text: the value, `<none>` for an absent label or annotation,
+/// `<error>` for any other path that finds nothing (the footer says why, once).
+pub(super) fn custom_cell(c: &crate::ui::custom_columns::CustomCol, obj: &ObjectSummary) -> String {
+    let crate::ui::custom_columns::Source::Path(p, text) = &c.source else {
+        return String::new();
+    };
+    match crate::ui::custom_columns::path_cell(p, text, obj) {
+        Some(s) => s,
+        None if c.optional => "<none>".to_string(),
+        None => "<error>".to_string(),
+    }
+}
+
+pub(super) fn mark_style(base: Style, m: Mark, theme: &crate::ui::theme::Theme) -> Style {
+    match m {
+        Mark::None => base,
+        Mark::Added => base.fg(Color::Black).bg(theme.added),
+        Mark::Updated => base.add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+        Mark::Deleted => Style::default()
+            .fg(Color::Red)
+            .add_modifier(Modifier::CROSSED_OUT | Modifier::DIM),
+    }
+}
