@@ -1,0 +1,194 @@
+//! How recorded changes read: one-line summaries of a version's field changes (`replicas 3→5`,
+//! `+2 labels`) and unified diffs of two versions, with paths unescaped for people.
+
+use super::*;
+
+/// A JSON-pointer segment back to its text.
+pub fn unescape(seg: &str) -> String {
+    seg.replace("~1", "/").replace("~0", "~")
+}
+
+pub(super) fn segments(path: &str) -> Vec<String> {
+    path.split('/').skip(1).map(unescape).collect()
+}
+
+/// How a changed value prints: `old→new`, with `(none)` for a field that appeared or went.
+pub(super) fn arrow(c: &FieldChange) -> String {
+    match (&c.old, &c.new) {
+        (Some(o), Some(n)) => format!("{o}→{n}"),
+        (None, Some(n)) => format!("(none)→{n}"),
+        (Some(o), None) => format!("{o}→(none)"),
+        (None, None) => String::new(),
+    }
+}
+
+/// [`arrow`] for a count where absent reads as 0: the status counts the API server leaves out
+/// at zero (`readyReplicas`, `numberReady`: a Deployment losing its last ready pod prints
+/// `readyReplicas 1→0`), and `restartCount` of a container status that appears or goes. `None`
+/// when the count did not change (a new container's `restartCount 0` is no restart).
+pub(super) fn count_arrow(c: &FieldChange) -> Option<String> {
+    let (old, new) = (
+        c.old.as_deref().unwrap_or("0"),
+        c.new.as_deref().unwrap_or("0"),
+    );
+    (old != new).then(|| format!("{old}→{new}"))
+}
+
+/// One line for a version's changes: the most telling first (phase, restarts, termination
+/// reasons, images, replicas, labels), then the rest by path, `, `-separated.
+pub fn summarize(changes: &[FieldChange]) -> String {
+    if changes.is_empty() {
+        return "no tracked field changed".into();
+    }
+    let mut parts: Vec<(u8, String)> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
+    let mut env: Vec<String> = Vec::new();
+    for c in changes {
+        let segs = segments(&c.path);
+        let s: Vec<&str> = segs.iter().map(String::as_str).collect();
+        match s.as_slice() {
+            ["metadata", "labels", k] => labels.push(match (&c.old, &c.new) {
+                (None, Some(n)) => format!("+{k}={n}"),
+                (Some(_), None) => format!("-{k}"),
+                (Some(o), Some(n)) => format!("{k}={o}→{n}"),
+                (None, None) => continue,
+            }),
+            _ if s
+                .iter()
+                .position(|x| *x == "env")
+                .is_some_and(|i| i + 1 < s.len()) =>
+            {
+                let i = s.iter().position(|x| *x == "env").unwrap_or(0);
+                let name = s[i + 1].to_string();
+                if !env.contains(&name) {
+                    env.push(name);
+                }
+            }
+            [.., "annotations", "kubectl.kubernetes.io/restartedAt"] => match &c.new {
+                Some(at) => parts.push((1, format!("rollout restart {at}"))),
+                None => continue,
+            },
+            ["status", "phase"] => parts.push((0, format!("status.phase {}", arrow(c)))),
+            [.., "restartCount"] => match count_arrow(c) {
+                Some(a) => parts.push((1, format!("restartCount {a}"))),
+                None => continue,
+            },
+            [.., "lastState", "terminated", "reason"] | [.., "state", "terminated", "reason"] => {
+                let which = s[s.len() - 3];
+                match &c.new {
+                    Some(n) => parts.push((1, format!("{which}.terminated.reason {n}"))),
+                    None => continue,
+                }
+            }
+            [.., "state", "waiting", "reason"] => match &c.new {
+                Some(n) => parts.push((1, format!("waiting {n}"))),
+                None => continue,
+            },
+            [.., "image"] => parts.push((2, format!("image {}", arrow(c)))),
+            [.., "terminated", "exitCode"] => match &c.new {
+                Some(n) => parts.push((4, format!("exitCode {n}"))),
+                None => continue,
+            },
+            [
+                ..,
+                "containerStatuses" | "initContainerStatuses",
+                _,
+                "ready",
+            ] => parts.push((3, format!("ready {}", arrow(c)))),
+            ["spec", "replicas"] => parts.push((2, format!("replicas {}", arrow(c)))),
+            ["status", r] if r.ends_with("eplicas") || *r == "numberReady" => {
+                // `status.replicas` (the pods there, a rollout's surge included) is not the
+                // `replicas` asked for in the spec.
+                let r = if *r == "replicas" {
+                    "status.replicas"
+                } else {
+                    r
+                };
+                match count_arrow(c) {
+                    Some(a) => parts.push((3, format!("{r} {a}"))),
+                    None => continue,
+                }
+            }
+            ["status", "conditions", t, "status"] => parts.push((4, format!("{t} {}", arrow(c)))),
+            _ => {
+                let dotted = segs.join(".");
+                parts.push((5, format!("{dotted} {}", arrow(c))))
+            }
+        }
+    }
+    if !labels.is_empty() {
+        parts.push((2, format!("labels {}", labels.join(" "))));
+    }
+    if !env.is_empty() {
+        parts.push((2, format!("env {}", env.join(" "))));
+    }
+    parts.sort_by_key(|(rank, _)| *rank);
+    let mut line = String::new();
+    for (_, p) in parts {
+        if !line.is_empty() {
+            line.push_str(", ");
+        }
+        line.push_str(&p);
+    }
+    if line.is_empty() {
+        // Only changes that say nothing alone (a new container's restartCount 0, a termination
+        // reason cleared): the count, so the line is never blank.
+        return format!("{} tracked fields changed", changes.len());
+    }
+    line
+}
+
+/// One line of a unified diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiffLine {
+    /// `@@ … @@` hunk header.
+    Hunk(String),
+    Same(String),
+    Removed(String),
+    Added(String),
+}
+
+/// A unified diff (3 lines of context) of two states, one `path: value` line per field.
+pub fn unified_diff(
+    old: &BTreeMap<Arc<str>, String>,
+    new: &BTreeMap<Arc<str>, String>,
+) -> Vec<DiffLine> {
+    let render = |m: &BTreeMap<Arc<str>, String>| {
+        let mut s = String::new();
+        for (k, v) in m {
+            s.push_str(k);
+            s.push_str(": ");
+            s.push_str(v);
+            s.push('\n');
+        }
+        s
+    };
+    let (a, b) = (render(old), render(new));
+    let diff = similar::TextDiff::from_lines(&a, &b);
+    let mut out = Vec::new();
+    for group in diff.grouped_ops(3) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let (o, n) = (first.old_range().start, first.new_range().start);
+        let (oe, ne) = (last.old_range().end, last.new_range().end);
+        out.push(DiffLine::Hunk(format!(
+            "@@ -{},{} +{},{} @@",
+            o + 1,
+            oe - o,
+            n + 1,
+            ne - n
+        )));
+        for op in &group {
+            for change in diff.iter_changes(op) {
+                let text = change.value().trim_end_matches('\n').to_string();
+                out.push(match change.tag() {
+                    similar::ChangeTag::Equal => DiffLine::Same(text),
+                    similar::ChangeTag::Delete => DiffLine::Removed(text),
+                    similar::ChangeTag::Insert => DiffLine::Added(text),
+                });
+            }
+        }
+    }
+    out
+}
