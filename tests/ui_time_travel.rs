@@ -135,8 +135,14 @@ fn at_a_time_shows_the_table_as_it_was_then() {
     assert_eq!(shown(&app, v), ["default/web-1", "default/web-2"]);
     let past = app.views[&v].past.as_ref().expect("a past view");
     assert_eq!(past.at_ms, NOW_MS - 5 * MIN);
-    assert!(past.banner(NOW_MS).starts_with(" AS OF "));
-    assert!(past.banner(NOW_MS).contains("(−5m0s) · live: esc"));
+    assert!(past.banner(NOW_MS, 200).starts_with(" AS OF "));
+    assert!(past.banner(NOW_MS, 200).contains("(−5m0s) · live: esc"));
+    // How far back the view goes, when there is room; what does not fit is left out, never
+    // the instant itself.
+    assert!(past.banner(NOW_MS, 200).contains("history from"));
+    let narrow = past.banner(NOW_MS, 40);
+    assert!(narrow.contains("(−5m0s) · live: esc"), "{narrow}");
+    assert!(!narrow.contains("history from"), "{narrow}");
 }
 
 #[test]

@@ -230,16 +230,7 @@ pub(super) async fn history_cost(
     pods: usize,
     report: &mut Report,
 ) -> Result<(), BenchError> {
-    let child = match &opts.kubeconfig {
-        Some(_) => None,
-        None => Some(ChildServer::start(pods, opts.pod_shape).await?),
-    };
-    let kubeconfig = match (&child, &opts.kubeconfig) {
-        (Some(c), _) => c.kubeconfig.clone(),
-        (None, Some(k)) => k.clone(),
-        (None, None) => return Err(BenchError::Setup("no cluster".into())),
-    };
-    let client = client_from_kubeconfig(&kubeconfig).await?;
+    let (child, client) = bench_cluster(opts, pods).await?;
     let result = history_cost_on(opts, &client, pods, report).await;
     if let Some(c) = child {
         c.stop().await;

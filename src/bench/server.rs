@@ -88,6 +88,25 @@ impl ChildServer {
     }
 }
 
+/// The cluster a figure measures: `--kubeconfig`'s, else a child demo server with `pods` pods
+/// (returned, for the caller to stop), and a client for it.
+pub(super) async fn bench_cluster(
+    opts: &super::BenchOptions,
+    pods: usize,
+) -> Result<(Option<ChildServer>, kube::Client), BenchError> {
+    let child = match &opts.kubeconfig {
+        Some(_) => None,
+        None => Some(ChildServer::start(pods, opts.pod_shape).await?),
+    };
+    let kubeconfig = match (&child, &opts.kubeconfig) {
+        (Some(c), _) => c.kubeconfig.clone(),
+        (None, Some(k)) => k.clone(),
+        (None, None) => return Err(BenchError::Setup("no cluster".into())),
+    };
+    let client = client_from_kubeconfig(&kubeconfig).await?;
+    Ok((child, client))
+}
+
 pub(super) async fn client_from_kubeconfig(path: &Path) -> Result<kube::Client, BenchError> {
     let kc = Kubeconfig::read_from(path).map_err(|e| BenchError::Cluster(e.to_string()))?;
     let config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())

@@ -260,16 +260,7 @@ pub(super) async fn sync_and_memory(
     first: bool,
     report: &mut Report,
 ) -> Result<(), BenchError> {
-    let child = match &opts.kubeconfig {
-        Some(_) => None,
-        None => Some(ChildServer::start(pods, opts.pod_shape).await?),
-    };
-    let kubeconfig = match (&child, &opts.kubeconfig) {
-        (Some(c), _) => c.kubeconfig.clone(),
-        (None, Some(k)) => k.clone(),
-        (None, None) => return Err(BenchError::Setup("no cluster".into())),
-    };
-    let client = client_from_kubeconfig(&kubeconfig).await?;
+    let (child, client) = bench_cluster(opts, pods).await?;
     if let (Some(_), Some(mbps)) = (&child, opts.server_mbps) {
         set_send_rate(&client, mbps).await?;
         let (json, pb) = (mbps.json, mbps.protobuf());

@@ -111,18 +111,25 @@ pub fn parse_at(arg: &str, now_ms: i64) -> Result<Option<i64>, String> {
 }
 
 impl PastTable {
-    /// The banner: `AS OF 10:42:13 (−4m12s) · live: esc`, and how far back the view goes.
-    pub fn banner(&self, now_ms: i64) -> String {
+    /// The banner: `AS OF 10:42:13 (−4m12s) · live: esc`, then how far back the view goes and
+    /// whether the instant asked for was older, each only when it fits in `room` characters
+    /// (the title stays whole at 100 columns).
+    pub fn banner(&self, now_ms: i64, room: usize) -> String {
         let mut s = format!(
             " AS OF {} ({}) · live: esc ",
             clock(self.at_ms),
             ago(self.at_ms, now_ms)
         );
-        if let Some(e) = self.earliest_ms {
-            s.push_str(&format!("· history from {} ", clock(e)));
-        }
-        if self.asked_ms < self.at_ms {
-            s.push_str(&format!("(asked {}: not held) ", clock(self.asked_ms)));
+        let extras = [
+            self.earliest_ms
+                .map(|e| format!("· history from {} ", clock(e))),
+            (self.asked_ms < self.at_ms)
+                .then(|| format!("(asked {}: not held) ", clock(self.asked_ms))),
+        ];
+        for extra in extras.into_iter().flatten() {
+            if s.chars().count() + extra.chars().count() <= room {
+                s.push_str(&extra);
+            }
         }
         s
     }

@@ -82,12 +82,14 @@ impl PastView {
     }
 }
 
+/// Whether `id` is an object of `resource` in `namespace`: one namespace, several separated by
+/// commas (a view of a set; a namespace name holds no comma), or all (`None`).
 fn in_scope(id: &ObjectId, resource: &str, namespace: Option<&str>) -> bool {
     &*id.resource == resource
-        && namespace.is_none_or(|ns| {
+        && namespace.is_none_or(|set| {
             id.key
                 .split_once('/')
-                .is_some_and(|(key_ns, _)| key_ns == ns)
+                .is_some_and(|(key_ns, _)| set.split(',').any(|ns| ns.trim() == key_ns))
         })
 }
 

@@ -201,6 +201,16 @@ fn a_namespace_scope_keeps_only_its_objects() {
         names(&h.past_view("pods", Some("ops"), 2_000, [])),
         ["ops/b"]
     );
+    // A view of several namespaces (`-n ops,shop`) holds both.
+    assert_eq!(
+        names(&h.past_view("pods", Some("ops,shop"), 2_000, [])).len(),
+        2
+    );
+    assert!(
+        h.past_view("pods", Some("dev,qa"), 2_000, [])
+            .rows
+            .is_empty()
+    );
     assert!(
         h.past_view("deployments.apps", None, 2_000, [])
             .rows

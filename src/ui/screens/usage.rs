@@ -60,10 +60,15 @@ impl UsageKind {
         }
     }
 
-    /// What a view of this kind polls: pod metrics in its namespace (or all), node metrics.
+    /// What a view of this kind polls: pod metrics in its namespace (or all: also for a set of
+    /// namespaces, whose rows are joined by their `namespace/name` keys), node metrics.
     pub fn scope(self, namespace: Option<&str>) -> MetricsScope {
         match self {
-            UsageKind::Pods => MetricsScope::Pods(namespace.map(str::to_string)),
+            UsageKind::Pods => MetricsScope::Pods(
+                namespace
+                    .filter(|ns| !crate::ui::scope::several(Some(ns)))
+                    .map(str::to_string),
+            ),
             UsageKind::Nodes => MetricsScope::Nodes,
         }
     }
@@ -330,5 +335,23 @@ impl App {
                 col,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_of_namespaces_polls_pod_metrics_across_namespaces() {
+        assert_eq!(
+            UsageKind::Pods.scope(Some("shop")),
+            MetricsScope::Pods(Some("shop".into()))
+        );
+        assert_eq!(
+            UsageKind::Pods.scope(Some("shop,payments")),
+            MetricsScope::Pods(None)
+        );
+        assert_eq!(UsageKind::Pods.scope(None), MetricsScope::Pods(None));
     }
 }

@@ -34,6 +34,10 @@ impl App {
                 .unwrap_or_default(),
             live
         );
+        // The room a banner may take: the frame's width less its corners and the title.
+        let room = usize::from(area.width)
+            .saturating_sub(4)
+            .saturating_sub(title.chars().count());
         let mut title_spans = vec![Span::styled(
             title,
             Style::default()
@@ -42,7 +46,7 @@ impl App {
         )];
         if let Some(p) = &v.past {
             title_spans.push(Span::styled(
-                p.banner(self.now_ms),
+                p.banner(self.now_ms, room),
                 Style::default()
                     .fg(Color::Black)
                     .bg(Color::LightMagenta)
