@@ -64,7 +64,7 @@ use flatten::*;
 
 pub use blame::{BlameGroup, Ownership, Write, Writer};
 pub use past_view::{PastRow, PastView, Since, step_back, step_forward};
-pub use summary::{DiffLine, summarize, unescape, unified_diff};
+pub use summary::{DiffLine, summarize, text_diff, unescape, unified_diff};
 
 use super::decode::Mask;
 use super::delta_fifo::{Delta, DeltaType};

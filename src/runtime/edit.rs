@@ -102,10 +102,10 @@ fn file_text(errors: &[String], body: &str) -> String {
 }
 
 /// A private temporary file for the edit, removed when dropped.
-struct TempFile(PathBuf);
+pub(crate) struct TempFile(pub(crate) PathBuf);
 
 impl TempFile {
-    fn create(name: &str) -> std::io::Result<Self> {
+    pub(crate) fn create(name: &str) -> std::io::Result<Self> {
         use std::os::unix::fs::OpenOptionsExt;
         let safe: String = name
             .chars()
@@ -125,7 +125,7 @@ impl TempFile {
         Ok(Self(path))
     }
 
-    fn write(&self, text: &str) -> std::io::Result<()> {
+    pub(crate) fn write(&self, text: &str) -> std::io::Result<()> {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .truncate(true)

@@ -166,7 +166,10 @@ impl Runtime {
             return Box::pin(self.carry_out(effect)).await;
         }
         // The run loop gives them the member's client; without a terminal they cannot run.
-        if matches!(effect, Effect::Shell { .. } | Effect::Edit { .. }) {
+        if matches!(
+            effect,
+            Effect::Shell { .. } | Effect::Edit { .. } | Effect::Create { .. }
+        ) {
             self.refuse(format!(
                 "a terminal session on {cluster} needs the dashboard's terminal"
             ));

@@ -89,6 +89,7 @@ fn now_ms() -> i64 {
 const BATCH: usize = 4096;
 
 mod access;
+pub mod apply;
 mod background;
 mod describe;
 pub mod drain;
@@ -696,7 +697,30 @@ impl Runtime {
                 self.send_forward_rows();
             }
             // It needs the terminal: the run loop carries it out (`shell_session`).
-            Effect::Shell { .. } | Effect::Edit { .. } => {}
+            Effect::Shell { .. } | Effect::Edit { .. } | Effect::Create { .. } => {}
+            Effect::ApplyFile {
+                path,
+                namespace,
+                resources,
+            } => {
+                let client = self.connection.client.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let prepared = apply::plan_paths(client, &resources, &path, &namespace).await;
+                    let _ = tx.send(apply::prepared_action(prepared));
+                });
+            }
+            Effect::Apply(writes) => {
+                let client = self.connection.client.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let o = apply::apply_writes(client, &writes).await;
+                    let _ = tx.send(Action::Notify {
+                        message: o.message,
+                        error: o.error,
+                    });
+                });
+            }
             Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
                 Ok(conn) => {
                     // The new current context is no member any more; the old one becomes
@@ -1023,6 +1047,39 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                                 tokio::task::block_in_place(|| {
                                     plugins::run_foreground(&run, kubeconfig.as_deref())
                                 })
+                            })
+                        }
+                        Effect::Create {
+                            resource,
+                            namespace,
+                            resources,
+                        } => {
+                            let tx = rt.tx.clone();
+                            Box::pin(async move {
+                                let command = edit::editor_command();
+                                let prepared = apply::create_loop(
+                                    client,
+                                    &resources,
+                                    &resource,
+                                    &namespace,
+                                    |p| {
+                                        // As for `e`: the editor gets a cooked terminal.
+                                        tokio::task::block_in_place(|| {
+                                            let _ = crossterm::terminal::disable_raw_mode();
+                                            let r = edit::run_editor(&command, p);
+                                            let _ = crossterm::terminal::enable_raw_mode();
+                                            r
+                                        })
+                                    },
+                                )
+                                .await;
+                                match prepared {
+                                    apply::Prepared::Done(o) => (o.message, o.error),
+                                    plan => {
+                                        let _ = tx.send(apply::prepared_action(plan));
+                                        ("dry run passed: confirm the apply".to_string(), false)
+                                    }
+                                }
                             })
                         }
                         Effect::Edit {

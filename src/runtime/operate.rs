@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::cluster::one_line;
 use crate::ui::operate::{
-    ContainerImage, Operation, Propagation, Write, WriteOutcome, container_images,
+    Applied, ContainerImage, Operation, Propagation, Write, WriteOutcome, container_images,
     job_from_cronjob, manual_job_name, restart_patch, set_image_patch,
 };
 
@@ -76,6 +76,57 @@ pub async fn execute_with_code(client: kube::Client, w: &Write) -> (WriteOutcome
             error: true,
         },
     };
+    log_write(w, &outcome);
+    let code = match &result {
+        Err(kube::Error::Api(s)) => Some(s.code),
+        _ => None,
+    };
+    (outcome, code)
+}
+
+/// An [`Operation::Apply`] write (a dry run or the real one), as [`execute_with_code`], with
+/// the object the server answered (what it stores, or would store).
+pub async fn execute_apply(
+    client: kube::Client,
+    w: &Write,
+) -> (WriteOutcome, Option<u16>, Option<serde_json::Value>) {
+    let result = match &w.op {
+        Operation::Apply(a) => server_side_apply(&api(w, client), w, a).await,
+        _ => Err(kube::Error::Service("not an apply".into())),
+    };
+    let outcome = match &result {
+        Ok(_) => WriteOutcome {
+            message: w.success(None),
+            error: false,
+        },
+        Err(e) => WriteOutcome {
+            message: failure(w, e),
+            error: true,
+        },
+    };
+    log_write(w, &outcome);
+    match result {
+        Ok(v) => (outcome, None, Some(v)),
+        Err(kube::Error::Api(s)) => (outcome, Some(s.code), None),
+        Err(_) => (outcome, None, None),
+    }
+}
+
+/// `PATCH` with `application/apply-patch+yaml` as the field manager `kinformer`.
+async fn server_side_apply(
+    api: &Api<DynamicObject>,
+    w: &Write,
+    a: &Applied,
+) -> Result<serde_json::Value, kube::Error> {
+    let mut pp = PatchParams::apply(crate::ui::apply::FIELD_MANAGER);
+    pp.force = a.force;
+    pp.dry_run = a.dry_run;
+    let made = api.patch(&w.name, &pp, &Patch::Apply(&a.object)).await?;
+    serde_json::to_value(made).map_err(kube::Error::SerdeError)
+}
+
+/// The one log line of a write.
+fn log_write(w: &Write, outcome: &WriteOutcome) {
     let ar = &w.resource.api_resource;
     tracing::info!(
         target: "kinformer::write",
@@ -89,11 +140,6 @@ pub async fn execute_with_code(client: kube::Client, w: &Write) -> (WriteOutcome
         result = %outcome.message,
         "write"
     );
-    let code = match &result {
-        Err(kube::Error::Api(s)) => Some(s.code),
-        _ => None,
-    };
-    (outcome, code)
 }
 
 /// Send the write; `Ok(Some(name))` names what it created (`namespace/name`).
@@ -182,6 +228,7 @@ async fn send(client: kube::Client, w: &Write) -> Result<Option<String>, kube::E
             )
             .await
             .map(drop),
+        Operation::Apply(a) => server_side_apply(&api, w, a).await.map(drop),
         // Sent above (a GET, then a POST to another resource).
         Operation::Trigger => Ok(()),
     };

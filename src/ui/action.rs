@@ -422,6 +422,9 @@ pub enum Action {
         view: ViewId,
         served: String,
     },
+    /// The dry runs of a create (`ctrl-n`, `:create`) or of `:apply PATH` passed: ask the user
+    /// to confirm the applies (`crate::ui::apply`).
+    ApplyPlan(Box<crate::ui::apply::ApplyPlan>),
     /// A one-line message for the footer (e.g. the result of a delete).
     Notify {
         message: String,
@@ -596,6 +599,26 @@ pub enum Effect {
         namespace: Option<String>,
         name: String,
     },
+    /// Suspend the dashboard and open the editor on a template for a new object of `resource`
+    /// (`crate::runtime::apply::create_loop`); on save, dry-run the documents (served
+    /// `resources`; `namespace`: the template's namespace and the default for documents
+    /// without one) and answer with [`Action::ApplyPlan`], else with [`Action::Notify`].
+    /// Never emitted in read-only mode.
+    Create {
+        resource: ResourceInfo,
+        namespace: String,
+        resources: Vec<ResourceInfo>,
+    },
+    /// `:apply PATH`: dry-run the documents of a manifest file or directory; answer with
+    /// [`Action::ApplyPlan`] or [`Action::Notify`]. Never emitted in read-only mode.
+    ApplyFile {
+        path: PathBuf,
+        namespace: String,
+        resources: Vec<ResourceInfo>,
+    },
+    /// Send these confirmed server-side applies in order; answer with [`Action::Notify`].
+    /// Never emitted in read-only mode.
+    Apply(Vec<crate::ui::operate::Write>),
     /// Poll `metrics.k8s.io` for `scope` while `view` is open (one poller per scope, shared by
     /// the views asking for it; [`Effect::CloseView`] of the last one ends it). Answered with
     /// [`Action::Metrics`], one per poll.

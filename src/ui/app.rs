@@ -98,6 +98,8 @@ pub enum Mode {
     },
     Labels(LabelPicker),
     Confirm(ConfirmWrite),
+    /// The confirmation of a create's or an apply's dry runs (their diff).
+    ConfirmApply(Box<crate::ui::screens::apply_confirm::ApplyDialog>),
     /// The scale dialog (replica count input).
     Scale(ScaleDialog),
     /// The set-image dialog (a container, its new image).
@@ -898,6 +900,10 @@ impl App {
                     self.dirty = true;
                 }
             }
+            Action::ApplyPlan(plan) => {
+                self.on_apply_plan(*plan);
+                self.dirty = true;
+            }
             Action::Notify { message, error } => {
                 if error {
                     self.error(message);
@@ -968,6 +974,7 @@ impl App {
             Mode::Filter { input } => self.on_filter_key(key, input),
             Mode::Labels(p) => self.on_picker_key(key, p, fx),
             Mode::Confirm(c) => self.on_confirm_key(key, c, fx),
+            Mode::ConfirmApply(d) => self.on_apply_key(key, d, fx),
             Mode::Scale(d) => self.on_scale_key(key, d, fx),
             Mode::SetImage(d) => self.on_set_image_key(key, d, fx),
             Mode::Drain => self.on_drain_key(key, fx),

@@ -90,6 +90,8 @@ impl App {
             }
             "pf" | "portforward" | "portforwards" => self.show_forwards(),
             "diff" => self.fetch_diff(fx),
+            "create" => self.create_command(arg, fx),
+            "apply" => self.apply_command(arg, fx),
             "changes" | "ch" => {
                 let args: Vec<&str> = line.split_whitespace().skip(1).collect();
                 self.open_changes(&args, fx);

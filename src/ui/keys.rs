@@ -43,6 +43,8 @@ pub enum KeyAction {
     Drain,
     Shell,
     Edit,
+    /// `ctrl-n`: a new object of the table's kind from a template in the editor.
+    Create,
     PortForward,
     RevealSecrets,
     ToggleWrap,

@@ -85,6 +85,7 @@
 
 pub mod action;
 pub mod app;
+pub mod apply;
 pub mod blame;
 mod command;
 pub mod custom_columns;

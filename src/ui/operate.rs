@@ -20,6 +20,7 @@
 //! | trigger (`kubectl create job NAME --from=cronjob/CJ`) | `GET` of the CronJob, `POST` of a Job made from its `jobTemplate` ([`job_from_cronjob`]) |
 //! | suspend / resume (`kubectl patch cronjob CJ -p '{"spec":{"suspend":true}}'`) | strategic-merge `PATCH` of `spec.suspend` |
 //! | set image (`kubectl set image KIND/NAME CONTAINER=IMAGE`) | strategic-merge `PATCH` of the one container's `image`, merged by `name` ([`set_image_patch`]) |
+//! | apply (`kubectl apply --server-side --field-manager=kinformer [--dry-run=server] [--force-conflicts]`, see [`crate::ui::apply`]) | `PATCH` with `application/apply-patch+yaml`, `fieldManager=kinformer`, `dryRun=All` for the dry run, `force=true` once confirmed over a conflict |
 
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
@@ -86,6 +87,18 @@ pub enum Operation {
     Suspend(bool),
     /// Set one container's image (`kubectl set image`): of the pod, or of the pod template.
     SetImage(ContainerImage),
+    /// Server-side apply of this object (`kubectl apply --server-side`), created when missing.
+    Apply(Box<Applied>),
+}
+
+/// A server-side apply's object and parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Applied {
+    pub object: serde_json::Value,
+    /// Take the fields other managers own (`force=true`), after the user confirmed it.
+    pub force: bool,
+    /// `dryRun=All`: the server answers what it would store, and stores nothing.
+    pub dry_run: bool,
 }
 
 /// A container of a pod or of a pod template, and its image.
@@ -170,6 +183,8 @@ impl Operation {
             Operation::Suspend(true) => "suspend",
             Operation::Suspend(false) => "resume",
             Operation::SetImage(_) => "set image",
+            Operation::Apply(a) if a.dry_run => "dry-run apply",
+            Operation::Apply(_) => "apply",
         }
     }
 
@@ -178,6 +193,9 @@ impl Operation {
     pub fn detail(&self) -> String {
         match self {
             Operation::Edit(_) => "Edit".to_string(),
+            Operation::Apply(a) => {
+                format!("Apply {{ force: {}, dry_run: {} }}", a.force, a.dry_run)
+            }
             op => format!("{op:?}"),
         }
     }
@@ -198,7 +216,7 @@ impl Operation {
     /// Whether the operation applies to objects of `kind` (in `group`).
     pub fn applies_to(&self, group: &str, kind: &str) -> bool {
         match self {
-            Operation::Delete(_) | Operation::Edit(_) => true,
+            Operation::Delete(_) | Operation::Edit(_) | Operation::Apply(_) => true,
             Operation::Kill | Operation::Evict => group.is_empty() && kind == "Pod",
             Operation::Scale(_) => {
                 group == "apps" && matches!(kind, "Deployment" | "StatefulSet" | "ReplicaSet")
@@ -234,6 +252,7 @@ impl Operation {
             | Operation::SetImage(_) => format!("patch {r}"),
             Operation::Evict => "create pods/eviction".to_string(),
             Operation::Edit(_) => format!("update {r}"),
+            Operation::Apply(_) => format!("patch {r}"),
             Operation::Trigger => format!("get {r}, create jobs.batch"),
         }
     }
@@ -310,6 +329,10 @@ impl Write {
             Operation::SetImage(c) => {
                 format!("Set the image of {what}'s {} to {}?", c.name, c.image)
             }
+            Operation::Apply(a) if a.force => {
+                format!("Apply {what}, taking the conflicting fields from their managers?")
+            }
+            Operation::Apply(_) => format!("Apply {what}?"),
         }
     }
 
@@ -335,6 +358,9 @@ impl Write {
             Operation::SetImage(c) => {
                 format!("{what}: container {} image set to {}", c.name, c.image)
             }
+            Operation::Apply(a) if a.dry_run => format!("{what}: dry run passed"),
+            Operation::Apply(a) if a.force => format!("{what} applied (forced)"),
+            Operation::Apply(_) => format!("{what} applied"),
         }
     }
 }
@@ -438,6 +464,7 @@ mod tests {
             Operation::Suspend(true),
             Operation::Suspend(false),
             Operation::SetImage(ContainerImage::default()),
+            Operation::Apply(Box::default()),
         ] {
             let name = op.name();
             let err = write(op).check(true).unwrap_err();

@@ -508,6 +508,7 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::Drain => "drain",
         KeyAction::Shell => "shell",
         KeyAction::Edit => "edit",
+        KeyAction::Create => "create",
         KeyAction::PortForward => "port-fwd",
         KeyAction::RevealSecrets => "reveal",
         KeyAction::ToggleWrap => "wrap",

@@ -163,8 +163,13 @@ pub fn unified_diff(
         }
         s
     };
-    let (a, b) = (render(old), render(new));
-    let diff = similar::TextDiff::from_lines(&a, &b);
+    text_diff(&render(old), &render(new))
+}
+
+/// A unified diff (3 lines of context) of two texts, line by line (a live object's YAML and a
+/// dry run's result, for the apply confirmation).
+pub fn text_diff(a: &str, b: &str) -> Vec<DiffLine> {
+    let diff = similar::TextDiff::from_lines(a, b);
     let mut out = Vec::new();
     for group in diff.grouped_ops(3) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {

@@ -53,6 +53,7 @@ impl ConfirmWrite {
                 Operation::Suspend(true) => "Suspend",
                 Operation::Suspend(false) => "Resume",
                 Operation::SetImage(_) => "Set image",
+                Operation::Apply(_) => "Apply",
             },
             Pending::Drain { .. } => "Drain",
             Pending::Plugin(_) => "Run",

@@ -54,7 +54,7 @@ pub(crate) fn diff_header(d: &DiffView, label: Style, value: Style) -> [Line<'st
     ]
 }
 
-fn line(l: &DiffLine) -> Line<'_> {
+pub(crate) fn line(l: &DiffLine) -> Line<'_> {
     match l {
         DiffLine::Hunk(s) => Line::styled(s.as_str(), Style::default().fg(Color::Cyan)),
         DiffLine::Same(s) => Line::from(vec![Span::raw("  "), Span::raw(s.as_str())]),

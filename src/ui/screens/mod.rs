@@ -23,6 +23,7 @@
 //! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
 
 pub mod aliases;
+pub mod apply_confirm;
 pub mod changes;
 pub mod confirm;
 pub mod container_picker;
@@ -187,6 +188,7 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
     match &app.mode {
         Mode::Help { scroll } => app.render_help(*scroll, area, buf),
         Mode::Confirm(c) => confirm::render_confirm(c, area, buf),
+        Mode::ConfirmApply(d) => apply_confirm::render_apply_confirm(d, area, buf),
         Mode::Scale(d) => scale::render_scale(d, area, buf),
         Mode::SetImage(d) => set_image::render_set_image(d, area, buf),
         Mode::Drain => app.render_drain(area, buf),

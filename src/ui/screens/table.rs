@@ -176,6 +176,7 @@ impl App {
             KeyAction::History => self.history_of_selection(fx),
             KeyAction::Describe => self.fetch_text(TextKind::Describe, fx),
             KeyAction::Logs => self.open_logs(false, fx),
+            KeyAction::Create => self.create_here(fx),
             KeyAction::Delete
             | KeyAction::Kill
             | KeyAction::Scale
