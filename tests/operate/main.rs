@@ -216,6 +216,7 @@ async fn row_of(s: &Setup, typed: &str, name: &str) -> ObjectSummary {
     ObjectSummary::from_object(&info.api_resource.kind, &obj, None).unwrap()
 }
 
+mod apply;
 mod dashboard;
 mod drain;
 mod edit;
