@@ -280,3 +280,48 @@ async fn a_manifest_of_several_documents_is_planned_in_order_and_applied_togethe
     assert!(cms.get_opt("third").await.unwrap().is_none());
     s.cleanup().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_apply_command_dry_runs_asks_and_applies_the_file() {
+    let s = setup().await;
+    let client = s.conn.client.clone();
+    let file = s._dir.path().join("cm.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-file\ndata:\n  a: \"1\"\n",
+    )
+    .unwrap();
+    let mut app = dashboard(&s, "configmaps", Vec::new());
+    press(&mut app, KeyCode::Char(':'));
+    for c in format!("apply {}", file.display()).chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    let fx = press(&mut app, KeyCode::Enter);
+    let [
+        Effect::ApplyFile {
+            path,
+            namespace,
+            resources,
+        },
+    ] = &fx[..]
+    else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(namespace, &s.ns);
+    let prepared = plan_paths(client.clone(), resources, path, namespace).await;
+    app.update(kinformer::runtime::apply::prepared_action(prepared));
+    assert!(
+        matches!(app.mode, kinformer::ui::app::Mode::ConfirmApply(_)),
+        "{:?}",
+        app.message
+    );
+    let fx = press(&mut app, KeyCode::Char('y'));
+    let [Effect::Apply(writes)] = &fx[..] else {
+        panic!("{fx:?}")
+    };
+    let out = apply_writes(client.clone(), writes).await;
+    assert_eq!(out.message, format!("configmap {}/from-file applied", s.ns));
+    let cms: Api<ConfigMap> = Api::namespaced(client, &s.ns);
+    assert!(cms.get_opt("from-file").await.unwrap().is_some());
+    s.cleanup().await;
+}

@@ -134,6 +134,7 @@ fn screen_text(app: &App) -> String {
 
 mod access;
 mod command;
+mod create;
 mod drill;
 mod k9s_keys;
 mod labels;

@@ -166,6 +166,14 @@ fn dialog_lines(d: &ApplyDialog) -> Vec<Line<'_>> {
             "Force the apply? The conflicting fields below are taken from their managers.",
             red.add_modifier(Modifier::BOLD),
         ));
+    } else if d.plan.conflicts() {
+        lines.push(Line::styled(
+            format!(
+                "The dry run{from} conflicts with another field manager (below). Apply anyway? \
+                 (y asks once more before forcing)"
+            ),
+            red.add_modifier(Modifier::BOLD),
+        ));
     } else {
         lines.push(Line::styled(
             format!(
