@@ -493,6 +493,62 @@ fn ns_with_two_namespaces_shows_one_table_over_both_with_a_namespace_column() {
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
 
+/// Create from the editor on `--demo`: over `:ns shop,payments`, `:cm` then `ctrl-n` opens
+/// `$EDITOR` (a script that names the ConfigMap) on a template in shop; the dry run's diff is
+/// confirmed with `y`, and the new ConfigMap shows in the table.
+#[test]
+fn ctrl_n_creates_a_configmap_from_the_editor_that_then_shows_in_the_table() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let scripts = tempfile::tempdir().unwrap();
+    let editor = scripts.path().join("editor.sh");
+    // Names the ConfigMap and sets its data, as a user would in vi.
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i -e 's/^  name: .*$/  name: e2e-made/' -e 's/key: value/made-by: e2e/' \"$1\"\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let s = Session::start_env(
+        "create",
+        160,
+        &format!("EDITOR={}", editor.display()),
+        "--demo --demo-pods 40 --demo-churn 2",
+    );
+    s.wait_for("the demo's pods", 60, |t| {
+        t.contains("Pods(all)") && t.contains("Running")
+    });
+    s.keys(&[":"]);
+    s.text("ns shop,payments");
+    s.keys(&["Enter"]);
+    s.wait_for("the pods of shop and payments", 30, |t| {
+        t.contains("Pods(shop,payments)") && t.contains("│payments ") && t.contains("│shop ")
+    });
+    s.keys(&[":"]);
+    s.text("cm");
+    s.keys(&["Enter"]);
+    s.wait_for("the configmaps of the set", 30, |t| {
+        t.contains("Configmaps(shop,payments)") && t.contains("synced")
+    });
+    s.keys(&["C-n"]);
+    let dialog = s.wait_for("the dry run's diff", 30, |t| {
+        t.contains("Confirm apply") && t.contains("create configmap shop/e2e-made")
+    });
+    assert!(dialog.contains("made-by: e2e"), "{dialog}");
+    s.keys(&["y"]);
+    s.wait_for("the applied ConfigMap in the table", 30, |t| {
+        t.contains("configmap shop/e2e-made applied") && table(t).contains("e2e-made")
+    });
+    s.keys(&["q"]);
+    let end = s.wait_for("exit code", 20, |t| t.contains("EXIT="));
+    assert!(end.contains("EXIT=0"), "{}", tail(&end, 10));
+}
+
 /// The table part of a screen (above the DeltaFIFO events pane, which names keys too).
 fn table(screen: &str) -> String {
     screen
