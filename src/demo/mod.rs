@@ -86,6 +86,7 @@ pub mod managed;
 pub mod metrics;
 pub mod mutation;
 pub mod objects;
+pub mod openapi;
 pub mod patch;
 pub mod portforward;
 pub mod proto;

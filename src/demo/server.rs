@@ -648,6 +648,12 @@ fn route(path: &str) -> Result<Route, StatusError> {
                 .ok_or_else(not_found);
         }
         ["openapi", "v2"] => return Ok(Route::OpenApiV2),
+        ["openapi", "v3"] => return Ok(Route::Doc(super::openapi::index())),
+        ["openapi", "v3", "apis", g, v] => {
+            return super::openapi::group_version_doc(g, v)
+                .map(Route::Doc)
+                .ok_or_else(not_found);
+        }
         ["api", v, rest @ ..] => ("", *v, rest),
         ["apis", g, v, rest @ ..] => (*g, *v, rest),
         _ => return Err(not_found()),

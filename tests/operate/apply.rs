@@ -325,3 +325,35 @@ async fn the_dashboards_apply_command_dry_runs_asks_and_applies_the_file() {
     assert!(cms.get_opt("from-file").await.unwrap().is_some());
     s.cleanup().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kind_with_an_openapi_v3_schema_gets_its_required_fields_in_the_template() {
+    let s = setup().await;
+    let client = s.conn.client.clone();
+    // The demo publishes its Widget CRD's schema; a cluster needs that CRD for this test.
+    let Some(widgets) = resolve(&s.resources, "widgets.demo.kinformer.io").cloned() else {
+        eprintln!("skipping: widgets.demo.kinformer.io is not served here");
+        s.cleanup().await;
+        return;
+    };
+    let (_, schema) = kinformer::runtime::apply::fetch_schema(&client, &widgets)
+        .await
+        .expect("the CRD's schema through /openapi/v3");
+    assert_eq!(
+        schema.pointer("/properties/spec/required"),
+        Some(&json!(["size"]))
+    );
+    let unchanged = editor_script(&s, "true.sh", "true\n");
+    let mut shown = String::new();
+    let out = create_loop(client.clone(), &s.resources, &widgets, &s.ns, |p| {
+        shown = std::fs::read_to_string(p)?;
+        run_editor(&unchanged, p)
+    })
+    .await;
+    assert!(matches!(out, Prepared::Done(_)), "{out:?}");
+    let body: serde_json::Value =
+        serde_norway::from_str(&kinformer::ui::apply::strip_comments(&shown)).unwrap();
+    assert_eq!(body["apiVersion"], "demo.kinformer.io/v1");
+    assert_eq!(body["spec"], json!({"size": ""}), "{shown}");
+    s.cleanup().await;
+}
