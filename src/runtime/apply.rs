@@ -25,7 +25,7 @@ use crate::cluster::{ResourceInfo, one_line};
 use crate::runtime::edit::TempFile;
 use crate::runtime::operate::execute_apply;
 use crate::ui::apply::{
-    ApplyPlan, ApplySource, PlannedApply, object_diff, parse_manifest, prepare_document,
+    ApplyPlan, ApplySource, PlannedApply, Reopen, object_diff, parse_manifest, prepare_document,
     strip_comments, template, template_header, template_namespace,
 };
 use crate::ui::operate::{Operation, Write, WriteOutcome};
@@ -151,29 +151,36 @@ fn file_text(header: &str, errors: &[String], body: &str) -> String {
 
 /// Create an object of `resource` in `namespace` (the default for documents without one; a
 /// cluster-scoped kind's template has none) with `editor`, until the dry runs pass or the user
-/// cancels or gives up.
+/// cancels or gives up. `reopen`: start from the user's text and the server's refusal of its
+/// apply instead of the template.
 pub async fn create_loop(
     client: kube::Client,
     resources: &[ResourceInfo],
     resource: &ResourceInfo,
     namespace: &str,
+    reopen: Option<Reopen>,
     mut editor: impl FnMut(&Path) -> std::io::Result<()>,
 ) -> Prepared {
     let kind = resource.api_resource.kind.clone();
     let template_ns = template_namespace(Some(namespace), resource.namespaced);
-    let schema = fetch_schema(&client, resource).await;
-    let first = template(
-        resource,
-        template_ns.as_deref(),
-        schema.as_ref().map(|(d, s)| (d, s)),
-    );
+    let (first, mut errors) = match reopen {
+        Some(r) => (r.text, r.errors),
+        None => {
+            let schema = fetch_schema(&client, resource).await;
+            let t = template(
+                resource,
+                template_ns.as_deref(),
+                schema.as_ref().map(|(d, s)| (d, s)),
+            );
+            (t, Vec::new())
+        }
+    };
     let header = template_header(resource, template_ns.as_deref());
     let file = match TempFile::create(&format!("new-{kind}")) {
         Ok(f) => f,
         Err(e) => return done(format!("create {kind}: temporary file: {e}"), true),
     };
-    let mut body = first.clone();
-    let mut errors: Vec<String> = Vec::new();
+    let mut body = first;
     loop {
         let shown = strip_comments(&body);
         if let Err(e) = file.write(&file_text(&header, &errors, &body)) {
@@ -210,7 +217,10 @@ pub async fn create_loop(
                 continue;
             }
         };
-        match plan_documents(&client, resources, docs, namespace, ApplySource::Editor).await {
+        let source = ApplySource::Editor {
+            text: edited.clone(),
+        };
+        match plan_documents(&client, resources, docs, namespace, source).await {
             Ok(plan) => return Prepared::Plan(plan),
             Err(e) => errors = vec![e],
         }
@@ -296,10 +306,25 @@ pub fn prepared_action(p: Prepared) -> crate::ui::action::Action {
 /// document); the footer's line: the one answer, or how many were applied and the first
 /// failure.
 pub async fn apply_writes(client: kube::Client, writes: &[Write]) -> WriteOutcome {
+    apply_writes_with_code(client, writes).await.0
+}
+
+/// [`apply_writes`], with the status code of the first refusal.
+pub async fn apply_writes_with_code(
+    client: kube::Client,
+    writes: &[Write],
+) -> (WriteOutcome, Option<u16>) {
     let mut answers = Vec::new();
+    let mut refused = None;
     for w in writes {
-        answers.push(execute_apply(client.clone(), w).await.0);
+        let (answer, code, _) = execute_apply(client.clone(), w).await;
+        refused = refused.or(code);
+        answers.push(answer);
     }
+    (summary(answers), refused)
+}
+
+fn summary(answers: Vec<WriteOutcome>) -> WriteOutcome {
     if let [one] = answers.as_slice() {
         return one.clone();
     }

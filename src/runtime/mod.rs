@@ -710,15 +710,26 @@ impl Runtime {
                     let _ = tx.send(apply::prepared_action(prepared));
                 });
             }
-            Effect::Apply(writes) => {
+            Effect::Apply { writes, edited } => {
                 let client = self.connection.client.clone();
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
-                    let o = apply::apply_writes(client, &writes).await;
-                    let _ = tx.send(Action::Notify {
-                        message: o.message,
-                        error: o.error,
-                    });
+                    let (o, code) = apply::apply_writes_with_code(client, &writes).await;
+                    let action = match (edited, code, writes.first()) {
+                        // Refused: the editor reopens on the user's text (as `e` does).
+                        (Some(text), Some(400 | 403 | 404 | 409 | 422), Some(w)) => {
+                            Action::ApplyRefused {
+                                resource: w.resource.clone(),
+                                text,
+                                message: o.message,
+                            }
+                        }
+                        _ => Action::Notify {
+                            message: o.message,
+                            error: o.error,
+                        },
+                    };
+                    let _ = tx.send(action);
                 });
             }
             Effect::SwitchContext(name) => match self.connection.switch_context(&name).await {
@@ -1053,6 +1064,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                             resource,
                             namespace,
                             resources,
+                            reopen,
                         } => {
                             let tx = rt.tx.clone();
                             Box::pin(async move {
@@ -1062,6 +1074,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                                     &resources,
                                     &resource,
                                     &namespace,
+                                    reopen,
                                     |p| {
                                         // As for `e`: the editor gets a cooked terminal.
                                         tokio::task::block_in_place(|| {

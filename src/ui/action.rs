@@ -425,6 +425,13 @@ pub enum Action {
     /// The dry runs of a create (`ctrl-n`, `:create`) or of `:apply PATH` passed: ask the user
     /// to confirm the applies (`crate::ui::apply`).
     ApplyPlan(Box<crate::ui::apply::ApplyPlan>),
+    /// The server refused a confirmed apply from the editor (400, 403, 404, 409, 422): the
+    /// editor reopens on `text` with `message` over it, as `kubectl edit` does.
+    ApplyRefused {
+        resource: ResourceInfo,
+        text: String,
+        message: String,
+    },
     /// A one-line message for the footer (e.g. the result of a delete).
     Notify {
         message: String,
@@ -608,6 +615,9 @@ pub enum Effect {
         resource: ResourceInfo,
         namespace: String,
         resources: Vec<ResourceInfo>,
+        /// Open the editor on this text and error instead of the template (the real apply
+        /// was refused).
+        reopen: Option<crate::ui::apply::Reopen>,
     },
     /// `:apply PATH`: dry-run the documents of a manifest file or directory; answer with
     /// [`Action::ApplyPlan`] or [`Action::Notify`]. Never emitted in read-only mode.
@@ -616,9 +626,13 @@ pub enum Effect {
         namespace: String,
         resources: Vec<ResourceInfo>,
     },
-    /// Send these confirmed server-side applies in order; answer with [`Action::Notify`].
-    /// Never emitted in read-only mode.
-    Apply(Vec<crate::ui::operate::Write>),
+    /// Send these confirmed server-side applies in order; answer with [`Action::Notify`], or,
+    /// when the server refuses one and they came from the editor (`edited`: its text), with
+    /// [`Action::ApplyRefused`]. Never emitted in read-only mode.
+    Apply {
+        writes: Vec<crate::ui::operate::Write>,
+        edited: Option<String>,
+    },
     /// Poll `metrics.k8s.io` for `scope` while `view` is open (one poller per scope, shared by
     /// the views asking for it; [`Effect::CloseView`] of the last one ends it). Answered with
     /// [`Action::Metrics`], one per poll.

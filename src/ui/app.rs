@@ -900,6 +900,14 @@ impl App {
                     self.dirty = true;
                 }
             }
+            Action::ApplyRefused {
+                resource,
+                text,
+                message,
+            } => {
+                self.on_apply_refused(resource, text, message, &mut fx);
+                self.dirty = true;
+            }
             Action::ApplyPlan(plan) => {
                 self.on_apply_plan(*plan);
                 self.dirty = true;

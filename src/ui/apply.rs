@@ -400,10 +400,18 @@ impl PlannedApply {
 /// Where an apply's documents came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApplySource {
-    /// The editor (`ctrl-n`, `:create`).
-    Editor,
+    /// The editor (`ctrl-n`, `:create`): the text saved (without comment lines), reopened when
+    /// the server refuses the real apply.
+    Editor { text: String },
     /// `:apply PATH`.
     File(String),
+}
+
+/// The editor reopened on a refused apply: the user's text under the server's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reopen {
+    pub text: String,
+    pub errors: Vec<String>,
 }
 
 /// Documents whose dry runs passed, waiting for the user's confirmation.
@@ -417,6 +425,14 @@ impl ApplyPlan {
     /// Whether a dry run conflicted with another manager (applying takes a forced apply).
     pub fn conflicts(&self) -> bool {
         self.docs.iter().any(|d| d.conflict.is_some())
+    }
+
+    /// The text to reopen the editor on when the real apply is refused (an editor's plan).
+    pub fn edited(&self) -> Option<String> {
+        match &self.source {
+            ApplySource::Editor { text } => Some(text.clone()),
+            ApplySource::File(_) => None,
+        }
     }
 
     /// The real applies, forced when `force`.

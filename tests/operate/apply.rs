@@ -58,7 +58,7 @@ async fn a_configmap_made_from_the_template_is_dry_run_shown_and_then_applied() 
         "sed -i -e 's/name: .*/name: made/' -e 's/key: value/colour: blue/' \"$1\"\n",
     );
     let mut shown = String::new();
-    let prepared = create_loop(client.clone(), &s.resources, &info, &s.ns, |p| {
+    let prepared = create_loop(client.clone(), &s.resources, &info, &s.ns, None, |p| {
         shown = std::fs::read_to_string(p)?;
         run_editor(&fill, p)
     })
@@ -106,7 +106,7 @@ async fn an_unchanged_template_or_an_empty_file_cancels_and_sends_nothing() {
     let client = s.conn.client.clone();
     let info = s.resource("configmaps");
     let unchanged = editor_script(&s, "true.sh", "true\n");
-    let out = create_loop(client.clone(), &s.resources, &info, &s.ns, |p| {
+    let out = create_loop(client.clone(), &s.resources, &info, &s.ns, None, |p| {
         run_editor(&unchanged, p)
     })
     .await;
@@ -118,7 +118,7 @@ async fn an_unchanged_template_or_an_empty_file_cancels_and_sends_nothing() {
         ("create ConfigMap cancelled, template unchanged", false)
     );
     let empty = editor_script(&s, "empty.sh", ": > \"$1\"\n");
-    let out = create_loop(client.clone(), &s.resources, &info, &s.ns, |p| {
+    let out = create_loop(client.clone(), &s.resources, &info, &s.ns, None, |p| {
         run_editor(&empty, p)
     })
     .await;
@@ -154,7 +154,7 @@ async fn a_refused_document_reopens_the_editor_with_the_servers_message_over_the
     );
     let mut calls = 0;
     let mut reopened = String::new();
-    let prepared = create_loop(client.clone(), &s.resources, &info, &s.ns, |p| {
+    let prepared = create_loop(client.clone(), &s.resources, &info, &s.ns, None, |p| {
         calls += 1;
         if calls == 1 {
             run_editor(&bad, p)
@@ -316,7 +316,7 @@ async fn the_dashboards_apply_command_dry_runs_asks_and_applies_the_file() {
         app.message
     );
     let fx = press(&mut app, KeyCode::Char('y'));
-    let [Effect::Apply(writes)] = &fx[..] else {
+    let [Effect::Apply { writes, .. }] = &fx[..] else {
         panic!("{fx:?}")
     };
     let out = apply_writes(client.clone(), writes).await;
@@ -345,7 +345,7 @@ async fn a_kind_with_an_openapi_v3_schema_gets_its_required_fields_in_the_templa
     );
     let unchanged = editor_script(&s, "true.sh", "true\n");
     let mut shown = String::new();
-    let out = create_loop(client.clone(), &s.resources, &widgets, &s.ns, |p| {
+    let out = create_loop(client.clone(), &s.resources, &widgets, &s.ns, None, |p| {
         shown = std::fs::read_to_string(p)?;
         run_editor(&unchanged, p)
     })
@@ -356,4 +356,78 @@ async fn a_kind_with_an_openapi_v3_schema_gets_its_required_fields_in_the_templa
     assert_eq!(body["apiVersion"], "demo.kinformer.io/v1");
     assert_eq!(body["spec"], json!({"size": ""}), "{shown}");
     s.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apply_refused_after_its_dry_run_reopens_the_editor_on_the_text_with_the_refusal() {
+    let s = setup().await;
+    let client = s.conn.client.clone();
+    let info = s.resource("configmaps");
+    let fill = editor_script(
+        &s,
+        "fill.sh",
+        "sed -i -e 's/name: .*/name: raced/' -e 's/key: value/mode: mine/' \"$1\"\n",
+    );
+    let plan = plan(
+        create_loop(client.clone(), &s.resources, &info, &s.ns, None, |p| {
+            run_editor(&fill, p)
+        })
+        .await,
+    );
+    // Between the dry run and the confirmation another manager takes the field.
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), &s.ns);
+    cms.patch(
+        "raced",
+        &PatchParams::apply("other-team"),
+        &Patch::Apply(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                             "metadata": {"name": "raced"}, "data": {"mode": "theirs"}})),
+    )
+    .await
+    .unwrap();
+    let (out, code) =
+        kinformer::runtime::apply::apply_writes_with_code(client.clone(), &plan.writes(false))
+            .await;
+    assert_eq!(code, Some(409), "{out:?}");
+    let text = plan.edited().expect("an editor's plan keeps its text");
+    assert!(text.contains("mode: mine"), "{text}");
+
+    // The dashboard reopens the editor on that text with the refusal over it.
+    let fix = editor_script(&s, "fix.sh", "sed -i 's/mode: mine/mode: theirs/' \"$1\"\n");
+    let mut reopened = String::new();
+    let reopen = kinformer::ui::apply::Reopen {
+        text,
+        errors: vec![out.message.clone()],
+    };
+    let again = plan_or_done(
+        create_loop(
+            client.clone(),
+            &s.resources,
+            &info,
+            &s.ns,
+            Some(reopen),
+            |p| {
+                reopened = std::fs::read_to_string(p)?;
+                run_editor(&fix, p)
+            },
+        )
+        .await,
+    );
+    assert!(
+        reopened.contains(&format!("# {}", out.message.lines().next().unwrap())),
+        "{reopened}"
+    );
+    assert!(
+        reopened.contains("mode: mine"),
+        "the text is kept: {reopened}"
+    );
+    let again = again.expect("agreeing with the other manager plans without a conflict");
+    assert_eq!(again.docs[0].conflict, None);
+    s.cleanup().await;
+}
+
+fn plan_or_done(p: Prepared) -> Option<ApplyPlan> {
+    match p {
+        Prepared::Plan(plan) => Some(plan),
+        Prepared::Done(_) => None,
+    }
 }

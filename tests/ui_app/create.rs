@@ -13,6 +13,7 @@ fn create_effect(fx: &[Effect]) -> (String, String) {
                 resource,
                 namespace,
                 resources,
+                reopen: None,
             },
         ] => {
             assert!(!resources.is_empty(), "the served kinds go with it");
@@ -136,13 +137,15 @@ fn plan(app: &App, conflict: Option<&str>) -> ApplyPlan {
             ],
             conflict: conflict.map(str::to_string),
         }],
-        source: ApplySource::Editor,
+        source: ApplySource::Editor {
+            text: "kind: ConfigMap\n".into(),
+        },
     }
 }
 
 fn sent_force(fx: &[Effect]) -> bool {
     match fx {
-        [Effect::Apply(writes)] => match &writes[0].op {
+        [Effect::Apply { writes, .. }] => match &writes[0].op {
             Operation::Apply(a) => {
                 assert!(!a.dry_run);
                 a.force
@@ -196,4 +199,39 @@ fn the_dry_run_diff_confirmation_shows_each_object_and_its_changes() {
         "apply_conflict_first_question",
         draw(&mut app, 100, 16).backend()
     );
+}
+
+#[test]
+fn a_refused_apply_from_the_editor_reopens_it_on_the_text_with_the_message() {
+    let mut app = in_namespace(Some("shop"));
+    let resource = app
+        .resources
+        .iter()
+        .find(|r| r.api_resource.kind == "ConfigMap")
+        .cloned()
+        .unwrap();
+    let fx = app.update(Action::ApplyRefused {
+        resource: resource.clone(),
+        text: "kind: ConfigMap\n".into(),
+        message: "apply configmap shop/cfg: conflict (Conflict)".into(),
+    });
+    match &fx[..] {
+        [
+            Effect::Create {
+                resource: r,
+                namespace,
+                reopen: Some(reopen),
+                ..
+            },
+        ] => {
+            assert_eq!((r, namespace.as_str()), (&resource, "shop"));
+            assert_eq!(reopen.text, "kind: ConfigMap\n");
+            assert_eq!(
+                reopen.errors,
+                ["apply configmap shop/cfg: conflict (Conflict)"]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(app.message.clone().unwrap().0.contains("(Conflict)"));
 }

@@ -50,6 +50,32 @@ impl App {
             resource,
             namespace: self.create_namespace(),
             resources: self.resources.clone(),
+            reopen: None,
+        });
+    }
+
+    /// The server refused a confirmed apply from the editor: say so, and reopen the editor on
+    /// the user's text with the message over it (not in read-only mode).
+    pub(crate) fn on_apply_refused(
+        &mut self,
+        resource: ResourceInfo,
+        text: String,
+        message: String,
+        fx: &mut Vec<Effect>,
+    ) {
+        if self.readonly_for_cluster(None) {
+            self.error(READONLY);
+            return;
+        }
+        self.error(message.clone());
+        fx.push(Effect::Create {
+            resource,
+            namespace: self.create_namespace(),
+            resources: self.resources.clone(),
+            reopen: Some(crate::ui::apply::Reopen {
+                text,
+                errors: vec![message],
+            }),
         });
     }
 
@@ -140,7 +166,10 @@ impl App {
                     many => format!("{} objects", many.len()),
                 };
                 self.info(format!("apply {what}…"));
-                fx.push(Effect::Apply(writes));
+                fx.push(Effect::Apply {
+                    writes,
+                    edited: d.plan.edited(),
+                });
                 return Mode::Normal;
             }
             _ => {
@@ -158,7 +187,7 @@ fn dialog_lines(d: &ApplyDialog) -> Vec<Line<'_>> {
     let red = Style::default().fg(Color::Red);
     let mut lines = Vec::new();
     let from = match &d.plan.source {
-        ApplySource::Editor => String::new(),
+        ApplySource::Editor { .. } => String::new(),
         ApplySource::File(p) => format!(" from {p}"),
     };
     if d.force_asked {
