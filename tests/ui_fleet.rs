@@ -327,3 +327,41 @@ fn ctx_plus_on_a_member_already_selected_shows_its_tables_and_keeps_the_fleet() 
     assert_eq!(app.connection.context, "staging");
     assert_eq!(app.fleet.members.len(), 3);
 }
+
+#[test]
+fn create_goes_to_the_current_context_named_in_its_dialog_and_a_readonly_one_refuses_it() {
+    let cfg = AppConfig {
+        readonly_contexts: Some("prod-*".into()),
+        ..fleet_config()
+    };
+    let (mut app, _) = app_with(cfg, vec![simple_pod("default", "a")]);
+    connected(&mut app, "prod-eu");
+    assert!(app.update(ctrl('n')).is_empty(), "prod-eu is read-only");
+    assert!(app.message.clone().unwrap().0.contains("read-only"));
+
+    let (mut app, _) = app_with(fleet_config(), vec![simple_pod("default", "a")]);
+    connected(&mut app, "prod-eu");
+    let fx = app.update(ctrl('n'));
+    assert!(
+        matches!(&fx[..], [Effect::Create { .. }]),
+        "not routed to a member: {fx:?}"
+    );
+    let doc = serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}});
+    let write =
+        kinformer::ui::apply::prepare_document(&app.resources, doc, "default", false).unwrap();
+    app.update(Action::ApplyPlan(Box::new(
+        kinformer::ui::apply::ApplyPlan {
+            docs: vec![kinformer::ui::apply::PlannedApply {
+                write,
+                exists: false,
+                diff: Vec::new(),
+                conflict: None,
+            }],
+            source: kinformer::ui::apply::ApplySource::File("p.yaml".into()),
+        },
+    )));
+    let Mode::ConfirmApply(d) = &app.mode else {
+        panic!("{:?}", app.mode)
+    };
+    assert_eq!(d.cluster.as_deref(), Some("prod-eu"));
+}

@@ -30,11 +30,20 @@ pub struct ApplyDialog {
     pub force_asked: bool,
     /// The first line shown.
     pub scroll: usize,
+    /// The cluster it is applied to, named when several are selected (creates and applies go
+    /// to the current context, never to a merged table row's member).
+    pub cluster: Option<String>,
 }
 
 const READONLY: &str = "read-only mode: create and apply are disabled (started with --readonly)";
 
 impl App {
+    /// Whether creates and applies are refused: read-only mode for the key's target or for the
+    /// current context, where they are sent.
+    fn create_refused(&self) -> bool {
+        self.readonly_for_cluster(None) || self.fleet.readonly_for(&self.connection.context)
+    }
+
     /// Where a new object goes: the current namespace, the first of a set, else `default`.
     fn create_namespace(&self) -> String {
         template_namespace(self.namespace.as_deref(), true).unwrap_or_default()
@@ -42,7 +51,7 @@ impl App {
 
     /// Open the editor on a template for a new `resource` (refused in read-only mode).
     pub(crate) fn ask_create(&mut self, resource: ResourceInfo, fx: &mut Vec<Effect>) {
-        if self.readonly_for_cluster(None) {
+        if self.create_refused() {
             self.error(READONLY);
             return;
         }
@@ -63,7 +72,7 @@ impl App {
         message: String,
         fx: &mut Vec<Effect>,
     ) {
-        if self.readonly_for_cluster(None) {
+        if self.create_refused() {
             self.error(READONLY);
             return;
         }
@@ -101,7 +110,7 @@ impl App {
 
     /// `:apply PATH`: a manifest file, or a directory's manifests.
     pub(crate) fn apply_command(&mut self, arg: Option<&str>, fx: &mut Vec<Effect>) {
-        if self.readonly_for_cluster(None) {
+        if self.create_refused() {
             self.error(READONLY);
             return;
         }
@@ -123,14 +132,19 @@ impl App {
 
     /// The dry runs passed: ask (read-only mode may have come meanwhile: refused then).
     pub(crate) fn on_apply_plan(&mut self, plan: ApplyPlan) {
-        if self.readonly_for_cluster(None) {
+        if self.create_refused() {
             self.error(READONLY);
             return;
         }
+        let cluster = self
+            .fleet
+            .is_fleet()
+            .then(|| self.connection.context.clone());
         self.mode = Mode::ConfirmApply(Box::new(ApplyDialog {
             plan,
             force_asked: false,
             scroll: 0,
+            cluster,
         }));
     }
 
@@ -156,7 +170,7 @@ impl App {
                     d.scroll = 0;
                     return Mode::ConfirmApply(d);
                 }
-                if self.readonly_for_cluster(None) {
+                if self.create_refused() {
                     self.error(READONLY);
                     return Mode::Normal;
                 }
@@ -214,6 +228,13 @@ fn dialog_lines(d: &ApplyDialog) -> Vec<Line<'_>> {
             ),
             bold,
         ));
+    }
+    if let Some(cluster) = &d.cluster {
+        // Acting on the wrong cluster is the classic accident: its name stands out.
+        lines.push(Line::from(vec![
+            ratatui::text::Span::raw("on cluster "),
+            ratatui::text::Span::styled(format!(" {cluster} "), crate::ui::fleet::cluster_style()),
+        ]));
     }
     for doc in &d.plan.docs {
         lines.push(Line::raw(""));
