@@ -359,10 +359,48 @@ pub fn comparable_yaml(obj: &Value) -> String {
     serde_norway::to_string(&obj).unwrap_or_default()
 }
 
+/// A Secret's values masked as `kubectl diff` masks them: `***` where both sides agree,
+/// `*** (before)` / `*** (after)` where the value changes (the dashboard hides a Secret's
+/// values until asked, `x`).
+fn mask_secret(live: Option<&mut Value>, result: &mut Value) {
+    let is_secret = |v: &Value| v.get("kind").and_then(Value::as_str) == Some("Secret");
+    if !is_secret(result) {
+        return;
+    }
+    let mut live = live.filter(|l| is_secret(l));
+    for field in ["data", "stringData"] {
+        let before = live
+            .as_deref()
+            .and_then(|l| l.get(field))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let after = result.get(field).cloned().unwrap_or(Value::Null);
+        let mask = |v: &mut Value, other: &Value, changed: &str| {
+            if let Some(m) = v.get_mut(field).and_then(Value::as_object_mut) {
+                for (k, val) in m.iter_mut() {
+                    let same = other.get(k) == Some(&*val);
+                    *val = json!(if same {
+                        "***".to_string()
+                    } else {
+                        format!("*** ({changed})")
+                    });
+                }
+            }
+        };
+        if let Some(l) = live.as_deref_mut() {
+            mask(l, &after, "before");
+        }
+        mask(result, &before, "after");
+    }
+}
+
 /// The diff between the live object (`None`: it does not exist yet) and the dry run's result.
 pub fn object_diff(live: Option<&Value>, result: &Value) -> Vec<DiffLine> {
-    let before = live.map(comparable_yaml).unwrap_or_default();
-    text_diff(&before, &comparable_yaml(result))
+    let mut live = live.cloned();
+    let mut result = result.clone();
+    mask_secret(live.as_mut(), &mut result);
+    let before = live.as_ref().map(comparable_yaml).unwrap_or_default();
+    text_diff(&before, &comparable_yaml(&result))
 }
 
 /// One document of an apply, after its dry run.
@@ -671,5 +709,31 @@ mod tests {
         let created = object_diff(None, &result);
         assert!(created.iter().all(|l| !matches!(l, DiffLine::Removed(_))));
         assert!(created.contains(&DiffLine::Added("  k: new".into())));
+    }
+
+    #[test]
+    fn a_secrets_values_are_masked_in_the_diff_as_kubectl_diff_masks_them() {
+        let secret = |v: &str| json!({"kind": "Secret", "metadata": {"name": "s"}, "data": {"same": "YQ==", "token": v}});
+        let changed: Vec<DiffLine> = object_diff(Some(&secret("b2xk")), &secret("bmV3"))
+            .into_iter()
+            .filter(|l| !matches!(l, DiffLine::Hunk(_)))
+            .collect();
+        let text = format!("{changed:?}");
+        assert!(
+            !text.contains("b2xk") && !text.contains("bmV3") && !text.contains("YQ=="),
+            "{text}"
+        );
+        assert!(
+            changed.contains(&DiffLine::Same("  same: '***'".into())),
+            "{text}"
+        );
+        assert!(
+            changed.contains(&DiffLine::Removed("  token: '*** (before)'".into())),
+            "{text}"
+        );
+        assert!(
+            changed.contains(&DiffLine::Added("  token: '*** (after)'".into())),
+            "{text}"
+        );
     }
 }
