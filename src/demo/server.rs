@@ -138,7 +138,7 @@ impl DemoServer {
             cluster.clone(),
             listener,
             addr,
-            router,
+            router.clone(),
             faults.clone(),
             restart_rx,
             shutdown_rx,
@@ -147,6 +147,7 @@ impl DemoServer {
         Ok(DemoHandle {
             namespace_user: opts.namespace_user.clone(),
             addr,
+            router,
             cluster,
             faults,
             metrics,
@@ -239,6 +240,7 @@ async fn serve_loop(
 pub struct DemoHandle {
     namespace_user: Option<NamespaceUser>,
     addr: SocketAddr,
+    router: Router,
     cluster: Arc<DemoCluster>,
     faults: FaultInjector,
     metrics: Arc<DemoMetrics>,
@@ -247,6 +249,12 @@ pub struct DemoHandle {
 }
 
 impl DemoHandle {
+    /// The server's request handling (authorization, routing, every handler), to send it
+    /// requests in-process, without a socket (the request-parsing property tests do).
+    pub fn router(&self) -> Router {
+        self.router.clone()
+    }
+
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }

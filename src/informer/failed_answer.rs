@@ -46,9 +46,14 @@ pub fn retry_after(code: u16, headers: &http::HeaderMap) -> Option<Duration> {
         .map(|s| Duration::from_secs(s.into()))
 }
 
+/// The most of a body that is not a `Status` kept as an error's message.
+pub const MAX_TEXT_MESSAGE: usize = 200;
+
 /// A non-success answer's body (`proto`: its `Content-Type` is protobuf) as an [`Error`]: a
 /// protobuf or JSON `Status`, classified as every other one, or, when the body is not a `Status`
-/// (a proxy's page, priority and fairness' plain-text 429), its text with the HTTP code.
+/// (a proxy's HTML page, priority and fairness' plain-text 429), its text with the HTTP code:
+/// on one line, at most [`MAX_TEXT_MESSAGE`] characters, so the dashboard's one status line
+/// holds it.
 pub fn error_of_body(status: http::StatusCode, proto: bool, bytes: &[u8]) -> Error {
     if proto && let Ok((_, raw)) = unwrap_envelope(bytes) {
         return decode_status(raw);
@@ -58,8 +63,31 @@ pub fn error_of_body(status: http::StatusCode, proto: bool, bytes: &[u8]) -> Err
         Err(_) => classify_status(
             status.as_u16(),
             status.canonical_reason().unwrap_or(""),
-            String::from_utf8_lossy(bytes).trim(),
+            &one_line(&String::from_utf8_lossy(bytes)),
         ),
+    }
+}
+
+/// `text` with every run of whitespace (newlines included) made one space, cut at
+/// [`MAX_TEXT_MESSAGE`] characters (with `…`).
+fn one_line(text: &str) -> String {
+    let mut out = String::new();
+    for (n, word) in text.split_whitespace().enumerate() {
+        if n > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > MAX_TEXT_MESSAGE {
+            break;
+        }
+    }
+    match out.char_indices().nth(MAX_TEXT_MESSAGE) {
+        Some((cut, _)) => {
+            out.truncate(cut);
+            out.push('…');
+            out
+        }
+        None => out,
     }
 }
 
@@ -161,6 +189,30 @@ mod tests {
             );
         }
         assert_eq!(retry_after(429, &http::HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn a_proxy_page_becomes_one_short_line_with_the_http_code() {
+        let page = format!(
+            "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>{}</body>\n</html>\n",
+            "x ".repeat(500)
+        );
+        let err = error_of_body(http::StatusCode::BAD_GATEWAY, false, page.as_bytes());
+        let Error::Api {
+            code,
+            reason,
+            message,
+        } = err
+        else {
+            panic!("{err:?}");
+        };
+        assert_eq!((code, reason.as_str()), (502, "Bad Gateway"));
+        assert!(
+            message.starts_with("<html> <head><title>502 Bad Gateway</title></head> <body>x x"),
+            "{message}"
+        );
+        assert_eq!(message.chars().count(), MAX_TEXT_MESSAGE + 1);
+        assert!(message.ends_with('…') && !message.contains('\n'));
     }
 
     #[test]
