@@ -396,13 +396,12 @@ pub fn exit_status(command: &[String], code: i32) -> Value {
 /// plain-text rejection.
 pub fn pod_path(
     path: Result<Path<(String, String)>, PathRejection>,
-) -> Result<(String, String), Response> {
+) -> Result<(String, String), StatusError> {
     path.map(|Path(p)| p).map_err(|e| {
         StatusError::bad_request(format!(
             "invalid path: {}",
             e.body_text().replace('\n', " ")
         ))
-        .into_response()
     })
 }
 
@@ -413,7 +412,7 @@ async fn exec(
 ) -> Response {
     match pod_path(path) {
         Ok((ns, name)) => start(cluster, ns, name, req, false),
-        Err(r) => r,
+        Err(e) => e.into_response(),
     }
 }
 
@@ -424,7 +423,7 @@ async fn attach(
 ) -> Response {
     match pod_path(path) {
         Ok((ns, name)) => start(cluster, ns, name, req, true),
-        Err(r) => r,
+        Err(e) => e.into_response(),
     }
 }
 

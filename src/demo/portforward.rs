@@ -80,7 +80,7 @@ pub(super) async fn portforward(
 ) -> Response {
     let (ns, name) = match super::exec::pod_path(path) {
         Ok(p) => p,
-        Err(r) => return r,
+        Err(e) => return e.into_response(),
     };
     if spdy::offers_tunnel(req.headers()) || spdy::is_spdy_upgrade(req.headers()) {
         return portforward_spdy(&cluster, ns, name, req);
