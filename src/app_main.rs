@@ -149,8 +149,28 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         Some(path) => crate::runtime::user_file::read(path).map_err(MainError::Usage)?,
         None => None,
     };
-    let keys = KeyMap::load(user_keys.as_ref()).map_err(|e| MainError::Usage(e.to_string()))?;
-    let (keys, key_problems) = keys.with_user_config(&user);
+    // A key file that cannot be used is one problem line on the footer; the default keys are
+    // used meanwhile (the file is not touched).
+    let (keys, keys_problem) = match KeyMap::load(user_keys.as_ref()) {
+        Ok(keys) => (keys, None),
+        Err(e) => {
+            let crate::ui::Error::KeyMap { message, .. } = e;
+            let file = user_keys
+                .as_ref()
+                .map(|f| std::path::PathBuf::from(&f.origin))
+                .unwrap_or_default();
+            let keys = KeyMap::load(None).map_err(|e| MainError::Usage(e.to_string()))?;
+            let problem = crate::config::Problem::new(
+                &file,
+                0,
+                0,
+                format!("{message}; using the default keys"),
+            );
+            (keys, Some(problem))
+        }
+    };
+    let (keys, mut key_problems) = keys.with_user_config(&user);
+    key_problems.extend(keys_problem);
     if let Some(sel) = &args.selector {
         LabelSelector::parse(sel)
             .map_err(|e| MainError::Usage(format!("invalid label selector {sel:?}: {e}")))?;

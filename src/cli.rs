@@ -38,7 +38,8 @@ pub struct DashboardArgs {
         short = 'n',
         long,
         value_name = "NAMESPACE",
-        conflicts_with = "all_namespaces"
+        conflicts_with = "all_namespaces",
+        value_parser = parse_namespaces
     )]
     pub namespace: Option<String>,
     /// Show every namespace.
@@ -216,6 +217,50 @@ pub struct BenchArgs {
 fn parse_wire(s: &str) -> Result<crate::informer::pb::client::WireFormat, String> {
     crate::informer::pb::client::WireFormat::parse(s)
         .ok_or_else(|| format!("{s:?}: expected json or protobuf"))
+}
+
+/// `-n`'s value: one namespace or several, comma-separated (`shop,payments`), each a valid
+/// namespace name (an RFC 1123 label, as kube-apiserver requires); spaces around names are
+/// dropped, an empty name is an error rather than a silent fallback to the context's namespace.
+pub fn parse_namespaces(text: &str) -> Result<String, String> {
+    let mut names: Vec<&str> = Vec::new();
+    for name in text.split(',').map(str::trim) {
+        if name.is_empty() {
+            return Err(if text.split(',').all(|n| n.trim().is_empty()) {
+                "empty namespace name".to_string()
+            } else {
+                format!("empty namespace name in {text:?}")
+            });
+        }
+        let label = name.len() <= 63
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !name.starts_with('-')
+            && !name.ends_with('-');
+        if !label {
+            return Err(format!(
+                "{name:?} is not a namespace name (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit)"
+            ));
+        }
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    Ok(names.join(","))
+}
+
+/// A command-line error as one line: clap's first line without its `error: ` prefix (its
+/// usage and `--help` lines dropped), with a pointer to `--help`.
+pub fn usage_error_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let first = rendered
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("invalid arguments");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    format!("{first} (see --help)")
 }
 
 #[cfg(test)]

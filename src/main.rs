@@ -8,7 +8,23 @@ use kinformer::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     kinformer::process::mark_process_start();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                e.exit();
+            }
+            // Bad flags: one line and exit 2, as every other usage error.
+            eprintln!("kinformer: {}", kinformer::cli::usage_error_line(&e));
+            return ExitCode::from(2);
+        }
+    };
     let log_path = cli
         .dashboard
         .log_file

@@ -1,6 +1,8 @@
 //! Bad input on the command line: the real binary must print exactly one clear error line on
 //! stderr (no panic, no backtrace) and exit with 2 for a missing kubeconfig, a malformed
 //! kubeconfig and an unknown context; a kubeconfig pointing at a closed port is one line too.
+//! Every bad flag value, unknown flag and missing value is one line and exit 2 as well (one
+//! table, [`every_bad_flag_is_one_exact_line_and_exit_2`]), not clap's usage block.
 
 use std::io::Read as _;
 use std::path::Path;
@@ -27,10 +29,12 @@ fn run_with_kubeconfig_env(dir: &Path, args: &[&str], kubeconfig_env: Option<&st
         Some(v) => command.env("KUBECONFIG", v),
         None => command.env_remove("KUBECONFIG"),
     };
+    // `--log-file` first: after a subcommand, only that subcommand's flags are accepted.
     let mut child = command
-        .args(args)
         .arg("--log-file")
         .arg(dir.join("kinformer.log"))
+        .args(args)
+        .current_dir(dir)
         .env("HOME", dir)
         .env("RUST_BACKTRACE", "1")
         .env("RUST_LOG", "debug")
@@ -280,4 +284,101 @@ fn context_with_an_undefined_cluster_is_one_plain_line_and_exit_2() {
     assert!(line.contains("ctx-one"), "{line}");
     assert!(!line.contains("failed to"), "plain words: {line}");
     assert_eq!(o.code, Some(2), "stderr: {}", o.stderr);
+}
+
+/// One row per kind of bad flag: a value of the wrong type, out of range, an empty or invalid
+/// namespace (alone or in a list), an unknown flag, a missing value, conflicting flags, a bad
+/// selector, and the same for the demo server's own flags. Each is exactly this one line on
+/// stderr, nothing on stdout, exit 2, before anything connects or listens.
+#[test]
+fn every_bad_flag_is_one_exact_line_and_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rows: &[(&[&str], &str)] = &[
+        (
+            &["--history-mib", "abc"],
+            "invalid value 'abc' for '--history-mib <MIB>': invalid digit found in string (see --help)",
+        ),
+        (
+            &["--history-mib", "0"],
+            "invalid value '0' for '--history-mib <MIB>': 0 is not in 1..=65536 (see --help)",
+        ),
+        (
+            &["--history-mib", "99999999999"],
+            "invalid value '99999999999' for '--history-mib <MIB>': 99999999999 is not in 1..=65536 (see --help)",
+        ),
+        (
+            &["--history-mib", "-5"],
+            "unexpected argument '-5' found (see --help)",
+        ),
+        (
+            &["--log-buffer-mib", "0"],
+            "invalid value '0' for '--log-buffer-mib <MIB>': 0 is not in 1..=4096 (see --help)",
+        ),
+        (
+            &["--demo-clusters", "17"],
+            "invalid value '17' for '--demo-clusters <N>': 17 is not in 1..=16 (see --help)",
+        ),
+        (
+            &["-n", ""],
+            "invalid value '' for '--namespace <NAMESPACE>': empty namespace name (see --help)",
+        ),
+        (
+            &["-n", " , "],
+            "invalid value ' , ' for '--namespace <NAMESPACE>': empty namespace name (see --help)",
+        ),
+        (
+            &["-n", "shop,,payments"],
+            "invalid value 'shop,,payments' for '--namespace <NAMESPACE>': empty namespace name in \"shop,,payments\" (see --help)",
+        ),
+        (
+            &["-n", "Shop"],
+            "invalid value 'Shop' for '--namespace <NAMESPACE>': \"Shop\" is not a namespace name (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit) (see --help)",
+        ),
+        (
+            &["-n", "shop,-x"],
+            "invalid value 'shop,-x' for '--namespace <NAMESPACE>': \"-x\" is not a namespace name (lowercase letters, digits and '-', at most 63, starting and ending with a letter or digit) (see --help)",
+        ),
+        (
+            &["-n"],
+            "a value is required for '--namespace <NAMESPACE>' but none was supplied (see --help)",
+        ),
+        (
+            &["-n", "shop", "-A"],
+            "the argument '--namespace <NAMESPACE>' cannot be used with '--all-namespaces' (see --help)",
+        ),
+        (
+            &["--nope"],
+            "unexpected argument '--nope' found (see --help)",
+        ),
+        (
+            &["--server-mbps", "58"],
+            "unexpected argument '--server-mbps' found (see --help)",
+        ),
+        (
+            &["--demo", "-l", "app in ("],
+            "invalid label selector \"app in (\": unable to parse requirement at position 8: found end of input, expected: ')'",
+        ),
+        (
+            &["demo-server", "--server-mbps", "x"],
+            "invalid value 'x' for '--server-mbps <MB_PER_S>': \"x\": invalid digit found in string (want MB/s: JSON[,PROTOBUF], e.g. 58,70) (see --help)",
+        ),
+        (
+            &["demo-server", "--server-mbps", "5,,6"],
+            "invalid value '5,,6' for '--server-mbps <MB_PER_S>': \",6\": invalid digit found in string (want MB/s: JSON[,PROTOBUF], e.g. 58,70) (see --help)",
+        ),
+        (
+            &["demo-server", "--server-mbps", "-1"],
+            "unexpected argument '-1' found (see --help)",
+        ),
+    ];
+    for (args, want) in rows {
+        let o = run(dir.path(), args);
+        let line = assert_one_clear_line(&o, want);
+        assert_eq!(line, format!("kinformer: {want}"), "{args:?}");
+        assert_eq!(o.code, Some(2), "{args:?}: {}", o.stderr);
+    }
+    assert!(
+        !dir.path().join("kinformer-demo.kubeconfig").exists(),
+        "a bad demo-server flag started the server"
+    );
 }

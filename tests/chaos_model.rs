@@ -5,8 +5,11 @@
 //! object and resourceVersion (nothing lost or invented), within a bound measured on tokio's clock
 //! from the end of the fault.
 //!
-//! The model: every write bumps the RV and is logged; a list answers the current state (paged with
-//! continue tokens over a snapshot); a watch from RV X replays the log after X, then follows it; a
+//! The model: every write bumps the RV and is logged; a list at RV "" answers the current state
+//! (paged with continue tokens over a snapshot), at RV "0" the watch cache answers it whole, at a
+//! specific RV with a limit (or with none, without a watch cache) it is an exact read of etcd at
+//! that RV; once etcd compacts, exact reads and continue tokens older than the compaction get 410
+//! `Expired` with kube-apiserver's messages; a slow server takes a while per listed object; a watch from RV X replays the log after X, then follows it; a
 //! streaming list sends the state as ADDED events, then the `k8s.io/initial-events-end` bookmark.
 //! A restart refuses connections for its downtime and ends every open watch; the server then
 //! answers 429 `storage is (re)initializing` while its watch cache rebuilds, and that cache starts
@@ -68,8 +71,37 @@ struct Inner {
     cut_streaming_list_after: Option<usize>,
     /// Send a 500 `StorageReadError` ERROR event in the next watch, at its start.
     store_read_error_next_watch: bool,
+    /// etcd's compaction revision: exact reads and continue tokens older than it get 410.
+    compacted: u64,
+    /// After the first page of the next paged list: write, then compact etcd at the new RV.
+    compact_after_first_page: bool,
+    /// Whether lists at a specific RV without a limit are served by a watch cache (data at least
+    /// as new); without one, every list at a specific RV is an exact read from etcd.
+    no_watch_cache: bool,
+    /// The next list at a specific RV gets 504 "Too large resource version" (an API server
+    /// whose watch cache lags behind the RV, e.g. after failing over to another one).
+    too_large_next_list: bool,
+    /// A slow server: each listed object (paged or streamed) takes this long to arrive.
+    per_object: Option<Duration>,
+    /// Every list request: `(resourceVersion, limit, continue?, answer)`.
+    list_log: Vec<String>,
     requests: u64,
     probes: u64,
+}
+
+impl Inner {
+    /// The objects as they were at `rv` (etcd's MVCC read), from the write log.
+    fn state_at(&self, rv: u64) -> Vec<ConfigMap> {
+        let mut at: BTreeMap<String, ConfigMap> = BTreeMap::new();
+        for (op, o) in self.log.iter().take_while(|(_, o)| rv_of(o) <= rv) {
+            let name = o.metadata.name.clone().unwrap_or_default();
+            match op {
+                Op::Deleted => at.remove(&name),
+                Op::Added | Op::Modified => at.insert(name, o.clone()),
+            };
+        }
+        at.into_values().collect()
+    }
 }
 
 /// What the server and its open watch streams share.
@@ -228,37 +260,51 @@ impl ListerWatcher<ConfigMap> for ModelServer {
         let opts = opts.clone();
         async move {
             self.admit()?;
+            let answer = self.answer_list(&opts);
             let mut s = self.inner.lock();
-            let limit = opts.limit.unwrap_or(0) as usize;
-            let (snapshot_rv, offset) = match &opts.continue_token {
-                Some(tok) => {
-                    let (rv, off) = tok.split_once(':').expect("our token");
-                    (rv.parse::<u64>().unwrap(), off.parse::<usize>().unwrap())
+            s.list_log.push(format!(
+                "rv={:?} limit={} continue={} -> {}",
+                opts.resource_version.as_deref(),
+                opts.limit.unwrap_or(0),
+                opts.continue_token.is_some(),
+                match &answer {
+                    Ok(p) => format!("{} items at {}", p.items.len(), p.resource_version),
+                    Err(e) => e.to_string(),
                 }
-                None => {
-                    let rv = s.rv;
-                    let items: Vec<ConfigMap> = s.objects.values().cloned().collect();
-                    s.snapshots.insert(rv, items);
-                    (rv, 0)
-                }
-            };
-            if offset > 0
-                && let Some(n) = s.cut_paged_list_at_page
-            {
-                if n <= 1 {
-                    s.cut_paged_list_at_page = None;
-                    return Err(Error::Connect("connection reset by peer".into()));
-                }
-                s.cut_paged_list_at_page = Some(n - 1);
+            ));
+            let compact = answer.as_ref().is_ok_and(|p| p.continue_token.is_some())
+                && std::mem::take(&mut s.compact_after_first_page);
+            drop(s);
+            if compact {
+                // Writes land between two pages, then etcd compacts past the list's snapshot
+                // (kube-apiserver compacts every 5 minutes; a slow paged list can straddle one).
+                self.put("cm-02", "compacted");
+                self.delete("cm-05");
+                self.put("cm-later", "a");
+                let mut s = self.inner.lock();
+                s.compacted = s.rv;
             }
-            let all = s.snapshots.get(&snapshot_rv).cloned().unwrap_or_default();
-            let end = if limit == 0 {
-                all.len()
-            } else {
-                (offset + limit).min(all.len())
-            };
-            let next = (end < all.len()).then(|| format!("{snapshot_rv}:{end}"));
-            Ok(page(all[offset..end].to_vec(), snapshot_rv, next))
+            answer
+        }
+        .boxed()
+    }
+
+    fn list_each<'a>(
+        &'a self,
+        opts: &ListOptions,
+        sink: &'a mut (dyn FnMut(ConfigMap) + Send),
+    ) -> BoxFuture<'a, Result<ListPage<ConfigMap>, Error>> {
+        let list = self.list(opts);
+        async move {
+            let mut page = list.await?;
+            let per_object = self.inner.lock().per_object;
+            for obj in std::mem::take(&mut page.items) {
+                if let Some(d) = per_object {
+                    tokio::time::sleep(d).await;
+                }
+                sink(obj);
+            }
+            Ok(page)
         }
         .boxed()
     }
@@ -309,8 +355,9 @@ impl ListerWatcher<ConfigMap> for ModelServer {
             }
             // The log's position after `from`.
             let pos = s.log.partition_point(|(_, o)| rv_of(o) <= from);
+            let per_object = s.per_object;
             drop(s);
-            Ok(self.follow(first, pos, epoch))
+            Ok(self.follow(first, pos, epoch, per_object))
         }
         .boxed()
     }
@@ -341,16 +388,111 @@ fn rv_of(o: &ConfigMap) -> u64 {
         .unwrap_or(0)
 }
 
+/// The 410 kube-apiserver answers for `status`'s message (reason `Expired`), through the
+/// client's decoder.
+fn expired(message: &str) -> Error {
+    match error_event(&format!(
+        r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":{},"reason":"Expired","code":410}}"#,
+        serde_json::Value::from(message)
+    )) {
+        WatchEvent::Error(e) => e,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The 504 a lagging watch cache answers (apimachinery's `NewTooLargeResourceVersionError`).
+fn too_large(asked: &str, current: u64) -> Error {
+    match error_event(&format!(
+        r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"Too large resource version: {asked}, current: {current}","reason":"Timeout","details":{{"causes":[{{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}}],"retryAfterSeconds":1}},"code":504}}"#
+    )) {
+        WatchEvent::Error(e) => e,
+        other => panic!("{other:?}"),
+    }
+}
+
 impl ModelServer {
-    /// A watch stream: `first`, then the log from `pos` as it grows, until a restart.
+    /// One list page as kube-apiserver over etcd answers it: a continue token reads its
+    /// snapshot (410 once etcd compacted past it); RV "" and "0" read the current state; a
+    /// specific RV with a limit (or any, without a watch cache) is an exact read of that RV
+    /// (410 once compacted), without a limit the watch cache answers with the current state.
+    fn answer_list(&self, opts: &ListOptions) -> Result<ListPage<ConfigMap>, Error> {
+        let mut s = self.inner.lock();
+        let asked = opts.resource_version.as_deref().unwrap_or("");
+        let limit = if asked == "0" && opts.continue_token.is_none() && !s.no_watch_cache {
+            // The watch cache answers RV "0" whole, ignoring `limit`.
+            0
+        } else {
+            opts.limit.unwrap_or(0) as usize
+        };
+        let (snapshot_rv, offset) = match &opts.continue_token {
+            Some(tok) => {
+                let (rv, off) = tok.split_once(':').expect("our token");
+                let rv = rv.parse::<u64>().unwrap();
+                if rv < s.compacted {
+                    // apiserver's storage/etcd3 `handleCompactedErrorForPaging`.
+                    return Err(expired(
+                        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+                    ));
+                }
+                (rv, off.parse::<usize>().unwrap())
+            }
+            None => {
+                if !matches!(asked, "" | "0") && std::mem::take(&mut s.too_large_next_list) {
+                    return Err(too_large(asked, s.rv));
+                }
+                let exact = match asked.parse::<u64>() {
+                    Ok(rv) if rv > 0 && (limit > 0 || s.no_watch_cache) => Some(rv),
+                    _ => None,
+                };
+                let (rv, items) = match exact {
+                    Some(rv) if rv < s.compacted => {
+                        // apiserver's storage/etcd3 `interpretListError` for ErrCompacted.
+                        return Err(expired(
+                            "The resourceVersion for the provided list is too old.",
+                        ));
+                    }
+                    Some(rv) => (rv, s.state_at(rv)),
+                    None => (s.rv, s.objects.values().cloned().collect()),
+                };
+                s.snapshots.insert(rv, items);
+                (rv, 0)
+            }
+        };
+        if offset > 0
+            && let Some(n) = s.cut_paged_list_at_page
+        {
+            if n <= 1 {
+                s.cut_paged_list_at_page = None;
+                return Err(Error::Connect("connection reset by peer".into()));
+            }
+            s.cut_paged_list_at_page = Some(n - 1);
+        }
+        let all = s.snapshots.get(&snapshot_rv).cloned().unwrap_or_default();
+        let end = if limit == 0 {
+            all.len()
+        } else {
+            (offset + limit).min(all.len())
+        };
+        let next = (end < all.len()).then(|| format!("{snapshot_rv}:{end}"));
+        Ok(page(all[offset..end].to_vec(), snapshot_rv, next))
+    }
+
+    /// A watch stream: `first` (its ADDED events, a streaming list's, `per_object` apart), then
+    /// the log from `pos` as it grows, until a restart.
     fn follow(
         &self,
         first: Vec<Result<WatchEvent<ConfigMap>, Error>>,
         pos: usize,
         epoch: u64,
+        per_object: Option<Duration>,
     ) -> WatchStream<ConfigMap> {
         let this = self.0.clone();
-        let head = futures::stream::iter(first);
+        let head = futures::stream::iter(first).then(move |ev| async move {
+            if let (Some(d), Ok(WatchEvent::Added(_))) = (per_object, &ev) {
+                tokio::time::sleep(d).await;
+            }
+            ev
+        });
         let tail = futures::stream::unfold((this, pos), move |(srv, pos)| async move {
             let ev = loop {
                 let notified = srv.changed.notified();
@@ -557,6 +699,8 @@ async fn a_connection_cut_mid_list_relists_and_converges() {
             let mut s = server.inner.lock();
             s.cut_paged_list_at_page = Some(1);
             s.cut_streaming_list_after = Some(5);
+            // A server that pages its lists (no watch cache answering RV "0" whole).
+            s.no_watch_cache = true;
         }
         let started = Instant::now();
         let run = start(&server, streaming, Some(Duration::from_secs(1)));
@@ -615,4 +759,133 @@ async fn a_storage_read_error_inside_a_watch_relists_and_converges() {
         "{:?}",
         at - fault_at
     );
+}
+
+/// etcd compacts while a relist pages: the first page of the relist is served, writes land,
+/// etcd compacts past the list's snapshot, and the continue token gets 410 `Expired`. As
+/// client-go's pager (`FullListIfExpired`) the reflector starts over as one unpaged list at the
+/// same RV, and as client-go's `Reflector.list` it reads consistently (RV "") when that RV is
+/// expired too. Two servers:
+/// - with a watch cache, the relist at the last synced RV meets a lagging cache (504 "Too large
+///   resource version"), so it reads consistently from etcd, paged; the full list that replaces
+///   the expired pages is a consistent read too;
+/// - without a watch cache (RV "0" was paged, so relists are paged exact reads of the last synced
+///   RV), the full list at that RV is an exact read of a compacted RV: 410, then a consistent read.
+///
+/// No page of the old snapshot is mixed with the new state, and the informer converges within
+/// one backoff (800 ms, after the StorageReadError that causes the relist) of the fault.
+#[tokio::test(start_paused = true)]
+async fn an_etcd_compaction_during_a_paged_relist_falls_back_and_converges() {
+    let page_expired = "resource version expired (410 Gone): The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+    let rv_expired = "resource version expired (410 Gone): The resourceVersion for the provided list is too old.";
+    for watch_cache in [true, false] {
+        let server = ModelServer::new();
+        seed(&server, 10);
+        server.inner.lock().no_watch_cache = !watch_cache;
+        let run = start(&server, false, Some(Duration::from_secs(1)));
+        converged(&server, &run, Duration::from_secs(5)).await;
+        let x = server.inner.lock().rv;
+        let lists_before = run.informer.stats().reflector.unwrap_or_default().lists;
+        // A relist (the watch meets a StorageReadError), during whose paging etcd compacts.
+        {
+            let mut s = server.inner.lock();
+            s.list_log.clear();
+            s.too_large_next_list = watch_cache;
+            s.compact_after_first_page = true;
+            s.store_read_error_next_watch = true;
+            s.epoch += 1;
+        }
+        server.changed.notify_waiters();
+        let fault_at = Instant::now();
+        while run.informer.stats().reflector.unwrap_or_default().lists == lists_before {
+            assert!(fault_at.elapsed() < Duration::from_secs(10), "no relist");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let at = converged(&server, &run, Duration::from_secs(10)).await;
+        let now = server.inner.lock().rv;
+        let x_str = x.to_string();
+        let expected = if watch_cache {
+            vec![
+                format!(
+                    "rv=Some({x_str:?}) limit=0 continue=false -> {}",
+                    too_large(&x_str, x)
+                ),
+                format!("rv=Some(\"\") limit=4 continue=false -> 4 items at {x}"),
+                format!("rv=None limit=4 continue=true -> {page_expired}"),
+                format!("rv=Some(\"\") limit=0 continue=false -> 10 items at {now}"),
+            ]
+        } else {
+            vec![
+                format!("rv=Some({x_str:?}) limit=4 continue=false -> 4 items at {x}"),
+                format!("rv=None limit=4 continue=true -> {page_expired}"),
+                format!("rv=Some({x_str:?}) limit=0 continue=false -> {rv_expired}"),
+                format!("rv=Some(\"\") limit=4 continue=false -> 4 items at {now}"),
+                format!("rv=None limit=4 continue=true -> 4 items at {now}"),
+                format!("rv=None limit=4 continue=true -> 2 items at {now}"),
+            ]
+        };
+        assert_eq!(
+            server.inner.lock().list_log,
+            expected,
+            "watch cache {watch_cache}"
+        );
+        let st = run.informer.stats().reflector.unwrap_or_default();
+        assert_eq!(st.lists, lists_before + 1, "watch cache {watch_cache}");
+        assert_eq!(
+            run.state().get("default/cm-02").map(String::as_str),
+            Some((x + 1).to_string().as_str()),
+            "the write between the pages is in"
+        );
+        assert!(
+            at - fault_at <= Duration::from_millis(900),
+            "watch cache {watch_cache}: {:?}",
+            at - fault_at
+        );
+        // The watch from the new list's RV follows later writes.
+        server.put("cm-03", "after");
+        converged(&server, &run, Duration::from_secs(5)).await;
+    }
+}
+
+/// A slow server sends one listed object per second (paged or streamed): the list takes its
+/// time and completes, nothing gives up on it (no error, one list), its progress counts up
+/// one object a second for the list view's rows, the store gets the whole list at its end, and
+/// the informer then follows writes.
+#[tokio::test(start_paused = true)]
+async fn a_server_sending_one_object_per_second_completes_its_list_and_rows_progress() {
+    const OBJECTS: u64 = 20;
+    for streaming in [false, true] {
+        let server = ModelServer::new();
+        seed(&server, OBJECTS as usize);
+        server.inner.lock().per_object = Some(Duration::from_secs(1));
+        let started = Instant::now();
+        let run = start(&server, streaming, Some(Duration::from_secs(1)));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let status = run.informer.reflector_status().expect("running");
+        for second in 0..OBJECTS {
+            tokio::time::sleep_until(started + Duration::from_millis(second * 1_000 + 500)).await;
+            let progress = status.borrow().list_progress.clone();
+            assert_eq!(
+                progress.map(|p| p.objects),
+                Some(second),
+                "streaming {streaming}: progress at {second}.5 s"
+            );
+            assert!(run.state().is_empty(), "the list is applied whole");
+        }
+        let at = converged(&server, &run, Duration::from_secs(5)).await;
+        assert!(
+            at - started <= Duration::from_secs(OBJECTS) + Duration::from_millis(20),
+            "streaming {streaming}: {:?}",
+            at - started
+        );
+        let st = run.informer.stats().reflector.unwrap_or_default();
+        assert_eq!(
+            (st.lists, st.last_error, st.list_progress),
+            (1, None, None),
+            "streaming {streaming}"
+        );
+        server.put("cm-00", "later");
+        server.delete("cm-01");
+        converged(&server, &run, Duration::from_secs(5)).await;
+    }
 }

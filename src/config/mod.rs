@@ -19,7 +19,7 @@ pub mod paths;
 pub mod plugins;
 pub mod skins;
 pub mod views;
-mod yaml;
+pub(crate) mod yaml;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -217,3 +217,17 @@ fn k9s_dir_false_reads_no_k9s_file_and_a_missing_explicit_config_is_a_problem() 
     assert_eq!(cfg.problems.len(), 1, "{:?}", cfg.problems);
     assert!(cfg.problems[0].message.contains("not found"));
 }
+
+#[test]
+fn an_unknown_skin_is_one_line_naming_the_missing_file_and_the_built_in_look_is_used() {
+    let (dir, cfg) = load_files(&[("k9s/config.yaml", "k9s:\n  ui:\n    skin: nosuch\n")]);
+    let problems: Vec<String> = cfg.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        problems,
+        [format!(
+            "{}: skin \"nosuch\" not found; the built-in look is used",
+            dir.path().join("k9s/skins/nosuch.yaml").display()
+        )]
+    );
+    assert!(cfg.skin.is_none());
+}

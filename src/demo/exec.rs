@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -390,20 +391,40 @@ pub fn exit_status(command: &[String], code: i32) -> Value {
     })
 }
 
+/// The namespace and pod of a streaming route. A segment that does not decode (a
+/// percent-escape that is not UTF-8) is a 400 `Status`, as any other bad request, never axum's
+/// plain-text rejection.
+pub fn pod_path(
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<(String, String), StatusError> {
+    path.map(|Path(p)| p).map_err(|e| {
+        StatusError::bad_request(format!(
+            "invalid path: {}",
+            e.body_text().replace('\n', " ")
+        ))
+    })
+}
+
 async fn exec(
     State(cluster): State<Arc<DemoCluster>>,
-    Path((ns, name)): Path<(String, String)>,
+    path: Result<Path<(String, String)>, PathRejection>,
     req: Request,
 ) -> Response {
-    start(cluster, ns, name, req, false)
+    match pod_path(path) {
+        Ok((ns, name)) => start(cluster, ns, name, req, false),
+        Err(e) => e.into_response(),
+    }
 }
 
 async fn attach(
     State(cluster): State<Arc<DemoCluster>>,
-    Path((ns, name)): Path<(String, String)>,
+    path: Result<Path<(String, String)>, PathRejection>,
     req: Request,
 ) -> Response {
-    start(cluster, ns, name, req, true)
+    match pod_path(path) {
+        Ok((ns, name)) => start(cluster, ns, name, req, true),
+        Err(e) => e.into_response(),
+    }
 }
 
 fn start(

@@ -22,8 +22,8 @@ struct Inner {
     gone_next_watch: AtomicBool,
     gone_next_list: AtomicBool,
     store_read_error_next_watch: AtomicBool,
-    /// (HTTP code, remaining count) for the next requests.
-    errors: Mutex<Option<(u16, u32)>>,
+    /// (HTTP code, remaining count, `Retry-After` seconds) for the next requests.
+    errors: Mutex<Option<(u16, u32, u32)>>,
     latency_ms: AtomicU64,
     /// `group/plural` (group empty for core) answering 403.
     forbidden: Mutex<BTreeSet<String>>,
@@ -91,9 +91,17 @@ impl FaultInjector {
         self.inner.gone_next_list.store(true, Ordering::SeqCst);
     }
 
-    /// The next `count` API requests fail with `code` (429 or 500, or any 4xx/5xx).
+    /// The next `count` API requests fail with `code` (429 or 500, or any 4xx/5xx); a 429 asks
+    /// for a retry after 1 s, as kube-apiserver's `NewTooManyRequests` does.
     pub fn fail_next(&self, code: u16, count: u32) {
-        *self.inner.errors.lock() = (count > 0).then_some((code, count));
+        self.fail_next_asking(code, count, u32::from(code == 429));
+    }
+
+    /// [`Self::fail_next`], each answer asking for a retry after `retry_after_secs` (its
+    /// `Status`'s `details.retryAfterSeconds` and the `Retry-After` header kube-apiserver's
+    /// `ErrorNegotiated` writes from it; 0: neither).
+    pub fn fail_next_asking(&self, code: u16, count: u32, retry_after_secs: u32) {
+        *self.inner.errors.lock() = (count > 0).then_some((code, count, retry_after_secs));
     }
 
     /// Delay every API request by `latency`.
@@ -218,11 +226,12 @@ impl FaultInjector {
         Duration::from_millis(self.inner.latency_ms.load(Ordering::SeqCst))
     }
 
-    pub(crate) fn take_error(&self) -> Option<u16> {
+    /// The next injected failure: its code and the seconds it asks to wait (0: none).
+    pub(crate) fn take_error(&self) -> Option<(u16, u32)> {
         let mut e = self.inner.errors.lock();
-        let (code, n) = (*e)?;
-        *e = (n > 1).then_some((code, n - 1));
-        Some(code)
+        let (code, n, wait) = (*e)?;
+        *e = (n > 1).then_some((code, n - 1, wait));
+        Some((code, wait))
     }
 
     /// The next watch opens, then sends a 500 `StorageReadError` ERROR event (what

@@ -75,9 +75,13 @@ pub fn http_page(ns: &str, pod: &str, container: &str, port: u16, request_line: 
 
 pub(super) async fn portforward(
     State(cluster): State<Arc<DemoCluster>>,
-    Path((ns, name)): Path<(String, String)>,
+    path: Result<Path<(String, String)>, axum::extract::rejection::PathRejection>,
     req: Request,
 ) -> Response {
+    let (ns, name) = match super::exec::pod_path(path) {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
     if spdy::offers_tunnel(req.headers()) || spdy::is_spdy_upgrade(req.headers()) {
         return portforward_spdy(&cluster, ns, name, req);
     }

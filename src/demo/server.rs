@@ -138,7 +138,7 @@ impl DemoServer {
             cluster.clone(),
             listener,
             addr,
-            router,
+            router.clone(),
             faults.clone(),
             restart_rx,
             shutdown_rx,
@@ -147,6 +147,7 @@ impl DemoServer {
         Ok(DemoHandle {
             namespace_user: opts.namespace_user.clone(),
             addr,
+            router,
             cluster,
             faults,
             metrics,
@@ -239,6 +240,7 @@ async fn serve_loop(
 pub struct DemoHandle {
     namespace_user: Option<NamespaceUser>,
     addr: SocketAddr,
+    router: Router,
     cluster: Arc<DemoCluster>,
     faults: FaultInjector,
     metrics: Arc<DemoMetrics>,
@@ -247,6 +249,12 @@ pub struct DemoHandle {
 }
 
 impl DemoHandle {
+    /// The server's request handling (authorization, routing, every handler), to send it
+    /// requests in-process, without a socket (the request-parsing property tests do).
+    pub fn router(&self) -> Router {
+        self.router.clone()
+    }
+
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
@@ -391,16 +399,19 @@ fn status_response_as(e: &StatusError, proto: bool) -> Response {
     } else {
         json_response(code, &e.to_status())
     };
-    // A 429 without retryAfterSeconds (an eviction refused by a disruption budget) has no
-    // Retry-After, as kube-apiserver answers it: clients retry on their own schedule.
+    // kube-apiserver's `ErrorNegotiated` writes `Retry-After` from `details.retryAfterSeconds`
+    // when it is positive, whatever the code; a 429 without it (an eviction refused by a
+    // disruption budget) has none: clients retry on their own schedule.
     let retry_after = e
         .details
         .as_ref()
         .and_then(|d| d.get("retryAfterSeconds"))
-        .is_some();
-    if (e.code == 429 && retry_after) || e.code == 504 {
+        .and_then(serde_json::Value::as_u64)
+        .filter(|s| *s > 0)
+        .or((e.code == 504).then_some(1));
+    if let Some(secs) = retry_after {
         r.headers_mut()
-            .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+            .insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
     }
     r
 }
@@ -425,10 +436,14 @@ async fn admin(
         "drop-watches" => f.drop_watches(),
         "gone-next-watch" => f.gone_next_watch(),
         "gone-next-list" => f.gone_next_list(),
-        "fail" => f.fail_next(
-            u16::try_from(num("code", 500)).unwrap_or(500),
-            u32::try_from(num("count", 1)).unwrap_or(1),
-        ),
+        "fail" => {
+            let code = u16::try_from(num("code", 500)).unwrap_or(500);
+            f.fail_next_asking(
+                code,
+                u32::try_from(num("count", 1)).unwrap_or(1),
+                u32::try_from(num("retry_after", u64::from(code == 429))).unwrap_or(1),
+            )
+        }
         "latency" => f.set_latency(Duration::from_millis(num("ms", 0))),
         "send-rate" => {
             // `pb_mbps` for protobuf bodies; JSON's rate when absent.
@@ -837,12 +852,26 @@ async fn handle(
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
-    if let Some(code) = faults.take_error() {
-        return Err(match code {
-            429 => StatusError::too_many_requests(1),
+    if let Some((code, wait)) = faults.take_error() {
+        let mut e = match code {
+            429 => StatusError::too_many_requests(wait),
             500 => StatusError::internal("injected fault"),
+            503 => StatusError::new(
+                503,
+                wv::REASON_SERVICE_UNAVAILABLE,
+                "the server is currently unable to handle the request",
+            ),
             c => StatusError::new(c, wv::REASON_INTERNAL_ERROR, "injected fault"),
-        });
+        };
+        if wait > 0
+            && let Some(d) = e
+                .details
+                .get_or_insert_with(|| serde_json::json!({}))
+                .as_object_mut()
+        {
+            d.insert("retryAfterSeconds".into(), wait.into());
+        }
+        return Err(e);
     }
     if faults.cache_rebuilding()
         && !matches!(uri.path(), "/readyz" | "/livez" | "/healthz" | "/version")

@@ -54,6 +54,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{Notify, mpsc};
 
 use super::decode::ObjectMask;
+use super::failed_answer::{AskedWait, send_checked};
 use super::list_body::{JsonListDecoder, ListBodyDecoder};
 use super::pb::client::{Proto, WireFormat};
 use super::{Error, Object};
@@ -162,6 +163,12 @@ pub trait ListerWatcher<K: Object>: Send + Sync {
     /// answers as serving. `None`: this lister-watcher cannot ask, and the reflector waits the
     /// backoff out, as client-go does.
     fn probe(&self) -> Option<BoxFuture<'_, Result<(), Error>>> {
+        None
+    }
+    /// The wait the server asked for (`Retry-After`, see [`super::failed_answer`]) with the
+    /// answer to the latest request, if that failed with one; taken, so it applies once. The
+    /// reflector's backoff after that failure lasts at least this long.
+    fn take_retry_after(&self) -> Option<Duration> {
         None
     }
 }
@@ -504,6 +511,8 @@ pub struct KubeListerWatcher<K> {
     prefetch: Mutex<Option<Prefetch>>,
     /// Response body bytes read by its lists and watches ([`ListerWatcher::received_bytes`]).
     received: Arc<AtomicU64>,
+    /// The wait the latest failed answer asked for ([`ListerWatcher::take_retry_after`]).
+    asked_wait: AskedWait,
     _kind: PhantomData<fn() -> K>,
 }
 
@@ -563,6 +572,7 @@ impl<K> Clone for KubeListerWatcher<K> {
             mask: self.mask,
             prefetch: Mutex::new(None),
             received: Arc::default(),
+            asked_wait: AskedWait::default(),
             _kind: PhantomData,
         }
     }
@@ -589,6 +599,7 @@ impl<K: Resource<DynamicType = ()>> KubeListerWatcher<K> {
             mask: ObjectMask::ALL,
             prefetch: Mutex::new(None),
             received: Arc::default(),
+            asked_wait: AskedWait::default(),
             _kind: PhantomData,
         }
     }
@@ -606,6 +617,7 @@ impl KubeListerWatcher<DynamicObject> {
             mask: ObjectMask::ALL,
             prefetch: Mutex::new(None),
             received: Arc::default(),
+            asked_wait: AskedWait::default(),
             _kind: PhantomData,
         }
     }
@@ -671,6 +683,22 @@ impl<K> KubeListerWatcher<K> {
 }
 
 impl<K> KubeListerWatcher<K> {
+    /// Send `req` and read its body as it arrives (kube's `request_stream`, keeping the wait a
+    /// failed answer asks for).
+    async fn body_reader(
+        &self,
+        req: http::Request<Vec<u8>>,
+    ) -> Result<impl futures::AsyncBufRead + use<K>, Error> {
+        use futures::TryStreamExt as _;
+        use http_body_util::BodyExt as _;
+        let res = send_checked(&self.client, req, &self.asked_wait).await?;
+        Ok(res
+            .into_body()
+            .into_data_stream()
+            .map_err(std::io::Error::other)
+            .into_async_read())
+    }
+
     /// Request the page after `token` now, so that it travels while the current page is decoded.
     /// Its URL is the one the reflector's pager asks next (same options, the new token, no
     /// resourceVersion); a `list` call for any other URL discards it.
@@ -684,8 +712,18 @@ impl<K> KubeListerWatcher<K> {
         let next_url = list_url(&self.path, &next);
         let req = self.get(next_url.clone(), false)?;
         let client = self.client.clone();
-        let task =
-            tokio::spawn(async move { client.request_text(req).await.map_err(map_kube_error) });
+        let wait = self.asked_wait.clone();
+        let task = tokio::spawn(async move {
+            use http_body_util::BodyExt as _;
+            let res = send_checked(&client, req, &wait).await?;
+            let bytes = res
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| Error::Connect(format!("list body: {e}")))?
+                .to_bytes();
+            String::from_utf8(bytes.to_vec()).map_err(|e| Error::Decode(e.to_string()))
+        });
         if let Some(old) = self.prefetch.lock().replace(Prefetch {
             url: next_url,
             task,
@@ -706,6 +744,10 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
 
     fn received_bytes(&self) -> Option<u64> {
         Some(self.received.load(Ordering::Relaxed))
+    }
+
+    fn take_retry_after(&self) -> Option<Duration> {
+        self.asked_wait.take()
     }
 
     /// `GET /readyz`: 200 once the API server serves. A 4xx other than 429 also counts as
@@ -755,7 +797,14 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
             if let Some(p) = self.proto.as_ref().filter(|p| p.active()) {
                 // No prefetch: protobuf is asked for lists a watch cache answers whole.
                 return p
-                    .list_each(&self.client, &url, decode, sink, &self.received)
+                    .list_each(
+                        &self.client,
+                        &url,
+                        decode,
+                        sink,
+                        &self.received,
+                        &self.asked_wait,
+                    )
                     .await;
             }
             let mut decoder = JsonListDecoder::new(decode);
@@ -784,11 +833,7 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                     // Decode the body as it arrives: a list answered whole by a watch cache is
                     // never held whole.
                     let req = self.get(url, false)?;
-                    let reader = self
-                        .client
-                        .request_stream(req)
-                        .await
-                        .map_err(map_kube_error)?;
+                    let reader = self.body_reader(req).await?;
                     let mut reader = std::pin::pin!(reader);
                     let mut prefetching = false;
                     loop {
@@ -836,15 +881,17 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                     .clone()
                     .unwrap_or_else(|| Arc::new(serde_decode::<K>));
                 return p
-                    .watch(&self.client, &url, decode, self.received.clone())
+                    .watch(
+                        &self.client,
+                        &url,
+                        decode,
+                        self.received.clone(),
+                        &self.asked_wait,
+                    )
                     .await;
             }
             let req = self.get(url, true)?;
-            let reader = self
-                .client
-                .request_stream(req)
-                .await
-                .map_err(map_kube_error)?;
+            let reader = self.body_reader(req).await?;
             let decode: ObjectDecoder<K> = self
                 .decode
                 .clone()

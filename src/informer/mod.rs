@@ -11,6 +11,7 @@ pub mod decode;
 pub mod delta_fifo;
 pub mod error;
 pub mod factory;
+pub mod failed_answer;
 pub mod history;
 pub mod index;
 pub mod list_body;

@@ -104,6 +104,11 @@
 //! - **kube's client-side retry** of 429/503/504 is turned off by
 //!   [`client_for_informers`](super::list_watch::client_for_informers), so those answers reach the
 //!   reflector at once (a "Too large resource version" 504 must trigger the consistent relist).
+//!   The wait a 429 or 5xx asks for in `Retry-After` is honoured by the backoff instead: the next
+//!   request goes out no sooner than `max(backoff, Retry-After)` after the failure (probes
+//!   included), which is client-go's rest client's schedule (`checkWait`), with the retry
+//!   counted by the reflector (see [`super::failed_answer`]); a `Retry-After` over
+//!   [`MAX_RETRY_AFTER`] is cut to it.
 //!
 //! # Example
 //!
@@ -415,13 +420,20 @@ enum State<K> {
         received: u64,
     },
     /// Wait until `until`, then go to `then`; with an `outage`, probe the server meanwhile and
-    /// go to `then` as soon as it is back.
+    /// go to `then` as soon as it is back, but never before `not_before` (the server's
+    /// `Retry-After`).
     Backoff {
         until: Instant,
+        not_before: Instant,
         then: Box<State<K>>,
         outage: Option<Outage>,
     },
 }
+
+/// The longest `Retry-After` honoured: a server asking for more (a bug, a hostile proxy) gets
+/// retried after this, so a dashboard never sits idle for hours on one header. client-go has no
+/// cap; kube-apiserver asks for 1–5 s.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// Why the request before a backoff failed, when the recovery probe applies to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -698,7 +710,9 @@ impl<K: Object> Reflector<K> {
         self.backoff(then)
     }
 
-    /// Wait out the backoff, then go to `then`.
+    /// Wait out the backoff, then go to `then`. The wait lasts at least as long as the failed
+    /// answer's `Retry-After` asked (capped at [`MAX_RETRY_AFTER`]), as client-go's rest client
+    /// waits `max(backoff, Retry-After)` before it sends the request again.
     fn backoff(&mut self, then: State<K>) -> State<K> {
         let now = Instant::now();
         let delay = if std::mem::take(&mut self.just_forbidden) {
@@ -706,8 +720,17 @@ impl<K: Object> Reflector<K> {
         } else {
             self.backoff.next_delay(now)
         };
+        let asked = self
+            .lw
+            .take_retry_after()
+            .unwrap_or_default()
+            .min(MAX_RETRY_AFTER);
+        if !asked.is_zero() {
+            tracing::debug!(kind = %self.config.kind, ?asked, ?delay, "the server asked for a wait (Retry-After)");
+        }
         State::Backoff {
-            until: now + delay,
+            until: now + delay.max(asked),
+            not_before: now + asked,
             then: Box::new(then),
             outage: self.outage.take(),
         }
@@ -834,6 +857,7 @@ impl<K: Object> Reflector<K> {
             } => self.watching(stream, started, received).await,
             State::Backoff {
                 until,
+                not_before,
                 then,
                 outage,
             } => {
@@ -849,6 +873,8 @@ impl<K: Object> Reflector<K> {
                             // server now. What follows (a 410 from a rebuilt watch cache, say)
                             // backs off from the start.
                             self.backoff.reset();
+                            // But not before the server said it would be ready.
+                            tokio::time::sleep_until(not_before).await;
                         }
                     }
                     _ => tokio::time::sleep_until(until).await,

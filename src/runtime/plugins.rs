@@ -14,12 +14,21 @@ use std::process::Stdio;
 use crate::config::plugins::expand;
 use crate::ui::plugin_run::PluginRun;
 
-/// Expand what the app left (`$HOME`, `$KINFORMER_OUT`, ...) from the environment.
+/// The command and its argv: the plugin's own, expanded once from k9s's variables, then the
+/// environment (`$HOME`, `$KINFORMER_OUT`, ...). One pass: a value (an object's name, a cell,
+/// the filter) reaches the command as it is, `$` and `;` included, never expanded again.
 fn expand_env(run: &PluginRun) -> (String, Vec<String>) {
-    let env = |n: &str| std::env::var(n).ok();
+    let lookup = |n: &str| {
+        run.vars
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(n).ok())
+    };
+    let (command, args) = &run.templates;
     (
-        expand(&run.command, &env),
-        run.args.iter().map(|a| expand(a, &env)).collect(),
+        expand(command, &lookup),
+        args.iter().map(|a| expand(a, &lookup)).collect(),
     )
 }
 
@@ -133,10 +142,13 @@ mod tests {
     use super::*;
 
     fn run(name: &str, command: &str, args: &[&str], overwrite: bool) -> PluginRun {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         PluginRun {
             name: name.into(),
             command: command.into(),
-            args: args.iter().map(|s| s.to_string()).collect(),
+            args: args.clone(),
+            templates: (command.into(), args),
+            vars: Vec::new(),
             background: true,
             overwrite_output: overwrite,
             context: "kind".into(),
@@ -175,5 +187,73 @@ mod tests {
         let (msg, error) =
             run_background(run("missing", "/nonexistent/cmd", &[], true), state, None).await;
         assert!(error && msg.contains("cannot run"), "{msg}");
+    }
+
+    /// Reads back the output file named in a background run's footer line.
+    fn output_of(msg: &str) -> String {
+        let path = msg
+            .rsplit("(output: ")
+            .next()
+            .and_then(|s| s.strip_suffix(')'))
+            .unwrap();
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    #[tokio::test]
+    async fn hostile_names_and_values_reach_the_plugin_as_single_argv_entries_never_a_shell() {
+        // SAFETY of the test itself: `rm` is never reached; were a shell involved, `; touch
+        // <canary>` would create the canary file.
+        let dir = tempfile::tempdir().unwrap();
+        let canary = dir.path().join("canary");
+        let hostile = format!("web-1; rm -rf / ; touch {} #", canary.display());
+        let mut r = run(
+            "hostile",
+            "printf",
+            &[
+                "[%s]",
+                "$NAME",
+                "$COL-LABELS",
+                "${NAMESPACE}x",
+                "$FILTER",
+                "$KINFORMER_TEST_UNSET_VAR",
+            ],
+            true,
+        );
+        r.vars = vec![
+            ("NAME".into(), hostile.clone()),
+            ("NAMESPACE".into(), "`id` && $(id)".into()),
+            // A cell or a filter holding `$HOME` is not expanded from the environment.
+            ("COL-LABELS".into(), "app=$HOME|x>y".into()),
+            ("FILTER".into(), "\"quoted\" 'single' * ?".into()),
+        ];
+        let (msg, error) = run_background(r, dir.path().to_path_buf(), None).await;
+        assert!(!error, "{msg}");
+        assert_eq!(
+            output_of(&msg),
+            format!(
+                "[{hostile}][app=$HOME|x>y][`id` && $(id)x][\"quoted\" 'single' * ?][$KINFORMER_TEST_UNSET_VAR]"
+            )
+        );
+        assert!(!canary.exists(), "a shell ran the name");
+    }
+
+    #[tokio::test]
+    async fn a_plugin_whose_command_is_a_shell_gets_the_name_as_a_positional_argument() {
+        // k9s's usual `sh -c 'kubectl logs "$1"' --`-style plugin: the shell is the plugin's
+        // own, the name stays data ($1), and `;` in it runs nothing.
+        let dir = tempfile::tempdir().unwrap();
+        let canary = dir.path().join("canary");
+        let hostile = format!("x; touch {}", canary.display());
+        let mut r = run(
+            "sh",
+            "sh",
+            &["-c", "printf '<%s>' \"$1\"", "--", "$NAME"],
+            true,
+        );
+        r.vars = vec![("NAME".into(), hostile.clone())];
+        let (msg, error) = run_background(r, dir.path().to_path_buf(), None).await;
+        assert!(!error, "{msg}");
+        assert_eq!(output_of(&msg), format!("<{hostile}>"));
+        assert!(!canary.exists());
     }
 }

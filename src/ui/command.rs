@@ -179,6 +179,13 @@ impl App {
             // `:ns shop,payments`: one table over several namespaces.
             Some(text) => {
                 let ns = crate::ui::scope::parse(text);
+                if ns.is_none() {
+                    // `:ns ,` names no namespace: not a request for all of them.
+                    self.error(format!(
+                        "no namespace in {text:?}: :ns NAME[,NAME...], or :ns alone for all"
+                    ));
+                    return;
+                }
                 let names = crate::ui::scope::names(ns.as_deref());
                 if !names.iter().all(|n| self.valid_namespace(n)) {
                     return;

@@ -277,7 +277,25 @@ impl KeyMap {
             origin: origin.to_string(),
             message,
         };
-        let file: KeyFile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        // toml's own message is several lines (the position, the line quoted, a caret): keep one
+        // line, the position first.
+        let file: KeyFile = toml::from_str(text).map_err(|e| {
+            let mut message = e.message().trim().replace('\n', " ");
+            // serde lists every action after an unknown one: a footer line cannot hold it.
+            if let Some(rest) = message.strip_prefix("unknown variant ")
+                && let Some(i) = rest.find(", expected one of")
+            {
+                message = format!("unknown action {}", &rest[..i]);
+            }
+            match e.span() {
+                Some(span) => {
+                    let (line, column) =
+                        crate::config::yaml::line_col(text, span.start.min(text.len()));
+                    bad(format!("line {line}, column {column}: {message}"))
+                }
+                None => bad(message),
+            }
+        })?;
         let mut map = KeyMap {
             bindings: Vec::new(),
             lookup: HashMap::new(),
@@ -538,5 +556,51 @@ mod tests {
             KeySpec::parse("shift-n").unwrap(),
             KeySpec::parse("N").unwrap()
         );
+    }
+
+    /// One row per kind of bad user key file: not TOML, a wrong type, an unknown action, bad key
+    /// syntax, a missing field. Each is one line naming the file and, when the TOML parser
+    /// knows it, the position.
+    #[test]
+    fn each_bad_user_key_file_is_one_line_naming_the_file() {
+        let origin = "/home/me/.config/kinformer/keys.toml";
+        let rows: &[(&str, &str)] = &[
+            (
+                "[[bind]\naction = \"down\"\n",
+                "line 1, column 8: unclosed array table, expected `]`",
+            ),
+            (
+                "[[bind]]\naction = \"down\"\nkeys = 3\n",
+                "line 3, column 8: invalid type: integer `3`, expected a sequence",
+            ),
+            (
+                "[[bind]]\naction = \"fly\"\nkeys = [\"x\"]\n",
+                "line 2, column 10: unknown action `fly`",
+            ),
+            (
+                "[[bind]]\naction = \"down\"\nkeys = [\"hyper-x\"]\n",
+                "unknown key \"hyper-x\"",
+            ),
+            (
+                "[[bind]]\naction = \"down\"\nkeys = [\"\"]\n",
+                "unknown key \"\"",
+            ),
+            (
+                "[[bind]]\nkeys = [\"x\"]\n",
+                "line 1, column 1: missing field `action`",
+            ),
+            (
+                "bind = 5\n",
+                "line 1, column 8: invalid type: integer `5`, expected a sequence",
+            ),
+        ];
+        for (text, want) in rows {
+            let user = UserFile {
+                origin: origin.into(),
+                text: (*text).into(),
+            };
+            let err = KeyMap::load(Some(&user)).unwrap_err().to_string();
+            assert_eq!(err, format!("key bindings in {origin}: {want}"), "{text:?}");
+        }
     }
 }

@@ -13,7 +13,8 @@
 //!
 //! Where this differs from k9s: `$CONTAINER` is a pod's first container (k9s sets it in its
 //! containers view only); `$GROUPS` is empty (k9s's impersonation groups); variables that are
-//! not k9s's are left to the environment (the runtime expands them from its own).
+//! not k9s's are left to the environment (the runtime expands them from its own, in the same
+//! single pass, so a value is never expanded again).
 
 use super::action::{Effect, ObjectSummary};
 use super::app::{App, Screen};
@@ -26,9 +27,15 @@ use crate::config::plugins::expand;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PluginRun {
     pub name: String,
+    /// The command and its arguments with k9s's variables expanded, as shown to the user; the
+    /// runtime runs [`Self::templates`] expanded once from [`Self::vars`], then its
+    /// environment, so that a value (a cell, the filter) containing `$HOME` stays as it is.
     pub command: String,
-    /// Expanded (k9s's variables); the runtime expands what is left from the environment.
     pub args: Vec<String>,
+    /// The plugin's own command and arguments, unexpanded.
+    pub templates: (String, Vec<String>),
+    /// k9s's variables of the selected row.
+    pub vars: Vec<(String, String)>,
     pub background: bool,
     /// Background output: one file per plugin, overwritten each run (else one file per run).
     pub overwrite_output: bool,
@@ -201,6 +208,8 @@ impl App {
             name: p.name.clone(),
             command: expand(&p.command, &lookup),
             args: p.args.iter().map(|a| expand(a, &lookup)).collect(),
+            templates: (p.command.clone(), p.args.clone()),
+            vars,
             background: p.background,
             overwrite_output: p.overwrite_output,
             context,

@@ -133,6 +133,7 @@ fn screen_text(app: &App) -> String {
 }
 
 mod access;
+mod bad_input;
 mod command;
 mod create;
 mod drill;

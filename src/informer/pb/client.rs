@@ -32,9 +32,10 @@ use super::{
 };
 use crate::informer::Error;
 use crate::informer::decode::ObjectMask;
+use crate::informer::failed_answer::{AskedWait, read_failed_answer};
 use crate::informer::list_body::{JsonListDecoder, JsonObjectDecoder, ListBodyDecoder};
 use crate::informer::list_watch::{
-    ListPage, WatchEvent, WatchStream, classify_status, decode_watch_line_with, map_kube_error,
+    ListPage, WatchEvent, WatchStream, decode_watch_line_with, map_kube_error,
 };
 
 /// Which encoding a lister-watcher asks for.
@@ -118,25 +119,6 @@ fn request(
         })
 }
 
-/// A non-success answer's body as an [`Error`].
-async fn error_of(status: http::StatusCode, proto: bool, body: kube::client::Body) -> Error {
-    let bytes = match body.collect().await {
-        Ok(c) => c.to_bytes(),
-        Err(e) => return Error::Connect(format!("error body: {e}")),
-    };
-    if proto && let Ok((_, raw)) = unwrap_envelope(&bytes) {
-        return decode_status(raw);
-    }
-    match serde_json::from_slice::<kube::core::Status>(&bytes) {
-        Ok(s) => map_kube_error(kube::Error::Api(s.boxed())),
-        Err(_) => classify_status(
-            status.as_u16(),
-            status.canonical_reason().unwrap_or(""),
-            String::from_utf8_lossy(&bytes).trim(),
-        ),
-    }
-}
-
 impl<K> Proto<K> {
     /// Whether requests still ask for protobuf.
     pub fn active(&self) -> bool {
@@ -145,13 +127,20 @@ impl<K> Proto<K> {
 }
 
 impl<K: Send + 'static> Proto<K> {
-    async fn send(&self, client: &kube::Client, url: &str, watch: bool) -> Result<Answer, Error> {
+    async fn send(
+        &self,
+        client: &kube::Client,
+        url: &str,
+        watch: bool,
+        wait: &AskedWait,
+    ) -> Result<Answer, Error> {
         let mut accept = if self.active() {
             ACCEPT_PROTOBUF_OR_JSON
         } else {
             "application/json"
         };
         loop {
+            wait.set(None);
             let res = client
                 .send(request(url, watch, accept)?)
                 .await
@@ -165,7 +154,9 @@ impl<K: Send + 'static> Proto<K> {
                 continue;
             }
             if status.is_client_error() || status.is_server_error() {
-                return Err(error_of(status, proto, res.into_body()).await);
+                let (err, asked) = read_failed_answer(res, proto).await;
+                wait.set(asked);
+                return Err(err);
             }
             if !proto && accept != "application/json" {
                 tracing::info!(%url, "the server answered JSON to a protobuf request; using JSON for this kind");
@@ -186,8 +177,9 @@ impl<K: Send + 'static> Proto<K> {
         json: JsonObjectDecoder<K>,
         sink: &mut (dyn FnMut(K) + Send),
         received: &AtomicU64,
+        wait: &AskedWait,
     ) -> Result<ListPage<K>, Error> {
-        let answer = self.send(client, url, false).await?;
+        let answer = self.send(client, url, false, wait).await?;
         let mut decoder: Box<dyn ListBodyDecoder<K>> = if answer.proto {
             Box::new(ProtoListDecoder::new(self.decode.clone()))
         } else {
@@ -216,8 +208,9 @@ impl<K: Send + 'static> Proto<K> {
         url: &str,
         json: JsonObjectDecoder<K>,
         received: Arc<AtomicU64>,
+        wait: &AskedWait,
     ) -> Result<WatchStream<K>, Error> {
-        let answer = self.send(client, url, true).await?;
+        let answer = self.send(client, url, true, wait).await?;
         let counted = received.clone();
         let body = answer.body.into_data_stream().inspect(move |c| {
             if let Ok(c) = c {
