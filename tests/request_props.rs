@@ -418,12 +418,13 @@ fn demo_request_parsing_answers_every_request_with_a_clear_status_and_never_pani
     }
 }
 
-/// One row per query parameter a list parses: the exact answer to a bad value (kube-apiserver's
+/// One row per query parameter a list parses: the exact answer to a bad value (a 400, or the 422 of
+/// apimachinery's ValidateListOptions; kube-apiserver's
 /// wording where the demo server copies it), or a success where kube-apiserver accepts the value
 /// too (a negative `limit` means none; `timeoutSeconds` is ignored on a list; an undecodable
 /// parameter name is an unknown parameter).
 #[test]
-fn each_bad_list_query_value_gets_one_exact_400_line() {
+fn each_bad_list_query_value_gets_one_exact_400_or_422_line() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -431,7 +432,9 @@ fn each_bad_list_query_value_gets_one_exact_400_line() {
         .expect("runtime");
     let demo = server(&rt);
     let bad = |m: &str| Some((400, m.to_string()));
-    let rows: [(&str, Option<(u16, String)>); 15] = [
+    // apimachinery's ValidateListOptions: 422 `NewInvalid(meta.k8s.io ListOptions, "", errs)`.
+    let invalid = |m: &str| Some((422, format!("ListOptions.meta.k8s.io \"\" is invalid: {m}")));
+    let rows: [(&str, Option<(u16, String)>); 17] = [
         (
             "labelSelector=app%20in%20(",
             bad(
@@ -472,14 +475,29 @@ fn each_bad_list_query_value_gets_one_exact_400_line() {
         ),
         (
             "resourceVersionMatch=Sometimes&resourceVersion=1",
-            bad(
-                "resourceVersionMatch: Unsupported value: \"Sometimes\": supported values: \"Exact\", \"NotOlderThan\"",
+            invalid(
+                "resourceVersionMatch: Unsupported value: \"Sometimes\": supported values: \"Exact\", \"NotOlderThan\", \"\"",
+            ),
+        ),
+        (
+            "resourceVersionMatch=Exact&continue=abc",
+            invalid(
+                "[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided]",
+            ),
+        ),
+        (
+            "watch=true&resourceVersionMatch=NotOlderThan",
+            invalid(
+                "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
             ),
         ),
         ("watch=maybe", bad("invalid value for watch: \"maybe\"")),
         ("timeoutSeconds=-3", None),
         ("timeoutSeconds=99999999999999999999", None),
-        ("sendInitialEvents=true", None),
+        (
+            "sendInitialEvents=false",
+            invalid("sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list"),
+        ),
         ("%zz=%zz", None),
     ];
     for (query, want) in rows {

@@ -202,6 +202,30 @@ impl StatusError {
         }
     }
 
+    /// 422 `NewInvalid(meta.k8s.io ListOptions, "", errs)`: the answer to list or watch options
+    /// apimachinery's `ValidateListOptions` refuses. Each error is `(field, cause type, body)`,
+    /// the body being `field.Error.ErrorBody()` (`Forbidden: …`, `Unsupported value: …`).
+    pub fn invalid_list_options(errs: &[(&str, &'static str, String)]) -> Self {
+        let causes: Vec<Value> = errs
+            .iter()
+            .map(|(field, cause, body)| json!({"reason": cause, "message": body, "field": field}))
+            .collect();
+        let each: Vec<String> = errs.iter().map(|(f, _, b)| format!("{f}: {b}")).collect();
+        // `utilerrors.Aggregate`: one error prints alone, several as `[a, b]`.
+        let all = match each.as_slice() {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
+        };
+        Self {
+            details: Some(json!({"group": "meta.k8s.io", "kind": "ListOptions", "causes": causes})),
+            ..Self::new(
+                422,
+                wv::REASON_INVALID,
+                format!("ListOptions.meta.k8s.io \"\" is invalid: {all}"),
+            )
+        }
+    }
+
     pub fn method_not_allowed(message: impl Into<String>) -> Self {
         Self::new(405, wv::REASON_METHOD_NOT_ALLOWED, message)
     }

@@ -68,6 +68,10 @@ pub const REASON_NON_ZERO_EXIT_CODE: &str = "NonZeroExitCode";
 pub const CAUSE_RESOURCE_VERSION_TOO_LARGE: &str = "ResourceVersionTooLarge";
 /// `metav1.CauseTypeFieldValueInvalid`.
 pub const CAUSE_FIELD_VALUE_INVALID: &str = "FieldValueInvalid";
+/// `field.ErrorTypeForbidden` (a cause's reason on a 422 Invalid).
+pub const CAUSE_FIELD_VALUE_FORBIDDEN: &str = "FieldValueForbidden";
+/// `field.ErrorTypeNotSupported` (a cause's reason on a 422 Invalid).
+pub const CAUSE_FIELD_VALUE_NOT_SUPPORTED: &str = "FieldValueNotSupported";
 /// `metav1.CauseTypeUnexpectedServerResponse`.
 pub const CAUSE_UNEXPECTED_SERVER_RESPONSE: &str = "UnexpectedServerResponse";
 /// `remotecommand.ExitCodeCauseType`: the cause whose message is an exec'd command's exit code.

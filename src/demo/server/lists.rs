@@ -77,6 +77,101 @@ pub(super) fn list_body(
         .into_response()
 }
 
+/// apimachinery's `ValidateListOptions` (meta/internalversion/validation) over the query: the field
+/// errors, in its order, that kube-apiserver answers with a 422 `ListOptions.meta.k8s.io "" is
+/// invalid` before reading anything. `watch` picks `validateWatchOptions` (the WatchList feature gate
+/// is on, as from 1.32).
+fn list_options_errors(q: &Params, watch: bool) -> Vec<(&'static str, &'static str, String)> {
+    let rv = param(q, "resourceVersion").unwrap_or("");
+    let rvm = param(q, "resourceVersionMatch").unwrap_or("");
+    let cont = param(q, "continue").unwrap_or("");
+    // Present at all, whatever its value: the Go field is a *bool.
+    let send_initial = param(q, "sendInitialEvents").is_some();
+    let forbidden = |field, detail: &str| {
+        (
+            field,
+            wv::CAUSE_FIELD_VALUE_FORBIDDEN,
+            format!("Forbidden: {detail}"),
+        )
+    };
+    let not_supported = |field, value: &str, supported: &[&str]| {
+        let list: Vec<String> = supported.iter().map(|v| format!("{v:?}")).collect();
+        (
+            field,
+            wv::CAUSE_FIELD_VALUE_NOT_SUPPORTED,
+            format!(
+                "Unsupported value: {value:?}: supported values: {}",
+                list.join(", ")
+            ),
+        )
+    };
+    let mut errs = Vec::new();
+    if watch {
+        if send_initial && rvm != "NotOlderThan" {
+            errs.push(forbidden(
+                "resourceVersionMatch",
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+            ));
+        }
+        if !rvm.is_empty() {
+            if !send_initial {
+                errs.push(forbidden(
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                ));
+            }
+            if rvm != "NotOlderThan" {
+                errs.push(not_supported(
+                    "resourceVersionMatch",
+                    rvm,
+                    &["NotOlderThan"],
+                ));
+            }
+            if !cont.is_empty() {
+                errs.push(forbidden(
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden when continue is provided",
+                ));
+            }
+        }
+        return errs;
+    }
+    if !rvm.is_empty() {
+        if rv.is_empty() {
+            errs.push(forbidden(
+                "resourceVersionMatch",
+                "resourceVersionMatch is forbidden unless resourceVersion is provided",
+            ));
+        }
+        if !cont.is_empty() {
+            errs.push(forbidden(
+                "resourceVersionMatch",
+                "resourceVersionMatch is forbidden when continue is provided",
+            ));
+        }
+        if rvm != "Exact" && rvm != "NotOlderThan" {
+            errs.push(not_supported(
+                "resourceVersionMatch",
+                rvm,
+                &["Exact", "NotOlderThan", ""],
+            ));
+        }
+        if rvm == "Exact" && rv == "0" {
+            errs.push(forbidden(
+                "resourceVersionMatch",
+                "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+            ));
+        }
+    }
+    if send_initial {
+        errs.push(forbidden(
+            "sendInitialEvents",
+            "sendInitialEvents is forbidden for list",
+        ));
+    }
+    errs
+}
+
 pub(super) fn list_handler(
     app: &Arc<App>,
     t: &Target,
@@ -96,32 +191,13 @@ pub(super) fn list_handler(
         .transpose()?
         .filter(|l| *l > 0)
         .map(|l| usize::try_from(l).unwrap_or(usize::MAX));
-    match rvm {
-        None | Some("NotOlderThan" | "Exact") => {}
-        Some(other) => {
-            return Err(StatusError::bad_request(format!(
-                "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
-            )));
-        }
-    }
-    if rvm.is_some() && rv.is_none() {
-        return Err(StatusError::bad_request(
-            "resourceVersionMatch is forbidden unless resourceVersion is provided",
-        ));
+    let errs = list_options_errors(q, false);
+    if !errs.is_empty() {
+        return Err(StatusError::invalid_list_options(&errs));
     }
     if cont.is_some() && rv.is_some_and(|r| r != "0") {
         return Err(StatusError::bad_request(
             "specifying resource version is not allowed when using continue",
-        ));
-    }
-    if cont.is_some() && rvm.is_some() {
-        return Err(StatusError::bad_request(
-            "resourceVersionMatch is forbidden when continue is provided",
-        ));
-    }
-    if rvm == Some("Exact") && rv == Some("0") {
-        return Err(StatusError::bad_request(
-            "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
         ));
     }
     // Which state is read, as kube-apiserver decides (cacher's `shouldDelegateList`): a continue
@@ -337,25 +413,15 @@ pub(super) fn watch_handler(
             min + min.mul_f64(rand::random::<f64>())
         }
     };
-    match (send_initial, rvm) {
-        (Some(_), Some("NotOlderThan")) => {
-            if !bookmarks {
-                return Err(StatusError::bad_request(
-                    "sendInitialEvents requires setting allowWatchBookmarks to true",
-                ));
-            }
-        }
-        (Some(_), _) => {
-            return Err(StatusError::bad_request(
-                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-            ));
-        }
-        (None, Some(_)) => {
-            return Err(StatusError::bad_request(
-                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
-            ));
-        }
-        (None, None) => {}
+    let errs = list_options_errors(q, true);
+    if !errs.is_empty() {
+        return Err(StatusError::invalid_list_options(&errs));
+    }
+    if send_initial.is_some() && !bookmarks {
+        // The watch cache's own check (cacher.Watch), after validation: a 400, not a 422.
+        return Err(StatusError::bad_request(
+            "sendInitialEvents requires setting allowWatchBookmarks to true",
+        ));
     }
     let rv_num = match rv {
         None | Some("0") => None,

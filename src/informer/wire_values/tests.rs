@@ -158,6 +158,8 @@ fn every_constant_holds_apimachinerys_wire_value() {
         (REASON_SERVICE_UNAVAILABLE, "ServiceUnavailable"),
         (REASON_NON_ZERO_EXIT_CODE, "NonZeroExitCode"),
         (CAUSE_RESOURCE_VERSION_TOO_LARGE, "ResourceVersionTooLarge"),
+        (CAUSE_FIELD_VALUE_FORBIDDEN, "FieldValueForbidden"),
+        (CAUSE_FIELD_VALUE_NOT_SUPPORTED, "FieldValueNotSupported"),
         (CAUSE_FIELD_VALUE_INVALID, "FieldValueInvalid"),
         (CAUSE_UNEXPECTED_SERVER_RESPONSE, "UnexpectedServerResponse"),
         (CAUSE_EXIT_CODE, "ExitCode"),
