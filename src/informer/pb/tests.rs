@@ -49,6 +49,7 @@ const POD_CACHE: ObjectMask = ObjectMask {
     ]),
     annotations: AnnotationMask::Drop,
     managed_fields: false,
+    managed_writers: false,
     generate_name: false,
 };
 
@@ -56,6 +57,7 @@ const CM_CACHE: ObjectMask = ObjectMask {
     data: Mask::Keys(&[("data", Mask::Blank), ("binaryData", Mask::Blank)]),
     annotations: AnnotationMask::Only(&["keep"]),
     managed_fields: false,
+    managed_writers: false,
     generate_name: true,
 };
 
