@@ -1042,7 +1042,9 @@ impl DemoCluster {
                 Some(&old),
                 &mut new,
                 m,
-                (mode == UpdateMode::Status).then_some("status"),
+                w.subresource
+                    .as_deref()
+                    .or((mode == UpdateMode::Status).then_some("status")),
                 info.status_subresource && mode != UpdateMode::Status,
                 &now_rfc3339(),
             ),

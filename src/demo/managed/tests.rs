@@ -209,6 +209,7 @@ fn dry_runs_answer_the_result_and_change_nothing() {
     let dry = WriteOptions {
         manager: Some("kubectl-create".into()),
         dry_run: true,
+        subresource: None,
     };
     let rv = c.resource_version();
     let created = c
