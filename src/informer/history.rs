@@ -540,6 +540,10 @@ pub struct History {
     /// by a pop: while it is zero, a pop that carries no deletion has nothing to name and
     /// [`History::popped`] returns without a lookup.
     pending: AtomicUsize,
+    /// The objects the last past view rebuilt, by the version they show (see `past_view`):
+    /// a `[` / `]` step rebuilds only what it did not show before. Holds one view's objects at
+    /// most (outside the budget: what the screen holds anyway).
+    past_memo: Mutex<past_view::Memo>,
 }
 
 thread_local! {
@@ -573,6 +577,7 @@ impl History {
             paths: Mutex::new(Paths::default()),
             inner: Mutex::new(Inner::default()),
             pending: AtomicUsize::new(0),
+            past_memo: Mutex::default(),
         }
     }
 

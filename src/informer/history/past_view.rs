@@ -10,8 +10,8 @@
 //! the instant undone (as [`super::Timeline::state_at`] does), then each `(path, value)` leaf put
 //! back into a JSON object by its path's shape (recorded once, when a path is first named: which
 //! segments are keys, which address array items by `name`, `type` or index, and whether the
-//! value was a string, number, bool or null). Labels and the creation and deletion timestamps
-//! are tracked for every kind, and each kind's history mask keeps everything its cache mask keeps
+//! value was a string, number, bool or null). Labels, owners (by uid) and the creation and
+//! deletion timestamps are tracked for every kind (a drilled view picks its rows by owner), and each kind's history mask keeps everything its cache mask keeps
 //! (see `render::history_mask`), so the row printers draw a rebuilt object as they drew the
 //! live one then.
 //!
@@ -28,7 +28,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use kube::api::DynamicObject;
 use serde_json::{Map, Value};
 
@@ -272,6 +272,17 @@ fn rebuild(
             [m, t] if m == "metadata" && t == "deletionTimestamp" => {
                 meta.deletion_timestamp = time(value)
             }
+            [m, o, uid] if m == "metadata" && o == "ownerReferences" => {
+                let (kind, name) = value.split_once('/').unwrap_or((value, ""));
+                meta.owner_references
+                    .get_or_insert_with(Vec::new)
+                    .push(OwnerReference {
+                        uid: uid.clone(),
+                        kind: kind.to_string(),
+                        name: name.to_string(),
+                        ..OwnerReference::default()
+                    });
+            }
             [m, ..] if m == "metadata" => {}
             _ => {
                 let kind = shape.last().copied().unwrap_or(super::LEAF_STR);
@@ -286,6 +297,22 @@ fn rebuild(
     }
 }
 
+/// Rebuilt objects by the state they show: [`memo_key`].
+pub(super) type Memo = HashMap<u64, Arc<DynamicObject>, foldhash::fast::FixedState>;
+
+/// The state of `track` after version `index` (`None`: before its first), named by that
+/// version's sequence number: the state after a version never changes (later versions are
+/// undone to reach it), and sequence numbers are never reused.
+fn memo_key(track: &Track, index: Option<usize>) -> Option<u64> {
+    match index {
+        Some(i) => track.versions.get(i).map(|v| v.seq.saturating_mul(2)),
+        None => track
+            .versions
+            .front()
+            .map(|v| v.seq.saturating_mul(2).saturating_add(1)),
+    }
+}
+
 /// Some version after `index` (`None`: from the first) changed a tracked field or deleted it.
 fn changed_after(track: &Track, index: Option<usize>) -> bool {
     let skip = index.map_or(0, |i| i + 1);
@@ -297,6 +324,12 @@ fn changed_after(track: &Track, index: Option<usize>) -> bool {
 }
 
 impl History {
+    /// Forget the objects the last past view rebuilt: the next one rebuilds every object it
+    /// shows (as a first `:at` does; the bench measures both).
+    pub fn forget_past_views(&self) {
+        self.past_memo.lock().clear();
+    }
+
     /// The oldest instant a past view can show (the oldest version held), if any is held.
     pub fn earliest_ms(&self) -> Option<i64> {
         oldest_ms(&self.inner.lock())
@@ -321,6 +354,8 @@ impl History {
             .collect();
         let paths = self.paths.lock();
         let mut cache = Segments::new();
+        let old_memo = std::mem::take(&mut *self.past_memo.lock());
+        let mut memo = Memo::default();
         let mut rows = Vec::new();
         let mut tracked: HashSet<&str> = HashSet::new();
         for (id, track) in inner.tracks.iter() {
@@ -336,11 +371,6 @@ impl History {
             let (object, since) = match now {
                 Some(o) if !changed => (o, Since::Unchanged),
                 _ => {
-                    let state = leaves_after(track, index);
-                    let rv = match index.and_then(|i| track.versions.get(i)) {
-                        Some(v) => v.rv(),
-                        None => "",
-                    };
                     let since = if track.deleted {
                         Since::Deleted
                     } else if changed {
@@ -348,7 +378,22 @@ impl History {
                     } else {
                         Since::Unchanged
                     };
-                    (Arc::new(rebuild(id, &state, rv, &paths, &mut cache)), since)
+                    let key = memo_key(track, index);
+                    let object = match key.and_then(|k| old_memo.get(&k)) {
+                        Some(o) => o.clone(),
+                        None => {
+                            let state = leaves_after(track, index);
+                            let rv = match index.and_then(|i| track.versions.get(i)) {
+                                Some(v) => v.rv(),
+                                None => "",
+                            };
+                            Arc::new(rebuild(id, &state, rv, &paths, &mut cache))
+                        }
+                    };
+                    if let Some(k) = key {
+                        memo.insert(k, object.clone());
+                    }
+                    (object, since)
                 }
             };
             rows.push(PastRow {
@@ -377,6 +422,7 @@ impl History {
                 version: None,
             });
         }
+        *self.past_memo.lock() = memo;
         rows.sort_by(|a, b| a.key.cmp(&b.key));
         PastView {
             asked_ms: at_ms,
