@@ -25,7 +25,7 @@
 //!   oldest version held ([`PastView::earliest_ms`]) is clamped to it: a live object with no
 //!   history left has had no version since then, and is shown as it is.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
@@ -117,17 +117,26 @@ fn position(track: &Track, at_ms: i64) -> At {
     }
 }
 
-/// The leaves of `track` after version `index` (`None`: before its first version), by path id.
-fn leaves_after(track: &Track, index: Option<usize>) -> BTreeMap<u32, &str> {
-    let mut state: BTreeMap<u32, &str> = unpack(&track.last).into_iter().collect();
+/// The leaves of `track` after version `index` (`None`: before its first version), sorted by
+/// path id (as they are packed).
+fn leaves_after(track: &Track, index: Option<usize>) -> Vec<(u32, &str)> {
+    let mut state = unpack(&track.last);
     let skip = index.map_or(0, |i| i + 1);
     for v in track.versions.iter().skip(skip).rev() {
         let changes: Vec<_> = v.changes().collect();
         for (path, old, _) in changes.into_iter().rev() {
-            match old {
-                Some(old) => state.insert(path, old),
-                None => state.remove(&path),
-            };
+            match (state.binary_search_by_key(&path, |(p, _)| *p), old) {
+                (Ok(i), Some(old)) => {
+                    if let Some(leaf) = state.get_mut(i) {
+                        leaf.1 = old;
+                    }
+                }
+                (Ok(i), None) => {
+                    state.remove(i);
+                }
+                (Err(i), Some(old)) => state.insert(i, (path, old)),
+                (Err(_), None) => {}
+            }
         }
     }
     state
@@ -240,7 +249,7 @@ fn segments_of(path: u32, paths: &Paths, cache: &mut Segments) -> Arc<[String]> 
 /// The object `id` as its leaves `state` say, with the resourceVersion `rv`.
 fn rebuild(
     id: &ObjectId,
-    state: &BTreeMap<u32, &str>,
+    state: &[(u32, &str)],
     rv: &str,
     paths: &Paths,
     cache: &mut Segments,
@@ -257,7 +266,7 @@ fn rebuild(
     };
     let mut data = Value::Object(Map::new());
     let time = |v: &str| serde_json::from_value::<Time>(Value::String(v.to_string())).ok();
-    for (&path, &value) in state {
+    for &(path, value) in state {
         let shape = paths.shapes.get(path as usize).map_or(&[][..], |s| &s[..]);
         let segs = segments_of(path, paths, cache);
         match &segs[..] {
@@ -348,26 +357,40 @@ impl History {
         let inner = self.inner.lock();
         let earliest_ms = oldest_ms(&inner);
         let at = earliest_ms.map_or(at_ms, |e| at_ms.max(e));
-        let mut live: HashMap<String, Arc<DynamicObject>> = live
-            .into_iter()
-            .filter_map(|o| Some((meta_namespace_key(&*o).ok()?, o)))
-            .collect();
+        // The live objects by (namespace, name), borrowed: no key is built per object.
+        let live: Vec<Arc<DynamicObject>> = live.into_iter().collect();
+        let mut by_key: HashMap<(&str, &str), usize, foldhash::fast::FixedState> =
+            HashMap::with_capacity_and_hasher(live.len(), Default::default());
+        for (i, o) in live.iter().enumerate() {
+            if let Some(name) = o.metadata.name.as_deref() {
+                by_key.insert((o.metadata.namespace.as_deref().unwrap_or(""), name), i);
+            }
+        }
+        // Live objects with a track in scope (the others have no history left).
+        let mut tracked = vec![false; live.len()];
         let paths = self.paths.lock();
         let mut cache = Segments::new();
         let old_memo = std::mem::take(&mut *self.past_memo.lock());
         let mut memo = Memo::default();
         let mut rows = Vec::new();
-        let mut tracked: HashSet<&str> = HashSet::new();
         for (id, track) in inner.tracks.iter() {
             if !in_scope(id, resource, namespace) {
                 continue;
             }
-            tracked.insert(&id.key);
+            let slot = by_key
+                .get(&id.key.split_once('/').unwrap_or(("", &id.key)))
+                .copied();
+            if let Some(t) = slot.and_then(|i| tracked.get_mut(i)) {
+                *t = true;
+            }
             let At::After(index) = position(track, at) else {
                 continue;
             };
             let changed = changed_after(track, index);
-            let now = (!track.deleted).then(|| live.remove(&*id.key)).flatten();
+            let now = slot
+                .filter(|_| !track.deleted)
+                .and_then(|i| live.get(i))
+                .cloned();
             let (object, since) = match now {
                 Some(o) if !changed => (o, Since::Unchanged),
                 _ => {
@@ -404,10 +427,10 @@ impl History {
             });
         }
         // Live objects with no history left: unchanged since before the earliest instant.
-        for (key, object) in live {
-            if tracked.contains(key.as_str()) {
+        for (object, _) in live.iter().zip(&tracked).filter(|(_, t)| !**t) {
+            let Ok(key) = meta_namespace_key(&**object) else {
                 continue;
-            }
+            };
             let probe = ObjectId {
                 resource: Arc::from(resource),
                 key: Arc::from(key.as_str()),
@@ -417,7 +440,7 @@ impl History {
             }
             rows.push(PastRow {
                 key: probe.key,
-                object,
+                object: object.clone(),
                 since: Since::Unchanged,
                 version: None,
             });
