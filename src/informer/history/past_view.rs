@@ -15,6 +15,11 @@
 //! (see `render::history_mask`), so the row printers draw a rebuilt object as they drew the
 //! live one then.
 //!
+//! Stepping: the objects a past view rebuilt are kept (by the version they show: the state after
+//! a version never changes) until the next past view, which hands back those it shows again, so
+//! a `[` / `]` step rebuilds only the objects that changed at that instant; the screen then
+//! reprints only rows whose object it did not show before (`ui::time_travel`).
+//!
 //! Invariants:
 //! - an object whose latest version was recorded at or before the instant, and which is live, is
 //!   the live object (not rebuilt: `Since::Unchanged`);
