@@ -13,6 +13,17 @@ use kube::api::DynamicObject;
 use serde_json::json;
 use ui_support::*;
 
+/// `pod_version` owned by the ReplicaSet whose uid is `owner`.
+fn owned_version(name: &str, rv: &str, owner: &str) -> DynamicObject {
+    let mut o = pod_version(name, rv, "Running");
+    o.metadata.owner_references = Some(vec![
+        serde_json::from_value(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "name": owner, "uid": owner}))
+        .unwrap(),
+    ]);
+    o
+}
+
 fn pod_version(name: &str, rv: &str, phase: &str) -> DynamicObject {
     serde_json::from_value(json!({"apiVersion": "v1", "kind": "Pod",
     "metadata": {"name": name, "namespace": "default", "resourceVersion": rv,
@@ -290,4 +301,66 @@ fn y_in_a_past_view_shows_the_recorded_state_without_asking_the_server() {
         }
         other => panic!("expected the text screen, got {other:?}"),
     }
+}
+
+#[test]
+fn at_on_a_drilled_view_shows_only_that_views_objects_as_they_were() {
+    // The pods of ReplicaSet web-5d8f (Enter on it): web-5d8f-b was deleted 2 minutes ago, as
+    // was api-1 of another ReplicaSet.
+    let cfg = kinformer::ui::AppConfig {
+        resource: "rs".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![workload("default", "web-5d8f", None)]);
+    connected(&mut app);
+    let fx = app.update(code(KeyCode::Enter));
+    let (pods, _, _) = opened(&fx)
+        .into_iter()
+        .find(|(_, p, _)| p == "pods")
+        .expect("the ReplicaSet's pods open");
+    let h = History::with_mib(1);
+    let mask = kinformer::render::history_mask("Pod");
+    let seen = [
+        (
+            DeltaType::Added,
+            owned_version("web-5d8f-a", "1", "uid-web-5d8f"),
+            -10,
+        ),
+        (
+            DeltaType::Added,
+            owned_version("web-5d8f-b", "2", "uid-web-5d8f"),
+            -10,
+        ),
+        (
+            DeltaType::Added,
+            owned_version("api-1", "3", "uid-api"),
+            -10,
+        ),
+        (
+            DeltaType::Added,
+            owned_version("api-2", "4", "uid-api"),
+            -10,
+        ),
+        (
+            DeltaType::Deleted,
+            owned_version("web-5d8f-b", "5", "uid-web-5d8f"),
+            -2,
+        ),
+        (
+            DeltaType::Deleted,
+            owned_version("api-1", "6", "uid-api"),
+            -2,
+        ),
+    ];
+    for (d, o, min) in seen {
+        h.observe_as_at("pods", &o, mask, Some(d), NOW_MS + min * MIN);
+    }
+    let fx = command(&mut app, "at -5m");
+    assert_eq!(asked(&fx).0, pods, "asked for the drilled view");
+    answer(&mut app, &h, &fx);
+    assert_eq!(
+        shown(&app, pods),
+        ["default/web-5d8f-a", "default/web-5d8f-b"],
+        "the ReplicaSet's pods as they were, the one deleted since back, no other pod"
+    );
 }

@@ -443,6 +443,35 @@ pub enum UpdateMode {
     Status,
 }
 
+/// Who a simulator write is recorded as in `managedFields`, as kube-apiserver records the
+/// component behind each write on a real cluster: a pod's or node's status by the `kubelet`, a
+/// workload's status by `kube-controller-manager` (both through `status`), a pod created for a
+/// workload by `kube-controller-manager`, anything else created by
+/// `kubectl-client-side-apply` (how most clusters' objects come). Events and objects carrying
+/// their own entries (the realistic pod shape) record nothing.
+fn simulated_writer(resource: &ResourceId, create: bool, object: &Value) -> WriteOptions {
+    let none = WriteOptions::default();
+    if object.pointer("/metadata/managedFields").is_some() || resource.plural == "events" {
+        return none;
+    }
+    let owned = object.pointer("/metadata/ownerReferences/0").is_some();
+    let (manager, subresource) = match (resource.plural, create) {
+        ("pods", true) if owned => ("kube-controller-manager", None),
+        (_, true) => ("kubectl-client-side-apply", None),
+        ("pods" | "nodes", false) => ("kubelet", Some("status")),
+        (
+            "deployments" | "replicasets" | "statefulsets" | "daemonsets" | "jobs" | "cronjobs",
+            false,
+        ) => ("kube-controller-manager", Some("status")),
+        _ => return none,
+    };
+    WriteOptions {
+        manager: Some(manager.into()),
+        dry_run: false,
+        subresource: subresource.map(str::to_string),
+    }
+}
+
 /// kube-apiserver's defaulting of a written object (it defaults every body it decodes: a
 /// create, an update, a patch's result), for the fields a printer or the dashboard shows: a
 /// CronJob's `suspend` (`SetDefaults_CronJob`: `false`, with `concurrencyPolicy: Allow` and
@@ -566,7 +595,8 @@ impl DemoCluster {
                 } else {
                     None
                 };
-                self.create(idx, ns.as_deref(), object)
+                let w = simulated_writer(&resource, true, &object);
+                self.create_with(idx, ns.as_deref(), object, &w)
             }
             Mutation::Update {
                 resource,
@@ -638,7 +668,8 @@ impl DemoCluster {
                         obj.insert("spec".into(), spec.clone());
                     }
                 }
-                self.update(idx, ns.as_deref(), &name, object, UpdateMode::Full)
+                let w = simulated_writer(&resource, false, &object);
+                self.update_with(idx, ns.as_deref(), &name, object, UpdateMode::Full, &w)
             }
             Mutation::Delete {
                 resource,
@@ -1042,8 +1073,11 @@ impl DemoCluster {
                 Some(&old),
                 &mut new,
                 m,
-                (mode == UpdateMode::Status).then_some("status"),
-                info.status_subresource && mode != UpdateMode::Status,
+                w.subresource
+                    .as_deref()
+                    .or((mode == UpdateMode::Status).then_some("status")),
+                // A simulator's whole-object write (Full) through `status` compares the status.
+                info.status_subresource && mode == UpdateMode::Spec,
                 &now_rfc3339(),
             ),
             None => {

@@ -34,6 +34,9 @@ pub const BEFORE_FIRST_APPLY: &str = "before-first-apply";
 pub struct WriteOptions {
     pub manager: Option<String>,
     pub dry_run: bool,
+    /// The subresource written through when the update's mode does not say it (`scale`; a
+    /// `status` update is recorded as `status` anyway).
+    pub subresource: Option<String>,
 }
 
 /// One step of a field path.

@@ -33,6 +33,7 @@ use super::cluster::{
 };
 use super::error::{DemoError, StatusError};
 use super::faults::FaultInjector;
+use super::managed::WriteOptions;
 use super::metrics::{DemoMetrics, MetricsMode};
 use super::patch::PatchType;
 use super::rbac::{self, NamespaceUser, RequestAttributes, Subject};
@@ -572,6 +573,7 @@ fn scale_handler(
     verb: &str,
     headers: &HeaderMap,
     body: &[u8],
+    write: &WriteOptions,
 ) -> Result<Response, StatusError> {
     let name = t.name.as_deref().unwrap_or_default();
     let ns = t.ns.as_deref();
@@ -613,7 +615,12 @@ fn scale_handler(
         .map(str::to_string)
         .unwrap_or_else(|| current.rv.to_string());
     next["metadata"]["resourceVersion"] = json!(rv);
-    let updated = cluster.update(t.idx, ns, name, next, UpdateMode::Spec)?;
+    // Recorded as kube-apiserver records it: the client's manager, through `scale`.
+    let write = WriteOptions {
+        subresource: Some("scale".into()),
+        ..write.clone()
+    };
+    let updated = cluster.update_with(t.idx, ns, name, next, UpdateMode::Spec, &write)?;
     Ok(json_response(StatusCode::OK, &scale_of(&updated)))
 }
 
@@ -953,7 +960,7 @@ async fn handle(
                 "dryRun on the scale subresource is not supported by the kinformer demo server",
             ));
         }
-        return scale_handler(app, &t, verb, headers, &body);
+        return scale_handler(app, &t, verb, headers, &body, &write);
     }
     if t.eviction {
         if verb != "create" {

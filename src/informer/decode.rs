@@ -28,6 +28,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::api::{DynamicObject, ObjectMeta, TypeMeta};
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -69,6 +70,11 @@ pub struct ObjectMask {
     pub annotations: AnnotationMask,
     /// Keep `metadata.managedFields`.
     pub managed_fields: bool,
+    /// Without `managed_fields`: keep of each `metadata.managedFields` entry only who wrote and
+    /// when (manager, operation, subresource, time), skipping its `fieldsV1` unread (most of an
+    /// entry's bytes and nearly all of its decoding cost). History names a version's writer
+    /// from these (see `informer::history`).
+    pub managed_writers: bool,
     /// Keep `metadata.generateName`.
     pub generate_name: bool,
 }
@@ -79,6 +85,7 @@ impl ObjectMask {
         data: Mask::All,
         annotations: AnnotationMask::All,
         managed_fields: true,
+        managed_writers: true,
         generate_name: true,
     };
 
@@ -92,7 +99,13 @@ impl ObjectMask {
     pub fn apply_metadata(&self, obj: &mut DynamicObject) {
         let meta = &mut obj.metadata;
         if !self.managed_fields {
-            meta.managed_fields = None;
+            if self.managed_writers {
+                if let Some(entries) = meta.managed_fields.as_mut() {
+                    entries.iter_mut().for_each(keep_writer);
+                }
+            } else {
+                meta.managed_fields = None;
+            }
         }
         if !self.generate_name {
             meta.generate_name = None;
@@ -461,6 +474,11 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
                 "generation" => m.generation = map.next_value()?,
                 "labels" => m.labels = map.next_value()?,
                 "managedFields" if mask.managed_fields => m.managed_fields = map.next_value()?,
+                "managedFields" if mask.managed_writers => {
+                    m.managed_fields = map
+                        .next_value::<Option<Vec<WriterEntry>>>()?
+                        .map(|v| v.into_iter().map(WriterEntry::into_entry).collect())
+                }
                 "name" => m.name = map.next_value()?,
                 "namespace" => m.namespace = map.next_value()?,
                 "ownerReferences" => m.owner_references = map.next_value()?,
@@ -474,6 +492,35 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
         }
         Ok(m)
     }
+}
+
+/// A `managedFields` entry as [`ObjectMask::managed_writers`] decodes it: who wrote and when;
+/// every other key (`fieldsV1`, `apiVersion`, `fieldsType`) is skipped unread.
+#[derive(Deserialize)]
+struct WriterEntry {
+    manager: Option<String>,
+    operation: Option<String>,
+    subresource: Option<String>,
+    time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
+}
+
+impl WriterEntry {
+    fn into_entry(self) -> ManagedFieldsEntry {
+        ManagedFieldsEntry {
+            manager: self.manager,
+            operation: self.operation,
+            subresource: self.subresource,
+            time: self.time,
+            ..Default::default()
+        }
+    }
+}
+
+/// What [`ObjectMask::managed_writers`] keeps of an already decoded entry.
+pub(crate) fn keep_writer(e: &mut ManagedFieldsEntry) {
+    e.api_version = None;
+    e.fields_type = None;
+    e.fields_v1 = None;
 }
 
 /// Decodes `metadata.annotations` keeping only the keys the mask keeps (a dropped value, such
@@ -578,6 +625,7 @@ mod tests {
         ]),
         annotations: AnnotationMask::Only(&["keep.me/x"]),
         managed_fields: false,
+        managed_writers: false,
         generate_name: false,
     };
 
@@ -610,6 +658,31 @@ mod tests {
             masked_same_as_decode_then_apply(json, &ObjectMask::ALL);
         }
         masked_same_as_decode_then_apply(include_str!("../../tests/fixtures/pod.json"), &MASK);
+    }
+
+    #[test]
+    fn a_writers_mask_keeps_who_wrote_and_when_and_skips_the_fields_sets() {
+        let writers = ObjectMask {
+            managed_writers: true,
+            ..MASK
+        };
+        let json = r#"{"metadata":{"name":"a","managedFields":[{"manager":"kubelet","operation":"Update","apiVersion":"v1","time":"2026-11-28T10:41:09Z","fieldsType":"FieldsV1","subresource":"status","fieldsV1":{"f:status":{"f:phase":{}}}},{"manager":"m","fieldsV1":"not a set"}]},"spec":{"keep":1}}"#;
+        let o = decode_dynamic_masked(json, &writers).expect("decodes");
+        let entries = o.metadata.managed_fields.expect("entries kept");
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].manager.as_deref(), Some("kubelet"));
+        assert_eq!(entries[0].operation.as_deref(), Some("Update"));
+        assert_eq!(entries[0].subresource.as_deref(), Some("status"));
+        assert_eq!(
+            entries[0].time.as_ref().map(|t| t.0.as_second()),
+            Some(1_795_862_469)
+        );
+        assert!(
+            entries
+                .iter()
+                .all(|e| e.fields_v1.is_none() && e.api_version.is_none())
+        );
+        masked_same_as_decode_then_apply(include_str!("../../tests/fixtures/pod.json"), &writers);
     }
 
     #[test]

@@ -15,6 +15,10 @@
 //!   the cache drops them. `observe` flattens the tracked fields into `(JSON pointer, scalar)`
 //!   leaves (a leaf longer than [`MAX_LEAF`] bytes is kept as a hash), compares them with the
 //!   object's previous leaves and records only what changed (old and new value per pointer);
+//! - each version's changes name their writer: the `managedFields` entry whose time moved since
+//!   the previous version (the decoder keeps who wrote and when, not the fieldsV1 sets; see
+//!   `writers`), or, for an object that carries its fieldsV1 sets, the manager owning each
+//!   changed field ([`Ownership`]); a track keeps the entries' stamps, not the entries;
 //! - after a pop, [`History::popped`] records the deletions no object arrived for (a relist's
 //!   tombstones) and names versions observed without their delta type ([`History::observe`]);
 //!   a pop with neither returns before taking a lock;
@@ -59,8 +63,10 @@ mod blame;
 mod flatten;
 mod past_view;
 mod summary;
+mod writers;
 
 use flatten::*;
+use writers::{NO_WRITER, Stamp, Writers};
 
 pub use blame::{BlameGroup, Ownership, Write, Writer};
 pub use past_view::{PastRow, PastView, Since, step_back, step_forward};
@@ -291,12 +297,9 @@ struct Version {
     /// lengths ([`ABSENT`]: the field is absent on that side) and their bytes.
     data: Box<[u8]>,
     /// Who made each change, in the changes' order: an index in [`Inner::writers`], or
-    /// [`NO_WRITER`]; empty when the object came without `managedFields`.
+    /// `NO_WRITER`; empty when the object came without `managedFields`.
     owners: Box<[u16]>,
 }
-
-/// An owner index for a change nobody owns.
-const NO_WRITER: u16 = u16::MAX;
 
 /// A packed change's length for a value absent on that side.
 const ABSENT: u16 = u16::MAX;
@@ -410,6 +413,9 @@ struct Track {
     last: Vec<u8>,
     deleted: bool,
     truncated: bool,
+    /// The latest version's `managedFields` stamps: the next version's writers are the
+    /// entries that moved since (see `writers`).
+    stamps: Box<[Stamp]>,
     /// Never empty (a track whose versions are all evicted is dropped); the newest is last, and
     /// its resourceVersion is the last one observed.
     versions: VecDeque<Version>,
@@ -417,7 +423,11 @@ struct Track {
 
 impl Track {
     fn bytes(&self, id: &ObjectId) -> usize {
-        std::mem::size_of::<Track>() + 64 + id.key.len() + self.last.capacity()
+        std::mem::size_of::<Track>()
+            + 64
+            + id.key.len()
+            + self.last.capacity()
+            + std::mem::size_of_val(&*self.stamps)
     }
 
     /// The resourceVersion of the newest version recorded.
@@ -484,31 +494,6 @@ struct Inner {
     writers: Writers,
 }
 
-#[derive(Default)]
-struct Writers {
-    list: Vec<Arc<Writer>>,
-    ids: HashMap<Arc<Writer>, u16>,
-}
-
-impl Writers {
-    /// The index of `w` ([`NO_WRITER`] past 65 534 writers); `bytes` grows by what a new one
-    /// holds.
-    fn id(&mut self, w: &Writer, bytes: &mut usize) -> u16 {
-        if let Some(id) = self.ids.get(w) {
-            return *id;
-        }
-        let id = match u16::try_from(self.list.len()) {
-            Ok(id) if id != NO_WRITER => id,
-            _ => return NO_WRITER,
-        };
-        let w = Arc::new(w.clone());
-        *bytes += w.manager.len() + w.operation.len() + w.subresource.len() + 96;
-        self.list.push(w.clone());
-        self.ids.insert(w, id);
-        id
-    }
-}
-
 /// Name the writer of each of `v`'s changes from the object's `managedFields` (the fields'
 /// owners, see [`Ownership`]): only for a version that changed something, so a list of
 /// unchanged objects costs no ownership walk.
@@ -527,7 +512,7 @@ fn owners_of(
     let owners: Vec<u16> = v
         .changes()
         .map(|(path, _, _)| match ownership.owner(&paths.name(path)) {
-            Some(w) => writers.id(&w.writer, bytes),
+            Some(w) => writers.id_of(&w.writer, bytes),
             None => NO_WRITER,
         })
         .collect();
@@ -555,6 +540,10 @@ pub struct History {
     /// by a pop: while it is zero, a pop that carries no deletion has nothing to name and
     /// [`History::popped`] returns without a lookup.
     pending: AtomicUsize,
+    /// The objects the last past view rebuilt, by the version they show (see `past_view`):
+    /// a `[` / `]` step rebuilds only what it did not show before. Holds one view's objects at
+    /// most (outside the budget: what the screen holds anyway).
+    past_memo: Mutex<past_view::Memo>,
 }
 
 thread_local! {
@@ -588,6 +577,7 @@ impl History {
             paths: Mutex::new(Paths::default()),
             inner: Mutex::new(Inner::default()),
             pending: AtomicUsize::new(0),
+            past_memo: Mutex::default(),
         }
     }
 
@@ -724,10 +714,18 @@ impl History {
                 pack(s, &mut last);
                 let mut first = Version::new(seq, at_ms, rv, true, &[]);
                 self.name(&mut first, delta);
+                let stamps = obj
+                    .metadata
+                    .managed_fields
+                    .as_deref()
+                    .map_or_else(Box::default, |e| {
+                        writers::stamps(e, &mut inner.writers, &mut inner.bytes)
+                    });
                 let track = Track {
                     last,
                     deleted: delta == Some(DeltaType::Deleted),
                     truncated: false,
+                    stamps,
                     versions: VecDeque::from([first]),
                 };
                 inner.bytes +=
@@ -746,16 +744,34 @@ impl History {
             }
             let mut v = Version::new(seq, at_ms, rv, false, &s.changes);
             self.name(&mut v, delta);
-            if let Some(entries) = obj.metadata.managed_fields.as_deref()
-                && !s.changes.is_empty()
-            {
-                owners_of(
-                    &mut v,
-                    entries,
-                    &self.paths,
-                    &mut inner.writers,
-                    &mut inner.bytes,
-                );
+            if let Some(entries) = obj.metadata.managed_fields.as_deref() {
+                let stamps = writers::stamps(entries, &mut inner.writers, &mut inner.bytes);
+                // Only for a version that changed something, so a list of unchanged objects
+                // costs no attribution. Exact ownership when the fieldsV1 sets came along (a
+                // GET, a test); else the entries whose time moved (the live decoder skips them).
+                if !s.changes.is_empty() {
+                    if entries.iter().any(|e| e.fields_v1.is_some()) {
+                        owners_of(
+                            &mut v,
+                            entries,
+                            &self.paths,
+                            &mut inner.writers,
+                            &mut inner.bytes,
+                        );
+                    } else {
+                        let moved = writers::moved(&track.stamps, &stamps);
+                        let paths = self.paths.lock();
+                        v.owners = v
+                            .changes()
+                            .map(|(p, _, _)| {
+                                writers::writer_of(&paths.name(p), &moved, &inner.writers)
+                            })
+                            .collect();
+                    }
+                }
+                track.stamps = stamps;
+            } else {
+                track.stamps = Box::default();
             }
             inner.bytes = (inner.bytes + v.bytes() + track.bytes(&id)).saturating_sub(before);
             track.deleted = delta == Some(DeltaType::Deleted);

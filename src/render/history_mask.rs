@@ -4,7 +4,8 @@
 //!
 //! Invariants:
 //! - the decode mask keeps everything the cache mask keeps (the cache is unchanged by history)
-//!   and everything the history mask keeps (not `managedFields`: see [`decode_mask`]);
+//!   and everything the history mask keeps, and of `managedFields` who wrote and when, not the
+//!   fieldsV1 sets (see [`decode_mask`]);
 //! - kinds without a rule here track what their cache mask keeps (nothing more is decoded);
 //! - secret values are never tracked (a Secret's cache mask blanks them).
 
@@ -182,11 +183,12 @@ pub fn decode_mask(kind: &str) -> ObjectMask {
     let cache = super::cache_mask(kind);
     let m = ObjectMask {
         data: union(cache.data, history_mask(kind)),
-        // Not read: decoding every object's managedFields took the recording cost from the
-        // accepted +5.5-8.4% of sync CPU to +87% (5k pods, `bench --only history`, 2026-11-28),
-        // so the dashboard's versions name no writer. History still names them for objects that
-        // carry managedFields (`informer::history::Ownership`), and `b` reads them from a GET.
+        // Not the fieldsV1 sets: decoding every object's managedFields took the recording cost
+        // from the accepted +5.5-8.4% of sync CPU to +87% (5k pods, `bench --only history`,
+        // 2026-11-28). Who wrote and when is enough to name each version's writer (see
+        // `informer::history::writers`); `b` reads the whole sets from a GET.
         managed_fields: false,
+        managed_writers: true,
         ..cache
     };
     masks.insert(kind.to_string(), m);
@@ -238,6 +240,9 @@ mod tests {
     #[test]
     fn kinds_without_a_rule_track_their_cache_fields_only() {
         assert_eq!(history_mask("Node"), super::super::cache_mask("Node").data);
-        assert_eq!(decode_mask("Node"), super::super::cache_mask("Node"));
+        assert_eq!(
+            decode_mask("Node").data,
+            super::super::cache_mask("Node").data
+        );
     }
 }

@@ -328,6 +328,7 @@ pub fn mask(kind: &str) -> ObjectMask {
         data,
         annotations,
         managed_fields: false,
+        managed_writers: false,
         generate_name: kind != "Pod",
     }
 }

@@ -5,11 +5,12 @@
 //! stops promptly when its [`CancellationToken`] is cancelled (the node stays cordoned, as after an
 //! interrupted `kubectl drain`). Which pods go is [`crate::ui::drain::plan`]'s pure decision.
 
+use super::operate::{evict_params, patch_params};
 use crate::cluster::one_line;
 use crate::ui::drain::{DrainEvent, DrainOptions, PodRef, plan};
 use futures::StreamExt as _;
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, EvictParams, ListParams, Patch, PatchParams};
+use kube::api::{Api, ListParams, Patch};
 use kube::core::Status;
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -42,7 +43,7 @@ async fn run(
 ) -> DrainEvent {
     let nodes: Api<k8s_openapi::api::core::v1::Node> = Api::all(client.clone());
     let cordon = Patch::Strategic(json!({"spec": {"unschedulable": true}}));
-    if let Err(e) = nodes.patch(node, &PatchParams::default(), &cordon).await {
+    if let Err(e) = nodes.patch(node, &patch_params(), &cordon).await {
         return DrainEvent::Error(format!("cordon node {node}: {}", api_message(&e)));
     }
     if tx.send(DrainEvent::Cordoned).await.is_err() {
@@ -130,7 +131,7 @@ async fn evict_one(
         if cancel.is_cancelled() {
             return false;
         }
-        match pods.evict(name, &EvictParams::default()).await {
+        match pods.evict(name, &evict_params()).await {
             Ok(_) => break,
             Err(kube::Error::Api(s)) if s.code == 404 => break,
             Err(kube::Error::Api(s)) if s.code == 429 => {

@@ -2,7 +2,10 @@
 //! checks and prompts are [`crate::ui::operate`]): one request with kubectl's semantics, one log
 //! line (operation, object, result — never a header or token) and a [`WriteOutcome`] with the
 //! server's answer for the footer. A refusal keeps the server's message, and a 403 names the verb
-//! and resource that were refused.
+//! and resource that were refused. Every write names kinformer as its field manager
+//! ([`FIELD_MANAGER`]), as kubectl names itself `kubectl-scale`, `kubectl-edit`..., so the
+//! object's `managedFields` (and `b`, and the writers history names) say who made the change;
+//! without one the API server would take the User-Agent's product.
 
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::Pod;
@@ -14,6 +17,33 @@ use crate::ui::operate::{
     Applied, ContainerImage, Operation, Propagation, Write, WriteOutcome, container_images,
     job_from_cronjob, manual_job_name, restart_patch, set_image_patch,
 };
+
+/// The field manager kinformer's writes name (`?fieldManager=`).
+pub const FIELD_MANAGER: &str = "kinformer";
+
+/// Patch options naming kinformer as the field manager.
+pub fn patch_params() -> PatchParams {
+    PatchParams {
+        field_manager: Some(FIELD_MANAGER.into()),
+        ..PatchParams::default()
+    }
+}
+
+/// Create and update options naming kinformer as the field manager.
+pub fn post_params() -> PostParams {
+    PostParams {
+        field_manager: Some(FIELD_MANAGER.into()),
+        ..PostParams::default()
+    }
+}
+
+/// Eviction options naming kinformer as the field manager.
+pub fn evict_params() -> EvictParams {
+    EvictParams {
+        post_options: post_params(),
+        ..EvictParams::default()
+    }
+}
 
 fn policy(p: Propagation) -> kube::api::PropagationPolicy {
     match p {
@@ -145,7 +175,7 @@ fn log_write(w: &Write, outcome: &WriteOutcome) {
 /// Send the write; `Ok(Some(name))` names what it created (`namespace/name`).
 async fn send(client: kube::Client, w: &Write) -> Result<Option<String>, kube::Error> {
     let api = api(w, client.clone());
-    let pp = PatchParams::default();
+    let pp = patch_params();
     if let Operation::Trigger = w.op {
         let ns = w.namespace.as_deref().unwrap_or("default");
         let cronjob = Api::<CronJob>::namespaced(client.clone(), ns)
@@ -153,7 +183,7 @@ async fn send(client: kube::Client, w: &Write) -> Result<Option<String>, kube::E
             .await?;
         let job = job_from_cronjob(&cronjob, &manual_job_name(&w.name, rand::random()));
         let made = Api::<Job>::namespaced(client, ns)
-            .create(&PostParams::default(), &job)
+            .create(&post_params(), &job)
             .await?;
         return Ok(Some(format!(
             "{ns}/{}",
@@ -203,14 +233,12 @@ async fn send(client: kube::Client, w: &Write) -> Result<Option<String>, kube::E
         Operation::Evict => {
             let ns = w.namespace.as_deref().unwrap_or("default");
             let pods: Api<Pod> = Api::namespaced(client, ns);
-            pods.evict(&w.name, &EvictParams::default()).await.map(drop)
+            pods.evict(&w.name, &evict_params()).await.map(drop)
         }
         Operation::Edit(obj) => {
             let obj: DynamicObject =
                 serde_json::from_value((**obj).clone()).map_err(kube::Error::SerdeError)?;
-            api.replace(&w.name, &PostParams::default(), &obj)
-                .await
-                .map(drop)
+            api.replace(&w.name, &post_params(), &obj).await.map(drop)
         }
         Operation::Suspend(on) => api
             .patch(

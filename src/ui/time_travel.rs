@@ -329,12 +329,30 @@ impl App {
         let printer_columns = v.resource.printer_columns.clone();
         let mut table = TableModel::with_settings_of(&v.table);
         let mut since = HashMap::new();
+        // A row already printed from the very same object (the live one, or one the previous
+        // past view showed: history hands back the objects it rebuilt then) is not printed
+        // again: a `[` step prints only what changed.
+        let shown: [Option<&TableModel>; 2] = [Some(&v.table), p.swapped.then_some(&p.live)];
+        let printed = |r: &crate::informer::history::PastRow| {
+            shown.iter().flatten().find_map(|t| {
+                t.entry(&r.key)
+                    .filter(|e| Arc::ptr_eq(&e.summary.object, &r.object))
+                    .map(|e| e.summary.clone())
+            })
+        };
         let summaries: Vec<ObjectSummary> = past
             .rows
             .iter()
             .filter_map(|r| {
                 since.insert(r.key.clone(), r.since);
-                ObjectSummary::with_key(&kind, r.key.clone(), &r.object, printer_columns.as_deref())
+                printed(r).or_else(|| {
+                    ObjectSummary::with_key(
+                        &kind,
+                        r.key.clone(),
+                        &r.object,
+                        printer_columns.as_deref(),
+                    )
+                })
             })
             .collect();
         table.resync(summaries, self.now_ms);

@@ -107,6 +107,27 @@ fn event_path(c: &mut Criterion) {
             )
         },
     );
+    // The same with the decode mask history had before it read the writers (no managedFields
+    // at all): what naming each version's writer adds is the difference with the bench above.
+    let no_writers = ObjectMask {
+        managed_writers: false,
+        ..wide
+    };
+    let history_nw = Arc::new(History::with_mib(64));
+    for json in &first {
+        let obj = decode_dynamic_masked(json, &no_writers).expect("decodes");
+        history_nw.observe_as("pods", &obj, tracked, Some(DeltaType::Replaced));
+    }
+    g.bench_function(
+        "on, no writers: decode (widened mask, no managedFields) + observe + prune + pop hook",
+        |b| {
+            b.iter_batched(
+                &mut next,
+                |json| event_on(&json, &no_writers, tracked, &history_nw),
+                criterion::BatchSize::SmallInput,
+            )
+        },
+    );
     let objs: Vec<_> = (0..PODS)
         .map(|i| decode_dynamic_masked(&version(&base, i, 100), &wide).expect("decodes"))
         .collect();

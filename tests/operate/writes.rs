@@ -142,3 +142,63 @@ async fn cordon_and_uncordon_flip_unschedulable() {
     let _ = nodes.delete(&node, &DeleteParams::default()).await;
     s.cleanup().await;
 }
+
+/// Who each `managedFields` entry of the deployment names: `manager (operation, subresource)`.
+async fn writers_of(deploys: &Api<Deployment>, name: &str) -> Vec<String> {
+    let d = deploys.get(name).await.unwrap();
+    d.metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| {
+            format!(
+                "{} ({}, {})",
+                e.manager.unwrap_or_default(),
+                e.operation.unwrap_or_default(),
+                e.subresource.unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kinformers_writes_name_kinformer_as_the_field_manager() {
+    let s = setup().await;
+    let client = s.conn.client.clone();
+    let deploys: Api<Deployment> = Api::namespaced(client.clone(), &s.ns);
+    deploys
+        .create(&PostParams::default(), &deployment("blamed"))
+        .await
+        .unwrap();
+    assert!(
+        !writers_of(&deploys, "blamed")
+            .await
+            .iter()
+            .any(|w| w.starts_with("kinformer ")),
+        "not before kinformer wrote"
+    );
+
+    let out = execute(
+        client.clone(),
+        &s.write("deploy", "blamed", Operation::Scale(4)),
+    )
+    .await;
+    assert!(!out.error, "{}", out.message);
+    let writers = writers_of(&deploys, "blamed").await;
+    assert!(
+        writers.contains(&"kinformer (Update, scale)".to_string()),
+        "a scale through the scale subresource: {writers:?}"
+    );
+
+    let out = execute(
+        client.clone(),
+        &s.write("deploy", "blamed", Operation::Restart),
+    )
+    .await;
+    assert!(!out.error, "{}", out.message);
+    let writers = writers_of(&deploys, "blamed").await;
+    assert!(
+        writers.contains(&"kinformer (Update, )".to_string()),
+        "a restart patches the object itself: {writers:?}"
+    );
+}

@@ -47,6 +47,7 @@ impl DemoCluster {
         let write = WriteOptions {
             manager: None,
             dry_run: req.dry_run,
+            subresource: None,
         };
         for _ in 0..16 {
             let current = match self.get_stored(idx, ns, name) {

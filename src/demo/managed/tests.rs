@@ -209,6 +209,7 @@ fn dry_runs_answer_the_result_and_change_nothing() {
     let dry = WriteOptions {
         manager: Some("kubectl-create".into()),
         dry_run: true,
+        subresource: None,
     };
     let rv = c.resource_version();
     let created = c
@@ -308,4 +309,90 @@ fn a_server_side_apply_creates_then_updates_and_a_no_op_keeps_the_version() {
         .unwrap();
     assert_ne!(changed["metadata"]["resourceVersion"], rv);
     assert_eq!(changed["data"]["a"], "2");
+}
+
+/// `manager (operation, subresource)` of each entry of `obj`.
+fn writers(obj: &Value) -> Vec<String> {
+    obj.pointer("/metadata/managedFields")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|e| {
+                    format!(
+                        "{} ({}, {})",
+                        e["manager"].as_str().unwrap_or(""),
+                        e["operation"].as_str().unwrap_or(""),
+                        e["subresource"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_simulators_writes_are_recorded_as_the_controller_and_the_kubelet_that_make_them() {
+    use crate::demo::mutation::Mutation;
+    use crate::demo::objects::{DEPLOYMENTS, PODS};
+    let c = DemoCluster::new(100);
+    let pod = |phase: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-1", "namespace": "default",
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": "web-5d8f", "uid": "u-1", "controller": true}]},
+            "spec": {"containers": [{"name": "web", "image": "web:1.4"}]},
+            "status": {"phase": phase}})
+    };
+    let created = c
+        .apply(Mutation::Create {
+            resource: PODS,
+            object: pod("Pending"),
+        })
+        .unwrap();
+    assert_eq!(writers(&created), ["kube-controller-manager (Update, )"]);
+    let running = c
+        .apply(Mutation::Update {
+            resource: PODS,
+            object: pod("Running"),
+        })
+        .unwrap();
+    assert_eq!(
+        writers(&running),
+        [
+            "kube-controller-manager (Update, )",
+            "kubelet (Update, status)"
+        ]
+    );
+    let kubelet = running["metadata"]["managedFields"]
+        .as_array()
+        .and_then(|a| a.iter().find(|e| e["manager"] == "kubelet"))
+        .map(|e| e["fieldsV1"].clone())
+        .unwrap_or_default();
+    assert_eq!(kubelet, json!({"f:status": {"f:phase": {}}}));
+
+    let deployment = |ready: u32| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "default", "generation": 1},
+            "spec": {"replicas": 2, "template": {"spec": {"containers": [
+                {"name": "web", "image": "web:1.4"}]}}},
+            "status": {"observedGeneration": 1, "readyReplicas": ready}})
+    };
+    let created = c
+        .apply(Mutation::Create {
+            resource: DEPLOYMENTS,
+            object: deployment(0),
+        })
+        .unwrap();
+    assert_eq!(writers(&created), ["kubectl-client-side-apply (Update, )"]);
+    let ready = c
+        .apply(Mutation::Update {
+            resource: DEPLOYMENTS,
+            object: deployment(2),
+        })
+        .unwrap();
+    assert!(
+        writers(&ready).contains(&"kube-controller-manager (Update, status)".to_string()),
+        "{:?}",
+        writers(&ready)
+    );
 }

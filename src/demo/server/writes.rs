@@ -92,6 +92,7 @@ pub(super) fn write_options(
         WriteOptions {
             manager: Some(manager),
             dry_run,
+            subresource: None,
         },
         force,
     ))

@@ -222,6 +222,29 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
                 self.leave(base);
             }
         }
+        // The owners, by uid (`Kind/name`): a drilled view (the pods of a ReplicaSet) picks its
+        // past rows by them.
+        if let Some(refs) = obj
+            .metadata
+            .owner_references
+            .as_deref()
+            .filter(|r| !r.is_empty())
+        {
+            let h = seg_hash(seg_hash(root, "metadata"), "ownerReferences");
+            let base = self.enter("metadata");
+            let inner = self.enter("ownerReferences");
+            for r in refs {
+                let len = self.enter(&r.uid);
+                let start = self.s.vals.len();
+                if !NAMES {
+                    let _ = write!(self.s.vals, "{}/{}", r.kind, r.name);
+                }
+                self.close_leaf(start, seg_hash(h, &r.uid), LEAF_STR);
+                self.leave(len);
+            }
+            self.leave(inner);
+            self.leave(base);
+        }
         self.walk(&obj.data, mask, None, root);
     }
 

@@ -10,10 +10,15 @@
 //! the instant undone (as [`super::Timeline::state_at`] does), then each `(path, value)` leaf put
 //! back into a JSON object by its path's shape (recorded once, when a path is first named: which
 //! segments are keys, which address array items by `name`, `type` or index, and whether the
-//! value was a string, number, bool or null). Labels and the creation and deletion timestamps
-//! are tracked for every kind, and each kind's history mask keeps everything its cache mask keeps
+//! value was a string, number, bool or null). Labels, owners (by uid) and the creation and
+//! deletion timestamps are tracked for every kind (a drilled view picks its rows by owner), and each kind's history mask keeps everything its cache mask keeps
 //! (see `render::history_mask`), so the row printers draw a rebuilt object as they drew the
 //! live one then.
+//!
+//! Stepping: the objects a past view rebuilt are kept (by the version they show: the state after
+//! a version never changes) until the next past view, which hands back those it shows again, so
+//! a `[` / `]` step rebuilds only the objects that changed at that instant; the screen then
+//! reprints only rows whose object it did not show before (`ui::time_travel`).
 //!
 //! Invariants:
 //! - an object whose latest version was recorded at or before the instant, and which is live, is
@@ -25,10 +30,10 @@
 //!   oldest version held ([`PastView::earliest_ms`]) is clamped to it: a live object with no
 //!   history left has had no version since then, and is shown as it is.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
 use kube::api::DynamicObject;
 use serde_json::{Map, Value};
 
@@ -117,17 +122,26 @@ fn position(track: &Track, at_ms: i64) -> At {
     }
 }
 
-/// The leaves of `track` after version `index` (`None`: before its first version), by path id.
-fn leaves_after(track: &Track, index: Option<usize>) -> BTreeMap<u32, &str> {
-    let mut state: BTreeMap<u32, &str> = unpack(&track.last).into_iter().collect();
+/// The leaves of `track` after version `index` (`None`: before its first version), sorted by
+/// path id (as they are packed).
+fn leaves_after(track: &Track, index: Option<usize>) -> Vec<(u32, &str)> {
+    let mut state = unpack(&track.last);
     let skip = index.map_or(0, |i| i + 1);
     for v in track.versions.iter().skip(skip).rev() {
         let changes: Vec<_> = v.changes().collect();
         for (path, old, _) in changes.into_iter().rev() {
-            match old {
-                Some(old) => state.insert(path, old),
-                None => state.remove(&path),
-            };
+            match (state.binary_search_by_key(&path, |(p, _)| *p), old) {
+                (Ok(i), Some(old)) => {
+                    if let Some(leaf) = state.get_mut(i) {
+                        leaf.1 = old;
+                    }
+                }
+                (Ok(i), None) => {
+                    state.remove(i);
+                }
+                (Err(i), Some(old)) => state.insert(i, (path, old)),
+                (Err(_), None) => {}
+            }
         }
     }
     state
@@ -240,7 +254,7 @@ fn segments_of(path: u32, paths: &Paths, cache: &mut Segments) -> Arc<[String]> 
 /// The object `id` as its leaves `state` say, with the resourceVersion `rv`.
 fn rebuild(
     id: &ObjectId,
-    state: &BTreeMap<u32, &str>,
+    state: &[(u32, &str)],
     rv: &str,
     paths: &Paths,
     cache: &mut Segments,
@@ -257,7 +271,7 @@ fn rebuild(
     };
     let mut data = Value::Object(Map::new());
     let time = |v: &str| serde_json::from_value::<Time>(Value::String(v.to_string())).ok();
-    for (&path, &value) in state {
+    for &(path, value) in state {
         let shape = paths.shapes.get(path as usize).map_or(&[][..], |s| &s[..]);
         let segs = segments_of(path, paths, cache);
         match &segs[..] {
@@ -271,6 +285,17 @@ fn rebuild(
             }
             [m, t] if m == "metadata" && t == "deletionTimestamp" => {
                 meta.deletion_timestamp = time(value)
+            }
+            [m, o, uid] if m == "metadata" && o == "ownerReferences" => {
+                let (kind, name) = value.split_once('/').unwrap_or((value, ""));
+                meta.owner_references
+                    .get_or_insert_with(Vec::new)
+                    .push(OwnerReference {
+                        uid: uid.clone(),
+                        kind: kind.to_string(),
+                        name: name.to_string(),
+                        ..OwnerReference::default()
+                    });
             }
             [m, ..] if m == "metadata" => {}
             _ => {
@@ -286,6 +311,22 @@ fn rebuild(
     }
 }
 
+/// Rebuilt objects by the state they show: [`memo_key`].
+pub(super) type Memo = HashMap<u64, Arc<DynamicObject>, foldhash::fast::FixedState>;
+
+/// The state of `track` after version `index` (`None`: before its first), named by that
+/// version's sequence number: the state after a version never changes (later versions are
+/// undone to reach it), and sequence numbers are never reused.
+fn memo_key(track: &Track, index: Option<usize>) -> Option<u64> {
+    match index {
+        Some(i) => track.versions.get(i).map(|v| v.seq.saturating_mul(2)),
+        None => track
+            .versions
+            .front()
+            .map(|v| v.seq.saturating_mul(2).saturating_add(1)),
+    }
+}
+
 /// Some version after `index` (`None`: from the first) changed a tracked field or deleted it.
 fn changed_after(track: &Track, index: Option<usize>) -> bool {
     let skip = index.map_or(0, |i| i + 1);
@@ -297,6 +338,12 @@ fn changed_after(track: &Track, index: Option<usize>) -> bool {
 }
 
 impl History {
+    /// Forget the objects the last past view rebuilt: the next one rebuilds every object it
+    /// shows (as a first `:at` does; the bench measures both).
+    pub fn forget_past_views(&self) {
+        self.past_memo.lock().clear();
+    }
+
     /// The oldest instant a past view can show (the oldest version held), if any is held.
     pub fn earliest_ms(&self) -> Option<i64> {
         oldest_ms(&self.inner.lock())
@@ -315,32 +362,43 @@ impl History {
         let inner = self.inner.lock();
         let earliest_ms = oldest_ms(&inner);
         let at = earliest_ms.map_or(at_ms, |e| at_ms.max(e));
-        let mut live: HashMap<String, Arc<DynamicObject>> = live
-            .into_iter()
-            .filter_map(|o| Some((meta_namespace_key(&*o).ok()?, o)))
-            .collect();
+        // The live objects by (namespace, name), borrowed: no key is built per object.
+        let live: Vec<Arc<DynamicObject>> = live.into_iter().collect();
+        let mut by_key: HashMap<(&str, &str), usize, foldhash::fast::FixedState> =
+            HashMap::with_capacity_and_hasher(live.len(), Default::default());
+        for (i, o) in live.iter().enumerate() {
+            if let Some(name) = o.metadata.name.as_deref() {
+                by_key.insert((o.metadata.namespace.as_deref().unwrap_or(""), name), i);
+            }
+        }
+        // Live objects with a track in scope (the others have no history left).
+        let mut tracked = vec![false; live.len()];
         let paths = self.paths.lock();
         let mut cache = Segments::new();
+        let old_memo = std::mem::take(&mut *self.past_memo.lock());
+        let mut memo = Memo::default();
         let mut rows = Vec::new();
-        let mut tracked: HashSet<&str> = HashSet::new();
         for (id, track) in inner.tracks.iter() {
             if !in_scope(id, resource, namespace) {
                 continue;
             }
-            tracked.insert(&id.key);
+            let slot = by_key
+                .get(&id.key.split_once('/').unwrap_or(("", &id.key)))
+                .copied();
+            if let Some(t) = slot.and_then(|i| tracked.get_mut(i)) {
+                *t = true;
+            }
             let At::After(index) = position(track, at) else {
                 continue;
             };
             let changed = changed_after(track, index);
-            let now = (!track.deleted).then(|| live.remove(&*id.key)).flatten();
+            let now = slot
+                .filter(|_| !track.deleted)
+                .and_then(|i| live.get(i))
+                .cloned();
             let (object, since) = match now {
                 Some(o) if !changed => (o, Since::Unchanged),
                 _ => {
-                    let state = leaves_after(track, index);
-                    let rv = match index.and_then(|i| track.versions.get(i)) {
-                        Some(v) => v.rv(),
-                        None => "",
-                    };
                     let since = if track.deleted {
                         Since::Deleted
                     } else if changed {
@@ -348,7 +406,22 @@ impl History {
                     } else {
                         Since::Unchanged
                     };
-                    (Arc::new(rebuild(id, &state, rv, &paths, &mut cache)), since)
+                    let key = memo_key(track, index);
+                    let object = match key.and_then(|k| old_memo.get(&k)) {
+                        Some(o) => o.clone(),
+                        None => {
+                            let state = leaves_after(track, index);
+                            let rv = match index.and_then(|i| track.versions.get(i)) {
+                                Some(v) => v.rv(),
+                                None => "",
+                            };
+                            Arc::new(rebuild(id, &state, rv, &paths, &mut cache))
+                        }
+                    };
+                    if let Some(k) = key {
+                        memo.insert(k, object.clone());
+                    }
+                    (object, since)
                 }
             };
             rows.push(PastRow {
@@ -359,10 +432,10 @@ impl History {
             });
         }
         // Live objects with no history left: unchanged since before the earliest instant.
-        for (key, object) in live {
-            if tracked.contains(key.as_str()) {
+        for (object, _) in live.iter().zip(&tracked).filter(|(_, t)| !**t) {
+            let Ok(key) = meta_namespace_key(&**object) else {
                 continue;
-            }
+            };
             let probe = ObjectId {
                 resource: Arc::from(resource),
                 key: Arc::from(key.as_str()),
@@ -372,11 +445,12 @@ impl History {
             }
             rows.push(PastRow {
                 key: probe.key,
-                object,
+                object: object.clone(),
                 since: Since::Unchanged,
                 version: None,
             });
         }
+        *self.past_memo.lock() = memo;
         rows.sort_by(|a, b| a.key.cmp(&b.key));
         PastView {
             asked_ms: at_ms,

@@ -307,3 +307,89 @@ fn a_row_drawn_from_a_recorded_version_reads_as_the_live_row() {
         assert!(checked.iter().any(|k| k == kind), "{kind} was checked");
     }
 }
+
+fn owned(name: &str, rv: &str, phase: &str, owner: &str) -> DynamicObject {
+    let mut o = pod(name, rv, phase, "web:1.4");
+    o.metadata.owner_references = Some(vec![OwnerReference {
+        api_version: "apps/v1".into(),
+        kind: "ReplicaSet".into(),
+        name: format!("rs-{owner}"),
+        uid: owner.into(),
+        ..OwnerReference::default()
+    }]);
+    o
+}
+
+#[test]
+fn an_object_deleted_since_comes_back_with_its_owners() {
+    let h = History::with_mib(1);
+    see(
+        &h,
+        &owned("a", "1", "Running", "u-1"),
+        DeltaType::Added,
+        1_000,
+    );
+    see(
+        &h,
+        &owned("a", "2", "Running", "u-1"),
+        DeltaType::Deleted,
+        2_000,
+    );
+    let past = h.past_view("pods", Some("shop"), 1_500, []);
+    let refs = past.rows[0]
+        .object
+        .metadata
+        .owner_references
+        .clone()
+        .unwrap_or_default();
+    assert_eq!(refs.len(), 1);
+    assert_eq!(
+        (
+            refs[0].uid.as_str(),
+            refs[0].kind.as_str(),
+            refs[0].name.as_str()
+        ),
+        ("u-1", "ReplicaSet", "rs-u-1")
+    );
+}
+
+#[test]
+fn a_step_hands_back_the_objects_the_previous_view_rebuilt() {
+    let h = History::with_mib(1);
+    see(
+        &h,
+        &pod("a", "1", "Pending", "web:1.4"),
+        DeltaType::Added,
+        1_000,
+    );
+    see(
+        &h,
+        &pod("b", "2", "Pending", "web:1.4"),
+        DeltaType::Added,
+        1_000,
+    );
+    see(
+        &h,
+        &pod("a", "3", "Running", "web:1.4"),
+        DeltaType::Updated,
+        3_000,
+    );
+    see(
+        &h,
+        &pod("b", "4", "Running", "web:1.4"),
+        DeltaType::Updated,
+        4_000,
+    );
+    let first = h.past_view("pods", Some("shop"), 2_000, []);
+    // One step later: `b` shows the same version, `a` a later one.
+    let step = h.past_view("pods", Some("shop"), 3_000, []);
+    assert!(Arc::ptr_eq(&first.rows[1].object, &step.rows[1].object));
+    assert!(!Arc::ptr_eq(&first.rows[0].object, &step.rows[0].object));
+    assert_eq!(phase(&step.rows[0]), "Running");
+    assert_eq!(phase(&step.rows[1]), "Pending");
+    // Forgotten: rebuilt, and the same as before.
+    h.forget_past_views();
+    let again = h.past_view("pods", Some("shop"), 3_000, []);
+    assert!(!Arc::ptr_eq(&again.rows[1].object, &step.rows[1].object));
+    assert_eq!(again.rows, step.rows);
+}

@@ -616,9 +616,21 @@ fn decode_meta(b: &[u8], mask: &ObjectMask) -> Result<ObjectMeta, Error> {
                 .get_or_insert_with(Vec::new)
                 .push(owner_reference(x)?),
             14 => m.finalizers.get_or_insert_with(Vec::new).push(utf8(x)?),
-            17 if mask.managed_fields => {
+            17 if mask.managed_fields || mask.managed_writers => {
+                // Who wrote and when only: `fieldsV1` is skipped unread.
+                const WRITER: Mask = Mask::Keys(&[
+                    ("manager", Mask::All),
+                    ("operation", Mask::All),
+                    ("subresource", Mask::All),
+                    ("time", Mask::All),
+                ]);
+                let keep = if mask.managed_fields {
+                    Mask::All
+                } else {
+                    WRITER
+                };
                 let mut e = Map::new();
-                decode_into(x, &schema::MANAGED_FIELDS_ENTRY, Mask::All, &mut e)?;
+                decode_into(x, &schema::MANAGED_FIELDS_ENTRY, keep, &mut e)?;
                 managed.push(Value::Object(e));
             }
             _ => {}

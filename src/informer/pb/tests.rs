@@ -49,6 +49,7 @@ const POD_CACHE: ObjectMask = ObjectMask {
     ]),
     annotations: AnnotationMask::Drop,
     managed_fields: false,
+    managed_writers: false,
     generate_name: false,
 };
 
@@ -56,6 +57,7 @@ const CM_CACHE: ObjectMask = ObjectMask {
     data: Mask::Keys(&[("data", Mask::Blank), ("binaryData", Mask::Blank)]),
     annotations: AnnotationMask::Only(&["keep"]),
     managed_fields: false,
+    managed_writers: false,
     generate_name: true,
 };
 
@@ -94,7 +96,12 @@ fn fixture_objects_decode_from_protobuf_as_from_json_full_and_masked() {
         ("configmap", &schema::CONFIG_MAP, CM_CACHE),
     ] {
         let obj = fixture(name);
-        for m in [ObjectMask::ALL, mask] {
+        // History's mask keeps who wrote each managedFields entry, not its fieldsV1.
+        let writers = ObjectMask {
+            managed_writers: true,
+            ..mask
+        };
+        for m in [ObjectMask::ALL, mask, writers] {
             let (json, pb) = both_ways(&obj, msg, &m);
             assert_eq!(json, pb, "{name} under {m:?}");
         }
