@@ -400,7 +400,6 @@ pub(super) fn watch_handler(
             });
     }
     let rv = param(q, "resourceVersion");
-    let rvm = param(q, "resourceVersionMatch");
     let bookmarks = bool_param(q, "allowWatchBookmarks")?.unwrap_or(false);
     let send_initial = bool_param(q, "sendInitialEvents")?;
     let timeout = match param(q, "timeoutSeconds") {
