@@ -52,3 +52,12 @@ pub fn cpu_time() -> Option<Duration> {
     let stime: u64 = f.get(12)?.parse().ok()?;
     Some(Duration::from_millis((utime + stime) * 10))
 }
+
+/// Time the calling thread has spent on a CPU, in nanoseconds (`/proc/thread-self/schedstat`'s
+/// first field). A frame's wall time on a loaded machine includes the time other processes ran;
+/// this is the work the frame itself did.
+pub fn thread_cpu_time() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}

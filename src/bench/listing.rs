@@ -15,6 +15,19 @@ use crate::informer::listing::{ListedItem, ListingCursor};
 /// The shortest time between two frames (60 per second).
 const FRAME: Duration = Duration::from_millis(16);
 
+/// Where one frame's time went.
+#[derive(Debug, Default, Clone, Copy)]
+struct FrameCost {
+    /// Rows the frame applied.
+    rows: usize,
+    summaries: Duration,
+    apply: Duration,
+    draw: Duration,
+    wall: Duration,
+    /// The time the frame's thread was on a CPU (wall time less other processes' turns).
+    cpu: Option<Duration>,
+}
+
 /// The rows of a listing batch, as the runtime's feed makes them.
 fn listed_rows(items: Vec<ListedItem<DynamicObject>>) -> Vec<ObjectSummary> {
     items
@@ -78,8 +91,10 @@ async fn listing_on(
     let mut cursor = ListingCursor::default();
     let mut first_item: Option<Duration> = None;
     let mut first_rows: Option<Duration> = None;
-    let mut frames = 0usize;
-    let mut longest = Duration::ZERO;
+    let mut frames: Vec<Duration> = Vec::new();
+    let mut longest = FrameCost::default();
+    // The most CPU one frame took (the longest wall-time frame may be one that waited).
+    let mut most_cpu = Duration::ZERO;
     let deadline = start + Duration::from_secs(900);
     let mut last_frame = start;
     let all_rows = loop {
@@ -96,6 +111,8 @@ async fn listing_on(
             tokio::time::sleep(wait).await;
         }
         let frame = Instant::now();
+        let cpu = crate::process::thread_cpu_time();
+        let mut cost = FrameCost::default();
         last_frame = frame;
         let synced = running.informer.has_synced();
         if synced {
@@ -114,17 +131,30 @@ async fn listing_on(
             if log.has_news(&cursor) {
                 changed.mark_changed();
             }
+            let upserts = listed_rows(read.items);
+            cost.rows = upserts.len();
+            cost.summaries = frame.elapsed();
             app.update(Action::ListedRows {
                 view,
-                upserts: listed_rows(read.items),
+                upserts,
                 deletes: Vec::new(),
             });
+            cost.apply = frame.elapsed() - cost.summaries;
         }
+        let drawing = Instant::now();
         draw(&mut term, &app)?;
+        cost.draw = drawing.elapsed();
         let shown = shown_rows(&app, view);
         if !synced {
-            frames += 1;
-            longest = longest.max(frame.elapsed());
+            cost.wall = frame.elapsed();
+            cost.cpu = crate::process::thread_cpu_time()
+                .zip(cpu)
+                .map(|(b, a)| b.saturating_sub(a));
+            frames.push(cost.wall);
+            most_cpu = most_cpu.max(cost.cpu.unwrap_or(cost.wall));
+            if cost.wall > longest.wall {
+                longest = cost;
+            }
         }
         if shown > 0 {
             first_rows.get_or_insert_with(|| start.elapsed());
@@ -156,10 +186,33 @@ async fn listing_on(
         "",
         Verdict::Info,
     );
+    frames.sort();
+    let p99 = super::percentile(&frames, 0.99);
     report.fig(
         sec,
-        "frames drawn while listing / longest (row summaries + apply + draw)",
-        format!("{frames} / {}", ms(longest)),
+        "frames drawn while listing / wall p99 / wall longest (row summaries + apply + draw)",
+        format!("{} / {} / {}", frames.len(), ms(p99), ms(longest.wall)),
+        "",
+        Verdict::Info,
+    );
+    report.fig(
+        sec,
+        "the most CPU a frame took while listing (on-CPU: the frame's own work)",
+        ms(most_cpu),
+        "≤ 16 ms",
+        verdict(most_cpu <= FRAME),
+    );
+    report.fig(
+        sec,
+        "the longest wall-time frame: rows / summaries / apply / draw / its on-CPU",
+        format!(
+            "{} / {} / {} / {} / {}",
+            longest.rows,
+            ms(longest.summaries),
+            ms(longest.apply),
+            ms(longest.draw),
+            longest.cpu.map_or_else(|| "?".into(), ms)
+        ),
         "",
         Verdict::Info,
     );
