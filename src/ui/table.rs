@@ -107,7 +107,7 @@ impl TextFilter {
 
     pub(crate) fn matches_str(&self, s: &str) -> bool {
         match self {
-            TextFilter::Substring(sub) => s.to_lowercase().contains(sub.as_str()),
+            TextFilter::Substring(sub) => contains_folded(s, sub),
             TextFilter::Regex(re) => re.is_match(s),
         }
     }
@@ -119,12 +119,29 @@ impl TextFilter {
         {
             return true;
         }
-        s.row.cells.iter().any(|c| {
-            // Only textual cells: ages and counts change meaning with time.
-            let shown = c.display(0);
-            matches!(c, crate::render::Cell::Text(_)) && self.matches_str(&shown)
+        // Only textual cells: ages and counts change meaning with time.
+        s.row.cells.iter().any(|c| match c {
+            crate::render::Cell::Text(t) => self.matches_str(t),
+            _ => false,
         })
     }
+}
+
+/// Whether `hay` contains `needle` (already lowercase), ignoring case. ASCII text, what names,
+/// statuses, IPs and nodes are, is compared in place: a filter typed over 300k rows is a pass
+/// over their cells with no allocation (lowercasing each cell cost 0.6 s at 300k). Other text
+/// is lowercased first (Unicode case folding may change lengths).
+fn contains_folded(hay: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    if hay.is_ascii() && needle.is_ascii() {
+        return hay
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()));
+    }
+    hay.to_lowercase().contains(needle)
 }
 
 /// A label selector filter and how it was answered.
@@ -309,6 +326,19 @@ impl TableModel {
     /// Number of objects held (including rows about to disappear).
     pub fn total(&self) -> usize {
         self.entries.len()
+    }
+
+    /// Make room for `rows` objects at once (a list whose total is known): the row map then
+    /// never grows while the list streams in, and growing it rehashes every row already there
+    /// (~30 ms in one frame at 100k rows).
+    pub fn reserve(&mut self, rows: usize) {
+        self.entries
+            .reserve(rows.saturating_sub(self.entries.len()));
+    }
+
+    /// How many objects the table holds without growing its row map.
+    pub fn room(&self) -> usize {
+        self.entries.capacity()
     }
 
     /// The shown rows that are objects still there: [`Self::list`]'s length without the deleted
