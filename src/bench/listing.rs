@@ -24,7 +24,8 @@ struct FrameCost {
     apply: Duration,
     draw: Duration,
     wall: Duration,
-    /// The time the frame's thread was on a CPU (wall time less other processes' turns).
+    /// The frame's wall time less the time its thread waited for a CPU meanwhile (other
+    /// processes' turns): the frame's own work.
     cpu: Option<Duration>,
 }
 
@@ -111,7 +112,7 @@ async fn listing_on(
             tokio::time::sleep(wait).await;
         }
         let frame = Instant::now();
-        let cpu = crate::process::thread_cpu_time();
+        let waited = crate::process::thread_run_delay();
         let mut cost = FrameCost::default();
         last_frame = frame;
         let synced = running.informer.has_synced();
@@ -147,9 +148,9 @@ async fn listing_on(
         let shown = shown_rows(&app, view);
         if !synced {
             cost.wall = frame.elapsed();
-            cost.cpu = crate::process::thread_cpu_time()
-                .zip(cpu)
-                .map(|(b, a)| b.saturating_sub(a));
+            cost.cpu = crate::process::thread_run_delay()
+                .zip(waited)
+                .map(|(b, a)| cost.wall.saturating_sub(b.saturating_sub(a)));
             frames.push(cost.wall);
             most_cpu = most_cpu.max(cost.cpu.unwrap_or(cost.wall));
             if cost.wall > longest.wall {

@@ -16,7 +16,8 @@
 //!   number of objects: figure 6b measures it).
 //!
 //! The table is sorted by key while the list streams (the default), then by STATUS. Frames are
-//! reported by wall time and by the time their thread was on a CPU (`on-CPU`): on this shared
+//! reported by wall time and by that less the time their thread waited for a CPU (`on-CPU`,
+//! [`crate::process::thread_run_delay`]): on this shared
 //! machine (load 6–11 from other builds) a frame's wall time includes other processes' turns,
 //! and the targets are judged on the work the frame itself does.
 
@@ -246,15 +247,16 @@ impl Cost {
     }
 }
 
-/// Run `f` and say what it cost. Without a readable CPU clock, the CPU time is the wall time.
+/// Run `f` and say what it cost: its wall time, and that less the time its thread waited for a
+/// CPU meanwhile ([`crate::process::thread_run_delay`]; the wall time when unreadable).
 fn timed<T>(f: impl FnOnce() -> T) -> (T, Cost) {
-    let cpu = crate::process::thread_cpu_time();
+    let waited = crate::process::thread_run_delay();
     let t = Instant::now();
     let out = std::hint::black_box(f());
     let wall = t.elapsed();
-    let cpu = crate::process::thread_cpu_time()
-        .zip(cpu)
-        .map_or(wall, |(b, a)| b.saturating_sub(a));
+    let cpu = crate::process::thread_run_delay()
+        .zip(waited)
+        .map_or(wall, |(b, a)| wall.saturating_sub(b.saturating_sub(a)));
     (out, Cost { cpu, wall })
 }
 
