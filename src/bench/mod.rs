@@ -38,9 +38,9 @@
 //! 9. history (`src/bench/history.rs`): sync with per-object history off and on (CPU and wall), the
 //!    history held, the event path's added cost per object.
 //! 10. rows while listing (`src/bench/listing.rs`): first rows and all rows on screen, the frames
-//!    drawn while the list streams.
+//!     drawn while the list streams.
 //! 11. scale (`src/bench/scale.rs`): the App's frame while a list streams, sort, filter, scrolling
-//!    frame, one event and the idle loop at 10k, 100k, 150k and 300k pods.
+//!     frame, one event and the idle loop at 10k, 100k, 150k and 300k pods.
 //!
 //! The demo server of figures 1-2 runs as a child process (`kinformer demo-server`, realistic
 //! pods by default: `--pod-shape`, see [`crate::demo::realistic`]), so the RSS of this process

@@ -71,6 +71,14 @@
 //! allocations per App row. RSS is higher (4.6 KB at 100k) by malloc's per-allocation overhead;
 //! mimalloc was tried and held more (150 MiB at 10k).
 //!
+//! 2026-11-28 (issue 28): a pruned pod's node moved out of its own `spec` map (3,979 → 3,356 B
+//! and 37.4 → 35.4 allocations a cached demo pod; 683 B a row). `--only sync --no-peer --runs 1`
+//! at load 8–9: 10k 76.9 MiB steady (5,678 B a pod RSS delta; 75.1 MiB with
+//! `MALLOC_ARENA_MAX=2`: arenas are not where the rest goes), 100k 488.6 MiB (4,883 B a pod),
+//! relist peak 1.04× / 1.05×, idle CPU 0.10–0.20 % of a core. The RSS delta exceeds the counted
+//! bytes by ~0.8 KB a pod at 100k: malloc's per-allocation overhead (~45 allocations a pod) and
+//! freed decode buffers it keeps.
+//!
 //! # Earlier figures (compact ~3 KB demo pods)
 //!
 //! 2026-11-23 04:07–04:15 UTC, load 0.9–1.7: 10k synced in 0.622 s against a 0.535 s floor
