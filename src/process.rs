@@ -52,3 +52,14 @@ pub fn cpu_time() -> Option<Duration> {
     let stime: u64 = f.get(12)?.parse().ok()?;
     Some(Duration::from_millis((utime + stime) * 10))
 }
+
+/// Time the calling thread has waited on a run queue, ready while other tasks ran
+/// (`/proc/thread-self/schedstat`'s second field). The kernel adds each wait when the thread gets
+/// a CPU back, to the nanosecond, so a step's wall time less this delta is the time the step
+/// itself ran: on a loaded machine a frame's wall time includes other processes' turns. (The
+/// first field, time on a CPU, is only brought up to date at scheduler ticks: 4 ms steps.)
+pub fn thread_run_delay() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}

@@ -298,3 +298,33 @@ fn rows_of_a_relist_arriving_before_its_progress_are_fresh_and_the_rest_stale() 
     assert_eq!(stale("default/a"), Some(true));
     assert_eq!(stale("default/b"), Some(false));
 }
+
+/// Growing the row map rehashes every row already there (~30 ms in one frame at 100k rows): a
+/// list whose total is known makes room for all of it with its first rows, and a list of unknown
+/// size grows as rows come.
+#[test]
+fn a_list_of_known_size_makes_room_for_all_its_rows_with_the_first_ones() {
+    let (mut app, view) = listing_app();
+    app.update(Action::InformerStats(vec![listing_row(
+        0,
+        Some(ListTotal::Exact(50_000)),
+        false,
+    )]));
+    app.update(Action::ListedRows {
+        view,
+        upserts: chunk(0),
+        deletes: vec![],
+    });
+    let table = &app.views[&view].table;
+    assert_eq!(table.total(), 25);
+    assert!(table.room() >= 50_000, "room for {}", table.room());
+
+    let (mut app, view) = listing_app();
+    app.update(Action::InformerStats(vec![listing_row(0, None, false)]));
+    app.update(Action::ListedRows {
+        view,
+        upserts: chunk(0),
+        deletes: vec![],
+    });
+    assert!(app.views[&view].table.room() < 1_000);
+}

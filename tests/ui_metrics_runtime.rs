@@ -158,7 +158,7 @@ async fn pods_view_gets_usage_from_the_poller_and_closing_it_ends_the_poller() {
             .1;
     let mut walked: HashMap<String, u64> = HashMap::new();
     for p in pods.indexer().list() {
-        let node = p.data.pointer("/spec/nodeName").and_then(|v| v.as_str());
+        let node = kinformer::informer::index::dynamic_pod_node(&p.data);
         let phase = p.data.pointer("/status/phase").and_then(|v| v.as_str());
         if let Some(node) = node
             && !matches!(phase, Some("Succeeded" | "Failed"))

@@ -199,3 +199,30 @@ proptest! {
         prop_assert_eq!(t.total(), alive.len());
     }
 }
+
+/// A list streaming into a filtered table (`/p1` typed while listing): each batch's rows that
+/// pass are merged into the shown list in sort order, and those that do not stay out, with the
+/// table sorted by key and by a cell.
+#[test]
+fn rows_listed_into_a_filtered_table_are_shown_in_order_when_they_pass() {
+    for sort in [SortBy::Key, SortBy::Cell(3)] {
+        let mut t = TableModel::default();
+        t.set_sort(sort);
+        t.filters.text = Some(TextFilter::parse("p1").unwrap());
+        t.refilter(None);
+        let mut alive: BTreeMap<String, ()> = BTreeMap::new();
+        // Three batches over the bulk threshold, names interleaved across batches.
+        for start in 0..3u8 {
+            let rows: Vec<_> = (0..40u8)
+                .map(|i| {
+                    let n = i * 3 + start;
+                    alive.insert(name(n), ());
+                    labelled(n, i64::from(n % 5), 3600)
+                })
+                .collect();
+            t.apply_listed(rows, vec![], NOW_MS);
+            check(&t, &alive, Some(1), None);
+        }
+        assert_eq!(t.list().len(), 30, "p10-p19 and p100-p119 of p00-p119");
+    }
+}

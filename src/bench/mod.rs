@@ -37,6 +37,10 @@
 //!    pods by a scan, a pod update rebuilding its root in place, one namespace's whole tree.
 //! 9. history (`src/bench/history.rs`): sync with per-object history off and on (CPU and wall), the
 //!    history held, the event path's added cost per object.
+//! 10. rows while listing (`src/bench/listing.rs`): first rows and all rows on screen, the frames
+//!     drawn while the list streams.
+//! 11. scale (`src/bench/scale.rs`): the App's frame while a list streams, sort, filter, scrolling
+//!     frame, one event and the idle loop at 10k, 100k, 150k and 300k pods.
 //!
 //! The demo server of figures 1-2 runs as a child process (`kinformer demo-server`, realistic
 //! pods by default: `--pod-shape`, see [`crate::demo::realistic`]), so the RSS of this process
@@ -119,6 +123,7 @@ mod fleet;
 mod history;
 mod listing;
 mod pipeline;
+mod scale;
 mod screen;
 mod server;
 mod sync;
@@ -232,6 +237,8 @@ pub enum FigureGroup {
     History,
     /// Figure 10: first rows and all rows on screen while the pods list streams.
     Listing,
+    /// Figure 11: the App's frame, sort, filter and idle costs at 10k, 100k, 150k and 300k pods.
+    Scale,
 }
 
 impl BenchOptions {
@@ -468,6 +475,9 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
             tracing::info!(pods, "bench: rows while listing");
             listing::listing_figures(&opts, pods, &mut report).await?;
         }
+    }
+    if opts.wants(FigureGroup::Scale) {
+        scale::scale_figures(&opts, &mut report)?;
     }
     if opts.wants(FigureGroup::Pipeline) {
         tracing::info!("bench: pipeline");

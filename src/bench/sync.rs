@@ -71,6 +71,14 @@
 //! allocations per App row. RSS is higher (4.6 KB at 100k) by malloc's per-allocation overhead;
 //! mimalloc was tried and held more (150 MiB at 10k).
 //!
+//! 2026-11-28 (issue 28): a pruned pod's node moved out of its own `spec` map (3,979 → 3,356 B
+//! and 37.4 → 35.4 allocations a cached demo pod; 683 B a row). `--only sync --no-peer --runs 1`
+//! at load 8–9: 10k 76.9 MiB steady (5,678 B a pod RSS delta; 75.1 MiB with
+//! `MALLOC_ARENA_MAX=2`: arenas are not where the rest goes), 100k 488.6 MiB (4,883 B a pod),
+//! relist peak 1.04× / 1.05×, idle CPU 0.10–0.20 % of a core. The RSS delta exceeds the counted
+//! bytes by ~0.8 KB a pod at 100k: malloc's per-allocation overhead (~45 allocations a pod) and
+//! freed decode buffers it keeps.
+//!
 //! # Earlier figures (compact ~3 KB demo pods)
 //!
 //! 2026-11-23 04:07–04:15 UTC, load 0.9–1.7: 10k synced in 0.622 s against a 0.535 s floor
@@ -331,21 +339,27 @@ pub(super) async fn sync_and_memory_on(
         sec,
         "RSS with all pods on screen (steady)",
         mib(steady),
-        if pods == 10_000 { "≤ 80 MiB" } else { "" },
-        if pods == 10_000 {
-            verdict(steady <= 80 * 1024 * 1024)
-        } else {
-            Verdict::Info
+        // Issue 28: 10k in 60 MiB, 100k in 400 MiB with the 64 MiB history budget (not held
+        // here: this informer records no history).
+        match pods {
+            10_000 => "≤ 60 MiB",
+            100_000 => "≤ 336 MiB",
+            _ => "",
+        },
+        match pods {
+            10_000 => verdict(steady <= 60 * 1024 * 1024),
+            100_000 => verdict(steady <= 336 * 1024 * 1024),
+            _ => Verdict::Info,
         },
     );
     report.fig(
         sec,
         "bytes per cached pod (RSS delta)",
         format!("{per_pod} B"),
-        "≤ 6 KB (at 100k)",
+        "≤ 3,400 B (at 100k)",
         // At small counts the fixed heap of the App and the runtime dominates the delta.
         if pods >= 100_000 {
-            verdict(per_pod <= 6 * 1024)
+            verdict(per_pod <= 3_400)
         } else {
             Verdict::Info
         },

@@ -98,17 +98,36 @@ pub fn pod_node_index_func() -> IndexFunc<Pod> {
     })
 }
 
-/// Files a dynamic object under `data.spec.nodeName` (pods seen through the dynamic API).
-/// Objects without a string `spec.nodeName` are not filed; a non-string `nodeName` is an error.
+/// Where the dashboard's cache transform keeps a pruned pod's `spec.nodeName`: at the top of
+/// its data, so that the pod needs no `spec` map (a JSON map costs ~630 bytes however few keys
+/// it holds).
+pub const POD_NODE_KEY: &str = "kinformer.io/nodeName";
+
+/// A dynamic pod's node name as its data holds it: `spec.nodeName`, else a pruned pod's
+/// [`POD_NODE_KEY`].
+fn pod_node_value(data: &serde_json::Value) -> Option<&serde_json::Value> {
+    data.get("spec")
+        .and_then(|s| s.get("nodeName"))
+        .or_else(|| data.get(POD_NODE_KEY))
+}
+
+/// A dynamic pod's node name (`spec.nodeName`, whole or pruned), when it is a non-empty string.
+pub fn dynamic_pod_node(data: &serde_json::Value) -> Option<&str> {
+    pod_node_value(data)
+        .and_then(serde_json::Value::as_str)
+        .filter(|n| !n.is_empty())
+}
+
+/// Files a dynamic object under `data.spec.nodeName` (pods seen through the dynamic API; a
+/// pruned pod's [`POD_NODE_KEY`]). Objects without a string node name are not filed; a
+/// non-string `nodeName` is an error.
 pub fn dynamic_pod_node_index_func() -> IndexFunc<DynamicObject> {
-    Arc::new(
-        |obj: &DynamicObject| match obj.data.get("spec").and_then(|s| s.get("nodeName")) {
-            None | Some(serde_json::Value::Null) => Ok(Vec::new()),
-            Some(serde_json::Value::String(n)) if n.is_empty() => Ok(Vec::new()),
-            Some(serde_json::Value::String(n)) => Ok(vec![n.clone()]),
-            Some(other) => Err(format!("spec.nodeName is not a string: {other}")),
-        },
-    )
+    Arc::new(|obj: &DynamicObject| match pod_node_value(&obj.data) {
+        None | Some(serde_json::Value::Null) => Ok(Vec::new()),
+        Some(serde_json::Value::String(n)) if n.is_empty() => Ok(Vec::new()),
+        Some(serde_json::Value::String(n)) => Ok(vec![n.clone()]),
+        Some(other) => Err(format!("spec.nodeName is not a string: {other}")),
+    })
 }
 
 /// Where a pruned pod keeps what it uses (see [`USES_INDEX`]): `Kind/name` entries joined by

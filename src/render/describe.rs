@@ -240,7 +240,7 @@ fn describe_containers(out: &mut String, title: &str, specs: &[Value], statuses:
 fn describe_pod(out: &mut String, obj: &DynamicObject, _now: i64) {
     let d = &obj.data;
     let summary = pod_phase_reason(obj);
-    let node = str_at(d, &["spec", "nodeName"]);
+    let node = crate::informer::index::dynamic_pod_node(d).unwrap_or("");
     let host_ip = str_at(d, &["status", "hostIP"]);
     field(
         out,

@@ -281,7 +281,7 @@ pub(super) fn row(obj: &DynamicObject) -> Row {
         Some((s, ip)) => (s, ip),
         None => (compute(obj), pod_ip(data).to_string()),
     };
-    let node = str_at(data, &["spec", "nodeName"]);
+    let node = crate::informer::index::dynamic_pod_node(data).unwrap_or("");
     let health = pod_health(&s);
     Row {
         cells: vec![

@@ -11,8 +11,9 @@
 //! - what is dropped is described once, as the [`mask`] of the kind; the dashboard's decoder
 //!   skips the same parts while reading JSON, so `prune(decode_masked(json)) == prune(decode(json))`;
 //! - a pod's row inputs are replaced by its computed row summary (see
-//!   [`POD_SUMMARY_KEY`](super::POD_SUMMARY_KEY)); only `spec.nodeName` stays (the phase is
-//!   inside the summary's STATUS);
+//!   [`POD_SUMMARY_KEY`](super::POD_SUMMARY_KEY)); only `spec.nodeName` stays, moved to the top
+//!   of the data ([`POD_NODE_KEY`]: no `spec` map, ~650 bytes a pod) (the phase is inside the
+//!   summary's STATUS);
 //! - kinds without a dedicated rule (custom resources) keep their spec and status, since their
 //!   printer columns may point anywhere.
 
@@ -22,7 +23,7 @@ use serde_json::{Map, Value};
 use super::metrics::{POD_RESOURCES_KEY, PodResources, pod_resources};
 use super::pod::{self, POD_SUMMARY_KEY, cached_summary, pod_ip, summary_value};
 use crate::informer::decode::{AnnotationMask, Mask, ObjectMask};
-use crate::informer::index::POD_USES_KEY;
+use crate::informer::index::{POD_NODE_KEY, POD_USES_KEY};
 
 /// Annotations worth their bytes in the cache (the rest is read from a GET when needed).
 const KEPT_ANNOTATIONS: &[&str] = &[
@@ -368,9 +369,6 @@ fn is_builtin(kind: &str) -> bool {
     )
 }
 
-/// A pod keeps `spec.nodeName` (node index) and its row summary under [`POD_SUMMARY_KEY`],
-/// computed here by the same printer `row` uses; its containers and statuses go (two small maps
-/// instead of a dozen: each map is a 632-byte B-tree node however few keys it holds).
 /// `Kind/name` of every ConfigMap, Secret and PersistentVolumeClaim a pod's spec uses, sorted,
 /// each once: volumes (and projected sources), containers' and init containers' env and
 /// envFrom, imagePullSecrets.
@@ -428,6 +426,10 @@ pub fn pod_uses(data: &Value) -> Vec<String> {
     out.into_iter().collect()
 }
 
+/// A pod keeps `spec.nodeName` (node index) under [`POD_NODE_KEY`] and its row summary under
+/// [`POD_SUMMARY_KEY`], computed here by the same printer `row` uses; its spec, containers and
+/// statuses go (one small map instead of a dozen: each map is a 632-byte B-tree node however
+/// few keys it holds).
 fn prune_pod(obj: &mut DynamicObject) {
     let (summary, ip) = match cached_summary(&obj.data) {
         Some(cached) => cached,
@@ -439,15 +441,14 @@ fn prune_pod(obj: &mut DynamicObject) {
         None => pod_uses(&obj.data).join(","),
     };
     let d = &mut obj.data;
-    let node = d
-        .get_mut("spec")
-        .and_then(|s| s.get_mut("nodeName"))
-        .map(Value::take);
+    // Pruned again: the node is where the first pruning put it.
+    let node = match d.get_mut("spec").and_then(|s| s.get_mut("nodeName")) {
+        Some(n) => Some(n.take()),
+        None => d.get_mut(POD_NODE_KEY).map(Value::take),
+    };
     let mut root = Map::new();
     if let Some(node) = node {
-        let mut spec = Map::new();
-        spec.insert("nodeName".to_string(), node);
-        root.insert("spec".to_string(), Value::Object(spec));
+        root.insert(POD_NODE_KEY.to_string(), node);
     }
     root.insert(POD_SUMMARY_KEY.to_string(), summary_value(&summary, &ip));
     if resources != PodResources::default() {
@@ -509,5 +510,29 @@ mod tests {
             "{values:?}"
         );
         assert_eq!(values.len(), 7);
+    }
+
+    #[test]
+    fn a_pruned_pod_keeps_its_node_without_a_spec_map_and_every_reader_finds_it() {
+        let pod: DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-1", "namespace": "shop"},
+            "spec": {"nodeName": "node-7", "containers": [{"name": "web", "image": "web:1"}]},
+            "status": {"phase": "Running", "podIP": "10.0.0.9"}
+        }))
+        .unwrap();
+        let whole_row = crate::render::row("Pod", &pod, None);
+        let pruned = prune("Pod", pod);
+        assert!(pruned.data.get("spec").is_none(), "{}", pruned.data);
+        assert_eq!(pruned.data[POD_NODE_KEY], "node-7");
+        assert_eq!(
+            crate::informer::index::dynamic_pod_node(&pruned.data),
+            Some("node-7")
+        );
+        let f = crate::informer::index::dynamic_pod_node_index_func();
+        assert_eq!(f(&pruned).unwrap(), vec!["node-7".to_string()]);
+        assert_eq!(crate::render::row("Pod", &pruned, None), whole_row);
+        let again = prune("Pod", pruned.clone());
+        assert_eq!(again.data, pruned.data, "pruning again keeps the node");
     }
 }

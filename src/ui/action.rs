@@ -136,11 +136,7 @@ impl ObjectSummary {
 
     /// `spec.nodeName` (pods), for drill-down from nodes.
     pub fn node(&self) -> Option<&str> {
-        self.object
-            .data
-            .get("spec")
-            .and_then(|s| s.get("nodeName"))
-            .and_then(|n| n.as_str())
+        crate::informer::index::dynamic_pod_node(&self.object.data)
     }
 }
 

@@ -711,9 +711,20 @@ impl App {
                 deletes,
             } => {
                 let now = self.now_ms;
+                // The list's total, when known (a paged list's, or the last list's count).
+                let total = self
+                    .views
+                    .get(&view)
+                    .and_then(|v| self.informer_for(v))
+                    .and_then(|r| r.progress.as_ref())
+                    .and_then(|p| p.total)
+                    .map(|t| usize::try_from(t.count()).unwrap_or(usize::MAX));
                 let Some(v) = self.views.get_mut(&view) else {
                     return fx;
                 };
+                if let Some(total) = total {
+                    v.table.reserve(total);
+                }
                 // Rows of a new list on a synced view: a relist, possibly ahead of the progress
                 // that says so. The previous rows are stale from here (not after these).
                 if v.synced && !v.relisting {

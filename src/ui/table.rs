@@ -107,7 +107,7 @@ impl TextFilter {
 
     pub(crate) fn matches_str(&self, s: &str) -> bool {
         match self {
-            TextFilter::Substring(sub) => s.to_lowercase().contains(sub.as_str()),
+            TextFilter::Substring(sub) => contains_folded(s, sub),
             TextFilter::Regex(re) => re.is_match(s),
         }
     }
@@ -119,12 +119,29 @@ impl TextFilter {
         {
             return true;
         }
-        s.row.cells.iter().any(|c| {
-            // Only textual cells: ages and counts change meaning with time.
-            let shown = c.display(0);
-            matches!(c, crate::render::Cell::Text(_)) && self.matches_str(&shown)
+        // Only textual cells: ages and counts change meaning with time.
+        s.row.cells.iter().any(|c| match c {
+            crate::render::Cell::Text(t) => self.matches_str(t),
+            _ => false,
         })
     }
+}
+
+/// Whether `hay` contains `needle` (already lowercase), ignoring case. ASCII text, what names,
+/// statuses, IPs and nodes are, is compared in place: a filter typed over 300k rows is a pass
+/// over their cells with no allocation (lowercasing each cell cost 0.6 s at 300k). Other text
+/// is lowercased first (Unicode case folding may change lengths).
+fn contains_folded(hay: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    if hay.is_ascii() && needle.is_ascii() {
+        return hay
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()));
+    }
+    hay.to_lowercase().contains(needle)
 }
 
 /// A label selector filter and how it was answered.
@@ -309,6 +326,19 @@ impl TableModel {
     /// Number of objects held (including rows about to disappear).
     pub fn total(&self) -> usize {
         self.entries.len()
+    }
+
+    /// Make room for `rows` objects at once (a list whose total is known): the row map then
+    /// never grows while the list streams in, and growing it rehashes every row already there
+    /// (~30 ms in one frame at 100k rows).
+    pub fn reserve(&mut self, rows: usize) {
+        self.entries
+            .reserve(rows.saturating_sub(self.entries.len()));
+    }
+
+    /// How many objects the table holds without growing its row map.
+    pub fn room(&self) -> usize {
+        self.entries.capacity()
     }
 
     /// The shown rows that are objects still there: [`Self::list`]'s length without the deleted
@@ -581,13 +611,31 @@ impl TableModel {
             self.order.retain(|k| !placed_moving.contains(k));
         }
         let incoming = sorted_keys(&self.entries, moving.iter(), self.sort, self.descending);
+        let incoming_all = if self.filtered {
+            incoming.clone()
+        } else {
+            Vec::new()
+        };
         let old_order = std::mem::take(&mut self.order);
         self.order = self.merge(old_order, incoming);
         if self.filtered {
-            // The shown list is a filtered copy of `order`; rebuild it in one pass when it may
-            // have changed (O(n), as the merge).
-            if !moving.is_empty() || membership_changed {
+            // The shown list is a filtered copy of `order`. Rows only added (a list streaming
+            // in): the new ones that pass are merged into it, O(n) moves and no filter pass over
+            // the rows already there. Rows that moved or changed membership: rebuilt in one pass.
+            if !placed_moving.is_empty() || membership_changed {
                 self.refilter(None);
+            } else if !moving.is_empty() {
+                let shown: Vec<Arc<str>> = incoming_all
+                    .into_iter()
+                    .filter(|k| {
+                        self.entries
+                            .get(k)
+                            .is_some_and(|e| self.filters.passes(&e.summary))
+                    })
+                    .collect();
+                let visible = std::mem::take(&mut self.visible);
+                self.visible = self.merge(visible, shown);
+                self.fix_selection(None);
             }
         } else {
             self.fix_selection(None);
@@ -596,20 +644,27 @@ impl TableModel {
     }
 
     /// Merge `b` (few, sorted) into `a` (many, sorted): each element of `b` finds its place by
-    /// binary search, O(m log n) comparisons, then the runs of `a` are copied in one pass.
+    /// binary search, O(m log n) comparisons, then the runs of `a` are moved in one pass. `a`'s
+    /// keys are moved, never cloned: a clone (and the drop of the old list) would touch every
+    /// key's reference count, a cache miss each, ~20 ms a frame at 100k rows.
     fn merge(&self, a: Vec<Arc<str>>, b: Vec<Arc<str>>) -> Vec<Arc<str>> {
         if b.is_empty() {
             return a;
         }
-        let mut out = Vec::with_capacity(a.len() + b.len());
+        let mut places = Vec::with_capacity(b.len());
         let mut start = 0;
-        for k in b {
-            let pos = match self.entries.get(&k) {
+        for k in &b {
+            let pos = match self.entries.get(k) {
                 // Key order: compare the keys themselves, no lookups.
                 Some(_) if self.sort == SortBy::Key => {
                     start
-                        + a[start..]
-                            .partition_point(|x| if self.descending { **x > *k } else { **x < *k })
+                        + a[start..].partition_point(|x| {
+                            if self.descending {
+                                **x > **k
+                            } else {
+                                **x < **k
+                            }
+                        })
                 }
                 Some(e) => {
                     start
@@ -622,11 +677,18 @@ impl TableModel {
                 }
                 None => start,
             };
-            out.extend_from_slice(&a[start..pos]);
-            out.push(k);
+            places.push(pos);
             start = pos;
         }
-        out.extend_from_slice(&a[start..]);
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let mut rest = a.into_iter();
+        let mut moved = 0;
+        for (k, pos) in b.into_iter().zip(places) {
+            out.extend(rest.by_ref().take(pos - moved));
+            moved = pos;
+            out.push(k);
+        }
+        out.extend(rest);
         out
     }
 

@@ -1121,11 +1121,7 @@ fn pod_counts(children: &[XNode]) -> (u32, u32) {
 }
 
 fn pod_node(obj: &DynamicObject) -> Option<&str> {
-    obj.data
-        .get("spec")
-        .and_then(|s| s.get("nodeName"))
-        .and_then(Value::as_str)
-        .filter(|n| !n.is_empty())
+    crate::informer::index::dynamic_pod_node(&obj.data)
 }
 
 fn service_selector(svc: &DynamicObject) -> Option<LabelSelector> {

@@ -375,13 +375,7 @@ impl App {
             ));
             return;
         }
-        let node = obj
-            .object
-            .data
-            .get("spec")
-            .and_then(|s| s.get("nodeName"))
-            .and_then(|n| n.as_str())
-            .map(str::to_string);
+        let node = crate::informer::index::dynamic_pod_node(&obj.object.data).map(str::to_string);
         let Some(node) = node else {
             self.error(format!("pod {} is not scheduled on a node yet", obj.name));
             return;
