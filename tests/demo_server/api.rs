@@ -811,7 +811,13 @@ async fn too_large_resource_version_is_504_with_a_cause() {
         ),
     )
     .await;
-    assert_eq!((code, status["reason"].as_str()), (400, Some("BadRequest")));
+    // apimachinery's ValidateListOptions, answered as `NewInvalid(meta.k8s.io ListOptions)`.
+    assert_eq!((code, status["reason"].as_str()), (422, Some("Invalid")));
+    assert_eq!(
+        status["message"],
+        "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"
+    );
+    assert_eq!(status["details"]["causes"][0]["reason"], "FieldValueForbidden");
     env.cleanup().await;
 }
 
