@@ -28,6 +28,9 @@ enum Op {
     Sort(Option<usize>),
     Flip,
     Filter(Option<u8>),
+    /// One more character typed into the text filter (`/p1` → `/p12`): the shown rows are
+    /// narrowed in place, and must be what a filter from scratch shows.
+    Narrow(u8),
     Label(Option<u8>),
     Move(i8),
     /// A metrics poll: every row's joined key set from `seed` (some rows n/a), then sort by it.
@@ -43,6 +46,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => proptest::option::of(0usize..7).prop_map(Op::Sort),
         1 => Just(Op::Flip),
         1 => proptest::option::of(0u8..4).prop_map(Op::Filter),
+        1 => (0u8..10).prop_map(Op::Narrow),
         1 => proptest::option::of(0u8..3).prop_map(Op::Label),
         2 => (-5i8..5).prop_map(Op::Move),
         1 => (0u8..5).prop_map(Op::Joined),
@@ -69,7 +73,7 @@ fn labelled(n: u8, restarts: i64, age: i64) -> kinformer::ui::action::ObjectSumm
     })
 }
 
-fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<u8>, label: Option<u8>) {
+fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<&str>, label: Option<u8>) {
     let list = t.list();
     // Sorted by the sort column, ties by key, reversed when descending.
     let (sort, desc) = t.sort();
@@ -101,7 +105,7 @@ fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<u8>, label
     }
     let mut expected: Vec<String> = alive
         .keys()
-        .filter(|k| filter.is_none_or(|f| k.starts_with(&format!("p{f}"))))
+        .filter(|k| filter.is_none_or(|f| k.starts_with(f)))
         .filter(|k| {
             label.is_none_or(|g| {
                 let n: u8 = k[1..].parse().unwrap();
@@ -128,7 +132,7 @@ proptest! {
         let mut t = TableModel::default();
         let mut alive: BTreeMap<String, ()> = BTreeMap::new();
         let mut now = NOW_MS;
-        let mut filter: Option<u8> = None;
+        let mut filter: Option<String> = None;
         let mut label: Option<u8> = None;
         for op in ops {
             match op {
@@ -165,10 +169,28 @@ proptest! {
                     }
                 }
                 Op::Filter(f) => {
-                    filter = f;
+                    filter = f.map(|f| format!("p{f}"));
                     // "p{f}" can only match names (no other cell contains a "p").
-                    t.filters.text = f.map(|f| TextFilter::parse(&format!("p{f}")).unwrap());
+                    t.filters.text = filter.as_deref().map(|f| TextFilter::parse(f).unwrap());
                     t.refilter(None);
+                }
+                Op::Narrow(d) => {
+                    let longer = match &filter {
+                        Some(f) if f.len() < 3 => format!("{f}{d}"),
+                        Some(f) => f.clone(),
+                        None => "p".to_string(),
+                    };
+                    let parsed = TextFilter::parse(&longer).unwrap();
+                    match t.narrow_text(parsed) {
+                        // Narrowed only from a filtered table, over a filter it extends.
+                        Ok(()) => prop_assert!(filter.is_some()),
+                        Err(parsed) => {
+                            prop_assert!(filter.is_none());
+                            t.filters.text = Some(parsed);
+                            t.refilter(None);
+                        }
+                    }
+                    filter = Some(longer);
                 }
                 Op::Label(g) => {
                     label = g;
@@ -190,7 +212,7 @@ proptest! {
                 }
                 Op::Move(d) => t.move_by(d as isize),
             }
-            check(&t, &alive, filter, label);
+            check(&t, &alive, filter.as_deref(), label);
         }
         // Once every linger is over, only live rows remain.
         t.expire(now + 10_000);
@@ -221,7 +243,7 @@ fn rows_listed_into_a_filtered_table_are_shown_in_order_when_they_pass() {
                 })
                 .collect();
             t.apply_listed(rows, vec![], NOW_MS);
-            check(&t, &alive, Some(1), None);
+            check(&t, &alive, Some("p1"), None);
         }
         assert_eq!(t.list().len(), 30, "p10-p19 and p100-p119 of p00-p119");
     }

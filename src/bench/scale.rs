@@ -8,7 +8,8 @@
 //!   second: a paged list's `remainingItemCount`, or the last list's count); the longest of
 //!   those frames, and the last one (the table at its fullest);
 //! - a sort by STATUS (on a sort key change: the one full sort the table ever does);
-//! - a text filter typed (`/pod-01`: `App::set_text_filter`, a pass over every row) and its frame;
+//! - a text filter typed (`/pod-01`: `App::set_text_filter`, a pass over every row) and its frame,
+//!   and the same typed one key at a time (each key after the first narrows the shown rows);
 //! - a frame of the visible rows while scrolling (median and longest of 101);
 //! - one watch event's cost to the view (summary + `Action::Rows` into the sorted table);
 //! - the App loop while idle: a 1 s `Action::Tick` and the frame it asks for, as a share of one
@@ -163,6 +164,35 @@ fn scale_at(n: usize, report: &mut Report) -> Result<(), BenchError> {
         sec,
         "text filter `/pod-01` typed (a pass over every row + its frame), on-CPU (wall)",
         t_filter[t_filter.len() / 2].text(),
+        "",
+        Verdict::Info,
+    );
+
+    // The same filter typed one key at a time, as a user types it: the first key is a pass over
+    // every row, each further key re-checks only the rows the previous one left
+    // (`TableModel::narrow_text`). The longest of the keys after the first, with its frame.
+    let mut t_keys: Vec<Cost> = (0..5)
+        .map(|_| {
+            app.set_text_filter(view, "p");
+            let longest = (2..="pod-01".len())
+                .map(|i| {
+                    timed(|| {
+                        app.set_text_filter(view, &"pod-01"[..i]);
+                        draw(&mut term, &app)
+                    })
+                    .1
+                })
+                .max()
+                .unwrap_or_default();
+            app.set_text_filter(view, "");
+            longest
+        })
+        .collect();
+    t_keys.sort();
+    report.fig(
+        sec,
+        "each further key of `/pod-01` typed one at a time (longest, + its frame), on-CPU (wall)",
+        t_keys[t_keys.len() / 2].text(),
         "",
         Verdict::Info,
     );

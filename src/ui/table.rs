@@ -976,6 +976,29 @@ impl TableModel {
         self.fix_selection(None);
     }
 
+    /// Replace the text filter with one that matches a subset of what the current one matches
+    /// (a substring typed longer: `/po` → `/pod`), re-checking only the rows shown now instead of
+    /// every row: typing a filter over 300k rows costs one pass for the first character, then
+    /// passes over fewer and fewer rows. Any other change needs a [`refilter`](Self::refilter):
+    /// the filter is then handed back, unset.
+    pub fn narrow_text(&mut self, new: TextFilter) -> Result<(), TextFilter> {
+        let narrower = match (&self.filters.text, &new) {
+            (Some(TextFilter::Substring(old)), TextFilter::Substring(sub)) => {
+                sub.contains(old.as_str())
+            }
+            _ => false,
+        };
+        if !narrower || !self.filtered {
+            return Err(new);
+        }
+        self.filters.text = Some(new);
+        let (entries, filters) = (&self.entries, &self.filters);
+        self.visible
+            .retain(|k| entries.get(k).is_some_and(|e| filters.passes(&e.summary)));
+        self.fix_selection(None);
+        Ok(())
+    }
+
     /// Key of a table row held by this model (index candidates may name rows not received yet).
     pub fn intern(&self, key: &str) -> Option<Arc<str>> {
         self.entries.get_key_value(key).map(|(k, _)| k.clone())

@@ -781,11 +781,26 @@ impl App {
                     self.message = None;
                 }
                 if let Some(v) = self.views.get_mut(&id) {
-                    v.table.filters.text = f;
+                    let was_valid = !v.table.filters.text_invalid;
                     v.table.filters.text_raw = text.to_string();
                     v.table.filters.text_invalid = false;
-                    let cands = Self::label_candidates(v);
-                    v.table.refilter(cands);
+                    let narrowed = match f {
+                        Some(f) if was_valid => match v.table.narrow_text(f) {
+                            Ok(()) => true,
+                            Err(f) => {
+                                v.table.filters.text = Some(f);
+                                false
+                            }
+                        },
+                        f => {
+                            v.table.filters.text = f;
+                            false
+                        }
+                    };
+                    if !narrowed {
+                        let cands = Self::label_candidates(v);
+                        v.table.refilter(cands);
+                    }
                 }
                 self.scroll_current();
             }
