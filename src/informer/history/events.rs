@@ -122,13 +122,16 @@ pub enum TimelineRow {
     Event(usize),
 }
 
+/// How [`interleave`] orders lines: time, versions before Events, then a version's index or
+/// an Event's name.
+type SortKey<'a> = (i64, u8, usize, &'a str);
+
 /// Versions and Events in one list, newest first. At the same millisecond an Event is put
 /// after (above, newest first) the version: an Event reports what a change did. Versions keep
 /// their recorded order; Events of the same time are ordered by name, so the order does not
 /// depend on how the informer listed them.
 pub fn interleave(versions: &[VersionView], events: &[TimelineEvent]) -> Vec<TimelineRow> {
-    let mut keyed: Vec<((i64, u8, usize, &str), TimelineRow)> =
-        Vec::with_capacity(versions.len() + events.len());
+    let mut keyed: Vec<(SortKey, TimelineRow)> = Vec::with_capacity(versions.len() + events.len());
     keyed.extend(
         versions
             .iter()
