@@ -110,6 +110,7 @@ fn answer_history(app: &mut App, h: &History) {
         key: "default/web-1".into(),
         timeline: h.timeline("pods", "default/web-1").map(Box::new),
         stats: h.stats(),
+        events: Vec::new(),
     });
 }
 
@@ -120,7 +121,8 @@ fn open_timeline() -> App {
         fx,
         vec![Effect::FetchHistory {
             resource: "pods".into(),
-            key: "default/web-1".into()
+            key: "default/web-1".into(),
+            kind: "Pod".into(),
         }]
     );
     answer_history(&mut app, &recorded());
@@ -207,7 +209,8 @@ fn the_timeline_is_asked_again_every_second_and_keeps_the_selection_as_versions_
     let fx = app.update(Action::Tick(NOW_MS + 1_000));
     assert!(fx.contains(&Effect::FetchHistory {
         resource: "pods".into(),
-        key: "default/web-1".into()
+        key: "default/web-1".into(),
+        kind: "Pod".into(),
     }));
     h.observe_at(
         "pods",
@@ -231,6 +234,7 @@ fn an_object_without_history_says_so() {
         key: "default/web-1".into(),
         timeline: None,
         stats: History::with_mib(1).stats(),
+        events: Vec::new(),
     });
     let text = format!("{:?}", draw(&mut app, 120, 10).backend());
     assert!(
@@ -269,7 +273,8 @@ fn enter_on_an_event_log_line_opens_that_objects_history_at_that_version() {
         fx,
         vec![Effect::FetchHistory {
             resource: "deployments.apps".into(),
-            key: "shop/web".into()
+            key: "shop/web".into(),
+            kind: "Deployment".into(),
         }]
     );
     assert!(matches!(app.current_screen(), Some(Screen::History(_))));
@@ -362,7 +367,8 @@ fn changes_snapshot_and_enter_opens_the_history_at_that_version() {
         fx,
         vec![Effect::FetchHistory {
             resource: "pods".into(),
-            key: "default/web-1".into()
+            key: "default/web-1".into(),
+            kind: "Pod".into(),
         }]
     );
     answer_history(&mut app, &h);
@@ -596,4 +602,190 @@ fn b_shows_the_fields_grouped_by_the_manager_owning_them() {
             "",
         ]
     );
+}
+
+/// An Event about web-1 that last happened `ago_ms` before the tests' now.
+fn web_event(
+    name: &str,
+    kind: &str,
+    reason: &str,
+    message: &str,
+    count: u64,
+    ago_ms: i64,
+) -> kinformer::informer::history::TimelineEvent {
+    let at = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(NOW_MS - ago_ms)
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let e: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": name, "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web-1", "uid": "u-1"},
+        "type": kind, "reason": reason, "message": message, "count": count,
+        "firstTimestamp": at, "lastTimestamp": at
+    }))
+    .unwrap();
+    kinformer::informer::history::TimelineEvent::of(&e).unwrap()
+}
+
+/// The crash's BackOff (a Warning, at the crash's time) and the upgrade's image pull.
+fn web_events() -> Vec<kinformer::informer::history::TimelineEvent> {
+    vec![
+        web_event(
+            "web-1.backoff",
+            "Warning",
+            "BackOff",
+            "Back-off restarting failed container web",
+            5,
+            420_000,
+        ),
+        web_event(
+            "web-1.pulled",
+            "Normal",
+            "Pulled",
+            "Successfully pulled image \"web:1.5\"",
+            1,
+            510_000,
+        ),
+    ]
+}
+
+fn answer_with_events(
+    app: &mut App,
+    h: &History,
+    events: Vec<kinformer::informer::history::TimelineEvent>,
+) {
+    app.update(Action::History {
+        resource: "pods".into(),
+        key: "default/web-1".into(),
+        timeline: h.timeline("pods", "default/web-1").map(Box::new),
+        stats: h.stats(),
+        events,
+    });
+}
+
+/// The timeline's lines as drawn, top to bottom, without the borders.
+fn timeline_lines(app: &mut App) -> Vec<String> {
+    let term = draw(app, 120, 16);
+    let buf = term.backend().buffer().clone();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+        })
+        .filter(|l| {
+            l.contains("event")
+                || l.contains("Deleted")
+                || l.contains("Updated")
+                || l.contains("Added")
+        })
+        .collect()
+}
+
+#[test]
+fn events_arriving_while_the_timeline_is_open_are_interleaved_by_time_and_the_selection_stays() {
+    let mut app = open_timeline();
+    let h = recorded();
+    app.update(key('j')); // the crash (rv 103)
+    answer_with_events(&mut app, &h, web_events());
+    let Some(Screen::History(view)) = app.current_screen() else {
+        panic!("timeline not on top");
+    };
+    assert_eq!(view.events.len(), 2);
+    // The BackOff (same time as the crash) above it: the crash stays selected, one line down.
+    assert_eq!(view.selected, 2);
+    let lines = timeline_lines(&mut app);
+    let order: Vec<&str> = lines
+        .iter()
+        .map(|l| {
+            ["rv", "BackOff", "Pulled", "104", "103", "102", "101", "100"]
+                .into_iter()
+                .find(|w| l.contains(w) && *w != "rv")
+                .unwrap_or("?")
+        })
+        .collect();
+    assert_eq!(
+        order,
+        vec!["104", "BackOff", "103", "102", "Pulled", "101", "100"]
+    );
+    assert!(
+        lines[1].contains("Warning") && lines[1].contains("×5"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        !lines[4].contains('×'),
+        "a count of one is not printed: {}",
+        lines[4]
+    );
+
+    // Refreshed without them (expired): the crash stays selected.
+    answer_with_events(&mut app, &h, Vec::new());
+    let Some(Screen::History(view)) = app.current_screen() else {
+        panic!("timeline not on top");
+    };
+    assert_eq!(view.selected, 1);
+}
+
+#[test]
+fn enter_on_an_event_line_opens_the_events_yaml_and_closing_the_timeline_releases_its_events() {
+    let mut app = open_timeline();
+    answer_with_events(&mut app, &recorded(), web_events());
+    app.update(key('j')); // the BackOff
+    // Space on an Event line marks nothing.
+    app.update(code(KeyCode::Char(' ')));
+    let Some(Screen::History(view)) = app.current_screen() else {
+        panic!("timeline not on top");
+    };
+    assert_eq!(view.marked, None);
+    let fx = app.update(code(KeyCode::Enter));
+    match fx.as_slice() {
+        [
+            Effect::FetchYaml {
+                resource,
+                namespace,
+                name,
+                ..
+            },
+        ] => {
+            assert_eq!(resource.api_resource.kind, "Event");
+            assert_eq!(namespace.as_deref(), Some("default"));
+            assert_eq!(name, "web-1.backoff");
+        }
+        other => panic!("{other:?}"),
+    }
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!("no text screen");
+    };
+    assert_eq!(t.title, "YAML: default/web-1.backoff");
+    assert!(
+        !app.update(code(KeyCode::Esc))
+            .contains(&Effect::CloseHistory)
+    );
+    assert!(
+        app.update(code(KeyCode::Esc))
+            .contains(&Effect::CloseHistory)
+    );
+}
+
+#[test]
+fn timeline_with_events_snapshot_and_a_warning_in_the_themes_warning_colour() {
+    let mut app = open_timeline();
+    answer_with_events(&mut app, &recorded(), web_events());
+    let term = draw(&mut app, 120, 16);
+    insta::assert_snapshot!(term.backend());
+    let buf = term.backend().buffer();
+    let at = |word: &str| {
+        (0..buf.area.height)
+            .flat_map(|y| (0..buf.area.width).map(move |x| (x, y)))
+            .find(|&(x, y)| {
+                (0..word.len() as u16).all(|i| {
+                    x + i < buf.area.width
+                        && buf[(x + i, y)].symbol() == &word[i as usize..i as usize + 1]
+                })
+            })
+            .unwrap()
+    };
+    assert_eq!(buf[at("BackOff")].fg, app.theme.warning);
+    assert_ne!(buf[at("Pulled")].fg, app.theme.warning);
 }

@@ -271,6 +271,7 @@ fn enter_in_a_past_view_opens_the_history_at_the_version_shown() {
         [Effect::FetchHistory {
             resource: "pods".into(),
             key: "default/web-1".into(),
+            kind: "Pod".into(),
         }]
     );
     match app.current_screen() {

@@ -368,6 +368,7 @@ fn h_on_a_node_opens_that_objects_history_timeline() {
                 Effect::FetchHistory {
                     resource: r,
                     key: k,
+                    ..
                 },
             ] => {
                 assert_eq!((r.as_str(), k.as_str()), (resource, object));

@@ -265,6 +265,12 @@ impl SharedInformerFactory {
                 crate::informer::index::dynamic_pod_uses_index_func(),
             );
         }
+        if resource.plural == "events" && matches!(resource.group.as_str(), "" | "events.k8s.io") {
+            indexers.insert(
+                crate::informer::index::INVOLVED_INDEX.to_string(),
+                crate::informer::index::dynamic_event_involved_index_func(),
+            );
+        }
         for (name, f) in &self.options.extra_indexers {
             indexers.insert(name.clone(), Arc::clone(f));
         }
@@ -546,6 +552,32 @@ mod tests {
         let mut names = a.indexer().index_names();
         names.sort();
         assert_eq!(names, vec!["label", "namespace", "node", "owner", "uses"]);
+    }
+
+    #[test]
+    fn an_events_informer_files_events_by_involved_object() {
+        let (maker, _, _) = fake_maker();
+        let f = SharedInformerFactory::new(maker, listing_options());
+        for ar in [
+            ApiResource::erase::<k8s_openapi::api::core::v1::Event>(&()),
+            ApiResource::erase::<k8s_openapi::api::events::v1::Event>(&()),
+        ] {
+            let inf = f.informer_for(&ar, Some("shop"));
+            assert!(
+                inf.indexer()
+                    .index_names()
+                    .contains(&crate::informer::index::INVOLVED_INDEX.to_string()),
+                "{}",
+                ar.group
+            );
+        }
+        let pods = f.informer_for(&pods(), None);
+        assert!(
+            !pods
+                .indexer()
+                .index_names()
+                .contains(&crate::informer::index::INVOLVED_INDEX.to_string())
+        );
     }
 
     #[tokio::test(start_paused = true)]

@@ -60,6 +60,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 mod blame;
+mod events;
 mod flatten;
 mod past_view;
 mod summary;
@@ -69,6 +70,7 @@ use flatten::*;
 use writers::{NO_WRITER, Stamp, Writers};
 
 pub use blame::{BlameGroup, Ownership, Write, Writer};
+pub use events::{TimelineEvent, TimelineRow, interleave};
 pub use past_view::{PastRow, PastView, Since, step_back, step_forward};
 pub use summary::{DiffLine, summarize, text_diff, unescape, unified_diff};
 

@@ -152,6 +152,54 @@ pub fn dynamic_pod_uses_index_func() -> IndexFunc<DynamicObject> {
     })
 }
 
+/// Events by the object they are about (core/v1 `involvedObject`, events.k8s.io/v1
+/// `regarding`): its uid, or `namespace/Kind/name` ([`involved_name_key`]) when the reference
+/// has no uid. Not a client-go index: kubectl and k9s ask the server with the field selector
+/// `involvedObject.uid=` for one object's Events; the history timeline asks the cache.
+pub const INVOLVED_INDEX: &str = "involved";
+
+/// The [`INVOLVED_INDEX`] value of an object reference without a uid. A cluster-scoped
+/// object's namespace is empty (`/Node/kind-worker`).
+pub fn involved_name_key(namespace: &str, kind: &str, name: &str) -> String {
+    format!("{namespace}/{kind}/{name}")
+}
+
+/// Files an Event under [`INVOLVED_INDEX`]. A reference without a namespace of its own is
+/// taken to be in the Event's namespace (where the API server puts an Event about a
+/// namespaced object), unless the Event is in `default` and the reference has none (events
+/// about cluster-scoped objects such as nodes are written to `default`): then it is filed
+/// under both. An Event without a reference is not filed.
+pub fn dynamic_event_involved_index_func() -> IndexFunc<DynamicObject> {
+    Arc::new(|obj: &DynamicObject| {
+        let subject = obj
+            .data
+            .get("involvedObject")
+            .filter(|v| v.is_object())
+            .or_else(|| obj.data.get("regarding"))
+            .filter(|v| v.is_object());
+        let Some(subject) = subject else {
+            return Ok(Vec::new());
+        };
+        let field = |f: &str| subject.get(f).and_then(|v| v.as_str()).unwrap_or("");
+        if !field("uid").is_empty() {
+            return Ok(vec![field("uid").to_string()]);
+        }
+        let (kind, name) = (field("kind"), field("name"));
+        if name.is_empty() {
+            return Ok(Vec::new());
+        }
+        let own_ns = obj.metadata.namespace.as_deref().unwrap_or("");
+        Ok(match field("namespace") {
+            "" if own_ns == "default" => vec![
+                involved_name_key(own_ns, kind, name),
+                involved_name_key("", kind, name),
+            ],
+            "" => vec![involved_name_key(own_ns, kind, name)],
+            ns => vec![involved_name_key(ns, kind, name)],
+        })
+    })
+}
+
 /// The indexers every informer gets: namespace, label and owner.
 pub fn default_indexers<K: Object>() -> Indexers<K> {
     let mut m: Indexers<K> = HashMap::new();
@@ -167,6 +215,45 @@ mod tests {
     use k8s_openapi::api::core::v1::{ConfigMap, PodSpec};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
     use std::collections::BTreeMap;
+
+    fn event(ns: &str, data: serde_json::Value) -> DynamicObject {
+        let mut e: DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "namespace": ns}
+        }))
+        .unwrap();
+        e.data = data;
+        e
+    }
+
+    #[test]
+    fn an_event_is_filed_under_its_objects_uid_or_else_under_namespace_kind_and_name() {
+        let f = dynamic_event_involved_index_func();
+        let with_uid = event(
+            "shop",
+            serde_json::json!({"involvedObject": {"kind": "Pod", "name": "web", "uid": "u-1"}}),
+        );
+        assert_eq!(f(&with_uid).unwrap(), vec!["u-1".to_string()]);
+        // events.k8s.io/v1 names it `regarding`.
+        let regarding = event(
+            "shop",
+            serde_json::json!({"regarding": {"kind": "Pod", "name": "web", "uid": "u-2"}}),
+        );
+        assert_eq!(f(&regarding).unwrap(), vec!["u-2".to_string()]);
+        let no_uid = event(
+            "shop",
+            serde_json::json!({"involvedObject": {"kind": "Pod", "name": "web"}}),
+        );
+        assert_eq!(f(&no_uid).unwrap(), vec!["shop/Pod/web".to_string()]);
+        let node = event(
+            "default",
+            serde_json::json!({"involvedObject": {"kind": "Node", "name": "n1"}}),
+        );
+        assert_eq!(
+            f(&node).unwrap(),
+            vec!["default/Node/n1".to_string(), "/Node/n1".to_string()]
+        );
+        assert!(f(&event("shop", serde_json::json!({}))).unwrap().is_empty());
+    }
 
     fn cm(ns: Option<&str>, labels: &[(&str, &str)]) -> ConfigMap {
         ConfigMap {

@@ -97,6 +97,7 @@ pub mod edit;
 mod feeds;
 mod fleet;
 mod headless;
+mod history_events;
 pub mod log_feeds;
 pub mod log_stream;
 mod members;
@@ -197,6 +198,8 @@ struct Runtime {
     suspend: Suspender,
     /// Row batches sent by the feeds and not yet taken by the frame loop.
     rows: feeds::RowsInFlight,
+    /// Events informers started for the timeline screens (see [`history_events`]).
+    history_leases: Vec<history_events::HistoryLease>,
 }
 
 /// The factory's hooks: history records each object as decoded (through the cache mask widened
@@ -308,6 +311,7 @@ impl Runtime {
             history,
             suspend,
             rows: feeds::RowsInFlight::default(),
+            history_leases: Vec::new(),
         };
         (rt, Streams { metrics_rx, log_rx })
     }
@@ -460,16 +464,23 @@ impl Runtime {
                     times,
                 });
             }
-            Effect::FetchHistory { resource, key } => {
+            Effect::FetchHistory {
+                resource,
+                key,
+                kind,
+            } => {
                 let timeline = self.history.timeline(&resource, &key).map(Box::new);
                 let stats = self.history.stats();
+                let events = self.history_events(&resource, &key, &kind);
                 let _ = self.tx.send(Action::History {
                     resource,
                     key,
                     timeline,
                     stats,
+                    events,
                 });
             }
+            Effect::CloseHistory => self.close_history_events(),
             Effect::FetchChanges { filter, limit } => {
                 let selector = crate::selector::LabelSelector::parse(&filter.selector)
                     .ok()

@@ -465,6 +465,8 @@ pub enum Action {
         key: String,
         timeline: Option<Box<crate::informer::history::Timeline>>,
         stats: crate::informer::history::HistoryStats,
+        /// The object's Events from the events informer's `involved` index, in no order.
+        events: Vec<crate::informer::history::TimelineEvent>,
     },
     /// Answer to [`Effect::FetchChanges`].
     Changes {
@@ -705,11 +707,18 @@ pub enum Effect {
         at_ms: i64,
     },
     /// The recorded history of `key` (`namespace/name`) of `resource` (`pods`,
-    /// `deployments.apps`); answer with [`Action::History`].
+    /// `deployments.apps`); answer with [`Action::History`]. `kind` (`Pod`; empty when not
+    /// known) finds the object's Events that name it without a uid; the first ask starts an
+    /// events informer for the object's namespace when none runs (see
+    /// [`Effect::CloseHistory`]).
     FetchHistory {
         resource: String,
         key: String,
+        kind: String,
     },
+    /// The last timeline screen closed: stop the events informer its first
+    /// [`Effect::FetchHistory`] started, unless a view uses it.
+    CloseHistory,
     /// The latest `limit` recorded versions passing `filter`, newest first; answer with
     /// [`Action::Changes`].
     FetchChanges {

@@ -597,6 +597,11 @@ impl App {
             Some(Screen::Pulse) => self.close_pulse(fx),
             Some(Screen::Logs(l)) => fx.push(Effect::CloseLogs { view: l.stream }),
             Some(Screen::Xray(x)) => Self::close_xray(&x, fx),
+            Some(Screen::History(_))
+                if !self.stack.iter().any(|s| matches!(s, Screen::History(_))) =>
+            {
+                fx.push(Effect::CloseHistory);
+            }
             _ => {}
         }
     }
@@ -613,6 +618,9 @@ impl App {
             self.close_view(id, fx);
         }
         self.close_pulse(fx);
+        if self.stack.iter().any(|s| matches!(s, Screen::History(_))) {
+            fx.push(Effect::CloseHistory);
+        }
         for s in self.stack.drain(..) {
             match s {
                 Screen::Logs(l) => fx.push(Effect::CloseLogs { view: l.stream }),
@@ -943,7 +951,8 @@ impl App {
                 key,
                 timeline,
                 stats,
-            } => self.on_history(&resource, &key, timeline.map(|t| *t), stats),
+                events,
+            } => self.on_history(&resource, &key, timeline.map(|t| *t), stats, events),
             Action::Changes {
                 filter,
                 rows,

@@ -2,6 +2,11 @@
 //! its recorded versions, newest first — time, delta type (tombstones marked), resourceVersion
 //! and a one-line summary of what changed. Space marks a version; Enter diffs the marked and
 //! the selected version (or the selected one against the version before it).
+//!
+//! The object's Events are interleaved with its versions by time (k9s #1678: the events of one
+//! object; k9s shows them only in describe): each as one line with its type (Warning in the
+//! theme's warning colour), reason, message and count, from the events informer's `involved`
+//! index, refreshed with the versions. Enter on an Event line opens the Event's YAML.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
@@ -12,10 +17,13 @@ use ratatui::widgets::{Block, Cell as TCell, Paragraph, Row as TRow, Table, Widg
 use super::Screen;
 use super::history_diff::DiffView;
 use crate::informer::delta_fifo::DeltaType;
-use crate::informer::history::{DiffLine, HistoryStats, Timeline, unified_diff};
+use crate::informer::history::{
+    DiffLine, HistoryStats, Timeline, TimelineEvent, TimelineRow, interleave, unified_diff,
+};
 use crate::ui::action::Effect;
 use crate::ui::app::App;
 use crate::ui::keys::KeyAction;
+use crate::ui::screens::text::TextKind;
 use crate::ui::widgets::{DIM, TITLE};
 
 /// What the timeline screen shows.
@@ -26,6 +34,13 @@ pub enum HistoryState {
     /// Nothing recorded for this object (never seen by an informer, or evicted).
     Missing,
     Loaded(Box<Timeline>),
+}
+
+/// A timeline line's identity across answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LineId {
+    Version(String),
+    Event(Option<String>, String),
 }
 
 /// The timeline screen's state.
@@ -44,6 +59,10 @@ pub struct HistoryView {
     pub scroll: usize,
     /// Select this resourceVersion when the timeline arrives (opened from `:changes`).
     pub select_rv: Option<String>,
+    /// The object's kind (`Pod`; empty when the resource is not known), for its Events.
+    pub kind: String,
+    /// The object's Events, in no order (the rows interleave them with the versions).
+    pub events: Vec<TimelineEvent>,
 }
 
 impl HistoryView {
@@ -57,6 +76,8 @@ impl HistoryView {
             marked: None,
             scroll: 0,
             select_rv: None,
+            kind: String::new(),
+            events: Vec::new(),
         }
     }
 
@@ -67,38 +88,86 @@ impl HistoryView {
         }
     }
 
+    /// The timeline's lines, newest first: versions and Events by time.
+    pub fn rows(&self) -> Vec<TimelineRow> {
+        let versions = self.timeline().map_or(&[][..], |t| &t.versions[..]);
+        interleave(versions, &self.events)
+    }
+
     fn len(&self) -> usize {
-        self.timeline().map_or(0, |t| t.versions.len())
+        self.timeline().map_or(0, |t| t.versions.len()) + self.events.len()
     }
 
-    /// The version index (oldest = 0) of a row (0 = newest).
+    /// The version index (oldest = 0) of a row (0 = newest); `None` on an Event line.
     fn version_index(&self, row: usize) -> Option<usize> {
-        self.len().checked_sub(row + 1)
+        match self.rows().get(row) {
+            Some(TimelineRow::Version(i)) => Some(*i),
+            _ => None,
+        }
     }
 
-    /// A new answer for this object: keep the selected version selected as new ones arrive.
-    pub fn set(&mut self, timeline: Option<Timeline>, stats: HistoryStats) {
-        let before = self.len();
+    /// The Event of a row; `None` on a version line.
+    pub fn event_at(&self, row: usize) -> Option<&TimelineEvent> {
+        match self.rows().get(row) {
+            Some(TimelineRow::Event(i)) => self.events.get(*i),
+            _ => None,
+        }
+    }
+
+    /// A new answer for this object: keep the selected line selected as new ones arrive (the
+    /// newest line stays selected if it was).
+    pub fn set(
+        &mut self,
+        timeline: Option<Timeline>,
+        stats: HistoryStats,
+        events: Vec<TimelineEvent>,
+    ) {
+        let was = (self.selected > 0)
+            .then(|| self.line_id(self.selected))
+            .flatten();
         self.stats = stats;
+        self.events = events;
         self.state = match timeline {
             Some(t) => HistoryState::Loaded(Box::new(t)),
             None => HistoryState::Missing,
         };
         let after = self.len();
-        if let Some(rv) = self.select_rv.take()
-            && let Some(t) = self.timeline()
-            && let Some(i) = t.versions.iter().rposition(|v| v.resource_version == rv)
-        {
-            self.selected = after - 1 - i;
-        } else if before > 0 && self.selected > 0 && after >= before {
-            self.selected += after - before;
+        let select_rv = self.select_rv.take();
+        let rows = self.rows();
+        let find =
+            |id: &LineId| (0..rows.len()).find(|&r| self.line_id_of(rows[r]).as_ref() == Some(id));
+        let found = match select_rv {
+            Some(rv) => find(&LineId::Version(rv)),
+            None => was.as_ref().and_then(find),
+        };
+        if let Some(r) = found {
+            self.selected = r;
         }
         self.selected = self.selected.min(after.saturating_sub(1));
         if let Some(m) = self.marked
-            && m >= after
+            && m >= self.timeline().map_or(0, |t| t.versions.len())
         {
             self.marked = None;
         }
+    }
+
+    /// What a line shows, to find it again among new lines: a version by resourceVersion,
+    /// an Event by namespace and name.
+    fn line_id_of(&self, row: TimelineRow) -> Option<LineId> {
+        match row {
+            TimelineRow::Version(i) => self
+                .timeline()
+                .and_then(|t| t.versions.get(i))
+                .map(|v| LineId::Version(v.resource_version.clone())),
+            TimelineRow::Event(i) => self
+                .events
+                .get(i)
+                .map(|e| LineId::Event(e.namespace.clone(), e.name.clone())),
+        }
+    }
+
+    fn line_id(&self, row: usize) -> Option<LineId> {
+        self.rows().get(row).and_then(|r| self.line_id_of(*r))
     }
 
     /// The diff screen Enter opens: marked vs selected, or selected vs the version before.
@@ -168,9 +237,13 @@ impl App {
     ) {
         let mut view = HistoryView::new(resource, key);
         view.select_rv = select_rv;
+        view.kind = crate::ui::resources::resolve(&self.resources, resource)
+            .map(|r| r.api_resource.kind.clone())
+            .unwrap_or_default();
         fx.push(Effect::FetchHistory {
             resource: resource.to_string(),
             key: key.to_string(),
+            kind: view.kind.clone(),
         });
         self.stack.push(Screen::History(Box::new(view)));
         self.dirty = true;
@@ -222,15 +295,16 @@ impl App {
         key: &str,
         timeline: Option<Timeline>,
         stats: HistoryStats,
+        events: Vec<TimelineEvent>,
     ) {
         for s in self.stack.iter_mut() {
             if let Screen::History(h) = s
                 && h.resource == resource
                 && h.key == key
             {
-                let was = (h.state.clone(), h.stats);
-                h.set(timeline.clone(), stats);
-                if (h.state.clone(), h.stats) != was {
+                let was = (h.state.clone(), h.stats, h.events.clone());
+                h.set(timeline.clone(), stats, events.clone());
+                if (h.state.clone(), h.stats, h.events.clone()) != was {
                     self.dirty = true;
                 }
             }
@@ -243,20 +317,52 @@ impl App {
             fx.push(Effect::FetchHistory {
                 resource: h.resource.clone(),
                 key: h.key.clone(),
+                kind: h.kind.clone(),
             });
         }
     }
 
-    pub(crate) fn on_history_key(&mut self, action: KeyAction) -> bool {
+    /// Enter on an Event line: the Event's YAML (the text screen's YAML, as `y` on a row).
+    fn event_yaml(&mut self, event: &TimelineEvent, fx: &mut Vec<Effect>) {
+        let name = if event.group.is_empty() {
+            "events".to_string()
+        } else {
+            format!("events.{}", event.group)
+        };
+        let Some(resource) = crate::ui::resources::resolve(&self.resources, &name).cloned() else {
+            return;
+        };
+        self.fetch_text_named(
+            TextKind::Yaml,
+            resource,
+            event.namespace.clone(),
+            &event.name,
+            None,
+            fx,
+        );
+    }
+
+    pub(crate) fn on_history_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
         let Some(Screen::History(h)) = self.stack.last_mut() else {
             return false;
         };
         match action {
             // `space` is bound to both mark (here) and toggle-node (the xray); the key map
-            // answers one of them for it, so the timeline takes either.
+            // answers one of them for it, so the timeline takes either. An Event line has
+            // nothing to mark.
             KeyAction::Mark | KeyAction::ToggleNode => {
-                let idx = h.version_index(h.selected);
-                h.marked = if h.marked == idx { None } else { idx };
+                if let Some(idx) = h.version_index(h.selected) {
+                    h.marked = if h.marked == Some(idx) {
+                        None
+                    } else {
+                        Some(idx)
+                    };
+                }
+            }
+            KeyAction::Enter if h.event_at(h.selected).is_some() => {
+                if let Some(e) = h.event_at(h.selected).cloned() {
+                    self.event_yaml(&e, fx);
+                }
             }
             KeyAction::Enter => {
                 if let Some(d) = h.diff() {
@@ -341,7 +447,8 @@ pub(crate) fn delta_style(delta: Option<DeltaType>, tombstone: bool) -> Style {
     }
 }
 
-pub(crate) fn render_history(h: &HistoryView, area: Rect, buf: &mut Buffer) {
+/// The timeline; `warning` is the theme's style for a Warning (an Event line of that type).
+pub(crate) fn render_history(h: &HistoryView, warning: Style, area: Rect, buf: &mut Buffer) {
     let mut title = vec![Span::styled(
         format!(" History: {} {} ", h.resource, h.key),
         Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
@@ -367,8 +474,9 @@ pub(crate) fn render_history(h: &HistoryView, area: Rect, buf: &mut Buffer) {
     let block = Block::bordered()
         .border_style(Style::default().fg(Color::Blue))
         .title(Line::from(title).centered());
-    let t = match &h.state {
-        HistoryState::Loaded(t) => t,
+    let versions = match &h.state {
+        HistoryState::Loaded(t) => &t.versions[..],
+        HistoryState::Missing if !h.events.is_empty() => &[][..],
         HistoryState::Loading => {
             Paragraph::new(Line::styled("loading…", Style::default().fg(DIM)))
                 .block(block)
@@ -387,30 +495,54 @@ pub(crate) fn render_history(h: &HistoryView, area: Rect, buf: &mut Buffer) {
         }
     };
     let inner_h = block.inner(area).height.saturating_sub(1) as usize;
-    let n = t.versions.len();
-    let rows = t
-        .versions
+    let lines = h.rows();
+    let rows = lines
         .iter()
         .enumerate()
-        .rev()
         .skip(h.scroll)
         .take(inner_h)
-        .map(|(i, v)| {
-            let row = n - 1 - i;
-            let fields = if v.baseline { t.state_at(i).len() } else { 0 };
-            let mark = if h.marked == Some(i) { "●" } else { " " };
-            let mut style = delta_style(v.delta, v.tombstone);
+        .filter_map(|(row, line)| {
+            let (cells, mut style) = match *line {
+                TimelineRow::Version(i) => {
+                    let v = versions.get(i)?;
+                    let fields = match h.timeline() {
+                        Some(t) if v.baseline => t.state_at(i).len(),
+                        _ => 0,
+                    };
+                    let mark = if h.marked == Some(i) { "●" } else { " " };
+                    (
+                        [
+                            mark.to_string(),
+                            clock(v.at_ms),
+                            v.delta_label().to_string(),
+                            v.resource_version.clone(),
+                            v.summary(fields),
+                        ],
+                        delta_style(v.delta, v.tombstone),
+                    )
+                }
+                TimelineRow::Event(i) => {
+                    let e = h.events.get(i)?;
+                    (
+                        [
+                            " ".to_string(),
+                            clock(e.at_ms),
+                            e.kind.clone(),
+                            "event".to_string(),
+                            e.summary(),
+                        ],
+                        if e.is_warning() {
+                            warning
+                        } else {
+                            Style::default().fg(Color::White)
+                        },
+                    )
+                }
+            };
             if row == h.selected {
                 style = style.add_modifier(Modifier::REVERSED);
             }
-            TRow::new([
-                mark.to_string(),
-                clock(v.at_ms),
-                v.delta_label().to_string(),
-                v.resource_version.clone(),
-                v.summary(fields),
-            ])
-            .style(style)
+            Some(TRow::new(cells).style(style))
         });
     let header = TRow::new(["", "TIME", "DELTA", "RV", "CHANGES"].map(TCell::from)).style(
         Style::default()

@@ -114,7 +114,7 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
             app.on_xray_key(action, fx);
             return;
         }
-        Some(Screen::History(_)) => app.on_history_key(action),
+        Some(Screen::History(_)) => app.on_history_key(action, fx),
         // Nothing beneath takes keys (Back is global).
         Some(Screen::HistoryDiff(_)) => true,
         Some(Screen::Changes(_)) => app.on_changes_key(action, fx),
@@ -174,7 +174,12 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
         Some(Screen::Xray(x)) => app.render_xray(x, area, buf),
-        Some(Screen::History(h)) => history::render_history(h, area, buf),
+        Some(Screen::History(h)) => history::render_history(
+            h,
+            app.theme.health(crate::render::Health::Warning),
+            area,
+            buf,
+        ),
         Some(Screen::HistoryDiff(d)) => history_diff::render_history_diff(d, area, buf),
         Some(Screen::Changes(c)) => changes::render_changes(c, area, buf),
         Some(Screen::Aliases(a)) => app.render_aliases(a, area, buf),

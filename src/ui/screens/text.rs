@@ -276,18 +276,36 @@ impl App {
         fx: &mut Vec<Effect>,
     ) {
         let namespace = obj.namespace.as_deref().map(str::to_string);
-        let name = obj.name.to_string();
+        let shown = match obj.cluster() {
+            Some(c) => format!("{} on {c}", obj.object_key()),
+            None => obj.key.to_string(),
+        };
+        self.fetch_text_named(kind, resource, namespace, &obj.name, Some(shown), fx);
+    }
+
+    /// YAML or describe of the object `namespace/name` of `resource`, titled `shown` (or its
+    /// key): ask for it and push the text screen.
+    pub(crate) fn fetch_text_named(
+        &mut self,
+        kind: TextKind,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: &str,
+        shown: Option<String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let shown = shown.unwrap_or_else(|| match &namespace {
+            Some(ns) => format!("{ns}/{name}"),
+            None => name.to_string(),
+        });
+        let name = name.to_string();
         let title = format!(
-            "{}: {}",
+            "{}: {shown}",
             match kind {
                 TextKind::Yaml => "YAML",
                 TextKind::Blame => "Blame",
                 TextKind::Describe | TextKind::Diff => "Describe",
             },
-            match obj.cluster() {
-                Some(c) => format!("{} on {c}", obj.object_key()),
-                None => obj.key.to_string(),
-            }
         );
         let request = self.next_request;
         self.next_request += 1;

@@ -1,0 +1,119 @@
+//! The timeline's Events (`h`): each [`Effect::FetchHistory`] answer carries the object's
+//! Events, looked up in an events informer's `involved` index
+//! ([`crate::informer::index::INVOLVED_INDEX`]) by the live object's uid, and by
+//! `namespace/Kind/name` for Events whose reference has no uid.
+//!
+//! Which informer: one already running for events (core/v1 or events.k8s.io/v1) in the
+//! object's namespace or in all namespaces, shared as views share informers; when there is
+//! none the first fetch starts a core/v1 one through the shared informer factory (for the
+//! object's namespace; all namespaces for a cluster-scoped object, whose Events the API
+//! server files in `default` or elsewhere) and [`Effect::CloseHistory`] stops it, unless a
+//! view uses it by then. kubectl and k9s instead list `involvedObject.uid=<uid>` from the
+//! server for a describe; a timeline refreshed every second would make that request every
+//! second.
+//!
+//! Until the informer has listed, the timeline shows the versions alone; the next refresh
+//! (a second later) brings the Events. A fleet member's timeline uses that member's
+//! informers (the member's factory is in place while its effect runs, see
+//! [`Runtime::carry_out_on`]).
+
+use super::*;
+use crate::informer::factory::DynamicInformer;
+use crate::informer::history::TimelineEvent;
+use crate::informer::index::{INVOLVED_INDEX, involved_name_key};
+
+/// An events informer a timeline started: stopped when the last timeline closes.
+pub(super) struct HistoryLease {
+    factory: Arc<SharedInformerFactory>,
+    key: InformerKey,
+}
+
+fn is_events(key: &InformerKey) -> bool {
+    key.plural == "events" && matches!(key.group.as_str(), "" | "events.k8s.io")
+}
+
+impl Runtime {
+    /// The Events of `key` (`namespace/name`) of `resource` (history's name: `pods`), of
+    /// kind `kind` (empty: unknown), in no order.
+    pub(super) fn history_events(
+        &mut self,
+        resource: &str,
+        key: &str,
+        kind: &str,
+    ) -> Vec<TimelineEvent> {
+        let (ns, name) = match key.split_once('/') {
+            Some((ns, name)) => (Some(ns), name),
+            None => (None, key),
+        };
+        let informers = self.factory.informers();
+        // The live object's uid, from any informer of its resource that holds it.
+        let uid = informers
+            .iter()
+            .filter(|(k, _)| k.short_label().split('@').next() == Some(resource))
+            .find_map(|(_, i)| i.indexer().get(key))
+            .and_then(|o| o.metadata.uid.clone())
+            .filter(|u| !u.is_empty());
+        let events = informers
+            .iter()
+            .filter(|(k, _)| {
+                is_events(k) && (k.namespace.is_none() || k.namespace.as_deref() == ns)
+            })
+            .map(|(_, i)| Arc::clone(i))
+            .next()
+            .unwrap_or_else(|| self.start_history_events(ns));
+        let mut values: Vec<String> = uid.into_iter().collect();
+        if !kind.is_empty() {
+            values.push(involved_name_key(ns.unwrap_or(""), kind, name));
+        }
+        // An Event is filed under one of them (its uid, or its name key without one).
+        let mut found: Vec<Arc<DynamicObject>> = Vec::new();
+        for v in &values {
+            match events.indexer().by_index(INVOLVED_INDEX, v) {
+                Ok(mut some) => found.append(&mut some),
+                Err(e) => tracing::debug!(error = %e, "history: events index"),
+            }
+        }
+        found.iter().filter_map(|e| TimelineEvent::of(e)).collect()
+    }
+
+    /// Start a core/v1 events informer for `namespace` (all namespaces: `None`), leased to
+    /// the timeline screens.
+    fn start_history_events(&mut self, namespace: Option<&str>) -> Arc<DynamicInformer> {
+        let ar = kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Event>(&());
+        let informer = self.factory.informer_for(&ar, namespace);
+        let key = InformerKey::new(&ar, namespace);
+        tracing::debug!(%key, "history: events informer started for the timeline");
+        self.history_leases.push(HistoryLease {
+            factory: Arc::clone(&self.factory),
+            key,
+        });
+        informer
+    }
+
+    /// [`Effect::CloseHistory`]: stop the events informers the timelines started, but those a
+    /// view has come to use meanwhile.
+    pub(super) fn close_history_events(&mut self) {
+        for lease in std::mem::take(&mut self.history_leases) {
+            let Some((_, informer)) = lease
+                .factory
+                .informers()
+                .into_iter()
+                .find(|(k, _)| *k == lease.key)
+            else {
+                continue;
+            };
+            let uses = |slot: &OpenedSlot| {
+                slot.lock()
+                    .as_ref()
+                    .is_some_and(|o| Arc::ptr_eq(&o.informer, &informer))
+            };
+            let used = self
+                .views
+                .values()
+                .any(|f| uses(&f.opened) || f.members.iter().any(|(_, s)| uses(s)));
+            if !used {
+                lease.factory.stop(&lease.key);
+            }
+        }
+    }
+}
