@@ -817,7 +817,10 @@ async fn too_large_resource_version_is_504_with_a_cause() {
         status["message"],
         "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"
     );
-    assert_eq!(status["details"]["causes"][0]["reason"], "FieldValueForbidden");
+    assert_eq!(
+        status["details"]["causes"][0]["reason"],
+        "FieldValueForbidden"
+    );
     env.cleanup().await;
 }
 
