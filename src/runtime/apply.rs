@@ -22,11 +22,11 @@ use kube::api::{Api, DynamicObject};
 use serde_json::Value;
 
 use crate::cluster::{ResourceInfo, one_line};
-use crate::runtime::edit::TempFile;
+use crate::runtime::edit::{Saved, TempFile, editor_round};
 use crate::runtime::operate::execute_apply;
 use crate::ui::apply::{
     ApplyPlan, ApplySource, PlannedApply, Reopen, object_diff, parse_manifest, prepare_document,
-    strip_comments, template, template_header, template_namespace,
+    template, template_header, template_namespace,
 };
 use crate::ui::operate::{Operation, Write, WriteOutcome};
 
@@ -132,23 +132,6 @@ pub async fn plan_documents(
     })
 }
 
-/// What the editor is given: the header, the last save's errors as `# ` lines, the text.
-fn file_text(header: &str, errors: &[String], body: &str) -> String {
-    let mut s = header.to_string();
-    for e in errors {
-        for line in e.lines() {
-            s.push_str("# ");
-            s.push_str(line);
-            s.push('\n');
-        }
-    }
-    if !errors.is_empty() {
-        s.push_str("#\n");
-    }
-    s.push_str(body);
-    s
-}
-
 /// Create an object of `resource` in `namespace` (the default for documents without one; a
 /// cluster-scoped kind's template has none) with `editor`, until the dry runs pass or the user
 /// cancels or gives up. `reopen`: start from the user's text and the server's refusal of its
@@ -182,30 +165,20 @@ pub async fn create_loop(
     };
     let mut body = first;
     loop {
-        let shown = strip_comments(&body);
-        if let Err(e) = file.write(&file_text(&header, &errors, &body)) {
-            return done(format!("create {kind}: temporary file: {e}"), true);
-        }
-        if let Err(e) = editor(&file.0) {
-            return done(format!("create {kind}: editor: {e}"), true);
-        }
-        let text = match std::fs::read_to_string(&file.0) {
-            Ok(t) => t,
-            Err(e) => return done(format!("create {kind}: temporary file: {e}"), true),
+        let edited = match editor_round(&file, &header, &errors, &body, &mut editor) {
+            Ok(Saved::Edited(t)) => t,
+            Ok(Saved::Empty) => return done(format!("create {kind} cancelled, empty file"), false),
+            Ok(Saved::Unchanged) => {
+                return match errors.first() {
+                    None => done(
+                        format!("create {kind} cancelled, template unchanged"),
+                        false,
+                    ),
+                    Some(e) => done(format!("create {kind} given up: {}", one_line(e)), true),
+                };
+            }
+            Err(e) => return done(format!("create {kind}: {e}"), true),
         };
-        let edited = strip_comments(&text);
-        if edited.trim().is_empty() {
-            return done(format!("create {kind} cancelled, empty file"), false);
-        }
-        if edited == shown {
-            return match errors.first() {
-                None => done(
-                    format!("create {kind} cancelled, template unchanged"),
-                    false,
-                ),
-                Some(e) => done(format!("create {kind} given up: {}", one_line(e)), true),
-            };
-        }
         body = edited.clone();
         let docs = match parse_manifest(&edited) {
             Ok(d) if d.is_empty() => {
@@ -360,11 +333,5 @@ mod tests {
         assert_eq!(names, ["a.yml", "b.yaml", "c.json"]);
         let one = dir.path().join("b.yaml");
         assert_eq!(manifest_files(&one).unwrap(), vec![one]);
-    }
-
-    #[test]
-    fn errors_are_comment_lines_between_the_header_and_the_text() {
-        let t = file_text("# h\n", &["bad\nworse".into()], "a: 1\n");
-        assert_eq!(t, "# h\n# bad\n# worse\n#\na: 1\n");
     }
 }

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::cluster::{ResourceInfo, one_line};
 use crate::runtime::operate::execute_with_code;
+use crate::ui::apply::strip_comments;
 use crate::ui::operate::{Operation, Write, WriteOutcome};
 
 /// kubectl edit's header.
@@ -34,6 +35,20 @@ pub fn editor_command() -> Vec<String> {
         std::env::var("KUBE_EDITOR").ok(),
         std::env::var("EDITOR").ok(),
     )
+}
+
+/// The editor as the dashboard runs it (for `e` and `ctrl-n`): the terminal as a shell would give
+/// it (cooked, as kubectl edit runs it) while it runs, raw mode taken back after.
+pub fn terminal_editor() -> impl FnMut(&Path) -> std::io::Result<()> {
+    let command = editor_command();
+    move |p| {
+        tokio::task::block_in_place(|| {
+            let _ = crossterm::terminal::disable_raw_mode();
+            let r = run_editor(&command, p);
+            let _ = crossterm::terminal::enable_raw_mode();
+            r
+        })
+    }
 }
 
 /// [`editor_command`] from the two variables' values.
@@ -76,17 +91,9 @@ pub fn editable(mut obj: Value) -> Value {
     obj
 }
 
-/// The text without its comment lines (kubectl ignores every line starting with `#`).
-fn strip_comments(text: &str) -> String {
-    text.lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
 /// What the editor is given: the header, the errors of the last save as `# ` lines, the text.
-fn file_text(errors: &[String], body: &str) -> String {
-    let mut s = HEADER.to_string();
+fn file_text(header: &str, errors: &[String], body: &str) -> String {
+    let mut s = header.to_string();
     for e in errors {
         for line in e.lines() {
             s.push_str("# ");
@@ -99,6 +106,41 @@ fn file_text(errors: &[String], body: &str) -> String {
     }
     s.push_str(body);
     s
+}
+
+/// What one round in the editor gave (comment lines stripped, as kubectl ignores them).
+pub(crate) enum Saved {
+    /// Text that differs from what was shown.
+    Edited(String),
+    /// An empty file: the user cancels.
+    Empty,
+    /// Saved as shown: cancelled, or given up after an error.
+    Unchanged,
+}
+
+/// One round of `e` and `ctrl-n`: `header`, `errors` as `# ` lines and `body` written to `file`,
+/// the editor run on it, the text read back. The error says what failed (`temporary file: …`,
+/// `editor: …`).
+pub(crate) fn editor_round(
+    file: &TempFile,
+    header: &str,
+    errors: &[String],
+    body: &str,
+    editor: &mut impl FnMut(&Path) -> std::io::Result<()>,
+) -> Result<Saved, String> {
+    let shown = strip_comments(body);
+    file.write(&file_text(header, errors, body))
+        .map_err(|e| format!("temporary file: {e}"))?;
+    editor(&file.0).map_err(|e| format!("editor: {e}"))?;
+    let text = std::fs::read_to_string(&file.0).map_err(|e| format!("temporary file: {e}"))?;
+    let edited = strip_comments(&text);
+    Ok(if edited.trim().is_empty() {
+        Saved::Empty
+    } else if edited == shown {
+        Saved::Unchanged
+    } else {
+        Saved::Edited(edited)
+    })
 }
 
 /// A private temporary file for the edit, removed when dropped.
@@ -193,27 +235,19 @@ pub async fn edit_loop(
     };
     let mut errors: Vec<String> = Vec::new();
     loop {
-        let shown = strip_comments(&body);
-        if let Err(e) = file.write(&file_text(&errors, &body)) {
-            return outcome(format!("edit {what}: temporary file: {e}"), true);
-        }
-        if let Err(e) = editor(&file.0) {
-            return outcome(format!("edit {what}: editor: {e}"), true);
-        }
-        let text = match std::fs::read_to_string(&file.0) {
-            Ok(t) => t,
-            Err(e) => return outcome(format!("edit {what}: temporary file: {e}"), true),
+        let edited = match editor_round(&file, HEADER, &errors, &body, &mut editor) {
+            Ok(Saved::Edited(t)) => t,
+            Ok(Saved::Empty) => {
+                return outcome(format!("edit {what} cancelled, empty file"), false);
+            }
+            Ok(Saved::Unchanged) => {
+                return match errors.first() {
+                    None => outcome("edit cancelled, no changes".to_string(), false),
+                    Some(e) => outcome(format!("edit {what} given up: {}", one_line(e)), true),
+                };
+            }
+            Err(e) => return outcome(format!("edit {what}: {e}"), true),
         };
-        let edited = strip_comments(&text);
-        if edited.trim().is_empty() {
-            return outcome(format!("edit {what} cancelled, empty file"), false);
-        }
-        if edited == shown {
-            return match errors.first() {
-                None => outcome("edit cancelled, no changes".to_string(), false),
-                Some(e) => outcome(format!("edit {what} given up: {}", one_line(e)), true),
-            };
-        }
         // The user's text (without the header and error lines) is what the next round shows.
         body = edited.clone();
         let mut obj: Value = match serde_norway::from_str(&edited) {
@@ -280,10 +314,12 @@ mod tests {
 
     #[test]
     fn errors_are_comment_lines_above_the_kept_text() {
-        let t = file_text(&["first\nsecond".to_string()], "a: 1\n");
+        let t = file_text(HEADER, &["first\nsecond".to_string()], "a: 1\n");
         assert!(t.starts_with(HEADER), "{t}");
         assert!(t.ends_with("# first\n# second\n#\na: 1\n"), "{t}");
         assert_eq!(strip_comments(&t), "a: 1\n");
+        let t = file_text("# h\n", &["bad\nworse".into()], "a: 1\n");
+        assert_eq!(t, "# h\n# bad\n# worse\n#\na: 1\n");
     }
 
     #[test]

@@ -1079,22 +1079,13 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                         } => {
                             let tx = rt.tx.clone();
                             Box::pin(async move {
-                                let command = edit::editor_command();
                                 let prepared = apply::create_loop(
                                     client,
                                     &resources,
                                     &resource,
                                     &namespace,
                                     reopen,
-                                    |p| {
-                                        // As for `e`: the editor gets a cooked terminal.
-                                        tokio::task::block_in_place(|| {
-                                            let _ = crossterm::terminal::disable_raw_mode();
-                                            let r = edit::run_editor(&command, p);
-                                            let _ = crossterm::terminal::enable_raw_mode();
-                                            r
-                                        })
-                                    },
+                                    edit::terminal_editor(),
                                 )
                                 .await;
                                 match prepared {
@@ -1111,23 +1102,12 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                             namespace,
                             name,
                         } => Box::pin(async move {
-                            let command = edit::editor_command();
                             let o = edit::edit_loop(
                                 client,
                                 &resource,
                                 namespace.as_deref(),
                                 &name,
-                                |p| {
-                                    // The editor gets the terminal as a shell would give it
-                                    // (cooked, as kubectl edit runs it); the dashboard takes raw
-                                    // mode back.
-                                    tokio::task::block_in_place(|| {
-                                        let _ = crossterm::terminal::disable_raw_mode();
-                                        let r = edit::run_editor(&command, p);
-                                        let _ = crossterm::terminal::enable_raw_mode();
-                                        r
-                                    })
-                                },
+                                edit::terminal_editor(),
                             )
                             .await;
                             (o.message, o.error)
