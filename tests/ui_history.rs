@@ -111,6 +111,7 @@ fn answer_history(app: &mut App, h: &History) {
         timeline: h.timeline("pods", "default/web-1").map(Box::new),
         stats: h.stats(),
         events: Vec::new(),
+        events_unavailable: None,
     });
 }
 
@@ -235,6 +236,7 @@ fn an_object_without_history_says_so() {
         timeline: None,
         stats: History::with_mib(1).stats(),
         events: Vec::new(),
+        events_unavailable: None,
     });
     let text = format!("{:?}", draw(&mut app, 120, 10).backend());
     assert!(
@@ -660,6 +662,7 @@ fn answer_with_events(
         timeline: h.timeline("pods", "default/web-1").map(Box::new),
         stats: h.stats(),
         events,
+        events_unavailable: None,
     });
 }
 
@@ -788,4 +791,34 @@ fn timeline_with_events_snapshot_and_a_warning_in_the_themes_warning_colour() {
     };
     assert_eq!(buf[at("BackOff")].fg, app.theme.warning);
     assert_ne!(buf[at("Pulled")].fg, app.theme.warning);
+}
+
+#[test]
+fn a_forbidden_events_list_says_why_in_one_line_over_the_timeline() {
+    let mut app = open_timeline();
+    let message = r#"events is forbidden: User "jane" cannot list resource "events" in API group "" in the namespace "default""#;
+    let h = recorded();
+    app.update(Action::History {
+        resource: "pods".into(),
+        key: "default/web-1".into(),
+        timeline: h.timeline("pods", "default/web-1").map(Box::new),
+        stats: h.stats(),
+        events: Vec::new(),
+        events_unavailable: Some(message.into()),
+    });
+    let term = draw(&mut app, 160, 16);
+    insta::assert_snapshot!(term.backend());
+    let text = format!("{:?}", term.backend());
+    assert_eq!(
+        text.matches(&format!("Events not shown: {message}"))
+            .count(),
+        1,
+        "{text}"
+    );
+    // The versions are still all there, under it.
+    assert!(text.contains("first seen"), "{text}");
+    // Allowed again: the line goes.
+    answer_history(&mut app, &h);
+    let text = format!("{:?}", draw(&mut app, 160, 16).backend());
+    assert!(!text.contains("Events not shown"), "{text}");
 }

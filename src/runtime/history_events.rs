@@ -12,6 +12,9 @@
 //! server for a describe; a timeline refreshed every second would make that request every
 //! second.
 //!
+//! When the user may not list Events there (the informer's list answered 403), the answer
+//! carries the server's message and the timeline says in one line why it shows no Events.
+//!
 //! Until the informer has listed, the timeline shows the versions alone; the next refresh
 //! (a second later) brings the Events. A fleet member's timeline uses that member's
 //! informers (the member's factory is in place while its effect runs, see
@@ -59,6 +62,20 @@ pub(super) fn events_about(
     found
 }
 
+/// The server's 403 message when `events` may not list (it never listed and its last error
+/// is a 403), as a forbidden view shows it.
+fn forbidden_message(events: &DynamicInformer) -> Option<String> {
+    if !super::feeds::is_forbidden(events) {
+        return None;
+    }
+    let status = events.reflector_status()?;
+    let message = match &status.borrow().last_error {
+        Some(InformerError::Forbidden(m)) => m.clone(),
+        _ => return None,
+    };
+    Some(message)
+}
+
 /// The kind an Event is about (core/v1 `involvedObject`, events.k8s.io/v1 `regarding`).
 fn subject_kind(event: &DynamicObject) -> Option<&str> {
     ["involvedObject", "regarding"]
@@ -80,13 +97,14 @@ fn is_events(key: &InformerKey) -> bool {
 
 impl Runtime {
     /// The Events of `key` (`namespace/name`) of `resource` (history's name: `pods`), of
-    /// kind `kind` (empty: unknown), in no order.
+    /// kind `kind` (empty: unknown), in no order; and why there are none when the events
+    /// informer may not list them (its 403: the server's message).
     pub(super) fn history_events(
         &mut self,
         resource: &str,
         key: &str,
         kind: &str,
-    ) -> Vec<TimelineEvent> {
+    ) -> (Vec<TimelineEvent>, Option<String>) {
         let (ns, name) = match key.split_once('/') {
             Some((ns, name)) => (Some(ns), name),
             None => (None, key),
@@ -107,10 +125,11 @@ impl Runtime {
             .map(|(_, i)| Arc::clone(i))
             .next()
             .unwrap_or_else(|| self.start_history_events(ns));
-        events_about(&events.indexer(), uid.as_deref(), ns, kind, name)
+        let found = events_about(&events.indexer(), uid.as_deref(), ns, kind, name)
             .iter()
             .filter_map(|e| TimelineEvent::of(e))
-            .collect()
+            .collect();
+        (found, forbidden_message(&events))
     }
 
     /// Start a core/v1 events informer for `namespace` (all namespaces: `None`), leased to

@@ -471,13 +471,14 @@ impl Runtime {
             } => {
                 let timeline = self.history.timeline(&resource, &key).map(Box::new);
                 let stats = self.history.stats();
-                let events = self.history_events(&resource, &key, &kind);
+                let (events, events_unavailable) = self.history_events(&resource, &key, &kind);
                 let _ = self.tx.send(Action::History {
                     resource,
                     key,
                     timeline,
                     stats,
                     events,
+                    events_unavailable,
                 });
             }
             Effect::CloseHistory => self.close_history_events(),
