@@ -561,7 +561,7 @@ fn the_timeline_and_the_diff_name_who_made_each_change() {
     };
     let text = format!("{:?}", d.lines);
     assert!(
-        text.contains("/spec/containers/web/image: web:1.5  · kubectl-set (Update)"),
+        text.contains("spec.containers.web.image: web:1.5  · kubectl-set (Update)"),
         "{text}"
     );
     insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
@@ -597,10 +597,10 @@ fn b_shows_the_fields_grouped_by_the_manager_owning_them() {
         lines,
         [
             "kubectl-set (Update) · last write 11:55:00 (−5m0s) · 1 field",
-            "    /spec/containers/web/image: web:1.5",
+            "    spec.containers.web.image: web:1.5",
             "",
             "kube-controller-manager (Update) · last write 11:50:00 (−10m0s) · 1 field",
-            "    /metadata/labels/app: web",
+            "    metadata.labels.app: web",
             "",
         ]
     );
@@ -821,4 +821,44 @@ fn a_forbidden_events_list_says_why_in_one_line_over_the_timeline() {
     answer_history(&mut app, &h);
     let text = format!("{:?}", draw(&mut app, 160, 16).backend());
     assert!(!text.contains("Events not shown"), "{text}");
+}
+
+#[test]
+fn blame_and_the_diff_name_fields_by_the_same_dotted_path_quoting_keys_with_dots_or_slashes() {
+    let (mut app, _) = app();
+    let fx = app.update(key('b'));
+    let request = match fx.as_slice() {
+        [Effect::FetchYaml { request, .. }] => *request,
+        other => panic!("expected one FetchYaml, got {other:?}"),
+    };
+    let mut obj = serde_json::to_value(managed_pod("102", "web:1.5", "Running", &[])).unwrap();
+    obj["metadata"]["labels"]["app.kubernetes.io/name"] = json!("web");
+    obj["metadata"]["managedFields"] = json!([
+        {"manager": "helm", "operation": "Update", "apiVersion": "v1",
+         "time": "2026-11-25T11:50:00Z", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:metadata": {"f:labels": {"f:app.kubernetes.io/name": {}}}}}
+    ]);
+    app.update(Action::Yaml {
+        request,
+        result: Ok(obj),
+    });
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!("text screen not on top");
+    };
+    let lines = t.lines.clone().and_then(Result::ok).unwrap_or_default();
+    assert_eq!(
+        lines[1],
+        r#"    metadata.labels["app.kubernetes.io/name"]: web"#
+    );
+    // The timeline's diff names the same field the same way.
+    let path: std::sync::Arc<str> = "/metadata/labels/app.kubernetes.io~1name".into();
+    let old = std::collections::BTreeMap::new();
+    let new = std::collections::BTreeMap::from([(path, "web".to_string())]);
+    assert!(
+        kinformer::informer::history::unified_diff(&old, &new).contains(
+            &kinformer::informer::history::DiffLine::Added(
+                r#"metadata.labels["app.kubernetes.io/name"]: web"#.into()
+            )
+        )
+    );
 }

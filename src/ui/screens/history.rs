@@ -20,7 +20,8 @@ use super::Screen;
 use super::history_diff::DiffView;
 use crate::informer::delta_fifo::DeltaType;
 use crate::informer::history::{
-    DiffLine, HistoryStats, Timeline, TimelineEvent, TimelineRow, interleave, unified_diff,
+    DiffLine, HistoryStats, Timeline, TimelineEvent, TimelineRow, display_path, interleave,
+    unified_diff,
 };
 use crate::ui::action::Effect;
 use crate::ui::app::App;
@@ -204,12 +205,12 @@ impl HistoryView {
         };
         // Blame: each added line of a version's own diff says who made the change (the field's
         // manager in that version's managedFields).
-        let blame: std::collections::HashMap<&str, String> = match self.marked {
+        let blame: std::collections::HashMap<String, String> = match self.marked {
             Some(m) if m != sel => std::collections::HashMap::new(),
             _ => t.versions[sel]
                 .changes
                 .iter()
-                .filter_map(|c| Some((&*c.path, c.by.as_ref()?.to_string())))
+                .filter_map(|c| Some((display_path(&c.path), c.by.as_ref()?.to_string())))
                 .collect(),
         };
         let lines = unified_diff(&from, &to)
