@@ -844,4 +844,13 @@ fn a_recorded_path_reads_dotted_with_keys_holding_dots_or_slashes_quoted() {
     // A key with a dot at the top.
     assert_eq!(display_path("/a.b/c"), r#"["a.b"].c"#);
     assert_eq!(display_path(""), "");
+    // A list item keyed by other fields than a name, as blame names it.
+    assert_eq!(
+        display_path("/spec/containers/web/ports/containerPort=8080,protocol=TCP/protocol"),
+        "spec.containers.web.ports[containerPort=8080,protocol=TCP].protocol"
+    );
+    assert_eq!(
+        display_path("/status/podIPs/ip=10.244.1.7"),
+        "status.podIPs[ip=10.244.1.7]"
+    );
 }

@@ -17,11 +17,24 @@ pub(super) fn segments(path: &str) -> Vec<String> {
 /// people read it, kubectl's and k9s's dotted form: `metadata.labels.app`. A segment that
 /// would not read back as one dotted name (it holds `.`, `/`, brackets, quotes or spaces, or
 /// is empty: label keys such as `app.kubernetes.io/name`) is quoted in brackets, as jq and
-/// yq write it: `metadata.labels["app.kubernetes.io/name"]`. The timeline's summaries, the
-/// diffs and blame all name fields this way.
+/// yq write it: `metadata.labels["app.kubernetes.io/name"]`; a list item blame names by its
+/// key fields (`uid=6f1c`) is a selector: `metadata.ownerReferences[uid=6f1c]`. The timeline's
+/// summaries, the diffs and blame all name fields this way.
 pub fn display_path(pointer: &str) -> String {
     let mut out = String::with_capacity(pointer.len());
     for seg in segments(pointer) {
+        // Blame's list item keyed by fields other than a name (`uid=6f1c`,
+        // `containerPort=8080,protocol=TCP`): a selector on the list.
+        let selector = seg.contains('=')
+            && !seg
+                .chars()
+                .any(|c| matches!(c, '/' | '[' | ']' | '"' | '\\') || c.is_whitespace());
+        if selector {
+            out.push('[');
+            out.push_str(&seg);
+            out.push(']');
+            continue;
+        }
         let plain = !seg.is_empty()
             && !seg
                 .chars()
