@@ -32,11 +32,15 @@ pub(super) async fn shell_session<F: std::future::Future<Output = (String, bool)
     result
 }
 
+/// Draws the dashboard with a note on the footer.
+pub(super) type DrawWithNote<'a> =
+    Box<dyn FnMut(&mut terminal::Tui, String) -> std::io::Result<()> + 'a>;
+
 /// An editor session's redraws: the notes its editor sends each time it exits (see
 /// [`super::edit::terminal_editor`]), and how to draw the dashboard with one.
 pub(super) struct EditorRedraw<'a> {
     pub(super) back: tokio::sync::mpsc::UnboundedReceiver<String>,
-    pub(super) draw: Box<dyn FnMut(&mut terminal::Tui, String) -> std::io::Result<()> + 'a>,
+    pub(super) draw: DrawWithNote<'a>,
 }
 
 /// Run `session` and, each time a note comes on `back`, call `redraw` with it while the
