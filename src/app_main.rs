@@ -82,6 +82,41 @@ fn kubeconfig_context(args: &DashboardArgs) -> Option<(String, String)> {
     Some((cluster, name))
 }
 
+/// The key map from the defaults, the user's key file and config (`config.toml`'s `[[bind]]`,
+/// k9s hotkeys and plugins), and the problems to show on the footer: a key file that cannot
+/// be used (the default keys are used meanwhile; the file is not touched), a key a user's
+/// file binds to two actions that apply in the same place (one line each).
+fn user_key_map(
+    user_keys: Option<&crate::ui::keys::UserFile>,
+    user: &UserConfig,
+) -> Result<(KeyMap, Vec<crate::config::Problem>), MainError> {
+    let (keys, keys_problem) = match KeyMap::load(user_keys) {
+        Ok(keys) => (keys, None),
+        Err(e) => {
+            let crate::ui::Error::KeyMap { message, .. } = e;
+            let file = user_keys
+                .map(|f| std::path::PathBuf::from(&f.origin))
+                .unwrap_or_default();
+            let keys = KeyMap::load(None).map_err(|e| MainError::Usage(e.to_string()))?;
+            let problem = crate::config::Problem::new(
+                &file,
+                0,
+                0,
+                format!("{message}; using the default keys"),
+            );
+            (keys, Some(problem))
+        }
+    };
+    let (mut keys, mut key_problems) = keys.with_user_config(user);
+    key_problems.extend(keys_problem);
+    key_problems.extend(
+        keys.take_clashes().into_iter().map(|(file, line)| {
+            crate::config::Problem::new(std::path::Path::new(&file), 0, 0, line)
+        }),
+    );
+    Ok((keys, key_problems))
+}
+
 /// `kinformer config`: what was read from where, and every problem.
 pub fn run_config(args: &DashboardArgs) -> Result<(), MainError> {
     let cfg = UserConfig::load(&load_options(args, kubeconfig_context(args)));
@@ -149,28 +184,7 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         Some(path) => crate::runtime::user_file::read(path).map_err(MainError::Usage)?,
         None => None,
     };
-    // A key file that cannot be used is one problem line on the footer; the default keys are
-    // used meanwhile (the file is not touched).
-    let (keys, keys_problem) = match KeyMap::load(user_keys.as_ref()) {
-        Ok(keys) => (keys, None),
-        Err(e) => {
-            let crate::ui::Error::KeyMap { message, .. } = e;
-            let file = user_keys
-                .as_ref()
-                .map(|f| std::path::PathBuf::from(&f.origin))
-                .unwrap_or_default();
-            let keys = KeyMap::load(None).map_err(|e| MainError::Usage(e.to_string()))?;
-            let problem = crate::config::Problem::new(
-                &file,
-                0,
-                0,
-                format!("{message}; using the default keys"),
-            );
-            (keys, Some(problem))
-        }
-    };
-    let (keys, mut key_problems) = keys.with_user_config(&user);
-    key_problems.extend(keys_problem);
+    let (keys, key_problems) = user_key_map(user_keys.as_ref(), &user)?;
     if let Some(sel) = &args.selector {
         LabelSelector::parse(sel)
             .map_err(|e| MainError::Usage(format!("invalid label selector {sel:?}: {e}")))?;
@@ -724,4 +738,35 @@ pub async fn run_bench(
     .map_err(|e| MainError::Runtime(format!("bench: {e}")))?;
     print!("{}", report.to_table());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_key_file_binding_one_key_to_two_actions_in_one_place_is_a_footer_problem() {
+        let file = crate::ui::keys::UserFile {
+            origin: "/home/me/.config/kinformer/keys.toml".into(),
+            text: "[[bind]]\naction = \"yaml\"\nkeys = [\"x\"]\n\
+                   [[bind]]\naction = \"describe\"\nkeys = [\"x\"]\n"
+                .into(),
+        };
+        let (keys, problems) = user_key_map(Some(&file), &UserConfig::default()).unwrap();
+        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            lines,
+            vec![
+                "/home/me/.config/kinformer/keys.toml: key x is bound to both yaml and describe, \
+                 which both apply everywhere: x does yaml, describe is never reached there"
+                    .to_string()
+            ]
+        );
+        // The file is used as written.
+        assert_eq!(
+            keys.binding(crate::ui::keys::KeyAction::Describe)
+                .map(|b| b.keys.len()),
+            Some(1)
+        );
+    }
 }

@@ -437,3 +437,49 @@ async fn several_namespaces_a_user_may_list_across_share_one_all_namespaces_info
     d.rt.shutdown().await;
     h.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeline_whose_events_are_forbidden_gets_the_servers_403_message() {
+    if skip_on_real_cluster("a_timeline_whose_events_are_forbidden_gets_the_servers_403_message") {
+        return;
+    }
+    let (_h, conn) = jane_on_demo().await;
+    let mut d = Dash::start(conn).await;
+    // A node's timeline (as from the event log): its Events are in all namespaces, where
+    // jane may not list Events. Asked every second, as the open timeline does.
+    let fetch = || kinformer::ui::action::Effect::FetchHistory {
+        resource: "nodes".into(),
+        key: "kind-worker".into(),
+        kind: "Node".into(),
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let why = 'found: loop {
+        assert!(
+            Instant::now() < deadline,
+            "no reason given for the missing Events"
+        );
+        d.rt.carry_out(fetch()).await;
+        let until = Instant::now() + Duration::from_millis(200);
+        while let Ok(Some(a)) = tokio::time::timeout(
+            until.saturating_duration_since(Instant::now()),
+            d.rt.next_action(),
+        )
+        .await
+        {
+            if let Action::History {
+                events,
+                events_unavailable: Some(why),
+                ..
+            } = &a
+            {
+                assert!(events.is_empty());
+                break 'found why.clone();
+            }
+            d.apply(a).await;
+        }
+    };
+    assert_eq!(
+        why,
+        r#"events is forbidden: User "jane" cannot list resource "events" in API group "" at the cluster scope"#
+    );
+}

@@ -111,6 +111,7 @@ fn answer_history(app: &mut App, h: &History) {
         timeline: h.timeline("pods", "default/web-1").map(Box::new),
         stats: h.stats(),
         events: Vec::new(),
+        events_unavailable: None,
     });
 }
 
@@ -235,6 +236,7 @@ fn an_object_without_history_says_so() {
         timeline: None,
         stats: History::with_mib(1).stats(),
         events: Vec::new(),
+        events_unavailable: None,
     });
     let text = format!("{:?}", draw(&mut app, 120, 10).backend());
     assert!(
@@ -559,7 +561,7 @@ fn the_timeline_and_the_diff_name_who_made_each_change() {
     };
     let text = format!("{:?}", d.lines);
     assert!(
-        text.contains("/spec/containers/web/image: web:1.5  · kubectl-set (Update)"),
+        text.contains("spec.containers.web.image: web:1.5  · kubectl-set (Update)"),
         "{text}"
     );
     insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
@@ -595,10 +597,10 @@ fn b_shows_the_fields_grouped_by_the_manager_owning_them() {
         lines,
         [
             "kubectl-set (Update) · last write 11:55:00 (−5m0s) · 1 field",
-            "    /spec/containers/web/image: web:1.5",
+            "    spec.containers.web.image: web:1.5",
             "",
             "kube-controller-manager (Update) · last write 11:50:00 (−10m0s) · 1 field",
-            "    /metadata/labels/app: web",
+            "    metadata.labels.app: web",
             "",
         ]
     );
@@ -660,6 +662,7 @@ fn answer_with_events(
         timeline: h.timeline("pods", "default/web-1").map(Box::new),
         stats: h.stats(),
         events,
+        events_unavailable: None,
     });
 }
 
@@ -788,4 +791,74 @@ fn timeline_with_events_snapshot_and_a_warning_in_the_themes_warning_colour() {
     };
     assert_eq!(buf[at("BackOff")].fg, app.theme.warning);
     assert_ne!(buf[at("Pulled")].fg, app.theme.warning);
+}
+
+#[test]
+fn a_forbidden_events_list_says_why_in_one_line_over_the_timeline() {
+    let mut app = open_timeline();
+    let message = r#"events is forbidden: User "jane" cannot list resource "events" in API group "" in the namespace "default""#;
+    let h = recorded();
+    app.update(Action::History {
+        resource: "pods".into(),
+        key: "default/web-1".into(),
+        timeline: h.timeline("pods", "default/web-1").map(Box::new),
+        stats: h.stats(),
+        events: Vec::new(),
+        events_unavailable: Some(message.into()),
+    });
+    let term = draw(&mut app, 160, 16);
+    insta::assert_snapshot!(term.backend());
+    let text = format!("{:?}", term.backend());
+    assert_eq!(
+        text.matches(&format!("Events not shown: {message}"))
+            .count(),
+        1,
+        "{text}"
+    );
+    // The versions are still all there, under it.
+    assert!(text.contains("first seen"), "{text}");
+    // Allowed again: the line goes.
+    answer_history(&mut app, &h);
+    let text = format!("{:?}", draw(&mut app, 160, 16).backend());
+    assert!(!text.contains("Events not shown"), "{text}");
+}
+
+#[test]
+fn blame_and_the_diff_name_fields_by_the_same_dotted_path_quoting_keys_with_dots_or_slashes() {
+    let (mut app, _) = app();
+    let fx = app.update(key('b'));
+    let request = match fx.as_slice() {
+        [Effect::FetchYaml { request, .. }] => *request,
+        other => panic!("expected one FetchYaml, got {other:?}"),
+    };
+    let mut obj = serde_json::to_value(managed_pod("102", "web:1.5", "Running", &[])).unwrap();
+    obj["metadata"]["labels"]["app.kubernetes.io/name"] = json!("web");
+    obj["metadata"]["managedFields"] = json!([
+        {"manager": "helm", "operation": "Update", "apiVersion": "v1",
+         "time": "2026-11-25T11:50:00Z", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:metadata": {"f:labels": {"f:app.kubernetes.io/name": {}}}}}
+    ]);
+    app.update(Action::Yaml {
+        request,
+        result: Ok(obj),
+    });
+    let Some(Screen::Text(t)) = app.current_screen() else {
+        panic!("text screen not on top");
+    };
+    let lines = t.lines.clone().and_then(Result::ok).unwrap_or_default();
+    assert_eq!(
+        lines[1],
+        r#"    metadata.labels["app.kubernetes.io/name"]: web"#
+    );
+    // The timeline's diff names the same field the same way.
+    let path: std::sync::Arc<str> = "/metadata/labels/app.kubernetes.io~1name".into();
+    let old = std::collections::BTreeMap::new();
+    let new = std::collections::BTreeMap::from([(path, "web".to_string())]);
+    assert!(
+        kinformer::informer::history::unified_diff(&old, &new).contains(
+            &kinformer::informer::history::DiffLine::Added(
+                r#"metadata.labels["app.kubernetes.io/name"]: web"#.into()
+            )
+        )
+    );
 }

@@ -501,7 +501,18 @@ pub fn record_update(
     let empty = json!({});
     let old_v = old.unwrap_or(&empty);
     let mut list = entries(old_v);
-    let c = compare(&strip(old_v, strip_status), &strip(new, strip_status));
+    // A write through `status` changes the status alone (kube-apiserver's status strategies
+    // keep the stored spec): its writer owns no field outside it, whatever else the
+    // simulator's whole-object write carried (a pod's `spec.nodeName`, which the scheduler's
+    // binding sets without a managedFields owner).
+    let seen = |v: &Value| match subresource {
+        Some("status") => match v.get("status") {
+            Some(s) => json!({ "status": s }),
+            None => json!({}),
+        },
+        _ => strip(v, strip_status),
+    };
+    let c = compare(&seen(old_v), &seen(new));
     let mut changed = c.added.clone();
     changed.union(&c.modified);
     ignore(&mut changed);

@@ -72,7 +72,7 @@ use writers::{NO_WRITER, Stamp, Writers};
 pub use blame::{BlameGroup, Ownership, Write, Writer};
 pub use events::{TimelineEvent, TimelineRow, interleave};
 pub use past_view::{PastRow, PastView, Since, step_back, step_forward};
-pub use summary::{DiffLine, summarize, text_diff, unescape, unified_diff};
+pub use summary::{DiffLine, display_path, summarize, text_diff, unescape, unified_diff};
 
 use super::decode::Mask;
 use super::delta_fifo::{Delta, DeltaType};

@@ -220,8 +220,8 @@ fn state_at_undoes_later_changes() {
     assert_eq!(t.state_at(2), t.latest);
     assert_eq!(t.state_before(0), BTreeMap::new());
     let diff = unified_diff(&t.state_at(0), &t.state_at(1));
-    assert!(diff.contains(&DiffLine::Removed("/status/phase: Pending".into())));
-    assert!(diff.contains(&DiffLine::Added("/status/phase: Running".into())));
+    assert!(diff.contains(&DiffLine::Removed("status.phase: Pending".into())));
+    assert!(diff.contains(&DiffLine::Added("status.phase: Running".into())));
     assert!(matches!(diff.first(), Some(DiffLine::Hunk(_))));
 }
 
@@ -822,4 +822,35 @@ proptest::proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_recorded_path_reads_dotted_with_keys_holding_dots_or_slashes_quoted() {
+    assert_eq!(display_path("/data/key"), "data.key");
+    assert_eq!(
+        display_path("/spec/containers/web/image"),
+        "spec.containers.web.image"
+    );
+    assert_eq!(
+        display_path("/metadata/labels/app.kubernetes.io~1name"),
+        r#"metadata.labels["app.kubernetes.io/name"]"#
+    );
+    assert_eq!(
+        display_path("/metadata/annotations/a~0b/x"),
+        "metadata.annotations.a~b.x"
+    );
+    assert_eq!(display_path("/data/say \"hi\""), r#"data["say \"hi\""]"#);
+    assert_eq!(display_path("/data/"), r#"data[""]"#);
+    // A key with a dot at the top.
+    assert_eq!(display_path("/a.b/c"), r#"["a.b"].c"#);
+    assert_eq!(display_path(""), "");
+    // A list item keyed by other fields than a name, as blame names it.
+    assert_eq!(
+        display_path("/spec/containers/web/ports/containerPort=8080,protocol=TCP/protocol"),
+        "spec.containers.web.ports[containerPort=8080,protocol=TCP].protocol"
+    );
+    assert_eq!(
+        display_path("/status/podIPs/ip=10.244.1.7"),
+        "status.podIPs[ip=10.244.1.7]"
+    );
 }

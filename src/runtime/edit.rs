@@ -38,17 +38,60 @@ pub fn editor_command() -> Vec<String> {
 }
 
 /// The editor as the dashboard runs it (for `e` and `ctrl-n`): the terminal as a shell would give
-/// it (cooked, as kubectl edit runs it) while it runs, raw mode taken back after.
-pub fn terminal_editor() -> impl FnMut(&Path) -> std::io::Result<()> {
+/// it (the main screen, cooked, as kubectl edit runs it) while it runs; as soon as it exits the
+/// dashboard's screen is taken back and `back` gets `note`, so that the frame loop draws the
+/// dashboard with that note while the dry run or the save that follows talks to the server
+/// (not the shell's screen meanwhile).
+pub fn terminal_editor(
+    note: String,
+    back: tokio::sync::mpsc::UnboundedSender<String>,
+) -> impl FnMut(&Path) -> std::io::Result<()> {
     let command = editor_command();
     move |p| {
         tokio::task::block_in_place(|| {
-            let _ = crossterm::terminal::disable_raw_mode();
-            let r = run_editor(&command, p);
-            let _ = crossterm::terminal::enable_raw_mode();
-            r
+            editor_on_terminal(
+                &mut std::io::stdout(),
+                &mut |on| {
+                    let _ = if on {
+                        crossterm::terminal::enable_raw_mode()
+                    } else {
+                        crossterm::terminal::disable_raw_mode()
+                    };
+                },
+                || run_editor(&command, p),
+                &note,
+                &back,
+            )
         })
     }
+}
+
+/// One editor run on the dashboard's terminal `out`: the main screen with the cursor shown and
+/// raw mode off (`raw(false)`) while `run` runs, then raw mode back, the alternate screen
+/// entered and cleared, and `note` sent on `back` (the frame loop redraws on it). The
+/// editor's own failure is returned after the screen is taken back.
+pub(crate) fn editor_on_terminal(
+    out: &mut impl std::io::Write,
+    raw: &mut impl FnMut(bool),
+    run: impl FnOnce() -> std::io::Result<()>,
+    note: &str,
+    back: &tokio::sync::mpsc::UnboundedSender<String>,
+) -> std::io::Result<()> {
+    crossterm::execute!(
+        out,
+        crossterm::terminal::LeaveAlternateScreen,
+        crossterm::cursor::Show
+    )?;
+    raw(false);
+    let r = run();
+    raw(true);
+    crossterm::execute!(
+        out,
+        crossterm::terminal::EnterAlternateScreen,
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+    )?;
+    let _ = back.send(note.to_string());
+    r
 }
 
 /// [`editor_command`] from the two variables' values.
@@ -320,6 +363,38 @@ mod tests {
         assert_eq!(strip_comments(&t), "a: 1\n");
         let t = file_text("# h\n", &["bad\nworse".into()], "a: 1\n");
         assert_eq!(t, "# h\n# bad\n# worse\n#\na: 1\n");
+    }
+
+    #[test]
+    fn the_dashboards_screen_is_back_and_its_redraw_asked_before_the_editor_round_returns() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut out: Vec<u8> = Vec::new();
+        let steps = std::cell::RefCell::new(Vec::<String>::new());
+        let r = editor_on_terminal(
+            &mut out,
+            &mut |on| steps.borrow_mut().push(format!("raw {on}")),
+            || {
+                steps.borrow_mut().push("editor".into());
+                Err(std::io::Error::other("exit 1"))
+            },
+            "edit pods/web: saving…",
+            &tx,
+        );
+        // The editor's failure still comes back, after the screen is taken back.
+        assert_eq!(r.map_err(|e| e.to_string()), Err("exit 1".to_string()));
+        assert_eq!(*steps.borrow(), ["raw false", "editor", "raw true"]);
+        let text = String::from_utf8(out).unwrap();
+        let leave = text
+            .find("\x1b[?1049l")
+            .expect("main screen for the editor");
+        let enter = text.find("\x1b[?1049h").expect("alternate screen after");
+        assert!(leave < enter, "{text:?}");
+        assert!(text[enter..].contains("\x1b[2J"), "cleared: {text:?}");
+        // What follows (the dry run, the save) runs with the redraw asked for.
+        assert_eq!(
+            rx.try_recv().ok().as_deref(),
+            Some("edit pods/web: saving…")
+        );
     }
 
     #[test]

@@ -12,6 +12,9 @@
 //! server for a describe; a timeline refreshed every second would make that request every
 //! second.
 //!
+//! When the user may not list Events there (the informer's list answered 403), the answer
+//! carries the server's message and the timeline says in one line why it shows no Events.
+//!
 //! Until the informer has listed, the timeline shows the versions alone; the next refresh
 //! (a second later) brings the Events. A fleet member's timeline uses that member's
 //! informers (the member's factory is in place while its effect runs, see
@@ -21,6 +24,66 @@ use super::*;
 use crate::informer::factory::DynamicInformer;
 use crate::informer::history::TimelineEvent;
 use crate::informer::index::{INVOLVED_INDEX, involved_name_key};
+
+/// The Events about one object in an events store, looked up in its `involved` index: under
+/// the object's uid (`uid`), under `namespace/Kind/name` (Events whose reference has no uid)
+/// and, for a Node, under the node's name: kubelet (and kube-proxy) write their Events about
+/// their node with a reference whose uid is the node's name (kubelet's `nodeRef`), while the
+/// node controller's carry the node's real uid. Only Events about a Node are taken from the
+/// name's entry, so an object whose uid happens to equal a node's name does not lend its own.
+pub(super) fn events_about(
+    store: &ThreadSafeStore<DynamicObject>,
+    uid: Option<&str>,
+    namespace: Option<&str>,
+    kind: &str,
+    name: &str,
+) -> Vec<Arc<DynamicObject>> {
+    let mut values: Vec<(String, bool)> = uid.map(|u| (u.to_string(), false)).into_iter().collect();
+    if !kind.is_empty() {
+        values.push((
+            involved_name_key(namespace.unwrap_or(""), kind, name),
+            false,
+        ));
+    }
+    if kind == "Node" && uid != Some(name) {
+        values.push((name.to_string(), true));
+    }
+    // An Event is filed under one of them (its uid, or its name key without one).
+    let mut found: Vec<Arc<DynamicObject>> = Vec::new();
+    for (v, only_nodes) in &values {
+        match store.by_index(INVOLVED_INDEX, v) {
+            Ok(some) => found.extend(
+                some.into_iter()
+                    .filter(|e| !*only_nodes || subject_kind(e) == Some("Node")),
+            ),
+            Err(e) => tracing::debug!(error = %e, "history: events index"),
+        }
+    }
+    found
+}
+
+/// The server's 403 message when `events` may not list (it never listed and its last error
+/// is a 403), as a forbidden view shows it.
+fn forbidden_message(events: &DynamicInformer) -> Option<String> {
+    if !super::feeds::is_forbidden(events) {
+        return None;
+    }
+    let status = events.reflector_status()?;
+    let message = match &status.borrow().last_error {
+        Some(InformerError::Forbidden(m)) => m.clone(),
+        _ => return None,
+    };
+    Some(message)
+}
+
+/// The kind an Event is about (core/v1 `involvedObject`, events.k8s.io/v1 `regarding`).
+fn subject_kind(event: &DynamicObject) -> Option<&str> {
+    ["involvedObject", "regarding"]
+        .into_iter()
+        .find_map(|f| event.data.get(f).filter(|v| v.is_object()))
+        .and_then(|s| s.get("kind"))
+        .and_then(|k| k.as_str())
+}
 
 /// An events informer a timeline started: stopped when the last timeline closes.
 pub(super) struct HistoryLease {
@@ -34,13 +97,14 @@ fn is_events(key: &InformerKey) -> bool {
 
 impl Runtime {
     /// The Events of `key` (`namespace/name`) of `resource` (history's name: `pods`), of
-    /// kind `kind` (empty: unknown), in no order.
+    /// kind `kind` (empty: unknown), in no order; and why there are none when the events
+    /// informer may not list them (its 403: the server's message).
     pub(super) fn history_events(
         &mut self,
         resource: &str,
         key: &str,
         kind: &str,
-    ) -> Vec<TimelineEvent> {
+    ) -> (Vec<TimelineEvent>, Option<String>) {
         let (ns, name) = match key.split_once('/') {
             Some((ns, name)) => (Some(ns), name),
             None => (None, key),
@@ -61,19 +125,11 @@ impl Runtime {
             .map(|(_, i)| Arc::clone(i))
             .next()
             .unwrap_or_else(|| self.start_history_events(ns));
-        let mut values: Vec<String> = uid.into_iter().collect();
-        if !kind.is_empty() {
-            values.push(involved_name_key(ns.unwrap_or(""), kind, name));
-        }
-        // An Event is filed under one of them (its uid, or its name key without one).
-        let mut found: Vec<Arc<DynamicObject>> = Vec::new();
-        for v in &values {
-            match events.indexer().by_index(INVOLVED_INDEX, v) {
-                Ok(mut some) => found.append(&mut some),
-                Err(e) => tracing::debug!(error = %e, "history: events index"),
-            }
-        }
-        found.iter().filter_map(|e| TimelineEvent::of(e)).collect()
+        let found = events_about(&events.indexer(), uid.as_deref(), ns, kind, name)
+            .iter()
+            .filter_map(|e| TimelineEvent::of(e))
+            .collect();
+        (found, forbidden_message(&events))
     }
 
     /// Start a core/v1 events informer for `namespace` (all namespaces: `None`), leased to
@@ -115,5 +171,88 @@ impl Runtime {
                 lease.factory.stop(&lease.key);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::informer::index::dynamic_event_involved_index_func;
+    use std::collections::HashMap;
+
+    fn store(events: &[(&str, &str, serde_json::Value)]) -> ThreadSafeStore<DynamicObject> {
+        let mut indexers: crate::informer::index::Indexers<DynamicObject> = HashMap::new();
+        indexers.insert(INVOLVED_INDEX.into(), dynamic_event_involved_index_func());
+        let s = ThreadSafeStore::new(indexers);
+        for (ns, name, involved) in events {
+            let e: DynamicObject = serde_json::from_value(serde_json::json!({
+                "apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": name, "namespace": ns},
+                "involvedObject": involved,
+            }))
+            .unwrap();
+            s.add(&format!("{ns}/{name}"), Arc::new(e)).unwrap();
+        }
+        s
+    }
+
+    fn names(found: Vec<Arc<DynamicObject>>) -> Vec<String> {
+        let mut n: Vec<String> = found
+            .iter()
+            .filter_map(|e| e.metadata.name.clone())
+            .collect();
+        n.sort();
+        n
+    }
+
+    #[test]
+    fn a_nodes_events_include_kubelets_whose_reference_uid_is_the_nodes_name() {
+        let s = store(&[
+            // kubelet: uid = the node's name, no namespace, written to `default`.
+            (
+                "default",
+                "kind-worker.kubelet",
+                serde_json::json!({"kind": "Node", "name": "kind-worker", "uid": "kind-worker"}),
+            ),
+            // node controller: the node's real uid.
+            (
+                "default",
+                "kind-worker.controller",
+                serde_json::json!({"kind": "Node", "name": "kind-worker", "uid": "5f3c-node"}),
+            ),
+            // Another node's kubelet.
+            (
+                "default",
+                "kind-other.kubelet",
+                serde_json::json!({"kind": "Node", "name": "kind-other", "uid": "kind-other"}),
+            ),
+            // Not a node, though its uid reads as the node's name.
+            (
+                "shop",
+                "pod.odd",
+                serde_json::json!({"kind": "Pod", "name": "p", "uid": "kind-worker"}),
+            ),
+        ]);
+        assert_eq!(
+            names(events_about(
+                &s,
+                Some("5f3c-node"),
+                None,
+                "Node",
+                "kind-worker"
+            )),
+            vec!["kind-worker.controller", "kind-worker.kubelet"]
+        );
+        // A pod's lookup does not take node-name entries.
+        assert_eq!(
+            names(events_about(
+                &s,
+                Some("u-pod"),
+                Some("shop"),
+                "Pod",
+                "kind-worker"
+            )),
+            Vec::<String>::new()
+        );
     }
 }

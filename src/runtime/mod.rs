@@ -162,7 +162,7 @@ pub use fleet::{PROBE_BACKOFF_MAX, PROBE_PERIOD};
 pub use headless::Headless;
 use members::FeedSource;
 use node_pods::*;
-use session::{ExitSignals, shell_session};
+use session::{EditorRedraw, ExitSignals, shell_session};
 use suspend::{Suspended, Suspender};
 
 /// The dashboard's I/O: informers per view (opened once access allows), GETs, deletes, context
@@ -471,13 +471,14 @@ impl Runtime {
             } => {
                 let timeline = self.history.timeline(&resource, &key).map(Box::new);
                 let stats = self.history.stats();
-                let events = self.history_events(&resource, &key, &kind);
+                let (events, events_unavailable) = self.history_events(&resource, &key, &kind);
                 let _ = self.tx.send(Action::History {
                     resource,
                     key,
                     timeline,
                     stats,
                     events,
+                    events_unavailable,
                 });
             }
             Effect::CloseHistory => self.close_history_events(),
@@ -1052,7 +1053,10 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                     e => (e, rt.connection.client.clone()),
                 };
                 // A shell or an editor takes the terminal until it ends (the feeds hold back
-                // meanwhile); its outcome goes to the footer.
+                // meanwhile); its outcome goes to the footer. An editor's exits come back on
+                // `editor_back` (the dashboard is drawn while the server is asked).
+                let (editor_tx, editor_back) = mpsc::unbounded_channel::<String>();
+                let is_editor = matches!(effect, Effect::Create { .. } | Effect::Edit { .. });
                 let session: std::pin::Pin<Box<dyn std::future::Future<Output = (String, bool)>>> =
                     match effect {
                         Effect::Shell {
@@ -1085,7 +1089,13 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                                     &resource,
                                     &namespace,
                                     reopen,
-                                    edit::terminal_editor(),
+                                    edit::terminal_editor(
+                                        format!(
+                                            "new {}: checking it with the server (dry run)…",
+                                            resource.api_resource.kind
+                                        ),
+                                        editor_tx,
+                                    ),
                                 )
                                 .await;
                                 match prepared {
@@ -1107,7 +1117,13 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                                 &resource,
                                 namespace.as_deref(),
                                 &name,
-                                edit::terminal_editor(),
+                                edit::terminal_editor(
+                                    format!(
+                                        "edit {} {name}: saving…",
+                                        resource.api_resource.kind.to_lowercase()
+                                    ),
+                                    editor_tx,
+                                ),
                             )
                             .await;
                             (o.message, o.error)
@@ -1119,9 +1135,28 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                             continue;
                         }
                     };
-                let Some((message, error)) =
-                    shell_session(&mut tui, &mut events, &rt.suspend, &mut signals, session)
-                        .await?
+                let editor = is_editor.then(|| EditorRedraw {
+                    back: editor_back,
+                    draw: Box::new(|tui: &mut terminal::Tui, note: String| {
+                        if let Ok(s) = tui.size() {
+                            app.update(Action::Resize(s.width, s.height));
+                        }
+                        app.update(Action::Notify {
+                            message: note,
+                            error: false,
+                        });
+                        tui.draw(|f| f.render_widget(&app, f.area())).map(|_| ())
+                    }),
+                });
+                let Some((message, error)) = shell_session(
+                    &mut tui,
+                    &mut events,
+                    &rt.suspend,
+                    &mut signals,
+                    session,
+                    editor,
+                )
+                .await?
                 else {
                     running = false;
                     break;

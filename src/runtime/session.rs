@@ -5,7 +5,9 @@ use super::*;
 
 /// Suspend the dashboard for `session` (an interactive shell): stop reading terminal events (the
 /// session reads the keys), leave the alternate screen with raw mode kept, run it, then take the
-/// screen back and clear it so the next frame redraws everything (also the editor of `E`).
+/// screen back and clear it so the next frame redraws everything. An editor session (`e`,
+/// `ctrl-n`: `editor` given) leaves the screen around each editor run itself and has the
+/// dashboard drawn with a note while it talks to the server between runs.
 /// The feeds hold back meanwhile (`suspend`): nothing queues up for the app while it does not
 /// read, and the first frames after show the informers' current state. `None`: a signal came
 /// meanwhile (e.g. SIGHUP, the terminal closed under the shell): the session is dropped and
@@ -16,10 +18,11 @@ pub(super) async fn shell_session<F: std::future::Future<Output = (String, bool)
     suspend: &Suspender,
     signals: &mut ExitSignals,
     session: F,
+    editor: Option<EditorRedraw<'_>>,
 ) -> std::io::Result<Option<(String, bool)>> {
     suspend.set(true);
     let result = tokio::select! {
-        r = suspended_session(tui, events, session) => r.map(Some),
+        r = suspended_session(tui, events, session, editor) => r.map(Some),
         s = signals.recv() => {
             tracing::info!("{s} during a shell or an editor: exiting");
             Ok(None)
@@ -29,22 +32,66 @@ pub(super) async fn shell_session<F: std::future::Future<Output = (String, bool)
     result
 }
 
+/// Draws the dashboard with a note on the footer.
+pub(super) type DrawWithNote<'a> =
+    Box<dyn FnMut(&mut terminal::Tui, String) -> std::io::Result<()> + 'a>;
+
+/// An editor session's redraws: the notes its editor sends each time it exits (see
+/// [`super::edit::terminal_editor`]), and how to draw the dashboard with one.
+pub(super) struct EditorRedraw<'a> {
+    pub(super) back: tokio::sync::mpsc::UnboundedReceiver<String>,
+    pub(super) draw: DrawWithNote<'a>,
+}
+
+/// Run `session` and, each time a note comes on `back`, call `redraw` with it while the
+/// session waits (for the server): the dashboard drawn over the editor's exit, with what is
+/// being done. Notes that come as the session ends are not drawn (the caller's next frame is).
+pub(super) async fn with_redraws<F: std::future::Future<Output = (String, bool)>>(
+    session: F,
+    back: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+    mut redraw: impl FnMut(String) -> std::io::Result<()>,
+) -> std::io::Result<(String, bool)> {
+    tokio::pin!(session);
+    loop {
+        tokio::select! {
+            biased;
+            r = &mut session => return Ok(r),
+            Some(note) = back.recv() => redraw(note)?,
+        }
+    }
+}
+
 async fn suspended_session<F: std::future::Future<Output = (String, bool)>>(
     tui: &mut terminal::Tui,
     events: &mut Option<EventStream>,
     session: F,
+    editor: Option<EditorRedraw<'_>>,
 ) -> std::io::Result<(String, bool)> {
     // Dropping the stream wakes and stops its reader thread, which holds crossterm's global
     // event reader while it waits for input. The frame loop makes a new stream after the
     // session: making it here, before the old one is dropped, waits for that lock, so the
     // dashboard froze until a key came, and that key went to the old reader, lost.
     drop(events.take());
-    crossterm::execute!(
-        std::io::stdout(),
-        crossterm::terminal::LeaveAlternateScreen,
-        crossterm::cursor::Show
-    )?;
-    let result = session.await;
+    let result = match editor {
+        // An editor session hands the screen over around each editor run itself, and the
+        // dashboard is drawn meanwhile (reading the object, the dry run, the save).
+        Some(EditorRedraw { mut back, mut draw }) => {
+            with_redraws(session, &mut back, |note| {
+                // The editor's exit cleared the screen: forget the last frame, draw it all.
+                tui.swap_buffers();
+                draw(tui, note)
+            })
+            .await?
+        }
+        None => {
+            crossterm::execute!(
+                std::io::stdout(),
+                crossterm::terminal::LeaveAlternateScreen,
+                crossterm::cursor::Show
+            )?;
+            session.await
+        }
+    };
     crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
     // Clear the screen and forget the last frame (both buffers empty) so the next draw repaints
     // every cell. Not `Terminal::clear`: it reads the cursor position, which fails when the
@@ -86,4 +133,35 @@ impl ExitSignals {
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> std::io::Result<tokio::signal::unix::Signal> {
     tokio::signal::unix::signal(kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_dashboard_is_redrawn_with_the_note_while_the_dry_run_after_the_editor_runs() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (server_tx, server_rx) = tokio::sync::oneshot::channel::<()>();
+        let drawn = std::cell::RefCell::new(Vec::<String>::new());
+        // The session: the editor exits (its note sent), then the dry run waits for the server,
+        // which answers only once the dashboard has been drawn.
+        let session = async {
+            let _ = tx.send("checking the new object (dry run)…".to_string());
+            let _ = server_rx.await;
+            ("dry run passed".to_string(), false)
+        };
+        let mut server_tx = Some(server_tx);
+        let r = with_redraws(session, &mut rx, |note| {
+            drawn.borrow_mut().push(note);
+            if let Some(t) = server_tx.take() {
+                let _ = t.send(());
+            }
+            Ok(())
+        })
+        .await
+        .unwrap();
+        assert_eq!(r, ("dry run passed".to_string(), false));
+        assert_eq!(*drawn.borrow(), ["checking the new object (dry run)…"]);
+    }
 }

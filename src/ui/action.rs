@@ -467,6 +467,9 @@ pub enum Action {
         stats: crate::informer::history::HistoryStats,
         /// The object's Events from the events informer's `involved` index, in no order.
         events: Vec<crate::informer::history::TimelineEvent>,
+        /// Why the object's Events cannot be shown: the server's 403 message when the user
+        /// may not list Events there.
+        events_unavailable: Option<String>,
     },
     /// Answer to [`Effect::FetchChanges`].
     Changes {

@@ -952,7 +952,15 @@ impl App {
                 timeline,
                 stats,
                 events,
-            } => self.on_history(&resource, &key, timeline.map(|t| *t), stats, events),
+                events_unavailable,
+            } => self.on_history(
+                &resource,
+                &key,
+                timeline.map(|t| *t),
+                stats,
+                events,
+                events_unavailable,
+            ),
             Action::Changes {
                 filter,
                 rows,

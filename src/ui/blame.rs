@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::informer::history::Ownership;
-use crate::informer::history::unescape;
+use crate::informer::history::{display_path, unescape};
 use crate::ui::screens::history::clock;
 use crate::ui::time_travel::ago;
 
@@ -74,10 +74,12 @@ pub fn blame_lines(obj: &Value, now_ms: i64) -> Vec<String> {
             g.write.writer,
             if n == 1 { "" } else { "s" }
         ));
+        // Paths dotted as the timeline and its diffs name them (`data.key`).
         for f in &g.fields {
+            let shown = display_path(f);
             match value_at(obj, f) {
-                Some(v) => out.push(format!("    {f}: {}", show(v))),
-                None => out.push(format!("    {f}")),
+                Some(v) => out.push(format!("    {shown}: {}", show(v))),
+                None => out.push(format!("    {shown}")),
             }
         }
         out.push(String::new());

@@ -108,10 +108,13 @@ impl App {
                 None => self.show_contexts(),
                 Some(names) if names.starts_with('+') => self.fleet_add(&names[1..], fx),
                 Some(names) if names.starts_with('-') => self.fleet_remove(&names[1..], fx),
+                // Only a context the kubeconfig names (kubectl: `no context exists with the
+                // name`); with none known, none is, but the one in use.
                 Some(name)
-                    if !self.contexts.is_empty() && !self.contexts.iter().any(|c| c == name) =>
+                    if name != self.connection.context
+                        && !self.contexts.iter().any(|c| c == name) =>
                 {
-                    self.error(format!("unknown context: {name}"))
+                    self.error(unknown_context(name, &self.contexts))
                 }
                 Some(name) => {
                     self.switch_to_context(name, fx);
@@ -204,4 +207,13 @@ impl App {
             ));
         }
     }
+}
+
+/// What `:ctx NAME` says about a context the kubeconfig does not name, with the known ones.
+fn unknown_context(name: &str, known: &[String]) -> String {
+    let known = match known {
+        [] => "no contexts known".to_string(),
+        k => format!("known: {}", k.join(", ")),
+    };
+    format!("unknown context \"{name}\": no context exists with that name ({known})")
 }

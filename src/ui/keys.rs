@@ -263,6 +263,9 @@ pub struct KeyMap {
     bindings: Vec<Binding>,
     /// Invariant: each list is in binding order and holds an action at most once.
     lookup: HashMap<KeySpec, Vec<KeyAction>>,
+    /// Keys a user's file binds to two actions that apply in the same place: (the file, one
+    /// line saying which key and which actions), until [`KeyMap::take_clashes`].
+    clashes: Vec<(String, String)>,
 }
 
 impl KeyMap {
@@ -299,6 +302,7 @@ impl KeyMap {
         let mut map = KeyMap {
             bindings: Vec::new(),
             lookup: HashMap::new(),
+            clashes: Vec::new(),
         };
         for raw in file.bind {
             let keys = raw
@@ -319,9 +323,11 @@ impl KeyMap {
     }
 
     /// Apply a user file on top of these bindings: each action it lists gets the user's keys (and
-    /// help/hint when given).
+    /// help/hint when given). A key the file binds to two actions that apply in the same place
+    /// (see [`applies_in`]) is kept as written, and noted: [`KeyMap::take_clashes`].
     pub fn overlay(&mut self, text: &str, origin: &str) -> Result<(), Error> {
         let user = Self::from_toml(text, origin)?;
+        let user_keys: Vec<KeySpec> = user.bindings.iter().flat_map(|b| b.keys.clone()).collect();
         // A key the user binds is taken away from whatever default action had it.
         for ub in &user.bindings {
             for b in self.bindings.iter_mut().filter(|b| b.action != ub.action) {
@@ -341,7 +347,41 @@ impl KeyMap {
             }
         }
         self.rebuild();
+        let mut seen: Vec<KeySpec> = Vec::new();
+        for k in user_keys {
+            if seen.contains(&k) {
+                continue;
+            }
+            seen.push(k);
+            if let Some(line) = self.clash(k) {
+                self.clashes.push((origin.to_string(), line));
+            }
+        }
         Ok(())
+    }
+
+    /// The first two actions bound to `k` that apply in the same place, in words: the first
+    /// of them is the one the key does there, the other is never reached there.
+    fn clash(&self, k: KeySpec) -> Option<String> {
+        let actions = self.lookup.get(&k)?;
+        for (i, a) in actions.iter().enumerate() {
+            for b in &actions[i + 1..] {
+                let Some(place) = common_place(*a, *b) else {
+                    continue;
+                };
+                let (a, b) = (action_name(*a), action_name(*b));
+                return Some(format!(
+                    "key {k} is bound to both {a} and {b}, which {place}: {k} does {a}, {b} is never reached there"
+                ));
+            }
+        }
+        None
+    }
+
+    /// The clashes the user's files made since the last call (see [`KeyMap::overlay`]): each
+    /// the file and one line naming the key and the two actions.
+    pub fn take_clashes(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.clashes)
     }
 
     /// Defaults overlaid with the user's file if there is one (usually [`user_keys_path`], read
@@ -421,6 +461,66 @@ impl KeyMap {
             .and_then(|b| b.keys.first())
             .map_or_else(|| "?".to_string(), ToString::to_string)
     }
+}
+
+/// Where an action does something, as [`crate::ui::App::key_applies`] decides it: the kinds
+/// of the selected object (`Pod`) or the screens (`history`, `xray`, `deltas`, `contexts`) it
+/// applies in; `None` for every table and screen. The defaults bind one key to actions whose
+/// places do not meet (k9s: `s` is a shell on a pod, scale on a Deployment, suspend on a
+/// CronJob); a user's key bound to two actions whose places meet hides one of them there.
+pub fn applies_in(action: KeyAction) -> Option<&'static [&'static str]> {
+    use KeyAction as A;
+    Some(match action {
+        A::Shell | A::Kill | A::PodNode => &["Pod"],
+        A::PreviousLogs | A::Logs => &[
+            "Pod",
+            "Service",
+            "Deployment",
+            "StatefulSet",
+            "DaemonSet",
+            "ReplicaSet",
+            "Job",
+        ],
+        A::Scale => &["Deployment", "StatefulSet", "ReplicaSet"],
+        A::Restart => &["Deployment", "StatefulSet", "DaemonSet"],
+        A::Trigger | A::Suspend => &["CronJob"],
+        A::Cordon | A::Uncordon | A::Drain => &["Node"],
+        A::UsedBy => &["ConfigMap", "Secret", "PersistentVolumeClaim"],
+        A::Pause | A::EventType | A::EventKind => &["deltas"],
+        A::Mark => &["history", "contexts", "Namespace"],
+        A::ToggleNode | A::ExpandAll | A::CollapseAll => &["xray"],
+        _ => return None,
+    })
+}
+
+/// Where both actions apply, in words (`on a Pod`, `everywhere`); `None` when nowhere.
+fn common_place(a: KeyAction, b: KeyAction) -> Option<String> {
+    let place = |p: &str| match p.chars().next() {
+        Some(c) if c.is_ascii_uppercase() => format!("both apply on a {p}"),
+        _ => format!("both apply on the {p} screen"),
+    };
+    match (applies_in(a), applies_in(b)) {
+        (None, None) => Some("both apply everywhere".into()),
+        (Some(p), None) | (None, Some(p)) => p.first().map(|p| place(p)),
+        (Some(x), Some(y)) => x.iter().find(|p| y.contains(p)).map(|p| place(p)),
+    }
+}
+
+/// An action as a key file names it (`set-image`).
+fn action_name(action: KeyAction) -> String {
+    let debug = format!("{action:?}");
+    let mut out = String::new();
+    for (i, c) in debug.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `~/.config/kinformer/keys.toml` (platform config dir).
@@ -602,5 +702,53 @@ mod tests {
             let err = KeyMap::load(Some(&user)).unwrap_err().to_string();
             assert_eq!(err, format!("key bindings in {origin}: {want}"), "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_user_key_bound_to_two_actions_in_the_same_place_is_one_warning_naming_both() {
+        // The defaults share keys only across kinds and screens: nothing to say.
+        let map = KeyMap::defaults().unwrap();
+        for b in map.bindings() {
+            for k in &b.keys {
+                assert_eq!(map.clash(*k), None, "the defaults' {k}");
+            }
+        }
+        let clashes = |text: &str| {
+            let mut map = KeyMap::defaults().unwrap();
+            map.overlay(text, "/home/me/keys.toml").unwrap();
+            map.take_clashes()
+        };
+        // `x` for both YAML and describe: describe is never reached.
+        assert_eq!(
+            clashes(
+                "[[bind]]\naction = \"yaml\"\nkeys = [\"x\"]\n\
+                 [[bind]]\naction = \"describe\"\nkeys = [\"x\", \"ctrl-x\"]\n"
+            ),
+            vec![(
+                "/home/me/keys.toml".to_string(),
+                "key x is bound to both yaml and describe, which both apply everywhere: x does yaml, describe is never reached there"
+                    .to_string()
+            )]
+        );
+        // A pod's shell and its logs meet on a pod.
+        assert_eq!(
+            clashes(
+                "[[bind]]\naction = \"shell\"\nkeys = [\"z\"]\n\
+                 [[bind]]\naction = \"logs\"\nkeys = [\"z\"]\n"
+            )
+            .len(),
+            1
+        );
+        // As k9s's `s`: a pod's shell and a CronJob's trigger never meet; nor do the timeline's
+        // mark and the xray's toggle.
+        assert!(
+            clashes(
+                "[[bind]]\naction = \"shell\"\nkeys = [\"z\"]\n\
+                 [[bind]]\naction = \"trigger\"\nkeys = [\"z\"]\n\
+                 [[bind]]\naction = \"mark\"\nkeys = [\"m\"]\n\
+                 [[bind]]\naction = \"toggle-node\"\nkeys = [\"m\"]\n"
+            )
+            .is_empty()
+        );
     }
 }

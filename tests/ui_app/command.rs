@@ -110,6 +110,32 @@ fn ctx_command_switches_context_and_reopens_the_view() {
 }
 
 #[test]
+fn ctx_with_an_unknown_name_says_so_and_lists_the_known_contexts_even_when_none_are_known() {
+    // No contexts known (none read yet, or a kubeconfig without any): not "switched".
+    let (mut app, _) = app_with(config(), three_pods());
+    let current = app.connection.context.clone();
+    app.update(key(':'));
+    type_str(&mut app, "ctx nosuch");
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    let (msg, error) = app.message.clone().unwrap();
+    assert_eq!(
+        msg,
+        r#"unknown context "nosuch": no context exists with that name (no contexts known)"#
+    );
+    assert!(error);
+    assert_eq!(app.connection.context, current);
+    // Known ones are listed.
+    app.update(Action::Contexts(vec!["demo".into(), "prod".into()]));
+    app.update(key(':'));
+    type_str(&mut app, "ctx nosuch");
+    assert!(app.update(code(KeyCode::Enter)).is_empty());
+    assert_eq!(
+        app.message.clone().unwrap().0,
+        r#"unknown context "nosuch": no context exists with that name (known: demo, prod)"#
+    );
+}
+
+#[test]
 fn quit_command_and_keys_quit() {
     let (mut app, _) = app_with(config(), three_pods());
     app.update(key(':'));

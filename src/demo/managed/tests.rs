@@ -396,3 +396,41 @@ fn the_simulators_writes_are_recorded_as_the_controller_and_the_kubelet_that_mak
         writers(&ready)
     );
 }
+
+#[test]
+fn a_write_through_status_owns_status_fields_only_not_the_node_it_was_scheduled_to() {
+    use crate::demo::mutation::Mutation;
+    use crate::demo::objects::PODS;
+    let c = DemoCluster::new(100);
+    let pod = |node: Option<&str>, phase: &str| {
+        let mut p = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-1", "namespace": "default",
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": "web-5d8f", "uid": "u-1", "controller": true}]},
+            "spec": {"containers": [{"name": "web", "image": "web:1.4"}]},
+            "status": {"phase": phase}});
+        if let Some(n) = node {
+            p["spec"]["nodeName"] = json!(n);
+        }
+        p
+    };
+    c.apply(Mutation::Create {
+        resource: PODS,
+        object: pod(None, "Pending"),
+    })
+    .unwrap();
+    // The simulator schedules and starts it in one write, recorded as the kubelet's status
+    // write: the kubelet may not write the spec (a status write keeps it), so it owns none of
+    // it; kube-apiserver's binding (the scheduler's) records no owner for `spec.nodeName`.
+    let running = c
+        .apply(Mutation::Update {
+            resource: PODS,
+            object: pod(Some("node-1"), "Running"),
+        })
+        .unwrap();
+    assert_eq!(running["spec"]["nodeName"], "node-1");
+    assert_eq!(
+        fields_of(&running, "kubelet", "Update"),
+        json!({"f:status": {"f:phase": {}}})
+    );
+}

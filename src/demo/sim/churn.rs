@@ -874,7 +874,13 @@ impl Simulator {
             )
         };
         let name: Arc<str> = Arc::from(info.name.as_str());
-        let uid: Arc<str> = Arc::from(info.uid.as_str());
+        // kubelet refers to its node by name with the name as the uid (kubelet's `nodeRef`:
+        // it does not read its Node's uid); the node controller uses the Node's real uid.
+        let uid: Arc<str> = if comp == "kubelet" {
+            Arc::clone(&name)
+        } else {
+            Arc::from(info.uid.as_str())
+        };
         let host = (comp == "kubelet").then(|| info.name.clone());
         self.record_event(
             Arc::from("default"),

@@ -1294,3 +1294,44 @@ fn a_clients_statefulset_pod_deletion_is_replaced_once_the_pod_is_gone() {
         .collect();
     assert_eq!(names, [victim], "the same ordinal");
 }
+
+#[test]
+fn kubelets_node_events_name_the_node_by_name_as_uid_the_node_controllers_by_its_uid() {
+    let mut sim = Simulator::new(small());
+    let mut shadow = Shadow::default();
+    for m in sim.seed_mutations() {
+        shadow.apply(&m).unwrap();
+    }
+    let mut seen = HashSet::new();
+    for _ in 0..200 {
+        let mut out = Vec::new();
+        sim.flip_node(&mut out);
+        for m in &out {
+            shadow.apply(m).unwrap();
+            let (Mutation::Create { resource, object } | Mutation::Update { resource, object }) = m
+            else {
+                continue;
+            };
+            if *resource != EVENTS || str_at(object, "/involvedObject/kind") != "Node" {
+                continue;
+            }
+            let node = str_at(object, "/involvedObject/name");
+            let uid = str_at(object, "/involvedObject/uid");
+            let node_uid = shadow
+                .get("nodes", node)
+                .map(|n| str_at(n, "/metadata/uid").to_string())
+                .unwrap_or_default();
+            let component = str_at(object, "/source/component");
+            match component {
+                "kubelet" => assert_eq!(uid, node, "{object}"),
+                _ => assert_eq!(uid, node_uid, "{object}"),
+            }
+            assert_ne!(node_uid, node);
+            seen.insert(component.to_string());
+        }
+    }
+    assert!(
+        seen.contains("kubelet") && seen.contains("node-controller"),
+        "{seen:?}"
+    );
+}

@@ -183,7 +183,8 @@ fn walk(set: &Value, path: &mut String, visit: &mut impl FnMut(&str)) {
 }
 
 /// A `fieldsV1` key as history's path segment: `f:replicas` → `replicas`,
-/// `k:{"name":"web"}` → `web` (its `type` when it has no `name`), `i:2` → `2`, `v:"x"` → `x`.
+/// `k:{"name":"web"}` → `web` (its `type` when it has no `name`, else its fields:
+/// `k:{"uid":"6f1c"}` → `uid=6f1c`), `i:2` → `2`, `v:"x"` → `x`.
 fn segment(k: &str) -> Option<String> {
     let (kind, rest) = k.split_at_checked(2)?;
     match kind {
@@ -196,11 +197,22 @@ fn segment(k: &str) -> Option<String> {
         "k:" => {
             let key: Value = serde_json::from_str(rest).ok()?;
             let by = |f: &str| key.get(f).and_then(Value::as_str).map(str::to_string);
-            Some(
-                by("name")
-                    .or_else(|| by("type"))
-                    .unwrap_or_else(|| rest.to_string()),
-            )
+            Some(by("name").or_else(|| by("type")).unwrap_or_else(|| {
+                // Other key fields (a port by `containerPort` and `protocol`, an owner
+                // reference by `uid`): `field=value,…`, which the dotted form shows as a
+                // selector (`ports[containerPort=8080,protocol=TCP]`).
+                match key.as_object() {
+                    Some(m) if !m.is_empty() => m
+                        .iter()
+                        .map(|(f, v)| match v {
+                            Value::String(s) => format!("{f}={s}"),
+                            other => format!("{f}={other}"),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    _ => rest.to_string(),
+                }
+            }))
         }
         _ => None,
     }

@@ -260,3 +260,16 @@ fn deployment_managed() -> Vec<Value> {
         .map(|e| serde_json::to_value(e).expect("serializes"))
         .collect()
 }
+
+#[test]
+fn a_list_item_keyed_by_other_fields_than_a_name_is_named_by_them() {
+    let o = Ownership::of(&pod());
+    let fields: Vec<String> = o.groups().into_iter().flat_map(|g| g.fields).collect();
+    for want in [
+        "/metadata/ownerReferences/uid=6f1c",
+        "/spec/containers/web/ports/containerPort=8080,protocol=TCP/protocol",
+        "/status/podIPs/ip=10.244.1.7/ip",
+    ] {
+        assert!(fields.iter().any(|f| f == want), "{want} in {fields:?}");
+    }
+}

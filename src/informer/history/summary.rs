@@ -1,5 +1,6 @@
 //! How recorded changes read: one-line summaries of a version's field changes (`replicas 3→5`,
-//! `+2 labels`) and unified diffs of two versions, with paths unescaped for people.
+//! `+2 labels`) and unified diffs of two versions, with paths dotted for people
+//! ([`display_path`]).
 
 use super::*;
 
@@ -10,6 +11,46 @@ pub fn unescape(seg: &str) -> String {
 
 pub(super) fn segments(path: &str) -> Vec<String> {
     path.split('/').skip(1).map(unescape).collect()
+}
+
+/// A recorded path (a JSON pointer as history names its leaves: `/metadata/labels/app`) as
+/// people read it, kubectl's and k9s's dotted form: `metadata.labels.app`. A segment that
+/// would not read back as one dotted name (it holds `.`, `/`, brackets, quotes or spaces, or
+/// is empty: label keys such as `app.kubernetes.io/name`) is quoted in brackets, as jq and
+/// yq write it: `metadata.labels["app.kubernetes.io/name"]`; a list item blame names by its
+/// key fields (`uid=6f1c`) is a selector: `metadata.ownerReferences[uid=6f1c]`. The timeline's
+/// summaries, the diffs and blame all name fields this way.
+pub fn display_path(pointer: &str) -> String {
+    let mut out = String::with_capacity(pointer.len());
+    for seg in segments(pointer) {
+        // Blame's list item keyed by fields other than a name (`uid=6f1c`,
+        // `containerPort=8080,protocol=TCP`): a selector on the list.
+        let selector = seg.contains('=')
+            && !seg
+                .chars()
+                .any(|c| matches!(c, '/' | '[' | ']' | '"' | '\\') || c.is_whitespace());
+        if selector {
+            out.push('[');
+            out.push_str(&seg);
+            out.push(']');
+            continue;
+        }
+        let plain = !seg.is_empty()
+            && !seg
+                .chars()
+                .any(|c| matches!(c, '.' | '/' | '[' | ']' | '"' | '\\') || c.is_whitespace());
+        if plain {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&seg);
+        } else {
+            out.push('[');
+            out.push_str(&serde_json::Value::String(seg).to_string());
+            out.push(']');
+        }
+    }
+    out
 }
 
 /// How a changed value prints: `old→new`, with `(none)` for a field that appeared or went.
@@ -110,10 +151,7 @@ pub fn summarize(changes: &[FieldChange]) -> String {
                 }
             }
             ["status", "conditions", t, "status"] => parts.push((4, format!("{t} {}", arrow(c)))),
-            _ => {
-                let dotted = segs.join(".");
-                parts.push((5, format!("{dotted} {}", arrow(c))))
-            }
+            _ => parts.push((5, format!("{} {}", display_path(&c.path), arrow(c)))),
         }
     }
     if !labels.is_empty() {
@@ -148,7 +186,8 @@ pub enum DiffLine {
     Added(String),
 }
 
-/// A unified diff (3 lines of context) of two states, one `path: value` line per field.
+/// A unified diff (3 lines of context) of two states, one `path: value` line per field, the
+/// path dotted ([`display_path`]), in the states' (pointer) order.
 pub fn unified_diff(
     old: &BTreeMap<Arc<str>, String>,
     new: &BTreeMap<Arc<str>, String>,
@@ -156,7 +195,7 @@ pub fn unified_diff(
     let render = |m: &BTreeMap<Arc<str>, String>| {
         let mut s = String::new();
         for (k, v) in m {
-            s.push_str(k);
+            s.push_str(&display_path(k));
             s.push_str(": ");
             s.push_str(v);
             s.push('\n');

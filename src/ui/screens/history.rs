@@ -6,7 +6,9 @@
 //! The object's Events are interleaved with its versions by time (k9s #1678: the events of one
 //! object; k9s shows them only in describe): each as one line with its type (Warning in the
 //! theme's warning colour), reason, message and count, from the events informer's `involved`
-//! index, refreshed with the versions. Enter on an Event line opens the Event's YAML.
+//! index, refreshed with the versions. Enter on an Event line opens the Event's YAML. When the
+//! user may not list Events there, one red line over the timeline gives the server's 403
+//! message (as a forbidden view does) instead of an unexplained absence.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
@@ -18,7 +20,8 @@ use super::Screen;
 use super::history_diff::DiffView;
 use crate::informer::delta_fifo::DeltaType;
 use crate::informer::history::{
-    DiffLine, HistoryStats, Timeline, TimelineEvent, TimelineRow, interleave, unified_diff,
+    DiffLine, HistoryStats, Timeline, TimelineEvent, TimelineRow, display_path, interleave,
+    unified_diff,
 };
 use crate::ui::action::Effect;
 use crate::ui::app::App;
@@ -63,6 +66,8 @@ pub struct HistoryView {
     pub kind: String,
     /// The object's Events, in no order (the rows interleave them with the versions).
     pub events: Vec<TimelineEvent>,
+    /// Why its Events cannot be shown (the server's 403 message), shown on one line.
+    pub events_unavailable: Option<String>,
 }
 
 impl HistoryView {
@@ -78,6 +83,7 @@ impl HistoryView {
             select_rv: None,
             kind: String::new(),
             events: Vec::new(),
+            events_unavailable: None,
         }
     }
 
@@ -121,12 +127,14 @@ impl HistoryView {
         timeline: Option<Timeline>,
         stats: HistoryStats,
         events: Vec<TimelineEvent>,
+        events_unavailable: Option<String>,
     ) {
         let was = (self.selected > 0)
             .then(|| self.line_id(self.selected))
             .flatten();
         self.stats = stats;
         self.events = events;
+        self.events_unavailable = events_unavailable;
         self.state = match timeline {
             Some(t) => HistoryState::Loaded(Box::new(t)),
             None => HistoryState::Missing,
@@ -197,12 +205,12 @@ impl HistoryView {
         };
         // Blame: each added line of a version's own diff says who made the change (the field's
         // manager in that version's managedFields).
-        let blame: std::collections::HashMap<&str, String> = match self.marked {
+        let blame: std::collections::HashMap<String, String> = match self.marked {
             Some(m) if m != sel => std::collections::HashMap::new(),
             _ => t.versions[sel]
                 .changes
                 .iter()
-                .filter_map(|c| Some((&*c.path, c.by.as_ref()?.to_string())))
+                .filter_map(|c| Some((display_path(&c.path), c.by.as_ref()?.to_string())))
                 .collect(),
         };
         let lines = unified_diff(&from, &to)
@@ -296,15 +304,32 @@ impl App {
         timeline: Option<Timeline>,
         stats: HistoryStats,
         events: Vec<TimelineEvent>,
+        events_unavailable: Option<String>,
     ) {
         for s in self.stack.iter_mut() {
             if let Screen::History(h) = s
                 && h.resource == resource
                 && h.key == key
             {
-                let was = (h.state.clone(), h.stats, h.events.clone());
-                h.set(timeline.clone(), stats, events.clone());
-                if (h.state.clone(), h.stats, h.events.clone()) != was {
+                let was = (
+                    h.state.clone(),
+                    h.stats,
+                    h.events.clone(),
+                    h.events_unavailable.clone(),
+                );
+                h.set(
+                    timeline.clone(),
+                    stats,
+                    events.clone(),
+                    events_unavailable.clone(),
+                );
+                if (
+                    h.state.clone(),
+                    h.stats,
+                    h.events.clone(),
+                    h.events_unavailable.clone(),
+                ) != was
+                {
                     self.dirty = true;
                 }
             }
@@ -376,10 +401,14 @@ impl App {
     }
 
     pub(crate) fn nav_history(&mut self, action: KeyAction, n: usize) {
-        let page = self.table_height().max(1);
+        let page = self.table_height();
         let Some(Screen::History(h)) = self.stack.last_mut() else {
             return;
         };
+        // The line saying why Events are not shown takes one of the table's.
+        let page = page
+            .saturating_sub(usize::from(h.events_unavailable.is_some()))
+            .max(1);
         h.selected = super::moved_cursor(action, n, h.selected, h.len());
         h.scroll = super::scrolled_to(h.selected, h.scroll, page);
     }
@@ -474,13 +503,24 @@ pub(crate) fn render_history(h: &HistoryView, warning: Style, area: Rect, buf: &
     let block = Block::bordered()
         .border_style(Style::default().fg(Color::Blue))
         .title(Line::from(title).centered());
+    let mut inner = block.inner(area);
+    block.render(area, buf);
+    // Events the user may not list: one line saying so, with the server's 403 message, above
+    // the lines (as a forbidden view shows its 403).
+    if let Some(why) = &h.events_unavailable {
+        let line = Line::styled(
+            format!("Events not shown: {why}"),
+            Style::default().fg(Color::Red),
+        );
+        Paragraph::new(line).render(Rect { height: 1, ..inner }, buf);
+        inner.y = inner.y.saturating_add(1).min(inner.bottom());
+        inner.height = inner.height.saturating_sub(1);
+    }
     let versions = match &h.state {
         HistoryState::Loaded(t) => &t.versions[..],
         HistoryState::Missing if !h.events.is_empty() => &[][..],
         HistoryState::Loading => {
-            Paragraph::new(Line::styled("loading…", Style::default().fg(DIM)))
-                .block(block)
-                .render(area, buf);
+            Paragraph::new(Line::styled("loading…", Style::default().fg(DIM))).render(inner, buf);
             return;
         }
         HistoryState::Missing => {
@@ -489,12 +529,11 @@ pub(crate) fn render_history(h: &HistoryView, warning: Style, area: Rect, buf: &
                  the oldest is evicted when the budget is full)",
                 Style::default().fg(DIM),
             ))
-            .block(block)
-            .render(area, buf);
+            .render(inner, buf);
             return;
         }
     };
-    let inner_h = block.inner(area).height.saturating_sub(1) as usize;
+    let inner_h = inner.height.saturating_sub(1) as usize;
     let lines = h.rows();
     let rows = lines
         .iter()
@@ -557,11 +596,8 @@ pub(crate) fn render_history(h: &HistoryView, warning: Style, area: Rect, buf: &
         Constraint::Fill(1),
     ];
     Widget::render(
-        Table::new(rows, widths)
-            .header(header)
-            .block(block)
-            .column_spacing(1),
-        area,
+        Table::new(rows, widths).header(header).column_spacing(1),
+        inner,
         buf,
     );
 }

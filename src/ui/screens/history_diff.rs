@@ -47,7 +47,7 @@ pub(crate) fn diff_header(d: &DiffView, label: Style, value: Style) -> [Line<'st
         Line::from(vec![
             Span::styled(" Fields: ", label),
             Span::styled(
-                "the recorded fields of the two versions, one JSON pointer a line".to_string(),
+                "the recorded fields of the two versions, one dotted path a line".to_string(),
                 value,
             ),
         ]),
