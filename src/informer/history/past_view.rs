@@ -185,69 +185,119 @@ fn container(next: Option<u8>) -> Value {
     }
 }
 
-/// Put `leaf` at the path `segs` (each segment's shape in `shape`) under `root`. A value whose
-/// shape does not fit what is already there is dropped (never a panic).
-fn insert(root: &mut Value, segs: &[String], shape: &[u8], leaf: Value) {
+/// The item of `items` whose `field` (`name` or `type`) is `seg`, added if there is none.
+fn item<'v>(items: &'v mut Vec<Value>, field: &str, seg: &str) -> Option<&'v mut Value> {
+    let found = items
+        .iter()
+        .position(|x| x.get(field).and_then(Value::as_str) == Some(seg));
+    let at = match found {
+        Some(at) => at,
+        None => {
+            let mut item = Map::new();
+            item.insert(field.to_string(), Value::String(seg.to_string()));
+            items.push(Value::Object(item));
+            items.len() - 1
+        }
+    };
+    items.get_mut(at)
+}
+
+/// The array slot `seg` (an index) of `items`, grown to it with nulls; `None` for an index
+/// far past the items (no array this object had).
+fn slot<'v>(items: &'v mut Vec<Value>, seg: &str) -> Option<&'v mut Value> {
+    let n = seg.parse::<usize>().ok()?;
+    if n > items.len() + 4096 {
+        return None;
+    }
+    if items.len() <= n {
+        items.resize(n + 1, Value::Null);
+    }
+    items.get_mut(n)
+}
+
+/// The container at the path `segs` (each segment's shape in `shape`, which goes on with the
+/// shape of the segment below) under `root`, made as needed; `None` when the shape does not fit
+/// what is already there.
+fn descend<'v>(root: &'v mut Value, segs: &[String], shape: &[u8]) -> Option<&'v mut Value> {
     let mut cur = root;
     for (i, seg) in segs.iter().enumerate() {
         let kind = shape.get(i).copied().unwrap_or(super::SEG_KEY);
-        let last = i + 1 == segs.len();
-        let next = shape.get(i + 1).copied().filter(|_| i + 2 <= segs.len());
+        let next = shape.get(i + 1).copied();
         cur = match (kind, cur) {
-            (SEG_NAME | SEG_TYPE, Value::Array(items)) => {
-                let field = if kind == SEG_NAME { "name" } else { "type" };
-                let found = items
-                    .iter()
-                    .position(|x| x.get(field).and_then(Value::as_str) == Some(seg.as_str()));
-                let at = match found {
-                    Some(at) => at,
-                    None => {
-                        let mut item = Map::new();
-                        item.insert(field.to_string(), Value::String(seg.clone()));
-                        items.push(Value::Object(item));
-                        items.len() - 1
-                    }
-                };
-                match items.get_mut(at) {
-                    Some(item) => item,
-                    None => return,
-                }
-            }
+            (SEG_NAME, Value::Array(items)) => item(items, "name", seg)?,
+            (SEG_TYPE, Value::Array(items)) => item(items, "type", seg)?,
             (SEG_INDEX, Value::Array(items)) => {
-                let Ok(n) = seg.parse::<usize>() else { return };
-                // An index far past the items is no array this object had.
-                if n > items.len() + 4096 {
-                    return;
-                }
-                if items.len() <= n {
-                    items.resize(n + 1, Value::Null);
-                }
-                let Some(item) = items.get_mut(n) else { return };
-                if last {
-                    *item = leaf;
-                    return;
-                }
+                let item = slot(items, seg)?;
                 if item.is_null() {
                     *item = container(next);
                 }
                 item
             }
             (_, Value::Object(m)) => {
-                if last {
-                    m.insert(seg.clone(), leaf);
-                    return;
-                }
                 // Most segments are met again (an object's siblings): no key allocated then.
                 if !m.contains_key(seg.as_str()) {
                     m.insert(seg.clone(), container(next));
                 }
-                match m.get_mut(seg.as_str()) {
-                    Some(child) => child,
-                    None => return,
+                m.get_mut(seg.as_str())?
+            }
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// Put `leaf` at the last segment `seg` (of shape `kind`) in `parent`. A value whose shape does
+/// not fit what is there is dropped (never a panic); so is one addressed as an array item.
+fn put(parent: &mut Value, seg: &str, kind: u8, leaf: Value) {
+    match (kind, parent) {
+        (SEG_NAME, Value::Array(items)) => {
+            item(items, "name", seg);
+        }
+        (SEG_TYPE, Value::Array(items)) => {
+            item(items, "type", seg);
+        }
+        (SEG_INDEX, Value::Array(items)) => {
+            if let Some(item) = slot(items, seg) {
+                *item = leaf;
+            }
+        }
+        (_, Value::Object(m)) => {
+            m.insert(seg.to_string(), leaf);
+        }
+        _ => {}
+    }
+}
+
+/// Put each leaf `(segments, shape, value)` at its path under `root`: leaves under the same
+/// parent, one after another (their path ids were given in walk order), share one descent.
+fn insert_all(root: &mut Value, leaves: &[(&[String], &[u8], &str)]) {
+    let mut i = 0;
+    while let Some(&(segs, shape, _)) = leaves.get(i) {
+        let Some((_, parent)) = segs.split_last() else {
+            i += 1;
+            continue;
+        };
+        let n = parent.len();
+        let same_parent = |(s, sh, _): &(&[String], &[u8], &str)| {
+            s.len() == segs.len() && s.get(..n) == Some(parent) && sh.get(..n) == shape.get(..n)
+        };
+        let group = leaves
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|l| same_parent(l))
+            .count()
+            .max(1);
+        if let Some(at) = descend(root, parent, shape) {
+            for &(segs, shape, value) in leaves.get(i..i + group).unwrap_or_default() {
+                let kind = shape.get(n).copied().unwrap_or(super::SEG_KEY);
+                let leaf_kind = shape.last().copied().unwrap_or(super::LEAF_STR);
+                if let Some(seg) = segs.last() {
+                    put(at, seg, kind, leaf_value(leaf_kind, value));
                 }
             }
-            _ => return,
-        };
+        }
+        i += group;
     }
 }
 
@@ -280,13 +330,15 @@ fn place_of(path: &str) -> Place {
     }
 }
 
-fn place<'p>(path: u32, paths: &Paths, places: &'p mut Places) -> Option<&'p Place> {
+/// Work out the place of `path` unless known.
+fn place(path: u32, paths: &Paths, places: &mut Places) {
     let i = path as usize;
     if places.len() <= i {
         places.resize_with(i + 1, || None);
     }
-    let slot = places.get_mut(i)?;
-    Some(slot.get_or_insert_with(|| place_of(&paths.name(path))))
+    if let Some(slot @ None) = places.get_mut(i) {
+        *slot = Some(place_of(&paths.name(path)));
+    }
 }
 
 /// A recorded time (RFC 3339) as metadata holds it; parsed in place, no string built.
@@ -312,9 +364,13 @@ fn rebuild(
         resource_version: (!rv.is_empty()).then(|| rv.to_string()),
         ..ObjectMeta::default()
     };
-    let mut data = Value::Object(Map::new());
+    for &(path, _) in state {
+        place(path, paths, places);
+    }
+    let places = &*places;
+    let mut data_leaves: Vec<(&[String], &[u8], &str)> = Vec::with_capacity(state.len());
     for &(path, value) in state {
-        let Some(place) = place(path, paths, places) else {
+        let Some(Some(place)) = places.get(path as usize) else {
             continue;
         };
         match place {
@@ -339,11 +395,12 @@ fn rebuild(
             Place::Skip => {}
             Place::Data(segs) => {
                 let shape = paths.shapes.get(path as usize).map_or(&[][..], |s| &s[..]);
-                let kind = shape.last().copied().unwrap_or(super::LEAF_STR);
-                insert(&mut data, segs, shape, leaf_value(kind, value));
+                data_leaves.push((segs, shape, value));
             }
         }
     }
+    let mut data = Value::Object(Map::new());
+    insert_all(&mut data, &data_leaves);
     DynamicObject {
         types: None,
         metadata: meta,
