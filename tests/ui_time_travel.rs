@@ -365,3 +365,63 @@ fn at_on_a_drilled_view_shows_only_that_views_objects_as_they_were() {
         "the ReplicaSet's pods as they were, the one deleted since back, no other pod"
     );
 }
+
+/// `pod_version` mounting the ConfigMap `config` (a volume) when given.
+fn mounting(name: &str, rv: &str, config: Option<&str>) -> DynamicObject {
+    let mut o = pod_version(name, rv, "Running");
+    if let Some(c) = config {
+        o.data["spec"]["volumes"] = json!([{"name": "cfg", "configMap": {"name": c}}]);
+    }
+    o
+}
+
+#[test]
+fn at_on_the_pods_using_a_configmap_shows_the_rebuilt_pods_that_used_it() {
+    // `u` on ConfigMap web-config: the pods that use it. web-1 (mounting it) and web-2 (not)
+    // were deleted 2 minutes ago, so 5 minutes ago both are rebuilt from the record, without
+    // the uses the cache transform writes on a live pod.
+    let cfg = kinformer::ui::AppConfig {
+        resource: "configmaps".into(),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![workload("default", "web-config", None)]);
+    connected(&mut app);
+    let fx = app.update(key('u'));
+    let (pods, _, _) = opened(&fx)
+        .into_iter()
+        .find(|(_, p, _)| p == "pods")
+        .expect("the pods using it open");
+    let h = History::with_mib(1);
+    let mask = kinformer::render::history_mask("Pod");
+    let seen = [
+        (
+            DeltaType::Added,
+            mounting("web-1", "1", Some("web-config")),
+            -10,
+        ),
+        (DeltaType::Added, mounting("web-2", "2", Some("other")), -10),
+        (DeltaType::Added, mounting("web-3", "3", None), -10),
+        (
+            DeltaType::Deleted,
+            mounting("web-1", "4", Some("web-config")),
+            -2,
+        ),
+        (
+            DeltaType::Deleted,
+            mounting("web-2", "5", Some("other")),
+            -2,
+        ),
+        (DeltaType::Deleted, mounting("web-3", "6", None), -2),
+    ];
+    for (d, o, min) in seen {
+        h.observe_as_at("pods", &o, mask, Some(d), NOW_MS + min * MIN);
+    }
+    let fx = command(&mut app, "at -5m");
+    assert_eq!(asked(&fx).0, pods, "asked for the drilled view");
+    answer(&mut app, &h, &fx);
+    assert_eq!(
+        shown(&app, pods),
+        ["default/web-1"],
+        "the pod that mounted web-config then, no other"
+    );
+}

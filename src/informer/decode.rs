@@ -495,25 +495,78 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
 }
 
 /// A `managedFields` entry as [`ObjectMask::managed_writers`] decodes it: who wrote and when;
-/// every other key (`fieldsV1`, `apiVersion`, `fieldsType`) is skipped unread.
+/// every other key (`fieldsV1`, `apiVersion`, `fieldsType`) is skipped unread. The time is
+/// borrowed from the body and read by [`meta_time`] (no string allocated for it, no general
+/// RFC 3339 parser for the form the API server writes).
 #[derive(Deserialize)]
-struct WriterEntry {
+struct WriterEntry<'a> {
     manager: Option<String>,
     operation: Option<String>,
     subresource: Option<String>,
-    time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
+    #[serde(borrow)]
+    time: Option<Cow<'a, str>>,
 }
 
-impl WriterEntry {
+impl WriterEntry<'_> {
     fn into_entry(self) -> ManagedFieldsEntry {
         ManagedFieldsEntry {
             manager: self.manager,
             operation: self.operation,
             subresource: self.subresource,
-            time: self.time,
+            time: self.time.as_deref().and_then(meta_time),
             ..Default::default()
         }
     }
+}
+
+/// A `metav1.Time` as JSON carries it. The API server writes `YYYY-MM-DDTHH:MM:SSZ`
+/// (apimachinery's `Time.MarshalJSON`, RFC 3339 in UTC at second precision): that form is read
+/// by hand; any other (an offset, fractions, a leap second) goes through jiff, as
+/// k8s-openapi's own `Time` deserializer does. `None` for a value neither reads.
+pub(crate) fn meta_time(s: &str) -> Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time> {
+    let secs = match utc_seconds(s) {
+        Some(secs) => k8s_openapi::jiff::Timestamp::from_second(secs).ok(),
+        None => s.parse::<k8s_openapi::jiff::Timestamp>().ok(),
+    };
+    secs.map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time)
+}
+
+/// Unix seconds of `YYYY-MM-DDTHH:MM:SSZ` (a valid date and time of day, no leap second).
+fn utc_seconds(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() != 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
+        return None;
+    }
+    if b[16] != b':' || b[19] != b'Z' {
+        return None;
+    }
+    let num = |from: usize, to: usize| {
+        b[from..to].iter().try_fold(0i64, |n, &d| {
+            d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0'))
+        })
+    };
+    let (y, m, d) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    let (hh, mm, ss) = (num(11, 13)?, num(14, 16)?, num(17, 19)?);
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let month_days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if y == 0 || d == 0 || d > month_days || hh > 23 || mm > 59 || ss > 59 {
+        return None;
+    }
+    // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3_600 + mm * 60 + ss)
 }
 
 /// What [`ObjectMask::managed_writers`] keeps of an already decoded entry.
@@ -567,6 +620,42 @@ impl<'de> Visitor<'de> for AnnotationSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_managed_fields_time_reads_as_jiff_reads_it() {
+        for t in [
+            "2026-11-28T22:25:00Z",
+            "1970-01-01T00:00:00Z",
+            "2024-02-29T23:59:59Z",
+            "2000-02-29T12:00:00Z",
+            "1999-12-31T23:59:59Z",
+            "2100-03-01T00:00:01Z",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+            // Not the API server's form: read through jiff (or not at all) either way.
+            "2026-11-28T22:25:00.5Z",
+            "2026-11-28T22:25:00+01:00",
+            "2023-02-29T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-11-31T00:00:00Z",
+            "2026-11-28T24:00:00Z",
+            "2026-11-28T22:60:00Z",
+            "2026-11-28 22:25:00Z",
+            "2026-1a-28T22:25:00Z",
+            "",
+        ] {
+            let want = t
+                .parse::<k8s_openapi::jiff::Timestamp>()
+                .ok()
+                .map(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time);
+            assert_eq!(meta_time(t), want, "{t}");
+        }
+        assert!(
+            utc_seconds("2026-11-28T22:25:00Z").is_some(),
+            "read by hand"
+        );
+        assert_eq!(utc_seconds("1970-01-02T00:00:01Z"), Some(86_401));
+    }
 
     fn same_as_serde(json: &str) {
         let fast = decode_dynamic(json).map_err(|e| e.to_string());

@@ -545,7 +545,7 @@ pub struct History {
     /// The objects the last past view rebuilt, by the version they show (see `past_view`):
     /// a `[` / `]` step rebuilds only what it did not show before. Holds one view's objects at
     /// most (outside the budget: what the screen holds anyway).
-    past_memo: Mutex<past_view::Memo>,
+    past_memo: Mutex<past_view::PastCache>,
 }
 
 thread_local! {

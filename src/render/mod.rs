@@ -36,7 +36,7 @@ pub use describe::{describe, describe_at};
 pub use history_mask::{decode_mask as history_decode_mask, history_mask};
 pub use jsonpath::{JsonPath, JsonPathError};
 pub use pod::{POD_SUMMARY_KEY, PodSummary, pod_health, pod_phase_reason};
-pub use prune::{mask as cache_mask, prune};
+pub use prune::{mask as cache_mask, pod_uses, prune};
 pub use yaml::to_yaml;
 
 /// One table cell. Values that change with the clock are stored as timestamps and rendered at

@@ -800,15 +800,17 @@ impl Drill {
             Drill::Namespace(n) => s.namespace.as_deref() == Some(&**n),
             Drill::Uses(u) => {
                 let ns = s.namespace.as_deref().unwrap_or("");
-                s.object
-                    .data
-                    .get(POD_USES_KEY)
-                    .and_then(|v| v.as_str())
-                    .is_some_and(|uses| {
-                        uses.split(',').any(|x| {
-                            u.strip_prefix(ns).and_then(|r| r.strip_prefix('/')) == Some(x)
-                        })
-                    })
+                let wanted = u.strip_prefix(ns).and_then(|r| r.strip_prefix('/'));
+                let data = &s.object.data;
+                match data.get(POD_USES_KEY).and_then(|v| v.as_str()) {
+                    Some(uses) => uses.split(',').any(|x| wanted == Some(x)),
+                    // A pod the cache transform did not prune (a past view's row, rebuilt
+                    // from history with the fields the uses index reads): its spec says.
+                    None if data.get("spec").is_some() => crate::render::pod_uses(data)
+                        .iter()
+                        .any(|x| wanted == Some(x.as_str())),
+                    None => false,
+                }
             }
         }
     }

@@ -393,3 +393,149 @@ fn a_step_hands_back_the_objects_the_previous_view_rebuilt() {
     assert!(!Arc::ptr_eq(&again.rows[1].object, &step.rows[1].object));
     assert_eq!(again.rows, step.rows);
 }
+
+/// A history of five pods: updates, a deletion, a name created again, one pod never changed.
+fn churned() -> (History, Vec<Arc<DynamicObject>>) {
+    let h = History::with_mib(1);
+    for (i, name) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+        let rv = (10 + i).to_string();
+        see(
+            &h,
+            &pod(name, &rv, "Pending", "web:1.4"),
+            DeltaType::Replaced,
+            1_000,
+        );
+    }
+    see(
+        &h,
+        &pod("a", "20", "Running", "web:1.4"),
+        DeltaType::Updated,
+        2_000,
+    );
+    see(
+        &h,
+        &pod("b", "21", "Running", "web:1.4"),
+        DeltaType::Updated,
+        3_000,
+    );
+    see(
+        &h,
+        &pod("a", "22", "Running", "web:1.5"),
+        DeltaType::Updated,
+        3_000,
+    );
+    see(
+        &h,
+        &pod("c", "23", "Running", "web:1.4"),
+        DeltaType::Deleted,
+        4_000,
+    );
+    see(
+        &h,
+        &pod("f", "24", "Pending", "web:1.4"),
+        DeltaType::Added,
+        5_000,
+    );
+    see(
+        &h,
+        &pod("c", "25", "Pending", "web:1.6"),
+        DeltaType::Added,
+        6_000,
+    );
+    see(
+        &h,
+        &pod("d", "26", "Failed", "web:1.4"),
+        DeltaType::Updated,
+        6_000,
+    );
+    let live = [
+        pod("a", "22", "Running", "web:1.5"),
+        pod("b", "21", "Running", "web:1.4"),
+        pod("c", "25", "Pending", "web:1.6"),
+        pod("d", "26", "Failed", "web:1.4"),
+        pod("e", "14", "Pending", "web:1.4"),
+        pod("f", "24", "Pending", "web:1.4"),
+    ];
+    (h, live.into_iter().map(Arc::new).collect())
+}
+
+/// The view at `at` looked at object by object (nothing kept from a view before).
+fn whole(h: &History, at: i64, live: &[Arc<DynamicObject>]) -> PastView {
+    h.forget_past_views();
+    h.past_view("pods", Some("shop"), at, live.iter().cloned())
+}
+
+#[test]
+fn a_step_from_any_instant_to_any_other_reads_as_the_whole_view_there() {
+    let (h, live) = churned();
+    let instants = [
+        500, 1_000, 1_500, 2_000, 3_000, 3_500, 4_000, 5_000, 6_000, 9_000,
+    ];
+    for &from in &instants {
+        for &to in &instants {
+            let want = whole(&h, to, &live);
+            whole(&h, from, &live);
+            let step = h.past_view("pods", Some("shop"), to, live.iter().cloned());
+            assert_eq!(step, want, "from {from} to {to}");
+        }
+    }
+    // `[` pressed again and again, then `]`: each view as a whole one reads.
+    let times = h.change_times("pods", Some("shop"));
+    assert_eq!(times, [1_000, 2_000, 3_000, 4_000, 5_000, 6_000]);
+    h.forget_past_views();
+    let mut at = 9_000;
+    let mut seen = Vec::new();
+    while let Some(back) = step_back(&times, at) {
+        let step = h.past_view("pods", Some("shop"), back, live.iter().cloned());
+        seen.push((back, step));
+        at = back;
+    }
+    while let Some(next) = step_forward(&times, at) {
+        let step = h.past_view("pods", Some("shop"), next, live.iter().cloned());
+        seen.push((next, step));
+        at = next;
+    }
+    assert!(seen.len() > 8, "{}", seen.len());
+    for (at, step) in seen {
+        assert_eq!(step, whole(&h, at, &live), "at {at}");
+    }
+}
+
+#[test]
+fn a_step_after_new_versions_were_recorded_shows_them() {
+    let (h, mut live) = churned();
+    h.past_view("pods", Some("shop"), 3_500, live.iter().cloned());
+    // Meanwhile: e changes for the first time, b is deleted, g is created.
+    see(
+        &h,
+        &pod("e", "30", "Running", "web:1.4"),
+        DeltaType::Updated,
+        7_000,
+    );
+    see(
+        &h,
+        &pod("b", "31", "Running", "web:1.4"),
+        DeltaType::Deleted,
+        7_000,
+    );
+    see(
+        &h,
+        &pod("g", "32", "Pending", "web:1.4"),
+        DeltaType::Added,
+        7_000,
+    );
+    live.retain(|o| !matches!(o.metadata.name.as_deref(), Some("b" | "e")));
+    live.push(Arc::new(pod("e", "30", "Running", "web:1.4")));
+    live.push(Arc::new(pod("g", "32", "Pending", "web:1.4")));
+    for at in [2_500, 7_000, 6_500, 1_000] {
+        let step = h.past_view("pods", Some("shop"), at, live.iter().cloned());
+        let e = step.rows.iter().find(|r| &*r.key == "shop/e");
+        if at < 7_000 {
+            assert_eq!(e.map(|r| r.since), Some(Since::Changed), "at {at}");
+        }
+        assert_eq!(step, whole(&h, at, &live), "at {at}");
+        // Stepping on from the whole view just made.
+    }
+    let times = h.change_times("pods", Some("shop"));
+    assert_eq!(times.last(), Some(&7_000), "the new instant is a stop");
+}

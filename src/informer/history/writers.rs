@@ -9,7 +9,16 @@
 //! decoder skips them unread (`ObjectMask::managed_writers`), because decoding them for every
 //! listed object took history's recording cost from +12 % to +87 % of a sync's CPU. Reading who
 //! and when alone costs history +9–15 % of a 10k sync's CPU and +7.5–11 % on the event path
-//! (release, 2026-11-28, `bench --only history`), above the +5.5–8.4 % accepted before. Where an
+//! (release, 2026-11-28, `bench --only history`), above the +5.5–8.4 % accepted before. The
+//! writers are not where that went: profiled (perf, 2026-11-29), the stamps, `moved` and
+//! `writer_of` are under 1 % of the event path's samples and the JSON decoder's entry (now with
+//! its time read by hand and borrowed, no general RFC 3339 parser) is mostly the skipping of
+//! `fieldsV1`, which an unread `managedFields` costs too; the flattening of the tracked fields
+//! is two thirds of `observe`, and those fields grew this round (the columns a past view
+//! draws, the names the uses index reads). Alternated with the previous build at load 3.7–4.0
+//! (01:22 UTC): event path +5.4 → +5.3 µs, its decode +1.0 → +0.5 µs; sync CPU +15.6 % →
+//! +21.0–23.6 % on a path this round did not touch (the protobuf decoder, `observe`): the
+//! machine's spread, not a change. Where an
 //! object does carry `fieldsV1` (a GET, a test), the exact field ownership is used instead
 //! ([`super::Ownership`]). Nothing in client-go or kubectl names a change's writer.
 //!
