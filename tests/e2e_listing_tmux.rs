@@ -42,10 +42,10 @@ fn demo_server(kubeconfig: &std::path::Path, args: &[&str]) -> DemoServer {
     DemoServer(child)
 }
 
-/// The count in the pods table's title: `Pods(all)[1234]`.
+/// The count in the pods table's title: `Pods(all)[1,234]`.
 fn pods_count(screen: &str) -> Option<u64> {
     let rest = &screen[screen.find("Pods(all)[")? + "Pods(all)[".len()..];
-    rest[..rest.find(']')?].parse().ok()
+    rest[..rest.find(']')?].replace(',', "").parse().ok()
 }
 
 #[test]

@@ -21,18 +21,19 @@ impl App {
         };
         // The title's count and the position agree: both count the objects there (rows of
         // deletions shown for a moment are not counted).
+        // As k9s titles it: a cluster-scoped kind reads `(all)` as all namespaces do, and the
+        // count has its thousands grouped (`Pods(all)[100,000]`).
         let live = t.live_len();
+        let count = crate::ui::listing::thousands(live_count(live));
         let title = format!(
             " {}({}){}[{}] ",
             capitalized(&v.resource.api_resource.plural),
-            v.namespace
-                .as_deref()
-                .unwrap_or(if v.resource.namespaced { "all" } else { "-" }),
+            v.namespace.as_deref().unwrap_or("all"),
             v.drilled_from
                 .as_deref()
                 .map(|d| format!(" <{d}> "))
                 .unwrap_or_default(),
-            live
+            count
         );
         // The room a banner may take: the frame's width less its corners and the title.
         let room = usize::from(area.width)
@@ -557,4 +558,9 @@ pub(super) fn mark_style(base: Style, m: Mark, theme: &crate::ui::theme::Theme) 
             .fg(Color::Red)
             .add_modifier(Modifier::CROSSED_OUT | Modifier::DIM),
     }
+}
+
+/// A row count as the title's thousands formatter takes it.
+fn live_count(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
 }
