@@ -19,6 +19,7 @@ use regex::Regex;
 
 pub use super::action::Drill;
 use super::action::ObjectSummary;
+use super::sort_key::{Decorated, SortKey, cmp_decorated};
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
@@ -136,12 +137,33 @@ fn contains_folded(hay: &str, needle: &str) -> bool {
         return true;
     }
     if hay.is_ascii() && needle.is_ascii() {
-        return hay
-            .as_bytes()
-            .windows(needle.len())
-            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()));
+        return ascii_contains_folded(hay.as_bytes(), needle.as_bytes());
     }
     hay.to_lowercase().contains(needle)
+}
+
+/// [`contains_folded`] of ASCII text: the needle's first byte is looked for in either case with
+/// `memchr2` (vectorised, skipping most of the text), and only there is the rest compared.
+fn ascii_contains_folded(hay: &[u8], needle: &[u8]) -> bool {
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    let Some(last_start) = hay.len().checked_sub(needle.len()) else {
+        return false;
+    };
+    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    let mut from = 0;
+    while from <= last_start {
+        let Some(i) = memchr::memchr2(lower, upper, &hay[from..=last_start]) else {
+            return false;
+        };
+        let at = from + i;
+        if hay[at + 1..at + needle.len()].eq_ignore_ascii_case(rest) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 /// A label selector filter and how it was answered.
@@ -304,22 +326,41 @@ fn row_ptr(k: &Arc<str>) -> usize {
     Arc::as_ptr(k) as *const u8 as usize
 }
 
-/// Sort keys by their entries, resolving each key once (not once per comparison).
+/// Sort keys by their entries, resolving each key once (not once per comparison) and reducing
+/// its sort cell to a [`SortKey`] once: the comparisons compare integers side by side in one
+/// `Vec`, not the rows' cells behind their pointers. `key_ordered`: `keys` come in ascending key
+/// order, so a stable sort by the sort cell alone leaves ties in key order (no key comparisons:
+/// a sort by STATUS, where nearly every row ties, compares no strings at all).
 fn sorted_keys<'a>(
     entries: &'a FastMap<Arc<str>, Entry>,
     keys: impl Iterator<Item = &'a Arc<str>>,
     sort: SortBy,
     descending: bool,
+    key_ordered: bool,
 ) -> Vec<Arc<str>> {
-    let mut pairs: Vec<(&Arc<str>, &Entry)> =
-        keys.filter_map(|k| entries.get_key_value(k)).collect();
+    let mut decorated: Vec<Decorated<'a, &'a Arc<str>>> = keys
+        .filter_map(|k| entries.get_key_value(k))
+        .map(|(k, e)| match sort {
+            // Key order needs no cell: plain string comparison below.
+            SortBy::Key => (SortKey::of(None).0, true, None, k),
+            SortBy::Cell(i) => {
+                let cell = e.summary.row.cells.get(i);
+                let (key, exact) = SortKey::of(cell);
+                (key, exact, cell, k)
+            }
+            SortBy::Joined(_) => (SortKey::number(e.joined), true, None, k),
+        })
+        .collect();
     match sort {
-        // Key order needs no entry: plain string comparison.
-        SortBy::Key if !descending => pairs.sort_unstable_by(|a, b| a.0.cmp(b.0)),
-        SortBy::Key => pairs.sort_unstable_by(|a, b| b.0.cmp(a.0)),
-        _ => pairs.sort_unstable_by(|a, b| cmp_entries(sort, descending, a.1, b.1)),
+        SortBy::Key => decorated.sort_unstable_by(|a, b| a.3.cmp(b.3)),
+        _ if key_ordered => decorated.sort_by(cmp_decorated),
+        _ => decorated.sort_unstable_by(|a, b| cmp_decorated(a, b).then_with(|| a.3.cmp(b.3))),
     }
-    pairs.into_iter().map(|(k, _)| k.clone()).collect()
+    // Descending reverses the whole order, ties (by key) included: see `cmp_entries`.
+    if descending {
+        decorated.reverse();
+    }
+    decorated.into_iter().map(|d| d.3.clone()).collect()
 }
 
 impl TableModel {
@@ -610,7 +651,13 @@ impl TableModel {
         if !placed_moving.is_empty() {
             self.order.retain(|k| !placed_moving.contains(k));
         }
-        let incoming = sorted_keys(&self.entries, moving.iter(), self.sort, self.descending);
+        let incoming = sorted_keys(
+            &self.entries,
+            moving.iter(),
+            self.sort,
+            self.descending,
+            false,
+        );
         let incoming_all = if self.filtered {
             incoming.clone()
         } else {
@@ -733,7 +780,7 @@ impl TableModel {
                 );
             }
             self.order = self.entries.keys().cloned().collect();
-            self.resort();
+            self.resort(false);
             if self.filtered {
                 self.refilter(None);
             }
@@ -865,14 +912,22 @@ impl TableModel {
         }
     }
 
-    fn resort(&mut self) {
-        self.order = sorted_keys(&self.entries, self.order.iter(), self.sort, self.descending);
+    /// Sort `order` (and `visible`) anew; `key_ordered`: they are in ascending key order now.
+    fn resort(&mut self, key_ordered: bool) {
+        self.order = sorted_keys(
+            &self.entries,
+            self.order.iter(),
+            self.sort,
+            self.descending,
+            key_ordered,
+        );
         if self.filtered {
             self.visible = sorted_keys(
                 &self.entries,
                 self.visible.iter(),
                 self.sort,
                 self.descending,
+                key_ordered,
             );
         }
         self.fix_selection(None);
@@ -887,9 +942,10 @@ impl TableModel {
             self.visible.reverse();
             self.fix_selection(None);
         } else {
+            let key_ordered = self.sort == SortBy::Key && !self.descending;
             self.sort = by;
             self.descending = false;
-            self.resort();
+            self.resort(key_ordered);
         }
     }
 
@@ -901,7 +957,7 @@ impl TableModel {
             e.joined = key_of(e);
         }
         if matches!(self.sort, SortBy::Joined(_)) {
-            self.resort();
+            self.resort(false);
         }
     }
 
@@ -948,8 +1004,13 @@ impl TableModel {
                     keys.retain(|k| passes(k));
                     lingering(&mut keys);
                     let unique: FastSet<Arc<str>> = keys.into_iter().collect();
-                    self.visible =
-                        sorted_keys(&self.entries, unique.iter(), self.sort, self.descending);
+                    self.visible = sorted_keys(
+                        &self.entries,
+                        unique.iter(),
+                        self.sort,
+                        self.descending,
+                        false,
+                    );
                 }
                 // Many: one pass over the sorted keys testing row pointers, which touches
                 // neither the key strings nor the rows (a sort of 10k rows chases ~500k
@@ -1095,4 +1156,25 @@ pub fn rows_for_keys(
         }
     }
     (upserts, deletes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// The in-place ASCII search finds exactly what lowercasing and `str::contains` find.
+        #[test]
+        fn a_folded_search_finds_what_lowercased_text_contains(
+            hay in "[a-cA-C0-9./-]{0,24}",
+            needle in "[a-c0-9./-]{0,4}",
+        ) {
+            prop_assert_eq!(
+                contains_folded(&hay, &needle),
+                hay.to_lowercase().contains(&needle)
+            );
+        }
+    }
 }
