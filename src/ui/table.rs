@@ -25,6 +25,8 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 use crate::selector::{LabelSelector, Operator};
 
+mod sliced;
+
 /// How long an added/updated row stays highlighted.
 pub const HIGHLIGHT_MS: i64 = 1_500;
 /// How long a deleted row stays on screen (struck, red) before it is removed.
@@ -286,6 +288,11 @@ pub struct TableModel {
     /// tick after them restarts their linger from its (fresh) time, so a deleted row stays its
     /// full [`DELETED_LINGER_MS`] however long ago the previous tick was.
     unconfirmed: Vec<(Arc<str>, i64)>,
+    /// A text filter's pass over the rows in progress, spread over several updates
+    /// ([`TableModel::refilter_sliced`]); `visible` then holds the rows checked so far.
+    scan: Option<sliced::FilterScan>,
+    /// How many rows a sliced filter checks per update.
+    slice_rows: usize,
 }
 
 impl Default for TableModel {
@@ -304,6 +311,8 @@ impl Default for TableModel {
             offset: 0,
             expiries: VecDeque::new(),
             unconfirmed: Vec::new(),
+            scan: None,
+            slice_rows: sliced::SLICE_ROWS,
         }
     }
 }
@@ -394,7 +403,8 @@ impl TableModel {
             .chain(self.unconfirmed.iter().map(|(k, _)| k));
         for k in lingering {
             if self.entries.get(k).is_some_and(|e| {
-                e.mark == Mark::Deleted && (!self.filtered || self.filters.passes(&e.summary))
+                e.mark == Mark::Deleted
+                    && (!self.filtered || self.filters.passes(&e.summary) && self.scanned(e))
             }) {
                 gone.insert(k);
             }
@@ -451,12 +461,17 @@ impl TableModel {
         let Some(e) = self.entries.get(key) else {
             return;
         };
-        if let Ok(i) = self.search(&self.order, e) {
+        let at = self.search(&self.order, e).ok();
+        let shown_at = if self.filtered {
+            self.search(&self.visible, e).ok()
+        } else {
+            None
+        };
+        if let Some(i) = at {
+            self.scan_forgets(i);
             self.order.remove(i);
         }
-        if self.filtered
-            && let Ok(i) = self.search(&self.visible, e)
-        {
+        if let Some(i) = shown_at {
             self.visible.remove(i);
         }
     }
@@ -468,7 +483,7 @@ impl TableModel {
         };
         let key = key.clone();
         let pos = self.search(&self.order, e).unwrap_or_else(|p| p);
-        let vis = self.filtered && self.filters.passes(&e.summary);
+        let vis = self.filtered && self.filters.passes(&e.summary) && self.scanned(e);
         let vpos = if vis {
             Some(self.search(&self.visible, e).unwrap_or_else(|p| p))
         } else {
@@ -669,7 +684,10 @@ impl TableModel {
             // The shown list is a filtered copy of `order`. Rows only added (a list streaming
             // in): the new ones that pass are merged into it, O(n) moves and no filter pass over
             // the rows already there. Rows that moved or changed membership: rebuilt in one pass.
-            if !placed_moving.is_empty() || membership_changed {
+            // A pass in progress starts over (its last checked row may have moved).
+            if self.scan.is_some() && (!placed_moving.is_empty() || membership_changed) {
+                self.refilter_sliced();
+            } else if !placed_moving.is_empty() || membership_changed {
                 self.refilter(None);
             } else if !moving.is_empty() {
                 let shown: Vec<Arc<str>> = incoming_all
@@ -677,7 +695,7 @@ impl TableModel {
                     .filter(|k| {
                         self.entries
                             .get(k)
-                            .is_some_and(|e| self.filters.passes(&e.summary))
+                            .is_some_and(|e| self.filters.passes(&e.summary) && self.scanned(e))
                     })
                     .collect();
                 let visible = std::mem::take(&mut self.visible);
@@ -921,6 +939,11 @@ impl TableModel {
             self.descending,
             key_ordered,
         );
+        if self.scan.is_some() {
+            // The rows checked so far were a prefix of the old order: check anew.
+            self.refilter_sliced();
+            return;
+        }
         if self.filtered {
             self.visible = sorted_keys(
                 &self.entries,
@@ -940,6 +963,10 @@ impl TableModel {
             // Reversing a total order is a reverse of the list.
             self.order.reverse();
             self.visible.reverse();
+            if self.scan.is_some() {
+                self.refilter_sliced();
+                return;
+            }
             self.fix_selection(None);
         } else {
             let key_ordered = self.sort == SortBy::Key && !self.descending;
@@ -971,6 +998,7 @@ impl TableModel {
     pub fn refilter(&mut self, index_candidates: Option<Vec<Arc<str>>>) {
         self.filtered = self.filters.active();
         self.visible.clear();
+        self.scan = None;
         if self.filtered {
             // Candidates come only from the label index (`App::label_candidates`).
             let label_answered =
@@ -1049,7 +1077,9 @@ impl TableModel {
             }
             _ => false,
         };
-        if !narrower || !self.filtered {
+        // Narrowing is a pass over the shown rows in one update: over many, a sliced pass
+        // from scratch keeps each update short instead.
+        if !narrower || !self.filtered || self.visible.len() > self.slice_rows {
             return Err(new);
         }
         self.filters.text = Some(new);
