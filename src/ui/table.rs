@@ -684,10 +684,10 @@ impl TableModel {
             // The shown list is a filtered copy of `order`. Rows only added (a list streaming
             // in): the new ones that pass are merged into it, O(n) moves and no filter pass over
             // the rows already there. Rows that moved or changed membership: rebuilt in one pass.
-            // A pass in progress starts over (its last checked row may have moved).
-            if self.scan.is_some() && (!placed_moving.is_empty() || membership_changed) {
-                self.refilter_sliced();
-            } else if !placed_moving.is_empty() || membership_changed {
+            // Rows moved: a pass in progress (whose last checked row may have moved) ends here
+            // in one pass over every row. Not started over: under a stream of such batches it
+            // would never end.
+            if !placed_moving.is_empty() || membership_changed {
                 self.refilter(None);
             } else if !moving.is_empty() {
                 let shown: Vec<Arc<str>> = incoming_all
