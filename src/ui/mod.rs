@@ -107,7 +107,6 @@ pub mod pulse;
 pub mod resources;
 pub mod scope;
 pub mod screens;
-mod sort_key;
 pub mod table;
 pub mod theme;
 pub mod time_travel;

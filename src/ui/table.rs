@@ -19,7 +19,6 @@ use regex::Regex;
 
 pub use super::action::Drill;
 use super::action::ObjectSummary;
-use super::sort_key::{Decorated, SortKey, cmp_decorated};
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
@@ -139,33 +138,12 @@ fn contains_folded(hay: &str, needle: &str) -> bool {
         return true;
     }
     if hay.is_ascii() && needle.is_ascii() {
-        return ascii_contains_folded(hay.as_bytes(), needle.as_bytes());
+        return hay
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()));
     }
     hay.to_lowercase().contains(needle)
-}
-
-/// [`contains_folded`] of ASCII text: the needle's first byte is looked for in either case with
-/// `memchr2` (vectorised, skipping most of the text), and only there is the rest compared.
-fn ascii_contains_folded(hay: &[u8], needle: &[u8]) -> bool {
-    let Some((&first, rest)) = needle.split_first() else {
-        return true;
-    };
-    let Some(last_start) = hay.len().checked_sub(needle.len()) else {
-        return false;
-    };
-    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
-    let mut from = 0;
-    while from <= last_start {
-        let Some(i) = memchr::memchr2(lower, upper, &hay[from..=last_start]) else {
-            return false;
-        };
-        let at = from + i;
-        if hay[at + 1..at + needle.len()].eq_ignore_ascii_case(rest) {
-            return true;
-        }
-        from = at + 1;
-    }
-    false
 }
 
 /// A label selector filter and how it was answered.
@@ -335,41 +313,22 @@ fn row_ptr(k: &Arc<str>) -> usize {
     Arc::as_ptr(k) as *const u8 as usize
 }
 
-/// Sort keys by their entries, resolving each key once (not once per comparison) and reducing
-/// its sort cell to a [`SortKey`] once: the comparisons compare integers side by side in one
-/// `Vec`, not the rows' cells behind their pointers. `key_ordered`: `keys` come in ascending key
-/// order, so a stable sort by the sort cell alone leaves ties in key order (no key comparisons:
-/// a sort by STATUS, where nearly every row ties, compares no strings at all).
+/// Sort keys by their entries, resolving each key once (not once per comparison).
 fn sorted_keys<'a>(
     entries: &'a FastMap<Arc<str>, Entry>,
     keys: impl Iterator<Item = &'a Arc<str>>,
     sort: SortBy,
     descending: bool,
-    key_ordered: bool,
 ) -> Vec<Arc<str>> {
-    let mut decorated: Vec<Decorated<'a, &'a Arc<str>>> = keys
-        .filter_map(|k| entries.get_key_value(k))
-        .map(|(k, e)| match sort {
-            // Key order needs no cell: plain string comparison below.
-            SortBy::Key => (SortKey::of(None).0, true, None, k),
-            SortBy::Cell(i) => {
-                let cell = e.summary.row.cells.get(i);
-                let (key, exact) = SortKey::of(cell);
-                (key, exact, cell, k)
-            }
-            SortBy::Joined(_) => (SortKey::number(e.joined), true, None, k),
-        })
-        .collect();
+    let mut pairs: Vec<(&Arc<str>, &Entry)> =
+        keys.filter_map(|k| entries.get_key_value(k)).collect();
     match sort {
-        SortBy::Key => decorated.sort_unstable_by(|a, b| a.3.cmp(b.3)),
-        _ if key_ordered => decorated.sort_by(cmp_decorated),
-        _ => decorated.sort_unstable_by(|a, b| cmp_decorated(a, b).then_with(|| a.3.cmp(b.3))),
+        // Key order needs no entry: plain string comparison.
+        SortBy::Key if !descending => pairs.sort_unstable_by(|a, b| a.0.cmp(b.0)),
+        SortBy::Key => pairs.sort_unstable_by(|a, b| b.0.cmp(a.0)),
+        _ => pairs.sort_unstable_by(|a, b| cmp_entries(sort, descending, a.1, b.1)),
     }
-    // Descending reverses the whole order, ties (by key) included: see `cmp_entries`.
-    if descending {
-        decorated.reverse();
-    }
-    decorated.into_iter().map(|d| d.3.clone()).collect()
+    pairs.into_iter().map(|(k, _)| k.clone()).collect()
 }
 
 impl TableModel {
@@ -666,13 +625,7 @@ impl TableModel {
         if !placed_moving.is_empty() {
             self.order.retain(|k| !placed_moving.contains(k));
         }
-        let incoming = sorted_keys(
-            &self.entries,
-            moving.iter(),
-            self.sort,
-            self.descending,
-            false,
-        );
+        let incoming = sorted_keys(&self.entries, moving.iter(), self.sort, self.descending);
         let incoming_all = if self.filtered {
             incoming.clone()
         } else {
@@ -798,7 +751,7 @@ impl TableModel {
                 );
             }
             self.order = self.entries.keys().cloned().collect();
-            self.resort(false);
+            self.resort();
             if self.filtered {
                 self.refilter(None);
             }
@@ -930,15 +883,8 @@ impl TableModel {
         }
     }
 
-    /// Sort `order` (and `visible`) anew; `key_ordered`: they are in ascending key order now.
-    fn resort(&mut self, key_ordered: bool) {
-        self.order = sorted_keys(
-            &self.entries,
-            self.order.iter(),
-            self.sort,
-            self.descending,
-            key_ordered,
-        );
+    fn resort(&mut self) {
+        self.order = sorted_keys(&self.entries, self.order.iter(), self.sort, self.descending);
         if self.scan.is_some() {
             // The rows checked so far were a prefix of the old order: check anew.
             self.refilter_sliced();
@@ -950,7 +896,6 @@ impl TableModel {
                 self.visible.iter(),
                 self.sort,
                 self.descending,
-                key_ordered,
             );
         }
         self.fix_selection(None);
@@ -969,10 +914,9 @@ impl TableModel {
             }
             self.fix_selection(None);
         } else {
-            let key_ordered = self.sort == SortBy::Key && !self.descending;
             self.sort = by;
             self.descending = false;
-            self.resort(key_ordered);
+            self.resort();
         }
     }
 
@@ -984,7 +928,7 @@ impl TableModel {
             e.joined = key_of(e);
         }
         if matches!(self.sort, SortBy::Joined(_)) {
-            self.resort(false);
+            self.resort();
         }
     }
 
@@ -1032,13 +976,8 @@ impl TableModel {
                     keys.retain(|k| passes(k));
                     lingering(&mut keys);
                     let unique: FastSet<Arc<str>> = keys.into_iter().collect();
-                    self.visible = sorted_keys(
-                        &self.entries,
-                        unique.iter(),
-                        self.sort,
-                        self.descending,
-                        false,
-                    );
+                    self.visible =
+                        sorted_keys(&self.entries, unique.iter(), self.sort, self.descending);
                 }
                 // Many: one pass over the sorted keys testing row pointers, which touches
                 // neither the key strings nor the rows (a sort of 10k rows chases ~500k
@@ -1186,25 +1125,4 @@ pub fn rows_for_keys(
         }
     }
     (upserts, deletes)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
-        /// The in-place ASCII search finds exactly what lowercasing and `str::contains` find.
-        #[test]
-        fn a_folded_search_finds_what_lowercased_text_contains(
-            hay in "[a-cA-C0-9./-]{0,24}",
-            needle in "[a-c0-9./-]{0,4}",
-        ) {
-            prop_assert_eq!(
-                contains_folded(&hay, &needle),
-                hay.to_lowercase().contains(&needle)
-            );
-        }
-    }
 }
