@@ -26,21 +26,25 @@
 //!
 //! # Measured
 //!
-//! Release, 2026-11-28 22:27 UTC, load 6.3, `bench --only scale`; own time (wall):
+//! Release, 2026-11-29 01:20 UTC, load 3.4, `bench --only scale`; own time (on-CPU):
 //!
 //! | step | 10k | 100k | 150k | 300k |
 //! |---|---|---|---|---|
-//! | frame while the list streams, longest | 2.7 ms | 10.8 ms | 7.6 ms | 9.2 ms (15.4) |
-//! | frame while scrolling, longest | 1.1 ms | 1.1 ms (5.4) | 1.3 ms | 1.7 ms |
-//! | one watch event + frame | 0.69 ms | 0.69 ms | 0.72 ms | 0.61 ms |
-//! | idle App loop, share of a core | 0.07 % | 0.07 % | 0.07 % | 0.06 % |
-//! | sort by STATUS | 2.1 ms | 56 ms | 86 ms | 233 ms |
-//! | text filter typed + frame | 10 ms | 155 ms | 259 ms | 665 ms |
+//! | frame while the list streams, longest | 2.7 ms | 5.3 ms | 6.8 ms | 9.1 ms |
+//! | frame while scrolling, longest | 0.9 ms | 1.0 ms | 1.0 ms | 1.1 ms |
+//! | one watch event + frame | 0.64 ms | 0.72 ms | 0.73 ms | 0.76 ms |
+//! | idle App loop, share of a core | 0.07 % | 0.07 % | 0.07 % | 0.07 % |
+//! | sort by STATUS (one update) | 1.1 ms | 40 ms | 69 ms | 157 ms |
+//! | filter pasted: longest frame / all matches (frames) | 4.6 / 9.1 ms (2) | 10 / 156 ms (20) | 9.1 / 240 ms (30) | 13 / 602 ms (60) |
+//! | filter typed: longest frame / all keys (frames) | 3.4 / 23 ms (12) | 8.8 / 471 ms (120) | 9.6 / 780 ms (180) | 15 / 1,951 ms (360) |
 //!
-//! Before this round (21:46, load 9.2, wall only): the streaming frame's last batch took 4.3 /
-//! 13.2 / 26 ms at 100k / 150k / 300k (the merge cloned every key), the filter 1.3 s at 300k
-//! (every cell lowercased). Frames, events and the idle loop are flat; a sort (n log n) and a
-//! filter (n) are one-off costs of a key press that grow with the rows.
+//! Before the filter's pass in slices (00:28, load 7–10): the filter pasted was one update of
+//! 12 / 144 / 241 / 527 ms, its slowest typed key 12 / 164 / 151 / 452 ms. Earlier (2026-11-28
+//! 21:46, load 9.2, wall only): the streaming frame's last batch took 4.3 / 13.2 / 26 ms at 100k /
+//! 150k / 300k (the merge cloned every key), the filter 1.3 s at 300k (every cell lowercased).
+//! Frames, events and the idle loop are flat; a sort (n log n) is a one-off cost of a key press
+//! that grows with the rows (a row's cost is memory: a hash lookup and the cells behind pointers);
+//! a filter (n) is spread over frames.
 
 use super::*;
 
