@@ -322,6 +322,10 @@ impl App {
     /// ticks): the runtime sends `Action::Tick` then. Ages only need a slow tick.
     pub fn next_deadline_ms(&self) -> Option<i64> {
         let mut d = self.current_view().and_then(|v| v.table.next_deadline());
+        // A filter pass in progress: its next slice on the next tick, at once.
+        if self.current_view().is_some_and(|v| v.table.filtering()) {
+            d = Some(self.now_ms);
+        }
         if !self.connection.reachable
             && let Some(at) = self.connection.retry_at_ms
             && at > self.now_ms
@@ -681,6 +685,8 @@ impl App {
                 let mut changed = second_changed | self.expire_message(now);
                 for v in self.views.values_mut() {
                     changed |= v.live_table_mut().expire(now);
+                    // A filter pass in progress checks its next slice of rows.
+                    changed |= v.table.continue_filter();
                 }
                 changed |= self.xray_tick();
                 if changed {

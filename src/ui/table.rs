@@ -24,6 +24,8 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 use crate::selector::{LabelSelector, Operator};
 
+mod sliced;
+
 /// How long an added/updated row stays highlighted.
 pub const HIGHLIGHT_MS: i64 = 1_500;
 /// How long a deleted row stays on screen (struck, red) before it is removed.
@@ -264,6 +266,11 @@ pub struct TableModel {
     /// tick after them restarts their linger from its (fresh) time, so a deleted row stays its
     /// full [`DELETED_LINGER_MS`] however long ago the previous tick was.
     unconfirmed: Vec<(Arc<str>, i64)>,
+    /// A text filter's pass over the rows in progress, spread over several updates
+    /// ([`TableModel::refilter_sliced`]); `visible` then holds the rows checked so far.
+    scan: Option<sliced::FilterScan>,
+    /// How many rows a sliced filter checks per update.
+    slice_rows: usize,
 }
 
 impl Default for TableModel {
@@ -282,6 +289,8 @@ impl Default for TableModel {
             offset: 0,
             expiries: VecDeque::new(),
             unconfirmed: Vec::new(),
+            scan: None,
+            slice_rows: sliced::SLICE_ROWS,
         }
     }
 }
@@ -353,7 +362,8 @@ impl TableModel {
             .chain(self.unconfirmed.iter().map(|(k, _)| k));
         for k in lingering {
             if self.entries.get(k).is_some_and(|e| {
-                e.mark == Mark::Deleted && (!self.filtered || self.filters.passes(&e.summary))
+                e.mark == Mark::Deleted
+                    && (!self.filtered || self.filters.passes(&e.summary) && self.scanned(e))
             }) {
                 gone.insert(k);
             }
@@ -410,12 +420,17 @@ impl TableModel {
         let Some(e) = self.entries.get(key) else {
             return;
         };
-        if let Ok(i) = self.search(&self.order, e) {
+        let at = self.search(&self.order, e).ok();
+        let shown_at = if self.filtered {
+            self.search(&self.visible, e).ok()
+        } else {
+            None
+        };
+        if let Some(i) = at {
+            self.scan_forgets(i);
             self.order.remove(i);
         }
-        if self.filtered
-            && let Ok(i) = self.search(&self.visible, e)
-        {
+        if let Some(i) = shown_at {
             self.visible.remove(i);
         }
     }
@@ -427,7 +442,7 @@ impl TableModel {
         };
         let key = key.clone();
         let pos = self.search(&self.order, e).unwrap_or_else(|p| p);
-        let vis = self.filtered && self.filters.passes(&e.summary);
+        let vis = self.filtered && self.filters.passes(&e.summary) && self.scanned(e);
         let vpos = if vis {
             Some(self.search(&self.visible, e).unwrap_or_else(|p| p))
         } else {
@@ -622,6 +637,9 @@ impl TableModel {
             // The shown list is a filtered copy of `order`. Rows only added (a list streaming
             // in): the new ones that pass are merged into it, O(n) moves and no filter pass over
             // the rows already there. Rows that moved or changed membership: rebuilt in one pass.
+            // Rows moved: a pass in progress (whose last checked row may have moved) ends here
+            // in one pass over every row. Not started over: under a stream of such batches it
+            // would never end.
             if !placed_moving.is_empty() || membership_changed {
                 self.refilter(None);
             } else if !moving.is_empty() {
@@ -630,7 +648,7 @@ impl TableModel {
                     .filter(|k| {
                         self.entries
                             .get(k)
-                            .is_some_and(|e| self.filters.passes(&e.summary))
+                            .is_some_and(|e| self.filters.passes(&e.summary) && self.scanned(e))
                     })
                     .collect();
                 let visible = std::mem::take(&mut self.visible);
@@ -867,6 +885,11 @@ impl TableModel {
 
     fn resort(&mut self) {
         self.order = sorted_keys(&self.entries, self.order.iter(), self.sort, self.descending);
+        if self.scan.is_some() {
+            // The rows checked so far were a prefix of the old order: check anew.
+            self.refilter_sliced();
+            return;
+        }
         if self.filtered {
             self.visible = sorted_keys(
                 &self.entries,
@@ -885,6 +908,10 @@ impl TableModel {
             // Reversing a total order is a reverse of the list.
             self.order.reverse();
             self.visible.reverse();
+            if self.scan.is_some() {
+                self.refilter_sliced();
+                return;
+            }
             self.fix_selection(None);
         } else {
             self.sort = by;
@@ -915,6 +942,7 @@ impl TableModel {
     pub fn refilter(&mut self, index_candidates: Option<Vec<Arc<str>>>) {
         self.filtered = self.filters.active();
         self.visible.clear();
+        self.scan = None;
         if self.filtered {
             // Candidates come only from the label index (`App::label_candidates`).
             let label_answered =
@@ -988,7 +1016,9 @@ impl TableModel {
             }
             _ => false,
         };
-        if !narrower || !self.filtered {
+        // Narrowing is a pass over the shown rows in one update: over many, a sliced pass
+        // from scratch keeps each update short instead.
+        if !narrower || !self.filtered || self.visible.len() > self.slice_rows {
             return Err(new);
         }
         self.filters.text = Some(new);

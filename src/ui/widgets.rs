@@ -318,7 +318,7 @@ impl App {
             Some(v) => {
                 let f = &v.table.filters;
                 let mut any = false;
-                let so_far = self.listing(v);
+                let so_far = self.listing(v) || v.table.filtering();
                 if !f.text_raw.is_empty() {
                     l3.push(Span::styled(format!("/{}  ", f.text_raw), value));
                     if so_far {

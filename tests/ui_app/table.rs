@@ -296,3 +296,57 @@ fn command_line_opens_a_resource_by_short_name_and_closes_the_old_view() {
     assert!(matches!(app.current_screen(), Some(Screen::Table(id)) if *id == opened[0].0));
     assert!(matches!(app.mode, Mode::Normal));
 }
+
+/// A text filter over more rows than one slice is a pass spread over updates: typed, it shows
+/// the matches among the first slice at once, says `… so far` and asks for a tick at once; each
+/// tick checks one more slice; the pass ends within rows / slice ticks with exactly the rows a
+/// filter at once shows, in the same order.
+#[test]
+fn a_filter_over_many_rows_fills_in_over_ticks_and_ends_with_the_one_shot_result() {
+    let rows: Vec<_> = (0..2_000)
+        .map(|i| {
+            simple_pod(
+                if i % 2 == 0 { "default" } else { "shop" },
+                &format!("pod-{i:04}"),
+            )
+        })
+        .collect();
+    // The same filter at once (one slice holds every row).
+    let (mut at_once, v1) = app_with(config(), rows.clone());
+    at_once
+        .views
+        .get_mut(&v1)
+        .unwrap()
+        .table
+        .set_slice_rows(10_000);
+    at_once.update(key('/'));
+    type_str(&mut at_once, "pod-1");
+    assert!(!at_once.views[&v1].table.filtering());
+    let expected = shown(&at_once, v1);
+    assert_eq!(expected.len(), 1_000, "pod-1000..pod-1999");
+
+    let (mut app, v) = app_with(config(), rows);
+    let slice = 300;
+    app.views.get_mut(&v).unwrap().table.set_slice_rows(slice);
+    app.update(key('/'));
+    type_str(&mut app, "pod-1");
+    let mut ticks = 0;
+    let mut now = app.now_ms;
+    while app.views[&v].table.filtering() {
+        // Partial: a sorted prefix of the final result, marked so far, a tick wanted now.
+        let so_far = shown(&app, v);
+        assert_eq!(so_far, expected[..so_far.len()], "a prefix of the result");
+        assert!(screen_text(&app).contains(&format!("({} matches so far)", so_far.len())));
+        assert_eq!(app.next_deadline_ms(), Some(app.now_ms));
+        now += 16;
+        app.update(Action::Tick(now));
+        ticks += 1;
+        assert!(ticks <= 2_000 / slice + 1, "the pass does not end");
+    }
+    assert!(
+        ticks >= 2_000 / slice - 1,
+        "one slice per tick: {ticks} ticks"
+    );
+    assert_eq!(shown(&app, v), expected);
+    assert!(!screen_text(&app).contains("so far"));
+}

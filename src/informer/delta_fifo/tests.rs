@@ -210,6 +210,55 @@ fn resync_queues_sync_only_for_keys_with_nothing_queued() {
     assert!(bare.is_empty());
 }
 
+/// A frame asking whether a view synced must not wait while the FIFO's lock is held (a `replace`
+/// of 100k objects, or a pop applying an object to the indexer): it stalled the dashboard's
+/// frame for ~0.1 s at the end of a 100k list. And a true answer still means the indexer holds
+/// the initial list: it is false while the last initial item is being processed.
+#[test]
+fn has_synced_answers_while_the_lock_is_held_and_turns_true_after_the_last_initial_item_is_processed()
+ {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let (fifo, store) = with_indexer();
+    let fifo = Arc::new(fifo);
+    fifo.replace(vec![cm("a", "1")], "1").unwrap();
+    let (entered_tx, entered_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let popper = {
+        let (fifo, store) = (fifo.clone(), store.clone());
+        std::thread::spawn(move || {
+            fifo.try_pop(|k, d, initial| {
+                let _ = entered_tx.send(initial);
+                // Hold the FIFO's lock until the test says so.
+                let _ = release_rx.recv_timeout(Duration::from_secs(10));
+                apply(&store, k, d);
+                Ok(())
+            })
+            .is_some()
+        })
+    };
+    assert_eq!(entered_rx.recv_timeout(Duration::from_secs(10)), Ok(true));
+    // Asked from another thread while the popper holds the lock: answers at once.
+    let (answer_tx, answer_rx) = mpsc::channel();
+    let asker = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = answer_tx.send(fifo.has_synced());
+        })
+    };
+    let answer = answer_rx.recv_timeout(Duration::from_secs(2));
+    let _ = release_tx.send(());
+    assert_eq!(
+        answer,
+        Ok(false),
+        "answered without the lock, and not yet synced"
+    );
+    assert!(popper.join().unwrap());
+    asker.join().unwrap();
+    assert!(fifo.has_synced());
+    assert_eq!(store.len(), 1);
+}
+
 #[test]
 fn has_synced_after_initial_population_popped() {
     let (fifo, store) = with_indexer();

@@ -798,8 +798,7 @@ impl App {
                         }
                     };
                     if !narrowed {
-                        let cands = Self::label_candidates(v);
-                        v.table.refilter(cands);
+                        Self::refilter_text(v);
                     }
                 }
                 self.scroll_current();
@@ -812,12 +811,21 @@ impl App {
                     v.table.filters.text = None;
                     v.table.filters.text_raw = text.to_string();
                     v.table.filters.text_invalid = true;
-                    let cands = Self::label_candidates(v);
-                    v.table.refilter(cands);
+                    Self::refilter_text(v);
                 }
                 self.scroll_current();
                 self.error(e);
             }
+        }
+    }
+
+    /// Recompute the shown rows after a text filter change: from the label index's candidates
+    /// when it answers, else a pass over every row in slices (a frame's worth per update, the
+    /// rest on the ticks the App asks for while it lasts: `TableModel::refilter_sliced`).
+    fn refilter_text(v: &mut ResourceView) {
+        match Self::label_candidates(v) {
+            Some(cands) => v.table.refilter(Some(cands)),
+            None => v.table.refilter_sliced(),
         }
     }
 

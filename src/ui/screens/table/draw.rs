@@ -394,6 +394,8 @@ impl App {
             let filtered = v.table.filters.label.is_some() || !v.table.filters.text_raw.is_empty();
             let msg = if filtered && self.listing(v) {
                 "no rows match the filter so far (still listing)".to_string()
+            } else if v.table.filtering() {
+                "no rows match the filter so far (still filtering)".to_string()
             } else if !v.synced && self.informer_for(v).is_none_or(|r| !r.synced) {
                 "loading… (listing)".to_string()
             } else if filtered {
