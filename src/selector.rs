@@ -67,6 +67,25 @@ pub enum Operator {
     LessThan,
 }
 
+/// A set of labels a selector can be matched against: a `metadata.labels` map, or the labels
+/// of a cached object wherever the cache keeps them (`informer::cached::Labels`).
+pub trait LabelSet {
+    /// The value of label `key` (`None`: absent).
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl LabelSet for BTreeMap<String, String> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+impl<T: LabelSet + ?Sized> LabelSet for &T {
+    fn label(&self, key: &str) -> Option<&str> {
+        (**self).label(key)
+    }
+}
+
 /// One requirement of a label selector.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Requirement {
@@ -79,8 +98,8 @@ pub struct Requirement {
 
 impl Requirement {
     /// Whether a label set satisfies this requirement.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.matches_value(labels.get(&self.key).map(String::as_str))
+    pub fn matches(&self, labels: impl LabelSet) -> bool {
+        self.matches_value(labels.label(&self.key))
     }
 
     /// Whether a label value (`None` = the key is absent) satisfies this requirement.
@@ -162,8 +181,10 @@ impl LabelSelector {
     }
 
     /// Whether a label set satisfies every requirement.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.requirements.iter().all(|r| r.matches(labels))
+    pub fn matches(&self, labels: impl LabelSet) -> bool {
+        self.requirements
+            .iter()
+            .all(|r| r.matches_value(labels.label(&r.key)))
     }
 
     /// Like [`Self::matches`], reading labels through a lookup function.

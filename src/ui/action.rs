@@ -6,7 +6,7 @@
 //! runtime carries out, answering with further actions. `update` never blocks on I/O, so every key
 //! path is unit-testable.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -15,7 +15,7 @@ use kube::api::DynamicObject;
 
 use super::metrics::{MetricsScope, MetricsUpdate};
 use crate::cluster::ResourceInfo;
-use crate::informer::index::{NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX, POD_USES_KEY, USES_INDEX};
+use crate::informer::index::{NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX, USES_INDEX};
 use crate::informer::meta_namespace_key;
 use crate::informer::shared_informer::TapEntry;
 use crate::informer::thread_safe_store::ThreadSafeStore;
@@ -50,8 +50,6 @@ pub struct ObjectSummary {
     /// The cached object the row was made from (the indexer's `Arc`).
     pub object: Arc<DynamicObject>,
 }
-
-static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
 
 /// Separates the cluster from the object's key in a merged table's row key
 /// (`prod-us\u{1f}shop/web`): same-named objects of two clusters are two rows. Never in a
@@ -119,9 +117,10 @@ impl ObjectSummary {
         self.object.metadata.uid.as_deref().unwrap_or("")
     }
 
-    /// `metadata.labels`, for display and for evaluating a selector's set terms.
-    pub fn labels(&self) -> &BTreeMap<String, String> {
-        self.object.metadata.labels.as_ref().unwrap_or(&NO_LABELS)
+    /// The object's labels (wherever the cache keeps them, see [`crate::informer::cached`]),
+    /// for display and for evaluating a selector's set terms.
+    pub fn labels(&self) -> crate::informer::cached::Labels<'_> {
+        crate::informer::cached::labels(&self.object)
     }
 
     /// `metadata.ownerReferences[].uid`, for drill-down from owners.
@@ -797,15 +796,11 @@ impl Drill {
             Drill::Namespace(n) => s.namespace.as_deref() == Some(&**n),
             Drill::Uses(u) => {
                 let ns = s.namespace.as_deref().unwrap_or("");
-                s.object
-                    .data
-                    .get(POD_USES_KEY)
-                    .and_then(|v| v.as_str())
-                    .is_some_and(|uses| {
-                        uses.split(',').any(|x| {
-                            u.strip_prefix(ns).and_then(|r| r.strip_prefix('/')) == Some(x)
-                        })
-                    })
+                let uses = crate::informer::index::pod_uses(&s.object.data);
+                !uses.is_empty()
+                    && uses
+                        .split(',')
+                        .any(|x| u.strip_prefix(ns).and_then(|r| r.strip_prefix('/')) == Some(x))
             }
         }
     }
