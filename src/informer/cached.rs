@@ -24,7 +24,10 @@
 //!   never both set on an object the cache transform made;
 //! - every reader of a pruned pod's data goes through [`pod_record`]; a record that does not
 //!   parse reads as absent (never a panic), as does a pod that was never pruned;
-//! - `pod_record(&pack_pod(r)) == Some(r)` for every record `r`.
+//! - `pod_record(&pack_pod(r)) == Some(r)` for every record `r`;
+//! - a pruned pod is not serializable as it is (`serde_json::to_value` fails: its data is not a
+//!   map): nothing serializes a cached object but through [`to_json`] or [`metadata_json`]
+//!   (YAML, describe, edit and diff read the object from a GET).
 
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -162,6 +165,19 @@ pub fn metadata_json(obj: &DynamicObject) -> Option<Value> {
         m.insert("labels".to_string(), serde_json::to_value(l).ok()?);
     }
     Some(meta)
+}
+
+/// `obj` as JSON, as the cache holds it: `serde_json::to_value` of a pruned pod fails (its data
+/// is a string, and a `DynamicObject`'s data is flattened into the object), so its data is
+/// written as a map holding its record (see [`pod_data_as_map`]) and its labels at
+/// `metadata.labels`.
+pub fn to_json(obj: &DynamicObject) -> Result<Value, serde_json::Error> {
+    let mut o = obj.clone();
+    if o.metadata.labels.is_none() {
+        o.metadata.labels = labels(obj).to_map();
+    }
+    pod_data_as_map(&mut o.data);
+    serde_json::to_value(&o)
 }
 
 /// What the cache keeps of a pod, borrowed from its record (see the module doc).
@@ -384,6 +400,20 @@ mod tests {
         let v = Value::String(s);
         let r = pod_record(&v).unwrap();
         assert_eq!(r.labels.iter().collect::<Vec<_>>(), vec![("app", "web")]);
+    }
+
+    #[test]
+    fn a_pruned_pod_serializes_through_to_json_with_its_labels_and_record() {
+        let mut o: DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}
+        }))
+        .unwrap();
+        o.data = pack_pod(&record("3:app3:web"));
+        assert!(serde_json::to_value(&o).is_err(), "why to_json exists");
+        let v = to_json(&o).unwrap();
+        assert_eq!(v["metadata"]["labels"], serde_json::json!({"app": "web"}));
+        assert_eq!(v[POD_RECORD_KEY], o.data);
+        assert_eq!(v["kind"], "Pod");
     }
 
     #[test]
