@@ -96,8 +96,8 @@ pub fn pod_node_index_func() -> IndexFunc<Pod> {
     })
 }
 
-/// A dynamic pod's node name as its data holds it: `spec.nodeName`, else a pruned pod's
-/// (see [`super::cached`]).
+/// A whole dynamic pod's `spec.nodeName` (a pruned pod keeps its node in its record, see
+/// [`super::cached`]).
 fn pod_node_value(data: &serde_json::Value) -> Option<&serde_json::Value> {
     data.get("spec").and_then(|s| s.get("nodeName"))
 }
@@ -135,7 +135,7 @@ pub fn dynamic_pod_node_index_func() -> IndexFunc<DynamicObject> {
 /// What a pruned pod uses (see [`USES_INDEX`]): `Kind/name` entries joined by `,` (a
 /// Kubernetes name holds neither), from its record (see [`super::cached`]); `""` for a pod
 /// that was never pruned.
-pub fn pod_uses(data: &serde_json::Value) -> &str {
+pub fn pruned_pod_uses(data: &serde_json::Value) -> &str {
     super::cached::pod_record(data).map_or("", |r| r.uses)
 }
 
@@ -144,11 +144,11 @@ pub fn pod_uses(data: &serde_json::Value) -> &str {
 /// imagePullSecrets), as k9s's "used by" (`u`) asks. Not a client-go index.
 pub const USES_INDEX: &str = "uses";
 
-/// Files a pruned pod under [`USES_INDEX`] from its record's [`pod_uses`].
+/// Files a pruned pod under [`USES_INDEX`] from its record's [`pruned_pod_uses`].
 pub fn dynamic_pod_uses_index_func() -> IndexFunc<DynamicObject> {
     Arc::new(|obj: &DynamicObject| {
         let ns = obj.metadata.namespace.as_deref().unwrap_or("");
-        Ok(match pod_uses(&obj.data) {
+        Ok(match pruned_pod_uses(&obj.data) {
             "" => Vec::new(),
             uses => uses.split(',').map(|u| format!("{ns}/{u}")).collect(),
         })

@@ -506,7 +506,7 @@ mod tests {
         let want = "ConfigMap/flags,ConfigMap/kube-root-ca.crt,ConfigMap/web-config,\
                     PersistentVolumeClaim/web-data,Secret/registry,Secret/web-env,Secret/web-tls";
         let pruned = prune("Pod", pod);
-        assert_eq!(crate::informer::index::pod_uses(&pruned.data), want);
+        assert_eq!(crate::informer::index::pruned_pod_uses(&pruned.data), want);
         assert!(pruned.data.get("spec").is_none(), "volumes themselves go");
         let again = prune("Pod", pruned.clone());
         assert_eq!(again.data, pruned.data);

@@ -796,7 +796,7 @@ impl Drill {
             Drill::Namespace(n) => s.namespace.as_deref() == Some(&**n),
             Drill::Uses(u) => {
                 let ns = s.namespace.as_deref().unwrap_or("");
-                let uses = crate::informer::index::pod_uses(&s.object.data);
+                let uses = crate::informer::index::pruned_pod_uses(&s.object.data);
                 !uses.is_empty()
                     && uses
                         .split(',')
