@@ -67,6 +67,25 @@ pub enum Operator {
     LessThan,
 }
 
+/// A set of labels a selector can be matched against: a `metadata.labels` map, or the labels
+/// of a cached object wherever the cache keeps them (`informer::cached::Labels`).
+pub trait LabelSet {
+    /// The value of label `key` (`None`: absent).
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl LabelSet for BTreeMap<String, String> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+impl<T: LabelSet + ?Sized> LabelSet for &T {
+    fn label(&self, key: &str) -> Option<&str> {
+        (**self).label(key)
+    }
+}
+
 /// One requirement of a label selector.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Requirement {
@@ -79,8 +98,8 @@ pub struct Requirement {
 
 impl Requirement {
     /// Whether a label set satisfies this requirement.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.matches_value(labels.get(&self.key).map(String::as_str))
+    pub fn matches(&self, labels: impl LabelSet) -> bool {
+        self.matches_value(labels.label(&self.key))
     }
 
     /// Whether a label value (`None` = the key is absent) satisfies this requirement.
@@ -162,8 +181,10 @@ impl LabelSelector {
     }
 
     /// Whether a label set satisfies every requirement.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.requirements.iter().all(|r| r.matches(labels))
+    pub fn matches(&self, labels: impl LabelSet) -> bool {
+        self.requirements
+            .iter()
+            .all(|r| r.matches_value(labels.label(&r.key)))
     }
 
     /// Like [`Self::matches`], reading labels through a lookup function.
@@ -871,8 +892,8 @@ mod tests {
     fn empty_selector_matches_everything() {
         let s = sel("");
         assert!(s.is_empty());
-        assert!(s.matches(&labels(&[])));
-        assert!(s.matches(&labels(&[("a", "b")])));
+        assert!(s.matches(labels(&[])));
+        assert!(s.matches(labels(&[("a", "b")])));
         assert!(sel("   ").is_empty());
     }
 
@@ -880,69 +901,69 @@ mod tests {
     fn equals_requires_key_with_value() {
         let s = sel("app=web");
         assert_eq!(s.requirements[0].op, Operator::Equals);
-        assert!(s.matches(&labels(&[("app", "web")])));
-        assert!(!s.matches(&labels(&[("app", "db")])));
-        assert!(!s.matches(&labels(&[])));
+        assert!(s.matches(labels(&[("app", "web")])));
+        assert!(!s.matches(labels(&[("app", "db")])));
+        assert!(!s.matches(labels(&[])));
     }
 
     #[test]
     fn double_equals_behaves_like_equals_and_prints_as_written() {
         let s = sel("app==web");
         assert_eq!(s.requirements[0].op, Operator::DoubleEquals);
-        assert!(s.matches(&labels(&[("app", "web")])));
-        assert!(!s.matches(&labels(&[("app", "x")])));
+        assert!(s.matches(labels(&[("app", "web")])));
+        assert!(!s.matches(labels(&[("app", "x")])));
         assert_eq!(s.to_string(), "app==web");
     }
 
     #[test]
     fn not_equals_matches_objects_without_the_key() {
         let s = sel("tier!=frontend");
-        assert!(s.matches(&labels(&[])));
-        assert!(s.matches(&labels(&[("tier", "backend")])));
-        assert!(!s.matches(&labels(&[("tier", "frontend")])));
+        assert!(s.matches(labels(&[])));
+        assert!(s.matches(labels(&[("tier", "backend")])));
+        assert!(!s.matches(labels(&[("tier", "frontend")])));
     }
 
     #[test]
     fn in_matches_any_listed_value() {
         let s = sel("env in (prod, staging)");
         assert_eq!(s.requirements[0].values, vec!["prod", "staging"]);
-        assert!(s.matches(&labels(&[("env", "prod")])));
-        assert!(s.matches(&labels(&[("env", "staging")])));
-        assert!(!s.matches(&labels(&[("env", "dev")])));
-        assert!(!s.matches(&labels(&[])));
+        assert!(s.matches(labels(&[("env", "prod")])));
+        assert!(s.matches(labels(&[("env", "staging")])));
+        assert!(!s.matches(labels(&[("env", "dev")])));
+        assert!(!s.matches(labels(&[])));
     }
 
     #[test]
     fn notin_matches_objects_without_the_key() {
         let s = sel("env notin (prod,dev)");
-        assert!(s.matches(&labels(&[])));
-        assert!(s.matches(&labels(&[("env", "qa")])));
-        assert!(!s.matches(&labels(&[("env", "dev")])));
+        assert!(s.matches(labels(&[])));
+        assert!(s.matches(labels(&[("env", "qa")])));
+        assert!(!s.matches(labels(&[("env", "dev")])));
     }
 
     #[test]
     fn bare_key_requires_existence() {
         let s = sel("gpu");
         assert_eq!(s.requirements[0].op, Operator::Exists);
-        assert!(s.matches(&labels(&[("gpu", "")])));
-        assert!(!s.matches(&labels(&[("cpu", "x")])));
+        assert!(s.matches(labels(&[("gpu", "")])));
+        assert!(!s.matches(labels(&[("cpu", "x")])));
     }
 
     #[test]
     fn bang_key_requires_absence() {
         let s = sel("!gpu");
         assert_eq!(s.requirements[0].op, Operator::DoesNotExist);
-        assert!(s.matches(&labels(&[("cpu", "x")])));
-        assert!(!s.matches(&labels(&[("gpu", "1")])));
+        assert!(s.matches(labels(&[("cpu", "x")])));
+        assert!(!s.matches(labels(&[("gpu", "1")])));
     }
 
     #[test]
     fn greater_and_less_compare_integers() {
         let s = sel("replicas>2,replicas<10");
-        assert!(s.matches(&labels(&[("replicas", "5")])));
-        assert!(!s.matches(&labels(&[("replicas", "2")])));
-        assert!(!s.matches(&labels(&[("replicas", "abc")])));
-        assert!(!s.matches(&labels(&[])));
+        assert!(s.matches(labels(&[("replicas", "5")])));
+        assert!(!s.matches(labels(&[("replicas", "2")])));
+        assert!(!s.matches(labels(&[("replicas", "abc")])));
+        assert!(!s.matches(labels(&[])));
         assert!(matches!(
             LabelSelector::parse("a>b"),
             Err(SelectorError::InvalidValue { .. })
@@ -954,25 +975,25 @@ mod tests {
         let s = sel("z=1,a in (x),!m");
         let keys: Vec<_> = s.requirements.iter().map(|r| r.key.as_str()).collect();
         assert_eq!(keys, ["a", "m", "z"]);
-        assert!(s.matches(&labels(&[("a", "x"), ("z", "1")])));
-        assert!(!s.matches(&labels(&[("a", "x"), ("z", "1"), ("m", "")])));
+        assert!(s.matches(labels(&[("a", "x"), ("z", "1")])));
+        assert!(!s.matches(labels(&[("a", "x"), ("z", "1"), ("m", "")])));
         assert_eq!(s.to_string(), "a in (x),!m,z=1");
     }
 
     #[test]
     fn empty_value_and_empty_set_mean_the_empty_string() {
         let s = sel("a=");
-        assert!(s.matches(&labels(&[("a", "")])));
-        assert!(!s.matches(&labels(&[("a", "x")])));
+        assert!(s.matches(labels(&[("a", "")])));
+        assert!(!s.matches(labels(&[("a", "x")])));
         let s = sel("a in ()");
         assert_eq!(s.requirements[0].values, vec![""]);
-        assert!(s.matches(&labels(&[("a", "")])));
+        assert!(s.matches(labels(&[("a", "")])));
     }
 
     #[test]
     fn prefixed_keys_are_accepted() {
         let s = sel("app.kubernetes.io/name=nginx");
-        assert!(s.matches(&labels(&[("app.kubernetes.io/name", "nginx")])));
+        assert!(s.matches(labels(&[("app.kubernetes.io/name", "nginx")])));
     }
 
     #[test]

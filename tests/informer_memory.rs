@@ -6,7 +6,21 @@
 //! informer's default transform (managedFields and last-applied dropped, the object otherwise
 //! whole), and with the dashboard's cache transform (`render::prune`, plugged in through the
 //! factory's transform hook), which must fit the 6 KB budget; and, for the dashboard's cache of
-//! the demo pods, where those bytes go by field (the memory profile of issue 28).
+//! the demo pods, where those bytes go by field (the memory profile of issue 28), which must fit
+//! [`CACHE_BUDGET`].
+//!
+//! The profile of the demo pods' cache (requested bytes a pod, debug build, 5,000 pods):
+//!
+//! | field                                   | 2026-11-28 | packed record (2026-11-29) |
+//! |-----------------------------------------|-----------:|---------------------------:|
+//! | metadata.labels                         |      702 B | in the record              |
+//! | metadata.ownerReferences                |      204 B |                      204 B |
+//! | metadata, the rest                      |      345 B |                      345 B |
+//! | data (row summary, node, uses, ...)     |    1,011 B |  276 B (labels included)   |
+//! | apiVersion/kind                         |       53 B |                       53 B |
+//! | the object struct and its Arc           |      456 B |                      456 B |
+//! | store key, indexes                      |      488 B |                      465 B |
+//! | **cache**                               | **3,356 B in 35.4 allocations** | **1,927 B in 14.5** |
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
@@ -50,6 +64,13 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 const N: usize = 5_000;
+
+/// Bytes a demo pod may cost in the dashboard's cache: the packed record (labels and the pod's
+/// data in one string, see `kinformer::informer::cached`) holds it near 1,930 B; the labels map
+/// and the data map it replaced cost ~1,400 B more (3,356 B).
+const CACHE_BUDGET: f64 = 2_100.0;
+/// Allocations a demo pod may hold in the cache (35.4 before the record, 14.5 with it).
+const CACHE_ALLOCATIONS: f64 = 17.0;
 
 /// Live bytes added by caching N distinct pods, decoded as the dynamic API decodes them, through
 /// `DeltaFifo::prepare` with `transform` into an indexer with the factory's pod indexes.
@@ -105,6 +126,14 @@ fn cached_pod_after_cache_transform_fits_the_memory_budget() {
         "dashboard, demo pods: cache {cache:.0} B in {cache_allocs:.1} allocations per pod, \
          App rows {rows:.0} B in {row_allocs:.1} allocations per pod"
     );
+    assert!(
+        cache <= CACHE_BUDGET,
+        "{cache:.0} bytes per cached pod exceed {CACHE_BUDGET} (did a map come back?)"
+    );
+    assert!(
+        cache_allocs <= CACHE_ALLOCATIONS,
+        "{cache_allocs:.1} allocations per cached pod exceed {CACHE_ALLOCATIONS}"
+    );
 }
 
 /// Live bytes and allocations per pod, as the dashboard holds the demo cluster's pods: the list
@@ -144,6 +173,14 @@ fn dashboard_bytes_per_pod() -> ((f64, f64), (f64, f64)) {
         store.add(&key, obj).unwrap();
     }
     let (b1, a1) = (live(), allocs());
+    for o in store.list() {
+        let labels = kinformer::informer::cached::labels(&o);
+        assert!(
+            o.metadata.labels.is_none() && !labels.is_empty(),
+            "a cached pod's labels are packed in its record: {:?}",
+            o.metadata.labels
+        );
+    }
     field_profile(&store, (b1 - b0) as f64);
     let mut app = App::new(AppConfig::default(), KeyMap::defaults().unwrap());
     let view = app
@@ -199,6 +236,14 @@ fn field_profile(store: &ThreadSafeStore<DynamicObject>, cache_total: f64) {
     let spec = cost(&|o| Box::new(o.data.get("spec").cloned()));
     let status = cost(&|o| Box::new(o.data.get("status").cloned()));
     let data = cost(&|o| Box::new(o.data.clone()));
+    let packed_labels = objs
+        .iter()
+        .map(|o| match kinformer::informer::cached::labels(o) {
+            kinformer::informer::cached::Labels::Packed(p) => p.len(),
+            kinformer::informer::cached::Labels::Map(_) => 0,
+        })
+        .sum::<usize>() as f64
+        / n;
     let types = cost(&|o| Box::new(o.types.clone()));
     let object = metadata + data + types + std::mem::size_of::<DynamicObject>() as f64 + 16.0;
     println!("bytes per cached pod by field (live bytes, demo pods):");
@@ -213,9 +258,10 @@ fn field_profile(store: &ThreadSafeStore<DynamicObject>, cache_total: f64) {
         ("spec", spec),
         ("status", status),
         (
-            "data, the rest (the pod's row summary, the map)",
+            "data, the rest (the pod's record: summary, node, labels...)",
             data - spec - status,
         ),
+        ("  of which the packed labels", packed_labels),
         ("apiVersion/kind", types),
         (
             "the object struct and its Arc",

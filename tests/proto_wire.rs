@@ -128,7 +128,7 @@ async fn cached(lw: &KubeListerWatcher<DynamicObject>) -> (Vec<(String, Value)>,
             let o = render::prune("Pod", o);
             (
                 o.metadata.name.clone().unwrap_or_default(),
-                serde_json::to_value(&o).unwrap(),
+                kinformer::informer::cached::to_json(&o).unwrap(),
             )
         })
         .collect();
@@ -505,7 +505,7 @@ async fn every_builtin_kind_with_a_table_lists_in_protobuf_as_in_json() {
                         o.metadata.namespace.clone().unwrap_or_default(),
                         o.metadata.name.clone().unwrap_or_default()
                     );
-                    (key, serde_json::to_value(&o).unwrap())
+                    (key, kinformer::informer::cached::to_json(&o).unwrap())
                 })
                 .collect();
             out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -669,7 +669,7 @@ async fn the_newer_builtin_kinds_round_trip_the_server_in_protobuf_as_in_json() 
             items
                 .into_iter()
                 .filter(|o| o.metadata.name.as_deref() == Some(name.as_str()))
-                .map(|o| serde_json::to_value(render::prune(&kind, o)).unwrap())
+                .map(|o| kinformer::informer::cached::to_json(&render::prune(&kind, o)).unwrap())
                 .collect::<Vec<_>>()
         };
         // (A real cluster's controllers may write the object between the two lists: retry.)

@@ -7,6 +7,7 @@ use std::cell::Cell as StdCell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
+use kinformer::informer::cached;
 use kinformer::render::{
     self, Cell, Health, PrinterColumn, columns, describe_at, printer_columns_from_crd, prune, row,
     to_yaml,
@@ -872,57 +873,48 @@ fn prune_drops_managed_fields_annotations_and_container_details() {
     let p = prune("Pod", fixture("pod"));
     assert!(p.metadata.managed_fields.is_none());
     assert!(p.metadata.annotations.is_none());
-    // what the indexes read stays: labels, owner, namespace, node
-    assert_eq!(
-        p.metadata
-            .labels
-            .as_ref()
-            .and_then(|l| l.get("app"))
-            .map(String::as_str),
-        Some("web")
-    );
+    // what the indexes read stays: labels (packed into the pod's record), owner, namespace,
+    // node
+    assert_eq!(cached::labels(&p).get("app"), Some("web"));
+    assert!(p.metadata.labels.is_none(), "labels live in the record");
     assert_eq!(p.metadata.owner_references.as_ref().map(Vec::len), Some(1));
     assert_eq!(p.metadata.namespace.as_deref(), Some("shop"));
-    // the node at the top of the data: no `spec` map (~650 bytes a pod)
+    // the data is one string: no `spec` or `status` map (each ~630 bytes a pod)
+    assert!(p.data.is_string(), "{}", p.data);
     assert!(p.data.get("spec").is_none());
-    assert_eq!(
-        p.data[kinformer::informer::index::POD_NODE_KEY],
-        json!("node-a")
-    );
     assert!(p.data.get("status").is_none());
+    let r = cached::pod_record(&p.data).expect("a pruned pod has a record");
+    assert_eq!(r.node, "node-a");
     // containers, env, volumes and statuses are replaced by the row summary
     assert_eq!(
-        p.data[render::POD_SUMMARY_KEY],
-        json!(["Running", 2, 2, 0, null, "10.244.1.17"])
+        (r.reason, r.ready, r.total, r.restarts, r.last_restart, r.ip),
+        ("Running", 2, 2, 0, None, "10.244.1.17")
     );
     // ... and the containers' summed requests/limits by the usage percentages' string
-    assert_eq!(
-        p.data[render::metrics::POD_RESOURCES_KEY],
-        json!("200,1000,268435456,536870912")
-    );
+    assert_eq!(r.resources, "200,1000,268435456,536870912");
     // ... and what it uses by one string, for the uses index (`u`)
     assert_eq!(
-        p.data[kinformer::informer::index::POD_USES_KEY],
-        json!("ConfigMap/kube-root-ca.crt,ConfigMap/web-config,Secret/db")
+        r.uses,
+        "ConfigMap/kube-root-ca.crt,ConfigMap/web-config,Secret/db"
     );
-    assert_eq!(p.data.as_object().map(|m| m.len()), Some(4));
 }
 
 #[test]
 fn pruned_pod_summary_keeps_restart_time_and_terminating() {
     let p = prune("Pod", fixture("pod_crashloop"));
+    let r = cached::pod_record(&p.data).expect("a pruned pod has a record");
     assert_eq!(
-        p.data[render::POD_SUMMARY_KEY],
-        json!(["CrashLoopBackOff", 1, 2, 5, NOW - 120, "10.244.1.17"])
+        (r.reason, r.ready, r.total, r.restarts, r.last_restart, r.ip),
+        ("CrashLoopBackOff", 1, 2, 5, Some(NOW - 120), "10.244.1.17")
     );
     let t = prune("Pod", fixture("pod_terminating"));
     assert_eq!(texts("Pod", &t, None)[2], "Terminating");
 }
 
 #[test]
-fn malformed_pod_summary_falls_back_to_the_status() {
+fn malformed_pod_record_falls_back_to_the_status() {
     let mut v = fixture_json("pod_crashloop");
-    v[render::POD_SUMMARY_KEY] = json!(["x", -1]);
+    v[cached::POD_RECORD_KEY] = json!("5:x");
     assert_eq!(pod_status(&obj(v)), "CrashLoopBackOff");
 }
 
@@ -952,8 +944,8 @@ fn prune_is_idempotent() {
         let once = prune(&kind, o);
         let twice = prune(&kind, once.clone());
         assert_eq!(
-            serde_json::to_value(&once).ok(),
-            serde_json::to_value(&twice).ok(),
+            cached::to_json(&once).unwrap(),
+            cached::to_json(&twice).unwrap(),
             "{name}"
         );
     }
@@ -1200,8 +1192,9 @@ fn arb_object() -> impl Strategy<Value = (Value, Option<String>)> {
         prop::collection::vec((prop::sample::select(KEYS), arb_json()), 0..6),
         proptest::option::of(prop::sample::select(STRINGS)),
         any::<bool>(),
+        proptest::option::of(prop::collection::btree_map(".{0,8}", ".{0,8}", 0..4)),
     )
-        .prop_map(|(top, ts, deleting)| {
+        .prop_map(|(top, ts, deleting, labels)| {
             let mut m = serde_json::Map::new();
             for (k, v) in top {
                 m.insert(k.to_string(), v);
@@ -1212,6 +1205,9 @@ fn arb_object() -> impl Strategy<Value = (Value, Option<String>)> {
                 if deleting {
                     meta["deletionTimestamp"] = json!(ts);
                 }
+            }
+            if let Some(labels) = labels {
+                meta["labels"] = json!(labels);
             }
             m.insert("metadata".into(), meta);
             (Value::Object(m), ts.map(str::to_string))
@@ -1243,7 +1239,16 @@ proptest! {
             for c in &r.cells {
                 let _ = c.display(NOW);
             }
-            prop_assert_eq!(&r, &row(kind, &prune(kind, o.clone()), None), "kind {}", kind);
+            let pruned = prune(kind, o.clone());
+            prop_assert_eq!(&r, &row(kind, &pruned, None), "kind {}", kind);
+            // Wide mode's cells (LABELS for every kind) and the labels every reader sees.
+            for c in render::wide_columns(kind) {
+                prop_assert_eq!((c.cell)(&o), (c.cell)(&pruned), "kind {} {}", kind, c.name);
+            }
+            prop_assert_eq!(cached::labels(&o), cached::labels(&pruned), "kind {}", kind);
+            let again = prune(kind, pruned.clone());
+            prop_assert_eq!(&again.data, &pruned.data, "pruning twice, kind {}", kind);
+            prop_assert_eq!(cached::labels(&again), cached::labels(&pruned));
             let _ = row(kind, &o, Some(&pcs));
             let _ = printer_columns_from_crd(&o, "v1");
         }

@@ -688,7 +688,7 @@ mod tests {
         };
         let count = |s: &LabelSelector| {
             pods.iter()
-                .filter(|p| p.metadata.labels.as_ref().is_some_and(|l| s.matches(l)))
+                .filter(|p| s.matches(crate::informer::cached::labels(p)))
                 .count()
         };
         assert_eq!(count(&sel("app=app-7")), 10);

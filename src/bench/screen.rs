@@ -61,12 +61,7 @@ pub(super) fn label_and_render(opts: &BenchOptions, report: &mut Report) -> Resu
             store
                 .list()
                 .into_iter()
-                .filter(|o| {
-                    o.metadata
-                        .labels
-                        .as_ref()
-                        .is_some_and(|l| selector.matches(l))
-                })
+                .filter(|o| selector.matches(crate::informer::cached::labels(o)))
                 .count()
         });
         let sec = format!("label {pct} of {nk}");

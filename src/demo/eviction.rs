@@ -167,7 +167,7 @@ pub fn refresh_budgets(cluster: &DemoCluster, ns: &str) -> Result<usize, StatusE
         let Ok(Some(sel)) = label_selector(pdb.pointer("/spec/selector")) else {
             continue;
         };
-        let selected: Vec<&Value> = pods.iter().filter(|p| sel.matches(&labels_of(p))).collect();
+        let selected: Vec<&Value> = pods.iter().filter(|p| sel.matches(labels_of(p))).collect();
         let Ok(st) = budget_status(&pdb, &selected) else {
             continue;
         };
@@ -306,7 +306,7 @@ pub fn evict(
             .map_err(StatusError::bad_request)?
             .unwrap_or_default();
         let pods = cluster.list(&resources::RESOURCES[pods_idx].id, Some(ns));
-        let selected: Vec<&Value> = pods.iter().filter(|p| sel.matches(&labels_of(p))).collect();
+        let selected: Vec<&Value> = pods.iter().filter(|p| sel.matches(labels_of(p))).collect();
         let st = budget_status(&pdb, &selected).map_err(|m| {
             StatusError::invalid(
                 &Target {
@@ -392,10 +392,10 @@ mod tests {
         .unwrap()
         .unwrap();
         let l = |v: Value| labels_of(&json!({"metadata": {"labels": v}}));
-        assert!(s.matches(&l(json!({"app": "web"}))));
-        assert!(s.matches(&l(json!({"app": "web", "tier": "fe"}))));
-        assert!(!s.matches(&l(json!({"app": "web", "tier": "db"}))));
-        assert!(!s.matches(&l(json!({"app": "api"}))));
+        assert!(s.matches(l(json!({"app": "web"}))));
+        assert!(s.matches(l(json!({"app": "web", "tier": "fe"}))));
+        assert!(!s.matches(l(json!({"app": "web", "tier": "db"}))));
+        assert!(!s.matches(l(json!({"app": "api"}))));
         assert!(label_selector(None).unwrap().is_none());
         assert!(
             label_selector(Some(&json!({})))

@@ -46,15 +46,13 @@ pub fn namespace_index_func<K: Object>() -> IndexFunc<K> {
 /// `app=web` and `app` (existence) selector terms can be answered from the index.
 pub fn label_index_func<K: Object>() -> IndexFunc<K> {
     Arc::new(|obj: &K| {
-        let Some(labels) = obj.meta().labels.as_ref() else {
-            return Ok(Vec::new());
-        };
+        let labels = super::cached::labels_of(obj);
         let mut out = Vec::with_capacity(labels.len() * 2);
         // Label keys are unique in a map and `key=value` always contains '=' while label keys
         // never do, so the values produced here are distinct.
-        for (k, v) in labels {
+        for (k, v) in labels.iter() {
             out.push(label_value(k, v));
-            out.push(k.clone());
+            out.push(k.to_string());
         }
         Ok(out)
     })
@@ -98,56 +96,61 @@ pub fn pod_node_index_func() -> IndexFunc<Pod> {
     })
 }
 
-/// Where the dashboard's cache transform keeps a pruned pod's `spec.nodeName`: at the top of
-/// its data, so that the pod needs no `spec` map (a JSON map costs ~630 bytes however few keys
-/// it holds).
-pub const POD_NODE_KEY: &str = "kinformer.io/nodeName";
-
-/// A dynamic pod's node name as its data holds it: `spec.nodeName`, else a pruned pod's
-/// [`POD_NODE_KEY`].
+/// A whole dynamic pod's `spec.nodeName` (a pruned pod keeps its node in its record, see
+/// [`super::cached`]).
 fn pod_node_value(data: &serde_json::Value) -> Option<&serde_json::Value> {
-    data.get("spec")
-        .and_then(|s| s.get("nodeName"))
-        .or_else(|| data.get(POD_NODE_KEY))
+    data.get("spec").and_then(|s| s.get("nodeName"))
 }
 
 /// A dynamic pod's node name (`spec.nodeName`, whole or pruned), when it is a non-empty string.
 pub fn dynamic_pod_node(data: &serde_json::Value) -> Option<&str> {
-    pod_node_value(data)
-        .and_then(serde_json::Value::as_str)
-        .filter(|n| !n.is_empty())
+    match super::cached::pod_record(data) {
+        Some(r) => Some(r.node),
+        None => pod_node_value(data).and_then(serde_json::Value::as_str),
+    }
+    .filter(|n| !n.is_empty())
 }
 
 /// Files a dynamic object under `data.spec.nodeName` (pods seen through the dynamic API; a
-/// pruned pod's [`POD_NODE_KEY`]). Objects without a string node name are not filed; a
-/// non-string `nodeName` is an error.
+/// pruned pod's record). Objects without a string node name are not filed; a non-string
+/// `nodeName` is an error.
 pub fn dynamic_pod_node_index_func() -> IndexFunc<DynamicObject> {
-    Arc::new(|obj: &DynamicObject| match pod_node_value(&obj.data) {
-        None | Some(serde_json::Value::Null) => Ok(Vec::new()),
-        Some(serde_json::Value::String(n)) if n.is_empty() => Ok(Vec::new()),
-        Some(serde_json::Value::String(n)) => Ok(vec![n.clone()]),
-        Some(other) => Err(format!("spec.nodeName is not a string: {other}")),
+    Arc::new(|obj: &DynamicObject| {
+        if let Some(r) = super::cached::pod_record(&obj.data) {
+            return Ok(if r.node.is_empty() {
+                Vec::new()
+            } else {
+                vec![r.node.to_string()]
+            });
+        }
+        match pod_node_value(&obj.data) {
+            None | Some(serde_json::Value::Null) => Ok(Vec::new()),
+            Some(serde_json::Value::String(n)) if n.is_empty() => Ok(Vec::new()),
+            Some(serde_json::Value::String(n)) => Ok(vec![n.clone()]),
+            Some(other) => Err(format!("spec.nodeName is not a string: {other}")),
+        }
     })
 }
 
-/// Where a pruned pod keeps what it uses (see [`USES_INDEX`]): `Kind/name` entries joined by
-/// `,` (a Kubernetes name holds neither), written by the dashboard's cache transform.
-pub const POD_USES_KEY: &str = "kinformer.io/podUses";
+/// What a pruned pod uses (see [`USES_INDEX`]): `Kind/name` entries joined by `,` (a
+/// Kubernetes name holds neither), from its record (see [`super::cached`]); `""` for a pod
+/// that was never pruned.
+pub fn pruned_pod_uses(data: &serde_json::Value) -> &str {
+    super::cached::pod_record(data).map_or("", |r| r.uses)
+}
 
 /// Pods by what they use: `namespace/Kind/name` of each ConfigMap, Secret and
 /// PersistentVolumeClaim a pod mounts or reads (volumes, projected sources, env, envFrom,
 /// imagePullSecrets), as k9s's "used by" (`u`) asks. Not a client-go index.
 pub const USES_INDEX: &str = "uses";
 
-/// Files a pruned pod under [`USES_INDEX`] from its [`POD_USES_KEY`].
+/// Files a pruned pod under [`USES_INDEX`] from its record's [`pruned_pod_uses`].
 pub fn dynamic_pod_uses_index_func() -> IndexFunc<DynamicObject> {
     Arc::new(|obj: &DynamicObject| {
         let ns = obj.metadata.namespace.as_deref().unwrap_or("");
-        Ok(match obj.data.get(POD_USES_KEY).and_then(|v| v.as_str()) {
-            Some(uses) if !uses.is_empty() => {
-                uses.split(',').map(|u| format!("{ns}/{u}")).collect()
-            }
-            _ => Vec::new(),
+        Ok(match pruned_pod_uses(&obj.data) {
+            "" => Vec::new(),
+            uses => uses.split(',').map(|u| format!("{ns}/{u}")).collect(),
         })
     })
 }

@@ -90,7 +90,8 @@ fn object_json(obj: &DynamicObject) -> Value {
         Value::Object(m) => Value::Object(m.clone()),
         _ => Value::Object(serde_json::Map::new()),
     };
-    if let (Value::Object(m), Ok(meta)) = (&mut root, serde_json::to_value(&obj.metadata)) {
+    if let (Value::Object(m), Some(meta)) = (&mut root, crate::informer::cached::metadata_json(obj))
+    {
         m.insert("metadata".to_string(), meta);
         if let Some(t) = &obj.types {
             m.insert("apiVersion".into(), Value::String(t.api_version.clone()));

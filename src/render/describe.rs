@@ -29,7 +29,8 @@ pub fn describe_at(obj: &DynamicObject, events: &[Arc<DynamicObject>], now_unix:
     if let Some(ns) = m.namespace.as_deref() {
         field(&mut out, "Namespace", ns);
     }
-    map_field(&mut out, "Labels", m.labels.as_ref());
+    let labels = crate::informer::cached::labels(obj).to_map();
+    map_field(&mut out, "Labels", labels.as_ref());
     map_field(&mut out, "Annotations", m.annotations.as_ref());
     if let Some(t) = &m.creation_timestamp {
         let ts = t.0.as_second();

@@ -162,20 +162,11 @@ fn q_at<'a>(c: &'a Value, part: &str, res: &str) -> Option<&'a str> {
     c.get("resources")?.get(part)?.get(res)?.as_str()
 }
 
-/// The key under which [`super::prune`] keeps a pod's summed [`PodResources`] (the containers
-/// themselves go), as `"cpuReqM,cpuLimM,memReq,memLim"` with empty fields where unset: one
-/// string instead of a map per container.
-pub const POD_RESOURCES_KEY: &str = "kinformer.io/podResources";
-
-/// A pod's requests and limits: from [`POD_RESOURCES_KEY`] on a pruned pod (absent: none set),
-/// else from its containers.
+/// A pod's requests and limits: from a pruned pod's record (see [`crate::informer::cached`];
+/// empty: none set), else from its containers.
 pub fn pod_resources(data: &Value) -> PodResources {
-    if let Some(s) = data.get(POD_RESOURCES_KEY).and_then(Value::as_str) {
-        return PodResources::decode(s).unwrap_or_default();
-    }
-    let pruned = data.get(super::POD_SUMMARY_KEY).is_some();
-    if pruned {
-        return PodResources::default();
+    if let Some(r) = crate::informer::cached::pod_record(data) {
+        return PodResources::decode(r.resources).unwrap_or_default();
     }
     PodResources::of_pod(data)
 }
@@ -583,10 +574,10 @@ mod tests {
         assert_eq!(full.cpu_request_m, Some(250));
         assert_eq!(full.cpu_limit_m, None);
         assert_eq!(
-            pruned.data.get(POD_RESOURCES_KEY),
-            Some(&json!("250,,1610612736,"))
+            crate::informer::cached::pod_record(&pruned.data).map(|r| r.resources),
+            Some("250,,1610612736,")
         );
-        assert!(pruned.data["spec"].get("containers").is_none());
+        assert!(pruned.data.get("spec").is_none());
         assert_eq!(PodResources::decode("1,2,x,4"), None);
         assert_eq!(PodResources::decode("1,2,3"), None);
     }

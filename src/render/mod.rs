@@ -35,7 +35,7 @@ pub use crd::{PrinterColumn, printer_columns_from_crd};
 pub use describe::{describe, describe_at};
 pub use history_mask::{decode_mask as history_decode_mask, history_mask};
 pub use jsonpath::{JsonPath, JsonPathError};
-pub use pod::{POD_SUMMARY_KEY, PodSummary, pod_health, pod_phase_reason};
+pub use pod::{PodSummary, pod_health, pod_phase_reason};
 pub use prune::{mask as cache_mask, pod_uses, prune};
 pub use yaml::to_yaml;
 

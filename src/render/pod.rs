@@ -11,6 +11,8 @@
 use kube::api::DynamicObject;
 use serde_json::Value;
 
+use crate::informer::cached::pod_record;
+
 use super::{
     Cell, Column, Health, Row, age_cell, arr_at, at, bool_at, int_at, name_cell, or_none, str_at,
     time_at,
@@ -69,44 +71,20 @@ fn has_condition(data: &Value, type_: &str) -> bool {
         .any(|c| str_at(c, &["type"]) == type_ && str_at(c, &["status"]) == "True")
 }
 
-/// The key under which [`super::prune`] stores a pod's precomputed [`PodSummary`] and IP, as
-/// `[reason, ready, total, restarts, lastRestart|null, ip]`: a pruned pod keeps only
-/// `spec.nodeName`, `status.phase` and this array instead of its container statuses (each JSON
-/// map costs ~630 bytes, and a pod's statuses hold a dozen of them).
-pub const POD_SUMMARY_KEY: &str = "kinformer.io/podSummary";
-
-/// The summary and IP a pruned pod carries, when well-formed.
+/// The summary and IP a pruned pod carries in its record (see [`crate::informer::cached`]):
+/// [`super::prune`] computes them once, from the container statuses it then drops.
 pub(super) fn cached_summary(data: &Value) -> Option<(PodSummary, String)> {
-    let a = data.get(POD_SUMMARY_KEY)?.as_array()?;
-    let [reason, ready, total, restarts, last, ip] = a.as_slice() else {
-        return None;
-    };
-    let last_restart = match last {
-        Value::Null => None,
-        v => Some(v.as_i64()?),
-    };
+    let r = pod_record(data)?;
     Some((
         PodSummary {
-            reason: reason.as_str()?.to_string(),
-            ready: u32::try_from(ready.as_u64()?).ok()?,
-            total: u32::try_from(total.as_u64()?).ok()?,
-            restarts: restarts.as_i64()?,
-            last_restart,
+            reason: r.reason.to_string(),
+            ready: r.ready,
+            total: r.total,
+            restarts: r.restarts,
+            last_restart: r.last_restart,
         },
-        ip.as_str()?.to_string(),
+        r.ip.to_string(),
     ))
-}
-
-/// The summary as stored under [`POD_SUMMARY_KEY`].
-pub(super) fn summary_value(s: &PodSummary, ip: &str) -> Value {
-    Value::Array(vec![
-        Value::String(s.reason.clone()),
-        Value::from(s.ready),
-        Value::from(s.total),
-        Value::from(s.restarts),
-        s.last_restart.map(Value::from).unwrap_or(Value::Null),
-        Value::String(ip.to_string()),
-    ])
 }
 
 /// The IP column: `status.podIPs[0].ip` as kubectl reads it, falling back to the legacy

@@ -3,6 +3,12 @@
 //! namespace) and drill-down read, and drop the rest. The full object is fetched with a GET for
 //! YAML and describe.
 //!
+//! Where this differs from client-go: a `TransformFunc` there returns any smaller typed object
+//! the informer then holds; the dashboard's cache holds `DynamicObject`s of every kind, so what
+//! it keeps of a pod is packed inside one (its data is a string, its labels move into it), and
+//! every reader of a cached object's labels or a pod's data reads through
+//! [`crate::informer::cached`].
+//!
 //! Invariants:
 //! - `row(kind, &prune(kind, o)) == row(kind, &o)` for every kind and object;
 //! - metadata keeps name, namespace, uid, resourceVersion, generation, timestamps, labels,
@@ -10,20 +16,23 @@
 //! - pruning works in place on the owned object (no deep clone) and is idempotent;
 //! - what is dropped is described once, as the [`mask`] of the kind; the dashboard's decoder
 //!   skips the same parts while reading JSON, so `prune(decode_masked(json)) == prune(decode(json))`;
-//! - a pod's row inputs are replaced by its computed row summary (see
-//!   [`POD_SUMMARY_KEY`](super::POD_SUMMARY_KEY)); only `spec.nodeName` stays, moved to the top
-//!   of the data ([`POD_NODE_KEY`]: no `spec` map, ~650 bytes a pod) (the phase is inside the
-//!   summary's STATUS);
+//! - a pod is packed into one record (see [`crate::informer::cached`], read only through its
+//!   accessors `labels` and `pod_record`): its data becomes one string holding its node, its
+//!   row summary (STATUS, READY, RESTARTS, IP: computed here, from the container statuses that
+//!   then go), its summed requests and limits, what it uses, and its labels, which leave
+//!   `metadata.labels`. A JSON map or a `BTreeMap` costs a whole B-tree leaf (~540-630 bytes)
+//!   however few keys it holds: a pod's labels and its small data map were ~1,700 of its ~3,350
+//!   bytes, the record is ~150;
 //! - kinds without a dedicated rule (custom resources) keep their spec and status, since their
 //!   printer columns may point anywhere.
 
 use kube::api::DynamicObject;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::metrics::{POD_RESOURCES_KEY, PodResources, pod_resources};
-use super::pod::{self, POD_SUMMARY_KEY, cached_summary, pod_ip, summary_value};
+use super::metrics::{PodResources, pod_resources};
+use super::pod::{self, pod_ip};
+use crate::informer::cached::{Labels, POD_RECORD_KEY, PodRecord, pack_pod, pod_record};
 use crate::informer::decode::{AnnotationMask, Mask, ObjectMask};
-use crate::informer::index::{POD_NODE_KEY, POD_USES_KEY};
 
 /// Annotations worth their bytes in the cache (the rest is read from a GET when needed).
 const KEPT_ANNOTATIONS: &[&str] = &[
@@ -48,8 +57,8 @@ const CONTAINER_STATUSES: Mask = Each(&Keys(&[
     ("ready", All),
 ]));
 
-/// A container's requests and limits, for the usage percentages (summed into
-/// [`POD_RESOURCES_KEY`] by [`prune_pod`]).
+/// A container's requests and limits, for the usage percentages (summed into the pod's record
+/// by [`prune_pod`]).
 const RESOURCES: Mask = Keys(&[("requests", All), ("limits", All)]);
 
 /// The names a container reads from ConfigMaps and Secrets (env, envFrom), for the uses index.
@@ -118,10 +127,8 @@ const POD: Mask = Keys(&[
             ("podIPs", Each(&Keys(&[("ip", All)]))),
         ]),
     ),
-    // The summary a pruned pod already carries (so pruning stays idempotent).
-    (POD_SUMMARY_KEY, All),
-    (POD_RESOURCES_KEY, All),
-    (POD_USES_KEY, All),
+    // The record a pruned pod kept as a map carries (see `crate::informer::cached`).
+    (POD_RECORD_KEY, All),
 ]);
 
 /// What wide mode's CONTAINERS and IMAGES read of a pod template.
@@ -426,41 +433,44 @@ pub fn pod_uses(data: &Value) -> Vec<String> {
     out.into_iter().collect()
 }
 
-/// A pod keeps `spec.nodeName` (node index) under [`POD_NODE_KEY`] and its row summary under
-/// [`POD_SUMMARY_KEY`], computed here by the same printer `row` uses; its spec, containers and
-/// statuses go (one small map instead of a dozen: each map is a 632-byte B-tree node however
-/// few keys it holds).
+/// A pod keeps one record (see [`crate::informer::cached`]) instead of its data and labels:
+/// its node (node index), its row summary computed here by the same printer `row` uses, its
+/// summed requests and limits, what it uses (uses index) and its labels; its spec, containers
+/// and statuses go. A pod pruned again keeps its record (labels set since win).
 fn prune_pod(obj: &mut DynamicObject) {
-    let (summary, ip) = match cached_summary(&obj.data) {
-        Some(cached) => cached,
-        None => (pod::compute(obj), pod_ip(&obj.data).to_string()),
+    let packed = match pod_record(&obj.data) {
+        Some(r) => {
+            let labels = obj.metadata.labels.take();
+            let labels = labels.as_ref().map_or(r.labels, |l| Labels::Map(Some(l)));
+            pack_pod(&PodRecord { labels, ..r })
+        }
+        None => {
+            let summary = pod::compute(obj);
+            let ip = pod_ip(&obj.data);
+            let resources = pod_resources(&obj.data);
+            let resources = if resources == PodResources::default() {
+                String::new()
+            } else {
+                resources.encode()
+            };
+            let uses = pod_uses(&obj.data).join(",");
+            let node = obj.data.pointer("/spec/nodeName").and_then(Value::as_str);
+            let labels = obj.metadata.labels.take();
+            pack_pod(&PodRecord {
+                node: node.unwrap_or(""),
+                reason: &summary.reason,
+                ready: summary.ready,
+                total: summary.total,
+                restarts: summary.restarts,
+                last_restart: summary.last_restart,
+                ip,
+                resources: &resources,
+                uses: &uses,
+                labels: Labels::Map(labels.as_ref()),
+            })
+        }
     };
-    let resources = pod_resources(&obj.data);
-    let uses = match obj.data.get(POD_USES_KEY).and_then(Value::as_str) {
-        Some(cached) => cached.to_string(),
-        None => pod_uses(&obj.data).join(","),
-    };
-    let d = &mut obj.data;
-    // Pruned again: the node is where the first pruning put it.
-    let node = match d.get_mut("spec").and_then(|s| s.get_mut("nodeName")) {
-        Some(n) => Some(n.take()),
-        None => d.get_mut(POD_NODE_KEY).map(Value::take),
-    };
-    let mut root = Map::new();
-    if let Some(node) = node {
-        root.insert(POD_NODE_KEY.to_string(), node);
-    }
-    root.insert(POD_SUMMARY_KEY.to_string(), summary_value(&summary, &ip));
-    if resources != PodResources::default() {
-        root.insert(
-            POD_RESOURCES_KEY.to_string(),
-            Value::String(resources.encode()),
-        );
-    }
-    if !uses.is_empty() {
-        root.insert(POD_USES_KEY.to_string(), Value::String(uses));
-    }
-    *d = Value::Object(root);
+    obj.data = packed;
 }
 
 #[cfg(test)]
@@ -496,11 +506,8 @@ mod tests {
         let want = "ConfigMap/flags,ConfigMap/kube-root-ca.crt,ConfigMap/web-config,\
                     PersistentVolumeClaim/web-data,Secret/registry,Secret/web-env,Secret/web-tls";
         let pruned = prune("Pod", pod);
-        assert_eq!(pruned.data[POD_USES_KEY], want);
-        assert!(
-            pruned.data["spec"].get("volumes").is_none(),
-            "volumes themselves go"
-        );
+        assert_eq!(crate::informer::index::pruned_pod_uses(&pruned.data), want);
+        assert!(pruned.data.get("spec").is_none(), "volumes themselves go");
         let again = prune("Pod", pruned.clone());
         assert_eq!(again.data, pruned.data);
         let f = crate::informer::index::dynamic_pod_uses_index_func();
@@ -524,7 +531,7 @@ mod tests {
         let whole_row = crate::render::row("Pod", &pod, None);
         let pruned = prune("Pod", pod);
         assert!(pruned.data.get("spec").is_none(), "{}", pruned.data);
-        assert_eq!(pruned.data[POD_NODE_KEY], "node-7");
+        assert_eq!(pod_record(&pruned.data).map(|r| r.node), Some("node-7"));
         assert_eq!(
             crate::informer::index::dynamic_pod_node(&pruned.data),
             Some("node-7")

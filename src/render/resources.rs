@@ -100,13 +100,12 @@ const fn wide(name: &'static str, min_width: u16, cell: fn(&DynamicObject) -> Ce
 
 const NAME: ColumnDef = col("NAME", 20, name_cell);
 const LABELS: ColumnDef = wide("LABELS", 6, |o| {
-    let labels = o.metadata.labels.as_ref();
-    Cell::Text(match labels {
-        Some(l) if !l.is_empty() => {
-            let pairs: Vec<String> = l.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            pairs.join(",")
-        }
-        _ => "<none>".to_string(),
+    let labels = crate::informer::cached::labels(o);
+    Cell::Text(if labels.is_empty() {
+        "<none>".to_string()
+    } else {
+        let pairs: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        pairs.join(",")
     })
 });
 
@@ -667,15 +666,13 @@ fn service_ports(d: &Value) -> String {
 /// `kubernetes.io/role`, sorted and de-duplicated.
 pub(super) fn node_roles(obj: &DynamicObject) -> Vec<String> {
     let mut roles = std::collections::BTreeSet::new();
-    if let Some(labels) = &obj.metadata.labels {
-        for (k, v) in labels {
-            if let Some(role) = k.strip_prefix("node-role.kubernetes.io/") {
-                if !role.is_empty() {
-                    roles.insert(role.to_string());
-                }
-            } else if k == "kubernetes.io/role" && !v.is_empty() {
-                roles.insert(v.clone());
+    for (k, v) in crate::informer::cached::labels(obj) {
+        if let Some(role) = k.strip_prefix("node-role.kubernetes.io/") {
+            if !role.is_empty() {
+                roles.insert(role.to_string());
             }
+        } else if k == "kubernetes.io/role" && !v.is_empty() {
+            roles.insert(v.to_string());
         }
     }
     roles.into_iter().collect()

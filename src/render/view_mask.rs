@@ -80,6 +80,8 @@ impl ViewMask {
         };
         let mut out = super::prune(kind, obj);
         if let Some(k) = kept {
+            // A pruned pod's data is its record: kept as a map, the fields join it.
+            crate::informer::cached::pod_data_as_map(&mut out.data);
             merge_missing(&mut out.data, k);
         }
         if self.annotations {

@@ -6,7 +6,7 @@
 //! runtime carries out, answering with further actions. `update` never blocks on I/O, so every key
 //! path is unit-testable.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -15,7 +15,7 @@ use kube::api::DynamicObject;
 
 use super::metrics::{MetricsScope, MetricsUpdate};
 use crate::cluster::ResourceInfo;
-use crate::informer::index::{NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX, POD_USES_KEY, USES_INDEX};
+use crate::informer::index::{NAMESPACE_INDEX, NODE_INDEX, OWNER_INDEX, USES_INDEX};
 use crate::informer::meta_namespace_key;
 use crate::informer::shared_informer::TapEntry;
 use crate::informer::thread_safe_store::ThreadSafeStore;
@@ -50,8 +50,6 @@ pub struct ObjectSummary {
     /// The cached object the row was made from (the indexer's `Arc`).
     pub object: Arc<DynamicObject>,
 }
-
-static NO_LABELS: BTreeMap<String, String> = BTreeMap::new();
 
 /// Separates the cluster from the object's key in a merged table's row key
 /// (`prod-us\u{1f}shop/web`): same-named objects of two clusters are two rows. Never in a
@@ -119,9 +117,10 @@ impl ObjectSummary {
         self.object.metadata.uid.as_deref().unwrap_or("")
     }
 
-    /// `metadata.labels`, for display and for evaluating a selector's set terms.
-    pub fn labels(&self) -> &BTreeMap<String, String> {
-        self.object.metadata.labels.as_ref().unwrap_or(&NO_LABELS)
+    /// The object's labels (wherever the cache keeps them, see [`crate::informer::cached`]),
+    /// for display and for evaluating a selector's set terms.
+    pub fn labels(&self) -> crate::informer::cached::Labels<'_> {
+        crate::informer::cached::labels(&self.object)
     }
 
     /// `metadata.ownerReferences[].uid`, for drill-down from owners.
@@ -802,8 +801,8 @@ impl Drill {
                 let ns = s.namespace.as_deref().unwrap_or("");
                 let wanted = u.strip_prefix(ns).and_then(|r| r.strip_prefix('/'));
                 let data = &s.object.data;
-                match data.get(POD_USES_KEY).and_then(|v| v.as_str()) {
-                    Some(uses) => uses.split(',').any(|x| wanted == Some(x)),
+                match crate::informer::cached::pod_record(data) {
+                    Some(r) => !r.uses.is_empty() && r.uses.split(',').any(|x| wanted == Some(x)),
                     // A pod the cache transform did not prune (a past view's row, rebuilt
                     // from history with the fields the uses index reads): its spec says.
                     None if data.get("spec").is_some() => crate::render::pod_uses(data)

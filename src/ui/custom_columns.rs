@@ -128,7 +128,7 @@ pub fn path_cell(path: &JsonPath, text: &str, obj: &ObjectSummary) -> Option<Str
         let mut m = serde_json::Map::new();
         m.insert(
             "metadata".to_string(),
-            serde_json::to_value(&obj.object.metadata).ok()?,
+            crate::informer::cached::metadata_json(&obj.object)?,
         );
         meta = Value::Object(m);
         &meta

@@ -42,10 +42,7 @@ impl PodFilter {
     pub fn matches(&self, obj: &DynamicObject) -> bool {
         match self {
             PodFilter::Name(n) => obj.metadata.name.as_deref() == Some(n.as_str()),
-            PodFilter::Selector(s) => {
-                let labels = obj.metadata.labels.as_ref();
-                s.matches_fn(|k| labels.and_then(|l| l.get(k)).map(String::as_str))
-            }
+            PodFilter::Selector(s) => s.matches(crate::informer::cached::labels(obj)),
         }
     }
 }

@@ -272,8 +272,7 @@ impl XFilter {
         let label_ok = self.label.as_ref().is_none_or(|sel| {
             n.object
                 .as_ref()
-                .and_then(|o| o.metadata.labels.as_ref())
-                .is_some_and(|l| sel.matches(l))
+                .is_some_and(|o| sel.matches(crate::informer::cached::labels(o)))
         });
         text_ok && label_ok
     }
@@ -457,7 +456,7 @@ impl Xray {
                 }
             }
             XKind::Service if kind == XKind::Pod => {
-                let labels = obj.metadata.labels.clone().unwrap_or_default();
+                let labels = crate::informer::cached::labels(obj);
                 let ns = obj.metadata.namespace.as_deref().unwrap_or_default();
                 let svcs = self
                     .stores
@@ -465,7 +464,7 @@ impl Xray {
                     .and_then(|s| s.by_index(NAMESPACE_INDEX, ns).ok())
                     .unwrap_or_default();
                 for svc in svcs {
-                    if service_selector(&svc).is_some_and(|sel| sel.matches(&labels))
+                    if service_selector(&svc).is_some_and(|sel| sel.matches(labels))
                         && let Ok(k) = crate::informer::meta_namespace_key(&*svc)
                     {
                         self.dirty.insert(Arc::from(k));

@@ -607,8 +607,10 @@ fn u_on_a_configmap_or_secret_shows_the_pods_that_use_it_from_the_uses_index() {
 
 fn pod_using(ns: &str, name: &str, uses: &str) -> ObjectSummary {
     let mut p = simple_pod(ns, name);
-    let mut obj = (*p.object).clone();
-    obj.data[kinformer::informer::index::POD_USES_KEY] = serde_json::Value::String(uses.into());
+    use kinformer::informer::cached::{PodRecord, pack_pod, pod_record};
+    let mut obj = kinformer::render::prune("Pod", (*p.object).clone());
+    let record = pod_record(&obj.data).expect("a pruned pod has a record");
+    obj.data = pack_pod(&PodRecord { uses, ..record });
     p.object = Arc::new(obj);
     p
 }

@@ -191,7 +191,8 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
 
     /// The labels (at `/metadata/labels`) and the fields `mask` keeps of `data`.
     fn object(&mut self, obj: &DynamicObject, mask: Mask, root: u64) {
-        if let Some(labels) = &obj.metadata.labels {
+        let labels = crate::informer::cached::labels(obj);
+        if !labels.is_empty() {
             let h = seg_hash(seg_hash(root, "metadata"), "labels");
             let base = self.enter("metadata");
             let inner = self.enter("labels");

@@ -74,7 +74,7 @@ impl App {
                 for e in v.table.entries() {
                     for (k, val) in e.summary.labels() {
                         *counts.entry(format!("{k}={val}")).or_default() += 1;
-                        *counts.entry(k.clone()).or_default() += 1;
+                        *counts.entry(k.to_string()).or_default() += 1;
                     }
                 }
                 counts.into_iter().collect()
