@@ -4,7 +4,9 @@
 //! sorted; many: a pass over the sorted keys by row pointer) shows exactly the matching rows;
 //! every shown key is the very `Arc` that keys the table's entries. A text filter's pass in
 //! slices (a few rows per update, interleaved with every other change) shows a sorted subset of
-//! the matches while it lasts and exactly the matches once it ends.
+//! the matches while it lasts and exactly the matches once it ends. A sort over more than a few
+//! slices runs over several updates too: the previous order shows meanwhile, and once it ends the
+//! rows are in the order asked for, whatever changed in between.
 
 mod ui_support;
 
@@ -80,8 +82,12 @@ fn labelled(n: u8, restarts: i64, age: i64) -> kinformer::ui::action::ObjectSumm
 
 fn check(t: &TableModel, alive: &BTreeMap<String, ()>, filter: Option<&str>, label: Option<u8>) {
     let list = t.list();
-    // Sorted by the sort column, ties by key, reversed when descending.
-    let (sort, desc) = t.sort();
+    // Sorted by the sort column, ties by key, reversed when descending (while a sort runs over
+    // several updates: the previous sort's order).
+    let (sort, desc) = t.shown_sort();
+    if t.sorting().is_none() {
+        assert_eq!(t.shown_sort(), t.sort());
+    }
     for w in list.windows(2) {
         let (a, b) = (t.entry(&w[0]).unwrap(), t.entry(&w[1]).unwrap());
         let mut o = match sort {
@@ -235,10 +241,19 @@ proptest! {
                 Op::Move(d) => t.move_by(d as isize),
                 Op::Continue => {
                     t.continue_filter();
+                    t.continue_sort();
                 }
             }
             check(&t, &alive, filter.as_deref(), label);
         }
+        // A sort in progress ends, in the order asked for.
+        let mut sort_updates = 0;
+        while t.sorting().is_some() {
+            t.continue_sort();
+            sort_updates += 1;
+            prop_assert!(sort_updates <= 10 * (t.total() / slice + 1), "the sort does not end");
+        }
+        prop_assert_eq!(t.shown_sort(), t.sort());
         // A pass in progress ends after at most one update per slice of rows, with exactly the
         // matches shown.
         let mut updates = 0;

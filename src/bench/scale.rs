@@ -7,7 +7,10 @@
 //!   drawn, the pods informer's row saying the list's total (as the runtime's does once a
 //!   second: a paged list's `remainingItemCount`, or the last list's count); the longest of
 //!   those frames, and the last one (the table at its fullest);
-//! - a sort by STATUS (on a sort key change: the one full sort the table ever does);
+//! - a sort by STATUS (on a sort key change: the one full sort the table ever does), as a user
+//!   sees it: the frame that asks for it, then a tick and a frame per step of a sort spread over
+//!   several updates (`TableModel`'s sort job: runs of 10k rows, then merges of 20k rows a
+//!   step) until the rows show sorted; the longest frame (≤ 16 ms) and the total;
 //! - a text filter pasted (`/pod-01`: `App::set_text_filter`) and the same typed one key at a
 //!   time, as a user sees them: the frame that sets it, then a tick and a frame per slice of its
 //!   pass over the rows (`TableModel::refilter_sliced`, 5k rows a slice) until every
@@ -130,28 +133,33 @@ fn scale_at(n: usize, report: &mut Report) -> Result<(), BenchError> {
         verdict(longest.cpu <= FRAME_BUDGET),
     );
 
-    // Sort by STATUS (on a sort change), back to key order between runs.
-    let mut t_sort: Vec<Cost> = (0..3)
-        .map(|_| {
-            if let Some(tb) = table(&mut app, view) {
-                tb.set_sort(SortBy::Key);
-            }
-            timed(|| {
-                if let Some(tb) = table(&mut app, view) {
-                    tb.set_sort(SortBy::Cell(SORT_COLUMN));
-                }
-            })
-            .1
-        })
-        .collect();
-    t_sort.sort();
+    // Sort by STATUS (on a sort change): its first frame, then the ticks (one frame each) of a
+    // sort over several updates until the rows show in the new order; back to key order (and
+    // drained) between runs.
+    let mut t_sort: Vec<FilterRun> = Vec::new();
+    for _ in 0..3 {
+        sort_frames(&mut app, view, &mut term, SortBy::Key)?;
+        t_sort.push(sort_frames(
+            &mut app,
+            view,
+            &mut term,
+            SortBy::Cell(SORT_COLUMN),
+        )?);
+    }
+    t_sort.sort_by_key(|r| r.total);
     let sort = t_sort[t_sort.len() / 2];
     report.fig(
         sec,
-        "sort by STATUS (on a sort change, one update + no frame), on-CPU (wall)",
-        sort.text(),
+        "sort by STATUS (on a sort change): longest frame / until the rows show sorted (frames), \
+         on-CPU (wall)",
+        format!(
+            "{} / {} ({})",
+            sort.longest.text(),
+            sort.total.text(),
+            sort.frames
+        ),
         "≤ 16 ms",
-        verdict(sort.cpu <= FRAME_BUDGET),
+        verdict(sort.longest.cpu <= FRAME_BUDGET),
     );
 
     // A text filter over every row, pasted: its first frame, then the ticks (one frame each)
@@ -343,6 +351,43 @@ fn filter_frames(
     };
     let mut now = app.now_ms;
     while table(app, view).is_some_and(|t| t.filtering()) {
+        now += 16;
+        let (drawn, took) = timed(|| {
+            app.update(Action::Tick(now));
+            draw(term, app)
+        });
+        drawn?;
+        run.longest = run.longest.max(took);
+        run.total = run.total.plus(took);
+        run.frames += 1;
+    }
+    Ok(run)
+}
+
+/// Sort `view` by `by` and draw, then tick and draw until the sort (spread over several updates
+/// on a big table) has ended.
+fn sort_frames(
+    app: &mut App,
+    view: ViewId,
+    term: &mut Terminal<TestBackend>,
+    by: SortBy,
+) -> Result<FilterRun, BenchError> {
+    let (drawn, first) = timed(|| {
+        if let Some(tb) = table(app, view)
+            && tb.sort().0 != by
+        {
+            tb.set_sort(by);
+        }
+        draw(term, app)
+    });
+    drawn?;
+    let mut run = FilterRun {
+        longest: first,
+        total: first,
+        frames: 1,
+    };
+    let mut now = app.now_ms;
+    while table(app, view).is_some_and(|t| t.sorting().is_some()) {
         now += 16;
         let (drawn, took) = timed(|| {
             app.update(Action::Tick(now));

@@ -323,7 +323,10 @@ impl App {
     pub fn next_deadline_ms(&self) -> Option<i64> {
         let mut d = self.current_view().and_then(|v| v.table.next_deadline());
         // A filter pass in progress: its next slice on the next tick, at once.
-        if self.current_view().is_some_and(|v| v.table.filtering()) {
+        if self
+            .current_view()
+            .is_some_and(|v| v.table.filtering() || v.table.sorting().is_some())
+        {
             d = Some(self.now_ms);
         }
         if !self.connection.reachable
@@ -687,6 +690,8 @@ impl App {
                     changed |= v.live_table_mut().expire(now);
                     // A filter pass in progress checks its next slice of rows.
                     changed |= v.table.continue_filter();
+                    // So does a sort in progress.
+                    changed |= v.table.continue_sort();
                 }
                 changed |= self.xray_tick();
                 if changed {

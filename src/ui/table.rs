@@ -25,6 +25,7 @@ type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 use crate::selector::{LabelSelector, Operator};
 
 mod sliced;
+mod sort_job;
 
 /// How long an added/updated row stays highlighted.
 pub const HIGHLIGHT_MS: i64 = 1_500;
@@ -271,6 +272,9 @@ pub struct TableModel {
     scan: Option<sliced::FilterScan>,
     /// How many rows a sliced filter checks per update.
     slice_rows: usize,
+    /// A sort spread over several updates ([`sort_job`]); `sort`, `descending` and `order`
+    /// stay the previous sort's until it ends.
+    sorting: Option<Box<sort_job::SortJob>>,
 }
 
 impl Default for TableModel {
@@ -291,6 +295,7 @@ impl Default for TableModel {
             unconfirmed: Vec::new(),
             scan: None,
             slice_rows: sliced::SLICE_ROWS,
+            sorting: None,
         }
     }
 }
@@ -384,8 +389,19 @@ impl TableModel {
         self.entries.get(key)
     }
 
-    pub fn sort(&self) -> (SortBy, bool) {
+    /// The sort the rows are shown in: [`Self::sort`], or the previous one while a sort runs
+    /// over several updates.
+    pub fn shown_sort(&self) -> (SortBy, bool) {
         (self.sort, self.descending)
+    }
+
+    /// The sort asked for (a sort in progress: its target; the rows still show the previous
+    /// order until it ends).
+    pub fn sort(&self) -> (SortBy, bool) {
+        match &self.sorting {
+            Some(j) => j.target,
+            None => (self.sort, self.descending),
+        }
     }
 
     pub fn selected(&self) -> Option<&Entry> {
@@ -489,6 +505,7 @@ impl TableModel {
                 && (!self.filtered
                     || self.filters.passes(&old.summary) == self.filters.passes(&new.summary))
         });
+        self.touched(&key);
         if keeps_place {
             self.entries.insert(key, new);
         } else {
@@ -614,6 +631,7 @@ impl TableModel {
                     moving.insert(key.clone());
                 }
             }
+            self.touched(&key);
             self.entries.insert(key, new);
         }
         if !changed {
@@ -738,6 +756,7 @@ impl TableModel {
             if rows.is_empty() {
                 return false;
             }
+            self.sorting = None;
             for s in rows {
                 self.entries.insert(
                     s.key.clone(),
@@ -823,6 +842,7 @@ impl TableModel {
 
     fn remove_key(&mut self, key: &Arc<str>) {
         let was_selected = self.selected.as_deref() == Some(&**key);
+        self.touched(key);
         self.remove_positions(key);
         self.entries.remove(key);
         if was_selected {
@@ -903,20 +923,11 @@ impl TableModel {
 
     /// Sort by `by`; choosing the current column again flips the order (k9s behaviour).
     pub fn set_sort(&mut self, by: SortBy) {
-        if self.sort == by {
-            self.descending = !self.descending;
-            // Reversing a total order is a reverse of the list.
-            self.order.reverse();
-            self.visible.reverse();
-            if self.scan.is_some() {
-                self.refilter_sliced();
-                return;
-            }
-            self.fix_selection(None);
+        let (current, descending) = self.sort();
+        if current == by {
+            self.sort_to(by, !descending);
         } else {
-            self.sort = by;
-            self.descending = false;
-            self.resort();
+            self.sort_to(by, false);
         }
     }
 
@@ -930,11 +941,18 @@ impl TableModel {
         if matches!(self.sort, SortBy::Joined(_)) {
             self.resort();
         }
+        if self
+            .sorting
+            .as_ref()
+            .is_some_and(|j| matches!(j.target.0, SortBy::Joined(_)))
+        {
+            self.restart_sort();
+        }
     }
 
     /// Flip the sort order.
     pub fn flip_sort(&mut self) {
-        self.set_sort(self.sort);
+        self.set_sort(self.sort().0);
     }
 
     /// Recompute the shown list after a filter change. With a label filter and an index, the

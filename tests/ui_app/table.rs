@@ -350,3 +350,137 @@ fn a_filter_over_many_rows_fills_in_over_ticks_and_ends_with_the_one_shot_result
     assert_eq!(shown(&app, v), expected);
     assert!(!screen_text(&app).contains("so far"));
 }
+
+/// 2,000 pods with ages and restarts that do not follow their names.
+fn pods_to_sort(n: usize) -> Vec<kinformer::ui::action::ObjectSummary> {
+    (0..n)
+        .map(|i| {
+            let name = format!("pod-{i:04}");
+            pod(PodSpec {
+                ns: if i % 2 == 0 { "default" } else { "shop" },
+                name: &name,
+                age_secs: ((i * 7_919) % 1_000) as i64,
+                restarts: ((i * 31) % 17) as i64,
+                ..PodSpec::default()
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_sort_over_many_rows_runs_over_ticks_keeps_the_old_order_meanwhile_and_ends_as_the_one_shot_sort()
+ {
+    let rows = pods_to_sort(2_000);
+    // The same sort at once (a slice large enough for every row).
+    let (mut at_once, v1) = app_with(config(), rows.clone());
+    at_once
+        .views
+        .get_mut(&v1)
+        .unwrap()
+        .table
+        .set_slice_rows(10_000);
+    at_once.update(key('A'));
+    assert!(at_once.views[&v1].table.sorting().is_none());
+    let expected = shown(&at_once, v1);
+
+    let (mut app, v) = app_with(config(), rows);
+    app.views.get_mut(&v).unwrap().table.set_slice_rows(100);
+    let before = shown(&app, v);
+    app.update(key('A'));
+    assert_eq!(
+        app.views[&v].table.sort(),
+        (SortBy::Cell(4), false),
+        "the sort asked for, at once"
+    );
+    let mut ticks = 0;
+    let mut now = app.now_ms;
+    let mut last_pct = 0;
+    while let Some(pct) = app.views[&v].table.sorting() {
+        assert_eq!(shown(&app, v), before, "the previous order until the end");
+        assert!(
+            pct >= last_pct,
+            "progress goes forward: {last_pct} then {pct}"
+        );
+        last_pct = pct;
+        assert!(
+            screen_text(&app).contains(&format!("sorting {pct}%")),
+            "{}",
+            screen_text(&app)
+        );
+        assert_eq!(app.next_deadline_ms(), Some(app.now_ms), "a tick at once");
+        now += 16;
+        app.update(Action::Tick(now));
+        ticks += 1;
+        assert!(ticks < 1_000, "the sort does not end");
+    }
+    assert!(ticks >= 5, "spread over updates: {ticks} ticks");
+    assert_eq!(shown(&app, v), expected);
+    assert!(!screen_text(&app).contains("sorting"));
+    // Sorting again by the same column flips it, as at once.
+    app.update(key('A'));
+    while app.views[&v].table.sorting().is_some() {
+        now += 16;
+        app.update(Action::Tick(now));
+    }
+    let mut flipped = expected.clone();
+    flipped.reverse();
+    assert_eq!(shown(&app, v), flipped);
+}
+
+#[test]
+fn rows_changed_added_and_deleted_during_a_sliced_sort_end_in_their_sorted_place() {
+    let rows = pods_to_sort(2_000);
+    let (mut app, v) = app_with(config(), rows.clone());
+    app.views.get_mut(&v).unwrap().table.set_slice_rows(100);
+    app.update(key('A'));
+    let mut now = app.now_ms;
+    let mut step = 0;
+    let mut changes = rows.clone();
+    while app.views[&v].table.sorting().is_some() {
+        step += 1;
+        // Every few ticks: one row aged, one new row, one row deleted for good.
+        if step % 3 == 0 {
+            let i = (step * 13) % 2_000;
+            let name = format!("pod-{i:04}");
+            let aged = pod(PodSpec {
+                ns: if i % 2 == 0 { "default" } else { "shop" },
+                name: &name,
+                age_secs: 5_000 + step as i64,
+                ..PodSpec::default()
+            });
+            let new_name = format!("new-{step:03}");
+            let added = pod(PodSpec {
+                name: &new_name,
+                age_secs: (step as i64 * 37) % 1_000,
+                ..PodSpec::default()
+            });
+            let gone = changes[(step * 29) % changes.len()].key.clone();
+            changes.retain(|s| s.key != gone && s.key != aged.key);
+            changes.push(aged.clone());
+            changes.push(added.clone());
+            app.update(Action::Rows {
+                view: v,
+                upserts: vec![aged, added],
+                deletes: vec![gone],
+            });
+            // The deleted row lingers, struck, then leaves for good.
+            now += 10_000;
+        } else {
+            now += 16;
+        }
+        app.update(Action::Tick(now));
+        assert!(step < 2_000, "the sort does not end");
+    }
+    now += 10_000;
+    app.update(Action::Tick(now));
+    // The same rows sorted at once.
+    let (mut at_once, v1) = app_with(config(), changes);
+    at_once
+        .views
+        .get_mut(&v1)
+        .unwrap()
+        .table
+        .set_slice_rows(10_000);
+    at_once.update(key('A'));
+    assert_eq!(shown(&app, v), shown(&at_once, v1));
+}

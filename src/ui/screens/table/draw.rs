@@ -78,6 +78,13 @@ impl App {
                 )
             });
         }
+        // A sort in progress over many rows: the previous order shows until it ends.
+        if let Some(pct) = t.sorting() {
+            title_spans.push(Span::styled(
+                format!(" sorting {pct}% "),
+                Style::default().fg(Color::Yellow),
+            ));
+        }
         if merged && self.forbidden_view(v).is_some() {
             title_spans.push(Span::styled(
                 format!(" forbidden on {} ", self.connection.context),
