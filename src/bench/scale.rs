@@ -9,7 +9,7 @@
 //!   those frames, and the last one (the table at its fullest);
 //! - a sort by STATUS (on a sort key change: the one full sort the table ever does), as a user
 //!   sees it: the frame that asks for it, then a tick and a frame per step of a sort spread over
-//!   several updates (`TableModel`'s sort job: runs of 10k rows, then merges of 20k rows a
+//!   several updates (`TableModel`'s sort job: runs of 5k rows, then merges of 10k rows a
 //!   step) until the rows show sorted; the longest frame (≤ 16 ms) and the total;
 //! - a text filter pasted (`/pod-01`: `App::set_text_filter`) and the same typed one key at a
 //!   time, as a user sees them: the frame that sets it, then a tick and a frame per slice of its
@@ -37,17 +37,18 @@
 //! | frame while scrolling, longest | 0.9 ms | 1.0 ms | 1.0 ms | 1.1 ms |
 //! | one watch event + frame | 0.64 ms | 0.72 ms | 0.73 ms | 0.76 ms |
 //! | idle App loop, share of a core | 0.07 % | 0.07 % | 0.07 % | 0.07 % |
-//! | sort by STATUS (one update) | 1.1 ms | 40 ms | 69 ms | 157 ms |
+//! | sort by STATUS: longest frame / until sorted (frames), 01:50 UTC, load 0.9 | 2.0 ms (1) | 7.9 / 301 ms (68) | 8.8 / 514 ms (105) | 12.9 / 1,408 ms (239) |
 //! | filter pasted: longest frame / all matches (frames) | 4.6 / 9.1 ms (2) | 10 / 156 ms (20) | 9.1 / 240 ms (30) | 13 / 602 ms (60) |
 //! | filter typed: longest frame / all keys (frames) | 3.4 / 23 ms (12) | 8.8 / 471 ms (120) | 9.6 / 780 ms (180) | 15 / 1,951 ms (360) |
 //!
-//! Before the filter's pass in slices (00:28, load 7–10): the filter pasted was one update of
+//! Before the sort over several updates (01:20, load 3.4) a sort was one update of 1.1 / 40 / 69 /
+//! 157 ms. Before the filter's pass in slices (00:28, load 7–10): the filter pasted was one update of
 //! 12 / 144 / 241 / 527 ms, its slowest typed key 12 / 164 / 151 / 452 ms. Earlier (2026-11-28
 //! 21:46, load 9.2, wall only): the streaming frame's last batch took 4.3 / 13.2 / 26 ms at 100k /
 //! 150k / 300k (the merge cloned every key), the filter 1.3 s at 300k (every cell lowercased).
-//! Frames, events and the idle loop are flat; a sort (n log n) is a one-off cost of a key press
-//! that grows with the rows (a row's cost is memory: a hash lookup and the cells behind pointers);
-//! a filter (n) is spread over frames.
+//! Frames, events and the idle loop are flat; a sort (n log n) and a filter (n) grow with the rows
+//! (a row's cost is memory: a hash lookup and the cells behind pointers) but are spread over
+//! frames, so no frame grows past ~13 ms at 300k.
 
 use super::*;
 

@@ -1,6 +1,6 @@
 //! A sort spread over several updates: `shift-s` on 300k rows sorts in runs of
 //! [`SORT_RUN_SLICES`] filter slices, then merges them pairwise, at most
-//! [`SORT_MERGE_SLICES`] filter slices of rows a update (one per frame: the App asks for a tick at
+//! [`SORT_MERGE_SLICES`] filter slices of rows an update (one per frame: the App asks for a tick at
 //! once while a sort is in progress). The table keeps its previous order until the new one is
 //! complete, and the header says `sorting…` meanwhile; scrolling, filtering and the watch keep
 //! going.
@@ -26,10 +26,12 @@ use super::{FastSet, SortBy, TableModel, cmp_entries, sorted_keys};
 /// A table longer than this many filter slices is sorted over several updates.
 pub(super) const SORT_SLICED_ABOVE: usize = 4;
 /// The length of the first runs, in filter slices (sorted within one update each).
-const SORT_RUN_SLICES: usize = 2;
+const SORT_RUN_SLICES: usize = 1;
 /// Rows merged per update, in filter slices. A merge step costs two hash lookups and a
-/// comparison a row (~0.2 µs at 300k rows, release): 20k rows is ~4 ms of a 16 ms frame.
-const SORT_MERGE_SLICES: usize = 4;
+/// comparison a row (~0.6-0.8 µs at 300k rows, release: cache misses), so 10k rows is ~8 ms of
+/// a 16 ms frame (`bench --only scale`: the longest sort frame 7.9 ms at 100k, 12.9 ms at
+/// 300k; 20k rows a step made it 13 and 19 ms).
+const SORT_MERGE_SLICES: usize = 2;
 
 /// A sort in progress (see the module doc).
 #[derive(Debug, Clone)]
