@@ -287,7 +287,7 @@ impl App {
                         Some(p) => format!(" │ {}", p.text()),
                         None => format!(
                             " │ {} {} │ {:.1} ev/s",
-                            r.cached,
+                            crate::ui::listing::thousands(u64::try_from(r.cached).unwrap_or(0)),
                             if r.cached == 1 { "object" } else { "objects" },
                             r.deltas_per_sec
                         ),

@@ -2,7 +2,7 @@
 //! [`SORT_RUN_SLICES`] filter slices, then merges them pairwise, at most
 //! [`SORT_MERGE_SLICES`] filter slices of rows an update (one per frame: the App asks for a tick at
 //! once while a sort is in progress). The table keeps its previous order until the new one is
-//! complete, and the header says `sorting…` meanwhile; scrolling, filtering and the watch keep
+//! complete, and its title says `sorting N%` meanwhile; scrolling, filtering and the watch keep
 //! going.
 //!
 //! k9s counterpart: k9s sorts its whole table in the UI goroutine on every refresh (a frame at
