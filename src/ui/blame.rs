@@ -37,7 +37,9 @@ fn show(v: &Value) -> String {
     let s = match v {
         Value::String(s) => s.clone(),
         Value::Object(m) if m.is_empty() => "{}".into(),
+        Value::Object(m) if m.len() == 1 => "{1 field}".into(),
         Value::Object(m) => format!("{{{} fields}}", m.len()),
+        Value::Array(a) if a.len() == 1 => "[1 item]".into(),
         Value::Array(a) => format!("[{} items]", a.len()),
         other => other.to_string(),
     };
@@ -85,4 +87,19 @@ pub fn blame_lines(obj: &Value, now_ms: i64) -> Vec<String> {
         out.push(String::new());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::show;
+    use serde_json::json;
+
+    #[test]
+    fn a_map_or_list_of_one_reads_in_the_singular() {
+        assert_eq!(show(&json!({"a": 1})), "{1 field}");
+        assert_eq!(show(&json!({"a": 1, "b": 2})), "{2 fields}");
+        assert_eq!(show(&json!([1])), "[1 item]");
+        assert_eq!(show(&json!([1, 2])), "[2 items]");
+        assert_eq!(show(&json!({})), "{}");
+    }
 }
