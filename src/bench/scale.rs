@@ -323,8 +323,8 @@ impl Cost {
     }
 }
 
-/// A text filter's frames: the one where it is set, then one per tick while its pass in slices
-/// lasts (as the runtime draws them: the App asks for a tick at once meanwhile).
+/// A text filter's or a sort's frames: the one where it is set, then one per tick while its work
+/// in slices lasts (as the runtime draws them: the App asks for a tick at once meanwhile).
 #[derive(Debug, Default, Clone, Copy)]
 struct FilterRun {
     longest: Cost,
@@ -340,29 +340,13 @@ fn filter_frames(
     term: &mut Terminal<TestBackend>,
     text: &str,
 ) -> Result<FilterRun, BenchError> {
-    let (drawn, first) = timed(|| {
-        app.set_text_filter(view, text);
-        draw(term, app)
-    });
-    drawn?;
-    let mut run = FilterRun {
-        longest: first,
-        total: first,
-        frames: 1,
-    };
-    let mut now = app.now_ms;
-    while table(app, view).is_some_and(|t| t.filtering()) {
-        now += 16;
-        let (drawn, took) = timed(|| {
-            app.update(Action::Tick(now));
-            draw(term, app)
-        });
-        drawn?;
-        run.longest = run.longest.max(took);
-        run.total = run.total.plus(took);
-        run.frames += 1;
-    }
-    Ok(run)
+    frames_until(
+        app,
+        view,
+        term,
+        |app| app.set_text_filter(view, text),
+        |t| t.filtering(),
+    )
 }
 
 /// Sort `view` by `by` and draw, then tick and draw until the sort (spread over several updates
@@ -373,12 +357,33 @@ fn sort_frames(
     term: &mut Terminal<TestBackend>,
     by: SortBy,
 ) -> Result<FilterRun, BenchError> {
+    frames_until(
+        app,
+        view,
+        term,
+        |app| {
+            if let Some(tb) = table(app, view)
+                && tb.sort().0 != by
+            {
+                tb.set_sort(by);
+            }
+        },
+        |t| t.sorting().is_some(),
+    )
+}
+
+/// Run `start` on the App and draw, then a tick and a frame at a time while `busy` says the
+/// table's work in slices goes on (as the runtime draws them: the App asks for a tick at once
+/// meanwhile).
+fn frames_until(
+    app: &mut App,
+    view: ViewId,
+    term: &mut Terminal<TestBackend>,
+    start: impl FnOnce(&mut App),
+    busy: impl Fn(&crate::ui::table::TableModel) -> bool,
+) -> Result<FilterRun, BenchError> {
     let (drawn, first) = timed(|| {
-        if let Some(tb) = table(app, view)
-            && tb.sort().0 != by
-        {
-            tb.set_sort(by);
-        }
+        start(app);
         draw(term, app)
     });
     drawn?;
@@ -388,7 +393,7 @@ fn sort_frames(
         frames: 1,
     };
     let mut now = app.now_ms;
-    while table(app, view).is_some_and(|t| t.sorting().is_some()) {
+    while table(app, view).is_some_and(|t| busy(t)) {
         now += 16;
         let (drawn, took) = timed(|| {
             app.update(Action::Tick(now));

@@ -312,13 +312,7 @@ fn a_filter_over_many_rows_fills_in_over_ticks_and_ends_with_the_one_shot_result
         })
         .collect();
     // The same filter at once (one slice holds every row).
-    let (mut at_once, v1) = app_with(config(), rows.clone());
-    at_once
-        .views
-        .get_mut(&v1)
-        .unwrap()
-        .table
-        .set_slice_rows(10_000);
+    let (mut at_once, v1) = at_once_app(rows.clone());
     at_once.update(key('/'));
     type_str(&mut at_once, "pod-1");
     assert!(!at_once.views[&v1].table.filtering());
@@ -351,6 +345,14 @@ fn a_filter_over_many_rows_fills_in_over_ticks_and_ends_with_the_one_shot_result
     assert!(!screen_text(&app).contains("so far"));
 }
 
+/// An App over `rows` whose table does every filter and sort in one update (a slice holds
+/// every row): the one-shot result a sliced run must end with.
+fn at_once_app(rows: Vec<kinformer::ui::action::ObjectSummary>) -> (App, ViewId) {
+    let (mut app, v) = app_with(config(), rows);
+    app.views.get_mut(&v).unwrap().table.set_slice_rows(10_000);
+    (app, v)
+}
+
 /// 2,000 pods with ages and restarts that do not follow their names.
 fn pods_to_sort(n: usize) -> Vec<kinformer::ui::action::ObjectSummary> {
     (0..n)
@@ -372,13 +374,7 @@ fn a_sort_over_many_rows_runs_over_ticks_keeps_the_old_order_meanwhile_and_ends_
  {
     let rows = pods_to_sort(2_000);
     // The same sort at once (a slice large enough for every row).
-    let (mut at_once, v1) = app_with(config(), rows.clone());
-    at_once
-        .views
-        .get_mut(&v1)
-        .unwrap()
-        .table
-        .set_slice_rows(10_000);
+    let (mut at_once, v1) = at_once_app(rows.clone());
     at_once.update(key('A'));
     assert!(at_once.views[&v1].table.sorting().is_none());
     let expected = shown(&at_once, v1);
@@ -474,13 +470,7 @@ fn rows_changed_added_and_deleted_during_a_sliced_sort_end_in_their_sorted_place
     now += 10_000;
     app.update(Action::Tick(now));
     // The same rows sorted at once.
-    let (mut at_once, v1) = app_with(config(), changes);
-    at_once
-        .views
-        .get_mut(&v1)
-        .unwrap()
-        .table
-        .set_slice_rows(10_000);
+    let (mut at_once, v1) = at_once_app(changes);
     at_once.update(key('A'));
     assert_eq!(shown(&app, v), shown(&at_once, v1));
 }
