@@ -358,6 +358,23 @@ impl TableModel {
     /// The shown rows that are objects still there: [`Self::list`]'s length without the deleted
     /// rows shown for a moment (what a title's count says: under churn the rows of the last
     /// second's deletions would otherwise add to it). Reads only the rows lingering now.
+    /// The objects held that are still there: [`Self::total`] without the deleted rows shown
+    /// for a moment. Reads only the rows lingering now.
+    pub fn live_total(&self) -> usize {
+        let mut gone: FastSet<&Arc<str>> = FastSet::default();
+        let lingering = self
+            .expiries
+            .iter()
+            .filter_map(|(_, k)| k.as_ref())
+            .chain(self.unconfirmed.iter().map(|(k, _)| k));
+        for k in lingering {
+            if self.entries.get(k).is_some_and(|e| e.mark == Mark::Deleted) {
+                gone.insert(k);
+            }
+        }
+        self.total().saturating_sub(gone.len())
+    }
+
     pub fn live_len(&self) -> usize {
         let mut gone: FastSet<&Arc<str>> = FastSet::default();
         let lingering = self

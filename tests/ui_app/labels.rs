@@ -281,3 +281,31 @@ fn the_picker_of_a_namespace_view_offers_its_own_labels_only() {
     let web = p.all.iter().find(|(v, _)| v == "app=web").unwrap();
     assert_eq!(web.1, 3, "counted in the view's namespace");
 }
+
+#[test]
+fn a_label_filter_is_answered_from_the_index_while_a_deleted_row_lingers() {
+    let rows = labelled_pods();
+    let (mut app, v) = app_with(config(), rows.clone());
+    // db-0 is deleted: gone from the store, its row struck on screen for a moment.
+    let gone = rows[3].key.clone();
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec![gone.clone()],
+    });
+    let kept: Vec<_> = rows.iter().filter(|r| r.key != gone).cloned().collect();
+    app.update(Action::Store {
+        view: v,
+        store: store_of(&kept),
+    });
+    assert!(app.views[&v].table.entry(&gone).is_some(), "still shown");
+    app.update(ctrl('l'));
+    type_str(&mut app, "app=web");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(
+        shown(&app, v),
+        ["default/web-1", "default/web-2", "default/web-3"]
+    );
+    let message = app.message.clone().unwrap().0;
+    assert!(message.contains("3 matches (label index)"), "{message}");
+}

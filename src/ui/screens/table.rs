@@ -835,7 +835,8 @@ impl App {
             // The index answers for now: a past view's rows are scanned.
             return None;
         }
-        let rows = v.table.total();
+        // Rows of objects deleted a moment ago linger, struck: not rows the store lacks.
+        let rows = v.table.live_total();
         let lf = v.table.filters.label.as_mut()?;
         let terms: Vec<&str> = lf.index_terms.iter().map(String::as_str).collect();
         let from_index = if !v.member_stores.is_empty() {
