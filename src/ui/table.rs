@@ -355,9 +355,6 @@ impl TableModel {
         self.entries.capacity()
     }
 
-    /// The shown rows that are objects still there: [`Self::list`]'s length without the deleted
-    /// rows shown for a moment (what a title's count says: under churn the rows of the last
-    /// second's deletions would otherwise add to it). Reads only the rows lingering now.
     /// The objects held that are still there: [`Self::total`] without the deleted rows shown
     /// for a moment. Reads only the rows lingering now.
     pub fn live_total(&self) -> usize {
@@ -375,6 +372,9 @@ impl TableModel {
         self.total().saturating_sub(gone.len())
     }
 
+    /// The shown rows that are objects still there: [`Self::list`]'s length without the deleted
+    /// rows shown for a moment (what a title's count says: under churn the rows of the last
+    /// second's deletions would otherwise add to it). Reads only the rows lingering now.
     pub fn live_len(&self) -> usize {
         let mut gone: FastSet<&Arc<str>> = FastSet::default();
         let lingering = self
