@@ -24,6 +24,7 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 use crate::selector::{LabelSelector, Operator};
 
+mod rows;
 mod sliced;
 mod sort_job;
 
@@ -242,8 +243,9 @@ impl Filters {
 /// The rows of one resource view.
 #[derive(Debug, Clone)]
 pub struct TableModel {
-    /// Hashed with foldhash: keys are ours (not attacker-chosen) and SipHash dominated lookups.
-    entries: FastMap<Arc<str>, Entry>,
+    /// Hashed with foldhash (keys are ours, not attacker-chosen, and SipHash dominated lookups), in
+    /// shards that grow one at a time ([`rows`]).
+    entries: rows::Rows,
     /// Every key, sorted. Each element is the very `Arc` that keys `entries` (pointer-equal, not
     /// only string-equal), so a set of row pointers can test membership without hashing strings.
     order: Vec<Arc<str>>,
@@ -280,7 +282,7 @@ pub struct TableModel {
 impl Default for TableModel {
     fn default() -> Self {
         TableModel {
-            entries: FastMap::default(),
+            entries: rows::Rows::default(),
             order: Vec::new(),
             visible: Vec::new(),
             filtered: false,
@@ -320,7 +322,7 @@ fn row_ptr(k: &Arc<str>) -> usize {
 
 /// Sort keys by their entries, resolving each key once (not once per comparison).
 fn sorted_keys<'a>(
-    entries: &'a FastMap<Arc<str>, Entry>,
+    entries: &'a rows::Rows,
     keys: impl Iterator<Item = &'a Arc<str>>,
     sort: SortBy,
     descending: bool,
