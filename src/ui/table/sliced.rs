@@ -31,7 +31,7 @@ pub(super) struct FilterScan {
 
 impl TableModel {
     /// Recompute the shown list after a text filter change, in slices: the first
-    /// [`SLICE_ROWS`] rows now, the rest over the next updates ([`Self::continue_filter`]). A
+    /// `SLICE_ROWS` (5,000) rows now, the rest over the next updates ([`Self::continue_filter`]). A
     /// table of at most one slice is filtered at once ([`Self::refilter`] without index
     /// candidates).
     pub fn refilter_sliced(&mut self) {
