@@ -153,12 +153,7 @@ fn scale_at(n: usize, report: &mut Report) -> Result<(), BenchError> {
         sec,
         "sort by STATUS (on a sort change): longest frame / until the rows show sorted (frames), \
          on-CPU (wall)",
-        format!(
-            "{} / {} ({})",
-            sort.longest.text(),
-            sort.total.text(),
-            sort.frames
-        ),
+        sort.text(),
         "≤ 16 ms",
         verdict(sort.longest.cpu <= FRAME_BUDGET),
     );
@@ -176,12 +171,7 @@ fn scale_at(n: usize, report: &mut Report) -> Result<(), BenchError> {
         sec,
         "text filter `/pod-01` pasted: longest frame / until every match is shown (frames), \
          on-CPU (wall)",
-        format!(
-            "{} / {} ({})",
-            run.longest.text(),
-            run.total.text(),
-            run.frames
-        ),
+        run.text(),
         "≤ 16 ms",
         verdict(run.longest.cpu <= FRAME_BUDGET),
     );
@@ -208,12 +198,7 @@ fn scale_at(n: usize, report: &mut Report) -> Result<(), BenchError> {
         sec,
         "`/pod-01` typed one key at a time: longest frame / all keys' frames (frames), on-CPU \
          (wall)",
-        format!(
-            "{} / {} ({})",
-            typed.longest.text(),
-            typed.total.text(),
-            typed.frames
-        ),
+        typed.text(),
         "≤ 16 ms",
         verdict(typed.longest.cpu <= FRAME_BUDGET),
     );
@@ -330,6 +315,18 @@ struct FilterRun {
     longest: Cost,
     total: Cost,
     frames: usize,
+}
+
+impl FilterRun {
+    /// `longest / total (frames)`, each as [`Cost::text`].
+    fn text(&self) -> String {
+        format!(
+            "{} / {} ({})",
+            self.longest.text(),
+            self.total.text(),
+            self.frames
+        )
+    }
 }
 
 /// Set the text filter of `view` to `text` and draw, then tick and draw until every match is

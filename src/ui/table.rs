@@ -360,24 +360,23 @@ impl TableModel {
     /// The objects held that are still there: [`Self::total`] without the deleted rows shown
     /// for a moment. Reads only the rows lingering now.
     pub fn live_total(&self) -> usize {
-        let mut gone: FastSet<&Arc<str>> = FastSet::default();
-        let lingering = self
-            .expiries
-            .iter()
-            .filter_map(|(_, k)| k.as_ref())
-            .chain(self.unconfirmed.iter().map(|(k, _)| k));
-        for k in lingering {
-            if self.entries.get(k).is_some_and(|e| e.mark == Mark::Deleted) {
-                gone.insert(k);
-            }
-        }
-        self.total().saturating_sub(gone.len())
+        self.total()
+            .saturating_sub(self.lingering_deleted(|_| true))
     }
 
     /// The shown rows that are objects still there: [`Self::list`]'s length without the deleted
     /// rows shown for a moment (what a title's count says: under churn the rows of the last
     /// second's deletions would otherwise add to it). Reads only the rows lingering now.
     pub fn live_len(&self) -> usize {
+        let shown =
+            |e: &Entry| !self.filtered || self.filters.passes(&e.summary) && self.scanned(e);
+        self.list()
+            .len()
+            .saturating_sub(self.lingering_deleted(shown))
+    }
+
+    /// How many rows of deleted objects linger now, of those `counted` says.
+    fn lingering_deleted(&self, counted: impl Fn(&Entry) -> bool) -> usize {
         let mut gone: FastSet<&Arc<str>> = FastSet::default();
         let lingering = self
             .expiries
@@ -385,14 +384,15 @@ impl TableModel {
             .filter_map(|(_, k)| k.as_ref())
             .chain(self.unconfirmed.iter().map(|(k, _)| k));
         for k in lingering {
-            if self.entries.get(k).is_some_and(|e| {
-                e.mark == Mark::Deleted
-                    && (!self.filtered || self.filters.passes(&e.summary) && self.scanned(e))
-            }) {
+            if self
+                .entries
+                .get(k)
+                .is_some_and(|e| e.mark == Mark::Deleted && counted(e))
+            {
                 gone.insert(k);
             }
         }
-        self.list().len().saturating_sub(gone.len())
+        gone.len()
     }
 
     /// The shown rows' keys, in order.
