@@ -216,6 +216,16 @@ pub fn load_kubeconfig(path: Option<&Path>) -> Result<(Kubeconfig, String), Clus
     Ok((merged.unwrap_or_default(), shown))
 }
 
+/// One kubeconfig context as the `:ctx` table lists it: its name, cluster, user and default
+/// namespace (no credential).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContextRow {
+    pub name: String,
+    pub cluster: String,
+    pub user: String,
+    pub namespace: Option<String>,
+}
+
 impl Connection {
     /// Load the kubeconfig and build a client for the requested (or current) context.
     /// Does not contact the server; see [`Connection::server_version`].
@@ -226,13 +236,13 @@ impl Connection {
 
     /// Every context of the kubeconfig with its cluster, user and namespace, in kubeconfig
     /// order (the `:ctx` table; no credential is read).
-    pub fn context_rows(&self) -> Vec<crate::ui::action::ContextRow> {
+    pub fn context_rows(&self) -> Vec<ContextRow> {
         self.kubeconfig
             .contexts
             .iter()
             .map(|c| {
                 let ctx = c.context.as_ref();
-                crate::ui::action::ContextRow {
+                ContextRow {
                     name: c.name.clone(),
                     cluster: ctx.map(|x| x.cluster.clone()).unwrap_or_default(),
                     user: ctx.and_then(|x| x.user.clone()).unwrap_or_default(),

@@ -132,3 +132,15 @@ fn the_check_sees_an_import_outside_tests_and_ignores_one_inside() {
     let comment = "// the runtime uses tokio\nfn f() {}\n";
     assert!(violations("y.rs", comment, IMPURE).is_empty());
 }
+
+#[test]
+fn the_cluster_layer_never_imports_the_ui() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("src/cluster.rs")).unwrap();
+    let found = violations("src/cluster.rs", &text, &["crate::ui", "ratatui"]);
+    assert!(
+        found.is_empty(),
+        "the cluster layer feeds the UI plain data types defined beside Connection:\n{}",
+        found.join("\n")
+    );
+}

@@ -27,18 +27,13 @@ use crate::ui::log_stream::{ContainerPick, LogEvent, PodFilter, StreamOptions};
 /// Allocated by the app in [`Effect::OpenResource`]; the runtime tags data for that view with it.
 pub type ViewId = u64;
 
+/// One kubeconfig context as the `:ctx` table lists it (defined beside `Connection`, which
+/// reads it from the kubeconfig: the cluster layer never imports the UI).
+pub use crate::cluster::ContextRow;
+
 /// The view model of one cached object: its key, name and namespace, the kind's table cells
 /// (`crate::render::row`), and the indexer's own object (shared, not copied) for what filters
 /// and drill-down read: labels, owners, node, uid. Cheap to move.
-/// One kubeconfig context as the `:ctx` table lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ContextRow {
-    pub name: String,
-    pub cluster: String,
-    pub user: String,
-    pub namespace: Option<String>,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObjectSummary {
     /// `namespace/name` or `name` (client-go's `MetaNamespaceKeyFunc`).
