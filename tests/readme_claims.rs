@@ -94,22 +94,35 @@ fn keys_shown(cell: &str) -> Vec<(String, KeySpec)> {
     out
 }
 
+/// The clauses of every `<!-- … -->` comment in `text`: (`keys`, `fixed`, `test`…, words).
+fn clauses(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for part in text.split("<!--").skip(1) {
+        let body = part.split("-->").next().unwrap_or("");
+        for clause in body.split(';') {
+            if let Some((name, rest)) = clause.split_once(':') {
+                let words = rest
+                    .split([' ', ','])
+                    .filter(|w| !w.is_empty())
+                    .map(String::from)
+                    .collect();
+                out.push((name.trim().to_string(), words));
+            }
+        }
+    }
+    out
+}
+
 /// The comment at the end of a row: (`log:` prefix or not, actions, fixed keys).
 fn row_actions(row: &str) -> Option<(bool, Vec<String>, Vec<String>)> {
-    let comment = row.split("<!--").nth(1)?.split("-->").next()?.trim();
-    let (log, rest) = if let Some(r) = comment.strip_prefix("keys:") {
-        (false, r)
-    } else if let Some(r) = comment.strip_prefix("log-keys:") {
-        (true, r)
-    } else {
-        return None;
-    };
-    let (actions, fixed) = match rest.split_once("; fixed:") {
-        Some((a, f)) => (a, f),
-        None => (rest, ""),
-    };
-    let words = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
-    Some((log, words(actions), words(fixed)))
+    let c = clauses(row);
+    let get = |n: &str| c.iter().find(|(k, _)| k == n).map(|(_, w)| w.clone());
+    let fixed = get("fixed").unwrap_or_default();
+    match (get("keys"), get("log-keys")) {
+        (Some(a), _) => Some((false, a, fixed)),
+        (None, Some(a)) => Some((true, a, fixed)),
+        (None, None) => None,
+    }
 }
 
 /// The README between `## Keys` and the next `## ` (which includes `### Coming from k9s`).
@@ -146,7 +159,8 @@ fn the_readme_key_tables_are_the_key_data() {
         }
         rows += 1;
         let Some((log, actions, fixed)) = row_actions(line) else {
-            if !line.contains("<!-- test:") && !keys_shown(&c[key_column]).is_empty() {
+            let pinned = clauses(line).iter().any(|(k, _)| k == "test");
+            if !pinned && !keys_shown(&c[key_column]).is_empty() {
                 wrong.push(format!("no `<!-- keys: … -->` comment: {line}"));
             }
             continue;
@@ -192,12 +206,12 @@ fn the_readme_key_tables_are_the_key_data() {
 /// table's "pinned by" column or names as `tests/FILE.rs`.
 fn named_tests() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for part in README.split("<!-- test:").skip(1) {
-        let body = part.split("-->").next().unwrap_or("");
-        for t in body.split(',') {
-            let t = t.trim();
-            let (file, name) = t.rsplit_once("::").unwrap_or(("", t));
-            out.push((file.to_string(), name.to_string()));
+    for (name, words) in clauses(README) {
+        if name == "test" {
+            for t in words {
+                let (file, name) = t.rsplit_once("::").unwrap_or(("", &t));
+                out.push((file.to_string(), name.to_string()));
+            }
         }
     }
     for line in README.lines().filter(|l| l.starts_with('|')) {
