@@ -47,17 +47,19 @@ fn key_data() -> Vec<(String, Vec<KeySpec>)> {
 /// `SortName` → `sort-name`.
 fn kebab(debug: &str) -> String {
     let mut out = String::new();
-    for (i, c) in debug.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('-');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else {
+    let mut prev: Option<char> = None;
+    for c in debug.chars() {
+        if !c.is_ascii_alphanumeric() {
             break;
         }
+        // A word starts at a capital, and at a digit after a letter (`Since1m` → `since-1m`).
+        let starts = c.is_ascii_uppercase()
+            || (c.is_ascii_digit() && prev.is_some_and(|p| p.is_ascii_alphabetic()));
+        if starts && prev.is_some() {
+            out.push('-');
+        }
+        out.push(c.to_ascii_lowercase());
+        prev = Some(c);
     }
     out
 }
@@ -140,7 +142,8 @@ fn the_readme_key_tables_are_the_key_data() {
     let keys_of = |name: &str| data.iter().find(|(a, _)| a == name).map(|(_, k)| k.clone());
     let mut wrong = Vec::new();
     let mut documented = BTreeSet::new();
-    let mut key_column = 0;
+    // The columns whose keys are kinformer's: every column, but only `kinformer` in the k9s table.
+    let mut checked: Option<usize> = None;
     let mut rows = 0;
     for line in keys_section().lines() {
         if !line.starts_with('|') {
@@ -150,17 +153,18 @@ fn the_readme_key_tables_are_the_key_data() {
         if c.iter().all(|c| c.chars().all(|ch| ch == '-' || ch == ' ')) {
             continue;
         }
-        if let Some(i) = c
-            .iter()
-            .position(|h| h == "key" || h == "keys" || h == "kinformer")
-        {
-            key_column = i;
+        if c[0] == "key" || c[0] == "screen" || c[0] == "k9s" {
+            checked = c.iter().position(|h| h == "kinformer");
             continue;
         }
+        let text = match checked {
+            Some(i) => c[i].clone(),
+            None => c.join(" | "),
+        };
         rows += 1;
         let Some((log, actions, fixed)) = row_actions(line) else {
             let pinned = clauses(line).iter().any(|(k, _)| k == "test");
-            if !pinned && !keys_shown(&c[key_column]).is_empty() {
+            if !pinned && !keys_shown(&text).is_empty() {
                 wrong.push(format!("no `<!-- keys: … -->` comment: {line}"));
             }
             continue;
@@ -169,7 +173,7 @@ fn the_readme_key_tables_are_the_key_data() {
             .into_iter()
             .map(|a| if log { format!("log:{a}") } else { a })
             .collect();
-        let shown = keys_shown(&c[key_column]);
+        let shown = keys_shown(&text);
         let mut bound = Vec::new();
         for a in &actions {
             documented.insert(a.clone());
@@ -177,7 +181,7 @@ fn the_readme_key_tables_are_the_key_data() {
                 None => wrong.push(format!("{a}: no such action ({line})")),
                 Some(keys) => {
                     if !keys.iter().any(|k| shown.iter().any(|(_, s)| s == k)) {
-                        wrong.push(format!("{a}: none of its keys is shown in {:?}", c[key_column]));
+                        wrong.push(format!("{a}: none of its keys is shown in {text:?}"));
                     }
                     bound.extend(keys);
                 }
@@ -186,8 +190,7 @@ fn the_readme_key_tables_are_the_key_data() {
         for (word, k) in &shown {
             if !bound.contains(k) && !fixed.contains(word) {
                 wrong.push(format!(
-                    "`{word}` in {:?} is bound to none of {actions:?}",
-                    c[key_column]
+                    "`{word}` in {text:?} is bound to none of {actions:?}"
                 ));
             }
         }
@@ -196,7 +199,9 @@ fn the_readme_key_tables_are_the_key_data() {
     for (action, _) in &data {
         let allowed = NOT_IN_THE_TABLES.iter().any(|(a, _)| a == action);
         if !documented.contains(action) && !allowed {
-            wrong.push(format!("{action}: bound in the key data, in no README key table row"));
+            wrong.push(format!(
+                "{action}: bound in the key data, in no README key table row"
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -217,7 +222,9 @@ fn named_tests() -> Vec<(String, String)> {
     for line in README.lines().filter(|l| l.starts_with('|')) {
         let last = cells(line).pop().unwrap_or_default();
         for span in last.split('`').skip(1).step_by(2) {
-            if span.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            if span
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
                 && span.contains('_')
             {
                 out.push((String::new(), span.to_string()));
@@ -268,5 +275,8 @@ fn every_test_the_readme_names_exists() {
             missing.push(format!("{file}::{name}"));
         }
     }
-    assert!(missing.is_empty(), "the README names tests that do not exist: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "the README names tests that do not exist: {missing:?}"
+    );
 }
