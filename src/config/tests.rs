@@ -231,3 +231,30 @@ fn an_unknown_skin_is_one_line_naming_the_missing_file_and_the_built_in_look_is_
     );
     assert!(cfg.skin.is_none());
 }
+
+#[test]
+fn kinformers_config_toml_wins_over_k9s_config_yaml() {
+    let skin = "k9s:\n  body:\n    fgColor: red\n";
+    let k9s = [
+        (
+            "k9s/config.yaml",
+            "k9s:\n  refreshRate: 5\n  ui:\n    skin: theirs\n",
+        ),
+        ("k9s/skins/theirs.yaml", skin),
+        ("k9s/skins/mine.yaml", skin),
+    ];
+    let (_d, cfg) = load_files(&k9s);
+    assert!(cfg.problems.is_empty(), "{:?}", cfg.problems);
+    assert_eq!(cfg.settings.refresh().as_secs(), 5);
+    assert_eq!(cfg.skin.as_ref().map(|s| s.name.as_str()), Some("theirs"));
+
+    let mut both = k9s.to_vec();
+    both.push((
+        "kinformer/config.toml",
+        "refresh_seconds = 2\nskin = \"mine\"\n",
+    ));
+    let (_d, cfg) = load_files(&both);
+    assert!(cfg.problems.is_empty(), "{:?}", cfg.problems);
+    assert_eq!(cfg.settings.refresh().as_secs(), 2);
+    assert_eq!(cfg.skin.as_ref().map(|s| s.name.as_str()), Some("mine"));
+}

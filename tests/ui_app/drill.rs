@@ -388,3 +388,73 @@ fn yaml_key_fetches_the_object_and_hides_secret_values_until_x() {
     app.update(code(KeyCode::Esc));
     assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
 }
+
+#[test]
+fn enter_on_a_job_statefulset_or_daemonset_shows_the_pods_it_owns() {
+    for resource in ["jobs", "statefulsets", "daemonsets"] {
+        let cfg = AppConfig {
+            resource: resource.into(),
+            ..config()
+        };
+        let (mut app, _) = app_with(cfg, vec![workload("default", "web", None)]);
+        let fx = app.update(code(KeyCode::Enter));
+        let d = drills(&fx);
+        let (pods_view, _, drill) = d.iter().find(|(_, p, _)| p == "pods").unwrap().clone();
+        assert_eq!(
+            drill,
+            Some(Drill::Owners(["uid-web".into()].into_iter().collect())),
+            "{resource}"
+        );
+        let owned = |name: &'static str, owner: &'static str| {
+            pod(PodSpec {
+                name,
+                owner: Some(owner),
+                ..PodSpec::default()
+            })
+        };
+        app.update(Action::Resync {
+            view: pods_view,
+            rows: vec![owned("web-0", "uid-web"), owned("api-0", "uid-api")],
+        });
+        assert_eq!(shown(&app, pods_view), ["default/web-0"], "{resource}");
+    }
+}
+
+#[test]
+fn enter_on_a_crd_shows_the_objects_of_the_kind_it_defines() {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+    use kinformer::cluster::ResourceInfo;
+    let cfg = AppConfig {
+        resource: "crd".into(),
+        ..config()
+    };
+    let mut crd = cluster_object("widgets.demo.kinformer.dev", "");
+    crd.object = std::sync::Arc::new(
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": { "name": "widgets.demo.kinformer.dev", "uid": "uid-crd" },
+            "spec": { "group": "demo.kinformer.dev", "names": { "plural": "widgets", "kind": "Widget" } },
+        }))
+        .unwrap(),
+    );
+    let (mut app, _) = app_with(cfg, vec![crd]);
+    let widget = ResourceInfo::from_api_resource(
+        "demo.kinformer.dev",
+        "v1",
+        &APIResource {
+            name: "widgets".into(),
+            kind: "Widget".into(),
+            namespaced: true,
+            singular_name: "widget".into(),
+            verbs: vec!["list".into(), "watch".into(), "get".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut resources = kinformer::ui::resources::builtin_resources();
+    resources.push(widget);
+    app.update(Action::Discovery(resources));
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(opened(&fx)[0].1, "widgets");
+}

@@ -26,10 +26,13 @@
 //! [`schema`] and what they embed, but the alpha `PodSpec.workloadRef`: every PersistentVolume
 //! and Pod volume source, a Pod's affinity, spread constraints, DNS config, ephemeral containers,
 //! resource claims, scheduling gates and newer status fields, a Job's `podFailurePolicy` and
-//! `successPolicy`. They were audited field by field (number, name, wire type, repeated) against
-//! the `k8s-pb` crate's generated messages and the JSON names of `k8s-openapi`. `schema_tests`
-//! encodes, for every kind, an object with every field set and checks it comes back unchanged, as
-//! the JSON path caches it, and through `k8s-openapi`'s typed structs; `tests/proto_wire.rs` lists
+//! `successPolicy`. `tests/proto_independent.rs` checks them against an encoder that does not use
+//! them: every field's number, name, wire shape and `repeated` against the `k8s-pb` crate's prost
+//! messages (both ways: a k8s-pb field missing here fails too), and, for every kind, an object
+//! with every field set, encoded by prost, must decode to the JSON `k8s-openapi` writes for it.
+//! `schema_tests` encodes, for every kind, an object with every field set and checks it comes
+//! back unchanged, as the JSON path caches it, and through `k8s-openapi`'s typed structs (the
+//! tables against themselves); `tests/proto_wire.rs` lists
 //! every kind both ways from the realistic demo; `tests/kubectl_compat/protobuf.rs` has Go's
 //! generated decoder (`kubectl describe`, `kubectl create job --from`, which posts the Job back
 //! in protobuf) read what the tables encode. Not in the tables: alpha fields newer than 1.35

@@ -793,3 +793,44 @@ async fn the_delta_rate_leaves_the_initial_list_out() {
     cancel.cancel();
     task.await.unwrap();
 }
+
+/// A handler that panics on the object named `c0` and records the rest.
+struct PanicsOnC0(Arc<Recorder>);
+
+impl ResourceEventHandler<ConfigMap> for PanicsOnC0 {
+    fn on_add(&self, obj: &Arc<ConfigMap>, initial: bool) {
+        assert_ne!(obj.metadata.name.as_deref(), Some("c0"), "a handler bug");
+        self.0.on_add(obj, initial);
+    }
+    fn on_update(&self, old: &Arc<ConfigMap>, new: &Arc<ConfigMap>) {
+        self.0.on_update(old, new);
+    }
+    fn on_delete(&self, obj: &DeleteObject<ConfigMap>) {
+        self.0.on_delete(obj);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_handler_is_caught_and_gets_the_notifications_after_it() {
+    let inf = informer(100);
+    let (rec, rx) = recorder();
+    let reg = inf
+        .add_event_handler(Arc::new(PanicsOnC0(rec)), Some(Duration::ZERO))
+        .unwrap();
+    let (cancel, task) = start(&inf);
+    feed(&inf)
+        .replace(vec![cm("c0", "1"), cm("c1", "1")], "1")
+        .unwrap();
+    feed(&inf).update(cm("c1", "2")).unwrap();
+    assert_eq!(
+        recv_n(&rx, 2),
+        [
+            Ev::Add("ns/c1".into(), "1".into(), true),
+            Ev::Update("ns/c1".into(), "1".into(), "2".into()),
+        ]
+    );
+    wait_until(|| reg.has_synced());
+    assert_eq!(inf.indexer().len(), 2, "the store has both");
+    cancel.cancel();
+    task.await.unwrap();
+}
