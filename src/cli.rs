@@ -55,6 +55,10 @@ pub struct DashboardArgs {
     /// Never write to the cluster: delete and other writes are refused.
     #[arg(long)]
     pub readonly: bool,
+    /// Allow writes where k9s's `readOnly: true` (its config.yaml, or the context's) would
+    /// refuse them, as k9s's --write (--readonly-contexts still applies).
+    #[arg(long, conflicts_with = "readonly")]
+    pub write: bool,
     /// Run against a built-in demo cluster on loopback (no cluster needed).
     #[arg(long)]
     pub demo: bool,

@@ -142,5 +142,6 @@ mod labels;
 mod namespaces;
 mod screen;
 mod table;
+mod safety;
 mod user_config;
 mod views;
