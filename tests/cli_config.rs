@@ -111,7 +111,10 @@ fn kinformer_config_lists_k9s_settings_names_the_unsupported_and_the_refused_key
         stdout.contains(&format!("{cfg}:4  k9s.logger.tail = 200  not supported")),
         "{stdout}"
     );
-    assert!(stdout.contains("Writes: refused (k9s readOnly: true in"), "{stdout}");
+    assert!(
+        stdout.contains("Writes: refused (k9s readOnly: true in"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains(r#"duplicate plugin key found for "Ctrl-D" in "clash""#),
         "{stdout}"
@@ -147,7 +150,9 @@ async fn kinformer_config_with_a_kubeconfig_names_an_alias_the_cluster_does_not_
     )
     .unwrap();
     let kubeconfig = home.path().join("kubeconfig");
-    demo.handle.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    demo.handle
+        .write_kubeconfig(&kubeconfig)
+        .expect("kubeconfig");
     let dir = home.path().to_path_buf();
     let (code, stdout, stderr) = tokio::task::spawn_blocking(move || {
         kinformer(

@@ -646,9 +646,11 @@ fn k9s_read_only_refuses_ctrl_d_and_esc_slash_typed_fast_opens_the_filter() {
     assert!(!refused.contains("Delete pod"), "{refused}");
     assert!(refused.contains("k9s readOnly"), "{refused}");
 
+    assert!(!refused.contains("│ /web "), "{refused}");
     s.burst(&["Escape", "/web"]);
+    // The prompt sits on the table's first line: `│ /web`.
     let filter = s.wait_for("the filter prompt holding web", 15, |t| {
-        t.lines().any(|l| l.contains("/web"))
+        t.contains("│ /web ")
     });
     // Dropped, the Alt-/ would leave `e` to the table: "edit is disabled" in the footer.
     assert!(!filter.contains("edit is disabled"), "{filter}");

@@ -251,10 +251,7 @@ impl Aliases {
                     ),
                     Err(why) => format!("alias {:?}: {why}; not loaded", d.name),
                 };
-                Some((
-                    d.name.clone(),
-                    Problem::new(&d.file, d.line, d.column, why),
-                ))
+                Some((d.name.clone(), Problem::new(&d.file, d.line, d.column, why)))
             })
             .collect()
     }

@@ -153,7 +153,9 @@ impl UserConfig {
     /// k9s's read-only setting for the start context: its own file's, else `config.yaml`'s
     /// (k9s `IsReadOnly`; the command line's `--readonly` / `--write` go over both).
     pub fn k9s_readonly(&self) -> Option<&ReadOnlySetting> {
-        self.context_read_only.as_ref().or(self.k9s_read_only.as_ref())
+        self.context_read_only
+            .as_ref()
+            .or(self.k9s_read_only.as_ref())
     }
 }
 
@@ -259,8 +261,7 @@ impl UserConfig {
                     if ctx.skin.is_some() {
                         skin_name = ctx.skin;
                     }
-                    let settings =
-                        k9s_settings::scan(text, path, &k9s_settings::CONTEXT_SUPPORTED);
+                    let settings = k9s_settings::scan(text, path, &k9s_settings::CONTEXT_SUPPORTED);
                     cfg.context_read_only = read_only_at(&settings, ctx.read_only);
                     let n = settings.len();
                     cfg.k9s_settings.extend(settings);
@@ -418,9 +419,9 @@ impl UserConfig {
         }
         out.push_str(&format!("\nSettings: {}\n", self.settings.summary()));
         match self.k9s_readonly() {
-            Some(r) if r.read_only => out.push_str(&format!(
-                "Writes: refused ({r}; `--write` allows them)\n"
-            )),
+            Some(r) if r.read_only => {
+                out.push_str(&format!("Writes: refused ({r}; `--write` allows them)\n"))
+            }
             Some(r) => out.push_str(&format!("Writes: allowed ({r})\n")),
             None => {}
         }

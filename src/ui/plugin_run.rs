@@ -18,8 +18,8 @@
 
 use super::action::{Effect, ObjectSummary};
 use super::app::{App, Mode, Screen};
-use super::screens::plugin_inputs::{InputsOutcome, PluginInputsDialog};
 use super::screens::confirm::Pending;
+use super::screens::plugin_inputs::{InputsOutcome, PluginInputsDialog};
 use crate::cluster::ResourceInfo;
 use crate::config::Plugin;
 use crate::config::plugins::expand;
@@ -57,7 +57,12 @@ impl PluginRun {
         let vars = &self.vars;
         let lookup = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
         self.command = expand(&self.templates.0, &lookup);
-        self.args = self.templates.1.iter().map(|a| expand(a, &lookup)).collect();
+        self.args = self
+            .templates
+            .1
+            .iter()
+            .map(|a| expand(a, &lookup))
+            .collect();
     }
 
     /// The command line as shown in the confirmation dialog.

@@ -54,8 +54,11 @@ pub fn check_against(
     resources: &[crate::cluster::ResourceInfo],
 ) -> (Vec<String>, Vec<Problem>) {
     let known = |n: &str| names_something(resources, &user.aliases, n);
-    let (names, mut found): (Vec<String>, Vec<Problem>) =
-        user.aliases.unknown_target_names(&known).into_iter().unzip();
+    let (names, mut found): (Vec<String>, Vec<Problem>) = user
+        .aliases
+        .unknown_target_names(&known)
+        .into_iter()
+        .unzip();
     found.extend(crate::config::plugins::unknown_scopes(
         &user.plugins,
         &known,
@@ -64,7 +67,6 @@ pub fn check_against(
 }
 
 impl App {
-
     /// Put problems in the footer: the first, and how many more.
     fn show_problems(&mut self, found: &[Problem]) {
         if let Some(first) = found.first() {

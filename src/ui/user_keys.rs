@@ -43,12 +43,19 @@ pub fn parse_k9s_shortcut(s: &str) -> Result<KeySpec, String> {
 }
 
 /// A k9s shortcut on a key `config.toml` binds: kinformer's keys win.
-fn owned(shortcut: &str, at: (&std::path::PathBuf, usize, usize), settings: &std::path::Path) -> Problem {
+fn owned(
+    shortcut: &str,
+    at: (&std::path::PathBuf, usize, usize),
+    settings: &std::path::Path,
+) -> Problem {
     Problem::new(
         at.0,
         at.1,
         at.2,
-        format!("{shortcut}: bound in {} (kinformer's keys win)", settings.display()),
+        format!(
+            "{shortcut}: bound in {} (kinformer's keys win)",
+            settings.display()
+        ),
     )
 }
 
@@ -129,7 +136,10 @@ impl KeyMap {
                     at.0,
                     at.1,
                     at.2,
-                    format!("duplicate hotkey found for {:?} in {:?}", h.shortcut, h.name),
+                    format!(
+                        "duplicate hotkey found for {:?} in {:?}",
+                        h.shortcut, h.name
+                    ),
                 ));
                 continue;
             }

@@ -108,7 +108,10 @@ fn a_contexts_read_only_goes_over_the_global_one_and_write_over_both() {
     // The context's own file says false: writes allowed although config.yaml says true.
     let mut app = pods_with(K9sReadOnly {
         global: Some(setting(true, "/k9s/config.yaml")),
-        contexts: vec![("demo".into(), setting(false, "/k9s/clusters/c/demo/config.yaml"))],
+        contexts: vec![(
+            "demo".into(),
+            setting(false, "/k9s/clusters/c/demo/config.yaml"),
+        )],
         write: false,
     });
     assert!(!app.readonly);
@@ -117,7 +120,10 @@ fn a_contexts_read_only_goes_over_the_global_one_and_write_over_both() {
     // The context's file says true: refused.
     let mut app = pods_with(K9sReadOnly {
         global: None,
-        contexts: vec![("demo".into(), setting(true, "/k9s/clusters/c/demo/config.yaml"))],
+        contexts: vec![(
+            "demo".into(),
+            setting(true, "/k9s/clusters/c/demo/config.yaml"),
+        )],
         write: false,
     });
     app.update(ctrl('d'));
@@ -171,7 +177,10 @@ fn the_k9s_read_only_setting_is_read_from_config_yaml_and_the_contexts_file() {
     assert!(ro.file.ends_with("kind-c/kind-c/config.yaml"));
     // Every setting read is listed; the unused ones are named, and no "No problems" over them.
     let report = user.report();
-    assert!(report.contains("config.yaml:3  k9s.readOnly = true\n"), "{report}");
+    assert!(
+        report.contains("config.yaml:3  k9s.readOnly = true\n"),
+        "{report}"
+    );
     assert!(
         report.contains("config.yaml:5  k9s.logger.tail = 200  not supported"),
         "{report}"
@@ -270,7 +279,10 @@ fn plugins_and_hotkeys_on_keys_already_bound_are_refused_as_k9s_does_unless_over
     assert!(problems[0].line > 0);
     // ctrl-d still deletes; `override: true` takes ctrl-l on pods; a key free where the plugin
     // applies (K on nodes) is bound.
-    assert!(keys.binding(kinformer::ui::keys::KeyAction::Plugin(3)).is_some());
+    assert!(
+        keys.binding(kinformer::ui::keys::KeyAction::Plugin(3))
+            .is_some()
+    );
     // The app binds the same keys (app_with builds them as the dashboard does).
     let (mut app, _) = app_with(
         AppConfig {
@@ -284,7 +296,8 @@ fn plugins_and_hotkeys_on_keys_already_bound_are_refused_as_k9s_does_unless_over
     app.update(code(KeyCode::Esc));
     let fx = app.update(ctrl('l'));
     assert!(
-        fx.iter().any(|e| matches!(e, Effect::RunPlugin(r) if r.args == ["web-1"])),
+        fx.iter()
+            .any(|e| matches!(e, Effect::RunPlugin(r) if r.args == ["web-1"])),
         "{fx:?}"
     );
 }
@@ -404,7 +417,20 @@ fn community_plugins_on_keys_already_bound_are_refused_and_the_rest_load() {
     let mut lines: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
     lines.sort();
     assert_eq!(lines.len(), 3, "{lines:?}");
-    assert!(lines[0].contains("log-full.yaml:3:3: duplicate plugin key found for \"Ctrl-L\" in \"log-full\""), "{lines:?}");
-    assert!(lines[1].contains("log-stern.yaml:3:3: duplicate plugin key found for \"Ctrl-L\" in \"stern\""), "{lines:?}");
-    assert!(lines[2].contains("watch-all.yaml:3:3: duplicate plugin key found for \"b\" in \"watch-all\""), "{lines:?}");
+    assert!(
+        lines[0].contains(
+            "log-full.yaml:3:3: duplicate plugin key found for \"Ctrl-L\" in \"log-full\""
+        ),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1]
+            .contains("log-stern.yaml:3:3: duplicate plugin key found for \"Ctrl-L\" in \"stern\""),
+        "{lines:?}"
+    );
+    assert!(
+        lines[2]
+            .contains("watch-all.yaml:3:3: duplicate plugin key found for \"b\" in \"watch-all\""),
+        "{lines:?}"
+    );
 }

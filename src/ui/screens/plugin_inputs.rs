@@ -117,10 +117,9 @@ impl PluginInputsDialog {
 
     /// A key for the focused field.
     fn edit(&mut self, key: KeyEvent) {
-        let (Some(input), Some(value)) = (
-            self.inputs.get(self.focus),
-            self.values.get_mut(self.focus),
-        ) else {
+        let (Some(input), Some(value)) =
+            (self.inputs.get(self.focus), self.values.get_mut(self.focus))
+        else {
             return;
         };
         self.error = None;
