@@ -319,6 +319,7 @@ fn a_plugins_inputs_are_asked_then_confirmed_and_passed_as_input_variables() {
     let fx = app.update(key('V'));
     assert!(fx.is_empty(), "{fx:?}");
     assert!(matches!(app.mode, Mode::PluginInputs(_)), "{:?}", app.mode);
+    insta::assert_snapshot!("plugin_inputs_dialog", draw(&mut app, 100, 16).backend());
     // A number field refuses a word.
     app.update(code(KeyCode::Backspace));
     app.update(code(KeyCode::Backspace));
