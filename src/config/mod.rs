@@ -357,6 +357,15 @@ impl UserConfig {
     fn add_plugins(&mut self, pp: Vec<Plugin>) -> usize {
         let n = pp.len();
         for p in pp {
+            if let Some(line) = p.pipes_at {
+                self.k9s_settings.push(K9sSetting {
+                    file: p.file.clone(),
+                    line,
+                    key: format!("plugins.{}.pipes", p.name),
+                    value: "(list)".into(),
+                    supported: false,
+                });
+            }
             self.plugins.retain(|x| x.name != p.name);
             self.plugins.push(p);
         }

@@ -23,7 +23,8 @@
 //! k9s's `inputs` are asked in a dialog before the plugin runs and are `$INPUT_<NAME>` (the
 //! name upper-cased); `confirm` defaults to true when there are inputs (k9s
 //! `ShouldConfirm`). `override: true` lets a plugin take a key already bound in its scopes;
-//! without it such a plugin is refused (the key map says so). k9s's `pipes` are not read.
+//! without it such a plugin is refused (the key map says so). k9s's `pipes` are not run
+//! (`kinformer config` names them "not supported").
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,6 +53,9 @@ pub struct Plugin {
     pub allow_override: bool,
     /// k9s's `inputs`: values asked in a dialog before the plugin runs, as `$INPUT_<NAME>`.
     pub inputs: Vec<PluginInput>,
+    /// Where k9s's `pipes` is written, when the plugin has some (not supported: the report
+    /// names it).
+    pub pipes_at: Option<usize>,
     /// Where each scope is written (same order as `scopes`).
     pub scope_at: Vec<(usize, usize)>,
     pub file: PathBuf,
@@ -99,8 +103,8 @@ struct RawPlugin {
     overwrite_output: bool,
     #[serde(default, rename = "override")]
     allow_override: bool,
-    #[serde(default, rename = "pipes")]
-    _pipes: Vec<String>,
+    #[serde(default)]
+    pipes: Vec<String>,
     #[serde(default)]
     inputs: Vec<PluginInput>,
 }
@@ -227,6 +231,7 @@ fn build(
         overwrite_output: raw.overwrite_output,
         allow_override: raw.allow_override,
         inputs: raw.inputs,
+        pipes_at: (!raw.pipes.is_empty()).then(|| locate(text, "pipes", line.saturating_sub(1)).0),
         file: path.to_path_buf(),
         line,
         column,

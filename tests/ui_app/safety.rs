@@ -418,6 +418,13 @@ fn community_plugins_on_keys_already_bound_are_refused_and_the_rest_load() {
     let mut lines: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
     lines.sort();
     assert_eq!(lines.len(), 3, "{lines:?}");
+    // k9s's `pipes` are not run: the report says so.
+    assert!(
+        user.report()
+            .contains("plugins.stern.pipes = (list)  not supported"),
+        "{}",
+        user.report()
+    );
     assert!(
         lines[0].contains(
             "log-full.yaml:3:3: duplicate plugin key found for \"Ctrl-L\" in \"log-full\""
