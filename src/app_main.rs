@@ -829,4 +829,40 @@ mod tests {
             Some(1)
         );
     }
+
+    #[test]
+    fn each_kubeconfig_contexts_own_k9s_read_only_is_read_for_switching_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = dir.path().join("kubeconfig");
+        std::fs::write(
+            &kubeconfig,
+            "apiVersion: v1\nkind: Config\ncurrent-context: dev\n\
+             clusters:\n- name: c1\n  cluster: {server: 'https://127.0.0.1:1'}\n\
+             - name: c2\n  cluster: {server: 'https://127.0.0.1:2'}\n\
+             contexts:\n- name: dev\n  context: {cluster: c1, user: u}\n\
+             - name: prod\n  context: {cluster: c2, user: u}\n\
+             users:\n- name: u\n  user: {token: t}\n",
+        )
+        .unwrap();
+        let k9s = dir.path().join("k9s");
+        let prod = k9s.join("clusters/c2/prod");
+        std::fs::create_dir_all(&prod).unwrap();
+        std::fs::write(prod.join("config.yaml"), "k9s:\n  readOnly: true\n").unwrap();
+        let user = UserConfig {
+            k9s: Some(crate::config::K9sPaths::at(k9s)),
+            ..UserConfig::default()
+        };
+        use clap::Parser as _;
+        let args = crate::cli::Cli::try_parse_from([
+            "kinformer",
+            "--kubeconfig",
+            &kubeconfig.display().to_string(),
+        ])
+        .unwrap()
+        .dashboard;
+        let ro = k9s_readonly(&args, &user);
+        assert!(ro.refuses("prod").is_some());
+        assert!(ro.refuses("dev").is_none());
+        assert!(!ro.write);
+    }
 }

@@ -384,4 +384,11 @@ mod tests {
         assert_eq!(cli.dashboard.selector.as_deref(), Some("app=web"));
         assert!(cli.dashboard.readonly && cli.command.is_none());
     }
+
+    #[test]
+    fn write_lifts_k9s_read_only_and_conflicts_with_readonly() {
+        let cli = Cli::try_parse_from(["kinformer", "--write"]).expect("parses");
+        assert!(cli.dashboard.write && !cli.dashboard.readonly);
+        assert!(Cli::try_parse_from(["kinformer", "--write", "--readonly"]).is_err());
+    }
 }
