@@ -1057,10 +1057,12 @@ impl App {
         };
     }
 
-    /// `key` without its Alt when it is an Alt+key (without Ctrl) that no binding of the key
-    /// map, nor the log view's, knows: the key that followed an Esc.
+    /// `key` without its Alt when it is an Alt+character (without Ctrl) that no binding of the
+    /// key map, nor the log view's, knows: the key that followed an Esc. (Alt+Backspace stays:
+    /// the prompts delete a word with it.)
     fn unbound_alt(&self, key: &KeyEvent) -> Option<KeyEvent> {
-        if !key.modifiers.contains(KeyModifiers::ALT)
+        if !matches!(key.code, KeyCode::Char(_))
+            || !key.modifiers.contains(KeyModifiers::ALT)
             || key.modifiers.contains(KeyModifiers::CONTROL)
             || !self.keys.actions(key).is_empty()
             || (matches!(self.current_screen(), Some(Screen::Logs(_)))
