@@ -442,3 +442,18 @@ fn community_plugins_on_keys_already_bound_are_refused_and_the_rest_load() {
         "{lines:?}"
     );
 }
+
+#[test]
+fn alt_backspace_in_the_filter_prompt_still_deletes_a_word() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    app.update(key('/'));
+    type_str(&mut app, "web db");
+    app.update(Action::Key(KeyEvent::new(
+        KeyCode::Backspace,
+        KeyModifiers::ALT,
+    )));
+    match &app.mode {
+        Mode::Filter { input } => assert_eq!(input.value().trim_end(), "web"),
+        other => panic!("the prompt stays open: {other:?}"),
+    }
+}
