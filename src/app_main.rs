@@ -82,6 +82,27 @@ fn kubeconfig_context(args: &DashboardArgs) -> Option<(String, String)> {
     Some((cluster, name))
 }
 
+/// k9s's `readOnly` for every context of the kubeconfig (each context's own file over
+/// `config.yaml`'s), and `--write`.
+fn k9s_readonly(args: &DashboardArgs, user: &UserConfig) -> crate::ui::fleet::K9sReadOnly {
+    let mut contexts = Vec::new();
+    if let (Some(k9s), Ok((kc, _))) = (&user.k9s, load_kubeconfig(args.kubeconfig.as_deref())) {
+        for c in &kc.contexts {
+            let Some(cluster) = c.context.as_ref().map(|x| x.cluster.as_str()) else {
+                continue;
+            };
+            if let Some(r) = crate::config::context_read_only(k9s, cluster, &c.name) {
+                contexts.push((c.name.clone(), r));
+            }
+        }
+    }
+    crate::ui::fleet::K9sReadOnly {
+        global: user.k9s_read_only.clone(),
+        contexts,
+        write: args.write,
+    }
+}
+
 /// The key map from the defaults, the user's key file and config (`config.toml`'s `[[bind]]`,
 /// k9s hotkeys and plugins), and the problems to show on the footer: a key file that cannot
 /// be used (the default keys are used meanwhile; the file is not touched), a key a user's
@@ -117,10 +138,48 @@ fn user_key_map(
     Ok((keys, key_problems))
 }
 
-/// `kinformer config`: what was read from where, and every problem.
-pub fn run_config(args: &DashboardArgs) -> Result<(), MainError> {
-    let cfg = UserConfig::load(&load_options(args, kubeconfig_context(args)));
-    print!("{}", cfg.report());
+/// `kinformer config`: what was read from where, and every problem. With `--kubeconfig`, the
+/// alias targets and plugin scopes are checked against the cluster's discovery when it
+/// answers (within a few seconds); otherwise the report says they were not checked.
+pub async fn run_config(args: &DashboardArgs) -> Result<(), MainError> {
+    let mut cfg = UserConfig::load(&load_options(args, kubeconfig_context(args)));
+    // The keys the dashboard would bind: a hotkey or plugin on a key already bound is refused
+    // there, and named here.
+    let user_keys = args
+        .keys
+        .clone()
+        .or_else(crate::ui::keys::user_keys_path)
+        .and_then(|p| crate::runtime::user_file::read(&p).ok().flatten());
+    let (_, key_problems) = user_key_map(user_keys.as_ref(), &cfg)?;
+    cfg.problems.extend(key_problems);
+    let mut checked = String::new();
+    if args.kubeconfig.is_some() {
+        let discover = async {
+            let (kc, path) = load_kubeconfig(args.kubeconfig.as_deref())?;
+            let conn = Connection::from_kubeconfig(kc, path, args.context.clone()).await?;
+            let resources = conn.discover().await?;
+            Ok::<_, ClusterError>((conn.context.clone(), resources))
+        };
+        match tokio::time::timeout(std::time::Duration::from_secs(10), discover).await {
+            Ok(Ok((context, resources))) => {
+                let (_, found) = crate::ui::user_config::check_against(&cfg, &resources);
+                checked = format!(
+                    "Alias targets and plugin scopes checked against {context}'s discovery ({} kinds).\n",
+                    resources.len()
+                );
+                cfg.problems.extend(found);
+            }
+            Ok(Err(e)) => {
+                checked = format!("Alias targets and plugin scopes not checked: {e}\n");
+            }
+            Err(_) => {
+                checked =
+                    "Alias targets and plugin scopes not checked: discovery did not answer in 10 s\n"
+                        .to_string();
+            }
+        }
+    }
+    print!("{checked}{}", cfg.report());
     Ok(())
 }
 
@@ -267,6 +326,7 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         context_namespace: Some(connection.default_namespace.clone()),
         fleet,
         readonly_contexts: args.readonly_contexts.clone(),
+        k9s_readonly: k9s_readonly(&args, &user),
         now_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as i64)
@@ -768,5 +828,41 @@ mod tests {
                 .map(|b| b.keys.len()),
             Some(1)
         );
+    }
+
+    #[test]
+    fn each_kubeconfig_contexts_own_k9s_read_only_is_read_for_switching_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = dir.path().join("kubeconfig");
+        std::fs::write(
+            &kubeconfig,
+            "apiVersion: v1\nkind: Config\ncurrent-context: dev\n\
+             clusters:\n- name: c1\n  cluster: {server: 'https://127.0.0.1:1'}\n\
+             - name: c2\n  cluster: {server: 'https://127.0.0.1:2'}\n\
+             contexts:\n- name: dev\n  context: {cluster: c1, user: u}\n\
+             - name: prod\n  context: {cluster: c2, user: u}\n\
+             users:\n- name: u\n  user: {token: t}\n",
+        )
+        .unwrap();
+        let k9s = dir.path().join("k9s");
+        let prod = k9s.join("clusters/c2/prod");
+        std::fs::create_dir_all(&prod).unwrap();
+        std::fs::write(prod.join("config.yaml"), "k9s:\n  readOnly: true\n").unwrap();
+        let user = UserConfig {
+            k9s: Some(crate::config::K9sPaths::at(k9s)),
+            ..UserConfig::default()
+        };
+        use clap::Parser as _;
+        let args = crate::cli::Cli::try_parse_from([
+            "kinformer",
+            "--kubeconfig",
+            &kubeconfig.display().to_string(),
+        ])
+        .unwrap()
+        .dashboard;
+        let ro = k9s_readonly(&args, &user);
+        assert!(ro.refuses("prod").is_some());
+        assert!(ro.refuses("dev").is_none());
+        assert!(!ro.write);
     }
 }

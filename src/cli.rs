@@ -55,6 +55,10 @@ pub struct DashboardArgs {
     /// Never write to the cluster: delete and other writes are refused.
     #[arg(long)]
     pub readonly: bool,
+    /// Allow writes where k9s's `readOnly: true` (its config.yaml, or the context's) would
+    /// refuse them, as k9s's --write (--readonly-contexts still applies).
+    #[arg(long, conflicts_with = "readonly")]
+    pub write: bool,
     /// Run against a built-in demo cluster on loopback (no cluster needed).
     #[arg(long)]
     pub demo: bool,
@@ -379,5 +383,12 @@ mod tests {
         assert_eq!(cli.dashboard.namespace.as_deref(), Some("shop"));
         assert_eq!(cli.dashboard.selector.as_deref(), Some("app=web"));
         assert!(cli.dashboard.readonly && cli.command.is_none());
+    }
+
+    #[test]
+    fn write_lifts_k9s_read_only_and_conflicts_with_readonly() {
+        let cli = Cli::try_parse_from(["kinformer", "--write"]).expect("parses");
+        assert!(cli.dashboard.write && !cli.dashboard.readonly);
+        assert!(Cli::try_parse_from(["kinformer", "--write", "--readonly"]).is_err());
     }
 }

@@ -54,7 +54,7 @@ fn main() -> ExitCode {
         match cli.command {
             None => kinformer::app_main::run_dashboard(cli.dashboard).await,
             Some(Command::DemoServer(args)) => kinformer::app_main::run_demo_server(args).await,
-            Some(Command::Config) => kinformer::app_main::run_config(&cli.dashboard),
+            Some(Command::Config) => kinformer::app_main::run_config(&cli.dashboard).await,
             Some(Command::Completions { shell }) => kinformer::app_main::run_completions(shell),
             Some(Command::Bench(args)) => {
                 kinformer::app_main::run_bench(args, cli.dashboard.kubeconfig).await

@@ -84,3 +84,91 @@ fn completions_print_a_script_per_shell_and_survive_a_closed_pipe() {
         "{status:?}"
     );
 }
+
+#[test]
+fn kinformer_config_lists_k9s_settings_names_the_unsupported_and_the_refused_keys() {
+    let home = tempfile::tempdir().unwrap();
+    let k9s = home.path().join("config/k9s");
+    std::fs::create_dir_all(&k9s).unwrap();
+    std::fs::write(
+        k9s.join("config.yaml"),
+        "k9s:\n  readOnly: true\n  logger:\n    tail: 200\n",
+    )
+    .unwrap();
+    std::fs::write(
+        k9s.join("plugins.yaml"),
+        "plugins:\n  clash:\n    shortCut: Ctrl-D\n    description: x\n    scopes: [pods]\n    command: echo\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = kinformer(home.path(), &["config"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let cfg = k9s.join("config.yaml").display().to_string();
+    assert!(
+        stdout.contains(&format!("{cfg}:2  k9s.readOnly = true\n")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("{cfg}:4  k9s.logger.tail = 200  not supported")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Writes: refused (k9s readOnly: true in"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"duplicate plugin key found for "Ctrl-D" in "clash""#),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 setting is not supported"), "{stdout}");
+    assert!(!stdout.contains("No problems"), "{stdout}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kinformer_config_with_a_kubeconfig_names_an_alias_the_cluster_does_not_serve() {
+    use kinformer::app_main::{DemoSpec, start_demo};
+    let demo = start_demo(&DemoSpec {
+        port: 0,
+        pods: 10,
+        nodes: Some(1),
+        churn_per_sec: 0.0,
+        seed: 3,
+        history: 1_000,
+        metrics: false,
+        namespace_user: None,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
+        log_lines_per_second: 0.0,
+    })
+    .await
+    .expect("demo");
+    let home = tempfile::tempdir().unwrap();
+    let k9s = home.path().join("config/k9s");
+    std::fs::create_dir_all(&k9s).unwrap();
+    std::fs::write(
+        k9s.join("aliases.yaml"),
+        "aliases:\n  dp: apps/v1/nope\n  pp: v1/pods\n",
+    )
+    .unwrap();
+    let kubeconfig = home.path().join("kubeconfig");
+    demo.handle
+        .write_kubeconfig(&kubeconfig)
+        .expect("kubeconfig");
+    let dir = home.path().to_path_buf();
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || {
+        kinformer(
+            &dir,
+            &["config", "--kubeconfig", &kubeconfig.display().to_string()],
+        )
+    })
+    .await
+    .unwrap();
+    demo.stop().await;
+    assert_eq!(code, Some(0), "{stderr}");
+    let aliases = k9s.join("aliases.yaml").display().to_string();
+    assert!(stdout.contains("checked against"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{aliases}:2:3: alias \"dp\": unknown target")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Problems (1)"), "{stdout}");
+}

@@ -609,3 +609,51 @@ fn a_killed_pod_is_back_at_a_past_instant_and_gone_again_live() {
     let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT="));
     assert!(screen.contains("EXIT=0"), "{}", tail(&screen, 10));
 }
+
+/// Issue 39: k9s's `readOnly: true` in its config.yaml refuses ctrl-d with the file named, and
+/// the header says read-only; Esc then `/web` typed in one burst (read as Alt-/ by the terminal
+/// library) opens the filter with `web` and runs no table key (`e` would open the editor).
+#[test]
+fn k9s_read_only_refuses_ctrl_d_and_esc_slash_typed_fast_opens_the_filter() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let home = tempfile::tempdir().expect("tempdir");
+    let k9s = home.path().join("config/k9s");
+    std::fs::create_dir_all(&k9s).expect("k9s dir");
+    std::fs::write(k9s.join("config.yaml"), "k9s:\n  readOnly: true\n").expect("config.yaml");
+    let env = format!(
+        "XDG_CONFIG_HOME={} XDG_DATA_HOME={} XDG_STATE_HOME={}",
+        home.path().join("config").display(),
+        home.path().join("data").display(),
+        home.path().join("state").display(),
+    );
+    let s = Session::start_env(
+        "k9sro",
+        160,
+        &env,
+        "--demo --demo-pods 120 --demo-churn 5 -A",
+    );
+    let first = s.wait_for("the pods table, read-only", 60, |t| {
+        t.contains("Pods(all)") && t.contains("Running") && t.contains("[readonly]")
+    });
+    assert!(first.contains("[readonly]"), "{first}");
+    s.keys(&["C-d"]);
+    let refused = s.wait_for("ctrl-d refused", 15, |t| {
+        t.contains("read-only mode: delete is disabled")
+    });
+    assert!(!refused.contains("Delete pod"), "{refused}");
+    assert!(refused.contains("k9s readOnly"), "{refused}");
+
+    assert!(!refused.contains("│ /web "), "{refused}");
+    s.burst(&["Escape", "/web"]);
+    // The prompt sits on the table's first line: `│ /web`.
+    let filter = s.wait_for("the filter prompt holding web", 15, |t| {
+        t.contains("│ /web ")
+    });
+    // Dropped, the Alt-/ would leave `e` to the table: "edit is disabled" in the footer.
+    assert!(!filter.contains("edit is disabled"), "{filter}");
+    s.keys(&["Escape", "q"]);
+    s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT=0"));
+}

@@ -204,16 +204,22 @@ fn the_delete_dialog_cycles_the_propagation_policy() {
 }
 
 #[test]
-fn cordon_and_uncordon_go_out_at_once_on_a_node_only() {
+fn cordon_and_uncordon_are_confirmed_as_k9s_does_on_a_node_only() {
     let mut app = app_of("nodes", vec![node("worker-1")], false);
-    let fx = app.update(key('c'));
+    // k9s asks "Cordon worker-1?" (internal/view/node.go): nothing goes out before `y`.
+    assert!(app.update(key('c')).is_empty());
+    assert!(matches!(app.mode, Mode::Confirm(_)), "{:?}", app.mode);
+    let fx = app.update(key('y'));
     let w = the_write(&fx);
     assert_eq!(
         (w.op.clone(), w.name.as_str()),
         (Operation::Cordon, "worker-1")
     );
     assert_eq!(w.namespace, None);
-    assert_eq!(the_write(&app.update(key('u'))).op, Operation::Uncordon);
+    assert!(app.update(key('u')).is_empty());
+    assert!(app.update(code(KeyCode::Esc)).is_empty());
+    app.update(key('u'));
+    assert_eq!(the_write(&app.update(key('y'))).op, Operation::Uncordon);
     let mut pods = app_of("pods", vec![simple_pod("default", "a")], false);
     assert!(pods.update(key('c')).is_empty());
     assert_eq!(footer(&pods).0, "cordon does not apply to a Pod");

@@ -182,6 +182,11 @@ impl Aliases {
         self.defs.iter().find(|d| d.name == name)
     }
 
+    /// Drop the alias `name` (its target is not served: the name keeps its built-in meaning).
+    pub fn remove(&mut self, name: &str) {
+        self.defs.retain(|d| d.name != name);
+    }
+
     /// Resolve a `:` line whose first word is an alias (`None` if it is not one). Aliases may
     /// name aliases; a cycle or a malformed GVR is an error.
     pub fn expand(&self, line: &str) -> Option<Result<Expanded, String>> {
@@ -227,18 +232,26 @@ impl Aliases {
     /// Each alias whose target does not resolve, as a problem at its definition; `known`
     /// says whether a resource name (as [`Expanded::resource`]) or command exists.
     pub fn unknown_targets(&self, known: &dyn Fn(&str) -> bool) -> Vec<Problem> {
+        self.unknown_target_names(known)
+            .into_iter()
+            .map(|(_, p)| p)
+            .collect()
+    }
+
+    /// [`Aliases::unknown_targets`] with each alias's name.
+    pub fn unknown_target_names(&self, known: &dyn Fn(&str) -> bool) -> Vec<(String, Problem)> {
         self.defs
             .iter()
             .filter_map(|d| {
                 let why = match self.expand_def(d, &CommandArgs::default()) {
                     Ok(e) if known(&e.resource) => return None,
                     Ok(e) => format!(
-                        "alias {:?}: unknown target {:?} (no such resource or command)",
+                        "alias {:?}: unknown target {:?} (no such resource or command); not loaded",
                         d.name, e.resource
                     ),
-                    Err(why) => format!("alias {:?}: {why}", d.name),
+                    Err(why) => format!("alias {:?}: {why}; not loaded", d.name),
                 };
-                Some(Problem::new(&d.file, d.line, d.column, why))
+                Some((d.name.clone(), Problem::new(&d.file, d.line, d.column, why)))
             })
             .collect()
     }

@@ -31,6 +31,9 @@ pub struct HotKey {
     /// A `:` command line (`pods`, `dp kube-system`).
     pub command: String,
     pub keep_history: bool,
+    /// k9s's `override`: the hotkey may take a key already bound (otherwise such a hotkey is
+    /// refused, as k9s refuses it).
+    pub allow_override: bool,
     pub file: PathBuf,
     pub line: usize,
     pub column: usize,
@@ -52,10 +55,9 @@ struct RawHotKey {
     command: String,
     #[serde(default)]
     keep_history: bool,
-    /// k9s's own flag (whether a hotkey may replace a built-in key); a user's hotkey is
-    /// given its key here either way.
+    /// Whether the hotkey may replace a key already bound.
     #[serde(default, rename = "override")]
-    _override: bool,
+    allow_override: bool,
 }
 
 /// Parse a `hotkeys.yaml`.
@@ -85,6 +87,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<HotKey>, Error> {
             description: raw.description,
             command,
             keep_history: raw.keep_history,
+            allow_override: raw.allow_override,
             file: path.to_path_buf(),
             line,
             column,

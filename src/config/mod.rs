@@ -14,6 +14,7 @@
 
 pub mod aliases;
 pub mod hotkeys;
+pub mod k9s_settings;
 pub mod own;
 pub mod paths;
 pub mod plugins;
@@ -26,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 pub use aliases::{AliasDef, Aliases};
 pub use hotkeys::HotKey;
+pub use k9s_settings::K9sSetting;
 pub use own::Settings;
 pub use paths::{ConfigEnv, K9sPaths};
 pub use plugins::Plugin;
@@ -108,6 +110,64 @@ pub struct UserConfig {
     pub skin: Option<Skin>,
     pub sources: Vec<Source>,
     pub problems: Vec<Problem>,
+    /// Every setting of k9s's `config.yaml` files read, used or not (`kinformer config`).
+    pub k9s_settings: Vec<K9sSetting>,
+    /// k9s's `k9s.readOnly` of `config.yaml`, where it is set.
+    pub k9s_read_only: Option<ReadOnlySetting>,
+    /// The start context's own `k9s.readOnly` (its `config.yaml`), over the global one.
+    pub context_read_only: Option<ReadOnlySetting>,
+}
+
+/// k9s's `readOnly` as one file sets it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOnlySetting {
+    pub read_only: bool,
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+impl fmt::Display for ReadOnlySetting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "k9s readOnly: {} in {}:{}",
+            self.read_only,
+            self.file.display(),
+            self.line
+        )
+    }
+}
+
+/// Where `k9s.readOnly` is written in a file `scan`ned into `settings`.
+fn read_only_at(settings: &[K9sSetting], value: Option<bool>) -> Option<ReadOnlySetting> {
+    let value = value?;
+    let at = settings.iter().find(|s| s.key == "k9s.readOnly")?;
+    Some(ReadOnlySetting {
+        read_only: value,
+        file: at.file.clone(),
+        line: at.line,
+    })
+}
+
+impl UserConfig {
+    /// k9s's read-only setting for the start context: its own file's, else `config.yaml`'s
+    /// (k9s `IsReadOnly`; the command line's `--readonly` / `--write` go over both).
+    pub fn k9s_readonly(&self) -> Option<&ReadOnlySetting> {
+        self.context_read_only
+            .as_ref()
+            .or(self.k9s_read_only.as_ref())
+    }
+}
+
+/// A context's own `k9s.readOnly` (`clusters/<cluster>/<context>/config.yaml`), for the
+/// contexts other than the start one (several clusters, `:ctx`). A file that cannot be read
+/// says nothing (the start context's problems are reported by [`UserConfig::load`]).
+pub fn context_read_only(k9s: &K9sPaths, cluster: &str, context: &str) -> Option<ReadOnlySetting> {
+    let path = k9s.context_dir(cluster, context).join("config.yaml");
+    let text = std::fs::read_to_string(&path).ok()?;
+    let ctx = own::parse_k9s_context(&text, &path).ok()?;
+    let settings = k9s_settings::scan(&text, &path, &k9s_settings::CONTEXT_SUPPORTED);
+    read_only_at(&settings, ctx.read_only)
 }
 
 /// What to read: kinformer's file, the environment, and the context the dashboard starts on.
@@ -185,19 +245,27 @@ impl UserConfig {
                 let main = own::parse_k9s_main(text, path)?;
                 skin_name = main.skin;
                 cfg.settings.k9s_refresh_seconds = main.refresh_rate;
-                Ok(1)
+                let settings = k9s_settings::scan(text, path, &k9s_settings::MAIN_SUPPORTED);
+                cfg.k9s_read_only = read_only_at(&settings, main.read_only);
+                let n = settings.len();
+                cfg.k9s_settings.extend(settings);
+                Ok(n)
             },
         );
         if let Some(dir) = &ctx_dir {
             self.read(
                 &dir.join("config.yaml"),
                 "k9s context config",
-                |_, text, path| {
+                |cfg, text, path| {
                     let ctx = own::parse_k9s_context(text, path)?;
-                    if ctx.is_some() {
-                        skin_name = ctx;
+                    if ctx.skin.is_some() {
+                        skin_name = ctx.skin;
                     }
-                    Ok(1)
+                    let settings = k9s_settings::scan(text, path, &k9s_settings::CONTEXT_SUPPORTED);
+                    cfg.context_read_only = read_only_at(&settings, ctx.read_only);
+                    let n = settings.len();
+                    cfg.k9s_settings.extend(settings);
+                    Ok(n)
                 },
             );
         }
@@ -289,6 +357,15 @@ impl UserConfig {
     fn add_plugins(&mut self, pp: Vec<Plugin>) -> usize {
         let n = pp.len();
         for p in pp {
+            if let Some(line) = p.pipes_at {
+                self.k9s_settings.push(K9sSetting {
+                    file: p.file.clone(),
+                    line,
+                    key: format!("plugins.{}.pipes", p.name),
+                    value: "(list)".into(),
+                    supported: false,
+                });
+            }
             self.plugins.retain(|x| x.name != p.name);
             self.plugins.push(p);
         }
@@ -350,6 +427,21 @@ impl UserConfig {
             ));
         }
         out.push_str(&format!("\nSettings: {}\n", self.settings.summary()));
+        match self.k9s_readonly() {
+            Some(r) if r.read_only => {
+                out.push_str(&format!("Writes: refused ({r}; `--write` allows them)\n"))
+            }
+            Some(r) => out.push_str(&format!("Writes: allowed ({r})\n")),
+            None => {}
+        }
+        if !self.k9s_settings.is_empty() {
+            out.push_str("\nk9s settings:\n");
+            for s in &self.k9s_settings {
+                let at = format!("{}:{}", s.file.display(), s.line);
+                let note = if s.supported { "" } else { "  not supported" };
+                out.push_str(&format!("  {at}  {} = {}{note}\n", s.key, s.value));
+            }
+        }
         if !self.aliases.is_empty() {
             out.push_str("\nAliases:\n");
             for a in self.aliases.iter() {
@@ -388,8 +480,17 @@ impl UserConfig {
         if let Some(s) = &self.skin {
             out.push_str(&format!("\nSkin: {}\n", s.name));
         }
+        let ignored = self.ignored_settings();
+        if ignored > 0 {
+            out.push_str(&format!(
+                "\n{ignored} setting{} not supported and ignored (marked above).\n",
+                if ignored == 1 { " is" } else { "s are" }
+            ));
+        }
         if self.problems.is_empty() {
-            out.push_str("\nNo problems.\n");
+            if ignored == 0 {
+                out.push_str("\nNo problems.\n");
+            }
         } else {
             out.push_str(&format!("\nProblems ({}):\n", self.problems.len()));
             for p in &self.problems {
@@ -397,6 +498,13 @@ impl UserConfig {
             }
         }
         out
+    }
+}
+
+impl UserConfig {
+    /// How many settings read are not used (listed as "not supported" by [`Self::report`]).
+    pub fn ignored_settings(&self) -> usize {
+        self.k9s_settings.iter().filter(|s| !s.supported).count()
     }
 }
 

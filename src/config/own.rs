@@ -1,6 +1,6 @@
 //! kinformer's own settings file (`~/.config/kinformer/config.toml`, `--config FILE`), and the
-//! two keys read from k9s's `config.yaml` (`k9s.refreshRate`, `k9s.ui.skin`; a context's
-//! `config.yaml` may name its own `k9s.skin`).
+//! keys read from k9s's `config.yaml` (`k9s.refreshRate`, `k9s.readOnly`, `k9s.ui.skin`; a
+//! context's `config.yaml` may set its own `k9s.readOnly` and `k9s.skin`).
 //!
 //! ```toml
 //! refresh_seconds = 2            # how often ages and countdowns are redrawn
@@ -206,6 +206,8 @@ impl Settings {
 pub struct K9sMain {
     pub skin: Option<String>,
     pub refresh_rate: Option<u64>,
+    /// `k9s.readOnly`.
+    pub read_only: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -218,6 +220,7 @@ struct MainFile {
 #[serde(rename_all = "camelCase")]
 struct MainK9s {
     refresh_rate: Option<f64>,
+    read_only: Option<bool>,
     #[serde(default)]
     ui: MainUi,
 }
@@ -238,6 +241,7 @@ pub(super) fn parse_k9s_main(text: &str, path: &Path) -> Result<K9sMain, Error> 
             .refresh_rate
             .filter(|r| r.is_finite() && *r >= 1.0)
             .map(|r| r as u64),
+        read_only: f.k9s.read_only,
     })
 }
 
@@ -248,12 +252,26 @@ struct ContextFile {
 }
 
 #[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
 struct ContextK9s {
     skin: Option<String>,
+    read_only: Option<bool>,
 }
 
-/// A context's `config.yaml`: the skin it names, if any.
-pub(super) fn parse_k9s_context(text: &str, path: &Path) -> Result<Option<String>, Error> {
+/// What kinformer takes from a context's `config.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct K9sContext {
+    pub skin: Option<String>,
+    /// `k9s.readOnly`: over the global one for this context.
+    pub read_only: Option<bool>,
+}
+
+/// A context's `config.yaml`: the skin it names and its `readOnly`, if any.
+pub(super) fn parse_k9s_context(text: &str, path: &Path) -> Result<K9sContext, Error> {
     let f: Option<ContextFile> = parse_yaml(text, path)?;
-    Ok(f.unwrap_or_default().k9s.skin.filter(|s| !s.is_empty()))
+    let k = f.unwrap_or_default().k9s;
+    Ok(K9sContext {
+        skin: k.skin.filter(|s| !s.is_empty()),
+        read_only: k.read_only,
+    })
 }

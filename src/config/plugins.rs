@@ -20,7 +20,11 @@
 //! ([`expand`]) are k9s's: `$NAMESPACE`, `$NAME`, `$CONTAINER`, `$CONTEXT`, `$CLUSTER`,
 //! `$USER`, `$GROUPS`, `$FILTER`, `$KUBECONFIG`, `$RESOURCE_GROUP`, `$RESOURCE_VERSION`,
 //! `$RESOURCE_NAME`, `$COL-<NAME>` for the row's columns; others come from the environment.
-//! k9s's `pipes` and `variables` (prompted inputs) are not read.
+//! k9s's `inputs` are asked in a dialog before the plugin runs and are `$INPUT_<NAME>` (the
+//! name upper-cased); `confirm` defaults to true when there are inputs (k9s
+//! `ShouldConfirm`). `override: true` lets a plugin take a key already bound in its scopes;
+//! without it such a plugin is refused (the key map says so). k9s's `pipes` are not run
+//! (`kinformer config` names them "not supported").
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,6 +48,14 @@ pub struct Plugin {
     pub background: bool,
     pub dangerous: bool,
     pub overwrite_output: bool,
+    /// k9s's `override`: the plugin may take a key already bound in its scopes (otherwise such
+    /// a plugin is refused, as k9s refuses it).
+    pub allow_override: bool,
+    /// k9s's `inputs`: values asked in a dialog before the plugin runs, as `$INPUT_<NAME>`.
+    pub inputs: Vec<PluginInput>,
+    /// Where k9s's `pipes` is written, when the plugin has some (not supported: the report
+    /// names it).
+    pub pipes_at: Option<usize>,
     /// Where each scope is written (same order as `scopes`).
     pub scope_at: Vec<(usize, usize)>,
     pub file: PathBuf,
@@ -82,19 +94,92 @@ struct RawPlugin {
     command: String,
     #[serde(default)]
     args: Vec<Arg>,
-    #[serde(default)]
-    confirm: bool,
+    confirm: Option<bool>,
     #[serde(default)]
     background: bool,
     #[serde(default)]
     dangerous: bool,
     #[serde(default)]
     overwrite_output: bool,
-    /// Read and not used (k9s: whether the plugin may replace a built-in key).
     #[serde(default, rename = "override")]
-    _override: bool,
-    #[serde(default, rename = "pipes")]
-    _pipes: Vec<String>,
+    allow_override: bool,
+    #[serde(default)]
+    pipes: Vec<String>,
+    #[serde(default)]
+    inputs: Vec<PluginInput>,
+}
+
+/// The kind of value a plugin input takes (k9s `PluginInputType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputType {
+    #[default]
+    String,
+    Number,
+    Bool,
+    Dropdown,
+}
+
+/// One input of a plugin (k9s `PluginInput`): asked before the plugin runs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PluginInput {
+    pub name: String,
+    #[serde(default)]
+    pub label: String,
+    #[serde(default, rename = "type")]
+    pub kind: InputType,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub default: String,
+    #[serde(default)]
+    pub options: Vec<String>,
+}
+
+impl PluginInput {
+    /// Why `value` is not acceptable for this input, if it is not.
+    pub fn invalid(&self, value: &str) -> Option<String> {
+        let label = if self.label.is_empty() {
+            &self.name
+        } else {
+            &self.label
+        };
+        if value.is_empty() {
+            return self.required.then(|| format!("{label} is required"));
+        }
+        match self.kind {
+            InputType::Number if value.parse::<f64>().is_err() => {
+                Some(format!("{label}: {value:?} is not a number"))
+            }
+            InputType::Bool if value != "true" && value != "false" => {
+                Some(format!("{label}: {value:?} is not true or false"))
+            }
+            InputType::Dropdown if !self.options.iter().any(|o| o == value) => Some(format!(
+                "{label}: {value:?} is not one of {}",
+                self.options.join(", ")
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// k9s's checks of a plugin's inputs (k9s `Plugin.Validate`): unique names, defaults of the
+/// input's type.
+fn validate_inputs(inputs: &[PluginInput]) -> Result<(), String> {
+    for (i, input) in inputs.iter().enumerate() {
+        if inputs[..i].iter().any(|x| x.name == input.name) {
+            return Err(format!("duplicate input name {:?}", input.name));
+        }
+        if input.kind == InputType::Dropdown && input.options.is_empty() {
+            return Err(format!("dropdown input {:?} has no options", input.name));
+        }
+        if !input.default.is_empty()
+            && let Some(why) = input.invalid(&input.default)
+        {
+            return Err(format!("default of input {:?}: {why}", input.name));
+        }
+    }
+    Ok(())
 }
 
 #[derive(Deserialize)]
@@ -103,12 +188,26 @@ struct PluginsFile {
     plugins: BTreeMap<String, RawPlugin>,
 }
 
-fn build(name: String, raw: RawPlugin, text: &str, path: &Path, single: bool) -> Plugin {
+fn build(
+    name: String,
+    raw: RawPlugin,
+    text: &str,
+    path: &Path,
+    single: bool,
+) -> Result<Plugin, Error> {
     let (line, column) = if single {
         locate(text, "shortCut", 0)
     } else {
         locate(text, &name, 0)
     };
+    if let Err(why) = validate_inputs(&raw.inputs) {
+        return Err(Error::Parse(Problem::new(
+            path,
+            line,
+            column,
+            format!("plugin {name:?}: {why}"),
+        )));
+    }
     let scope_at = raw
         .scopes
         .iter()
@@ -117,7 +216,7 @@ fn build(name: String, raw: RawPlugin, text: &str, path: &Path, single: bool) ->
             at => at,
         })
         .collect();
-    Plugin {
+    Ok(Plugin {
         name,
         scope_at,
         shortcut: raw.short_cut,
@@ -125,27 +224,30 @@ fn build(name: String, raw: RawPlugin, text: &str, path: &Path, single: bool) ->
         scopes: raw.scopes,
         command: raw.command,
         args: raw.args.into_iter().map(Arg::into_string).collect(),
-        confirm: raw.confirm,
+        // k9s: asked when there are inputs, unless the plugin says otherwise.
+        confirm: raw.confirm.unwrap_or(!raw.inputs.is_empty()),
         background: raw.background,
         dangerous: raw.dangerous,
         overwrite_output: raw.overwrite_output,
+        allow_override: raw.allow_override,
+        inputs: raw.inputs,
+        pipes_at: (!raw.pipes.is_empty()).then(|| locate(text, "pipes", line.saturating_sub(1)).0),
         file: path.to_path_buf(),
         line,
         column,
-    }
+    })
 }
 
 /// Parse a `plugins.yaml` (a `plugins:` map).
 pub fn parse_file(text: &str, path: &Path) -> Result<Vec<Plugin>, Error> {
     let file: Option<PluginsFile> = parse_yaml(text, path)?;
-    Ok(file
-        .map(|f| {
-            f.plugins
-                .into_iter()
-                .map(|(name, raw)| build(name, raw, text, path, false))
-                .collect()
-        })
-        .unwrap_or_default())
+    file.map(|f| {
+        f.plugins
+            .into_iter()
+            .map(|(name, raw)| build(name, raw, text, path, false))
+            .collect()
+    })
+    .unwrap_or_else(|| Ok(Vec::new()))
 }
 
 /// Parse a file of a `plugins/` directory: one plugin named after the file, or a `plugins:` map.
@@ -161,7 +263,7 @@ pub fn parse_dir_file(text: &str, path: &Path) -> Result<Vec<Plugin>, Error> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Ok(vec![build(name, raw, text, path, true)])
+    Ok(vec![build(name, raw, text, path, true)?])
 }
 
 impl Plugin {

@@ -952,13 +952,17 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     }));
     let _ = tx.send(Action::Contexts(rt.connection.contexts.clone()));
     let _ = tx.send(Action::ContextRows(rt.connection.context_rows()));
-    let _ = tx.send(Action::Discovery(config.resources));
-    if let Some(banner) = config.banner {
+    // The demo's banner, unless the footer has configuration problems to name at start (and
+    // before discovery, whose alias and plugin-scope problems then show over it).
+    if let Some(banner) = config.banner
+        && app.config_problems.is_empty()
+    {
         let _ = tx.send(Action::Notify {
             message: banner,
             error: false,
         });
     }
+    let _ = tx.send(Action::Discovery(config.resources));
 
     let (mut tui, _guard) = terminal::setup()?;
     // `None` while a shell or an editor has the terminal (see `suspended_session`); made anew

@@ -60,6 +60,8 @@ pub struct AppConfig {
     pub fleet: Vec<String>,
     /// `--readonly-contexts`: names and globs of contexts where writes are refused.
     pub readonly_contexts: Option<String>,
+    /// k9s's `readOnly` settings and `--write` (see [`super::fleet::K9sReadOnly`]).
+    pub k9s_readonly: super::fleet::K9sReadOnly,
     /// The user's configuration (kinformer's settings, a k9s user's files).
     pub user: Arc<UserConfig>,
     /// Problems found after loading (keys that cannot be bound); shown with the file problems.
@@ -79,6 +81,7 @@ impl Default for AppConfig {
             context_namespace: None,
             fleet: Vec::new(),
             readonly_contexts: None,
+            k9s_readonly: Default::default(),
             user: Arc::new(UserConfig::default()),
             config_problems: Vec::new(),
         }
@@ -112,6 +115,8 @@ pub enum Mode {
     Containers(ContainerPicker),
     /// The actions menu of an xray node (Enter).
     NodeActions(crate::ui::screens::node_actions::NodeActions),
+    /// A k9s plugin's inputs, asked before it runs.
+    PluginInputs(Box<crate::ui::screens::plugin_inputs::PluginInputsDialog>),
     Help {
         scroll: usize,
     },
@@ -137,6 +142,9 @@ pub struct App {
     /// The log screen's own key table (`assets/log_keys.toml`).
     pub log_keys: LogKeyMap,
     pub readonly: bool,
+    /// Why writes are refused (`started with --readonly`, a k9s `readOnly` setting) while
+    /// [`App::readonly`].
+    pub readonly_why: String,
     /// Bytes of log lines a log view keeps.
     pub log_cap_bytes: usize,
     pub now_ms: i64,
@@ -234,6 +242,11 @@ impl App {
             // The embedded table is parsed in tests; an empty table cannot happen in practice.
             log_keys: LogKeyMap::defaults().unwrap_or_default(),
             readonly: config.readonly,
+            readonly_why: if config.readonly {
+                "started with --readonly".into()
+            } else {
+                String::new()
+            },
             log_cap_bytes: config.log_cap_bytes.max(1),
             now_ms: config.now_ms,
             size: (80, 24),
@@ -267,11 +280,14 @@ impl App {
             node_pods: None,
             pulse: None,
             rates: Default::default(),
-            fleet: super::fleet::FleetState::new(
-                &config.fleet,
-                config.readonly,
-                config.readonly_contexts,
-            ),
+            fleet: super::fleet::FleetState {
+                k9s: config.k9s_readonly,
+                ..super::fleet::FleetState::new(
+                    &config.fleet,
+                    config.readonly,
+                    config.readonly_contexts,
+                )
+            },
             target_cluster: None,
             initial_resource: config.resource,
             context_namespace: config.context_namespace,
@@ -1001,6 +1017,14 @@ impl App {
             fx.push(Effect::Quit);
             return;
         }
+        // Esc then a key typed fast (a paste, tmux, a quick hand) reaches the terminal as one
+        // sequence that crossterm reports as Alt+key: an Alt+key nothing binds is that Esc
+        // followed by the key, as if typed slowly.
+        if let Some(plain) = self.unbound_alt(&key) {
+            self.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), fx);
+            self.on_key(plain, fx);
+            return;
+        }
         let mode = std::mem::replace(&mut self.mode, Mode::Normal);
         self.mode = match mode {
             Mode::Normal => {
@@ -1028,8 +1052,27 @@ impl App {
             Mode::Forward(d) => self.on_forward_dialog_key(key, d, fx),
             Mode::Containers(p) => self.on_container_picker_key(key, p, fx),
             Mode::NodeActions(m) => self.on_node_actions_key(key, m, fx),
+            Mode::PluginInputs(d) => self.on_plugin_inputs_key(key, d, fx),
             Mode::Help { scroll } => self.on_help_key(key, scroll),
         };
+    }
+
+    /// `key` without its Alt when it is an Alt+character (without Ctrl) that no binding of the
+    /// key map, nor the log view's, knows: the key that followed an Esc. (Alt+Backspace stays:
+    /// the prompts delete a word with it.)
+    fn unbound_alt(&self, key: &KeyEvent) -> Option<KeyEvent> {
+        if !matches!(key.code, KeyCode::Char(_))
+            || !key.modifiers.contains(KeyModifiers::ALT)
+            || key.modifiers.contains(KeyModifiers::CONTROL)
+            || !self.keys.actions(key).is_empty()
+            || (matches!(self.current_screen(), Some(Screen::Logs(_)))
+                && self.log_keys.action(key).is_some())
+        {
+            return None;
+        }
+        let mut plain = *key;
+        plain.modifiers.remove(KeyModifiers::ALT);
+        Some(plain)
     }
 
     fn on_normal_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {

@@ -27,6 +27,34 @@ pub struct FleetState {
     pub readonly_all: bool,
     /// `--readonly-contexts`: comma-separated names and globs of read-only contexts.
     pub readonly_contexts: Option<String>,
+    /// k9s's `readOnly` settings (see [`K9sReadOnly`]).
+    pub k9s: K9sReadOnly,
+}
+
+/// k9s's `readOnly` as k9s decides it (k9s `internal/config/k9s.go` `IsReadOnly`): a context's
+/// own `config.yaml` over the global `config.yaml`, and the command line over both (`--write`
+/// turns it off; `--readonly` is [`FleetState::readonly_all`]).
+#[derive(Debug, Clone, Default)]
+pub struct K9sReadOnly {
+    /// `config.yaml`'s `k9s.readOnly`.
+    pub global: Option<crate::config::ReadOnlySetting>,
+    /// Each context's own `k9s.readOnly`, by context name.
+    pub contexts: Vec<(String, crate::config::ReadOnlySetting)>,
+    /// `--write`: k9s's setting is not applied.
+    pub write: bool,
+}
+
+impl K9sReadOnly {
+    /// The setting that makes `context` read-only, if one does.
+    pub fn refuses(&self, context: &str) -> Option<&crate::config::ReadOnlySetting> {
+        if self.write {
+            return None;
+        }
+        let own = self.contexts.iter().find(|(c, _)| c == context);
+        own.map(|(_, s)| s)
+            .or(self.global.as_ref())
+            .filter(|s| s.read_only)
+    }
 }
 
 impl FleetState {
@@ -38,6 +66,7 @@ impl FleetState {
                 .collect(),
             readonly_all,
             readonly_contexts,
+            k9s: K9sReadOnly::default(),
         }
     }
 
@@ -46,13 +75,27 @@ impl FleetState {
         self.members.len() > 1
     }
 
-    /// Is `context` read-only (`--readonly`, or it matches `--readonly-contexts`)?
+    /// Is `context` read-only (`--readonly`, it matches `--readonly-contexts`, or k9s's
+    /// `readOnly` says so)?
     pub fn readonly_for(&self, context: &str) -> bool {
-        self.readonly_all
-            || self
-                .readonly_contexts
-                .as_deref()
-                .is_some_and(|p| matches_any(p, context))
+        self.readonly_reason(context).is_some()
+    }
+
+    /// Why `context` is read-only (for the footer's refusal), if it is.
+    pub fn readonly_reason(&self, context: &str) -> Option<String> {
+        if self.readonly_all {
+            return Some("started with --readonly".into());
+        }
+        if self
+            .readonly_contexts
+            .as_deref()
+            .is_some_and(|p| matches_any(p, context))
+        {
+            return Some(format!("{context} matches --readonly-contexts"));
+        }
+        self.k9s
+            .refuses(context)
+            .map(|s| format!("{s}; --write allows writes"))
     }
 
     fn has(&self, name: &str) -> bool {
@@ -92,9 +135,16 @@ impl App {
         }
     }
 
-    /// Read-only follows the current context (`--readonly-contexts`).
+    /// Read-only follows the current context (`--readonly-contexts`, k9s's per-context
+    /// `readOnly`).
     pub(crate) fn refresh_readonly(&mut self) {
-        self.readonly = self.fleet.readonly_for(&self.connection.context);
+        self.set_readonly(self.fleet.readonly_reason(&self.connection.context));
+    }
+
+    /// Read-only on (with why) or off.
+    pub(crate) fn set_readonly(&mut self, why: Option<String>) {
+        self.readonly = why.is_some();
+        self.readonly_why = why.unwrap_or_default();
     }
 
     pub(crate) fn on_cluster_health(&mut self, context: String, health: ClusterHealth) {

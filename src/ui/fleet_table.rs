@@ -108,18 +108,18 @@ impl App {
         }
     }
 
-    /// Is a write on `w`'s object refused? Its own cluster's read-only state (a merged row),
-    /// else the current one's.
-    pub(crate) fn readonly_for_write(&self, w: &Write) -> bool {
+    /// Why a write on `w`'s object is refused, if it is: its own cluster's read-only state (a
+    /// merged row), else the current one's.
+    pub(crate) fn readonly_for_write(&self, w: &Write) -> Option<String> {
         self.readonly_for_cluster(w.cluster.as_deref())
     }
 
-    /// Are writes refused on an object of `cluster` (`None`: the current context's)? The one
-    /// read-only check of writes, dangerous plugins included.
-    pub(crate) fn readonly_for_cluster(&self, cluster: Option<&str>) -> bool {
+    /// Why writes are refused on an object of `cluster` (`None`: the current context's), if
+    /// they are. The one read-only check of writes, dangerous plugins included.
+    pub(crate) fn readonly_for_cluster(&self, cluster: Option<&str>) -> Option<String> {
         match cluster {
-            Some(c) => self.fleet.readonly_for(c),
-            None => self.readonly,
+            Some(c) => self.fleet.readonly_reason(c),
+            None => self.readonly.then(|| self.readonly_why.clone()),
         }
     }
 
@@ -151,7 +151,7 @@ impl App {
         }
         let target = self.target_cluster.clone();
         if let Some(c) = &target {
-            self.readonly = self.fleet.readonly_for(c);
+            self.set_readonly(self.fleet.readonly_reason(c));
         }
         let start = fx.len();
         self.on_key(key, fx);

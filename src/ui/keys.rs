@@ -409,6 +409,13 @@ impl KeyMap {
         self.rebuild();
     }
 
+    /// Add a binding of the user's k9s files ahead of every other (a plugin with k9s's
+    /// `override: true`): its key takes it first, where it applies.
+    pub fn add_user_binding_first(&mut self, binding: Binding) {
+        self.bindings.insert(0, binding);
+        self.rebuild();
+    }
+
     /// The binding of `action`, if any.
     pub fn binding(&self, action: KeyAction) -> Option<&Binding> {
         self.bindings.iter().find(|b| b.action == action)
@@ -437,6 +444,11 @@ impl KeyMap {
         self.lookup
             .get(&KeySpec::from_event(ev))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// Every action bound to `k`, in binding order.
+    pub fn actions_of(&self, k: &KeySpec) -> &[KeyAction] {
+        self.lookup.get(k).map_or(&[], Vec::as_slice)
     }
 
     /// Which of `action`'s keys this is (its position in the binding), if it is one of them.

@@ -110,7 +110,7 @@ pub mod screens;
 pub mod table;
 pub mod theme;
 pub mod time_travel;
-mod user_config;
+pub mod user_config;
 pub mod user_keys;
 pub mod widgets;
 pub mod xray;

@@ -200,8 +200,10 @@ impl Operation {
         }
     }
 
-    /// Destructive operations are confirmed before they are sent. Scale is confirmed by its own
-    /// dialog (the user types the replica count), cordon/uncordon are undone by each other.
+    /// The operations confirmed before they are sent: the destructive ones, and those k9s
+    /// confirms (cordon, uncordon, a CronJob's trigger, suspend and resume: k9s
+    /// `internal/view/node.go`, `cronjob.go`). Scale is confirmed by its own dialog (the user
+    /// types the replica count), an edit by the user saving the file.
     pub fn destructive(&self) -> bool {
         matches!(
             self,
@@ -210,6 +212,9 @@ impl Operation {
                 | Operation::Restart
                 | Operation::Evict
                 | Operation::Trigger
+                | Operation::Cordon
+                | Operation::Uncordon
+                | Operation::Suspend(_)
         )
     }
 
@@ -277,6 +282,11 @@ pub struct WriteOutcome {
     pub error: bool,
 }
 
+/// The footer's refusal of `what` (an operation's name) in read-only mode, and why.
+pub fn readonly_refusal(what: &str, why: &str) -> String {
+    format!("read-only mode: {what} is disabled ({why})")
+}
+
 impl Write {
     /// `deployment shop/web` or `node worker-1`.
     pub fn what(&self) -> String {
@@ -292,13 +302,11 @@ impl Write {
         }
     }
 
-    /// Why this write may not be offered, if it may not.
-    pub fn check(&self, readonly: bool) -> Result<(), String> {
-        if readonly {
-            return Err(format!(
-                "read-only mode: {} is disabled (started with --readonly)",
-                self.op.name()
-            ));
+    /// Why this write may not be offered, if it may not. `readonly`: why writes are refused
+    /// here (`started with --readonly`, a k9s `readOnly` setting), if they are.
+    pub fn check(&self, readonly: Option<String>) -> Result<(), String> {
+        if let Some(why) = readonly {
+            return Err(readonly_refusal(self.op.name(), &why));
         }
         let ar = &self.resource.api_resource;
         if !self.op.applies_to(&ar.group, &ar.kind) {
@@ -467,7 +475,9 @@ mod tests {
             Operation::Apply(Box::default()),
         ] {
             let name = op.name();
-            let err = write(op).check(true).unwrap_err();
+            let err = write(op)
+                .check(Some("started with --readonly".into()))
+                .unwrap_err();
             assert_eq!(
                 err,
                 format!("read-only mode: {name} is disabled (started with --readonly)")
@@ -477,10 +487,10 @@ mod tests {
 
     #[test]
     fn operations_apply_to_the_kinds_kubectl_applies_them_to() {
-        assert!(write(Operation::Scale(1)).check(false).is_ok());
-        assert!(write(Operation::Restart).check(false).is_ok());
+        assert!(write(Operation::Scale(1)).check(None).is_ok());
+        assert!(write(Operation::Restart).check(None).is_ok());
         assert_eq!(
-            write(Operation::Cordon).check(false).unwrap_err(),
+            write(Operation::Cordon).check(None).unwrap_err(),
             "cordon does not apply to a Deployment"
         );
         assert!(Operation::Restart.applies_to("apps", "DaemonSet"));
@@ -492,10 +502,23 @@ mod tests {
     }
 
     #[test]
+    fn the_writes_k9s_confirms_are_confirmed() {
+        for op in [
+            Operation::Cordon,
+            Operation::Uncordon,
+            Operation::Trigger,
+            Operation::Suspend(true),
+            Operation::Suspend(false),
+        ] {
+            assert!(op.destructive(), "{op:?}");
+        }
+    }
+
+    #[test]
     fn destructive_operations_are_confirmed_with_a_prompt_naming_the_object() {
         assert!(Operation::Kill.destructive());
         assert!(Operation::Delete(Propagation::Foreground).destructive());
-        assert!(!Operation::Cordon.destructive());
+        assert!(!Operation::Scale(1).destructive());
         assert_eq!(
             write(Operation::Delete(Propagation::Orphan)).prompt(),
             "Delete deployment shop/web (propagation Orphan)?"
@@ -504,13 +527,13 @@ mod tests {
     }
 
     #[test]
-    fn cronjob_operations_apply_to_cronjobs_only_and_trigger_is_confirmed() {
+    fn cronjob_operations_apply_to_cronjobs_only_and_are_confirmed() {
         assert!(Operation::Trigger.applies_to("batch", "CronJob"));
         assert!(Operation::Suspend(true).applies_to("batch", "CronJob"));
         assert!(!Operation::Trigger.applies_to("batch", "Job"));
         assert!(!Operation::Suspend(false).applies_to("apps", "Deployment"));
         assert!(Operation::Trigger.destructive());
-        assert!(!Operation::Suspend(true).destructive());
+        assert!(Operation::Suspend(true).destructive());
         let w = Write {
             resource: info("batch", "cronjobs", "CronJob", true),
             namespace: Some("shop".into()),

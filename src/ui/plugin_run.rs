@@ -17,8 +17,9 @@
 //! single pass, so a value is never expanded again).
 
 use super::action::{Effect, ObjectSummary};
-use super::app::{App, Screen};
+use super::app::{App, Mode, Screen};
 use super::screens::confirm::Pending;
+use super::screens::plugin_inputs::{InputsOutcome, PluginInputsDialog};
 use crate::cluster::ResourceInfo;
 use crate::config::Plugin;
 use crate::config::plugins::expand;
@@ -46,6 +47,24 @@ pub struct PluginRun {
 }
 
 impl PluginRun {
+    /// Add variables (a plugin's inputs, `INPUT_<NAME>`) and expand the command and arguments
+    /// again with them.
+    pub fn add_vars(&mut self, vars: Vec<(String, String)>) {
+        for (k, v) in vars {
+            self.vars.retain(|(x, _)| *x != k);
+            self.vars.push((k, v));
+        }
+        let vars = &self.vars;
+        let lookup = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        self.command = expand(&self.templates.0, &lookup);
+        self.args = self
+            .templates
+            .1
+            .iter()
+            .map(|a| expand(a, &lookup))
+            .collect();
+    }
+
     /// The command line as shown in the confirmation dialog.
     pub fn command_line(&self) -> String {
         std::iter::once(self.command.as_str())
@@ -196,9 +215,11 @@ impl App {
             Some(ns) => format!("{} {ns}/{}", view.resource.singular, obj.name),
             None => format!("{} {}", view.resource.singular, obj.name),
         };
-        if p.dangerous && self.readonly_for_cluster(row_cluster.as_deref()) {
+        if p.dangerous
+            && let Some(why) = self.readonly_for_cluster(row_cluster.as_deref())
+        {
             self.error(format!(
-                "read-only mode: plugin {} is dangerous and disabled (started with --readonly)",
+                "read-only mode: plugin {} is dangerous and disabled ({why})",
                 p.name
             ));
             return;
@@ -215,10 +236,46 @@ impl App {
             context,
             target,
         };
+        if !p.inputs.is_empty() {
+            self.mode = Mode::PluginInputs(Box::new(PluginInputsDialog::new(run, p.inputs)));
+            return;
+        }
         if p.confirm {
             self.ask_confirm(Pending::Plugin(Box::new(run)));
         } else {
             self.start_plugin(run, fx);
+        }
+    }
+
+    /// A key for the plugin inputs dialog: Enter with good values confirms (k9s asks by
+    /// default after inputs) or runs, Esc cancels.
+    pub(crate) fn on_plugin_inputs_key(
+        &mut self,
+        key: crossterm::event::KeyEvent,
+        mut d: Box<PluginInputsDialog>,
+        fx: &mut Vec<Effect>,
+    ) -> Mode {
+        match d.on_key(key) {
+            InputsOutcome::Open => Mode::PluginInputs(d),
+            InputsOutcome::Cancelled => {
+                self.info(format!("plugin {} cancelled", d.run.name));
+                Mode::Normal
+            }
+            InputsOutcome::Done(run) => {
+                let confirm = self
+                    .user
+                    .plugins
+                    .iter()
+                    .find(|p| p.name == run.name)
+                    .is_none_or(|p| p.confirm);
+                if confirm {
+                    self.ask_confirm(Pending::Plugin(run));
+                    std::mem::replace(&mut self.mode, Mode::Normal)
+                } else {
+                    self.start_plugin(*run, fx);
+                    Mode::Normal
+                }
+            }
         }
     }
 

@@ -3,7 +3,8 @@
 //!
 //! - Problems: every file problem is in `kinformer config`; the footer names the first one at
 //!   start (and how many more). The alias targets and plugin scopes are checked once discovery
-//!   has answered (a CRD's plural is known then), and the footer names those found then.
+//!   has answered (a CRD's plural is known then), and the footer names those found then; an
+//!   alias whose target is not served is dropped, so its name keeps its built-in meaning.
 //! - `:alias [ARGS]` resolves as k9s does ([`crate::config::aliases`]): to a kind with an
 //!   optional namespace, `@context`, label selector and `/filter`.
 //! - A hotkey runs its `:` command; with k9s's `keepHistory` the command's table opens on top of
@@ -33,15 +34,39 @@ const K9S_VIEWS: [&str; 14] = [
     "screendumps",
 ];
 
-impl App {
-    /// Whether `name` is something `:` opens (a resource, a command, a k9s view, an alias).
-    pub(crate) fn names_something(&self, name: &str) -> bool {
-        resolve(&self.resources, name).is_some()
-            || COMMANDS.contains(&name)
-            || K9S_VIEWS.iter().any(|v| v.eq_ignore_ascii_case(name))
-            || self.user.aliases.get(name).is_some()
-    }
+/// Whether `name` is something `:` opens with these resources and aliases (a resource, a
+/// command, a k9s view, an alias).
+pub fn names_something(
+    resources: &[crate::cluster::ResourceInfo],
+    aliases: &crate::config::Aliases,
+    name: &str,
+) -> bool {
+    resolve(resources, name).is_some()
+        || COMMANDS.contains(&name)
+        || K9S_VIEWS.iter().any(|v| v.eq_ignore_ascii_case(name))
+        || aliases.get(name).is_some()
+}
 
+/// The alias targets and plugin scopes that name nothing the cluster serves (`resources`: its
+/// discovery), each a problem at its definition, and the aliases to drop.
+pub fn check_against(
+    user: &crate::config::UserConfig,
+    resources: &[crate::cluster::ResourceInfo],
+) -> (Vec<String>, Vec<Problem>) {
+    let known = |n: &str| names_something(resources, &user.aliases, n);
+    let (names, mut found): (Vec<String>, Vec<Problem>) = user
+        .aliases
+        .unknown_target_names(&known)
+        .into_iter()
+        .unzip();
+    found.extend(crate::config::plugins::unknown_scopes(
+        &user.plugins,
+        &known,
+    ));
+    (names, found)
+}
+
+impl App {
     /// Put problems in the footer: the first, and how many more.
     fn show_problems(&mut self, found: &[Problem]) {
         if let Some(first) = found.first() {
@@ -65,13 +90,15 @@ impl App {
             return;
         }
         self.config_checked = true;
-        let user = self.user.clone();
-        let known = |n: &str| self.names_something(n);
-        let mut found = user.aliases.unknown_targets(&known);
-        found.extend(crate::config::plugins::unknown_scopes(
-            &user.plugins,
-            &known,
-        ));
+        let (dead, found) = check_against(&self.user, &self.resources);
+        // An alias to what the cluster does not serve is not loaded: its name keeps its
+        // built-in meaning (`dp: apps/v1/nope` leaves `:dp` the Deployments).
+        if !dead.is_empty() {
+            let user = std::sync::Arc::make_mut(&mut self.user);
+            for name in &dead {
+                user.aliases.remove(name);
+            }
+        }
         if !found.is_empty() {
             self.show_problems(&found);
             self.config_problems.extend(found);

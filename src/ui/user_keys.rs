@@ -2,16 +2,19 @@
 //! plugins, each one more row of the key table ([`KeyMap`]), so that help, the footer and
 //! dispatch see them as any other binding.
 //!
-//! Precedence, as the issue asks: a key bound in kinformer's `config.toml` wins; a hotkey takes
-//! its key from the built-in action that had it (k9s: a hotkey is a user's explicit choice); a
-//! plugin shares its key, and the first action that applies where it is pressed is taken (a
-//! plugin applies in its scopes only), so a plugin never hides a built-in key elsewhere.
+//! Precedence: a key bound in kinformer's `config.toml` wins. As k9s (`internal/view/actions.go`),
+//! a hotkey on a key already bound, and a plugin on a key already bound where it applies (its
+//! scopes), are refused with k9s's message (`duplicate plugin key found for "Ctrl-L" in
+//! "stern"`) unless they say `override: true`: then a hotkey takes the key from the built-in
+//! action, and a plugin goes first on the key where it applies. A plugin on a key free in its
+//! scopes shares it: the first action that applies where it is pressed is taken, so a plugin
+//! never hides a built-in key elsewhere.
 //! k9s writes shortcuts as `Ctrl-L`, `Shift-W`, `Alt-I`, `Shift-0`: a letter with `Ctrl`/`Alt`
 //! is the lower-case key, `Shift-<digit>` the US keyboard's shifted digit (k9s's own table).
 
 use crossterm::event::KeyCode;
 
-use super::keys::{Binding, KeyAction, KeyMap, KeySpec};
+use super::keys::{Binding, KeyAction, KeyMap, KeySpec, applies_in};
 use crate::config::{Problem, UserConfig};
 
 /// A k9s shortcut (`Ctrl-L`, `Shift-W`, `Shift-0`, `Alt-I`, `F1`) as a key.
@@ -37,6 +40,23 @@ pub fn parse_k9s_shortcut(s: &str) -> Result<KeySpec, String> {
         k.code = KeyCode::Char(c.to_ascii_lowercase());
     }
     Ok(k)
+}
+
+/// A k9s shortcut on a key `config.toml` binds: kinformer's keys win.
+fn owned(
+    shortcut: &str,
+    at: (&std::path::PathBuf, usize, usize),
+    settings: &std::path::Path,
+) -> Problem {
+    Problem::new(
+        at.0,
+        at.1,
+        at.2,
+        format!(
+            "{shortcut}: bound in {} (kinformer's keys win)",
+            settings.display()
+        ),
+    )
 }
 
 impl KeyMap {
@@ -65,63 +85,124 @@ impl KeyMap {
             .iter()
             .flat_map(|b| b.keys.iter().filter_map(|k| KeySpec::parse(k).ok()))
             .collect();
-        let mut bind = |shortcut: &str,
-                        action: KeyAction,
-                        help: String,
-                        hint: bool,
-                        exclusive: bool,
-                        at: (&std::path::Path, usize, usize)| {
-            match parse_k9s_shortcut(shortcut) {
-                Ok(k) if own.contains(&k) => problems.push(Problem::new(
+        let resources = crate::ui::resources::builtin_resources();
+        // The kinds a plugin's scopes name (`None`: `all`, every kind).
+        let kinds_of = |scopes: &[String]| -> Option<Vec<String>> {
+            if scopes.iter().any(|s| s.eq_ignore_ascii_case("all")) {
+                return None;
+            }
+            Some(
+                scopes
+                    .iter()
+                    .map(|s| match crate::cluster::resolve(&resources, s) {
+                        Some(r) => r.api_resource.kind.clone(),
+                        None => s.clone(),
+                    })
+                    .collect(),
+            )
+        };
+        // Does `action` (bound before) apply where a plugin of these kinds applies?
+        let meets = |action: KeyAction, kinds: &Option<Vec<String>>| -> bool {
+            let theirs: Option<Vec<String>> = match action {
+                KeyAction::Plugin(i) => user
+                    .plugins
+                    .get(i as usize)
+                    .and_then(|p| kinds_of(&p.scopes)),
+                KeyAction::HotKey(_) => None,
+                a => applies_in(a).map(|p| p.iter().map(|x| x.to_string()).collect()),
+            };
+            match (theirs, kinds) {
+                (None, _) | (_, None) => true,
+                (Some(a), Some(b)) => a.iter().any(|x| b.contains(x)),
+            }
+        };
+        for (i, h) in user.hotkeys.iter().enumerate().take(u16::MAX as usize) {
+            let at = (&h.file, h.line, h.column);
+            let k = match parse_k9s_shortcut(&h.shortcut) {
+                Ok(k) => k,
+                Err(why) => {
+                    problems.push(Problem::new(at.0, at.1, at.2, why));
+                    continue;
+                }
+            };
+            if own.contains(&k) {
+                problems.push(owned(&h.shortcut, at, &settings_path));
+                continue;
+            }
+            // k9s (`internal/view/actions.go`): a hotkey on a key already bound is refused
+            // unless it says `override: true`.
+            if !h.allow_override && !self.actions_of(&k).is_empty() {
+                problems.push(Problem::new(
                     at.0,
                     at.1,
                     at.2,
                     format!(
-                        "{shortcut}: bound in {} (kinformer's keys win)",
-                        settings_path.display()
+                        "duplicate hotkey found for {:?} in {:?}",
+                        h.shortcut, h.name
                     ),
-                )),
-                Ok(k) => self.add_user_binding(
-                    Binding {
-                        action,
-                        keys: vec![k],
-                        help,
-                        hint,
-                    },
-                    exclusive,
-                ),
-                Err(why) => problems.push(Problem::new(at.0, at.1, at.2, why)),
+                ));
+                continue;
             }
-        };
-        for (i, h) in user.hotkeys.iter().enumerate().take(u16::MAX as usize) {
             let help = if h.description.is_empty() {
                 format!(":{}", h.command)
             } else {
                 format!("{} (:{})", h.description, h.command)
             };
-            bind(
-                &h.shortcut,
-                KeyAction::HotKey(i as u16),
-                help,
-                false,
+            self.add_user_binding(
+                Binding {
+                    action: KeyAction::HotKey(i as u16),
+                    keys: vec![k],
+                    help,
+                    hint: false,
+                },
                 true,
-                (&h.file, h.line, h.column),
             );
         }
         for (i, p) in user.plugins.iter().enumerate().take(u16::MAX as usize) {
+            let at = (&p.file, p.line, p.column);
+            let k = match parse_k9s_shortcut(&p.shortcut) {
+                Ok(k) => k,
+                Err(why) => {
+                    problems.push(Problem::new(at.0, at.1, at.2, why));
+                    continue;
+                }
+            };
+            if own.contains(&k) {
+                problems.push(owned(&p.shortcut, at, &settings_path));
+                continue;
+            }
+            // k9s: a plugin on a key already bound where it applies is refused unless it says
+            // `override: true`; with it, it goes first on that key (where it applies).
+            let kinds = kinds_of(&p.scopes);
+            let taken = self.actions_of(&k).iter().any(|a| meets(*a, &kinds));
+            if taken && !p.allow_override {
+                problems.push(Problem::new(
+                    at.0,
+                    at.1,
+                    at.2,
+                    format!(
+                        "duplicate plugin key found for {:?} in {:?}",
+                        p.shortcut, p.name
+                    ),
+                ));
+                continue;
+            }
             let help = if p.description.is_empty() {
                 p.name.clone()
             } else {
                 p.description.clone()
             };
-            bind(
-                &p.shortcut,
-                KeyAction::Plugin(i as u16),
+            let binding = Binding {
+                action: KeyAction::Plugin(i as u16),
+                keys: vec![k],
                 help,
-                true,
-                false,
-                (&p.file, p.line, p.column),
-            );
+                hint: true,
+            };
+            if taken {
+                self.add_user_binding_first(binding);
+            } else {
+                self.add_user_binding(binding, false);
+            }
         }
         (self, problems)
     }

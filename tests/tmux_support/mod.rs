@@ -83,6 +83,18 @@ impl Session {
         }
     }
 
+    /// Several keys in one `send-keys`: tmux writes them to the terminal at once, as a paste or
+    /// a fast hand would (`Escape` then `/web` arrives as `ESC / w e b`).
+    pub fn burst(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["-S", &self.socket, "send-keys", "-t", &self.name])
+            .args(keys)
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+        std::thread::sleep(Duration::from_millis(150));
+    }
+
     pub fn text(&self, text: &str) {
         let status = Command::new("tmux")
             .args([

@@ -74,7 +74,9 @@ fn s_is_a_shell_on_a_pod_scale_on_a_deployment_and_suspend_on_a_cronjob() {
         serde_json::json!({"spec": {"suspend": false}}),
     );
     let (mut app, _) = on("cronjobs", vec![cj]);
-    let fx = app.update(key('s'));
+    // Confirmed first, as k9s's "Suspend CronJob default/nightly?".
+    assert!(app.update(key('s')).is_empty());
+    let fx = app.update(key('y'));
     assert!(
         fx.iter()
             .any(|e| matches!(e, Effect::Write(w) if w.op == Operation::Suspend(true))),

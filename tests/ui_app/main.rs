@@ -140,6 +140,7 @@ mod drill;
 mod k9s_keys;
 mod labels;
 mod namespaces;
+mod safety;
 mod screen;
 mod table;
 mod user_config;

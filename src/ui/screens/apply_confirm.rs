@@ -35,13 +35,13 @@ pub struct ApplyDialog {
     pub cluster: Option<String>,
 }
 
-const READONLY: &str = "read-only mode: create and apply are disabled (started with --readonly)";
-
 impl App {
-    /// Whether creates and applies are refused: read-only mode for the key's target or for the
-    /// current context, where they are sent.
-    fn create_refused(&self) -> bool {
-        self.readonly_for_cluster(None) || self.fleet.readonly_for(&self.connection.context)
+    /// Why creates and applies are refused, if they are: read-only mode for the key's target
+    /// or for the current context, where they are sent.
+    fn create_refused(&self) -> Option<String> {
+        self.readonly_for_cluster(None)
+            .or_else(|| self.fleet.readonly_reason(&self.connection.context))
+            .map(|why| format!("read-only mode: create and apply are disabled ({why})"))
     }
 
     /// Where a new object goes: the current namespace, the first of a set, else `default`.
@@ -51,8 +51,8 @@ impl App {
 
     /// Open the editor on a template for a new `resource` (refused in read-only mode).
     pub(crate) fn ask_create(&mut self, resource: ResourceInfo, fx: &mut Vec<Effect>) {
-        if self.create_refused() {
-            self.error(READONLY);
+        if let Some(refused) = self.create_refused() {
+            self.error(refused);
             return;
         }
         fx.push(Effect::Create {
@@ -72,8 +72,8 @@ impl App {
         message: String,
         fx: &mut Vec<Effect>,
     ) {
-        if self.create_refused() {
-            self.error(READONLY);
+        if let Some(refused) = self.create_refused() {
+            self.error(refused);
             return;
         }
         self.error(message.clone());
@@ -110,8 +110,8 @@ impl App {
 
     /// `:apply PATH`: a manifest file, or a directory's manifests.
     pub(crate) fn apply_command(&mut self, arg: Option<&str>, fx: &mut Vec<Effect>) {
-        if self.create_refused() {
-            self.error(READONLY);
+        if let Some(refused) = self.create_refused() {
+            self.error(refused);
             return;
         }
         let Some(path) = arg else {
@@ -132,8 +132,8 @@ impl App {
 
     /// The dry runs passed: ask (read-only mode may have come meanwhile: refused then).
     pub(crate) fn on_apply_plan(&mut self, plan: ApplyPlan) {
-        if self.create_refused() {
-            self.error(READONLY);
+        if let Some(refused) = self.create_refused() {
+            self.error(refused);
             return;
         }
         let cluster = self
@@ -170,8 +170,8 @@ impl App {
                     d.scroll = 0;
                     return Mode::ConfirmApply(d);
                 }
-                if self.create_refused() {
-                    self.error(READONLY);
+                if let Some(refused) = self.create_refused() {
+                    self.error(refused);
                     return Mode::Normal;
                 }
                 let writes = d.plan.writes(d.force_asked);

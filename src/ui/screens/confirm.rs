@@ -148,7 +148,10 @@ impl App {
             }
             Pending::Drain { node, opts } => {
                 if self.readonly {
-                    self.error("read-only mode: drain is disabled (started with --readonly)");
+                    self.error(crate::ui::operate::readonly_refusal(
+                        "drain",
+                        &self.readonly_why,
+                    ));
                     return Mode::Normal;
                 }
                 self.start_drain(node, opts, fx)

@@ -200,9 +200,10 @@ impl App {
                 match local {
                     Ok(local) => {
                         if self.readonly {
-                            self.error(
-                                "read-only mode: port-forward is disabled (started with --readonly)",
-                            );
+                            self.error(crate::ui::operate::readonly_refusal(
+                                "port-forward",
+                                &self.readonly_why,
+                            ));
                             return Mode::Normal;
                         }
                         let id = self.next_forward;

@@ -40,6 +40,7 @@ pub mod labels;
 pub mod logs;
 pub mod node_actions;
 pub mod operations;
+pub mod plugin_inputs;
 pub mod portforwards;
 pub mod pulse;
 pub mod scale;
@@ -201,6 +202,7 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
         Mode::Containers(p) => container_picker::render_container_picker(p, area, buf),
         Mode::NodeActions(m) => node_actions::render_node_actions(m, area, buf),
         Mode::Labels(p) => labels::render_picker(p, area, buf),
+        Mode::PluginInputs(d) => d.render(area, buf),
         _ => {}
     }
 }

@@ -13,7 +13,7 @@ use crate::ui::action::{Effect, ObjectSummary};
 use crate::ui::app::App;
 use crate::ui::drain::DrainOptions;
 use crate::ui::keys::KeyAction;
-use crate::ui::operate::{Operation, Propagation, Write};
+use crate::ui::operate::{Operation, Propagation, Write, readonly_refusal};
 use crate::ui::screens::Screen;
 use crate::ui::screens::confirm::Pending;
 
@@ -118,9 +118,7 @@ impl App {
         let is_pod = ar.group.is_empty() && kind == "Pod";
         let (namespace, name) = (obj.namespace.clone(), obj.name.to_string());
         if self.readonly {
-            self.error(format!(
-                "read-only mode: {what} is disabled (started with --readonly)"
-            ));
+            self.error(readonly_refusal(what, &self.readonly_why));
             return None;
         }
         if !is_pod {
@@ -197,7 +195,7 @@ impl App {
             return;
         };
         if self.readonly {
-            self.error("read-only mode: drain is disabled (started with --readonly)");
+            self.error(readonly_refusal("drain", &self.readonly_why));
             return;
         }
         let ar = &w.resource.api_resource;
