@@ -598,6 +598,10 @@ fn sanitize_log_rate(rate: f64) -> f64 {
 }
 
 pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
+    if let Some(parent) = args.exit_with_parent {
+        crate::process::exit_with_parent(parent)
+            .map_err(|e| MainError::Runtime(format!("--exit-with-parent {parent}: {e}")))?;
+    }
     let spec = DemoSpec {
         port: args.port,
         pods: args.pods,
