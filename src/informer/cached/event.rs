@@ -122,6 +122,8 @@ pub struct EventRecord<'a> {
     pub reporting_controller: Cow<'a, str>,
 }
 
+// serde's `skip_serializing_if` hands the field by reference: `&Cow` is its signature.
+#[allow(clippy::ptr_arg)]
 fn is_empty(s: &Cow<'_, str>) -> bool {
     s.is_empty()
 }
