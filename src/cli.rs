@@ -176,6 +176,10 @@ pub struct DemoServerArgs {
     /// overrides it).
     #[arg(long, value_name = "LINES_PER_S", default_value_t = 2.0)]
     pub log_rate: f64,
+    /// Exit when process PID (the bench that started this server) dies, even by SIGKILL
+    /// (Linux: the parent-death signal). Internal: the bench passes its own pid.
+    #[arg(long, value_name = "PID", hide = true)]
+    pub exit_with_parent: Option<u32>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -1,5 +1,6 @@
 //! This process's own measurements, read from /proc (Linux): time since start, resident memory,
 //! peak resident memory, CPU time. Used by the dashboard's start-up log line and by the benchmark.
+//! Also [`exit_with_parent`]: a child process (the bench's demo server) that dies with its parent.
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -62,4 +63,46 @@ pub fn thread_run_delay() -> Option<Duration> {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
     Some(Duration::from_nanos(ns))
+}
+
+/// Why [`exit_with_parent`] could not arrange it.
+#[derive(Debug, thiserror::Error)]
+pub enum ParentDeathError {
+    /// The parent-death signal could not be set (prctl failed).
+    #[error("cannot ask for the parent-death signal: {0}")]
+    Prctl(std::io::Error),
+    /// Not Linux: there is no parent-death signal to ask for.
+    #[error("the parent-death signal is Linux-only")]
+    Unsupported,
+}
+
+/// Die (SIGKILL) when process `parent` dies, however it dies: the bench's child demo server
+/// calls this first thing, so a bench killed with SIGKILL (no destructor runs, `kill_on_drop`
+/// never fires) does not leave a server holding gigabytes behind.
+///
+/// Linux's `PR_SET_PDEATHSIG`, set in the child itself (no `pre_exec`, no `unsafe`). Two facts
+/// shape it:
+/// - The race: if `parent` died between fork and this call, the signal will never come, so
+///   after setting it the parent pid is checked; a different one (we were re-parented) exits
+///   at once.
+/// - The kernel sends the signal when the *thread* that forked this process ends, not the whole
+///   process: the bench spawns its child from a tokio worker thread, which lives as long as the
+///   bench's runtime (a `spawn_blocking` thread would not: it ends after 10 s idle).
+#[cfg(target_os = "linux")]
+pub fn exit_with_parent(parent: u32) -> Result<(), ParentDeathError> {
+    use rustix::process::{Signal, getppid, set_parent_process_death_signal};
+    set_parent_process_death_signal(Some(Signal::KILL))
+        .map_err(|e| ParentDeathError::Prctl(e.into()))?;
+    let still_parent = getppid().is_some_and(|p| p.as_raw_pid() as u32 == parent);
+    if !still_parent {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// Not Linux: no parent-death signal (the bench's `kill_on_drop` still stops the child when the
+/// bench ends normally).
+#[cfg(not(target_os = "linux"))]
+pub fn exit_with_parent(_parent: u32) -> Result<(), ParentDeathError> {
+    Err(ParentDeathError::Unsupported)
 }

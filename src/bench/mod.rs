@@ -41,6 +41,8 @@
 //!     drawn while the list streams.
 //! 11. scale (`src/bench/scale.rs`): the App's frame while a list streams, sort, filter, scrolling
 //!     frame, one event and the idle loop at 10k, 100k, 150k and 300k pods.
+//! 12. cache by kind (`src/bench/kinds.rs`): bytes per cached ReplicaSet, Event, ConfigMap and
+//!     Secret, N of one kind at a time (`--pods 100000 --only kinds` for 100k).
 //!
 //! The demo server of figures 1-2 runs as a child process (`kinformer demo-server`, realistic
 //! pods by default: `--pod-shape`, see [`crate::demo::realistic`]), so the RSS of this process
@@ -121,6 +123,7 @@ use crate::ui::{App, AppConfig, KeyMap};
 
 mod fleet;
 mod history;
+mod kinds;
 mod listing;
 mod pipeline;
 mod scale;
@@ -239,6 +242,9 @@ pub enum FigureGroup {
     Listing,
     /// Figure 11: the App's frame, sort, filter and idle costs at 10k, 100k, 150k and 300k pods.
     Scale,
+    /// Figure 12: bytes per cached ReplicaSet, Event, ConfigMap and Secret (N = the first
+    /// `--pods` count of each).
+    Kinds,
 }
 
 impl BenchOptions {
@@ -518,6 +524,10 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
     if opts.wants(FigureGroup::Xray) {
         tracing::info!("bench: xray");
         xray::xray_tree(&opts, &mut report)?;
+    }
+    if opts.wants(FigureGroup::Kinds) {
+        tracing::info!("bench: cache bytes by kind");
+        kinds::kind_figures(&opts, &mut report)?;
     }
     report.notes.push(
         "figures 4 and 6 drive the dashboard's App (Action::Rows of ObjectSummary::from_object, \

@@ -6,6 +6,10 @@ use super::*;
 // ---------------------------------------------------------------------------------------------
 // The child demo server
 
+/// `kinformer demo-server` as a child of the bench. It ends with the bench however the bench
+/// ends: dropped or stopped (`kill_on_drop`), or killed outright (on Linux the child asks for
+/// the parent-death signal, `--exit-with-parent`: see [`crate::process::exit_with_parent`]).
+/// Spawned from an async task, so from a runtime worker thread that lives as long as the bench.
 pub(super) struct ChildServer {
     pub(super) child: tokio::process::Child,
     pub(super) dir: PathBuf,
@@ -33,8 +37,13 @@ impl ChildServer {
         ));
         std::fs::create_dir_all(&dir)?;
         let kubeconfig = dir.join("kubeconfig");
-        let mut child = tokio::process::Command::new(exe)
-            .arg("demo-server")
+        let mut command = tokio::process::Command::new(exe);
+        command.arg("demo-server");
+        // A killed bench (SIGKILL: no destructor, no `kill_on_drop`) takes its server with it.
+        if cfg!(target_os = "linux") {
+            command.args(["--exit-with-parent", &std::process::id().to_string()]);
+        }
+        let mut child = command
             .args(["--pods", &pods.to_string()])
             .args(["--churn", "0", "--port", "0"])
             .args(["--clusters", &clusters.to_string()])

@@ -1,5 +1,6 @@
 //! What the dashboard's cache keeps of an object in a compact form, and the one way to read it:
-//! [`labels`] for any object's labels, [`pod_record`] for a pruned pod's data.
+//! [`labels`] for any object's labels, [`pod_record`] for a pruned pod's data, [`event`] for an
+//! Event's data (packed the same way: see [`event`]'s module).
 //!
 //! client-go counterpart: nothing; client-go's caches hold typed objects (or whatever a
 //! `TransformFunc` returns), and a dashboard's transform would return a smaller typed struct.
@@ -37,6 +38,9 @@ use kube::api::DynamicObject;
 use serde_json::Value;
 
 use crate::selector::LabelSet;
+
+mod event;
+pub use event::{EVENT_RECORD_KEY, EventRecord, EventSeries, EventSubject, event, pack_event};
 
 /// Where a pruned pod's record is kept when its data is a map (a custom column kept some of its
 /// fields): see the module doc.
@@ -176,7 +180,11 @@ pub fn to_json(obj: &DynamicObject) -> Result<Value, serde_json::Error> {
     if o.metadata.labels.is_none() {
         o.metadata.labels = labels(obj).to_map();
     }
-    pod_data_as_map(&mut o.data);
+    let key = match o.types.as_ref().map(|t| t.kind.as_str()) {
+        Some("Event") => EVENT_RECORD_KEY,
+        _ => POD_RECORD_KEY,
+    };
+    record_data_as_map(&mut o.data, key);
     serde_json::to_value(&o)
 }
 
@@ -274,10 +282,16 @@ pub fn pack_pod(r: &PodRecord<'_>) -> Value {
 /// A pruned pod's data as a map holding its record under [`POD_RECORD_KEY`], so that fields a
 /// custom column keeps can be added next to it (data that is already a map is left as it is).
 pub fn pod_data_as_map(data: &mut Value) {
+    record_data_as_map(data, POD_RECORD_KEY);
+}
+
+/// A packed object's data (a pod's or an Event's record) as a map holding it under `key`
+/// ([`POD_RECORD_KEY`], [`EVENT_RECORD_KEY`]); data that is already a map is left as it is.
+pub fn record_data_as_map(data: &mut Value, key: &str) {
     if let Value::String(s) = data {
         let record = Value::String(std::mem::take(s));
         let mut m = serde_json::Map::new();
-        m.insert(POD_RECORD_KEY.to_string(), record);
+        m.insert(key.to_string(), record);
         *data = Value::Object(m);
     }
 }

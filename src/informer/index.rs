@@ -174,25 +174,19 @@ pub fn involved_name_key(namespace: &str, kind: &str, name: &str) -> String {
 /// under both. An Event without a reference is not filed.
 pub fn dynamic_event_involved_index_func() -> IndexFunc<DynamicObject> {
     Arc::new(|obj: &DynamicObject| {
-        let subject = obj
-            .data
-            .get("involvedObject")
-            .filter(|v| v.is_object())
-            .or_else(|| obj.data.get("regarding"))
-            .filter(|v| v.is_object());
-        let Some(subject) = subject else {
+        let record = super::cached::event(&obj.data);
+        let Some(subject) = record.subject else {
             return Ok(Vec::new());
         };
-        let field = |f: &str| subject.get(f).and_then(|v| v.as_str()).unwrap_or("");
-        if !field("uid").is_empty() {
-            return Ok(vec![field("uid").to_string()]);
+        if !subject.uid.is_empty() {
+            return Ok(vec![subject.uid.into_owned()]);
         }
-        let (kind, name) = (field("kind"), field("name"));
+        let (kind, name) = (&*subject.kind, &*subject.name);
         if name.is_empty() {
             return Ok(Vec::new());
         }
         let own_ns = obj.metadata.namespace.as_deref().unwrap_or("");
-        Ok(match field("namespace") {
+        Ok(match &*subject.namespace {
             "" if own_ns == "default" => vec![
                 involved_name_key(own_ns, kind, name),
                 involved_name_key("", kind, name),

@@ -11,8 +11,9 @@ use kube::api::DynamicObject;
 use serde_json::Value;
 
 use super::pod::pod_phase_reason;
-use super::resources::{event_last_seen, event_message, event_subject, node_roles, node_status};
-use super::{Cell, arr_at, at, bool_at, format_age, int_at, int_opt, str_at, time_at};
+use super::resources::{event_last_seen, node_roles, node_status};
+use super::{Cell, arr_at, at, bool_at, format_age, int_at, int_opt, parse_time, str_at};
+use crate::informer::cached::{EventRecord, event};
 
 /// Describe `obj` with its `events` (any events; those about other objects are skipped), ages
 /// computed against the current clock.
@@ -507,28 +508,31 @@ fn describe_generic(out: &mut String, d: &Value) {
 
 fn describe_events(out: &mut String, obj: &DynamicObject, events: &[Arc<DynamicObject>], now: i64) {
     let uid = obj.metadata.uid.as_deref().unwrap_or("");
-    let mut mine: Vec<&DynamicObject> = events
+    let mut mine: Vec<EventRecord<'_>> = events
         .iter()
-        .map(Arc::as_ref)
-        .filter(|e| {
-            !uid.is_empty() && event_subject(&e.data).is_some_and(|s| str_at(s, &["uid"]) == uid)
-        })
+        .map(|e| event(&e.data))
+        .filter(|e| !uid.is_empty() && e.subject.as_ref().is_some_and(|s| s.uid == uid))
         .collect();
     if mine.is_empty() {
         let _ = writeln!(out, "Events:             <none>");
         return;
     }
-    mine.sort_by_key(|e| event_last_seen(&e.data));
+    mine.sort_by_key(event_last_seen);
     let rows: Vec<[String; 5]> = mine
         .iter()
         .map(|e| {
-            let d = &e.data;
-            let last = event_last_seen(d);
-            let first = time_at(d, &["firstTimestamp"])
-                .or_else(|| time_at(d, &["eventTime"]))
+            let last = event_last_seen(e);
+            let first = e
+                .first_timestamp
+                .as_deref()
+                .and_then(parse_time)
+                .or_else(|| e.event_time.as_deref().and_then(parse_time))
                 .or(last);
-            let count = int_opt(d, &["series", "count"])
-                .or_else(|| int_opt(d, &["count"]))
+            let count = e
+                .series
+                .as_ref()
+                .and_then(|s| s.count)
+                .or(e.count)
                 .unwrap_or(1);
             let age = match (last, first) {
                 (Some(l), Some(f)) if count > 1 => format!(
@@ -539,14 +543,14 @@ fn describe_events(out: &mut String, obj: &DynamicObject, events: &[Arc<DynamicO
                 (Some(l), _) => format_age(now - l),
                 _ => "<unknown>".to_string(),
             };
-            let component = str_at(d, &["source", "component"]);
+            let component = &*e.source_component;
             let from = if component.is_empty() {
-                match str_at(d, &["reportingComponent"]) {
-                    "" => str_at(d, &["reportingController"]).to_string(),
+                match &*e.reporting_component {
+                    "" => e.reporting_controller.to_string(),
                     c => c.to_string(),
                 }
             } else {
-                let host = str_at(d, &["source", "host"]);
+                let host = &*e.source_host;
                 if host.is_empty() {
                     component.to_string()
                 } else {
@@ -554,11 +558,11 @@ fn describe_events(out: &mut String, obj: &DynamicObject, events: &[Arc<DynamicO
                 }
             };
             [
-                str_at(d, &["type"]).to_string(),
-                str_at(d, &["reason"]).to_string(),
+                e.type_.to_string(),
+                e.reason.to_string(),
                 age,
                 from,
-                event_message(d).trim().to_string(),
+                e.message.trim().to_string(),
             ]
         })
         .collect();

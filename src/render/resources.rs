@@ -13,6 +13,8 @@
 use kube::api::DynamicObject;
 use serde_json::Value;
 
+use crate::informer::cached::{EventRecord, event};
+
 use super::{
     Cell, Column, Health, Row, age_cell, arr_at, at, bool_at, format_labels, int_at, int_opt,
     len_at, name_cell, or_none, str_at, time_at,
@@ -399,15 +401,19 @@ pub static TABLES: &[KindTable] = &[
     KindTable {
         kind: "Event",
         columns: &[
-            col("LAST SEEN", 9, |o| Cell::Age(event_last_seen(&o.data))),
-            col("TYPE", 7, |o| text_cell(o, &["type"])),
-            col("REASON", 10, |o| text_cell(o, &["reason"])),
-            col("OBJECT", 20, |o| Cell::Text(event_object(&o.data))),
-            col("MESSAGE", 30, |o| Cell::text(event_message(&o.data).trim())),
+            col("LAST SEEN", 9, |o| {
+                Cell::Age(event_last_seen(&event(&o.data)))
+            }),
+            col("TYPE", 7, |o| Cell::text(event(&o.data).type_.into_owned())),
+            col("REASON", 10, |o| {
+                Cell::text(event(&o.data).reason.into_owned())
+            }),
+            col("OBJECT", 20, |o| Cell::Text(event_object(&event(&o.data)))),
+            col("MESSAGE", 30, |o| Cell::text(event(&o.data).message.trim())),
         ],
         wide: &[],
         health: |o| {
-            if str_at(&o.data, &["type"]) == "Warning" {
+            if event(&o.data).type_ == "Warning" {
                 Health::Warning
             } else {
                 Health::Ok
@@ -700,41 +706,28 @@ pub(super) fn node_status(obj: &DynamicObject) -> String {
 /// kubectl's LAST SEEN for an event: `series.lastObservedTime`, else `lastTimestamp`, else
 /// `firstTimestamp`, else `eventTime` (events.k8s.io/v1 spells the first two
 /// `deprecatedLastTimestamp` / `deprecatedFirstTimestamp`).
-pub(super) fn event_last_seen(d: &Value) -> Option<i64> {
-    if at(d, &["series"]).is_some_and(Value::is_object) {
-        return time_at(d, &["series", "lastObservedTime"]);
+pub(super) fn event_last_seen(e: &EventRecord<'_>) -> Option<i64> {
+    let t = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().and_then(super::parse_time);
+    if let Some(series) = &e.series {
+        return t(&series.last_observed_time);
     }
-    time_at(d, &["lastTimestamp"])
-        .or_else(|| time_at(d, &["deprecatedLastTimestamp"]))
-        .or_else(|| time_at(d, &["firstTimestamp"]))
-        .or_else(|| time_at(d, &["deprecatedFirstTimestamp"]))
-        .or_else(|| time_at(d, &["eventTime"]))
-}
-
-/// The object an event is about: core/v1 `involvedObject`, events.k8s.io/v1 `regarding`.
-pub(super) fn event_subject(d: &Value) -> Option<&Value> {
-    at(d, &["involvedObject"])
-        .filter(|v| v.is_object())
-        .or_else(|| at(d, &["regarding"]))
-}
-
-/// The event text: core/v1 `message`, events.k8s.io/v1 `note`.
-pub(super) fn event_message(d: &Value) -> &str {
-    match str_at(d, &["message"]) {
-        "" => str_at(d, &["note"]),
-        m => m,
-    }
+    t(&e.last_timestamp)
+        .or_else(|| t(&e.deprecated_last_timestamp))
+        .or_else(|| t(&e.first_timestamp))
+        .or_else(|| t(&e.deprecated_first_timestamp))
+        .or_else(|| t(&e.event_time))
 }
 
 /// `kind/name` of the involved object, kind lower-cased, as kubectl's OBJECT column.
-pub(super) fn event_object(d: &Value) -> String {
-    let subject = event_subject(d).unwrap_or(&Value::Null);
-    let kind = str_at(subject, &["kind"]).to_lowercase();
-    let name = str_at(subject, &["name"]);
-    if name.is_empty() {
+pub(super) fn event_object(e: &EventRecord<'_>) -> String {
+    let Some(subject) = &e.subject else {
+        return String::new();
+    };
+    let kind = subject.kind.to_lowercase();
+    if subject.name.is_empty() {
         kind
     } else {
-        format!("{kind}/{name}")
+        format!("{kind}/{}", subject.name)
     }
 }
 

@@ -80,8 +80,13 @@ impl ViewMask {
         };
         let mut out = super::prune(kind, obj);
         if let Some(k) = kept {
-            // A pruned pod's data is its record: kept as a map, the fields join it.
-            crate::informer::cached::pod_data_as_map(&mut out.data);
+            // A pruned pod's or Event's data is its record: kept as a map, the fields join it.
+            let key = if kind == "Event" {
+                crate::informer::cached::EVENT_RECORD_KEY
+            } else {
+                crate::informer::cached::POD_RECORD_KEY
+            };
+            crate::informer::cached::record_data_as_map(&mut out.data, key);
             merge_missing(&mut out.data, k);
         }
         if self.annotations {
@@ -189,5 +194,27 @@ mod tests {
         let mut v = json!({"status": {"qosClass": "Burstable", "hostIP": "1.2.3.4"}});
         apply_mask(&mut v, widened.data);
         assert_eq!(v["status"]["qosClass"], "Burstable");
+    }
+
+    #[test]
+    fn an_events_custom_column_keeps_its_field_next_to_the_events_record() {
+        let event: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "e", "namespace": "shop"},
+            "involvedObject": {"kind": "Pod", "name": "web-1", "uid": "u-1"},
+            "reason": "Pulled", "type": "Normal", "reportingInstance": "node-1"
+        }))
+        .unwrap();
+        let ps = paths(&[".reportingInstance"]);
+        let pruned = ViewMask::of_paths(&ps)
+            .unwrap()
+            .prune("Event", event.clone());
+        assert_eq!(ps[0].first(&pruned.data), Some(&json!("node-1")));
+        assert_eq!(
+            super::super::row("Event", &pruned, None),
+            super::super::row("Event", &event, None)
+        );
+        let plain = super::super::prune("Event", event);
+        assert!(ps[0].first(&plain.data).is_none());
     }
 }

@@ -54,7 +54,7 @@ pub(super) fn events_about(
         match store.by_index(INVOLVED_INDEX, v) {
             Ok(some) => found.extend(
                 some.into_iter()
-                    .filter(|e| !*only_nodes || subject_kind(e) == Some("Node")),
+                    .filter(|e| !*only_nodes || subject_kind(e).as_deref() == Some("Node")),
             ),
             Err(e) => tracing::debug!(error = %e, "history: events index"),
         }
@@ -77,12 +77,10 @@ fn forbidden_message(events: &DynamicInformer) -> Option<String> {
 }
 
 /// The kind an Event is about (core/v1 `involvedObject`, events.k8s.io/v1 `regarding`).
-fn subject_kind(event: &DynamicObject) -> Option<&str> {
-    ["involvedObject", "regarding"]
-        .into_iter()
-        .find_map(|f| event.data.get(f).filter(|v| v.is_object()))
-        .and_then(|s| s.get("kind"))
-        .and_then(|k| k.as_str())
+fn subject_kind(event: &DynamicObject) -> Option<String> {
+    crate::informer::cached::event(&event.data)
+        .subject
+        .map(|s| s.kind.into_owned())
 }
 
 /// An events informer a timeline started: stopped when the last timeline closes.

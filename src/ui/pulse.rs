@@ -165,9 +165,9 @@ fn int(data: &Value, ptr: &str) -> i64 {
     data.pointer(ptr).and_then(Value::as_i64).unwrap_or(0)
 }
 
-fn unix(data: &Value, ptr: &str) -> Option<i64> {
-    let s = data.pointer(ptr)?.as_str()?;
-    chrono::DateTime::parse_from_rfc3339(s)
+/// Unix seconds of an RFC 3339 time.
+fn unix(t: &Option<std::borrow::Cow<'_, str>>) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(t.as_deref()?)
         .ok()
         .map(|t| t.timestamp())
 }
@@ -211,41 +211,30 @@ fn classify(kind: PulseKind, s: &ObjectSummary) -> Class {
             active: int(data, "/status/active") > 0,
         },
         PulseKind::Events => {
-            let warning =
-                (data.get("type").and_then(Value::as_str) == Some("Warning")).then(|| {
-                    let at = unix(data, "/lastTimestamp")
-                        .or_else(|| unix(data, "/eventTime"))
-                        .or_else(|| {
-                            s.object
-                                .metadata
-                                .creation_timestamp
-                                .as_ref()
-                                .map(|t| t.0.as_second())
-                        })
-                        .unwrap_or(0);
-                    let io = data.get("involvedObject");
-                    let f = |k: &str| {
-                        io.and_then(|o| o.get(k))
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string()
-                    };
-                    Arc::new(Warning {
-                        at,
-                        reason: data
-                            .get("reason")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                        object: format!("{}/{}", f("kind").to_lowercase(), f("name")),
-                        message: data
-                            .get("message")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                        count: int(data, "/count").max(1),
+            let e = crate::informer::cached::event(data);
+            let warning = (e.type_ == "Warning").then(|| {
+                let at = unix(&e.last_timestamp)
+                    .or_else(|| unix(&e.event_time))
+                    .or_else(|| {
+                        s.object
+                            .metadata
+                            .creation_timestamp
+                            .as_ref()
+                            .map(|t| t.0.as_second())
                     })
-                });
+                    .unwrap_or(0);
+                let (kind, name) = e
+                    .subject
+                    .as_ref()
+                    .map_or(("", ""), |o| (&*o.kind, &*o.name));
+                Arc::new(Warning {
+                    at,
+                    reason: e.reason.to_string(),
+                    object: format!("{}/{name}", kind.to_lowercase()),
+                    message: e.message.to_string(),
+                    count: e.count.map_or(0, |c| c as i64).max(1),
+                })
+            });
             Class::Event { warning }
         }
     }

@@ -15,7 +15,6 @@
 //! good as the clocks.
 
 use kube::api::DynamicObject;
-use serde_json::Value;
 
 use super::VersionView;
 
@@ -41,25 +40,25 @@ pub struct TimelineEvent {
 impl TimelineEvent {
     /// The timeline line of an Event object; `None` when it has no time at all.
     pub fn of(event: &DynamicObject) -> Option<Self> {
-        let d = &event.data;
-        let time = |path: &str| {
-            d.pointer(path)
-                .and_then(Value::as_str)
+        let e = crate::informer::cached::event(&event.data);
+        let time = |t: &Option<std::borrow::Cow<'_, str>>| {
+            t.as_deref()
                 .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
                 .map(|t| t.timestamp_millis())
         };
+        let series = e.series.as_ref();
         let latest = [
-            "/lastTimestamp",
-            "/deprecatedLastTimestamp",
-            "/eventTime",
-            "/series/lastObservedTime",
+            time(&e.last_timestamp),
+            time(&e.deprecated_last_timestamp),
+            time(&e.event_time),
+            series.and_then(|s| time(&s.last_observed_time)),
         ]
         .into_iter()
-        .filter_map(time)
+        .flatten()
         .max();
         let at_ms = latest
-            .or_else(|| time("/firstTimestamp"))
-            .or_else(|| time("/deprecatedFirstTimestamp"))
+            .or_else(|| time(&e.first_timestamp))
+            .or_else(|| time(&e.deprecated_first_timestamp))
             .or_else(|| {
                 event
                     .metadata
@@ -67,10 +66,9 @@ impl TimelineEvent {
                     .as_ref()
                     .map(|t| t.0.as_millisecond())
             })?;
-        let text = |f: &str| d.get(f).and_then(Value::as_str).unwrap_or("").trim();
-        let count = ["/count", "/series/count", "/deprecatedCount"]
+        let count = [e.count, series.and_then(|s| s.count), e.deprecated_count]
             .into_iter()
-            .filter_map(|p| d.pointer(p).and_then(Value::as_u64))
+            .flatten()
             .max()
             .unwrap_or(1)
             .max(1);
@@ -82,13 +80,9 @@ impl TimelineEvent {
             .unwrap_or_default();
         Some(Self {
             at_ms,
-            kind: text("type").to_string(),
-            reason: text("reason").to_string(),
-            message: match text("message") {
-                "" => text("note"),
-                m => m,
-            }
-            .to_string(),
+            kind: e.type_.trim().to_string(),
+            reason: e.reason.trim().to_string(),
+            message: e.message.trim().to_string(),
             count,
             group,
             namespace: event.metadata.namespace.clone(),
@@ -151,7 +145,7 @@ pub fn interleave(versions: &[VersionView], events: &[TimelineEvent]) -> Vec<Tim
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn version(at_ms: i64, rv: &str) -> VersionView {
         VersionView {
