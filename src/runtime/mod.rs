@@ -952,7 +952,9 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     }));
     let _ = tx.send(Action::Contexts(rt.connection.contexts.clone()));
     let _ = tx.send(Action::ContextRows(rt.connection.context_rows()));
-    let _ = tx.send(Action::Discovery(config.resources));
+    // Discovery before the first view: `-r` resolves against every kind the server serves
+    // (a CRD's plural, short name or plural.group), as `:` does, not the built-in list only.
+    let mut start_fx = app.update(Action::Discovery(config.resources));
     if let Some(banner) = config.banner {
         let _ = tx.send(Action::Notify {
             message: banner,
@@ -976,7 +978,8 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     }
     let mut running = true;
     let mut first_complete_frame_logged = false;
-    for effect in app.init() {
+    start_fx.extend(app.init());
+    for effect in start_fx {
         running &= rt.carry_out(effect).await;
     }
     tui.draw(|f| f.render_widget(&app, f.area()))?;

@@ -520,15 +520,21 @@ pub(super) enum Shown<'a> {
     Path(&'a crate::ui::custom_columns::CustomCol),
 }
 
-/// The kind's columns in order, or the custom view's (its own columns by header, in its
-/// order; hidden ones left out, wide-only ones too unless the view is wide).
+/// The kind's columns in order (wide-only ones left out unless the view is wide), or the custom
+/// view's (its own columns by header, in its order; hidden ones left out, wide-only ones too
+/// unless the view is wide).
 pub(super) fn shown_columns<'a>(
     v: &ResourceView,
     custom: Option<&'a crate::ui::custom_columns::CustomView>,
 ) -> Vec<Shown<'a>> {
     use crate::ui::custom_columns::Source;
     match custom {
-        None => (0..v.columns.len()).map(Shown::Own).collect(),
+        // A custom resource's printer columns of priority > 0 only in wide mode (kubectl -o
+        // wide).
+        None => (0..v.columns.len())
+            .filter(|i| v.wide || !v.columns[*i].wide)
+            .map(Shown::Own)
+            .collect(),
         Some(cv) => cv
             .columns
             .iter()
