@@ -610,7 +610,7 @@ fn a_killed_pod_is_back_at_a_past_instant_and_gone_again_live() {
     assert!(screen.contains("EXIT=0"), "{}", tail(&screen, 10));
 }
 
-/// Issue 39 on the demo: `-r wdg` (the Widget CRD's short name) starts on Widgets, not on Pods,
+/// Issue 39 on the demo: `-r wd` (the Widget CRD's short name) starts on Widgets, not on Pods,
 /// and the table shows the CRD's printer columns (kubectl's COLOR, PHASE...), not NAME AGE.
 #[test]
 fn r_with_a_crd_short_name_starts_on_its_table_with_the_crds_printer_columns() {
@@ -618,7 +618,7 @@ fn r_with_a_crd_short_name_starts_on_its_table_with_the_crds_printer_columns() {
         eprintln!("skipping: tmux is not installed");
         return;
     }
-    let s = Session::start("crd", "-r wdg");
+    let s = Session::start("crd", "-r wd");
     let screen = s.wait_for("the widgets table with its printer columns", 60, |t| {
         t.contains("Widgets(all)") && t.contains("COLOR") && t.contains("PHASE")
     });
