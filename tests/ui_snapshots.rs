@@ -981,20 +981,14 @@ fn a_long_footer_message_is_cut_at_a_word_and_messages_shows_it_whole() {
 #[test]
 fn wide_mode_lays_the_table_out_again_so_labels_fit_and_node_is_whole_after() {
     let (mut app, v) = app_demo(config());
-    // A row with a long status once on screen: its width is remembered while scrolling.
+    // A row with a long name and status once on screen: their widths are remembered while
+    // scrolling, and stay after the row is gone (NODE no longer fits whole).
     let long = pod(PodSpec {
-        name: "api-5f6d8-q9wt",
+        name: "a-pod-with-a-very-long-generated-name-from-its-job-and-its-hash",
         status: "CreateContainerConfigError-with-a-much-longer-reason",
-        labels: &[("app", "api")],
         node: "ip-10-0-128-15.eu-west-1.compute.internal",
         ..PodSpec::default()
     });
-    app.update(Action::Rows {
-        view: v,
-        upserts: vec![long],
-        deletes: vec![],
-    });
-    draw(&mut app, 200, 24);
     let fine = pod(PodSpec {
         name: "api-5f6d8-q9wt",
         labels: &[("app", "api")],
@@ -1003,9 +997,24 @@ fn wide_mode_lays_the_table_out_again_so_labels_fit_and_node_is_whole_after() {
     });
     app.update(Action::Rows {
         view: v,
-        upserts: vec![fine],
+        upserts: vec![long.clone(), fine.clone()],
         deletes: vec![],
     });
+    draw(&mut app, 200, 24);
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec![long.key.clone()],
+    });
+    // Past its linger as a deleted row.
+    app.update(Action::Tick(NOW_MS + 10));
+    app.update(Action::Tick(NOW_MS + 5_000));
+    assert!(!shown(&app, v).contains(&long.key.to_string()));
+    let before = format!("{:?}", draw(&mut app, 200, 24).backend());
+    assert!(
+        !before.contains("ip-10-0-128-15.eu-west-1.compute.internal"),
+        "the scenario: NODE cut by the remembered widths: {before}"
+    );
     app.update(ctrl('w'));
     let wide = format!("{:?}", draw(&mut app, 200, 24).backend());
     assert!(
