@@ -827,8 +827,8 @@ fn port_forward_dialog_and_the_pf_screen() {
 }
 
 /// The demo's Widgets as the dashboard shows them: the printer columns of the demo CRD (plus
-/// one of priority 1, as a CRD may declare), typed: REPLICAS an integer, AGE a date shown as an
-/// age, OWNER (priority 1) only in wide mode.
+/// two of priority 1, as a CRD may declare), typed: REPLICAS an integer, LOAD a number, AGE a
+/// date shown as an age, OWNER and LOAD (priority 1) only in wide mode.
 fn widgets_app() -> (App, u64) {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
     use kinformer::cluster::ResourceInfo;
@@ -837,8 +837,12 @@ fn widgets_app() -> (App, u64) {
     crd["spec"]["versions"][0]["additionalPrinterColumns"]
         .as_array_mut()
         .expect("columns")
-        .push(serde_json::json!({"name": "Owner", "type": "string",
-            "jsonPath": ".spec.owner", "priority": 1}));
+        .extend([
+            serde_json::json!({"name": "Owner", "type": "string",
+                "jsonPath": ".spec.owner", "priority": 1}),
+            serde_json::json!({"name": "Load", "type": "number",
+                "jsonPath": ".spec.replicas", "priority": 1}),
+        ]);
     let crd: kube::api::DynamicObject = serde_json::from_value(crd).expect("crd");
     let pcs = kinformer::render::printer_columns_from_crd(&crd, "v1");
     let mut widgets = ResourceInfo::from_api_resource(
@@ -926,15 +930,16 @@ fn a_printer_column_of_priority_above_zero_shows_in_wide_mode_only() {
     assert!(!header(&mut app).contains("OWNER"));
 }
 
-/// REPLICAS (integer) sorts as numbers: 9 < 12 < 100, not "100" < "12" < "9".
+/// LOAD (a `number` column) sorts as numbers: 9 < 12 < 100, not "100" < "12" < "9" (REPLICAS,
+/// an `integer`, already did).
 #[test]
-fn an_integer_printer_column_sorts_as_numbers() {
+fn a_number_printer_column_sorts_as_numbers() {
     let (mut app, view) = widgets_app();
     let col = app.views[&view]
         .columns
         .iter()
-        .position(|c| c.name == "REPLICAS")
-        .expect("REPLICAS");
+        .position(|c| c.name == "LOAD")
+        .expect("LOAD");
     app.views
         .get_mut(&view)
         .expect("view")
