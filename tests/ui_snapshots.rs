@@ -1033,3 +1033,23 @@ fn wide_mode_lays_the_table_out_again_so_labels_fit_and_node_is_whole_after() {
         "NODE whole: {narrow}"
     );
 }
+
+/// Issue 39: in wide mode the columns that do not fit are left out by priority: the kind's
+/// own, then the wide ones asked for (LABELS), then the usage columns; not the rightmost ones,
+/// which put LABELS off screen.
+#[test]
+fn wide_mode_keeps_labels_and_leaves_out_usage_columns_that_do_not_fit() {
+    let (mut app, _) = app_demo(config());
+    let narrow = format!("{:?}", draw(&mut app, 110, 24).backend());
+    assert!(
+        narrow.contains("%CPU/R"),
+        "usage shown while not wide: {narrow}"
+    );
+    app.update(ctrl('w'));
+    let wide = format!("{:?}", draw(&mut app, 110, 24).backend());
+    assert!(
+        wide.contains("LABELS") && wide.contains("app=web,tier=frontend"),
+        "{wide}"
+    );
+    assert!(wide.contains("NODE") && !wide.contains("%MEM/L"), "{wide}");
+}
