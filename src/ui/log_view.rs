@@ -445,6 +445,10 @@ impl LogView {
                     if new.kind == LineKind::Log && new.pass {
                         self.matched = self.matched.saturating_sub(1);
                     }
+                    // Counted as new while paused when pushed: it is not there to see.
+                    if !self.follow && self.passes(&new) {
+                        self.unseen = self.unseen.saturating_sub(1);
+                    }
                 }
             }
             return;
