@@ -181,13 +181,11 @@ wait_for "Cluster usage"
 wait_for "metrics.k8s.io (node usage)"
 shot pulse 5
 
-# 11. nodes with usage (Enter on the nodes tile)
-key j
-key j
-key Enter 1
+# 11. nodes with usage (the pulse's nodes tile opens only the faulty ones: :nodes for all)
+esc
+cmd nodes
 wait_for "Nodes("
 shot nodes 1.5
-esc
 
 # 12. workload logs: L on a deployment streams every pod of its selector, prefixed pod/container
 cmd deploy

@@ -384,7 +384,62 @@ impl Connection {
                 }
             }
         }
+        self.attach_crd_printer_columns(&mut out).await;
         Ok(out)
+    }
+
+    /// Each custom resource's `additionalPrinterColumns` from its CRD (one list of
+    /// `customresourcedefinitions`): discovery does not carry them, and the server's Table for
+    /// a custom resource is built from them (kubectl shows those columns). Without permission
+    /// to list CRDs the custom resources keep NAME AGE, and the log says why.
+    async fn attach_crd_printer_columns(&self, resources: &mut [ResourceInfo]) {
+        let Some(crd) = resources
+            .iter()
+            .find(|r| {
+                r.api_resource.group == "apiextensions.k8s.io"
+                    && r.api_resource.plural == "customresourcedefinitions"
+            })
+            .map(|r| r.api_resource.clone())
+        else {
+            return;
+        };
+        let api: kube::Api<kube::api::DynamicObject> =
+            kube::Api::all_with(self.client.clone(), &crd);
+        match api.list(&kube::api::ListParams::default()).await {
+            Ok(list) => attach_printer_columns(resources, &list.items),
+            Err(e) => {
+                tracing::warn!(error = %e, "listing CRDs failed; custom resources show NAME AGE")
+            }
+        }
+    }
+}
+
+/// Give each discovered custom resource the printer columns its CRD declares for the version
+/// discovery serves (the group's preferred one), as the apiextensions-apiserver's table
+/// convertor does (a version without any gets Age).
+pub fn attach_printer_columns(resources: &mut [ResourceInfo], crds: &[kube::api::DynamicObject]) {
+    for crd in crds {
+        let spec = crd.data.get("spec");
+        let field = |path: &[&str]| {
+            let mut v = spec;
+            for p in path {
+                v = v.and_then(|x| x.get(*p));
+            }
+            v.and_then(serde_json::Value::as_str).unwrap_or("")
+        };
+        let (group, plural) = (field(&["group"]), field(&["names", "plural"]));
+        if plural.is_empty() {
+            continue;
+        }
+        for r in resources
+            .iter_mut()
+            .filter(|r| r.api_resource.group == group && r.api_resource.plural == plural)
+        {
+            r.printer_columns = Some(crate::render::printer_columns_from_crd(
+                crd,
+                &r.api_resource.version,
+            ));
+        }
     }
 }
 

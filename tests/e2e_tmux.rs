@@ -657,3 +657,67 @@ fn k9s_read_only_refuses_ctrl_d_and_esc_slash_typed_fast_opens_the_filter() {
     s.keys(&["Escape", "q"]);
     s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT=0"));
 }
+
+/// Issue 39 on the demo: `-r wd` (the Widget CRD's short name) starts on Widgets, not on Pods,
+/// and the table shows the CRD's printer columns (kubectl's COLOR, PHASE...), not NAME AGE.
+#[test]
+fn r_with_a_crd_short_name_starts_on_its_table_with_the_crds_printer_columns() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("crd", "-r wd");
+    let screen = s.wait_for("the widgets table with its printer columns", 60, |t| {
+        t.contains("Widgets(all)") && t.contains("COLOR") && t.contains("PHASE")
+    });
+    assert!(!screen.contains("Pods(all)"), "{screen}");
+    assert!(!screen.contains("unknown resource"), "{screen}");
+    // `:widgets.demo.kinformer.io` (plural.group) resolves the same.
+    s.keys(&[":"]);
+    s.text("po");
+    s.keys(&["Enter"]);
+    s.wait_for("pods", 30, |t| t.contains("Pods(all)"));
+    s.keys(&[":"]);
+    s.text("widgets.demo.kinformer.io");
+    s.keys(&["Enter"]);
+    s.wait_for("widgets again", 30, |t| {
+        t.contains("Widgets(all)") && t.contains("COLOR")
+    });
+    s.keys(&["q"]);
+    s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
+}
+
+/// Issue 39: with several clusters `:ns shop` said "unknown namespace: shop" although `:ns`
+/// listed it (the namespaces view's rows are keyed under their cluster).
+#[test]
+fn ns_name_switches_the_namespace_with_several_clusters() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start_with(
+        "fleetns",
+        160,
+        "--demo --demo-clusters 3 --demo-pods 60 --demo-churn 5",
+    );
+    s.wait_for("the merged pods table", 90, |t| {
+        t.contains("CLUSTER") && t.contains("Running")
+    });
+    // The namespaces are known (listed) before the name is checked against them.
+    s.keys(&[":"]);
+    s.text("ns");
+    s.keys(&["Enter"]);
+    s.wait_for("the namespaces table listing shop", 30, |t| {
+        t.contains("Namespaces") && t.contains(" shop ")
+    });
+    s.keys(&["Escape"]);
+    s.keys(&[":"]);
+    s.text("ns shop");
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("the pods of shop", 30, |t| {
+        t.contains("Pods(shop)") || t.contains("unknown namespace")
+    });
+    assert!(!screen.contains("unknown namespace"), "{screen}");
+    s.keys(&["q"]);
+    s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
+}

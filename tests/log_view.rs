@@ -126,6 +126,47 @@ fn byte_cap_drops_the_oldest_lines_and_says_how_many() {
     );
 }
 
+/// Issue 39: head (`1`) showed lines from the middle of the log under "74,755 oldest lines
+/// dropped". Head keeps the start of the log up to the cap and counts the rest; back on `0`
+/// (tail) the counts start again.
+#[test]
+fn head_keeps_the_start_of_the_log_up_to_the_cap_and_tail_counts_drops_afresh() {
+    let keys = LogKeyMap::defaults().unwrap();
+    let web = src("web-1", "web");
+    let mut v = view(10_000);
+    v.ingest(vec![lines(&web, 0, 1_000, |i| format!("{i:>60}"))]);
+    assert!(v.dropped() > 800);
+    let fx = press(&mut v, &keys, key('1'));
+    assert!(matches!(fx.as_slice(), [LogEffect::Restart(_)]), "{fx:?}");
+    assert_eq!(v.dropped(), 0, "a restart starts the count again");
+    v.ingest(vec![
+        streaming(&web),
+        lines(&web, 0, 600, |i| format!("{i:>60}")),
+        lines(&web, 600, 400, |i| format!("{i:>60}")),
+    ]);
+    assert!(v.bytes() <= 10_000, "{} bytes", v.bytes());
+    assert_eq!(v.dropped(), 0);
+    let kept: Vec<&str> = v.texts().into_iter().map(str::trim).collect();
+    let first_log = kept.iter().position(|t| *t == "0").expect("line 0 kept");
+    let n = kept.len() - first_log;
+    assert!(n > 10, "{kept:?}");
+    let want: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+    assert_eq!(kept[first_log..], want, "the start of the log, in order");
+    assert_eq!(v.not_kept() + n as u64, 1_000);
+    let screen = format!("{:?}", draw(&v, &keys, 120, 12).backend());
+    assert!(
+        screen.contains(&format!("{} later lines not kept", v.not_kept()))
+            && !screen.contains("oldest lines dropped"),
+        "{screen}"
+    );
+    // Back on tail: the newest lines again, the counts from zero.
+    press(&mut v, &keys, key('0'));
+    assert_eq!((v.dropped(), v.not_kept()), (0, 0));
+    v.ingest(vec![lines(&web, 0, 300, |i| format!("{i:>60}"))]);
+    assert_eq!(v.texts().last().map(|t| t.trim()), Some("299"));
+    assert_eq!(v.dropped() + v.len() as u64, 300);
+}
+
 #[test]
 fn search_highlights_and_n_n_walk_the_matches() {
     let keys = LogKeyMap::defaults().unwrap();

@@ -665,3 +665,62 @@ fn a_plugin_on_a_merged_row_gets_the_rows_own_cluster_as_context() {
     );
     assert_eq!(run.context, "prod-us");
 }
+
+/// Issue 39: with several clusters the namespaces view's rows are keyed under their cluster;
+/// `:ns shop` finds `shop` there (it is in one cluster only) and the completion offers it once.
+#[test]
+fn ns_name_is_known_when_a_member_cluster_has_that_namespace() {
+    let (mut app, _) = merged_app(fleet_config());
+    let ns_view = app.ns_view.expect("the namespaces view");
+    app.update(Action::Rows {
+        view: ns_view,
+        upserts: vec![
+            on("prod-eu", cluster_object("payments", "Active")),
+            on("prod-us", cluster_object("payments", "Active")),
+            on("prod-us", cluster_object("billing", "Active")),
+        ],
+        deletes: vec![],
+    });
+    let names = app.namespace_names();
+    assert_eq!(
+        names.iter().filter(|n| *n == "payments").count(),
+        1,
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| !n.contains('\u{1f}')), "{names:?}");
+    app.update(key(':'));
+    type_str(&mut app, "ns billing");
+    let fx = app.update(code(KeyCode::Enter));
+    assert_eq!(
+        app.namespace.as_deref(),
+        Some("billing"),
+        "{:?}",
+        app.message
+    );
+    assert!(!fx.is_empty());
+    app.update(key(':'));
+    type_str(&mut app, "ns nosuch");
+    app.update(code(KeyCode::Enter));
+    let (msg, error) = app.message.clone().expect("an error");
+    assert!(error && msg == "unknown namespace: nosuch", "{msg}");
+}
+
+/// Issue 39: with several clusters the informer line said `596 objects` (the current cluster's
+/// informer) over a table of every cluster's rows; it sums the clusters' informers.
+#[test]
+fn the_informer_line_counts_every_clusters_objects() {
+    let (mut app, _) = merged_app(fleet_config());
+    let mut member = informer_row("pods", None, kinformer::ui::action::InformerState::Watching);
+    member.cluster = Some(Arc::from("prod-us"));
+    member.cached = 1_797;
+    app.update(Action::InformerStats(vec![
+        informer_row("pods", None, kinformer::ui::action::InformerState::Watching),
+        member,
+    ]));
+    let text = screen(&mut app, 140, 14);
+    let line = text
+        .lines()
+        .find(|l| l.contains("Informer:"))
+        .unwrap_or_default();
+    assert!(line.contains("1,800 objects in 2 clusters"), "{text}");
+}

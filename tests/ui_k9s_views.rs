@@ -86,3 +86,24 @@ fn contexts_table_marks_the_current_context() {
     app.update(code(KeyCode::Enter));
     insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
 }
+
+/// Issue 39: the contexts view kept the previous view's informer line in the header.
+#[test]
+fn the_contexts_header_describes_the_contexts_not_the_table_beneath() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    connected(&mut app);
+    app.update(Action::InformerStats(vec![informer_row(
+        "pods",
+        None,
+        kinformer::ui::action::InformerState::Watching,
+    )]));
+    app.update(Action::Contexts(vec!["kind-demo".into(), "prod".into()]));
+    let before = format!("{:?}", draw(&mut app, 100, 12).backend());
+    assert!(before.contains("Informer:"), "{before}");
+    app.update(key(':'));
+    type_str(&mut app, "ctx");
+    app.update(code(KeyCode::Enter));
+    let text = format!("{:?}", draw(&mut app, 100, 12).backend());
+    assert!(!text.contains("Informer:"), "{text}");
+    assert!(text.contains("Contexts: 2 │ current kind-demo"), "{text}");
+}

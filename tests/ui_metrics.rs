@@ -468,10 +468,44 @@ fn pulse_counts_the_rows_of_its_feeds() {
     assert_eq!(p.pulse.counts().pods, 2);
 }
 
+/// Issue 39: Enter on a tile opens its list filtered to what is wrong (the README's promise),
+/// not the whole list.
 #[test]
-fn enter_on_a_pulse_tile_opens_the_matching_view_and_esc_returns() {
+fn enter_on_a_pulse_tile_opens_its_list_filtered_to_what_is_wrong_and_esc_returns() {
     let (mut app, _) = app_with(config(), pods());
     open_pulse(&mut app);
+    // The pods tile: a pods view with only the faulty rows.
+    let fx = app.update(code(KeyCode::Enter));
+    let views = opened(&fx);
+    assert_eq!(views[0].1, "pods");
+    let rows = vec![
+        simple_pod("default", "fine"),
+        pod(PodSpec {
+            name: "crashing",
+            status: "CrashLoopBackOff",
+            ..PodSpec::default()
+        }),
+        pod(PodSpec {
+            name: "waiting",
+            status: "Pending",
+            ..PodSpec::default()
+        }),
+    ];
+    app.update(Action::Store {
+        view: views[0].0,
+        store: store_of(&rows),
+    });
+    app.update(Action::Resync {
+        view: views[0].0,
+        rows,
+    });
+    assert!(app.views[&views[0].0].table.filters.faults);
+    assert_eq!(
+        shown(&app, views[0].0),
+        ["default/crashing", "default/waiting"]
+    );
+    app.update(code(KeyCode::Esc));
+    assert!(matches!(app.current_screen(), Some(Screen::Pulse)));
     // Tiles: pods, deployments, nodes, jobs, events. Two down: nodes.
     app.update(key('j'));
     app.update(key('j'));
@@ -480,6 +514,7 @@ fn enter_on_a_pulse_tile_opens_the_matching_view_and_esc_returns() {
     assert_eq!(views.len(), 1, "{fx:?}");
     assert_eq!(views[0].1, "nodes");
     assert!(matches!(app.current_screen(), Some(Screen::Table(id)) if *id == views[0].0));
+    assert!(app.views[&views[0].0].table.filters.faults);
     // Back on the pulse: the nodes view closes, the pulse's feeds stay.
     let fx = app.update(code(KeyCode::Esc));
     assert_eq!(fx, vec![Effect::CloseView { view: views[0].0 }]);
@@ -497,7 +532,7 @@ fn enter_on_a_pulse_tile_opens_the_matching_view_and_esc_returns() {
 }
 
 #[test]
-fn pulse_key_opens_the_pulse_and_again_returns_to_it() {
+fn pulse_key_opens_the_pulse_from_a_view_above_returns_to_it_and_on_it_closes_it() {
     let (mut app, _) = app_with(config(), pods());
     let fx = app.update(key('P'));
     assert_eq!(opened(&fx).len(), 5);
@@ -514,6 +549,17 @@ fn pulse_key_opens_the_pulse_and_again_returns_to_it() {
             .filter(|s| matches!(s, Screen::Pulse))
             .count(),
         1
+    );
+    // On the pulse, P closes it (its feeds with it), as esc does.
+    let fx = app.update(key('P'));
+    assert!(app.pulse.is_none());
+    assert!(!matches!(app.current_screen(), Some(Screen::Pulse)));
+    assert_eq!(
+        fx.iter()
+            .filter(|e| matches!(e, Effect::CloseView { .. }))
+            .count(),
+        5,
+        "{fx:?}"
     );
 }
 

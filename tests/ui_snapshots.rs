@@ -226,6 +226,22 @@ fn event_log_screen_header_shows_the_logs_pause_and_filters() {
     insta::assert_snapshot!(draw(&mut app, 100, 7).backend());
 }
 
+/// Issue 39: `:deltas` kept `[5000/5000]` in its title over a filter showing no rows; the title
+/// counts the rows the filter shows.
+#[test]
+fn event_log_title_counts_the_rows_its_filter_shows() {
+    let (mut app, _) = app_demo(config());
+    app.update(Action::Tap(taps()));
+    app.update(key(':'));
+    type_str(&mut app, "deltas");
+    app.update(code(KeyCode::Enter));
+    let screen = format!("{:?}", draw(&mut app, 100, 16).backend());
+    assert!(screen.contains("DeltaFIFO events[7/"), "{screen}");
+    app.update(key('t')); // type: Added
+    let screen = format!("{:?}", draw(&mut app, 100, 16).backend());
+    assert!(screen.contains("DeltaFIFO events[1 of 7]"), "{screen}");
+}
+
 #[test]
 fn event_log_kind_column_fits_group_qualified_kinds_and_delta_narrows_without_tombstones() {
     let (mut app, _) = app_demo(config());
@@ -808,4 +824,232 @@ fn port_forward_dialog_and_the_pf_screen() {
         "pf_screen_deployment_waiting",
         draw(&mut app, 130, 8).backend()
     );
+}
+
+/// The demo's Widgets as the dashboard shows them: the printer columns of the demo CRD (plus
+/// two of priority 1, as a CRD may declare), typed: REPLICAS an integer, LOAD a number, AGE a
+/// date shown as an age, OWNER and LOAD (priority 1) only in wide mode.
+fn widgets_app() -> (App, u64) {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+    use kinformer::cluster::ResourceInfo;
+    use kinformer::demo::objects::{WidgetInfo, widget, widget_crd};
+    let mut crd = widget_crd("uid-crd", NOW - 86_400);
+    crd["spec"]["versions"][0]["additionalPrinterColumns"]
+        .as_array_mut()
+        .expect("columns")
+        .extend([
+            serde_json::json!({"name": "Owner", "type": "string",
+                "jsonPath": ".spec.owner", "priority": 1}),
+            serde_json::json!({"name": "Load", "type": "number",
+                "jsonPath": ".spec.replicas", "priority": 1}),
+        ]);
+    let crd: kube::api::DynamicObject = serde_json::from_value(crd).expect("crd");
+    let pcs = kinformer::render::printer_columns_from_crd(&crd, "v1");
+    let mut widgets = ResourceInfo::from_api_resource(
+        "demo.kinformer.io",
+        "v1",
+        &APIResource {
+            name: "widgets".into(),
+            kind: "Widget".into(),
+            namespaced: true,
+            singular_name: "widget".into(),
+            short_names: Some(vec!["wdg".into()]),
+            verbs: vec!["list".into(), "watch".into(), "get".into()],
+            ..Default::default()
+        },
+    )
+    .expect("listable");
+    widgets.printer_columns = Some(pcs.clone());
+    let mut resources = kinformer::ui::resources::builtin_resources();
+    resources.push(widgets);
+    let (mut app, _) = app_demo(config());
+    app.update(Action::Discovery(resources));
+    app.update(key(':'));
+    type_str(&mut app, "wdg");
+    let fx = app.update(code(KeyCode::Enter));
+    let view = opened(&fx)[0].0;
+    let rows: Vec<kinformer::ui::action::ObjectSummary> = [
+        ("gear-large", "large", "red", 12, "Ready", 7_200),
+        ("gear-small", "small", "blue", 9, "Degraded", 300),
+        ("spring", "medium", "green", 100, "Pending", 90_000),
+    ]
+    .iter()
+    .map(|(name, size, color, replicas, phase, age)| {
+        let obj = widget(&WidgetInfo {
+            namespace: "default".into(),
+            name: name.to_string(),
+            uid: format!("uid-{name}"),
+            created: NOW - age,
+            size,
+            color,
+            replicas: *replicas,
+            owner: "team-a".into(),
+            generation: 1,
+            phase,
+        });
+        let obj: kube::api::DynamicObject = serde_json::from_value(obj).expect("widget");
+        kinformer::ui::action::ObjectSummary::from_object(
+            "Widget",
+            &std::sync::Arc::new(obj),
+            Some(&pcs),
+        )
+        .expect("named")
+    })
+    .collect();
+    app.update(Action::Store {
+        view,
+        store: store_of(&rows),
+    });
+    app.update(Action::Resync { view, rows });
+    (app, view)
+}
+
+/// Issue 39: a CRD's `additionalPrinterColumns` were dropped (NAME AGE only).
+#[test]
+fn widgets_table_shows_the_crds_printer_columns() {
+    let (mut app, _) = widgets_app();
+    insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
+}
+
+#[test]
+fn a_printer_column_of_priority_above_zero_shows_in_wide_mode_only() {
+    let (mut app, _) = widgets_app();
+    let header = |app: &mut App| {
+        let screen = format!("{:?}", draw(app, 120, 12).backend());
+        screen
+            .lines()
+            .find(|l| l.contains("NAME") && l.contains("COLOR"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(!header(&mut app).contains("OWNER"));
+    app.update(ctrl('w'));
+    let wide = header(&mut app);
+    assert!(wide.contains("OWNER") && wide.contains("LABELS"), "{wide}");
+    app.update(ctrl('w'));
+    assert!(!header(&mut app).contains("OWNER"));
+}
+
+/// LOAD (a `number` column) sorts as numbers: 9 < 12 < 100, not "100" < "12" < "9" (REPLICAS,
+/// an `integer`, already did).
+#[test]
+fn a_number_printer_column_sorts_as_numbers() {
+    let (mut app, view) = widgets_app();
+    let col = app.views[&view]
+        .columns
+        .iter()
+        .position(|c| c.name == "LOAD")
+        .expect("LOAD");
+    app.views
+        .get_mut(&view)
+        .expect("view")
+        .table
+        .set_sort(kinformer::ui::table::SortBy::Cell(col));
+    assert_eq!(
+        shown(&app, view),
+        ["default/gear-small", "default/gear-large", "default/spring"]
+    );
+}
+
+/// Issue 39: at 100 columns footer messages were cut mid-word (`…/.local/state/kinfo`). A
+/// message that does not fit is cut after a whole word with `…` and says where the whole text
+/// is; `:messages` shows it whole.
+#[test]
+fn a_long_footer_message_is_cut_at_a_word_and_messages_shows_it_whole() {
+    let (mut app, _) = app_demo(config());
+    app.update(key(':'));
+    type_str(&mut app, "at 99:99");
+    app.update(code(KeyCode::Enter));
+    let (msg, _) = app.message.clone().expect("an error");
+    assert!(msg.chars().count() > 50, "{msg}");
+    let term = draw(&mut app, 50, 12);
+    let buf = term.backend().buffer();
+    let footer: String = (0..50).map(|x| buf[(x, 11)].symbol().to_string()).collect();
+    let footer = footer.trim();
+    let kept = footer
+        .strip_suffix("… (:messages)")
+        .unwrap_or_else(|| panic!("cut with the hint: {footer:?}"));
+    assert!(
+        msg.starts_with(kept) && msg[kept.len()..].starts_with(' '),
+        "cut after a whole word: {footer:?} of {msg:?}"
+    );
+    app.update(key(':'));
+    type_str(&mut app, "messages");
+    app.update(code(KeyCode::Enter));
+    let screen: String = format!("{:?}", draw(&mut app, 120, 12).backend());
+    assert!(screen.contains(&format!("error: {msg}")), "{screen}");
+}
+
+/// Issue 39: `ctrl-w` at 200 columns left LABELS off screen (the widths remembered from rows
+/// seen earlier kept the narrow layout's columns wide) and NODE stayed cut after wide mode
+/// was turned off. Each toggle lays the table out again from the rows on screen.
+#[test]
+fn wide_mode_lays_the_table_out_again_so_labels_fit_and_node_is_whole_after() {
+    let (mut app, v) = app_demo(config());
+    // A row with a long name and status once on screen: their widths are remembered while
+    // scrolling, and stay after the row is gone (NODE no longer fits whole).
+    let long = pod(PodSpec {
+        name: "a-pod-with-a-very-long-generated-name-from-its-job-and-its-hash",
+        status: "CreateContainerConfigError-with-a-much-longer-reason",
+        node: "ip-10-0-128-15.eu-west-1.compute.internal",
+        ..PodSpec::default()
+    });
+    let fine = pod(PodSpec {
+        name: "api-5f6d8-q9wt",
+        labels: &[("app", "api")],
+        node: "ip-10-0-128-15.eu-west-1.compute.internal",
+        ..PodSpec::default()
+    });
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![long.clone(), fine.clone()],
+        deletes: vec![],
+    });
+    draw(&mut app, 200, 24);
+    app.update(Action::Rows {
+        view: v,
+        upserts: vec![],
+        deletes: vec![long.key.clone()],
+    });
+    // Past its linger as a deleted row.
+    app.update(Action::Tick(NOW_MS + 10));
+    app.update(Action::Tick(NOW_MS + 5_000));
+    assert!(!shown(&app, v).contains(&long.key.to_string()));
+    let before = format!("{:?}", draw(&mut app, 200, 24).backend());
+    assert!(
+        !before.contains("ip-10-0-128-15.eu-west-1.compute.internal"),
+        "the scenario: NODE cut by the remembered widths: {before}"
+    );
+    app.update(ctrl('w'));
+    let wide = format!("{:?}", draw(&mut app, 200, 24).backend());
+    assert!(
+        wide.contains("LABELS") && wide.contains("app=api"),
+        "{wide}"
+    );
+    app.update(ctrl('w'));
+    let narrow = format!("{:?}", draw(&mut app, 200, 24).backend());
+    assert!(
+        narrow.contains("ip-10-0-128-15.eu-west-1.compute.internal"),
+        "NODE whole: {narrow}"
+    );
+}
+
+/// Issue 39: in wide mode the columns that do not fit are left out by priority: the kind's
+/// own, then the wide ones asked for (LABELS), then the usage columns; not the rightmost ones,
+/// which put LABELS off screen.
+#[test]
+fn wide_mode_keeps_labels_and_leaves_out_usage_columns_that_do_not_fit() {
+    let (mut app, _) = app_demo(config());
+    let narrow = format!("{:?}", draw(&mut app, 110, 24).backend());
+    assert!(
+        narrow.contains("%CPU/R"),
+        "usage shown while not wide: {narrow}"
+    );
+    app.update(ctrl('w'));
+    let wide = format!("{:?}", draw(&mut app, 110, 24).backend());
+    assert!(
+        wide.contains("LABELS") && wide.contains("app=web,tier=frontend"),
+        "{wide}"
+    );
+    assert!(wide.contains("NODE") && !wide.contains("%MEM/L"), "{wide}");
 }

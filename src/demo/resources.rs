@@ -604,7 +604,7 @@ pub fn widget_crd() -> Value {
                 "subresources": {"status": {}},
                 "additionalPrinterColumns": [
                     {"name": "Color", "type": "string", "jsonPath": ".spec.color"},
-                    {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
+                    {"name": "Size", "type": "string", "jsonPath": ".spec.size"},
                     {"name": "Phase", "type": "string", "jsonPath": ".status.phase"},
                     {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
                 ]

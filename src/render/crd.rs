@@ -134,7 +134,7 @@ fn cell_for(pc: &PrinterColumn, root: &Value) -> Cell {
             _ => none(),
         },
         "number" => match v {
-            Value::Number(n) => Cell::Text(n.to_string()),
+            Value::Number(n) => Cell::Number(n.to_string()),
             _ => none(),
         },
         "boolean" => match v {

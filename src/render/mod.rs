@@ -47,6 +47,9 @@ pub enum Cell {
     Text(String),
     /// An integer, sorted numerically.
     Int(i64),
+    /// A JSON number as the server prints it (`0.5`, `1e3`: a printer column of type
+    /// `number`), sorted numerically.
+    Number(String),
     /// The unix seconds of a timestamp, rendered as its age ("5m10s"); `None` renders as
     /// kubectl's `<unknown>` (a zero timestamp).
     Age(Option<i64>),
@@ -75,6 +78,7 @@ impl Cell {
         match self {
             Cell::Text(s) => Cow::Borrowed(s.as_str()),
             Cell::Int(n) => Cow::Owned(n.to_string()),
+            Cell::Number(s) => Cow::Borrowed(s.as_str()),
             Cell::Age(None) => Cow::Borrowed("<unknown>"),
             Cell::Age(Some(t)) => Cow::Owned(format_age(now_unix.saturating_sub(*t))),
             Cell::Ratio(a, b) => Cow::Owned(format!("{a}/{b}")),
@@ -96,6 +100,10 @@ impl Cell {
         match (self, other) {
             (Cell::Text(a), Cell::Text(b)) => a.cmp(b),
             (Cell::Int(a), Cell::Int(b)) => a.cmp(b),
+            (Cell::Number(a), Cell::Number(b)) => {
+                let n = |s: &str| s.parse::<f64>().unwrap_or(f64::NAN);
+                n(a).total_cmp(&n(b))
+            }
             // Ascending age = descending timestamp; unknown ages sort last.
             (Cell::Age(a), Cell::Age(b)) => match (a, b) {
                 (Some(a), Some(b)) => b.cmp(a),
@@ -129,6 +137,7 @@ impl Cell {
             Cell::Ratio(..) => 3,
             Cell::Restarts(..) => 4,
             Cell::Elapsed { .. } => 5,
+            Cell::Number(_) => 6,
         }
     }
 }

@@ -952,17 +952,20 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     }));
     let _ = tx.send(Action::Contexts(rt.connection.contexts.clone()));
     let _ = tx.send(Action::ContextRows(rt.connection.context_rows()));
-    // The demo's banner, unless the footer has configuration problems to name at start (and
-    // before discovery, whose alias and plugin-scope problems then show over it).
+    // The demo's banner, unless the footer has configuration problems to name at start; then
+    // discovery before the first view: `-r` resolves against every kind the server serves (a
+    // CRD's plural, short name or plural.group), as `:` does, and the alias and plugin-scope
+    // problems discovery finds show over the banner.
+    let mut start_fx = Vec::new();
     if let Some(banner) = config.banner
         && app.config_problems.is_empty()
     {
-        let _ = tx.send(Action::Notify {
+        start_fx.extend(app.update(Action::Notify {
             message: banner,
             error: false,
-        });
+        }));
     }
-    let _ = tx.send(Action::Discovery(config.resources));
+    start_fx.extend(app.update(Action::Discovery(config.resources)));
 
     let (mut tui, _guard) = terminal::setup()?;
     // `None` while a shell or an editor has the terminal (see `suspended_session`); made anew
@@ -980,7 +983,8 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     }
     let mut running = true;
     let mut first_complete_frame_logged = false;
-    for effect in app.init() {
+    start_fx.extend(app.init());
+    for effect in start_fx {
         running &= rt.carry_out(effect).await;
     }
     tui.draw(|f| f.render_widget(&app, f.area()))?;

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use tui_input::Input;
 
-use super::action::{Action, ConnectionState, Effect, InformerRow, ViewId, resource_label};
+use super::action::{
+    Action, CLUSTER_SEP, ConnectionState, Effect, InformerRow, ViewId, resource_label,
+};
 use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
 use super::log_view::LogKeyMap;
@@ -166,6 +168,9 @@ pub struct App {
     /// When an info message leaves the footer (errors stay until a key). None with an info
     /// message: the countdown starts at the next tick (the clock is only known from ticks).
     pub message_until_ms: Option<i64>,
+    /// The footer's recent messages, whole and oldest first (`:messages` shows them; the
+    /// footer cuts a long one at a word).
+    pub messages: std::collections::VecDeque<(String, bool)>,
     pub should_quit: bool,
     /// The node drain in progress or just ended (shown by the drain dialog).
     pub drain: Option<DrainProgress>,
@@ -195,12 +200,20 @@ pub struct App {
     /// Namespace favourites, most recent first (`1`–`9`; `0` is all namespaces).
     pub favourites: Vec<String>,
     pub(super) initial_resource: String,
+    /// `-r NAME` that the resources known at start (the built-in ones when the server was
+    /// unreachable) did not name: opened when discovery names it, if the user has not moved on.
+    pub(super) pending_resource: Option<String>,
+    /// A discovery answer has arrived (the resources are the server's, not the built-in list).
+    pub(super) discovered: bool,
     pub(super) initial_selector: Option<String>,
     pub(super) context_namespace: Option<String>,
     pub(super) next_view: ViewId,
     pub(super) next_request: u64,
     pub(super) dirty: bool,
 }
+
+/// Footer messages `:messages` keeps.
+pub const MESSAGES_KEPT: usize = 100;
 
 /// Lines above and below the table (header, borders, footer) at the default layout.
 const CHROME_ROWS: u16 = 7;
@@ -269,6 +282,7 @@ impl App {
             show_events_pane: true,
             mode: Mode::Normal,
             message: None,
+            messages: std::collections::VecDeque::new(),
             message_until_ms: None,
             should_quit: false,
             drain: None,
@@ -290,6 +304,8 @@ impl App {
             },
             target_cluster: None,
             initial_resource: config.resource,
+            pending_resource: None,
+            discovered: false,
             context_namespace: config.context_namespace,
             initial_selector: config.selector,
             next_view: 1,
@@ -313,6 +329,11 @@ impl App {
             }
             None => {
                 self.error(format!("unknown resource: {name}"));
+                // Before discovery only the built-in kinds are known: a custom resource's name
+                // is tried again when discovery answers.
+                if !self.discovered {
+                    self.pending_resource = Some(name);
+                }
                 if let Some(r) = resolve(&self.resources, "pods").cloned() {
                     let ns = self.scope_for(&r);
                     let id = self.open_view(r, ns, &mut fx);
@@ -327,6 +348,21 @@ impl App {
         }
         self.open_ns_view(&mut fx);
         fx
+    }
+
+    /// `-r NAME` that only discovery knows (the server was unreachable at start): open it now,
+    /// unless the user has gone elsewhere since (more than the first table on the stack).
+    fn open_pending_resource(&mut self, fx: &mut Vec<Effect>) {
+        let Some(name) = self.pending_resource.take() else {
+            return;
+        };
+        if self.stack.len() != 1 {
+            return;
+        }
+        if let Some(r) = resolve(&self.resources, &name).cloned() {
+            self.reset_to(r, fx);
+            self.info(format!("{name}: found by discovery"));
+        }
     }
 
     /// True once when the screen needs redrawing; the runtime draws only then.
@@ -451,12 +487,20 @@ impl App {
         (!listing.is_empty()).then(|| format!("listing: {}", listing.join(", ")))
     }
 
-    /// Known namespace names (from the namespaces view).
+    /// Known namespace names (from the namespaces view). With several clusters its rows are
+    /// keyed under their cluster: each name once, whichever clusters have it.
     pub fn namespace_names(&self) -> Vec<String> {
-        self.ns_view
-            .and_then(|id| self.views.get(&id))
-            .map(|v| v.table.list().iter().map(|k| k.to_string()).collect())
-            .unwrap_or_default()
+        let Some(v) = self.ns_view.and_then(|id| self.views.get(&id)) else {
+            return Vec::new();
+        };
+        let mut seen = std::collections::HashSet::new();
+        v.table
+            .list()
+            .iter()
+            .map(|k| k.split_once(CLUSTER_SEP).map_or(&**k, |(_, name)| name))
+            .filter(|name| seen.insert(*name))
+            .map(str::to_string)
+            .collect()
     }
 
     /// Rows visible in the table area at the current terminal size.
@@ -480,13 +524,25 @@ impl App {
     }
 
     pub(super) fn error(&mut self, msg: impl Into<String>) {
-        self.message = Some((msg.into(), true));
+        let msg = msg.into();
+        self.remember_message(&msg, true);
+        self.message = Some((msg, true));
         self.message_until_ms = None;
+    }
+
+    /// Keep the last [`MESSAGES_KEPT`] footer messages for `:messages`.
+    fn remember_message(&mut self, msg: &str, error: bool) {
+        if self.messages.len() == MESSAGES_KEPT {
+            self.messages.pop_front();
+        }
+        self.messages.push_back((msg.to_string(), error));
     }
 
     /// A transient footer message: shown for [`INFO_MESSAGE_MS`], then the key hints return.
     pub(super) fn info(&mut self, msg: impl Into<String>) {
-        self.message = Some((msg.into(), false));
+        let msg = msg.into();
+        self.remember_message(&msg, false);
+        self.message = Some((msg, false));
         self.message_until_ms = None;
     }
 
@@ -895,7 +951,9 @@ impl App {
             Action::Discovery(resources) => {
                 if !resources.is_empty() {
                     self.resources = resources;
+                    self.discovered = true;
                     self.check_config_against_discovery();
+                    self.open_pending_resource(&mut fx);
                     for v in self.views.values_mut() {
                         if let Some(fresh) = self.resources.iter().find(|r| {
                             r.api_resource.group == v.resource.api_resource.group
@@ -1115,6 +1173,10 @@ impl App {
             KeyAction::Down => self.nav(action, 1),
             KeyAction::PageUp | KeyAction::PageDown => self.nav(action, page),
             KeyAction::Top | KeyAction::Bottom => self.nav(action, 0),
+            // `P` toggles: on the pulse it closes it (as esc does).
+            KeyAction::Pulse if matches!(self.current_screen(), Some(Screen::Pulse)) => {
+                self.pop_screen(fx)
+            }
             KeyAction::Pulse => self.open_pulse(fx),
             KeyAction::Aliases => self.show_aliases(),
             KeyAction::HotKey(i) => self.run_hotkey(i, fx),

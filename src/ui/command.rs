@@ -70,6 +70,8 @@ impl App {
             }
             "pulse" | "pu" => self.open_pulse(fx),
             "aliases" | "alias" | "a" => self.show_aliases(),
+            // The footer's recent messages, whole (the footer cuts a long one at a word).
+            "messages" | "msg" => self.show_messages(),
             // The log view's field columns (`:cols level,status,path`; alone: off).
             "cols" | "columns" => {
                 let rest = line.split_once(char::is_whitespace).map_or("", |(_, r)| r);

@@ -183,7 +183,11 @@ pub struct LogView {
     first_seq: u64,
     bytes: usize,
     cap: usize,
+    /// Oldest lines dropped at the cap (since the streams last started).
     dropped: u64,
+    /// Head (`1`): the buffer holds the start of the log up to the cap; the lines after that
+    /// are not kept, and counted here (since the streams last started).
+    not_kept: u64,
     follow: bool,
     anchor: u64,
     unseen: u64,
@@ -233,6 +237,7 @@ impl LogView {
             bytes: 0,
             cap: cap.max(1),
             dropped: 0,
+            not_kept: 0,
             follow: true,
             anchor: 0,
             unseen: 0,
@@ -295,6 +300,10 @@ impl LogView {
     }
     pub fn dropped(&self) -> u64 {
         self.dropped
+    }
+    /// Head mode: lines after the kept start of the log, not kept (the buffer is full).
+    pub fn not_kept(&self) -> u64 {
+        self.not_kept
     }
     pub fn unseen(&self) -> u64 {
         self.unseen
@@ -425,8 +434,25 @@ impl LogView {
         l.parsed = Some(p);
     }
 
-    /// Drops the oldest lines while over the cap (a single line is kept whatever its size).
+    /// Drops the oldest lines while over the cap (a single line is kept whatever its size). In
+    /// head mode the start of the log is what is kept: the newest lines go instead.
     fn trim(&mut self) {
+        if self.since == Since::All {
+            while self.bytes > self.cap && self.lines.len() > 1 {
+                if let Some(new) = self.lines.pop_back() {
+                    self.bytes -= new.bytes();
+                    self.not_kept += 1;
+                    if new.kind == LineKind::Log && new.pass {
+                        self.matched = self.matched.saturating_sub(1);
+                    }
+                    // Counted as new while paused when pushed: it is not there to see.
+                    if !self.follow && self.passes(&new) {
+                        self.unseen = self.unseen.saturating_sub(1);
+                    }
+                }
+            }
+            return;
+        }
         while self.bytes > self.cap && self.lines.len() > 1 {
             if let Some(old) = self.lines.pop_front() {
                 self.bytes -= old.bytes();
@@ -507,6 +533,12 @@ impl LogView {
                 LogEvent::Lines { source, lines } => {
                     let s = self.source_index(&source);
                     for LogLine { ts_ns, text } in lines {
+                        // Head: once the start of the log fills the buffer, the rest is
+                        // counted, not kept.
+                        if self.not_kept > 0 && self.since == Since::All {
+                            self.not_kept += 1;
+                            continue;
+                        }
                         self.push(s, ts_ns, LineKind::Log, clean(&text));
                     }
                 }
@@ -1022,6 +1054,8 @@ impl LogView {
         self.first_seq += self.lines.len() as u64;
         self.lines.clear();
         self.bytes = 0;
+        self.dropped = 0;
+        self.not_kept = 0;
         self.matched = 0;
         self.detail = None;
         self.anchor = self.first_seq;

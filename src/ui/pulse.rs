@@ -319,13 +319,15 @@ impl Counts {
     }
 }
 
-/// What Enter on a tile opens.
+/// What Enter on a tile opens: the tile's list filtered to what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PulseOpen {
     /// A name `:` resolves (`pods`, `deployments`, ...).
     pub resource: &'static str,
-    /// A row filter for the view (`/` syntax), if the tile means a subset.
+    /// A row filter for the view (`/` syntax): the events tile's `Warning`.
     pub filter: Option<String>,
+    /// Only the faulty rows (`ctrl-z`'s filter: not ready, failing, pending, unavailable).
+    pub faults: bool,
 }
 
 /// The pulse screen's state.
@@ -559,19 +561,16 @@ impl Pulse {
         self.selected = (self.selected + TILES.len() - 1) % TILES.len();
     }
 
-    /// What Enter on the selected tile opens.
+    /// What Enter on the selected tile opens: its list filtered to what is wrong (pods,
+    /// deployments, nodes and jobs: the faulty rows; events: the Warnings), empty when nothing
+    /// is.
     pub fn open_selected(&self) -> PulseOpen {
         let kind = self.selected();
-        let c = &self.counts;
-        let filter = match kind {
-            PulseKind::Events => Some("Warning".to_string()),
-            PulseKind::Nodes if c.nodes_not_ready > 0 => Some("NotReady".to_string()),
-            PulseKind::Jobs if c.jobs_failed > 0 => Some("Failed".to_string()),
-            _ => None,
-        };
+        let events = kind == PulseKind::Events;
         PulseOpen {
             resource: kind.resource(),
-            filter,
+            filter: events.then(|| "Warning".to_string()),
+            faults: !events,
         }
     }
 
@@ -753,25 +752,35 @@ mod tests {
     }
 
     #[test]
-    fn tile_navigation_wraps_and_enter_opens_the_matching_view() {
+    fn tile_navigation_wraps_and_enter_opens_the_list_filtered_to_what_is_wrong() {
         let mut p = Pulse::new();
         assert_eq!(p.selected(), PulseKind::Pods);
+        assert_eq!(
+            p.open_selected(),
+            PulseOpen {
+                resource: "pods",
+                filter: None,
+                faults: true,
+            }
+        );
         p.select_prev();
         assert_eq!(p.selected(), PulseKind::Events);
         assert_eq!(
             p.open_selected(),
             PulseOpen {
                 resource: "events",
-                filter: Some("Warning".into())
+                filter: Some("Warning".into()),
+                faults: false,
             }
         );
         p.select_next();
         p.select_next();
         p.select_next();
         assert_eq!(p.selected(), PulseKind::Nodes);
-        assert_eq!(p.open_selected().filter, None);
+        // Filtered whether or not anything is wrong now: an empty list says nothing is.
+        assert!(p.open_selected().faults);
         p.resync(PulseKind::Nodes, &[node("n2", "False", false, false)]);
-        assert_eq!(p.open_selected().filter.as_deref(), Some("NotReady"));
+        assert!(p.open_selected().faults);
     }
 
     fn stats(deltas_total: u64) -> InformerRow {

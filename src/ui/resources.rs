@@ -80,7 +80,7 @@ pub fn printer_columns_of(resource: &ResourceInfo) -> Option<&[PrinterColumn]> {
 }
 
 /// Words accepted after `:` besides resources.
-pub const COMMANDS: [&str; 9] = [
+pub const COMMANDS: [&str; 10] = [
     "ns",
     "ctx",
     "informers",
@@ -88,6 +88,7 @@ pub const COMMANDS: [&str; 9] = [
     "pulse",
     "xray",
     "changes",
+    "messages",
     "help",
     "q",
 ];

@@ -60,7 +60,8 @@ pub fn ago(at_ms: i64, now_ms: i64) -> String {
 }
 
 /// The instant `:at ARG` names at `now_ms`: `now` (`None`: live), `-5m`, `-30s`, `-1h`,
-/// `-2h30m`, or a UTC time of day `10:42` / `10:42:13` (the latest such moment not after now).
+/// `-2h30m`, or a UTC time of day `10:42` / `10:42:13` (today's; a time later than now is
+/// refused, not taken as yesterday's).
 pub fn parse_at(arg: &str, now_ms: i64) -> Result<Option<i64>, String> {
     let arg = arg.trim();
     if arg.eq_ignore_ascii_case("now") || arg == "live" {
@@ -103,9 +104,12 @@ pub fn parse_at(arg: &str, now_ms: i64) -> Result<Option<i64>, String> {
         ));
     };
     let day = now_ms.div_euclid(86_400_000) * 86_400_000;
-    let mut at = day + (h * 3600 + m * 60 + s) * 1000;
+    let at = day + (h * 3600 + m * 60 + s) * 1000;
     if at > now_ms {
-        at -= 86_400_000;
+        return Err(format!(
+            "{arg} UTC is later than now ({} UTC): :at shows the past",
+            clock(now_ms)
+        ));
     }
     Ok(Some(at))
 }

@@ -15,12 +15,15 @@ fn at_takes_relative_times_times_of_day_and_now() {
     );
 }
 
+/// Issue 39: `:at 23:59` earlier in the day showed the oldest state (taken as yesterday's);
+/// a time later than now is refused in one line.
 #[test]
-fn a_time_of_day_later_than_now_is_yesterdays() {
+fn a_time_of_day_later_than_now_is_refused() {
     assert_eq!(
         parse_at("13:00", NOW),
-        Ok(Some(NOW + 3_600_000 - 86_400_000))
+        Err("13:00 UTC is later than now (12:00:00 UTC): :at shows the past".to_string())
     );
+    assert_eq!(parse_at("12:00:00", NOW), Ok(Some(NOW)));
 }
 
 #[test]

@@ -51,6 +51,32 @@ pub(crate) fn truncate(s: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// What the footer says after a message cut to fit: where the whole of it is.
+pub(crate) const MESSAGE_CUT_HINT: &str = " (:messages)";
+
+/// A footer message in `width` characters: whole when it fits, else cut after its last whole
+/// word that leaves room for `…` and [`MESSAGE_CUT_HINT`] (a word longer than that is cut).
+pub(crate) fn fit_message(msg: &str, width: usize) -> Cow<'_, str> {
+    if msg.chars().count() <= width {
+        return Cow::Borrowed(msg);
+    }
+    let hint = if width >= 3 * MESSAGE_CUT_HINT.len() {
+        MESSAGE_CUT_HINT
+    } else {
+        ""
+    };
+    let room = width.saturating_sub(hint.chars().count() + 1);
+    let end = msg.char_indices().nth(room).map_or(msg.len(), |(i, _)| i);
+    let cut = msg
+        .char_indices()
+        .take(room + 1)
+        .filter(|(i, c)| c.is_whitespace() && *i > 0)
+        .map(|(i, _)| i)
+        .last()
+        .unwrap_or(end);
+    Cow::Owned(format!("{}…{hint}", msg[..cut].trim_end()))
+}
+
 /// A dialog's frame: a border and a bold title in `colour`, both centred, and the dialog's keys
 /// at the bottom (`title` and `keys` as shown, spaces included).
 pub(crate) fn dialog_block<'a>(
@@ -283,12 +309,31 @@ impl App {
                     };
                     l2.push(Span::styled(st, st_style));
                     // While listing: what has arrived, of how many, and how fast.
+                    // Several clusters: the table holds every member's objects, so the count
+                    // sums the same informer of each (the state and RV are the current one's).
+                    let (cached, clusters) = if self.fleet.is_fleet() {
+                        self.informers
+                            .iter()
+                            .filter(|m| {
+                                m.cluster.is_some()
+                                    && m.resource == r.resource
+                                    && m.namespace == r.namespace
+                            })
+                            .fold((r.cached, 1), |(n, c), m| (n + m.cached, c + 1))
+                    } else {
+                        (r.cached, 1)
+                    };
                     let counts = match &r.progress {
                         Some(p) => format!(" │ {}", p.text()),
                         None => format!(
-                            " │ {} {} │ {:.1} ev/s",
-                            crate::ui::listing::thousands(u64::try_from(r.cached).unwrap_or(0)),
-                            if r.cached == 1 { "object" } else { "objects" },
+                            " │ {} {}{} │ {:.1} ev/s",
+                            crate::ui::listing::thousands(u64::try_from(cached).unwrap_or(0)),
+                            if cached == 1 { "object" } else { "objects" },
+                            if clusters > 1 {
+                                format!(" in {clusters} clusters")
+                            } else {
+                                String::new()
+                            },
                             r.deltas_per_sec
                         ),
                     };
@@ -429,7 +474,8 @@ impl App {
             } else {
                 Style::default().fg(Color::Green)
             };
-            Paragraph::new(Line::styled(format!(" {msg}"), style)).render(area, buf);
+            let text = fit_message(msg, usize::from(area.width).saturating_sub(1));
+            Paragraph::new(Line::styled(format!(" {text}"), style)).render(area, buf);
             return;
         }
         let actions: Vec<KeyAction> = screens::hints(self.current_screen()).unwrap_or_else(|| {

@@ -261,6 +261,48 @@ fn discovered_custom_resources_open_by_plural_with_their_printer_columns() {
     assert!(names.contains(&"SIZE".to_string()), "{names:?}");
 }
 
+/// Issue 39: `-r gadgets` (a CRD's name) when the server could not be discovered at start
+/// (only the built-in kinds known) said "unknown resource" and stayed on Pods for good; it
+/// opens once discovery names it, by short name too.
+#[test]
+fn r_naming_a_custom_resource_opens_it_once_discovery_names_it() {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+    use kinformer::cluster::ResourceInfo;
+    let cfg = AppConfig {
+        resource: "gdg".into(),
+        ..config()
+    };
+    let mut app = App::new(cfg, KeyMap::defaults().unwrap());
+    let fx = app.init();
+    assert_eq!(opened(&fx)[0].1, "pods");
+    let gadget = ResourceInfo::from_api_resource(
+        "demo.kinformer.dev",
+        "v1",
+        &APIResource {
+            name: "gadgets".into(),
+            kind: "Gadget".into(),
+            namespaced: true,
+            singular_name: "gadget".into(),
+            short_names: Some(vec!["gdg".into()]),
+            verbs: vec!["list".into(), "watch".into(), "get".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut resources = kinformer::ui::resources::builtin_resources();
+    resources.push(gadget);
+    let fx = app.update(Action::Discovery(resources.clone()));
+    let (view, plural, _) = opened(&fx)[0].clone();
+    assert_eq!(plural, "gadgets");
+    assert!(matches!(app.current_screen(), Some(Screen::Table(id)) if *id == view));
+    // Once only: a later discovery does not move the user again.
+    app.update(key(':'));
+    type_str(&mut app, "po");
+    app.update(code(KeyCode::Enter));
+    let fx = app.update(Action::Discovery(resources));
+    assert!(opened(&fx).is_empty(), "{fx:?}");
+}
+
 /// An Event view has no NAME column: it opens sorted by LAST SEEN, newest first, with the arrow
 /// on LAST SEEN (key order is not claimed for it), and `>` steps onto LAST SEEN too.
 #[test]

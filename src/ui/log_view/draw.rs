@@ -60,6 +60,16 @@ impl LogView {
                 Style::default().fg(Color::Yellow),
             ));
         }
+        if self.not_kept > 0 {
+            spans.push(Span::styled(
+                format!(
+                    "head: buffer full (cap {} MiB), {} later lines not kept ",
+                    self.cap / (1024 * 1024),
+                    self.not_kept
+                ),
+                Style::default().fg(Color::Yellow),
+            ));
+        }
         let mut flags = vec![self.since.label().to_string()];
         if self.options.previous {
             flags.push("previous".into());

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Row, Table, Widget};
 
 use crate::ui::action::{ContextRow, Effect};
@@ -122,6 +122,42 @@ impl App {
             v.cursor = super::moved_cursor(action, n, v.cursor, len);
             v.scroll = super::scrolled_to(v.cursor, v.scroll, page);
         }
+    }
+
+    /// Header lines 2 and 3 over the contexts table: how many, the current one (and the
+    /// clusters shown together), the marks. Not the informer line of the table beneath.
+    pub(crate) fn contexts_header(
+        &self,
+        view: &ContextsView,
+        label: Style,
+        value: Style,
+    ) -> [Line<'_>; 2] {
+        let n = self.context_table().len();
+        let mut l2 = vec![
+            Span::styled(" Contexts: ", label),
+            Span::styled(format!("{n} │ current {}", self.connection.context), value),
+        ];
+        if self.fleet.is_fleet() {
+            l2.push(Span::styled(
+                format!(" │ shown together: {}", self.fleet.names().join(", ")),
+                value,
+            ));
+        }
+        let marked = if view.marked.is_empty() {
+            Span::styled(
+                "none (space marks several, enter shows them together)",
+                Style::default().fg(DIM),
+            )
+        } else {
+            Span::styled(
+                view.marked.iter().cloned().collect::<Vec<_>>().join(", "),
+                value,
+            )
+        };
+        [
+            Line::from(l2),
+            Line::from(vec![Span::styled(" Marked: ", label), marked]),
+        ]
     }
 
     pub(crate) fn render_contexts(&self, view: &ContextsView, area: Rect, buf: &mut Buffer) {

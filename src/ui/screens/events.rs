@@ -99,8 +99,15 @@ pub(crate) fn render_events(
     buf: &mut Buffer,
     full: bool,
 ) {
+    // Filtered: the rows shown of those kept (a filter showing none says 0, not the ring's
+    // fill); else how full the ring is.
+    let count = if log.type_filter.is_some() || log.kind_filter.is_some() {
+        format!("{} of {}", log.shown().count(), log.len())
+    } else {
+        format!("{}/{}", log.len(), log.capacity())
+    };
     let mut title = vec![Span::styled(
-        format!(" DeltaFIFO events[{}/{}] ", log.len(), log.capacity()),
+        format!(" DeltaFIFO events[{count}] "),
         Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
     )];
     title.push(Span::styled(

@@ -258,10 +258,21 @@ impl App {
             return;
         };
         v.wide = !v.wide;
-        let names: Vec<&str> = crate::render::wide_columns(&v.resource.api_resource.kind)
+        // The layout is recomputed from the rows on screen (widths remembered while narrow
+        // must not squeeze, or be squeezed by, the other mode's columns).
+        v.col_widths.clear();
+        // A custom resource's printer columns of priority > 0, then the kind's wide ones.
+        let mut names: Vec<String> = v
+            .columns
             .iter()
-            .map(|c| c.name)
+            .filter(|c| c.wide)
+            .map(|c| c.name.clone())
             .collect();
+        names.extend(
+            crate::render::wide_columns(&v.resource.api_resource.kind)
+                .iter()
+                .map(|c| c.name.to_string()),
+        );
         if v.wide {
             self.info(format!("wide: {} (ctrl-w again: off)", names.join(", ")));
         } else {

@@ -224,6 +224,7 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::History(h)) => Some(app.history_header(h, label, value)),
         Some(Screen::Changes(c)) => Some(app.changes_header(c, label, value)),
         Some(Screen::HistoryDiff(d)) => Some(history_diff::diff_header(d, label, value)),
+        Some(Screen::Contexts(c)) => Some(app.contexts_header(c, label, value)),
         _ => None,
     }
 }

@@ -150,7 +150,8 @@ impl App {
         }
     }
 
-    /// Enter opens the selected tile's view (filtered to the subset the tile means).
+    /// Enter opens the selected tile's list filtered to what is wrong (`ctrl-z`'s faulty rows;
+    /// the events tile: Warnings).
     pub(crate) fn on_pulse_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
         match action {
             KeyAction::Enter => {
@@ -166,6 +167,13 @@ impl App {
                 self.stack.push(Screen::Table(id));
                 if let Some(f) = open.filter {
                     self.set_text_filter(id, &f);
+                }
+                if open.faults
+                    && let Some(v) = self.views.get_mut(&id)
+                {
+                    v.table.filters.faults = true;
+                    let cands = Self::label_candidates(v);
+                    v.table.refilter(cands);
                 }
                 self.scroll_current();
                 true
@@ -200,7 +208,7 @@ impl App {
         let l2 = Line::from(vec![
             Span::styled(" Pulse: ", label),
             Span::styled(scope, value),
-            Span::raw(" │ j/k tile, enter opens its view"),
+            Span::raw(" │ j/k tile, enter opens what is wrong, P closes"),
         ]);
         let l3 = Line::from(vec![
             Span::styled(" Metrics: ", label),

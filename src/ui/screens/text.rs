@@ -105,9 +105,45 @@ pub fn text_area(size: (u16, u16)) -> (usize, usize) {
     )
 }
 
-/// Rows a line takes when hard-wrapped at `width` characters (at least one).
+/// Rows a line takes when wrapped at `width` characters (at least one); see [`word_wrap`].
 pub fn wrapped_rows(line: &str, width: usize) -> usize {
-    line.chars().count().div_ceil(width.max(1)).max(1)
+    if line.chars().count() <= width.max(1) {
+        return 1;
+    }
+    word_wrap(line, width).len()
+}
+
+/// `line` in rows of at most `width` characters, broken after the last space that fits (the
+/// space ends the row); a word longer than a row is cut where the row ends. Never empty.
+pub fn word_wrap(line: &str, width: usize) -> Vec<&str> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut rest = line;
+    while rest.chars().count() > width {
+        // Byte offset of the character just past the row, and of the last space within it.
+        let end = rest
+            .char_indices()
+            .nth(width)
+            .map_or(rest.len(), |(i, _)| i);
+        let space = rest
+            .char_indices()
+            .take(width + 1)
+            .filter(|(i, c)| *c == ' ' && *i > 0)
+            .map(|(i, _)| i)
+            .last();
+        match space {
+            Some(at) => {
+                rows.push(&rest[..at]);
+                rest = &rest[at + 1..];
+            }
+            None => {
+                rows.push(&rest[..end]);
+                rest = &rest[end..];
+            }
+        }
+    }
+    rows.push(rest);
+    rows
 }
 
 pub(crate) enum TextResult {
@@ -338,6 +374,39 @@ impl App {
         }));
     }
 
+    /// `:messages`: the footer's recent messages whole, newest last (the footer cuts a long one
+    /// at a word and points here).
+    pub(crate) fn show_messages(&mut self) {
+        let lines: Vec<String> = if self.messages.is_empty() {
+            vec!["no messages yet".to_string()]
+        } else {
+            self.messages
+                .iter()
+                .map(|(m, error)| {
+                    if *error {
+                        format!("error: {m}")
+                    } else {
+                        m.clone()
+                    }
+                })
+                .collect()
+        };
+        let request = self.next_request;
+        self.next_request += 1;
+        self.stack.push(Screen::Text(TextView {
+            kind: TextKind::Describe,
+            title: format!("Messages ({})", self.messages.len()),
+            request,
+            lines: Some(Ok(lines)),
+            value: None,
+            reveal: false,
+            scroll: 0,
+            wrap: true,
+            search: None,
+            hit: None,
+        }));
+    }
+
     pub(crate) fn toggle_reveal(&mut self) {
         if let Some(Screen::Text(t)) = self.stack.last_mut()
             && t.is_secret()
@@ -412,19 +481,17 @@ pub(crate) fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
                     shown.push(yaml_line(l, yaml));
                     continue;
                 }
-                // Hard wrap at the width (as `less` does); the first row keeps the key colour.
-                let mut rest = l.as_str();
-                let mut first = true;
-                while !rest.is_empty() && shown.len() < h {
-                    let cut = rest.char_indices().nth(w).map_or(rest.len(), |(i, _)| i);
-                    let (row, tail) = rest.split_at(cut);
-                    shown.push(if first {
+                // Wrapped at word boundaries (a word longer than a row is cut); the first
+                // row keeps the key colour.
+                for (n, row) in word_wrap(l, w).into_iter().enumerate() {
+                    if shown.len() >= h {
+                        break;
+                    }
+                    shown.push(if n == 0 {
                         yaml_line(row, yaml)
                     } else {
                         Line::raw(row)
                     });
-                    first = false;
-                    rest = tail;
                 }
             }
             Paragraph::new(shown).render(inner, buf);
@@ -485,4 +552,29 @@ pub(crate) fn hints(t: &TextView) -> Vec<KeyAction> {
     }
     a.push(KeyAction::Back);
     a
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::*;
+
+    /// Issue 39: describe wrapped mid-word; rows now break after the last space that fits.
+    #[test]
+    fn long_lines_wrap_at_word_boundaries_and_a_longer_word_is_cut() {
+        assert_eq!(
+            word_wrap("Message: back-off restarting failed container", 20),
+            ["Message: back-off", "restarting failed", "container"]
+        );
+        assert_eq!(
+            word_wrap("abcdefghij klm", 4),
+            ["abcd", "efgh", "ij", "klm"]
+        );
+        assert_eq!(word_wrap("short", 20), ["short"]);
+        assert_eq!(word_wrap("", 5), [""]);
+        assert_eq!(word_wrap("naïve café crème", 6), ["naïve", "café", "crème"]);
+        assert_eq!(
+            wrapped_rows("Message: back-off restarting failed container", 20),
+            3
+        );
+    }
 }

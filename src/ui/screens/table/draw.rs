@@ -329,13 +329,21 @@ impl App {
             order
         };
         if n_usage > 0 || !wide.is_empty() {
-            // The columns that fit whole; the next one too, cut to the room left, when that is
-            // still a useful width (a status one character wider must not drop NODE; wide
-            // mode's columns never squeeze the kind's own).
+            // Which columns are kept, by priority: the kind's own first, then in wide mode the
+            // wide ones the user asked for, then the usage columns (with wide mode off they
+            // rank before IP and NODE, as shown). The columns that fit whole are kept; the
+            // next one too, cut to the room left, when that is still a useful width (a status
+            // one character wider must not drop NODE; wide mode's columns never squeeze the
+            // kind's own). The kept ones are shown in display order.
+            let by_priority: Vec<usize> = if wide.is_empty() {
+                order.clone()
+            } else {
+                (0..base).chain(base..headers.len()).collect()
+            };
             let avail = u32::from(inner.width);
             let mut used = 0u32;
             let mut fit = 0;
-            for &i in &order {
+            for &i in &by_priority {
                 let gap = if fit == 0 { 0 } else { 2 };
                 if used + gap + u32::from(widths[i]) <= avail {
                     used += gap + u32::from(widths[i]);
@@ -349,7 +357,8 @@ impl App {
                 }
                 break;
             }
-            order.truncate(fit.max(1));
+            let kept = &by_priority[..fit.max(1)];
+            order.retain(|i| kept.contains(i));
         }
         // Room left on the right goes to the last column, up to its longest value (an event's
         // MESSAGE is not cut at 60 characters with half the screen empty).
@@ -520,15 +529,21 @@ pub(super) enum Shown<'a> {
     Path(&'a crate::ui::custom_columns::CustomCol),
 }
 
-/// The kind's columns in order, or the custom view's (its own columns by header, in its
-/// order; hidden ones left out, wide-only ones too unless the view is wide).
+/// The kind's columns in order (wide-only ones left out unless the view is wide), or the custom
+/// view's (its own columns by header, in its order; hidden ones left out, wide-only ones too
+/// unless the view is wide).
 pub(super) fn shown_columns<'a>(
     v: &ResourceView,
     custom: Option<&'a crate::ui::custom_columns::CustomView>,
 ) -> Vec<Shown<'a>> {
     use crate::ui::custom_columns::Source;
     match custom {
-        None => (0..v.columns.len()).map(Shown::Own).collect(),
+        // A custom resource's printer columns of priority > 0 only in wide mode (kubectl -o
+        // wide).
+        None => (0..v.columns.len())
+            .filter(|i| v.wide || !v.columns[*i].wide)
+            .map(Shown::Own)
+            .collect(),
         Some(cv) => cv
             .columns
             .iter()
