@@ -154,6 +154,8 @@ pub enum InformerState {
     Forbidden {
         retry_at_ms: i64,
     },
+    /// Asking the server where its history is before watching on (after a reconnect, `ctrl-r`).
+    Checking,
     Stopped,
 }
 
@@ -185,6 +187,12 @@ pub struct InformerRow {
     pub cluster: Option<Arc<str>>,
     /// The list in progress, while listing (objects, bytes, the total when known).
     pub progress: Option<crate::ui::listing::ListingProgress>,
+    /// An error interrupted the informer and it has not been confirmed current since: its rows
+    /// may lag the server (the header says `stale`, not `synced`).
+    pub stale: bool,
+    /// The latest time the server's history went back and the informer listed again: the
+    /// header's and the event log's line (`history went back (RV … → …: …); listed again`).
+    pub history_reset: Option<String>,
 }
 
 /// A fleet member's state as its prober sees it (the header's per-cluster line, when several

@@ -803,6 +803,8 @@ mod tests {
             forbidden: false,
             cluster: None,
             progress: None,
+            stale: false,
+            history_reset: None,
         }
     }
 

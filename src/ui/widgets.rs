@@ -37,6 +37,7 @@ pub(crate) fn state_text(state: &InformerState, now_ms: i64) -> String {
         InformerState::Forbidden { retry_at_ms } => {
             format!("forbidden, retry in {}", countdown(now_ms, *retry_at_ms))
         }
+        InformerState::Checking => "checking history".into(),
         InformerState::Stopped => "stopped".into(),
     }
 }
@@ -301,6 +302,10 @@ impl App {
                         },
                         if r.progress.is_some() {
                             " │ syncing"
+                        } else if r.synced && r.stale {
+                            // After an outage: not confirmed current until the watch delivers
+                            // or the history check passes.
+                            " │ stale"
                         } else if r.synced {
                             " │ synced"
                         } else if r.forbidden {
