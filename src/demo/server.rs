@@ -473,7 +473,8 @@ async fn admin(
         "snapshot" => f.save_snapshot(&app.cluster),
         "restore" => {
             if !f.restore_snapshot(&app.cluster) {
-                return StatusError::bad_request("no snapshot: call snapshot first").into_response();
+                return StatusError::bad_request("no snapshot: call snapshot first")
+                    .into_response();
             }
         }
         "recreate" => f.recreate_cluster(&app.cluster),

@@ -818,15 +818,14 @@ impl<K: Object> Reflector<K> {
     fn backoff(&mut self, then: State<K>) -> State<K> {
         // After a reconnect, the server may not be the one we left (a restored etcd, a
         // re-created cluster): ask before watching or listing on.
-        let then = if std::mem::take(&mut self.reconnect)
-            && !matches!(then, State::CheckHistory { .. })
-        {
-            State::CheckHistory {
-                then: Box::new(then),
-            }
-        } else {
-            then
-        };
+        let then =
+            if std::mem::take(&mut self.reconnect) && !matches!(then, State::CheckHistory { .. }) {
+                State::CheckHistory {
+                    then: Box::new(then),
+                }
+            } else {
+                then
+            };
         let now = Instant::now();
         let delay = if std::mem::take(&mut self.just_forbidden) {
             self.config.forbidden_retry

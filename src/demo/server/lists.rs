@@ -245,7 +245,9 @@ pub(super) fn list_handler(
     // etcd3's store counts what follows a page when nothing filters the list (kube-apiserver
     // sends `remainingItemCount` only then).
     let remaining = match &page.continue_token {
-        Some(token) if filter.labels.requirements.is_empty() && filter.fields.requirements.is_empty() => {
+        Some(token)
+            if filter.labels.requirements.is_empty() && filter.fields.requirements.is_empty() =>
+        {
             let (_, last) = decode_continue(token)?;
             Some(app.cluster.count_after(t.idx, t.ns.as_deref(), &last))
         }

@@ -201,7 +201,10 @@ impl<K: Object> Reflector<K> {
     fn publish_mark(&mut self, mark: &HistoryMark) {
         let unfiltered =
             self.config.label_selector.is_none() && self.config.field_selector.is_none();
-        let fresh = mark.total.filter(|_| unfiltered).map_or(0, |n| n.saturating_add(1));
+        let fresh = mark
+            .total
+            .filter(|_| unfiltered)
+            .map_or(0, |n| n.saturating_add(1));
         self.fresh_total.store(fresh, Ordering::Relaxed);
         self.status.send_if_modified(|s| {
             s.server_resource_version = Some(mark.resource_version.clone());
@@ -222,8 +225,7 @@ impl<K: Object> Reflector<K> {
         if known.is_none() {
             self.cluster_uid = mark.cluster_uid.clone();
         }
-        if !self.last_sync_rv.is_empty()
-            && rv_is_older(&mark.resource_version, self.last_sync_rv_n)
+        if !self.last_sync_rv.is_empty() && rv_is_older(&mark.resource_version, self.last_sync_rv_n)
         {
             return self.history_went_back(&mark.resource_version, RewindCause::OlderRevision);
         }

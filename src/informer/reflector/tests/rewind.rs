@@ -17,9 +17,7 @@ fn connect() -> Error {
 }
 
 /// `start`, keeping the reflector's control.
-fn start_with_control(
-    fake: &Arc<FakeListerWatcher<ConfigMap>>,
-) -> (Running, ReflectorControl) {
+fn start_with_control(fake: &Arc<FakeListerWatcher<ConfigMap>>) -> (Running, ReflectorControl) {
     let store = Arc::new(RecordingStore::default());
     let reflector = Reflector::new(fake.clone(), store.clone(), config());
     let status = reflector.status();
@@ -40,7 +38,9 @@ fn start_with_control(
 
 /// Synced at RV 10 (a@5, b@6), then the watch fails as unreachable; `after` is what the
 /// server's history check says once it is back.
-async fn reconnect_to(after: Result<HistoryMark, Error>) -> (Arc<FakeListerWatcher<ConfigMap>>, Running) {
+async fn reconnect_to(
+    after: Result<HistoryMark, Error>,
+) -> (Arc<FakeListerWatcher<ConfigMap>>, Running) {
     let fake = FakeListerWatcher::shared();
     fake.set_history(mark("10", "uid-1"));
     fake.push_list_page(vec![cm("a", "5"), cm("b", "6")], "10", None);
@@ -64,10 +64,7 @@ async fn a_reconnect_to_a_server_whose_revision_went_back_relists_from_scratch()
         vec![Some("0".into()), Some(String::new())],
         "the relist is a consistent read: RV 10 means nothing to this server"
     );
-    assert_eq!(
-        fake.watch_calls()[1].resource_version.as_deref(),
-        Some("3")
-    );
+    assert_eq!(fake.watch_calls()[1].resource_version.as_deref(), Some("3"));
     assert_eq!(
         run.store.ops().last(),
         Some(&Rec::Replace(tags(&["a@2"]), "3".into())),
@@ -237,7 +234,11 @@ async fn a_watch_cut_off_before_its_timeout_checks_the_history_and_one_that_ran_
     fake.push_watch(WatchScript::new().then_hang());
     let (run, _) = start_with_control(&fake);
     fake.wait_for_watch_calls(2).await;
-    assert_eq!(fake.history_calls(), 2, "the cut watch was followed by a check");
+    assert_eq!(
+        fake.history_calls(),
+        2,
+        "the cut watch was followed by a check"
+    );
     fake.wait_for_watch_calls(3).await;
     assert_eq!(fake.history_calls(), 2, "a watch that timed out is not");
     run.stop().await;
