@@ -604,6 +604,13 @@ impl<K: Object> Reflector<K> {
         }
     }
 
+    /// Take requests through `control` (a handle made before the reflector, e.g. by the
+    /// informer that owns it).
+    pub fn with_control(mut self, control: ReflectorControl) -> Self {
+        self.control = control;
+        self
+    }
+
     /// A handle to ask this reflector for a history check or a relist (see [`rewind`]).
     pub fn control(&self) -> ReflectorControl {
         self.control.clone()

@@ -394,6 +394,20 @@ impl Runtime {
                     });
                 });
             }
+            Effect::CheckHistory { view } => {
+                if let Some(feed) = self.views.get(&view) {
+                    let key = feed.opened.lock().as_ref().map(|o| o.key.clone());
+                    if let Some(key) = key
+                        && let Some((_, informer)) = self
+                            .factory
+                            .informers()
+                            .into_iter()
+                            .find(|(k, _)| *k == key)
+                    {
+                        informer.check_history();
+                    }
+                }
+            }
             Effect::RetryForbidden { view } => {
                 if let Some(feed) = self.views.get(&view) {
                     let (resource, namespace, drill, only) = (

@@ -527,6 +527,11 @@ pub enum Effect {
     RetryForbidden {
         view: ViewId,
     },
+    /// `ctrl-r` on a view that is not forbidden: its informer asks the server where its history
+    /// is before watching on (a restored etcd, a re-created cluster relist from scratch).
+    CheckHistory {
+        view: ViewId,
+    },
     /// GET the full object; answer with [`Action::Yaml`].
     FetchYaml {
         request: u64,

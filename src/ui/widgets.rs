@@ -314,6 +314,12 @@ impl App {
                             " │ syncing"
                         }
                     )));
+                    if let Some(reset) = &r.history_reset {
+                        l2.push(Span::styled(
+                            format!(" │ {reset}"),
+                            Style::default().fg(Color::Yellow),
+                        ));
+                    }
                 }
                 None => l2.push(Span::styled("starting", Style::default().fg(Color::Yellow))),
             }

@@ -141,6 +141,7 @@ mod k9s_keys;
 mod labels;
 mod namespaces;
 mod screen;
+mod stale;
 mod table;
 mod user_config;
 mod views;
