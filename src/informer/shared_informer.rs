@@ -700,6 +700,38 @@ impl<K: Object> SharedIndexInformer<K> {
         self.control.relist();
     }
 
+    /// Compare the cache with a fresh consistent list of the server (paged, in this informer's
+    /// encoding) by key and resourceVersion (see [`crate::informer::consistency`]); when they
+    /// differ, ask the reflector to list again.
+    pub async fn verify(&self) -> Result<crate::informer::consistency::Verification, Error> {
+        let cache_rv = self.last_sync_resource_version();
+        let cached: std::collections::BTreeMap<String, String> = self
+            .indexer
+            .list()
+            .iter()
+            .filter_map(|o| {
+                let key = crate::informer::store::meta_namespace_key(o.as_ref()).ok()?;
+                Some((
+                    key,
+                    crate::informer::store::resource_version(o.as_ref()).to_string(),
+                ))
+            })
+            .collect();
+        let v = crate::informer::consistency::verify(
+            self.lw.as_ref(),
+            &cached,
+            &cache_rv,
+            self.reflector_config.page_size,
+            self.reflector_config.label_selector.clone(),
+            self.reflector_config.field_selector.clone(),
+        )
+        .await?;
+        if !v.differences.is_empty() {
+            self.relist();
+        }
+        Ok(v)
+    }
+
     /// The reflector's last resourceVersion (client-go `LastSyncResourceVersion`).
     pub fn last_sync_resource_version(&self) -> String {
         self.reflector_status

@@ -408,6 +408,24 @@ impl Runtime {
                     }
                 }
             }
+            Effect::Verify { view } => {
+                let informer = self.views.get(&view).and_then(|feed| {
+                    let key = feed.opened.lock().as_ref().map(|o| o.key.clone())?;
+                    self.factory
+                        .informers()
+                        .into_iter()
+                        .find(|(k, _)| *k == key)
+                        .map(|(_, i)| i)
+                });
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match informer {
+                        Some(i) => i.verify().await.map_err(|e| e.to_string()),
+                        None => Err("this view has no informer yet".to_string()),
+                    };
+                    let _ = tx.send(Action::Verified { view, result });
+                });
+            }
             Effect::RetryForbidden { view } => {
                 if let Some(feed) = self.views.get(&view) {
                     let (resource, namespace, drill, only) = (

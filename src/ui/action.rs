@@ -352,6 +352,11 @@ pub enum Action {
         forbidden: bool,
     },
     InformerStats(Vec<InformerRow>),
+    /// The answer to [`Effect::Verify`]: the view's cache compared with a fresh list.
+    Verified {
+        view: ViewId,
+        result: Result<crate::informer::consistency::Verification, String>,
+    },
     /// The view's informer was not started: the user may not list/watch it in that scope.
     Forbidden {
         view: ViewId,
@@ -530,6 +535,11 @@ pub enum Effect {
     /// `ctrl-r` on a view that is not forbidden: its informer asks the server where its history
     /// is before watching on (a restored etcd, a re-created cluster relist from scratch).
     CheckHistory {
+        view: ViewId,
+    },
+    /// `:verify`: compare the view's informer cache with a fresh consistent list (relisting
+    /// when they differ); answer with [`Action::Verified`].
+    Verify {
         view: ViewId,
     },
     /// GET the full object; answer with [`Action::Yaml`].

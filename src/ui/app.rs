@@ -831,6 +831,7 @@ impl App {
                     self.dirty = true;
                 }
             }
+            Action::Verified { view, result } => self.on_verified(view, result),
             Action::InformerStats(rows) => {
                 self.pulse_stats(&rows);
                 // A history reset of this context's informers is news: say it in the footer too.

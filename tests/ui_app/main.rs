@@ -144,4 +144,5 @@ mod screen;
 mod stale;
 mod table;
 mod user_config;
+mod verify;
 mod views;
