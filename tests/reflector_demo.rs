@@ -307,3 +307,111 @@ async fn a_storage_read_error_event_over_http_relists_in_both_encodings() {
         demo.shutdown().await;
     }
 }
+
+/// Issue 38 over real HTTP: the demo server's etcd restored from an older snapshot (the
+/// `restore` fault: fewer objects, lower resourceVersions, open watches ended), then its cluster
+/// re-created (the `recreate` fault: a new `kube-system` uid). Each time the informer lists from
+/// scratch and holds exactly the server's objects and RVs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_informer_over_http_follows_a_restored_and_a_recreated_demo_cluster() {
+    use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
+    use std::collections::BTreeMap;
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo server");
+    let cluster = demo.cluster();
+    let faults = demo.faults();
+    let create = |name: &str| {
+        cluster
+            .apply(Mutation::Create {
+                resource: CONFIGMAPS,
+                object: configmap("default", name),
+            })
+            .expect("create");
+    };
+    for i in 0..5 {
+        create(&format!("kept-{i}"));
+    }
+    faults.save_snapshot(&cluster);
+    for i in 0..8 {
+        create(&format!("later-{i}"));
+    }
+    let url = demo.base_url().parse().expect("url");
+    let client = client_for_informers(kube::Config::new(url)).expect("client");
+    let lw = Arc::new(KubeListerWatcher::<ConfigMap>::typed(
+        client,
+        Some("default"),
+    ));
+    let informer = SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "configmaps".into(),
+            ..InformerConfig::default()
+        },
+    );
+    let cancel = CancellationToken::new();
+    let (inf, c) = (informer.clone(), cancel.clone());
+    let task = tokio::spawn(async move { inf.run(c).await });
+    let server_state = || -> BTreeMap<String, String> {
+        cluster
+            .list(&CONFIGMAPS, Some("default"))
+            .iter()
+            .map(|v| {
+                (
+                    format!("default/{}", v["metadata"]["name"].as_str().unwrap_or("")),
+                    v["metadata"]["resourceVersion"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string(),
+                )
+            })
+            .collect()
+    };
+    let informer_state = || -> BTreeMap<String, String> {
+        informer
+            .indexer()
+            .list()
+            .iter()
+            .map(|o| {
+                (
+                    format!("default/{}", o.metadata.name.as_deref().unwrap_or("")),
+                    o.metadata.resource_version.clone().unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let converge = |what: &'static str| async move {
+        tokio::time::timeout(HANG_GUARD, async {
+            while informer_state() != server_state() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "{what}: informer {:?}\nserver {:?}",
+                informer_state(),
+                server_state()
+            )
+        });
+    };
+    converge("first sync").await;
+    assert_eq!(informer_state().len(), 13);
+    assert!(faults.restore_snapshot(&cluster));
+    converge("after the restore").await;
+    assert_eq!(informer_state().len(), 5, "the restored snapshot's objects");
+    let resets = || {
+        informer
+            .stats()
+            .reflector
+            .map(|s| s.history_resets)
+            .unwrap_or(0)
+    };
+    assert_eq!(resets(), 1);
+    faults.recreate_cluster(&cluster);
+    create("fresh");
+    converge("after the re-creation").await;
+    assert_eq!(resets(), 2);
+    cancel.cancel();
+    let _ = task.await;
+}

@@ -901,10 +901,7 @@ async fn a_limit_1_consistent_read_says_the_rv_and_the_remaining_count() {
             .await
             .unwrap();
     }
-    let page = api
-        .list(&ListParams::default().limit(1))
-        .await
-        .unwrap();
+    let page = api.list(&ListParams::default().limit(1)).await.unwrap();
     assert_eq!(page.items.len(), 1);
     assert!(page.metadata.resource_version.is_some());
     // The namespace may hold the cluster's own configmaps (kube-root-ca.crt on a real one).
