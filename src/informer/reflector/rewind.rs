@@ -147,7 +147,7 @@ fn group_digits(rv: &str) -> String {
     }
     let mut out = String::with_capacity(rv.len() + rv.len() / 3);
     for (i, c) in rv.chars().enumerate() {
-        if i > 0 && (rv.len() - i) % 3 == 0 {
+        if i > 0 && (rv.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
