@@ -812,14 +812,19 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                     #[serde(default)]
                     items: Vec<serde::de::IgnoredAny>,
                 }
+                use http_body_util::BodyExt as _;
                 let url = format!("{}?limit=1", self.path);
-                let body = self
-                    .client
-                    .request_text(self.get(url, false)?)
+                // Through `send_checked`, so a refusal's `Retry-After` reaches the backoff.
+                let res =
+                    send_checked(&self.client, self.get(url, false)?, &self.asked_wait).await?;
+                let body = res
+                    .into_body()
+                    .collect()
                     .await
-                    .map_err(map_kube_error)?;
+                    .map_err(|e| Error::Connect(format!("list body: {e}")))?
+                    .to_bytes();
                 let head: Head =
-                    serde_json::from_str(&body).map_err(|e| Error::Decode(e.to_string()))?;
+                    serde_json::from_slice(&body).map_err(|e| Error::Decode(e.to_string()))?;
                 let items = head.items.len() as u64;
                 // A one-item page says how many follow; a page without `continue` is all.
                 let total = match head.metadata.remaining_item_count {

@@ -632,17 +632,12 @@ impl<K: Object> Reflector<K> {
     pub async fn run(mut self, cancel: CancellationToken) {
         tracing::debug!(kind = %self.config.kind, "reflector starting");
         self.next_resync = self.resync_period().map(|p| Instant::now() + p);
-        // The identity later checks compare with, and the collection's size for the first
-        // list's progress.
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => {
-                self.set_state(ReflectorState::Stopped);
-                return;
-            }
-            _ = self.first_history_mark() => {}
-        }
-        let mut state = self.list_state("first list");
+        // A history check first: the identity later checks compare with, and the collection's
+        // size for the first list's progress. It fails as the list would (same path, same
+        // server), and is retried after the backoff as the list would be.
+        let mut state = State::CheckHistory {
+            then: Box::new(self.list_state("first list")),
+        };
         loop {
             let next = tokio::select! {
                 biased;

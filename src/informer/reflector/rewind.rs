@@ -185,19 +185,6 @@ impl<K: Object> Reflector<K> {
         }
     }
 
-    /// The first check, before the first list: the identity later checks compare with, and the
-    /// collection's size for the list's progress. A failure is not reported (the list that
-    /// follows meets the same server and says what is wrong).
-    pub(super) async fn first_history_mark(&mut self) {
-        let Some(ask) = self.lw.history_mark() else {
-            return;
-        };
-        if let Ok(mark) = ask.await {
-            self.cluster_uid = mark.cluster_uid.clone();
-            self.publish_mark(&mark);
-        }
-    }
-
     fn publish_mark(&mut self, mark: &HistoryMark) {
         let unfiltered =
             self.config.label_selector.is_none() && self.config.field_selector.is_none();
