@@ -70,9 +70,11 @@ pub struct Verification {
     pub differences: Vec<Difference>,
 }
 
-/// Compare the cache (`key → RV`, synced to `cache_rv`) with a list of the server (`key → RV`,
-/// at `list_rv`). A cache synced past the list (the server's history went back) gets no
-/// allowance for objects changed after the list.
+/// Compare the cache (`key → RV`, read after the list) with a list of the server (`key → RV`,
+/// at `list_rv`); `cache_rv` is the RV the cache was synced to before the list was asked. A
+/// consistent list is at least as new as anything served before it, so a `cache_rv` above the
+/// list's means the server's history went back: then no allowance is made for cached objects
+/// newer than the list (otherwise they changed after it).
 pub fn compare(
     cached: &BTreeMap<String, String>,
     cache_rv: &str,
@@ -131,10 +133,11 @@ pub fn compare(
 }
 
 /// List the server consistently through `lw` (paged by `page_size`, with the informer's
-/// selectors) and compare with `cached`.
+/// selectors) and compare with the cache as `cached` reads it once the list is in; `cache_rv`
+/// is the cache's RV before the list (see [`compare`]).
 pub async fn verify<K: Object>(
     lw: &dyn ListerWatcher<K>,
-    cached: &BTreeMap<String, String>,
+    cached: impl FnOnce() -> BTreeMap<String, String>,
     cache_rv: &str,
     page_size: u32,
     label_selector: Option<String>,
@@ -167,7 +170,14 @@ pub async fn verify<K: Object>(
                     ..first.clone()
                 };
             }
-            _ => return Ok(compare(cached, cache_rv, &server, &page.resource_version)),
+            _ => {
+                return Ok(compare(
+                    &cached(),
+                    cache_rv,
+                    &server,
+                    &page.resource_version,
+                ));
+            }
         }
     }
 }
@@ -218,9 +228,9 @@ mod tests {
                 ("default/gone", "7"),
                 ("default/new", "12"),
             ]),
-            "12",
+            "10",
             &map(&[("default/a", "5")]),
-            "12",
+            "10",
         );
         assert_eq!(
             v.differences,

@@ -705,21 +705,21 @@ impl<K: Object> SharedIndexInformer<K> {
     /// differ, ask the reflector to list again.
     pub async fn verify(&self) -> Result<crate::informer::consistency::Verification, Error> {
         let cache_rv = self.last_sync_resource_version();
-        let cached: std::collections::BTreeMap<String, String> = self
-            .indexer
-            .list()
-            .iter()
-            .filter_map(|o| {
-                let key = crate::informer::store::meta_namespace_key(o.as_ref()).ok()?;
-                Some((
-                    key,
-                    crate::informer::store::resource_version(o.as_ref()).to_string(),
-                ))
-            })
-            .collect();
+        // Read once the list is in: what changed meanwhile is newer than the list, not wrong.
+        let cached = || {
+            self.indexer
+                .list()
+                .iter()
+                .filter_map(|o| {
+                    let key = crate::informer::store::meta_namespace_key(o.as_ref()).ok()?;
+                    let rv = crate::informer::store::resource_version(o.as_ref()).to_string();
+                    Some((key, rv))
+                })
+                .collect()
+        };
         let v = crate::informer::consistency::verify(
             self.lw.as_ref(),
-            &cached,
+            cached,
             &cache_rv,
             self.reflector_config.page_size,
             self.reflector_config.label_selector.clone(),
