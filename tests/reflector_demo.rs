@@ -415,3 +415,93 @@ async fn an_informer_over_http_follows_a_restored_and_a_recreated_demo_cluster()
     cancel.cancel();
     let _ = task.await;
 }
+
+/// `:verify` over real HTTP: the demo's etcd is restored under an open watch that stays silent
+/// (as kube-apiserver's does for an RV it has not reached). The verification finds what is
+/// missing, extra and different, the informer lists again, and a second verification matches.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_finds_what_a_silent_watch_hides_and_the_relist_fixes_it() {
+    use kinformer::informer::consistency::DifferenceKind;
+    use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo server");
+    let cluster = demo.cluster();
+    for name in ["a", "b", "c"] {
+        cluster
+            .apply(Mutation::Create {
+                resource: CONFIGMAPS,
+                object: configmap("default", name),
+            })
+            .expect("create");
+    }
+    let snap = cluster.snapshot();
+    cluster
+        .apply(Mutation::Create {
+            resource: CONFIGMAPS,
+            object: configmap("default", "later"),
+        })
+        .expect("create");
+    let url = demo.base_url().parse().expect("url");
+    let client = client_for_informers(kube::Config::new(url)).expect("client");
+    let lw = Arc::new(KubeListerWatcher::<ConfigMap>::typed(
+        client,
+        Some("default"),
+    ));
+    let informer = SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "configmaps".into(),
+            ..InformerConfig::default()
+        },
+    );
+    let cancel = CancellationToken::new();
+    let (inf, c) = (informer.clone(), cancel.clone());
+    let task = tokio::spawn(async move { inf.run(c).await });
+    tokio::time::timeout(HANG_GUARD, async {
+        while informer.indexer().list().len() < 4 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("synced");
+    let matched = informer.verify().await.expect("verify");
+    assert!(matched.differences.is_empty(), "{matched:?}");
+    assert_eq!(matched.matched, 4);
+    // Restored under the open watch, which stays silent; then a write the watch never sends.
+    cluster.restore(&snap);
+    cluster
+        .apply(Mutation::Create {
+            resource: CONFIGMAPS,
+            object: configmap("default", "new"),
+        })
+        .expect("create");
+    let found = informer.verify().await.expect("verify");
+    let kinds: Vec<(String, DifferenceKind)> = found
+        .differences
+        .iter()
+        .map(|d| (d.key.clone(), d.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("default/later".to_string(), DifferenceKind::Extra),
+            ("default/new".to_string(), DifferenceKind::Missing),
+        ]
+    );
+    // The relist it asked for brings the cache to the server's state.
+    tokio::time::timeout(HANG_GUARD, async {
+        loop {
+            let v = informer.verify().await.expect("verify");
+            if v.differences.is_empty() {
+                assert_eq!(v.matched, 4);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the relist converged");
+    cancel.cancel();
+    let _ = task.await;
+}
