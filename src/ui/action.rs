@@ -352,6 +352,8 @@ pub enum Action {
         forbidden: bool,
     },
     InformerStats(Vec<InformerRow>),
+    /// config.toml's `verify_minutes` passed: verify the current table (see `:verify`).
+    VerifyTick,
     /// The answer to [`Effect::Verify`]: the view's cache compared with a fresh list.
     Verified {
         view: ViewId,

@@ -832,6 +832,11 @@ impl App {
                 }
             }
             Action::Verified { view, result } => self.on_verified(view, result),
+            Action::VerifyTick => {
+                if let Some(view) = self.current_view_id() {
+                    fx.push(Effect::Verify { view });
+                }
+            }
             Action::InformerStats(rows) => {
                 self.pulse_stats(&rows);
                 // A history reset of this context's informers is news: say it in the footer too.

@@ -70,3 +70,12 @@ fn differences_are_shown_as_a_table_missing_extra_older() {
         assert!(text.contains(row), "{row:?} in\n{text}");
     }
 }
+
+#[test]
+fn the_periodic_check_verifies_the_current_table() {
+    let (mut app, v) = app_with(config(), three_pods());
+    assert_eq!(
+        app.update(Action::VerifyTick),
+        vec![Effect::Verify { view: v }]
+    );
+}
