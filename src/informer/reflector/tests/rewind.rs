@@ -243,3 +243,20 @@ async fn a_watch_cut_off_before_its_timeout_checks_the_history_and_one_that_ran_
     assert_eq!(fake.history_calls(), 2, "a watch that timed out is not");
     run.stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_first_list_knows_its_total_from_the_history_check() {
+    let fake = FakeListerWatcher::shared();
+    fake.set_history(mark("10", "uid-1"));
+    let (run, _) = start_with_control(&fake);
+    // The list is asked and not answered yet: its progress already has the server's count.
+    fake.wait_for_list_calls(1).await;
+    let total = run
+        .status
+        .borrow()
+        .list_progress
+        .as_ref()
+        .and_then(|p| p.total);
+    assert_eq!(total, Some(ListTotal::Exact(2)));
+    run.stop().await;
+}
