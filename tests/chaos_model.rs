@@ -29,7 +29,8 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kinformer::informer::Error;
 use kinformer::informer::list_watch::{
-    ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions, WatchStream, decode_watch_line,
+    HistoryMark, ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions, WatchStream,
+    decode_watch_line,
 };
 use kinformer::informer::reflector::{BackoffConfig, ReflectorConfig};
 use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
@@ -87,6 +88,20 @@ struct Inner {
     list_log: Vec<String>,
     requests: u64,
     probes: u64,
+    /// The cluster's identity (`kube-system`'s uid).
+    uid: String,
+    /// An etcd backup: its revision, objects and write-log length.
+    backup: Option<(u64, BTreeMap<String, ConfigMap>, usize)>,
+    /// Watches pass every write through, also one older than the RV they started from (an API
+    /// server without a watch cache over a restored etcd); kube-apiserver's watch cache sends only
+    /// events newer than a watch's RV.
+    unfiltered_watches: bool,
+    /// History checks answered.
+    history_checks: u64,
+    /// Restores so far, and the log length the latest cut the log to (open watches follow on
+    /// from there).
+    restores: u64,
+    cut_at: usize,
 }
 
 impl Inner {
@@ -143,6 +158,7 @@ impl ModelServer {
             inner: Mutex::new(Inner {
                 rv: 100,
                 cache_start: 1,
+                uid: "uid-1".into(),
                 ..Inner::default()
             }),
             changed: Notify::new(),
@@ -183,6 +199,50 @@ impl ModelServer {
         let mut s = self.inner.lock();
         s.down_until = Some(Instant::now() + downtime);
         s.init_for = init;
+        s.epoch += 1;
+        drop(s);
+        self.changed.notify_waiters();
+    }
+
+    /// Take an etcd backup now.
+    fn backup(&self) {
+        let mut s = self.inner.lock();
+        s.backup = Some((s.rv, s.objects.clone(), s.log.len()));
+    }
+
+    /// etcd restored from the backup: objects and revision go back (lower RVs than the informer
+    /// has seen), the history after the backup is gone, and the watch cache starts over there.
+    /// `end_watches`: the API server restarts over it (its open watches end); otherwise they stay
+    /// open and silent, or, with `unfiltered_watches`, pass the new writes through.
+    fn restore(&self, end_watches: bool) {
+        let mut s = self.inner.lock();
+        let (rv, objects, log_len) = s.backup.clone().expect("a backup");
+        s.rv = rv;
+        s.objects = objects;
+        s.log.truncate(log_len);
+        s.restores += 1;
+        s.cut_at = log_len;
+        s.cache_start = rv;
+        s.compacted = rv;
+        s.snapshots.clear();
+        if end_watches {
+            s.epoch += 1;
+        }
+        drop(s);
+        self.changed.notify_waiters();
+    }
+
+    /// Another cluster at the same address: nothing in it, revisions from 0, a new identity; the
+    /// API server restarts (open watches end).
+    fn recreate(&self) {
+        let mut s = self.inner.lock();
+        s.rv = 0;
+        s.objects.clear();
+        s.log.clear();
+        s.cache_start = 0;
+        s.compacted = 0;
+        s.snapshots.clear();
+        s.uid = "uid-2".into();
         s.epoch += 1;
         drop(s);
         self.changed.notify_waiters();
@@ -317,6 +377,10 @@ impl ListerWatcher<ConfigMap> for ModelServer {
             let epoch = s.epoch;
             let mut first: Vec<Result<WatchEvent<ConfigMap>, Error>> = Vec::new();
             let from = if opts.send_initial_events {
+                let asked = opts.resource_version.as_deref().unwrap_or("");
+                if asked.parse::<u64>().is_ok_and(|n| n > s.rv) {
+                    return Err(too_large(asked, s.rv));
+                }
                 let objs: Vec<ConfigMap> = s.objects.values().cloned().collect();
                 let cut = s.cut_streaming_list_after.take();
                 for (i, o) in objs.into_iter().enumerate() {
@@ -356,10 +420,30 @@ impl ListerWatcher<ConfigMap> for ModelServer {
             // The log's position after `from`.
             let pos = s.log.partition_point(|(_, o)| rv_of(o) <= from);
             let per_object = s.per_object;
+            // The watch cache sends only events newer than the watch's RV: a watch from an RV
+            // the server has not reached stays silent until it passes it.
+            let newer_than = (!s.unfiltered_watches).then_some(from);
             drop(s);
-            Ok(self.follow(first, pos, epoch, per_object))
+            Ok(self.follow(first, pos, epoch, per_object, newer_than))
         }
         .boxed()
+    }
+
+    /// One consistent `limit=1` read and the `kube-system` uid.
+    fn history_mark(&self) -> Option<BoxFuture<'_, Result<HistoryMark, Error>>> {
+        Some(
+            async move {
+                self.admit()?;
+                let mut s = self.inner.lock();
+                s.history_checks += 1;
+                Ok(HistoryMark {
+                    resource_version: s.rv.to_string(),
+                    total: Some(s.objects.len() as u64),
+                    cluster_uid: Some(s.uid.clone()),
+                })
+            }
+            .boxed(),
+        )
     }
 
     fn probe(&self) -> Option<BoxFuture<'_, Result<(), Error>>> {
@@ -403,7 +487,7 @@ fn expired(message: &str) -> Error {
 /// The 504 a lagging watch cache answers (apimachinery's `NewTooLargeResourceVersionError`).
 fn too_large(asked: &str, current: u64) -> Error {
     match error_event(&format!(
-        r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"Too large resource version: {asked}, current: {current}","reason":"Timeout","details":{{"causes":[{{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}}],"retryAfterSeconds":1}},"code":504}}"#
+        r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"Timeout: Too large resource version: {asked}, current: {current}","reason":"Timeout","details":{{"causes":[{{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}}],"retryAfterSeconds":1}},"code":504}}"#
     )) {
         WatchEvent::Error(e) => e,
         other => panic!("{other:?}"),
@@ -438,6 +522,11 @@ impl ModelServer {
             }
             None => {
                 if !matches!(asked, "" | "0") && std::mem::take(&mut s.too_large_next_list) {
+                    return Err(too_large(asked, s.rv));
+                }
+                if asked.parse::<u64>().is_ok_and(|n| n > s.rv) {
+                    // An RV this server has not reached (after an etcd restore): kube-apiserver
+                    // waits up to 3 s for it, then answers 504.
                     return Err(too_large(asked, s.rv));
                 }
                 let exact = match asked.parse::<u64>() {
@@ -478,13 +567,15 @@ impl ModelServer {
     }
 
     /// A watch stream: `first` (its ADDED events, a streaming list's, `per_object` apart), then
-    /// the log from `pos` as it grows, until a restart.
+    /// the log from `pos` as it grows (only events newer than `newer_than`, when given), until a
+    /// restart. A log cut by a restore is followed from its new end.
     fn follow(
         &self,
         first: Vec<Result<WatchEvent<ConfigMap>, Error>>,
         pos: usize,
         epoch: u64,
         per_object: Option<Duration>,
+        newer_than: Option<u64>,
     ) -> WatchStream<ConfigMap> {
         let this = self.0.clone();
         let head = futures::stream::iter(first).then(move |ev| async move {
@@ -493,29 +584,41 @@ impl ModelServer {
             }
             ev
         });
-        let tail = futures::stream::unfold((this, pos), move |(srv, pos)| async move {
-            let ev = loop {
-                let notified = srv.changed.notified();
-                tokio::pin!(notified);
-                notified.as_mut().enable();
-                let next = {
-                    let s = srv.inner.lock();
-                    if s.epoch != epoch {
-                        return None;
+        let restores = self.inner.lock().restores;
+        let tail = futures::stream::unfold(
+            (this, pos, restores),
+            move |(srv, mut pos, mut restores)| async move {
+                let ev = loop {
+                    let notified = srv.changed.notified();
+                    tokio::pin!(notified);
+                    notified.as_mut().enable();
+                    let next = {
+                        let s = srv.inner.lock();
+                        if s.epoch != epoch {
+                            return None;
+                        }
+                        if s.restores != restores {
+                            restores = s.restores;
+                            pos = pos.min(s.cut_at);
+                        }
+                        s.log.get(pos).map(|(op, o)| {
+                            let ev = match op {
+                                Op::Added => WatchEvent::Added(o.clone()),
+                                Op::Modified => WatchEvent::Modified(o.clone()),
+                                Op::Deleted => WatchEvent::Deleted(o.clone()),
+                            };
+                            (newer_than.is_none_or(|from| rv_of(o) > from)).then_some(ev)
+                        })
+                    };
+                    match next {
+                        Some(Some(ev)) => break ev,
+                        Some(None) => pos += 1,
+                        None => notified.await,
                     }
-                    s.log.get(pos).map(|(op, o)| match op {
-                        Op::Added => WatchEvent::Added(o.clone()),
-                        Op::Modified => WatchEvent::Modified(o.clone()),
-                        Op::Deleted => WatchEvent::Deleted(o.clone()),
-                    })
                 };
-                match next {
-                    Some(ev) => break ev,
-                    None => notified.await,
-                }
-            };
-            Some((Ok(ev), (srv, pos + 1)))
-        });
+                Some((Ok(ev), (srv, pos + 1, restores)))
+            },
+        );
         head.chain(tail).boxed()
     }
 }
@@ -888,4 +991,106 @@ async fn a_server_sending_one_object_per_second_completes_its_list_and_rows_prog
         server.delete("cm-01");
         converged(&server, &run, Duration::from_secs(5)).await;
     }
+}
+
+/// Issue 38: etcd restored from a backup under a running informer (an API server restarted over
+/// it: the open watch ends). The server now has fewer objects at lower resourceVersions; a watch
+/// from the informer's RV would be accepted and stay silent. The history check after the cut
+/// watch sees the lower revision, the informer lists from scratch, and its store equals the
+/// server's, every object and RV, within a second; later writes (still below the old RV) follow.
+#[tokio::test(start_paused = true)]
+async fn an_etcd_restored_to_an_older_snapshot_is_noticed_and_listed_again() {
+    for streaming in [false, true] {
+        let server = ModelServer::new();
+        seed(&server, 5);
+        server.backup();
+        for i in 5..12 {
+            server.put(&format!("cm-{i:02}"), "a");
+        }
+        server.put("cm-00", "b");
+        let run = start(&server, streaming, Some(Duration::from_secs(1)));
+        converged(&server, &run, Duration::from_secs(5)).await;
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        let before = run.informer.stats().reflector.unwrap_or_default();
+        server.restore(true);
+        let restored_at = Instant::now();
+        assert!(server.state().len() < run.state().len(), "fewer objects");
+        let at = converged(&server, &run, Duration::from_secs(10)).await;
+        assert!(
+            at - restored_at <= Duration::from_secs(1),
+            "streaming {streaming}: {:?}",
+            at - restored_at
+        );
+        let st = run.informer.stats().reflector.unwrap_or_default();
+        assert_eq!(st.history_resets, 1, "streaming {streaming}");
+        assert_eq!(
+            st.last_history_reset
+                .as_ref()
+                .map(|r| (r.from.clone(), r.to.clone())),
+            Some((before.last_sync_resource_version, "105".to_string())),
+            "streaming {streaming}"
+        );
+        // Writes after the restore carry RVs below the old ones, and arrive.
+        server.put("cm-01", "after");
+        server.put("cm-new", "a");
+        converged(&server, &run, Duration::from_secs(5)).await;
+        run.cancel.cancel();
+    }
+}
+
+/// A cluster re-created at the same address (a new `kube-system` uid) that has already gone past
+/// the old cluster's revision: only the identity tells. The informer lists from scratch and
+/// holds exactly the new cluster's objects.
+#[tokio::test(start_paused = true)]
+async fn a_recreated_cluster_past_the_old_revision_is_noticed_by_its_identity() {
+    let server = ModelServer::new();
+    seed(&server, 10);
+    let run = start(&server, false, Some(Duration::from_secs(1)));
+    converged(&server, &run, Duration::from_secs(5)).await;
+    let old_rv = server.inner.lock().rv;
+    server.recreate();
+    for i in 0..(old_rv as usize + 20) {
+        server.put(&format!("new-{i:03}"), "a");
+    }
+    assert!(server.inner.lock().rv > old_rv);
+    let at = Instant::now();
+    let done = converged(&server, &run, Duration::from_secs(10)).await;
+    assert!(done - at <= Duration::from_secs(1), "{:?}", done - at);
+    let st = run.informer.stats().reflector.unwrap_or_default();
+    assert_eq!(
+        st.last_history_reset.map(|r| r.cause),
+        Some(kinformer::informer::reflector::RewindCause::NewCluster)
+    );
+    run.cancel.cancel();
+}
+
+/// A watch that passes a restored etcd's new writes through (no watch cache filtering them)
+/// delivers an event older than the last one seen: the informer applies nothing of it, lists
+/// from scratch and converges to the server's state.
+#[tokio::test(start_paused = true)]
+async fn a_watch_event_older_than_the_last_one_relists_and_converges() {
+    let server = ModelServer::new();
+    server.inner.lock().unfiltered_watches = true;
+    seed(&server, 4);
+    server.backup();
+    seed(&server, 8);
+    let run = start(&server, false, Some(Duration::from_secs(1)));
+    converged(&server, &run, Duration::from_secs(5)).await;
+    let checks = server.inner.lock().history_checks;
+    server.restore(false);
+    server.put("cm-00", "older");
+    let at = Instant::now();
+    let done = converged(&server, &run, Duration::from_secs(10)).await;
+    assert!(done - at <= Duration::from_secs(1), "{:?}", done - at);
+    let st = run.informer.stats().reflector.unwrap_or_default();
+    assert_eq!(
+        st.last_history_reset.map(|r| r.cause),
+        Some(kinformer::informer::reflector::RewindCause::OlderWatchEvent)
+    );
+    assert_eq!(
+        server.inner.lock().history_checks,
+        checks,
+        "the watch event said it: no check needed"
+    );
+    run.cancel.cancel();
 }

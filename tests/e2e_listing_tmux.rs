@@ -5,42 +5,7 @@
 
 mod tmux_support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
-use tmux_support::{Session, tmux_available};
-
-/// `kinformer demo-server` as a child process, killed on drop.
-struct DemoServer(Child);
-
-impl Drop for DemoServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn demo_server(kubeconfig: &std::path::Path, args: &[&str]) -> DemoServer {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kinformer"))
-        .arg("demo-server")
-        .arg("--kubeconfig-out")
-        .arg(kubeconfig)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("demo-server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let ready = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .any(|l| l.contains("kubeconfig written to"));
-    assert!(ready, "demo-server exited before writing its kubeconfig");
-    // Keep reading so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines.map_while(Result::ok) {});
-    DemoServer(child)
-}
+use tmux_support::{Session, demo_server, tmux_available};
 
 /// The count in the pods table's title: `Pods(all)[1,234]`.
 fn pods_count(screen: &str) -> Option<u64> {

@@ -307,3 +307,201 @@ async fn a_storage_read_error_event_over_http_relists_in_both_encodings() {
         demo.shutdown().await;
     }
 }
+
+/// Issue 38 over real HTTP: the demo server's etcd restored from an older snapshot (the
+/// `restore` fault: fewer objects, lower resourceVersions, open watches ended), then its cluster
+/// re-created (the `recreate` fault: a new `kube-system` uid). Each time the informer lists from
+/// scratch and holds exactly the server's objects and RVs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_informer_over_http_follows_a_restored_and_a_recreated_demo_cluster() {
+    use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
+    use std::collections::BTreeMap;
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo server");
+    let cluster = demo.cluster();
+    let faults = demo.faults();
+    let create = |name: &str| {
+        cluster
+            .apply(Mutation::Create {
+                resource: CONFIGMAPS,
+                object: configmap("default", name),
+            })
+            .expect("create");
+    };
+    for i in 0..5 {
+        create(&format!("kept-{i}"));
+    }
+    faults.save_snapshot(&cluster);
+    for i in 0..8 {
+        create(&format!("later-{i}"));
+    }
+    let url = demo.base_url().parse().expect("url");
+    let client = client_for_informers(kube::Config::new(url)).expect("client");
+    let lw = Arc::new(KubeListerWatcher::<ConfigMap>::typed(
+        client,
+        Some("default"),
+    ));
+    let informer = SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "configmaps".into(),
+            ..InformerConfig::default()
+        },
+    );
+    let cancel = CancellationToken::new();
+    let (inf, c) = (informer.clone(), cancel.clone());
+    let task = tokio::spawn(async move { inf.run(c).await });
+    let server_state = || -> BTreeMap<String, String> {
+        cluster
+            .list(&CONFIGMAPS, Some("default"))
+            .iter()
+            .map(|v| {
+                (
+                    format!("default/{}", v["metadata"]["name"].as_str().unwrap_or("")),
+                    v["metadata"]["resourceVersion"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string(),
+                )
+            })
+            .collect()
+    };
+    let informer_state = || -> BTreeMap<String, String> {
+        informer
+            .indexer()
+            .list()
+            .iter()
+            .map(|o| {
+                (
+                    format!("default/{}", o.metadata.name.as_deref().unwrap_or("")),
+                    o.metadata.resource_version.clone().unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let converge = |what: &'static str| async move {
+        tokio::time::timeout(HANG_GUARD, async {
+            while informer_state() != server_state() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "{what}: informer {:?}\nserver {:?}",
+                informer_state(),
+                server_state()
+            )
+        });
+    };
+    converge("first sync").await;
+    assert_eq!(informer_state().len(), 13);
+    assert!(faults.restore_snapshot(&cluster));
+    converge("after the restore").await;
+    assert_eq!(informer_state().len(), 5, "the restored snapshot's objects");
+    let resets = || {
+        informer
+            .stats()
+            .reflector
+            .map(|s| s.history_resets)
+            .unwrap_or(0)
+    };
+    assert_eq!(resets(), 1);
+    faults.recreate_cluster(&cluster);
+    create("fresh");
+    converge("after the re-creation").await;
+    assert_eq!(resets(), 2);
+    cancel.cancel();
+    let _ = task.await;
+}
+
+/// `:verify` over real HTTP: the demo's etcd is restored under an open watch that stays silent
+/// (as kube-apiserver's does for an RV it has not reached). The verification finds what is
+/// missing, extra and different, the informer lists again, and a second verification matches.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_finds_what_a_silent_watch_hides_and_the_relist_fixes_it() {
+    use kinformer::informer::consistency::DifferenceKind;
+    use kinformer::informer::shared_informer::{InformerConfig, SharedIndexInformer};
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo server");
+    let cluster = demo.cluster();
+    for name in ["a", "b", "c"] {
+        cluster
+            .apply(Mutation::Create {
+                resource: CONFIGMAPS,
+                object: configmap("default", name),
+            })
+            .expect("create");
+    }
+    let snap = cluster.snapshot();
+    cluster
+        .apply(Mutation::Create {
+            resource: CONFIGMAPS,
+            object: configmap("default", "later"),
+        })
+        .expect("create");
+    let url = demo.base_url().parse().expect("url");
+    let client = client_for_informers(kube::Config::new(url)).expect("client");
+    let lw = Arc::new(KubeListerWatcher::<ConfigMap>::typed(
+        client,
+        Some("default"),
+    ));
+    let informer = SharedIndexInformer::new(
+        lw,
+        InformerConfig {
+            kind: "configmaps".into(),
+            ..InformerConfig::default()
+        },
+    );
+    let cancel = CancellationToken::new();
+    let (inf, c) = (informer.clone(), cancel.clone());
+    let task = tokio::spawn(async move { inf.run(c).await });
+    tokio::time::timeout(HANG_GUARD, async {
+        while informer.indexer().list().len() < 4 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("synced");
+    let matched = informer.verify().await.expect("verify");
+    assert!(matched.differences.is_empty(), "{matched:?}");
+    assert_eq!(matched.matched, 4);
+    // Restored under the open watch, which stays silent; then a write the watch never sends.
+    cluster.restore(&snap);
+    cluster
+        .apply(Mutation::Create {
+            resource: CONFIGMAPS,
+            object: configmap("default", "new"),
+        })
+        .expect("create");
+    let found = informer.verify().await.expect("verify");
+    let kinds: Vec<(String, DifferenceKind)> = found
+        .differences
+        .iter()
+        .map(|d| (d.key.clone(), d.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("default/later".to_string(), DifferenceKind::Extra),
+            ("default/new".to_string(), DifferenceKind::Missing),
+        ]
+    );
+    // The relist it asked for brings the cache to the server's state.
+    tokio::time::timeout(HANG_GUARD, async {
+        loop {
+            let v = informer.verify().await.expect("verify");
+            if v.differences.is_empty() {
+                assert_eq!(v.matched, 4);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the relist converged");
+    cancel.cancel();
+    let _ = task.await;
+}

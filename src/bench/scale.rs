@@ -441,5 +441,7 @@ fn listing_row(total: usize) -> crate::ui::action::InformerRow {
             bytes_per_sec: None,
             total: Some(crate::informer::listing::ListTotal::Exact(total as u64)),
         }),
+        stale: false,
+        history_reset: None,
     }
 }

@@ -64,7 +64,7 @@ fn load_files(files: &[(&str, &str)]) -> (tempfile::TempDir, UserConfig) {
 #[test]
 fn a_bad_file_is_named_with_line_and_column_and_skipped_alone() {
     // (file, text, what the problem must say, "line:column")
-    let cases: [(&str, &str, &str, &str); 7] = [
+    let cases: [(&str, &str, &str, &str); 8] = [
         (
             "k9s/aliases.yaml",
             "aliases:\n  pp: v1/pods\n\tbad: v1/x\n",
@@ -106,6 +106,12 @@ fn a_bad_file_is_named_with_line_and_column_and_skipped_alone() {
             "refresh_seconds = 2\nmetrics_period = 0\n",
             "metrics_period = 0: expected 1..=3600",
             ":2:1:",
+        ),
+        (
+            "kinformer/config.toml",
+            "verify_minutes = 0\n",
+            "verify_minutes = 0: expected 1..=1440",
+            ":1:1:",
         ),
     ];
     for (file, text, says, at) in cases {

@@ -495,25 +495,103 @@ fn apply_defaults(kind: &str, v: &mut Value) {
     }
 }
 
+/// What an etcd backup holds: every object at one revision (see [`DemoCluster::restore`]).
+#[derive(Clone)]
+pub struct Snapshot {
+    rv: u64,
+    objects: Vec<BTreeMap<String, Arc<Stored>>>,
+}
+
+impl Snapshot {
+    /// The revision it was taken at.
+    pub fn resource_version(&self) -> u64 {
+        self.rv
+    }
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot").field("rv", &self.rv).finish()
+    }
+}
+
+impl State {
+    fn empty() -> Self {
+        State {
+            rv: 0,
+            objects: RESOURCES.iter().map(|_| BTreeMap::new()).collect(),
+            history: VecDeque::new(),
+            compacted: 0,
+            watch_cache_since: 0,
+            dependents: HashMap::new(),
+            kubelet: BTreeMap::new(),
+            foreground: HashMap::new(),
+        }
+    }
+}
+
 impl DemoCluster {
     /// An empty cluster with the built-in namespaces and the demo CRD.
     pub fn new(history_limit: usize) -> Arc<Self> {
         let (events, _) = broadcast::channel(65_536);
         let cluster = Arc::new(Self {
-            state: Mutex::new(State {
-                rv: 0,
-                objects: RESOURCES.iter().map(|_| BTreeMap::new()).collect(),
-                history: VecDeque::new(),
-                compacted: 0,
-                watch_cache_since: 0,
-                dependents: HashMap::new(),
-                kubelet: BTreeMap::new(),
-                foreground: HashMap::new(),
-            }),
+            state: Mutex::new(State::empty()),
             history_limit: history_limit.max(1),
             events,
             grace_started: tokio::sync::Notify::new(),
         });
+        cluster.seed_builtin();
+        cluster
+    }
+
+    /// Every object at the current revision (an etcd backup).
+    pub fn snapshot(&self) -> Snapshot {
+        let st = self.state.lock();
+        Snapshot {
+            rv: st.rv,
+            objects: st.objects.clone(),
+        }
+    }
+
+    /// etcd restored from `snap`: the objects and the revision go back to the snapshot's (lower
+    /// resourceVersions than clients have seen), the history before it is gone, and the watch
+    /// cache starts over there. Open watches are not ended here (a restore under a running
+    /// API server leaves them silent: their RV is from the future); see
+    /// [`super::FaultInjector::restore_snapshot`].
+    pub fn restore(&self, snap: &Snapshot) {
+        let mut st = self.state.lock();
+        st.rv = snap.rv;
+        st.objects = snap.objects.clone();
+        st.history.clear();
+        st.compacted = snap.rv;
+        st.watch_cache_since = snap.rv;
+        st.kubelet.clear();
+        st.foreground.clear();
+        let mut dependents: HashMap<String, BTreeSet<(usize, String)>> = HashMap::new();
+        for (idx, objects) in st.objects.iter().enumerate() {
+            for s in objects.values() {
+                for o in &s.owners {
+                    dependents
+                        .entry(o.clone())
+                        .or_default()
+                        .insert((idx, s.key.clone()));
+                }
+            }
+        }
+        st.dependents = dependents;
+    }
+
+    /// Another cluster at the same address: everything is gone, the revision starts again from
+    /// zero, and the built-in namespaces come back with new uids (`kube-system`'s uid is the
+    /// cluster's identity).
+    pub fn recreate(&self) {
+        *self.state.lock() = State::empty();
+        self.seed_builtin();
+    }
+
+    /// The built-in namespaces and the demo CRD.
+    fn seed_builtin(&self) {
+        let cluster = self;
         let ns = RESOURCES_NAMESPACES;
         for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
             let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name},
@@ -528,7 +606,17 @@ impl DemoCluster {
         {
             tracing::warn!(error = %e, "cannot create the demo CRD");
         }
-        cluster
+    }
+
+    /// Objects of resource `idx` in `ns` (all namespaces: `None`) after `key`, for a page's
+    /// `remainingItemCount`.
+    pub fn count_after(&self, idx: usize, ns: Option<&str>, key: &str) -> usize {
+        let st = self.state.lock();
+        let bounds = key_bounds(ns, Some(key));
+        if reads::bounds_empty(&bounds) {
+            return 0;
+        }
+        st.objects.get(idx).map_or(0, |o| o.range(bounds).count())
     }
 
     /// An API server restart: the store (etcd) is kept, the watch cache starts over at the

@@ -262,7 +262,8 @@ impl StatusError {
             ..Self::new(
                 504,
                 wv::REASON_TIMEOUT,
-                format!("Too large resource version: {requested}, current: {current}"),
+                // apimachinery's `NewTimeoutError` prefixes its message with "Timeout: ".
+                format!("Timeout: Too large resource version: {requested}, current: {current}"),
             )
         }
     }

@@ -39,6 +39,8 @@ struct Inner {
     /// Bytes per second JSON list and watch bodies are sent at (0: as fast as loopback takes
     /// them).
     send_rate: AtomicU64,
+    /// The etcd backup [`FaultInjector::restore_snapshot`] restores.
+    snapshot: Mutex<Option<crate::demo::cluster::Snapshot>>,
     /// The same for protobuf bodies.
     send_rate_pb: AtomicU64,
 }
@@ -66,6 +68,7 @@ impl FaultInjector {
                 cache_ready_at: Mutex::new(None),
                 requests: AtomicU32::new(0),
                 send_rate: AtomicU64::new(0),
+                snapshot: Mutex::new(None),
                 send_rate_pb: AtomicU64::new(0),
             }),
         }
@@ -74,6 +77,30 @@ impl FaultInjector {
     /// End every open watch now (clients see the stream close cleanly, as on an apiserver restart).
     pub fn drop_watches(&self) {
         self.inner.drop_watches.send_modify(|g| *g += 1);
+    }
+
+    /// Take an etcd backup of `cluster` now, for [`Self::restore_snapshot`].
+    pub fn save_snapshot(&self, cluster: &crate::demo::DemoCluster) {
+        *self.inner.snapshot.lock() = Some(cluster.snapshot());
+    }
+
+    /// Restore the backup taken by [`Self::save_snapshot`] (etcd restored: fewer objects, lower
+    /// resourceVersions) and end every open watch, as the API server restarted over it does.
+    /// `false` without a backup.
+    pub fn restore_snapshot(&self, cluster: &crate::demo::DemoCluster) -> bool {
+        let Some(snap) = self.inner.snapshot.lock().clone() else {
+            return false;
+        };
+        cluster.restore(&snap);
+        self.drop_watches();
+        true
+    }
+
+    /// Re-create the cluster (everything gone, revisions from zero, a new `kube-system` uid)
+    /// and end every open watch.
+    pub fn recreate_cluster(&self, cluster: &crate::demo::DemoCluster) {
+        cluster.recreate();
+        self.drop_watches();
     }
 
     /// A receiver that changes when watches must be dropped.

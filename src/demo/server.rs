@@ -470,6 +470,14 @@ async fn admin(
                 return StatusError::internal("server is not running").into_response();
             }
         }
+        "snapshot" => f.save_snapshot(&app.cluster),
+        "restore" => {
+            if !f.restore_snapshot(&app.cluster) {
+                return StatusError::bad_request("no snapshot: call snapshot first")
+                    .into_response();
+            }
+        }
+        "recreate" => f.recreate_cluster(&app.cluster),
         "clear" => f.clear(),
         "metrics" => {
             let Some(mode) = q.get("mode").and_then(|m| MetricsMode::parse(m)) else {
@@ -846,6 +854,34 @@ fn verb(method: &Method, t: &Target, watch: bool) -> &'static str {
     }
 }
 
+/// The RV a list or streaming list asks the watch cache to be at least as new as (`NotOlderThan`,
+/// or an RV without a limit; a streaming list's RV), if any.
+fn watch_cache_read_rv(verb: &str, q: &Params) -> Option<u64> {
+    let rv = param(q, "resourceVersion").filter(|r| !r.is_empty() && *r != "0")?;
+    let rvm = param(q, "resourceVersionMatch");
+    let cached = match verb {
+        "list" => {
+            param(q, "continue").is_none()
+                && (rvm == Some("NotOlderThan") || (rvm.is_none() && param(q, "limit").is_none()))
+        }
+        "watch" => param(q, "sendInitialEvents") == Some("true"),
+        _ => false,
+    };
+    cached.then(|| rv.parse().ok()).flatten()
+}
+
+/// Wait until the cluster's revision reaches `rv`, for at most `within`.
+async fn wait_for_revision(cluster: &DemoCluster, rv: u64, within: Duration) {
+    let mut events = cluster.subscribe();
+    let deadline = tokio::time::Instant::now() + within;
+    while cluster.resource_version() < rv {
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+            _ => return,
+        }
+    }
+}
+
 async fn handle(
     app: &Arc<App>,
     method: Method,
@@ -982,6 +1018,11 @@ async fn handle(
         UpdateMode::Full
     };
     let cluster = &app.cluster;
+    if let Some(rv) = watch_cache_read_rv(verb, &q) {
+        // kube-apiserver's watch cache waits up to 3 s for a revision it has not reached
+        // (`waitUntilFreshAndBlock`), then answers "Too large resource version".
+        wait_for_revision(cluster, rv, Duration::from_secs(3)).await;
+    }
     match verb {
         "watch" => watch_handler(app, &t, &q, out),
         "list" => list_handler(app, &t, &q, out),
@@ -1064,7 +1105,7 @@ async fn handle(
                 }
             }
             let rv = cluster.resource_version();
-            Ok(list_body(info, rv, None, items, 0))
+            Ok(list_body(info, rv, None, None, items, 0))
         }
         _ => Err(StatusError::method_not_allowed(format!(
             "the server does not allow this method on the requested resource ({method})"

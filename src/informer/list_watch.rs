@@ -171,6 +171,26 @@ pub trait ListerWatcher<K: Object>: Send + Sync {
     fn take_retry_after(&self) -> Option<Duration> {
         None
     }
+    /// Where the server's history is now, for the reflector's history check (see
+    /// [`super::reflector`]): one consistent read, `limit=1` with no resourceVersion and no
+    /// selector, and the cluster's identity. `None`: this lister-watcher cannot ask, and the
+    /// reflector skips the check (as client-go, which never asks).
+    fn history_mark(&self) -> Option<BoxFuture<'_, Result<HistoryMark, Error>>> {
+        None
+    }
+}
+
+/// The answer to a history check ([`ListerWatcher::history_mark`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HistoryMark {
+    /// The list's `metadata.resourceVersion`: the server's current revision.
+    pub resource_version: String,
+    /// Objects in the collection (`remainingItemCount` + the items of the one-item page), when
+    /// the server says (a consistent read without selector does).
+    pub total: Option<u64>,
+    /// The `kube-system` namespace's uid (the cluster's identity); `None` when the server does
+    /// not tell this user (403, 404).
+    pub cluster_uid: Option<String>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -771,6 +791,67 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
         )
     }
 
+    /// `GET <collection>?limit=1` (JSON, metadata read only) and `GET
+    /// /api/v1/namespaces/kube-system`; a 401/403/404 on the latter leaves the identity unknown.
+    fn history_mark(&self) -> Option<BoxFuture<'_, Result<HistoryMark, Error>>> {
+        Some(
+            async move {
+                #[derive(Deserialize, Default)]
+                #[serde(rename_all = "camelCase")]
+                struct Meta {
+                    resource_version: Option<String>,
+                    remaining_item_count: Option<i64>,
+                    #[serde(rename = "continue")]
+                    continue_token: Option<String>,
+                    uid: Option<String>,
+                }
+                #[derive(Deserialize)]
+                struct Head {
+                    #[serde(default)]
+                    metadata: Meta,
+                    #[serde(default)]
+                    items: Vec<serde::de::IgnoredAny>,
+                }
+                use http_body_util::BodyExt as _;
+                let url = format!("{}?limit=1", self.path);
+                // Through `send_checked`, so a refusal's `Retry-After` reaches the backoff.
+                let res =
+                    send_checked(&self.client, self.get(url, false)?, &self.asked_wait).await?;
+                let body = res
+                    .into_body()
+                    .collect()
+                    .await
+                    .map_err(|e| Error::Connect(format!("list body: {e}")))?
+                    .to_bytes();
+                let head: Head =
+                    serde_json::from_slice(&body).map_err(|e| Error::Decode(e.to_string()))?;
+                let items = head.items.len() as u64;
+                // A one-item page says how many follow; a page without `continue` is all.
+                let total = match head.metadata.remaining_item_count {
+                    Some(r) => u64::try_from(r).ok().map(|r| r + items),
+                    None if head.metadata.continue_token.is_none_or(|c| c.is_empty()) => {
+                        Some(items)
+                    }
+                    None => None,
+                };
+                let ns = self.get("/api/v1/namespaces/kube-system".to_string(), false)?;
+                let cluster_uid = match self.client.request_text(ns).await {
+                    Ok(body) => serde_json::from_str::<Head>(&body)
+                        .ok()
+                        .and_then(|h| h.metadata.uid),
+                    Err(kube::Error::Api(s)) if matches!(s.code, 401 | 403 | 404) => None,
+                    Err(e) => return Err(map_kube_error(e)),
+                };
+                Ok(HistoryMark {
+                    resource_version: head.metadata.resource_version.unwrap_or_default(),
+                    total,
+                    cluster_uid,
+                })
+            }
+            .boxed(),
+        )
+    }
+
     fn list(&self, opts: &ListOptions) -> BoxFuture<'_, Result<ListPage<K>, Error>> {
         let opts = opts.clone();
         async move {
@@ -1054,6 +1135,9 @@ struct FakeState<K> {
     /// `None`: the fake cannot be probed; `Some(up)`: probes answer `Ok` when `up`.
     probe_up: Option<bool>,
     probe_times: Vec<tokio::time::Instant>,
+    /// `None`: no history check; `Some`: what every history check answers.
+    history: Option<Result<HistoryMark, Error>>,
+    history_calls: usize,
 }
 
 /// A scriptable [`ListerWatcher`] for tests: queue list responses and watch scripts, then assert
@@ -1084,6 +1168,8 @@ impl<K> FakeListerWatcher<K> {
                 watch_times: Vec::new(),
                 probe_up: None,
                 probe_times: Vec::new(),
+                history: None,
+                history_calls: 0,
             }),
             changed: Notify::new(),
         }
@@ -1097,6 +1183,17 @@ impl<K> FakeListerWatcher<K> {
     /// When each probe arrived (tokio's clock).
     pub fn probe_call_times(&self) -> Vec<tokio::time::Instant> {
         self.state.lock().probe_times.clone()
+    }
+
+    /// Answer history checks ([`ListerWatcher::history_mark`]) with `answer` from now on.
+    pub fn set_history(&self, answer: Result<HistoryMark, Error>) {
+        self.state.lock().history = Some(answer);
+        self.changed.notify_waiters();
+    }
+
+    /// History checks asked so far.
+    pub fn history_calls(&self) -> usize {
+        self.state.lock().history_calls
     }
 
     /// Queue one list page.
@@ -1245,6 +1342,15 @@ impl<K: Object> ListerWatcher<K> for FakeListerWatcher<K> {
             }
         }
         .boxed()
+    }
+
+    fn history_mark(&self) -> Option<BoxFuture<'_, Result<HistoryMark, Error>>> {
+        let mut st = self.state.lock();
+        let answer = st.history.clone()?;
+        st.history_calls += 1;
+        drop(st);
+        self.changed.notify_waiters();
+        Some(futures::future::ready(answer).boxed())
     }
 
     fn probe(&self) -> Option<BoxFuture<'_, Result<(), Error>>> {

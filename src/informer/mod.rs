@@ -8,6 +8,7 @@
 //! This module never imports UI or demo-server code.
 
 pub mod cached;
+pub mod consistency;
 pub mod decode;
 pub mod delta_fifo;
 pub mod error;

@@ -12,7 +12,22 @@
 //!   `Added`/`Updated`/`Deleted`), then reaches the store through exactly one of
 //!   `add`/`update`/`delete`/`replace`;
 //! - `last_sync_resource_version` only moves forward along what the server sent: a completed list
-//!   (its RV), a watch event (its object's RV) or a bookmark (its RV); a failed list never changes it;
+//!   (its RV), a watch event (its object's RV) or a bookmark (its RV); a failed list never changes it.
+//!   The one exception is a history reset (see [`rewind`]): the consistent list that follows it
+//!   sets the (lower) RV of the server's new history; a watch event or bookmark older than it is
+//!   never applied;
+//! - every relist has a reason in the `match` that leads to it: the first list; a failed list or
+//!   streaming list; an expired or too large RV (410, 504); a watch ERROR event other than
+//!   429/5xx; an undecodable watch stream; a very short watch; a failed resync; the server's
+//!   history went back (a history check, an older watch event: consistent read); a relist asked
+//!   for ([`ReflectorControl::relist`], `:verify` found differences: consistent read);
+//! - after a reconnect (the failure before the backoff was unreachable, 5xx or 429), after a
+//!   watch cut off before its timeout (a transport error, or well before it: a restarted server),
+//!   and on [`ReflectorControl::check_history`], a history check (`State::CheckHistory`) comes
+//!   before the next watch or list; nothing else sends it (no request in steady state, apart from
+//!   one check before the first list);
+//! - [`ReflectorStatus::stale`] is set by every recorded error and cleared only by a completed
+//!   list, a passed history check or a watch event;
 //! - the first list asks for RV "0" (any, served from the watch cache); later relists ask for the
 //!   last synced RV; after the server says that RV is expired or too large, exactly one consistent
 //!   list (RV "") follows at once, and a successful list clears that condition;
@@ -46,6 +61,14 @@
 //!   and the RV are updated in place on every event, read them with `borrow()`.
 //!
 //! # Where this differs from client-go, and why
+//! - **A server whose history went back is noticed** (see [`rewind`]). After every reconnect and
+//!   on `ctrl-r` the reflector asks one consistent `limit=1` read and the `kube-system` uid before
+//!   watching again; an RV lower than the store's, or another cluster identity, relists from
+//!   scratch and says so ([`ReflectorStatus::last_history_reset`]); so does a watch event older
+//!   than the last one. client-go keeps watching from an RV the restored etcd has not reached,
+//!   which kube-apiserver accepts and leaves silent, and shows the old state indefinitely. The
+//!   cost: one check before the first list, one after each reconnect, an integer comparison per
+//!   watch event.
 //! - **A list in progress is visible** (see [`super::listing`]): its progress and its objects so
 //!   far, for a dashboard that would otherwise show nothing for the 8–16 s a 100k-pod list takes.
 //!   Nothing else changes: the store is replaced as in client-go, at the end.
@@ -153,6 +176,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use futures::StreamExt;
@@ -328,6 +352,8 @@ pub enum ReflectorState {
     Watching,
     /// Waiting after a failure; the next request goes out at `until`.
     Backoff { until: Instant },
+    /// Asking the server where its history is before watching on (see [`rewind`]).
+    Checking,
     /// Not running (not started yet, or cancelled).
     Stopped,
 }
@@ -381,6 +407,19 @@ pub struct ReflectorStatus {
     pub last_error_at: Option<SystemTime>,
     /// The list in progress (while listing): objects and bytes received, the total when known.
     pub list_progress: Option<ListProgress>,
+    /// An error interrupted the informer since its store was last known to be current: the
+    /// store may lag the server, and `last_error` says why. Cleared when a list completes, a
+    /// history check finds the server where the store left it, or a watch delivers an event.
+    pub stale: bool,
+    /// Times the server's history went back (see [`rewind`]) and the store was listed again.
+    pub history_resets: u64,
+    /// The latest of those, for the header and the event log.
+    pub last_history_reset: Option<HistoryReset>,
+    /// The server's resourceVersion at the last history check (a consistent `limit=1` read).
+    pub server_resource_version: Option<String>,
+    /// The collection's object count at the last history check (`remainingItemCount` + 1),
+    /// when the server said it.
+    pub server_total: Option<u64>,
 }
 
 impl Default for ReflectorStatus {
@@ -399,6 +438,11 @@ impl Default for ReflectorStatus {
             last_error: None,
             last_error_at: None,
             list_progress: None,
+            stale: false,
+            history_resets: 0,
+            last_history_reset: None,
+            server_resource_version: None,
+            server_total: None,
         }
     }
 }
@@ -418,7 +462,12 @@ enum State<K> {
         started: Instant,
         /// Items received on this watch (events, bookmarks, malformed).
         received: u64,
+        /// The timeout the watch was asked for: closing well before it is a cut, not a timeout.
+        timeout: Duration,
     },
+    /// Ask the server where its history is ([`ListerWatcher::history_mark`]), then go to
+    /// `then`, or list from scratch if the history went back (see [`rewind`]).
+    CheckHistory { then: Box<State<K>> },
     /// Wait until `until`, then go to `then`; with an `outage`, probe the server meanwhile and
     /// go to `then` as soon as it is back, but never before `not_before` (the server's
     /// `Retry-After`).
@@ -499,6 +548,20 @@ pub struct Reflector<K: Object> {
     listing: Option<Arc<ListingLog<K>>>,
     /// The object count of the last completed list (the estimate without a shared hint).
     last_list_count: ListSizeHint,
+    /// `last_sync_rv` as an integer (`None`: empty or opaque), compared with each watch event's.
+    last_sync_rv_n: Option<u64>,
+    /// The cluster's identity (`kube-system`'s uid) as first seen by a history check.
+    cluster_uid: Option<String>,
+    /// The error just recorded was a reconnect (unreachable, 5xx, 429): what follows the backoff
+    /// is preceded by a history check.
+    reconnect: bool,
+    /// Mirrors [`ReflectorStatus::stale`] (read per watch event without touching the channel).
+    stale: bool,
+    /// Requests from outside: check the history now (`ctrl-r`), relist (`:verify`).
+    control: ReflectorControl,
+    /// The collection's size from a history check just made, for the next list's progress
+    /// (only without selectors: the count is the whole collection's); stored plus one, 0: none.
+    fresh_total: AtomicU64,
 }
 
 impl<K: Object> Reflector<K> {
@@ -532,7 +595,25 @@ impl<K: Object> Reflector<K> {
             next_resync: None,
             listing: None,
             last_list_count: ListSizeHint::default(),
+            last_sync_rv_n: None,
+            cluster_uid: None,
+            reconnect: false,
+            stale: false,
+            control: ReflectorControl::default(),
+            fresh_total: AtomicU64::new(0),
         }
+    }
+
+    /// Take requests through `control` (a handle made before the reflector, e.g. by the
+    /// informer that owns it).
+    pub fn with_control(mut self, control: ReflectorControl) -> Self {
+        self.control = control;
+        self
+    }
+
+    /// A handle to ask this reflector for a history check or a relist (see [`rewind`]).
+    pub fn control(&self) -> ReflectorControl {
+        self.control.clone()
     }
 
     /// Record the objects of every list in progress in `log` (for views that show a list as it
@@ -551,7 +632,12 @@ impl<K: Object> Reflector<K> {
     pub async fn run(mut self, cancel: CancellationToken) {
         tracing::debug!(kind = %self.config.kind, "reflector starting");
         self.next_resync = self.resync_period().map(|p| Instant::now() + p);
-        let mut state = self.list_state("first list");
+        // A history check first: the identity later checks compare with, and the collection's
+        // size for the first list's progress. It fails as the list would (same path, same
+        // server), and is retried after the backoff as the list would be.
+        let mut state = State::CheckHistory {
+            then: Box::new(self.list_state("first list")),
+        };
         loop {
             let next = tokio::select! {
                 biased;
@@ -625,16 +711,28 @@ impl<K: Object> Reflector<K> {
     fn record_error(&mut self, err: &Error) {
         self.just_forbidden = matches!(err, Error::Forbidden(_));
         self.outage = Outage::of(err);
+        self.reconnect = is_retriable_watch_error(err);
+        self.stale = true;
         self.status.send_modify(|s| {
             s.last_error = Some(err.clone());
             s.last_error_at = Some(SystemTime::now());
+            s.stale = true;
         });
+    }
+
+    /// The store is known to be current again (a list completed, a history check passed, a
+    /// watch delivered).
+    fn recovered(&mut self) {
+        if std::mem::take(&mut self.stale) {
+            self.status.send_modify(|s| s.stale = false);
+        }
     }
 
     fn set_last_sync_rv(&mut self, rv: &str) {
         if rv.is_empty() || rv == self.last_sync_rv {
             return;
         }
+        self.last_sync_rv_n = rv.parse().ok();
         self.last_sync_rv.clear();
         self.last_sync_rv.push_str(rv);
         self.status.send_if_modified(|s| {
@@ -653,8 +751,10 @@ impl<K: Object> Reflector<K> {
         }
     }
 
-    fn list_completed(&self) {
+    fn list_completed(&mut self) {
+        self.stale = false;
         self.status.send_modify(|s| {
+            s.stale = false;
             if s.lists > 0 {
                 s.relists += 1;
             }
@@ -671,7 +771,11 @@ impl<K: Object> Reflector<K> {
             .as_ref()
             .unwrap_or(&self.last_list_count)
             .get();
-        let progress = ListProgress::new(Instant::now(), estimate);
+        let mut progress = ListProgress::new(Instant::now(), estimate);
+        if let Some(total) = self.fresh_total.swap(0, Ordering::Relaxed).checked_sub(1) {
+            // The server counted the collection just before this list (a history check).
+            progress.total = Some(ListTotal::Exact(total));
+        }
         // Wakes the dashboard: a list starting is a transition.
         self.status
             .send_modify(|s| s.list_progress = Some(progress));
@@ -714,6 +818,16 @@ impl<K: Object> Reflector<K> {
     /// answer's `Retry-After` asked (capped at [`MAX_RETRY_AFTER`]), as client-go's rest client
     /// waits `max(backoff, Retry-After)` before it sends the request again.
     fn backoff(&mut self, then: State<K>) -> State<K> {
+        // After a reconnect, the server may not be the one we left (a restored etcd, a
+        // re-created cluster): ask before watching or listing on.
+        let then =
+            if std::mem::take(&mut self.reconnect) && !matches!(then, State::CheckHistory { .. }) {
+                State::CheckHistory {
+                    then: Box::new(then),
+                }
+            } else {
+                then
+            };
         let now = Instant::now();
         let delay = if std::mem::take(&mut self.just_forbidden) {
             self.config.forbidden_retry
@@ -802,14 +916,15 @@ impl<K: Object> Reflector<K> {
                 self.set_state(ReflectorState::Listing);
                 tracing::debug!(kind = %self.config.kind, why, "streaming list");
                 let listed = self.stream_list().await;
-                self.end_list_attempt(listed.as_ref().ok().map(|(_, _, n)| *n));
+                self.end_list_attempt(listed.as_ref().ok().map(|(_, _, n, _)| *n));
                 match listed {
-                    Ok((stream, started, _)) => {
+                    Ok((stream, started, _, timeout)) => {
                         self.set_state(ReflectorState::Watching);
                         State::Watching {
                             stream,
                             started,
                             received: 1,
+                            timeout,
                         }
                     }
                     Err(StreamListError::Retry(err)) => {
@@ -854,7 +969,9 @@ impl<K: Object> Reflector<K> {
                 stream,
                 started,
                 received,
-            } => self.watching(stream, started, received).await,
+                timeout,
+            } => self.watching(stream, started, received, timeout).await,
+            State::CheckHistory { then } => self.check_history(*then).await,
             State::Backoff {
                 until,
                 not_before,
@@ -864,22 +981,44 @@ impl<K: Object> Reflector<K> {
                 self.set_state(ReflectorState::Backoff { until });
                 tracing::debug!(kind = %self.config.kind, delay = ?until.saturating_duration_since(Instant::now()), ?outage, "backing off");
                 let probe_every = self.config.recovery_probe.filter(|p| !p.is_zero());
-                match (outage, probe_every) {
-                    // The server is down or failing: probe it, and go on as soon as it is back
-                    // (the next state is the same either way).
-                    (Some(outage), Some(every)) => {
-                        if self.wait_or_recover(until, every, outage).await {
-                            // The outage is over: the delay it grew to says nothing about the
-                            // server now. What follows (a 410 from a rebuilt watch cache, say)
-                            // backs off from the start.
-                            self.backoff.reset();
-                            // But not before the server said it would be ready.
-                            tokio::time::sleep_until(not_before).await;
+                let control = self.control.clone();
+                let waited = async {
+                    match (outage, probe_every) {
+                        // The server is down or failing: probe it, and go on as soon as it is
+                        // back (the next state is the same either way).
+                        (Some(outage), Some(every)) => {
+                            if self.wait_or_recover(until, every, outage).await {
+                                // The outage is over: the delay it grew to says nothing about
+                                // the server now. What follows (a 410 from a rebuilt watch
+                                // cache, say) backs off from the start.
+                                self.backoff.reset();
+                                // But not before the server said it would be ready.
+                                tokio::time::sleep_until(not_before).await;
+                            }
                         }
+                        _ => tokio::time::sleep_until(until).await,
                     }
-                    _ => tokio::time::sleep_until(until).await,
+                };
+                // `ctrl-r` (or a relist asked for) cuts the wait short, never the server's
+                // `Retry-After`.
+                let asked = tokio::select! {
+                    _ = waited => None,
+                    req = async {
+                        let req = control.requested().await;
+                        tokio::time::sleep_until(not_before).await;
+                        req
+                    } => Some(req),
+                };
+                match asked {
+                    None => *then,
+                    Some(rewind::Request::Relist) => self.requested_relist(),
+                    Some(rewind::Request::Check) => match *then {
+                        State::CheckHistory { then } => State::CheckHistory { then },
+                        then => State::CheckHistory {
+                            then: Box::new(then),
+                        },
+                    },
                 }
-                *then
             }
         }
     }
@@ -1021,7 +1160,9 @@ impl<K: Object> Reflector<K> {
     /// A streaming list (client-go's `watchList`): a watch with `sendInitialEvents=true` whose
     /// events up to the bookmark annotated `k8s.io/initial-events-end` are the list. On success the
     /// store has been replaced and the same watch continues.
-    async fn stream_list(&mut self) -> Result<(WatchStream<K>, Instant, usize), StreamListError> {
+    async fn stream_list(
+        &mut self,
+    ) -> Result<(WatchStream<K>, Instant, usize, Duration), StreamListError> {
         let rv = if self.rv_unavailable {
             String::new()
         } else {
@@ -1119,7 +1260,12 @@ impl<K: Object> Reflector<K> {
                         self.expired_watch_rv = None;
                         self.set_last_sync_rv(&resource_version);
                         self.list_completed();
-                        return Ok((stream, started, count));
+                        return Ok((
+                            stream,
+                            started,
+                            count,
+                            Duration::from_secs(u64::from(timeout_seconds)),
+                        ));
                     }
                 }
                 WatchEvent::Error(err) => return Err(StreamListError::classify(err)),
@@ -1130,11 +1276,12 @@ impl<K: Object> Reflector<K> {
 
     /// Open a watch from the last synced RV (client-go's `Reflector.watch`, request part).
     async fn open_watch(&mut self) -> State<K> {
+        let timeout_seconds = self.watch_timeout_seconds();
         let opts = WatchOptions {
             label_selector: self.config.label_selector.clone(),
             field_selector: self.config.field_selector.clone(),
             resource_version: Some(self.last_sync_rv.clone()),
-            timeout_seconds: Some(self.watch_timeout_seconds()),
+            timeout_seconds: Some(timeout_seconds),
             allow_watch_bookmarks: true,
             send_initial_events: false,
             resource_version_match: None,
@@ -1152,6 +1299,7 @@ impl<K: Object> Reflector<K> {
                     stream,
                     started,
                     received: 0,
+                    timeout: Duration::from_secs(u64::from(timeout_seconds)),
                 }
             }
             Err(err) => {
@@ -1180,11 +1328,23 @@ impl<K: Object> Reflector<K> {
         mut stream: WatchStream<K>,
         started: Instant,
         mut received: u64,
+        timeout: Duration,
     ) -> State<K> {
+        let control = self.control.clone();
         loop {
             let resync_at = self.next_resync;
             let item = tokio::select! {
                 item = stream.next() => item,
+                req = control.requested() => {
+                    // The watch ends here; the next one starts from the last synced RV, so
+                    // nothing is lost.
+                    return match req {
+                        rewind::Request::Check => State::CheckHistory {
+                            then: Box::new(State::Watch),
+                        },
+                        rewind::Request::Relist => self.requested_relist(),
+                    };
+                }
                 _ = sleep_until_opt(resync_at) => {
                     if let Err(err) = self.resync() {
                         // client-go's `startResync` hands the error to the watch, which ends;
@@ -1198,11 +1358,11 @@ impl<K: Object> Reflector<K> {
                 }
             };
             match item {
-                None => return self.watch_closed(started, received, None),
+                None => return self.watch_closed(started, received, timeout, None),
                 Some(Err(err @ Error::Connect(_))) => {
                     // The connection dropped: like client-go's probable-EOF handling, this is
                     // a close, not a failure.
-                    return self.watch_closed(started, received, Some(err));
+                    return self.watch_closed(started, received, timeout, Some(err));
                 }
                 Some(Err(err)) => {
                     tracing::warn!(kind = %self.config.kind, error = %err, "watch stream failed");
@@ -1245,8 +1405,14 @@ impl<K: Object> Reflector<K> {
             WatchEvent::Bookmark {
                 resource_version, ..
             } => {
-                // A bookmark carries no object: it only advances our RV.
+                // A bookmark carries no object: it only advances our RV (or, older than it,
+                // says the server's history went back).
                 self.count_event();
+                if rewind::rv_is_older(&resource_version, self.last_sync_rv_n) {
+                    return Some(
+                        self.history_went_back(&resource_version, RewindCause::OlderWatchEvent),
+                    );
+                }
                 self.set_last_sync_rv(&resource_version);
                 return None;
             }
@@ -1267,6 +1433,16 @@ impl<K: Object> Reflector<K> {
             }
         };
         self.count_event();
+        // An event older than the last one seen: this server's history is not the one the store
+        // follows (an etcd restored under a running watch). Nothing of it is applied.
+        if rewind::rv_is_older(resource_version(&obj), self.last_sync_rv_n) {
+            let rv = resource_version(&obj).to_string();
+            return Some(self.history_went_back(&rv, RewindCause::OlderWatchEvent));
+        }
+        if self.stale {
+            // The watch delivers: the store is current again.
+            self.recovered();
+        }
         let obj = self.store.prepare_as(
             obj,
             match op {
@@ -1337,7 +1513,13 @@ impl<K: Object> Reflector<K> {
     }
 
     /// The watch ended without an ERROR event.
-    fn watch_closed(&mut self, started: Instant, received: u64, cause: Option<Error>) -> State<K> {
+    fn watch_closed(
+        &mut self,
+        started: Instant,
+        received: u64,
+        timeout: Duration,
+        cause: Option<Error>,
+    ) -> State<K> {
         let lasted = started.elapsed();
         if received == 0 && lasted < self.config.very_short_watch {
             // A watch that closes at once with nothing received is a symptom (a proxy cutting
@@ -1354,9 +1536,19 @@ impl<K: Object> Reflector<K> {
             self.outage = None;
             return self.backoff_then_list("very short watch");
         }
+        // Cut off well before its timeout, or by a transport error: the server may have been
+        // restarted, possibly over a restored etcd. Check its history before watching again
+        // (one request; a watch that ran to its timeout is the steady state and asks nothing).
+        let slack = (timeout / 10).max(Duration::from_secs(1));
+        if cause.is_some() || lasted + slack < timeout {
+            tracing::debug!(kind = %self.config.kind, ?lasted, received, "watch cut off; checking the server's history");
+            return State::CheckHistory {
+                then: Box::new(State::Watch),
+            };
+        }
         tracing::debug!(kind = %self.config.kind, ?lasted, received, "watch closed; watching again");
-        // A normal close (server timeout, load balancing): our RV is good, re-watch from it at
-        // once without relisting.
+        // A normal close (server timeout): our RV is good, re-watch from it at once without
+        // relisting.
         State::Watch
     }
 }
@@ -1481,6 +1673,9 @@ async fn sleep_until_opt(at: Option<Instant>) {
         None => futures::future::pending().await,
     }
 }
+
+mod rewind;
+pub use rewind::{HistoryReset, ReflectorControl, RewindCause};
 
 #[cfg(test)]
 mod tests;

@@ -589,6 +589,8 @@ pub struct SharedIndexInformer<K: Object> {
     malformed: AtomicU64,
     rate: Mutex<RateWindow>,
     reflector_status: Mutex<Option<watch::Receiver<ReflectorStatus>>>,
+    /// Asks the reflector for a history check or a relist (see the reflector's `rewind`).
+    control: crate::informer::reflector::ReflectorControl,
     history: Option<(Arc<str>, Arc<History>)>,
     /// The objects of the list in progress, for views that show a list as it arrives.
     listing: Arc<ListingLog<K>>,
@@ -636,6 +638,7 @@ impl<K: Object> SharedIndexInformer<K> {
             malformed: AtomicU64::new(0),
             rate: Mutex::new(RateWindow::new()),
             reflector_status: Mutex::new(None),
+            control: crate::informer::reflector::ReflectorControl::default(),
             history: config.history,
             listing: Arc::new(ListingLog::new()),
         })
@@ -685,6 +688,48 @@ impl<K: Object> SharedIndexInformer<K> {
     /// lists; not per event); `None` before the informer starts.
     pub fn reflector_status(&self) -> Option<watch::Receiver<ReflectorStatus>> {
         self.reflector_status.lock().clone()
+    }
+
+    /// Ask the reflector to check the server's history before watching on (`ctrl-r`).
+    pub fn check_history(&self) {
+        self.control.check_history();
+    }
+
+    /// Ask the reflector to list again from scratch (a consistent read) and replace the store.
+    pub fn relist(&self) {
+        self.control.relist();
+    }
+
+    /// Compare the cache with a fresh consistent list of the server (paged, in this informer's
+    /// encoding) by key and resourceVersion (see [`crate::informer::consistency`]); when they
+    /// differ, ask the reflector to list again.
+    pub async fn verify(&self) -> Result<crate::informer::consistency::Verification, Error> {
+        let cache_rv = self.last_sync_resource_version();
+        // Read once the list is in: what changed meanwhile is newer than the list, not wrong.
+        let cached = || {
+            self.indexer
+                .list()
+                .iter()
+                .filter_map(|o| {
+                    let key = crate::informer::store::meta_namespace_key(o.as_ref()).ok()?;
+                    let rv = crate::informer::store::resource_version(o.as_ref()).to_string();
+                    Some((key, rv))
+                })
+                .collect()
+        };
+        let v = crate::informer::consistency::verify(
+            self.lw.as_ref(),
+            cached,
+            &cache_rv,
+            self.reflector_config.page_size,
+            self.reflector_config.label_selector.clone(),
+            self.reflector_config.field_selector.clone(),
+        )
+        .await?;
+        if !v.differences.is_empty() {
+            self.relist();
+        }
+        Ok(v)
     }
 
     /// The reflector's last resourceVersion (client-go `LastSyncResourceVersion`).
@@ -892,7 +937,8 @@ impl<K: Object> SharedIndexInformer<K> {
         }));
         let store: Arc<dyn ReflectorStore<K>> = self.fifo.clone();
         let reflector = Reflector::new(Arc::clone(&self.lw), store, config)
-            .with_listing_log(Arc::clone(&self.listing));
+            .with_listing_log(Arc::clone(&self.listing))
+            .with_control(self.control.clone());
         *self.reflector_status.lock() = Some(reflector.status());
         let reflector_cancel = cancel.child_token();
         let reflector_task = tokio::spawn(reflector.run(reflector_cancel.clone()));

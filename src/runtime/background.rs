@@ -203,11 +203,12 @@ fn informer_rows(
                     InformerState::BackingOff { until_ms: at }
                 }
             }
+            ReflectorState::Checking => InformerState::Checking,
             ReflectorState::Stopped => InformerState::Stopped,
         };
         let connect_err = matches!(status.last_error, Some(InformerError::Connect(_)));
         any = true;
-        if connect_err && !matches!(state, InformerState::Watching) {
+        if connect_err && status.stale && !matches!(state, InformerState::Watching) {
             let retry = match state {
                 InformerState::BackingOff { until_ms } => Some(until_ms),
                 _ => None,
@@ -238,7 +239,13 @@ fn informer_rows(
             deltas_total: stats.deltas_total,
             deltas_per_sec: stats.deltas_per_sec,
             relists: status.relists,
-            last_error: status.last_error.as_ref().map(|e| e.to_string()),
+            // The last error while it still holds: once the informer is current again, nothing
+            // is wrong.
+            last_error: status
+                .last_error
+                .as_ref()
+                .filter(|_| status.stale)
+                .map(|e| e.to_string()),
             synced: stats.has_synced,
             forbidden: matches!(status.last_error, Some(InformerError::Forbidden(_))),
             cluster: cluster.cloned(),
@@ -252,6 +259,8 @@ fn informer_rows(
                     bytes_per_sec: p.bytes_per_sec(tokio::time::Instant::now()),
                     total: p.total,
                 }),
+            stale: status.stale && stats.has_synced,
+            history_reset: status.last_history_reset.as_ref().map(|r| r.to_string()),
         });
     }
     (any, unreachable)

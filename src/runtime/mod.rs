@@ -394,6 +394,38 @@ impl Runtime {
                     });
                 });
             }
+            Effect::CheckHistory { view } => {
+                if let Some(feed) = self.views.get(&view) {
+                    let key = feed.opened.lock().as_ref().map(|o| o.key.clone());
+                    if let Some(key) = key
+                        && let Some((_, informer)) = self
+                            .factory
+                            .informers()
+                            .into_iter()
+                            .find(|(k, _)| *k == key)
+                    {
+                        informer.check_history();
+                    }
+                }
+            }
+            Effect::Verify { view } => {
+                let informer = self.views.get(&view).and_then(|feed| {
+                    let key = feed.opened.lock().as_ref().map(|o| o.key.clone())?;
+                    self.factory
+                        .informers()
+                        .into_iter()
+                        .find(|(k, _)| *k == key)
+                        .map(|(_, i)| i)
+                });
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match informer {
+                        Some(i) => i.verify().await.map_err(|e| e.to_string()),
+                        None => Err("this view has no informer yet".to_string()),
+                    };
+                    let _ = tx.send(Action::Verified { view, result });
+                });
+            }
             Effect::RetryForbidden { view } => {
                 if let Some(feed) = self.views.get(&view) {
                     let (resource, namespace, drill, only) = (
@@ -975,6 +1007,13 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     // Ages and countdowns: config.toml's refresh_seconds, else k9s's refreshRate, else 1 s.
     let mut ages = tokio::time::interval(app.user.settings.refresh());
     ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // config.toml's opt-in periodic `:verify`.
+    let mut verify_every = app.user.settings.verify_minutes.map(|m| {
+        let period = Duration::from_secs(m.saturating_mul(60));
+        let mut i = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        i
+    });
 
     // The app's paging, column-width memory and text pages depend on the real screen size: give
     // it before the first frame (crossterm reports only later changes).
@@ -1007,6 +1046,14 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
             // At most one batch per log view per frame (coalesced in `LogFeeds`).
             b = log_rx.recv() => b.map(|(view, batch)| Action::Log { view, batch }),
             _ = ages.tick() => Some(Action::Tick(now_ms())),
+            _ = async {
+                match verify_every.as_mut() {
+                    Some(i) => {
+                        i.tick().await;
+                    }
+                    None => futures::future::pending::<()>().await,
+                }
+            } => Some(Action::VerifyTick),
             _ = tokio::time::sleep(sleep_for), if deadline.is_some() => Some(Action::Tick(now_ms())),
             s = signals.recv() => { tracing::info!("{s}: exiting"); running = false; None }
         };

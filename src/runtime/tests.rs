@@ -516,3 +516,35 @@ fn neighbouring_listed_rows_of_a_view_are_merged_and_nothing_moves_past_another(
         ["1:a,b/0", "2:c/0", "1:d/1", "1:e/0", "tick", "1:f/0"]
     );
 }
+
+/// Issue 38: `:informers`' LAST ERROR and the header's `stale` hold while the informer is out of
+/// step after a failure, and clear once the watch delivers again.
+#[tokio::test(start_paused = true)]
+async fn last_error_and_stale_clear_when_the_informer_recovers() {
+    let fake = FakeListerWatcher::<DynamicObject>::shared();
+    fake.push_list_page(vec![pod("a", "10")], "10", None);
+    fake.push_watch_error(crate::informer::Error::Connect("connection refused".into()));
+    let live = fake.push_watch_live();
+    let factory = started_factory(&fake);
+    let informer = factory.informer_for(&pods(), None);
+    let stats = StatsSource::shared(
+        factory.clone(),
+        "ctx".into(),
+        Arc::new(parking_lot::Mutex::new(Some("v1.33".into()))),
+    );
+    // The failed watch, then the backoff, then a watch that opens but has not delivered.
+    fake.wait_for_watch_calls(2).await;
+    let row = informer_row(&stats_with_rows(&[rows()], &stats)).expect("a row");
+    assert!(row.stale, "{row:?}");
+    assert_eq!(
+        row.last_error.as_deref(),
+        Some("cannot reach the API server: connection refused")
+    );
+    live.send(Ok(WatchEvent::Added(pod("b", "11"))))
+        .expect("watch open");
+    until(|| informer.indexer().len() == 2).await;
+    let row = informer_row(&stats_with_rows(&[rows()], &stats)).expect("a row");
+    assert!(!row.stale, "{row:?}");
+    assert_eq!(row.last_error, None);
+    factory.shutdown().await;
+}

@@ -149,6 +149,8 @@ pub enum InformerState {
     Forbidden {
         retry_at_ms: i64,
     },
+    /// Asking the server where its history is before watching on (after a reconnect, `ctrl-r`).
+    Checking,
     Stopped,
 }
 
@@ -180,6 +182,12 @@ pub struct InformerRow {
     pub cluster: Option<Arc<str>>,
     /// The list in progress, while listing (objects, bytes, the total when known).
     pub progress: Option<crate::ui::listing::ListingProgress>,
+    /// An error interrupted the informer and it has not been confirmed current since: its rows
+    /// may lag the server (the header says `stale`, not `synced`).
+    pub stale: bool,
+    /// The latest time the server's history went back and the informer listed again: the
+    /// header's and the event log's line (`history went back (RV … → …: …); listed again`).
+    pub history_reset: Option<String>,
 }
 
 /// A fleet member's state as its prober sees it (the header's per-cluster line, when several
@@ -339,6 +347,13 @@ pub enum Action {
         forbidden: bool,
     },
     InformerStats(Vec<InformerRow>),
+    /// config.toml's `verify_minutes` passed: verify the current table (see `:verify`).
+    VerifyTick,
+    /// The answer to [`Effect::Verify`]: the view's cache compared with a fresh list.
+    Verified {
+        view: ViewId,
+        result: Result<crate::informer::consistency::Verification, String>,
+    },
     /// The view's informer was not started: the user may not list/watch it in that scope.
     Forbidden {
         view: ViewId,
@@ -512,6 +527,16 @@ pub enum Effect {
     /// A forbidden view: forget the cached access answers for it, and check and open again now
     /// (instead of at the slow RBAC retry).
     RetryForbidden {
+        view: ViewId,
+    },
+    /// `ctrl-r` on a view that is not forbidden: its informer asks the server where its history
+    /// is before watching on (a restored etcd, a re-created cluster relist from scratch).
+    CheckHistory {
+        view: ViewId,
+    },
+    /// `:verify`: compare the view's informer cache with a fresh consistent list (relisting
+    /// when they differ); answer with [`Action::Verified`].
+    Verify {
         view: ViewId,
     },
     /// GET the full object; answer with [`Action::Yaml`].

@@ -463,6 +463,28 @@ impl App {
                 }
             }
         }
+        // After an outage the rows are stale until the informer is confirmed current again
+        // (the watch delivered, the history check passed) or a relist brings them again.
+        let outdated: Vec<(ViewId, bool)> = self
+            .views
+            .values()
+            .map(|v| {
+                let stale = self.informer_for(v).is_some_and(|r| r.stale);
+                (v.id, v.synced && stale)
+            })
+            .collect();
+        for (id, now) in outdated {
+            if let Some(v) = self.views.get_mut(&id)
+                && v.outdated != now
+            {
+                v.outdated = now;
+                if now {
+                    v.table.mark_stale();
+                } else if !v.relisting {
+                    v.table.clear_stale();
+                }
+            }
+        }
     }
 
     /// The current context's informers still listing, for the DeltaFIFO log's title (their
@@ -619,6 +641,7 @@ impl App {
                 fallback_denied: None,
                 synced: false,
                 relisting: false,
+                outdated: false,
                 store: None,
                 member_stores: Vec::new(),
                 drilled_from: None,
@@ -880,8 +903,31 @@ impl App {
                     self.dirty = true;
                 }
             }
+            Action::Verified { view, result } => self.on_verified(view, result),
+            Action::VerifyTick => {
+                if let Some(view) = self.current_view_id() {
+                    fx.push(Effect::Verify { view });
+                }
+            }
             Action::InformerStats(rows) => {
                 self.pulse_stats(&rows);
+                // A history reset of this context's informers is news: say it in the footer too.
+                let reset = rows
+                    .iter()
+                    .filter(|r| r.cluster.is_none())
+                    .filter_map(|r| r.history_reset.as_ref().map(|h| (r, h)))
+                    .find(|(r, h)| {
+                        !self.informers.iter().any(|o| {
+                            o.cluster.is_none()
+                                && o.resource == r.resource
+                                && o.namespace == r.namespace
+                                && o.history_reset.as_ref() == Some(h)
+                        })
+                    })
+                    .map(|(r, h)| format!("{}: {h}", r.resource));
+                if let Some(msg) = reset {
+                    self.info(msg);
+                }
                 if rows != self.informers {
                     self.informers = rows;
                     let synced: Vec<ViewId> = self

@@ -81,6 +81,7 @@ impl App {
                 }
             }
             "xray" => self.open_xray(arg, fx),
+            "verify" => self.verify_command(fx),
             // A table as it was (`:at 10:42`, `:at -5m`, `:at now`).
             "at" => self.at_command(arg, fx),
             "blame" => self.fetch_text(crate::ui::app::TextKind::Blame, fx),

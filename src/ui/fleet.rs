@@ -371,6 +371,7 @@ impl App {
                 format!("backoff {}", countdown(self.now_ms, *until_ms)),
                 Color::Red,
             ),
+            Some(r) if r.synced && r.stale => ("stale".to_string(), Color::Yellow),
             Some(r) if r.synced => ("synced".to_string(), Color::Green),
             _ => ("listing".to_string(), Color::Yellow),
         }

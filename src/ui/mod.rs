@@ -112,6 +112,7 @@ pub mod theme;
 pub mod time_travel;
 pub mod user_config;
 pub mod user_keys;
+mod verify;
 pub mod widgets;
 pub mod xray;
 

@@ -801,6 +801,8 @@ mod tests {
             forbidden: false,
             cluster: None,
             progress: None,
+            stale: false,
+            history_reset: None,
         }
     }
 

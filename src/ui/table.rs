@@ -601,6 +601,19 @@ impl TableModel {
         any
     }
 
+    /// The informer is confirmed current again without a relist: no row is stale any more.
+    /// Returns whether any row was marked.
+    pub fn clear_stale(&mut self) -> bool {
+        let mut any = false;
+        for e in self.entries.values_mut() {
+            if e.stale {
+                e.stale = false;
+                any = true;
+            }
+        }
+        any
+    }
+
     /// Many upserts at once: O(n + m log m) — entries replaced in place when their sort position
     /// holds, the others sorted among themselves and merged into `order` in one pass.
     fn apply_bulk(&mut self, upserts: Vec<ObjectSummary>, now_ms: i64, highlight: bool) -> bool {

@@ -37,6 +37,7 @@ pub(crate) fn state_text(state: &InformerState, now_ms: i64) -> String {
         InformerState::Forbidden { retry_at_ms } => {
             format!("forbidden, retry in {}", countdown(now_ms, *retry_at_ms))
         }
+        InformerState::Checking => "checking history".into(),
         InformerState::Stopped => "stopped".into(),
     }
 }
@@ -346,6 +347,10 @@ impl App {
                         },
                         if r.progress.is_some() {
                             " │ syncing"
+                        } else if r.synced && r.stale {
+                            // After an outage: not confirmed current until the watch delivers
+                            // or the history check passes.
+                            " │ stale"
                         } else if r.synced {
                             " │ synced"
                         } else if r.forbidden {
@@ -354,6 +359,12 @@ impl App {
                             " │ syncing"
                         }
                     )));
+                    if let Some(reset) = &r.history_reset {
+                        l2.push(Span::styled(
+                            format!(" │ {reset}"),
+                            Style::default().fg(Color::Yellow),
+                        ));
+                    }
                 }
                 None => l2.push(Span::styled("starting", Style::default().fg(Color::Yellow))),
             }

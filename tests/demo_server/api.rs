@@ -799,10 +799,21 @@ async fn too_large_resource_version_is_504_with_a_cause() {
     .await;
     assert_eq!(code, 504);
     assert_eq!(status["reason"], "Timeout");
+    // storage's `NewTooLargeResourceVersionError` through apimachinery's `NewTimeoutError`.
+    let current = env.demo.as_ref().unwrap().cluster().resource_version();
+    assert_eq!(
+        status["message"],
+        format!("Timeout: Too large resource version: 999999999, current: {current}")
+    );
     assert_eq!(
         status["details"]["causes"][0]["reason"],
         "ResourceVersionTooLarge"
     );
+    assert_eq!(
+        status["details"]["causes"][0]["message"],
+        "Too large resource version"
+    );
+    assert_eq!(status["details"]["retryAfterSeconds"], 1);
     let (code, status) = raw_get(
         addr,
         &format!(
@@ -821,6 +832,81 @@ async fn too_large_resource_version_is_504_with_a_cause() {
         status["details"]["causes"][0]["reason"],
         "FieldValueForbidden"
     );
+    env.cleanup().await;
+}
+
+/// A `NotOlderThan` list at an RV the server has not reached waits for it (kube-apiserver's
+/// `waitUntilFreshAndBlock`, up to 3 s) and is answered once the revision passes it.
+#[tokio::test]
+async fn a_not_older_than_list_from_the_future_is_answered_once_the_revision_passes_it() {
+    let Some(env) = demo_only(
+        DemoOptions::default(),
+        "a_not_older_than_list_from_the_future_is_answered_once_the_revision_passes_it",
+    )
+    .await
+    else {
+        return;
+    };
+    let demo = env.demo.as_ref().unwrap();
+    let (addr, faults, cluster) = (demo.addr(), demo.faults(), demo.cluster());
+    let ahead = cluster.resource_version() + 2;
+    let before = faults.request_count();
+    let ns = env.ns.clone();
+    let writer = tokio::spawn(async move {
+        // Only once the list is in the server, waiting.
+        while faults.request_count() == before {
+            tokio::task::yield_now().await;
+        }
+        for name in ["w1", "w2"] {
+            cluster
+                .apply(Mutation::Create {
+                    resource: ResourceId {
+                        group: "",
+                        version: "v1",
+                        plural: "configmaps",
+                    },
+                    object: json!({"apiVersion": "v1", "kind": "ConfigMap",
+                                   "metadata": {"name": name, "namespace": ns}}),
+                })
+                .unwrap();
+        }
+    });
+    let (code, list) = raw_get(
+        addr,
+        &format!(
+            "/api/v1/namespaces/{}/configmaps?resourceVersion={ahead}&resourceVersionMatch=NotOlderThan",
+            env.ns
+        ),
+    )
+    .await;
+    writer.await.unwrap();
+    assert_eq!(code, 200, "{list}");
+    let rv: u64 = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(rv >= ahead, "{rv} < {ahead}");
+    env.cleanup().await;
+}
+
+/// `limit=1` without a resourceVersion is a consistent read that says the current RV and how
+/// many objects follow (`remainingItemCount`, sent when nothing filters the list).
+#[tokio::test]
+async fn a_limit_1_consistent_read_says_the_rv_and_the_remaining_count() {
+    let env = env().await;
+    let api = env.cms();
+    for i in 0..4 {
+        api.create(&PostParams::default(), &cm(&format!("r{i}"), json!({})))
+            .await
+            .unwrap();
+    }
+    let page = api.list(&ListParams::default().limit(1)).await.unwrap();
+    assert_eq!(page.items.len(), 1);
+    assert!(page.metadata.resource_version.is_some());
+    // The namespace may hold the cluster's own configmaps (kube-root-ca.crt on a real one).
+    let all = api.list(&ListParams::default()).await.unwrap().items.len() as i64;
+    assert_eq!(page.metadata.remaining_item_count, Some(all - 1));
     env.cleanup().await;
 }
 

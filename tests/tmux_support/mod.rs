@@ -2,8 +2,9 @@
 //! the end-to-end tests. Each test binary uses a part of it.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub fn tmux_available() -> bool {
@@ -204,4 +205,36 @@ pub fn tail(s: &str, n: usize) -> String {
 pub fn is_cooked(stty: &str) -> bool {
     let words: Vec<&str> = stty.split_whitespace().collect();
     words.contains(&"icanon") && words.contains(&"echo")
+}
+
+/// `kinformer demo-server` as a child process, killed on drop.
+pub struct DemoServer(Child);
+
+impl Drop for DemoServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn demo_server(kubeconfig: &std::path::Path, args: &[&str]) -> DemoServer {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+        .arg("demo-server")
+        .arg("--kubeconfig-out")
+        .arg(kubeconfig)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("demo-server starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let ready = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .any(|l| l.contains("kubeconfig written to"));
+    assert!(ready, "demo-server exited before writing its kubeconfig");
+    // Keep reading so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines.map_while(Result::ok) {});
+    DemoServer(child)
 }

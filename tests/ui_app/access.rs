@@ -146,8 +146,11 @@ fn retry_key_on_a_forbidden_view_emits_the_retry_effect() {
         view: ns_view,
         denial: denial("list", "namespaces is forbidden: User \"jane\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope"),
     });
-    // Not forbidden (yet): nothing to retry.
-    assert!(app.update(ctrl('r')).is_empty());
+    // Not forbidden (yet): ctrl-r checks the server's history instead.
+    assert_eq!(
+        app.update(ctrl('r')),
+        vec![Effect::CheckHistory { view: v }]
+    );
     app.update(Action::Forbidden {
         view: v,
         denial: denial("list", JANE_DEPLOY_BENCH),

@@ -142,6 +142,8 @@ mod labels;
 mod namespaces;
 mod safety;
 mod screen;
+mod stale;
 mod table;
 mod user_config;
+mod verify;
 mod views;

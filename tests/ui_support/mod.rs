@@ -282,6 +282,8 @@ pub fn informer_row(resource: &str, ns: Option<&str>, state: InformerState) -> I
         forbidden: false,
         cluster: None,
         progress: None,
+        stale: false,
+        history_reset: None,
     }
 }
 

@@ -32,12 +32,16 @@ pub(super) fn list_body(
     info: &ResourceInfo,
     rv: u64,
     continue_token: Option<String>,
+    remaining: Option<usize>,
     items: Vec<Arc<Stored>>,
     send_rate: u64,
 ) -> Response {
     let mut meta = json!({"resourceVersion": rv.to_string()});
     if let Some(c) = continue_token {
         meta["continue"] = json!(c);
+    }
+    if let Some(r) = remaining {
+        meta["remainingItemCount"] = json!(r);
     }
     let head = format!(
         "{{\"kind\":\"{}List\",\"apiVersion\":\"{}\",\"metadata\":{},\"items\":[",
@@ -238,11 +242,23 @@ pub(super) fn list_handler(
         continuing,
     };
     let page = app.cluster.list_page(t.idx, &req, &|s| filter.matches(s))?;
+    // etcd3's store counts what follows a page when nothing filters the list (kube-apiserver
+    // sends `remainingItemCount` only then).
+    let remaining = match &page.continue_token {
+        Some(token)
+            if filter.labels.requirements.is_empty() && filter.fields.requirements.is_empty() =>
+        {
+            let (_, last) = decode_continue(token)?;
+            Some(app.cluster.count_after(t.idx, t.ns.as_deref(), &last))
+        }
+        _ => None,
+    };
     match out {
         Output::Json => Ok(list_body(
             info,
             page.rv,
             page.continue_token,
+            remaining,
             page.items,
             app.faults.send_rate(),
         )),
@@ -259,6 +275,7 @@ pub(super) fn list_handler(
                 info,
                 page.rv,
                 page.continue_token,
+                remaining,
                 page.items,
                 app.faults.send_rate(),
             )

@@ -1247,5 +1247,6 @@ async fn min_watch_timeout_below_five_minutes_is_honoured_and_default_is_five() 
 
 mod ported;
 mod probe;
+mod rewind;
 
 mod listing;

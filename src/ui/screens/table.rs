@@ -59,6 +59,9 @@ pub struct ResourceView {
     /// Its informer is relisting: the rows shown are the previous list's until the new one
     /// brings them again (marked stale when the relist started).
     pub relisting: bool,
+    /// Its informer is stale (an outage, not yet confirmed current): rows are marked stale until
+    /// the watch delivers again or the history check passes.
+    pub outdated: bool,
     pub store: Option<Arc<ThreadSafeStore<DynamicObject>>>,
     /// A merged view's indexers, one per fleet member (keys without the cluster).
     pub member_stores: Vec<(Arc<str>, Arc<ThreadSafeStore<DynamicObject>>)>,
@@ -426,7 +429,11 @@ impl App {
             ids.push(id);
         }
         if ids.is_empty() {
-            self.info("nothing to retry: this view is not forbidden");
+            // Not forbidden: check the server's history now (cuts a backoff short too).
+            if let Some(id) = self.current_view_id() {
+                fx.push(Effect::CheckHistory { view: id });
+                self.info("checking the server's history…");
+            }
             return;
         }
         if let Some(ns) = self.ns_view
