@@ -813,18 +813,32 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                     items: Vec<serde::de::IgnoredAny>,
                 }
                 use http_body_util::BodyExt as _;
-                let url = format!("{}?limit=1", self.path);
-                // Through `send_checked`, so a refusal's `Retry-After` reaches the backoff.
-                let res =
-                    send_checked(&self.client, self.get(url, false)?, &self.asked_wait).await?;
-                let body = res
-                    .into_body()
-                    .collect()
-                    .await
-                    .map_err(|e| Error::Connect(format!("list body: {e}")))?
-                    .to_bytes();
-                let head: Head =
-                    serde_json::from_slice(&body).map_err(|e| Error::Decode(e.to_string()))?;
+                // The one-item page and the cluster's identity are asked at once: one round
+                // trip, not two, before the watch (or the first list) goes on.
+                let page = async {
+                    let url = format!("{}?limit=1", self.path);
+                    // Through `send_checked`, so a refusal's `Retry-After` reaches the backoff.
+                    let res =
+                        send_checked(&self.client, self.get(url, false)?, &self.asked_wait).await?;
+                    let body = res
+                        .into_body()
+                        .collect()
+                        .await
+                        .map_err(|e| Error::Connect(format!("list body: {e}")))?
+                        .to_bytes();
+                    serde_json::from_slice::<Head>(&body).map_err(|e| Error::Decode(e.to_string()))
+                };
+                let identity = async {
+                    let ns = self.get("/api/v1/namespaces/kube-system".to_string(), false)?;
+                    match self.client.request_text(ns).await {
+                        Ok(body) => Ok(serde_json::from_str::<Head>(&body)
+                            .ok()
+                            .and_then(|h| h.metadata.uid)),
+                        Err(kube::Error::Api(s)) if matches!(s.code, 401 | 403 | 404) => Ok(None),
+                        Err(e) => Err(map_kube_error(e)),
+                    }
+                };
+                let (head, cluster_uid) = futures::future::try_join(page, identity).await?;
                 let items = head.items.len() as u64;
                 // A one-item page says how many follow; a page without `continue` is all.
                 let total = match head.metadata.remaining_item_count {
@@ -833,14 +847,6 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                         Some(items)
                     }
                     None => None,
-                };
-                let ns = self.get("/api/v1/namespaces/kube-system".to_string(), false)?;
-                let cluster_uid = match self.client.request_text(ns).await {
-                    Ok(body) => serde_json::from_str::<Head>(&body)
-                        .ok()
-                        .and_then(|h| h.metadata.uid),
-                    Err(kube::Error::Api(s)) if matches!(s.code, 401 | 403 | 404) => None,
-                    Err(e) => return Err(map_kube_error(e)),
                 };
                 Ok(HistoryMark {
                     resource_version: head.metadata.resource_version.unwrap_or_default(),
