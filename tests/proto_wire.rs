@@ -167,6 +167,39 @@ async fn protobuf_and_json_lists_cache_the_same_pods() {
     env.cleanup().await;
 }
 
+/// A page of a protobuf list says how many objects follow (`remainingItemCount`) as its JSON
+/// twin does: the first list's `12,345 of 100,000` and the history check read it.
+#[tokio::test]
+async fn a_protobuf_page_says_how_many_follow_as_the_json_page_does() {
+    let env = env(None).await.unwrap();
+    for n in ["a", "b", "c"] {
+        env.create_pod(n, json!({})).await;
+    }
+    let first_page = ListOptions {
+        limit: Some(1),
+        ..ListOptions::default()
+    };
+    let proto = env.lister(WireFormat::Protobuf);
+    let json = env.lister(WireFormat::Json);
+    let from_proto = tokio::time::timeout(HANG_GUARD, proto.list(&first_page))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(proto.wire(), "protobuf");
+    let from_json = tokio::time::timeout(HANG_GUARD, json.list(&first_page))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        from_proto.remaining_item_count,
+        from_json.remaining_item_count
+    );
+    if env.demo.is_some() {
+        assert_eq!(from_proto.remaining_item_count, Some(2));
+    }
+    env.cleanup().await;
+}
+
 #[tokio::test]
 async fn a_protobuf_watch_delivers_modified_and_deleted_pods() {
     let env = env(None).await.unwrap();

@@ -136,6 +136,7 @@ pub fn list(
     msg: &'static Msg,
     rv: u64,
     continue_token: Option<String>,
+    remaining: Option<usize>,
     items: Vec<Arc<Stored>>,
     send_rate: u64,
 ) -> Option<Response> {
@@ -146,7 +147,7 @@ pub fn list(
     let meta = ListMeta {
         resource_version: Some(rv.to_string()),
         continue_token,
-        remaining_item_count: None,
+        remaining_item_count: remaining.and_then(|r| i64::try_from(r).ok()),
     };
     // The list message's length goes first, so it is computed before streaming the items.
     let head = pb::encode_list(&meta, &[]);

@@ -267,6 +267,7 @@ pub(super) fn list_handler(
             msg,
             page.rv,
             page.continue_token.clone(),
+            remaining,
             page.items.clone(),
             app.faults.send_rate_for(true),
         )
