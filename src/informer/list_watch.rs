@@ -828,17 +828,39 @@ impl<K: Object + DeserializeOwned> ListerWatcher<K> for KubeListerWatcher<K> {
                         .to_bytes();
                     serde_json::from_slice::<Head>(&body).map_err(|e| Error::Decode(e.to_string()))
                 };
+                // Its own asked wait: the two answers arrive in either order, and a refusal of
+                // either (429 with Retry-After) must reach the backoff.
+                let identity_wait = AskedWait::default();
                 let identity = async {
                     let ns = self.get("/api/v1/namespaces/kube-system".to_string(), false)?;
-                    match self.client.request_text(ns).await {
-                        Ok(body) => Ok(serde_json::from_str::<Head>(&body)
-                            .ok()
-                            .and_then(|h| h.metadata.uid)),
-                        Err(kube::Error::Api(s)) if matches!(s.code, 401 | 403 | 404) => Ok(None),
-                        Err(e) => Err(map_kube_error(e)),
+                    match send_checked(&self.client, ns, &identity_wait).await {
+                        Ok(res) => {
+                            let body = res
+                                .into_body()
+                                .collect()
+                                .await
+                                .map_err(|e| Error::Connect(format!("namespace body: {e}")))?
+                                .to_bytes();
+                            Ok(serde_json::from_slice::<Head>(&body)
+                                .ok()
+                                .and_then(|h| h.metadata.uid))
+                        }
+                        // A user who may not read kube-system: the identity is unknown.
+                        Err(Error::Forbidden(_)) => Ok(None),
+                        Err(Error::Api {
+                            code: 401 | 404, ..
+                        }) => Ok(None),
+                        Err(e) => Err(e),
                     }
                 };
-                let (head, cluster_uid) = futures::future::try_join(page, identity).await?;
+                let (head, cluster_uid) = match futures::future::try_join(page, identity).await {
+                    Ok(both) => both,
+                    Err(e) => {
+                        let asked = self.asked_wait.take().max(identity_wait.take());
+                        self.asked_wait.set(asked);
+                        return Err(e);
+                    }
+                };
                 let items = head.items.len() as u64;
                 // A one-item page says how many follow; a page without `continue` is all.
                 let total = match head.metadata.remaining_item_count {

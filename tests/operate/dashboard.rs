@@ -115,8 +115,12 @@ async fn the_dashboards_cronjob_keys_trigger_a_job_from_its_template_and_suspend
     );
     assert_eq!(job.spec.and_then(|s| s.backoff_limit), Some(1));
 
-    // Z on a running CronJob suspends it (no dialog: resume undoes it)...
-    let fx = press(&mut app, KeyCode::Char('s'));
+    // s on a running CronJob suspends it, confirmed as k9s's cronjob.go asks...
+    assert!(
+        press(&mut app, KeyCode::Char('s')).is_empty(),
+        "confirm first"
+    );
+    let fx = press(&mut app, KeyCode::Char('y'));
     assert_eq!(
         carry_out(&client, fx).await,
         format!("cronjob {}/report suspended", s.ns)
@@ -129,7 +133,11 @@ async fn the_dashboards_cronjob_keys_trigger_a_job_from_its_template_and_suspend
         view,
         rows: vec![row_of(&s, "cj", "report").await],
     });
-    let fx = press(&mut app, KeyCode::Char('s'));
+    assert!(
+        press(&mut app, KeyCode::Char('s')).is_empty(),
+        "confirm first"
+    );
+    let fx = press(&mut app, KeyCode::Char('y'));
     assert_eq!(
         carry_out(&client, fx).await,
         format!("cronjob {}/report resumed", s.ns)
@@ -227,11 +235,20 @@ async fn the_dashboards_cordon_key_makes_the_node_unschedulable() {
     let obj = Arc::new(dynamic.get(&node).await.unwrap());
     let row = ObjectSummary::from_object("Node", &obj, None).unwrap();
     let mut app = dashboard(&s, "nodes", vec![row]);
-    let message = carry_out(&client, press(&mut app, KeyCode::Char('c'))).await;
+    // Confirmed first, as k9s's node.go asks.
+    assert!(
+        press(&mut app, KeyCode::Char('c')).is_empty(),
+        "confirm first"
+    );
+    let message = carry_out(&client, press(&mut app, KeyCode::Char('y'))).await;
     assert_eq!(message, format!("node {node} cordoned"));
     let n = nodes.get(&node).await.unwrap();
     assert_eq!(n.spec.and_then(|s| s.unschedulable), Some(true));
-    carry_out(&client, press(&mut app, KeyCode::Char('u'))).await;
+    assert!(
+        press(&mut app, KeyCode::Char('u')).is_empty(),
+        "confirm first"
+    );
+    carry_out(&client, press(&mut app, KeyCode::Char('y'))).await;
     let n = nodes.get(&node).await.unwrap();
     assert_eq!(n.spec.and_then(|s| s.unschedulable), None);
     let _ = nodes.delete(&node, &DeleteParams::default()).await;
