@@ -385,7 +385,7 @@ mod tests {
         let msg = pb::schema::kind("v1", "Pod").unwrap();
         let items: Vec<Arc<Stored>> = (0..60).map(stored_pod).collect();
         let send = |rate: u64| {
-            let res = list(info, msg, 7, None, items.clone(), rate).unwrap();
+            let res = list(info, msg, 7, None, None, items.clone(), rate).unwrap();
             async move {
                 let start = tokio::time::Instant::now();
                 let body = res.into_body().collect().await.unwrap().to_bytes();
