@@ -486,4 +486,12 @@ fn the_events_table_shows_kubectls_and_k9ss_columns() {
     // At 100 columns the message keeps its room: SOURCE, COUNT and FIRST SEEN are left out
     // first (kubectl's default columns stay).
     insta::assert_snapshot!("events_table_at_100", draw(&mut app, 100, 10).backend());
+    // Narrower than the message needs: kubectl's default columns stay, squeezed.
+    draw(&mut app, 60, 10);
+    let text = screen_text(&app);
+    let header = text.lines().nth(4).unwrap_or_default();
+    assert!(
+        header.contains("MESSAGE") && !header.contains("SOURCE"),
+        "{text}"
+    );
 }

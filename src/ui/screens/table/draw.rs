@@ -335,8 +335,11 @@ impl App {
             .iter()
             .position(|&i| headers[i].starts_with("MESSAGE"))
             .filter(|_| n_usage == 0 && wide.is_empty());
+        // The columns kept whatever the room: an Event's up to its MESSAGE but SOURCE.
+        let mut must_keep = 1;
         let by_priority: Option<Vec<usize>> = if let Some(m) = message {
             let low = |p: usize| p > m || headers[order[p]].starts_with("SOURCE");
+            must_keep = (0..order.len()).filter(|&p| !low(p)).count();
             Some(
                 (0..order.len())
                     .filter(|&p| !low(p))
@@ -378,7 +381,8 @@ impl App {
                 }
                 break;
             }
-            let kept = &by_priority[..fit.max(1)];
+            // When even the message does not fit, kubectl's default columns stay, squeezed.
+            let kept = &by_priority[..fit.max(must_keep)];
             order.retain(|i| kept.contains(i));
         }
         // Room left on the right goes to the MESSAGE column (an Event's), else the last one, up
