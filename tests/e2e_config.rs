@@ -112,7 +112,7 @@ fn a_k9s_users_alias_plugin_and_aliases_view_work_in_the_dashboard() {
     assert!(aliases.contains("pp, web (default app=web)"), "{aliases}");
     s.keys(&["Escape"]);
 
-    s.keys(&["q"]);
+    s.quit();
     s.wait_for("the dashboard exits", 15, |t| t.contains("EXIT=0"));
     s.assert_terminal_cooked();
 }

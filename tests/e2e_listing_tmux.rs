@@ -59,5 +59,5 @@ fn rows_and_progress_show_while_a_paced_list_streams_before_the_sync_ends() {
         t.contains("pods watching") && t.contains("synced") && pods_count(t) == Some(1500)
     });
     assert!(!synced.contains("listing"), "{synced}");
-    s.keys(&["q"]);
+    s.quit();
 }

@@ -80,8 +80,8 @@ fn dashboard_navigates_deployments_filters_labels_and_quits() {
     });
     s.keys(&["Escape", "Escape"]);
 
-    // Quit: the shell prints the exit code, and the terminal is back in cooked mode.
-    s.keys(&["q"]);
+    // Quit with `:q` (q alone is Back, as in k9s): the shell prints the exit code, and the terminal is back in cooked mode.
+    s.quit();
     s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT="));
     let screen = s.wait_for("exit code", 5, |t| t.contains("EXIT=0"));
     assert!(!screen.contains("panicked"), "{screen}");
@@ -139,7 +139,7 @@ fn namespace_scoped_user_falls_back_to_its_namespace_and_sees_a_plain_forbidden_
     s.wait_for("access checked again", 15, |t| {
         t.contains("listing deployments is forbidden for user jane in namespace shop")
     });
-    s.keys(&["q"]);
+    s.quit();
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
 
@@ -201,7 +201,7 @@ fn capital_l_opens_logs_on_a_pod_and_on_a_deployment_and_esc_closes_them() {
         "{}",
         tail(&log, 40)
     );
-    s.keys(&["q"]);
+    s.quit();
     let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
     assert!(!screen.contains("panicked"), "{screen}");
 }
@@ -255,7 +255,7 @@ fn a_shell_in_a_demo_pod_runs_a_command_and_returns_to_the_dashboard() {
     s.wait_for("the deployments table", 15, |t| {
         t.contains("Deployments(shop)")
     });
-    s.keys(&["q"]);
+    s.quit();
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
 
@@ -295,7 +295,7 @@ fn changes_lists_a_churned_demo_pod_and_its_history_opens_with_a_diff() {
         t.contains("Diff:") && t.contains("@@")
     });
     s.keys(&["Escape", "Escape", "Escape"]);
-    s.keys(&["q"]);
+    s.quit();
     let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT="));
     assert!(screen.contains("EXIT=0"), "{}", tail(&screen, 10));
 }
@@ -397,7 +397,7 @@ fn k9s_keys_and_views_work_as_a_k9s_user_expects() {
     s.wait_for("deployments in every namespace", 30, |t| {
         t.contains("Deployments(all)")
     });
-    s.keys(&["q"]);
+    s.quit();
     let end = s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
     assert!(!end.contains("panicked"), "{end}");
 }
@@ -454,7 +454,7 @@ fn structured_logs_filtered_by_level_show_only_error_lines_with_their_fields() {
     s.wait_for("back on deployments", 15, |t| {
         t.contains("Deployments(shop)") && !t.contains("Logs deployment/")
     });
-    s.keys(&["q"]);
+    s.quit();
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
 
@@ -489,7 +489,8 @@ fn ns_with_two_namespaces_shows_one_table_over_both_with_a_namespace_column() {
     s.wait_for("the informer panel naming how the set is served", 15, |t| {
         t.contains("Scope: shop,payments") && t.contains("one all-namespaces pods informer")
     });
-    s.keys(&["q", "q"]);
+    s.keys(&["q"]); // back from the panel
+    s.keys(&["C-c"]); // ctrl-c quits from anywhere
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
 
@@ -544,7 +545,7 @@ fn ctrl_n_creates_a_configmap_from_the_editor_that_then_shows_in_the_table() {
     s.wait_for("the applied ConfigMap in the table", 30, |t| {
         t.contains("configmap shop/e2e-made applied") && table(t).contains("e2e-made")
     });
-    s.keys(&["q"]);
+    s.quit();
     let end = s.wait_for("exit code", 20, |t| t.contains("EXIT="));
     assert!(end.contains("EXIT=0"), "{}", tail(&end, 10));
 }
@@ -605,7 +606,7 @@ fn a_killed_pod_is_back_at_a_past_instant_and_gone_again_live() {
     s.wait_for("live again, without the pod", 30, |t| {
         !t.contains("AS OF") && !table(t).contains(&name)
     });
-    s.keys(&["q"]);
+    s.quit();
     let screen = s.wait_for("exit code", 20, |t| t.contains("EXIT="));
     assert!(screen.contains("EXIT=0"), "{}", tail(&screen, 10));
 }
@@ -654,7 +655,8 @@ fn k9s_read_only_refuses_ctrl_d_and_esc_slash_typed_fast_opens_the_filter() {
     });
     // Dropped, the Alt-/ would leave `e` to the table: "edit is disabled" in the footer.
     assert!(!filter.contains("edit is disabled"), "{filter}");
-    s.keys(&["Escape", "q"]);
+    s.keys(&["Escape"]);
+    s.quit();
     s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT=0"));
 }
 
@@ -683,7 +685,7 @@ fn r_with_a_crd_short_name_starts_on_its_table_with_the_crds_printer_columns() {
     s.wait_for("widgets again", 30, |t| {
         t.contains("Widgets(all)") && t.contains("COLOR")
     });
-    s.keys(&["q"]);
+    s.quit();
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
 
@@ -718,7 +720,7 @@ fn ns_name_switches_the_namespace_with_several_clusters() {
         t.contains("Pods(shop)") || t.contains("unknown namespace")
     });
     assert!(!screen.contains("unknown namespace"), "{screen}");
-    s.keys(&["q"]);
+    s.quit();
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
 

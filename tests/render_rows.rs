@@ -611,10 +611,19 @@ fn namespace_row_shows_phase() {
 }
 
 #[test]
-fn event_row_shows_last_seen_type_reason_object_message() {
+fn event_row_shows_kubectls_and_k9ss_columns() {
     assert_eq!(
         headers("Event", None),
-        ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+        [
+            "LAST SEEN",
+            "TYPE",
+            "REASON",
+            "OBJECT",
+            "SOURCE",
+            "MESSAGE",
+            "COUNT",
+            "FIRST SEEN"
+        ]
     );
     let e = fixture("event");
     assert_eq!(
@@ -624,10 +633,33 @@ fn event_row_shows_last_seen_type_reason_object_message() {
             "Warning",
             "BackOff",
             "pod/web-7d9c8b7f6d-crash",
-            "Back-off restarting failed container web in pod web-7d9c8b7f6d-crash_shop(uid)"
+            "kubelet, node-a",
+            "Back-off restarting failed container web in pod web-7d9c8b7f6d-crash_shop(uid)",
+            "42",
+            "30m"
         ]
     );
     assert_eq!(row("Event", &e, None).health, Health::Warning);
+}
+
+#[test]
+fn event_count_and_source_follow_kubectl_for_series_and_the_new_api() {
+    let mut v = fixture_json("event");
+    // A series: its count, not the deprecated one.
+    v["series"] = json!({"count": 3, "lastObservedTime": "2026-11-22T11:59:30.123456Z"});
+    assert_eq!(texts("Event", &obj(v.clone()), None)[6], "3");
+    // An events.k8s.io/v1 singleton: no count at all reads 1; no source: the controller.
+    let v = json!({
+        "apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "n1.1", "namespace": "default"},
+        "regarding": {"kind": "Node", "name": "n1"},
+        "reason": "Rebooted", "note": "rebooted", "type": "Warning",
+        "reportingController": "kubelet",
+        "eventTime": "2026-11-22T11:00:00.000000Z"
+    });
+    let t = texts("Event", &obj(v), None);
+    assert_eq!((t[4].as_str(), t[6].as_str()), ("kubelet", "1"));
+    assert_eq!(t[7], "60m", "FIRST SEEN falls back to eventTime");
 }
 
 #[test]
@@ -662,7 +694,10 @@ fn events_k8s_io_event_reads_regarding_and_note() {
             "Normal",
             "ScalingReplicaSet",
             "deployment/web",
-            "Scaled up replica set web-7d9c8b7f6d to 3"
+            "deployment-controller",
+            "Scaled up replica set web-7d9c8b7f6d to 3",
+            "1",
+            "60s"
         ]
     );
     let text = describe_at(&fixture("deployment"), &[Arc::new(e)], NOW);

@@ -247,17 +247,19 @@ fn sort_cpu_key_orders_pods_by_usage_and_follows_the_next_poll() {
     let (mut app, v) = app_with(config(), pods());
     app.update(pod_poll());
     app.update(key('C'));
-    assert_eq!(app.views[&v].table.sort(), (SortBy::Joined(0), false));
+    assert_eq!(app.views[&v].table.sort(), (SortBy::Joined(0), true));
     assert_eq!(
         shown(&app, v),
-        ["default/web", "default/api", "default/batch"]
+        ["default/batch", "default/api", "default/web"],
+        "the most CPU on top first, as in k9s"
     );
     app.update(key('C'));
     assert_eq!(
         shown(&app, v),
-        ["default/batch", "default/api", "default/web"],
-        "again: descending"
+        ["default/web", "default/api", "default/batch"],
+        "again: ascending"
     );
+    app.update(key('C'));
     // The next poll re-sorts: web now uses the most.
     app.update(Action::Metrics(MetricsUpdate::Usage {
         scope: MetricsScope::Pods(Some("default".into())),
@@ -271,12 +273,12 @@ fn sort_cpu_key_orders_pods_by_usage_and_follows_the_next_poll() {
         shown(&app, v),
         ["default/web", "default/api", "default/batch"]
     );
-    // M sorts by memory.
+    // M sorts by memory, the most on top first.
     app.update(key('M'));
-    assert_eq!(app.views[&v].table.sort(), (SortBy::Joined(1), false));
+    assert_eq!(app.views[&v].table.sort(), (SortBy::Joined(1), true));
     assert_eq!(
         shown(&app, v),
-        ["default/web", "default/api", "default/batch"]
+        ["default/batch", "default/api", "default/web"]
     );
 }
 

@@ -24,7 +24,12 @@ pub struct K9sSetting {
 }
 
 /// What kinformer reads from k9s's `config.yaml`.
-pub const MAIN_SUPPORTED: [&str; 3] = ["k9s.refreshRate", "k9s.readOnly", "k9s.ui.skin"];
+pub const MAIN_SUPPORTED: [&str; 4] = [
+    "k9s.refreshRate",
+    "k9s.readOnly",
+    "k9s.noExitOnCtrlC",
+    "k9s.ui.skin",
+];
 /// What kinformer reads from a context's `config.yaml`.
 pub const CONTEXT_SUPPORTED: [&str; 2] = ["k9s.readOnly", "k9s.skin"];
 

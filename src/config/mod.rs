@@ -245,6 +245,7 @@ impl UserConfig {
                 let main = own::parse_k9s_main(text, path)?;
                 skin_name = main.skin;
                 cfg.settings.k9s_refresh_seconds = main.refresh_rate;
+                cfg.settings.k9s_no_exit_on_ctrl_c = main.no_exit_on_ctrl_c;
                 let settings = k9s_settings::scan(text, path, &k9s_settings::MAIN_SUPPORTED);
                 cfg.k9s_read_only = read_only_at(&settings, main.read_only);
                 let n = settings.len();

@@ -93,6 +93,9 @@ pub struct Settings {
     /// k9s's `refreshRate` (seconds), used when `refresh_seconds` is not set.
     #[serde(skip)]
     pub k9s_refresh_seconds: Option<u64>,
+    /// k9s's `noExitOnCtrlC`: ctrl-c does not quit (`:q` does).
+    #[serde(skip)]
+    pub k9s_no_exit_on_ctrl_c: bool,
 }
 
 /// The allowed range of each numeric setting (as the flags').
@@ -216,6 +219,8 @@ pub struct K9sMain {
     pub refresh_rate: Option<u64>,
     /// `k9s.readOnly`.
     pub read_only: Option<bool>,
+    /// `k9s.noExitOnCtrlC`: ctrl-c does not quit.
+    pub no_exit_on_ctrl_c: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -229,6 +234,7 @@ struct MainFile {
 struct MainK9s {
     refresh_rate: Option<f64>,
     read_only: Option<bool>,
+    no_exit_on_ctrl_c: Option<bool>,
     #[serde(default)]
     ui: MainUi,
 }
@@ -250,6 +256,7 @@ pub(super) fn parse_k9s_main(text: &str, path: &Path) -> Result<K9sMain, Error> 
             .filter(|r| r.is_finite() && *r >= 1.0)
             .map(|r| r as u64),
         read_only: f.k9s.read_only,
+        no_exit_on_ctrl_c: f.k9s.no_exit_on_ctrl_c.unwrap_or(false),
     })
 }
 

@@ -264,3 +264,16 @@ fn kinformers_config_toml_wins_over_k9s_config_yaml() {
     assert_eq!(cfg.settings.refresh().as_secs(), 2);
     assert_eq!(cfg.skin.as_ref().map(|s| s.name.as_str()), Some("mine"));
 }
+
+#[test]
+fn k9s_no_exit_on_ctrl_c_is_read_from_config_yaml() {
+    let (_dir, cfg) = load_files(&[("k9s/config.yaml", "k9s:\n  noExitOnCtrlC: true\n")]);
+    assert!(cfg.settings.k9s_no_exit_on_ctrl_c);
+    assert!(
+        cfg.k9s_settings
+            .iter()
+            .any(|s| s.key == "k9s.noExitOnCtrlC" && s.supported)
+    );
+    let (_dir, cfg) = load_files(&[("k9s/config.yaml", "k9s:\n  readOnly: false\n")]);
+    assert!(!cfg.settings.k9s_no_exit_on_ctrl_c, "false unless set");
+}

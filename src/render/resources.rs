@@ -409,7 +409,12 @@ pub static TABLES: &[KindTable] = &[
                 Cell::text(event(&o.data).reason.into_owned())
             }),
             col("OBJECT", 20, |o| Cell::Text(event_object(&event(&o.data)))),
+            col("SOURCE", 10, |o| Cell::Text(event_source(&event(&o.data)))),
             col("MESSAGE", 30, |o| Cell::text(event(&o.data).message.trim())),
+            col("COUNT", 5, |o| Cell::Int(event_count(&event(&o.data)))),
+            col("FIRST SEEN", 10, |o| {
+                Cell::Age(event_first_seen(&event(&o.data)))
+            }),
         ],
         wide: &[],
         health: |o| {
@@ -716,6 +721,41 @@ pub(super) fn event_last_seen(e: &EventRecord<'_>) -> Option<i64> {
         .or_else(|| t(&e.first_timestamp))
         .or_else(|| t(&e.deprecated_first_timestamp))
         .or_else(|| t(&e.event_time))
+}
+
+/// kubectl's FIRST SEEN: `firstTimestamp` (`deprecatedFirstTimestamp`), else `eventTime`.
+pub(super) fn event_first_seen(e: &EventRecord<'_>) -> Option<i64> {
+    let t = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().and_then(super::parse_time);
+    t(&e.first_timestamp)
+        .or_else(|| t(&e.deprecated_first_timestamp))
+        .or_else(|| t(&e.event_time))
+}
+
+/// kubectl's COUNT: `series.count` for a series, else `count` (`deprecatedCount`); a singleton
+/// Event of the new API has none: 1.
+pub(super) fn event_count(e: &EventRecord<'_>) -> i64 {
+    let n = match &e.series {
+        Some(s) => s.count.unwrap_or(0),
+        None => e.count.or(e.deprecated_count).unwrap_or(0),
+    };
+    i64::try_from(n).unwrap_or(i64::MAX).max(1)
+}
+
+/// kubectl's SOURCE: `source.component` (else the reporting controller), then `, host` when
+/// `source.host` is set.
+pub(super) fn event_source(e: &EventRecord<'_>) -> String {
+    let component = [
+        &e.source_component,
+        &e.reporting_component,
+        &e.reporting_controller,
+    ]
+    .into_iter()
+    .find(|c| !c.is_empty())
+    .map_or("", |c| &**c);
+    match &*e.source_host {
+        "" => component.to_string(),
+        host => format!("{component}, {host}"),
+    }
 }
 
 /// `kind/name` of the involved object, kind lower-cased, as kubectl's OBJECT column.

@@ -172,6 +172,10 @@ pub struct App {
     /// footer cuts a long one at a word).
     pub messages: std::collections::VecDeque<(String, bool)>,
     pub should_quit: bool,
+    /// The `:` lines run, oldest first (Up and Down recall them in the prompt, as in k9s).
+    pub command_history: std::collections::VecDeque<String>,
+    /// Where Up/Down stand in `command_history` while the prompt is open (None: the line typed).
+    pub(super) command_recall: Option<usize>,
     /// The node drain in progress or just ended (shown by the drain dialog).
     pub drain: Option<DrainProgress>,
     /// The active port-forwards, as the runtime reports them.
@@ -285,6 +289,8 @@ impl App {
             messages: std::collections::VecDeque::new(),
             message_until_ms: None,
             should_quit: false,
+            command_history: std::collections::VecDeque::new(),
+            command_recall: None,
             drain: None,
             forwards: Vec::new(),
             next_forward: 1,
@@ -1116,9 +1122,15 @@ impl App {
     // ------------------------------------------------------------------ keys
 
     pub(crate) fn on_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {
+        // ctrl-c quits from anywhere, as in k9s, unless k9s's `noExitOnCtrlC` is set (`:q`
+        // still quits). `q` never quits: it is Back (see keys.toml).
         if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
-            self.should_quit = true;
-            fx.push(Effect::Quit);
+            if self.user.settings.k9s_no_exit_on_ctrl_c {
+                self.info("ctrl-c does not quit (k9s noExitOnCtrlC): :q quits");
+            } else {
+                self.should_quit = true;
+                fx.push(Effect::Quit);
+            }
             return;
         }
         // Esc then a key typed fast (a paste, tmux, a quick hand) reaches the terminal as one
@@ -1200,15 +1212,12 @@ impl App {
         let page = self.table_height().saturating_sub(1).max(1);
         match action {
             KeyAction::Quit => {
-                if self.stack.len() > 1 {
-                    self.pop_screen(fx);
-                } else {
-                    self.should_quit = true;
-                    fx.push(Effect::Quit);
-                }
+                self.should_quit = true;
+                fx.push(Effect::Quit);
             }
             KeyAction::Help => self.mode = Mode::Help { scroll: 0 },
             KeyAction::Command => {
+                self.command_recall = None;
                 self.mode = Mode::Command {
                     input: Input::default(),
                     completions: Vec::new(),

@@ -9,6 +9,9 @@ use super::action::Effect;
 use super::app::{App, Mode, Screen};
 use super::resources::{complete, resolve};
 
+/// How many `:` lines Up/Down recall.
+const COMMAND_HISTORY: usize = 50;
+
 impl App {
     pub(crate) fn on_command_key(
         &mut self,
@@ -23,8 +26,27 @@ impl App {
             KeyCode::Backspace if input.value().is_empty() => Mode::Normal,
             KeyCode::Enter => {
                 let line = input.value().trim().to_string();
+                self.remember_command(&line);
                 self.run_command(&line, fx);
                 Mode::Normal
+            }
+            // Up and Down recall the lines run before, as k9s's command history.
+            KeyCode::Up | KeyCode::Down => {
+                let n = self.command_history.len();
+                self.command_recall = match (key.code, self.command_recall) {
+                    (KeyCode::Up, None) => n.checked_sub(1),
+                    (KeyCode::Up, Some(i)) => Some(i.saturating_sub(1)),
+                    (_, Some(i)) if i + 1 < n => Some(i + 1),
+                    _ => None,
+                };
+                let line = self
+                    .command_recall
+                    .and_then(|i| self.command_history.get(i))
+                    .cloned()
+                    .unwrap_or_default();
+                input = Input::new(line);
+                completions = self.completions(input.value());
+                Mode::Command { input, completions }
             }
             KeyCode::Tab => {
                 if let Some(c) = completions.first() {
@@ -52,6 +74,19 @@ impl App {
         c
     }
 
+    /// Keep a line run at the `:` prompt for Up/Down (the same line twice in a row once; the
+    /// last `COMMAND_HISTORY` lines).
+    fn remember_command(&mut self, line: &str) {
+        self.command_recall = None;
+        if line.is_empty() || self.command_history.back().is_some_and(|l| l == line) {
+            return;
+        }
+        if self.command_history.len() == COMMAND_HISTORY {
+            self.command_history.pop_front();
+        }
+        self.command_history.push_back(line.to_string());
+    }
+
     /// Run a `:` command line.
     pub fn run_command(&mut self, line: &str, fx: &mut Vec<Effect>) {
         let mut words = line.split_whitespace();
@@ -68,7 +103,8 @@ impl App {
                     self.stack.push(Screen::Informers);
                 }
             }
-            "pulse" | "pu" => self.open_pulse(fx),
+            // `:pulses` is k9s's name for it.
+            "pulse" | "pulses" | "pu" => self.open_pulse(fx),
             "aliases" | "alias" | "a" => self.show_aliases(),
             // The footer's recent messages, whole (the footer cuts a long one at a word).
             "messages" | "msg" => self.show_messages(),

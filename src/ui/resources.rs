@@ -80,12 +80,13 @@ pub fn printer_columns_of(resource: &ResourceInfo) -> Option<&[PrinterColumn]> {
 }
 
 /// Words accepted after `:` besides resources.
-pub const COMMANDS: [&str; 10] = [
+pub const COMMANDS: [&str; 11] = [
     "ns",
     "ctx",
     "informers",
     "events",
     "pulse",
+    "pulses",
     "xray",
     "changes",
     "messages",

@@ -953,13 +953,20 @@ impl TableModel {
         self.fix_selection(None);
     }
 
-    /// Sort by `by`; choosing the current column again flips the order (k9s behaviour).
+    /// Sort by `by`, ascending first; choosing the current column again flips the order (k9s
+    /// behaviour).
     pub fn set_sort(&mut self, by: SortBy) {
+        self.set_sort_first(by, false);
+    }
+
+    /// Sort by `by`, descending on the first choice when `descending_first` (k9s puts the most
+    /// CPU, memory and restarts on top); choosing the current column again flips the order.
+    pub fn set_sort_first(&mut self, by: SortBy, descending_first: bool) {
         let (current, descending) = self.sort();
         if current == by {
             self.sort_to(by, !descending);
         } else {
-            self.sort_to(by, false);
+            self.sort_to(by, descending_first);
         }
     }
 

@@ -72,6 +72,11 @@ impl Session {
         Session { name, socket, dir }
     }
 
+    /// Quit as a k9s user does: `:q` and Enter (`q` alone is Back, never quit).
+    pub fn quit(&self) {
+        self.keys(&[":", "q", "Enter"]);
+    }
+
     pub fn keys(&self, keys: &[&str]) {
         for k in keys {
             let status = Command::new("tmux")

@@ -137,12 +137,16 @@ fn ctx_with_an_unknown_name_says_so_and_lists_the_known_contexts_even_when_none_
 
 #[test]
 fn quit_command_and_keys_quit() {
-    let (mut app, _) = app_with(config(), three_pods());
-    app.update(key(':'));
-    type_str(&mut app, "q");
-    assert_eq!(app.update(code(KeyCode::Enter)), vec![Effect::Quit]);
-    let (mut app, _) = app_with(config(), three_pods());
-    assert_eq!(app.update(key('q')), vec![Effect::Quit]);
+    for word in ["q", "quit", "q!"] {
+        let (mut app, _) = app_with(config(), three_pods());
+        app.update(key(':'));
+        type_str(&mut app, word);
+        assert_eq!(
+            app.update(code(KeyCode::Enter)),
+            vec![Effect::Quit],
+            ":{word}"
+        );
+    }
     let (mut app, _) = app_with(config(), three_pods());
     app.update(key(':'));
     assert_eq!(
@@ -206,4 +210,104 @@ fn invalid_regex_shows_an_inline_error() {
         "invalid regex /~(unclosed: unclosed group"
     );
     assert_eq!(shown(&app, v).len(), 3, "rows stay visible");
+}
+
+#[test]
+fn q_is_back_in_a_detail_view_and_never_quits() {
+    let (mut app, _) = app_with(config(), three_pods());
+    describe_with(&mut app, "body\n".to_string());
+    assert!(matches!(app.current_screen(), Some(Screen::Text(_))));
+    let fx = app.update(key('q'));
+    assert!(!fx.contains(&Effect::Quit), "{fx:?}");
+    assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
+    // On the root table with nothing to reset, q does nothing at all.
+    assert!(app.update(key('q')).is_empty());
+    assert!(!app.should_quit);
+    assert!(matches!(app.current_screen(), Some(Screen::Table(_))));
+}
+
+#[test]
+fn q_resets_a_table_filter_and_never_quits() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(key('/'));
+    type_str(&mut app, "web");
+    app.update(code(KeyCode::Enter));
+    assert_eq!(shown(&app, v), ["default/web-2"]);
+    let fx = app.update(key('q'));
+    assert!(!fx.contains(&Effect::Quit), "{fx:?}");
+    assert_eq!(shown(&app, v).len(), 3, "the filter is reset");
+    assert!(!app.should_quit);
+}
+
+#[test]
+fn no_exit_on_ctrl_c_from_the_k9s_config_keeps_ctrl_c_from_quitting() {
+    let mut user = kinformer::config::UserConfig::default();
+    user.settings.k9s_no_exit_on_ctrl_c = true;
+    let cfg = AppConfig {
+        user: std::sync::Arc::new(user),
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, three_pods());
+    assert!(!app.update(ctrl('c')).contains(&Effect::Quit));
+    assert!(!app.should_quit);
+    assert!(app.message.clone().unwrap().0.contains(":q quits"));
+    app.update(key(':'));
+    type_str(&mut app, "quit");
+    assert_eq!(app.update(code(KeyCode::Enter)), vec![Effect::Quit]);
+}
+
+#[test]
+fn pulses_is_an_alias_of_pulse() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "pulses");
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.current_screen(), Some(Screen::Pulse)));
+}
+
+/// The `:` prompt's line.
+fn prompt_line(app: &App) -> String {
+    match &app.mode {
+        Mode::Command { input, .. } => input.value().to_string(),
+        m => panic!("no command prompt: {m:?}"),
+    }
+}
+
+#[test]
+fn up_and_down_recall_earlier_commands_in_the_prompt() {
+    let (mut app, _) = app_with(config(), three_pods());
+    for line in ["nosuch1", "nosuch2", "nosuch2"] {
+        app.update(key(':'));
+        type_str(&mut app, line);
+        app.update(code(KeyCode::Enter));
+    }
+    app.update(key(':'));
+    type_str(&mut app, "x");
+    app.update(code(KeyCode::Up));
+    assert_eq!(prompt_line(&app), "nosuch2", "the last one first");
+    app.update(code(KeyCode::Up));
+    assert_eq!(
+        prompt_line(&app),
+        "nosuch1",
+        "a line run twice in a row is kept once"
+    );
+    app.update(code(KeyCode::Up));
+    assert_eq!(prompt_line(&app), "nosuch1", "the oldest stays");
+    app.update(code(KeyCode::Down));
+    assert_eq!(prompt_line(&app), "nosuch2");
+    app.update(code(KeyCode::Down));
+    assert_eq!(prompt_line(&app), "", "past the newest: an empty line");
+    // A recalled line runs as typed.
+    app.update(code(KeyCode::Up));
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.mode, Mode::Normal));
+    assert!(
+        app.message.clone().unwrap().0.contains("nosuch2"),
+        "{:?}",
+        app.message
+    );
+    // A fresh prompt starts from the newest again.
+    app.update(key(':'));
+    app.update(code(KeyCode::Up));
+    assert_eq!(prompt_line(&app), "nosuch2");
 }

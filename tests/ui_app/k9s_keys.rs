@@ -410,9 +410,9 @@ fn shift_letters_sort_by_their_column_as_in_k9s() {
     ];
     let (mut app, v) = on("pods", rows);
     app.update(key('T'));
-    assert_eq!(shown(&app, v), ["default/b", "default/a", "default/c"]);
-    app.update(key('T'));
     assert_eq!(shown(&app, v), ["default/c", "default/a", "default/b"]);
+    app.update(key('T'));
+    assert_eq!(shown(&app, v), ["default/b", "default/a", "default/c"]);
     // A column the table lacks is named in the footer.
     let (mut app, _) = on("deployments", vec![workload("default", "web", None)]);
     app.update(key('I'));
@@ -615,4 +615,30 @@ fn pod_using(ns: &str, name: &str, uses: &str) -> ObjectSummary {
     obj.data = pack_pod(&PodRecord { uses, ..record });
     p.object = Arc::new(obj);
     p
+}
+
+#[test]
+fn a_sort_keys_first_press_orders_as_k9s_most_restarts_on_top_names_and_ages_ascending() {
+    let spec = |name, restarts, age_secs| {
+        pod(PodSpec {
+            name,
+            restarts,
+            age_secs,
+            ..PodSpec::default()
+        })
+    };
+    let rows = vec![spec("a", 5, 300), spec("b", 1, 60), spec("c", 9, 600)];
+    let (mut app, v) = on("pods", rows);
+    // shift-t: the most restarts on top (k9s sorts RESTARTS descending first).
+    app.update(key('T'));
+    assert_eq!(shown(&app, v), ["default/c", "default/a", "default/b"]);
+    assert!(app.views[&v].table.sort().1, "descending");
+    // shift-a: the youngest on top (k9s's ascending AGE), whatever the order before.
+    app.update(key('A'));
+    assert_eq!(shown(&app, v), ["default/b", "default/a", "default/c"]);
+    // shift-n: names ascending.
+    app.update(key('T'));
+    app.update(key('N'));
+    assert_eq!(shown(&app, v), ["default/a", "default/b", "default/c"]);
+    assert!(!app.views[&v].table.sort().1);
 }

@@ -334,16 +334,20 @@ fn events_open_newest_first_by_last_seen() {
         view,
         rows: vec![event("a", 300), event("b", 5), event("c", 60)],
     });
-    // The last column takes the room left, up to its longest value (it was cut at 60).
+    // MESSAGE takes the room left, up to its longest value (it was cut at 60); at 160 columns
+    // SOURCE, COUNT and FIRST SEEN fit next to it.
+    app.update(Action::Resize(160, 30));
     let long = format!("Successfully pulled image {}", "x".repeat(50));
     let mut e = event("d", 400);
-    e.row.cells[4] = kinformer::render::Cell::Text(long.clone());
+    e.row.cells[5] = kinformer::render::Cell::Text(long.clone());
     app.update(Action::Rows {
         view,
         upserts: vec![e],
         deletes: vec![],
     });
-    assert!(screen_text(&app).contains(&long), "{}", screen_text(&app));
+    let text = screen_text(&app);
+    assert!(text.contains(&long), "{text}");
+    assert!(text.contains("FIRST SEEN"), "{text}");
     app.update(Action::Rows {
         view,
         upserts: vec![],
@@ -424,4 +428,70 @@ fn slash_searches_a_text_screen_and_n_and_shift_n_step_through_the_matches() {
     app.update(code(KeyCode::Esc));
     assert_eq!(shown(&app, v).len(), 3);
     assert!(app.views[&v].table.filters.text.is_none());
+}
+
+/// The Events table has kubectl's (`-o wide`) and k9s's columns: LAST SEEN, TYPE, REASON,
+/// OBJECT, SOURCE, MESSAGE, COUNT, FIRST SEEN; the message takes the room left.
+#[test]
+fn the_events_table_shows_kubectls_and_k9ss_columns() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Discovery(
+        kinformer::ui::resources::builtin_resources(),
+    ));
+    app.update(key(':'));
+    type_str(&mut app, "events");
+    let (view, ..) = opened(&app.update(code(KeyCode::Enter)))[0].clone();
+    let at = |ago_s: i64| {
+        chrono::DateTime::from_timestamp(NOW_MS / 1000 - ago_s, 0)
+            .unwrap()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    };
+    let event = |name: &str, data: serde_json::Value| {
+        let mut v = serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": "default"},
+        });
+        for (k, x) in data.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        let obj: kube::api::DynamicObject = serde_json::from_value(v).unwrap();
+        kinformer::ui::action::ObjectSummary::from_object("Event", &std::sync::Arc::new(obj), None)
+            .unwrap()
+    };
+    let rows = vec![
+        event(
+            "web-1.a",
+            serde_json::json!({
+                "involvedObject": {"kind": "Pod", "name": "web-1"},
+                "reason": "BackOff", "type": "Warning",
+                "message": "Back-off restarting failed container web in pod web-1",
+                "source": {"component": "kubelet", "host": "worker-1"},
+                "firstTimestamp": at(1800), "lastTimestamp": at(120), "count": 42,
+            }),
+        ),
+        event(
+            "web.b",
+            serde_json::json!({
+                "involvedObject": {"kind": "Deployment", "name": "web"},
+                "reason": "ScalingReplicaSet", "type": "Normal",
+                "message": "Scaled up replica set web-5d8f to 3",
+                "source": {"component": "deployment-controller"},
+                "firstTimestamp": at(600), "lastTimestamp": at(600), "count": 1,
+            }),
+        ),
+    ];
+    app.update(Action::Resync { view, rows });
+    // Wide enough, every column; the message takes the rest.
+    insta::assert_snapshot!("events_table_at_160", draw(&mut app, 160, 10).backend());
+    // At 100 columns the message keeps its room: SOURCE, COUNT and FIRST SEEN are left out
+    // first (kubectl's default columns stay).
+    insta::assert_snapshot!("events_table_at_100", draw(&mut app, 100, 10).backend());
+    // Narrower than the message needs: kubectl's default columns stay, squeezed.
+    draw(&mut app, 60, 10);
+    let text = screen_text(&app);
+    let header = text.lines().nth(4).unwrap_or_default();
+    assert!(
+        header.contains("MESSAGE") && !header.contains("SOURCE"),
+        "{text}"
+    );
 }

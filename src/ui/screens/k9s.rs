@@ -204,6 +204,8 @@ impl App {
                     .map_or(SortBy::Key, SortBy::Cell)
             },
             true,
+            // As k9s: the most restarts on top first; READY, STATUS, IP and NODE ascending.
+            name == "RESTARTS",
         );
     }
 

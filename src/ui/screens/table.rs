@@ -204,7 +204,7 @@ impl App {
                     )
                 });
                 let by = if all_ns { SortBy::Cell(0) } else { SortBy::Key };
-                self.sort_table(move |_, _| by, true)
+                self.sort_table(move |_, _| by, true, false)
             }
             KeyAction::SortAge => self.sort_table(
                 |cols, _| {
@@ -213,6 +213,8 @@ impl App {
                         .map_or(SortBy::Key, SortBy::Cell)
                 },
                 true,
+                // Youngest first, as k9s's ascending AGE (the shortest age on top).
+                false,
             ),
             KeyAction::SortCpu => self.sort_by_usage("CPU"),
             KeyAction::SortMem => self.sort_by_usage("MEM"),
@@ -248,6 +250,7 @@ impl App {
                         let n = seq.len();
                         seq[if fwd { (i + 1) % n } else { (i + n - 1) % n }]
                     },
+                    false,
                     false,
                 )
             }
@@ -581,10 +584,13 @@ impl App {
         }
     }
 
+    /// Sort the current table by the column `pick` chooses; the same column again flips the
+    /// order when `same_flips`; a new column starts descending when `descending_first`.
     pub(crate) fn sort_table(
         &mut self,
         pick: impl Fn(&[Column], SortBy) -> SortBy,
         same_flips: bool,
+        descending_first: bool,
     ) {
         let Some(id) = self.current_view_id() else {
             return;
@@ -601,7 +607,7 @@ impl App {
         let Some(v) = self.views.get_mut(&id) else {
             return;
         };
-        v.table.set_sort(by);
+        v.table.set_sort_first(by, descending_first);
         self.scroll_current();
     }
 

@@ -315,7 +315,8 @@ impl App {
                 col,
             );
         }
-        v.table.set_sort(by);
+        // As k9s: the most CPU or memory on top first.
+        v.table.set_sort_first(by, true);
         self.scroll_current();
     }
 

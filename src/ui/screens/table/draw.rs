@@ -328,18 +328,42 @@ impl App {
             order.extend(at..base);
             order
         };
-        if n_usage > 0 || !wide.is_empty() {
+        // An Event's row is read for its MESSAGE: with one, SOURCE and the columns after the
+        // message (kubectl's `-o wide` ones: COUNT, FIRST SEEN) are the ones left out first
+        // when they do not all fit, instead of squeezing the message to nothing.
+        let message = order
+            .iter()
+            .position(|&i| headers[i].starts_with("MESSAGE"))
+            .filter(|_| n_usage == 0 && wide.is_empty());
+        // The columns kept whatever the room: an Event's up to its MESSAGE but SOURCE.
+        let mut must_keep = 1;
+        let by_priority: Option<Vec<usize>> = if let Some(m) = message {
+            let low = |p: usize| p > m || headers[order[p]].starts_with("SOURCE");
+            must_keep = (0..order.len()).filter(|&p| !low(p)).count();
+            Some(
+                (0..order.len())
+                    .filter(|&p| !low(p))
+                    .chain((0..order.len()).filter(|&p| low(p)))
+                    .map(|p| order[p])
+                    .collect(),
+            )
+        } else if n_usage > 0 || !wide.is_empty() {
             // Which columns are kept, by priority: the kind's own first, then in wide mode the
             // wide ones the user asked for, then the usage columns (with wide mode off they
-            // rank before IP and NODE, as shown). The columns that fit whole are kept; the
-            // next one too, cut to the room left, when that is still a useful width (a status
-            // one character wider must not drop NODE; wide mode's columns never squeeze the
-            // kind's own). The kept ones are shown in display order.
-            let by_priority: Vec<usize> = if wide.is_empty() {
+            // rank before IP and NODE, as shown).
+            Some(if wide.is_empty() {
                 order.clone()
             } else {
                 (0..base).chain(base..headers.len()).collect()
-            };
+            })
+        } else {
+            None
+        };
+        if let Some(by_priority) = by_priority {
+            // The columns that fit whole are kept; the next one too, cut to the room left, when
+            // that is still a useful width (a status one character wider must not drop NODE;
+            // wide mode's columns never squeeze the kind's own). The kept ones are shown in
+            // display order.
             let avail = u32::from(inner.width);
             let mut used = 0u32;
             let mut fit = 0;
@@ -357,12 +381,19 @@ impl App {
                 }
                 break;
             }
-            let kept = &by_priority[..fit.max(1)];
+            // When even the message does not fit, kubectl's default columns stay, squeezed.
+            let kept = &by_priority[..fit.max(must_keep)];
             order.retain(|i| kept.contains(i));
         }
-        // Room left on the right goes to the last column, up to its longest value (an event's
-        // MESSAGE is not cut at 60 characters with half the screen empty).
-        if let Some(&last) = order.last() {
+        // Room left on the right goes to the MESSAGE column (an Event's), else the last one, up
+        // to its longest value (a message is not cut at 60 characters with half the screen
+        // empty).
+        let grows = order
+            .iter()
+            .copied()
+            .find(|&i| headers[i].starts_with("MESSAGE"))
+            .or(order.last().copied());
+        if let Some(last) = grows {
             let used: u32 = order.iter().map(|&i| u32::from(widths[i]) + 2).sum::<u32>() - 2;
             let spare = u32::from(inner.width).saturating_sub(used);
             let longest = rows_text
