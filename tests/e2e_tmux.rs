@@ -769,6 +769,6 @@ fn a_demo_server_replaced_on_the_same_port_with_fewer_pods_shows_the_new_count()
         pods_count(t) == Some(100) && t.contains("synced")
     });
     assert!(screen.contains("history went back"), "{screen}");
-    s.keys(&["q"]);
+    s.quit();
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
