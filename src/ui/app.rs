@@ -14,6 +14,7 @@ use tui_input::Input;
 use super::action::{
     Action, CLUSTER_SEP, ConnectionState, Effect, InformerRow, ViewId, resource_label,
 };
+use super::component::Component;
 use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
 use super::log_view::LogKeyMap;
@@ -1162,7 +1163,10 @@ impl App {
             Mode::Labels(p) => self.on_picker_key(key, p, fx),
             Mode::Confirm(c) => self.on_confirm_key(key, c, fx),
             Mode::ConfirmApply(d) => self.on_apply_key(key, d, fx),
-            Mode::Scale(d) => self.on_scale_key(key, d, fx),
+            Mode::Scale(mut d) => {
+                let out = d.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::Scale(d), out, fx)
+            }
             Mode::SetImage(d) => self.on_set_image_key(key, d, fx),
             Mode::Drain => self.on_drain_key(key, fx),
             Mode::Forward(d) => self.on_forward_dialog_key(key, d, fx),

@@ -4,7 +4,8 @@
 //! expands k9s's variables from the selected row ([`plugin_vars`]), asks first when the plugin
 //! says `confirm`, refuses a `dangerous` one where writes are refused (the read-only check of
 //! every write: `--readonly`, `--readonly-contexts`, the row's own cluster in a fleet), and
-//! hands the runtime an [`Effect::RunPlugin`].
+//! hands the runtime an `Effect::RunPlugin`. This file is the model (no `App`); the app's side
+//! (whether a plugin applies, starting one) is [`super::plugin_start`].
 //!
 //! The command is run with the expanded arguments as its argv, never through a shell (a
 //! plugin whose command is `sh -c ...` gets one, as it asked). Foreground plugins get the
@@ -16,12 +17,8 @@
 //! not k9s's are left to the environment (the runtime expands them from its own, in the same
 //! single pass, so a value is never expanded again).
 
-use super::action::{Effect, ObjectSummary};
-use super::app::{App, Mode, Screen};
-use super::screens::confirm::Pending;
-use super::screens::plugin_inputs::{InputsOutcome, PluginInputsDialog};
+use super::action::ObjectSummary;
 use crate::cluster::ResourceInfo;
-use crate::config::Plugin;
 use crate::config::plugins::expand;
 
 /// One plugin run, ready for the runtime.
@@ -75,7 +72,7 @@ impl PluginRun {
 }
 
 /// The names a resource is known by (for scopes): plural, singular, kind, short names.
-fn resource_names(r: &ResourceInfo) -> Vec<String> {
+pub(crate) fn resource_names(r: &ResourceInfo) -> Vec<String> {
     let ar = &r.api_resource;
     let mut names = vec![
         ar.plural.clone(),
@@ -135,158 +132,4 @@ pub fn plugin_vars(
         vars.push((format!("COL-{name}"), cell.display(0).into_owned()));
     }
     vars
-}
-
-impl App {
-    fn plugin(&self, index: u16) -> Option<&Plugin> {
-        self.user.plugins.get(index as usize)
-    }
-
-    /// Whether plugin `index` applies on the current screen: a table whose kind one of its
-    /// scopes names (or `all`), or whose kind a user alias in its scopes opens.
-    pub(crate) fn plugin_applies(&self, index: u16) -> bool {
-        let Some(p) = self.plugin(index) else {
-            return false;
-        };
-        let Some(Screen::Table(_)) = self.current_screen() else {
-            return false;
-        };
-        let Some(view) = self.current_view() else {
-            return false;
-        };
-        let mut names = resource_names(&view.resource);
-        for a in self.user.aliases.iter() {
-            if let Some(Ok(e)) = self.user.aliases.expand(&a.name)
-                && super::resources::resolve(&self.resources, &e.resource).is_some_and(|r| {
-                    r.api_resource.group == view.resource.api_resource.group
-                        && r.api_resource.plural == view.resource.api_resource.plural
-                })
-            {
-                names.push(a.name.clone());
-            }
-        }
-        for (alias, target) in super::screens::aliases::K9S_ALIASES {
-            if names.iter().any(|n| n == target) {
-                names.push(alias.to_string());
-            }
-        }
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        p.applies_to(&refs)
-    }
-
-    /// Run plugin `index` on the selected row (see the module documentation).
-    pub(crate) fn run_plugin(&mut self, index: u16, fx: &mut Vec<Effect>) {
-        let Some(p) = self.plugin(index).cloned() else {
-            return;
-        };
-        if !self.plugin_applies(index) {
-            self.error(format!(
-                "plugin {}: not for this view (scopes: {})",
-                p.name,
-                p.scopes.join(", ")
-            ));
-            return;
-        }
-        let Some((view, obj)) = self.selected_object() else {
-            self.error(format!("plugin {}: no row selected", p.name));
-            return;
-        };
-        let row_cluster = obj.cluster().map(str::to_string);
-        let context = row_cluster
-            .clone()
-            .unwrap_or_else(|| self.connection.context.clone());
-        let (cluster, user) = self
-            .context_rows
-            .iter()
-            .find(|r| r.name == context)
-            .map(|r| (r.cluster.clone(), r.user.clone()))
-            .unwrap_or_default();
-        let columns: Vec<String> = view.columns.iter().map(|c| c.name.clone()).collect();
-        let vars = plugin_vars(
-            &view.resource,
-            obj,
-            &columns,
-            &context,
-            &cluster,
-            &user,
-            &view.table.filters.text_raw,
-        );
-        let target = match &obj.namespace {
-            Some(ns) => format!("{} {ns}/{}", view.resource.singular, obj.name),
-            None => format!("{} {}", view.resource.singular, obj.name),
-        };
-        if p.dangerous
-            && let Some(why) = self.readonly_for_cluster(row_cluster.as_deref())
-        {
-            self.error(format!(
-                "read-only mode: plugin {} is dangerous and disabled ({why})",
-                p.name
-            ));
-            return;
-        }
-        let lookup = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-        let run = PluginRun {
-            name: p.name.clone(),
-            command: expand(&p.command, &lookup),
-            args: p.args.iter().map(|a| expand(a, &lookup)).collect(),
-            templates: (p.command.clone(), p.args.clone()),
-            vars,
-            background: p.background,
-            overwrite_output: p.overwrite_output,
-            context,
-            target,
-        };
-        if !p.inputs.is_empty() {
-            self.mode = Mode::PluginInputs(Box::new(PluginInputsDialog::new(run, p.inputs)));
-            return;
-        }
-        if p.confirm {
-            self.ask_confirm(Pending::Plugin(Box::new(run)));
-        } else {
-            self.start_plugin(run, fx);
-        }
-    }
-
-    /// A key for the plugin inputs dialog: Enter with good values confirms (k9s asks by
-    /// default after inputs) or runs, Esc cancels.
-    pub(crate) fn on_plugin_inputs_key(
-        &mut self,
-        key: crossterm::event::KeyEvent,
-        mut d: Box<PluginInputsDialog>,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
-        match d.on_key(key) {
-            InputsOutcome::Open => Mode::PluginInputs(d),
-            InputsOutcome::Cancelled => {
-                self.info(format!("plugin {} cancelled", d.run.name));
-                Mode::Normal
-            }
-            InputsOutcome::Done(run) => {
-                let confirm = self
-                    .user
-                    .plugins
-                    .iter()
-                    .find(|p| p.name == run.name)
-                    .is_none_or(|p| p.confirm);
-                if confirm {
-                    self.ask_confirm(Pending::Plugin(run));
-                    std::mem::replace(&mut self.mode, Mode::Normal)
-                } else {
-                    self.start_plugin(*run, fx);
-                    Mode::Normal
-                }
-            }
-        }
-    }
-
-    /// Hand a plugin run to the runtime.
-    pub(crate) fn start_plugin(&mut self, run: PluginRun, fx: &mut Vec<Effect>) {
-        if run.background {
-            self.info(format!(
-                "plugin {} running in the background on {}",
-                run.name, run.target
-            ));
-        }
-        fx.push(Effect::RunPlugin(Box::new(run)));
-    }
 }

@@ -217,7 +217,7 @@ impl Filters {
     /// [`passes`](Self::passes); `label_answered`: the label term is already known to hold (the
     /// row came from an exact label-index answer).
     fn passes_with(&self, s: &ObjectSummary, label_answered: bool) -> bool {
-        if self.faults && !crate::ui::screens::k9s::is_fault(s.row.health) {
+        if self.faults && !is_fault(s.row.health) {
             return false;
         }
         if let Some(d) = &self.drill
@@ -1182,4 +1182,12 @@ pub fn rows_for_keys(
         }
     }
     (upserts, deletes)
+}
+
+/// Whether a row is one of `ctrl-z`'s faulty rows.
+pub fn is_fault(health: crate::render::Health) -> bool {
+    !matches!(
+        health,
+        crate::render::Health::Ok | crate::render::Health::Completed
+    )
 }

@@ -16,35 +16,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::informer::history::{PastView, Since, step_back, step_forward};
+use crate::informer::history::{PastView, step_back, step_forward};
 use crate::ui::action::{Effect, ObjectSummary, ViewId, resource_label};
 use crate::ui::app::App;
 use crate::ui::screens::Screen;
 use crate::ui::screens::history::clock;
 use crate::ui::screens::text::{TextKind, TextView};
 use crate::ui::table::TableModel;
-
-/// A table shown as it was.
-#[derive(Debug, Clone)]
-pub struct PastTable {
-    /// The instant shown (unix ms).
-    pub at_ms: i64,
-    /// The instant asked for (earlier than `at_ms` when history does not go back so far).
-    pub asked_ms: i64,
-    /// How far back this view can go.
-    pub earliest_ms: Option<i64>,
-    /// The instants the view's objects changed, oldest first (`[` and `]` stop there).
-    pub times: Vec<i64>,
-    /// How each shown row compares with now.
-    pub since: HashMap<Arc<str>, Since>,
-    /// The live table, kept up to date aside while the past one is shown.
-    pub live: TableModel,
-    /// Asked, not answered yet.
-    pub pending: bool,
-    /// The past rows are in the view's `table` and the live ones in `live` (from the first
-    /// answer on).
-    pub swapped: bool,
-}
+pub use crate::ui::view::PastTable;
 
 /// `−4m12s`: how long before `now_ms` the instant `at_ms` is.
 pub fn ago(at_ms: i64, now_ms: i64) -> String {

@@ -24,24 +24,18 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use super::Screen;
 use crate::cluster::ResourceInfo;
-use crate::render::Health;
 use crate::ui::action::{Drill, Effect};
 use crate::ui::app::App;
 use crate::ui::keys::{KeyAction, KeySpec};
 use crate::ui::operate::Operation;
 use crate::ui::resources::resolve;
 use crate::ui::table::SortBy;
+pub use crate::ui::table::is_fault;
+pub use crate::ui::view::SelectOnArrival;
 use crate::ui::widgets::hint_name;
 
 /// At most this many namespaces are remembered as favourites (`1`–`9`).
 pub const FAVOURITES: usize = 9;
-
-/// A row the table selects once it arrives (a jump's target): its namespace and name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SelectOnArrival {
-    pub namespace: Option<String>,
-    pub name: String,
-}
 
 /// What a key means here: the first of its actions that applies, or why none does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -588,11 +582,6 @@ impl App {
         self.favourites.insert(0, ns.to_string());
         self.favourites.truncate(FAVOURITES);
     }
-}
-
-/// Whether a row is one of `ctrl-z`'s faulty rows.
-pub fn is_fault(health: Health) -> bool {
-    !matches!(health, Health::Ok | Health::Completed)
 }
 
 /// One CSV record (RFC 4180: fields with a comma, quote or line break are quoted).

@@ -60,6 +60,7 @@ use crossterm::event::KeyEvent;
 
 use super::action::{Effect, ViewId};
 use super::app::{App, Mode};
+use super::component::Component;
 use super::keys::KeyAction;
 use logs::LogScreen;
 use text::TextView;
@@ -195,7 +196,7 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
         Mode::Help { scroll } => app.render_help(*scroll, area, buf),
         Mode::Confirm(c) => confirm::render_confirm(c, area, buf),
         Mode::ConfirmApply(d) => apply_confirm::render_apply_confirm(d, area, buf),
-        Mode::Scale(d) => scale::render_scale(d, area, buf),
+        Mode::Scale(d) => d.draw(area, buf, &app.ctx()),
         Mode::SetImage(d) => set_image::render_set_image(d, area, buf),
         Mode::Drain => app.render_drain(area, buf),
         Mode::Forward(d) => forward_dialog::render_forward_dialog(d, area, buf),

@@ -10,12 +10,13 @@
 
 use crate::cluster::ResourceInfo;
 use crate::ui::action::{Effect, ObjectSummary};
-use crate::ui::app::App;
+use crate::ui::app::{App, Mode};
 use crate::ui::drain::DrainOptions;
 use crate::ui::keys::KeyAction;
 use crate::ui::operate::{Operation, Propagation, Write, readonly_refusal};
 use crate::ui::screens::Screen;
 use crate::ui::screens::confirm::Pending;
+use crate::ui::screens::scale::ScaleDialog;
 
 impl App {
     /// The operating keys on a resource table or the xray tree; true when `action` is one of them.
@@ -99,7 +100,13 @@ impl App {
                 let current = self
                     .operate_target()
                     .and_then(|(_, o)| o.object.data.get("spec")?.get("replicas")?.as_i64());
-                self.open_scale(w, current);
+                // The object's own cluster (a merged table's row), else the current one.
+                let cluster = self.fleet.is_fleet().then(|| {
+                    w.cluster
+                        .clone()
+                        .unwrap_or_else(|| self.connection.context.clone())
+                });
+                self.mode = Mode::Scale(ScaleDialog::new(w, current, cluster));
             }
             _ if w.op.destructive() => self.ask_confirm(Pending::Write(Box::new(w))),
             _ => {

@@ -11,8 +11,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use crate::ui::action::Effect;
-use crate::ui::app::{App, Mode};
+use crate::ui::component::{Component, Ctx, Outcome};
 use crate::ui::operate::{Operation, Write};
 use crate::ui::widgets::{centered, dialog_block};
 
@@ -50,57 +49,47 @@ impl ScaleDialog {
     }
 }
 
-impl App {
-    pub(crate) fn open_scale(&mut self, write: Write, current: Option<i64>) {
+impl ScaleDialog {
+    /// The dialog for `write` (a scale), the object's replicas being `current`; `cluster`:
+    /// the cluster named in the dialog (several are selected).
+    pub fn new(write: Write, current: Option<i64>, cluster: Option<String>) -> ScaleDialog {
         let start = current.map(|c| c.to_string()).unwrap_or_default();
-        // The object's own cluster (a merged table's row), else the current one.
-        let cluster = self.fleet.is_fleet().then(|| {
-            write
-                .cluster
-                .clone()
-                .unwrap_or_else(|| self.connection.context.clone())
-        });
-        self.mode = Mode::Scale(ScaleDialog {
+        ScaleDialog {
             write: Box::new(write),
             current,
             prefilled: !start.is_empty(),
             input: Input::new(start),
             error: None,
             cluster,
-        });
+        }
     }
+}
 
-    pub(crate) fn on_scale_key(
-        &mut self,
-        key: KeyEvent,
-        mut d: ScaleDialog,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
+impl Component for ScaleDialog {
+    fn on_key(&mut self, key: KeyEvent, _ctx: &Ctx) -> Outcome {
+        let d = self;
         match key.code {
-            KeyCode::Esc => {
-                self.info("scale cancelled");
-                Mode::Normal
-            }
+            KeyCode::Esc => Outcome::Close.then(Outcome::Info("scale cancelled".into())),
             KeyCode::Enter => match d.count() {
                 Ok(n) => {
-                    let mut w = d.write;
+                    let mut w = d.write.clone();
                     w.op = Operation::Scale(n);
-                    if let Err(e) = w.check(self.readonly_for_write(&w)) {
-                        self.error(e);
-                        return Mode::Normal;
-                    }
-                    self.info(format!("scaling {} to {n}…", w.what()));
-                    fx.push(Effect::Write(*w));
-                    Mode::Normal
+                    let note = format!("scaling {} to {n}…", w.what());
+                    // Typing the count is the confirmation.
+                    Outcome::Close.then(Outcome::Write {
+                        write: w,
+                        confirmed: true,
+                        note: Some(note),
+                    })
                 }
                 Err(e) => {
                     d.error = Some(e);
-                    Mode::Scale(d)
+                    Outcome::Consumed
                 }
             },
             KeyCode::Char(c) if !c.is_ascii_digit() => {
                 d.error = Some("digits only".into());
-                Mode::Scale(d)
+                Outcome::Consumed
             }
             KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete if d.prefilled => {
                 d.prefilled = false;
@@ -109,15 +98,19 @@ impl App {
                     d.input.handle_event(&Event::Key(key));
                 }
                 d.error = None;
-                Mode::Scale(d)
+                Outcome::Consumed
             }
             _ => {
                 d.prefilled = false;
                 d.input.handle_event(&Event::Key(key));
                 d.error = None;
-                Mode::Scale(d)
+                Outcome::Consumed
             }
         }
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_scale(self, area, buf)
     }
 }
 

@@ -1,0 +1,97 @@
+//! `App`'s side of the [component seam](super::component): the read-only [`Ctx`] it lends a
+//! component, and how it carries out the [`Outcome`] a component answers (the module doc of
+//! [`super::component`] lists what each outcome does).
+
+use super::action::Effect;
+use super::app::{App, Mode};
+use super::component::{Ctx, Outcome, Request};
+use super::operate::Write;
+use super::screens::confirm::Pending;
+
+impl App {
+    /// What a component may read now.
+    pub(crate) fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            views: &self.views,
+            current_view: self.current_view_id(),
+            informers: &self.informers,
+            events: &self.events,
+            resources: &self.resources,
+            connection: &self.connection,
+            namespace: self.namespace.as_deref(),
+            user: &self.user,
+            keys: &self.keys,
+            log_keys: &self.log_keys,
+            theme: &self.theme,
+            now_ms: self.now_ms,
+            size: self.size,
+            page: self.table_height().saturating_sub(1).max(1),
+            readonly: self.readonly,
+            readonly_why: &self.readonly_why,
+            fleet: self.fleet.is_fleet(),
+        }
+    }
+
+    /// Carry out what a component asked for, in order.
+    pub(crate) fn run_outcome(&mut self, outcome: Outcome, fx: &mut Vec<Effect>) {
+        match outcome {
+            Outcome::NotConsumed | Outcome::Consumed => {}
+            Outcome::Close => self.mode = Mode::Normal,
+            Outcome::Effects(effects) => fx.extend(effects),
+            Outcome::Info(m) => self.info(m),
+            Outcome::Error(m) => self.error(m),
+            Outcome::Write {
+                write,
+                confirmed,
+                note,
+            } => self.run_write(write, confirmed, note, fx),
+            Outcome::Pop => self.pop_screen(fx),
+            Outcome::Ask(request) => self.run_request(request, fx),
+            Outcome::Seq(all) => {
+                for o in all {
+                    self.run_outcome(o, fx);
+                }
+            }
+        }
+    }
+
+    /// A dialog's key: `dialog` is the mode taken out while it ran (put back first), `outcome`
+    /// what it answered. Returns the mode to keep (the dialog, or what the outcome opened).
+    pub(crate) fn dialog_outcome(
+        &mut self,
+        dialog: Mode,
+        outcome: Outcome,
+        fx: &mut Vec<Effect>,
+    ) -> Mode {
+        self.mode = dialog;
+        self.run_outcome(outcome, fx);
+        std::mem::replace(&mut self.mode, Mode::Normal)
+    }
+
+    /// The one write path: refused where writes are refused, confirmed first when destructive,
+    /// then sent with a footer line saying so (the server's answer comes as `Action::Notify`).
+    pub(crate) fn run_write(
+        &mut self,
+        write: Box<Write>,
+        confirmed: bool,
+        note: Option<String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        if let Err(e) = write.check(self.readonly_for_write(&write)) {
+            self.error(e);
+            return;
+        }
+        if !confirmed && write.op.destructive() {
+            self.ask_confirm(Pending::Write(write));
+            return;
+        }
+        self.info(note.unwrap_or_else(|| format!("{} {}…", write.op.name(), write.what())));
+        fx.push(Effect::Write(*write));
+    }
+
+    fn run_request(&mut self, request: Request, fx: &mut Vec<Effect>) {
+        match request {
+            Request::StartDrain { node, opts } => self.mode = self.start_drain(node, opts, fx),
+        }
+    }
+}
