@@ -15,7 +15,7 @@ use ratatui::text::Span;
 
 use super::action::{ClusterHealth, Effect, InformerRow};
 use super::app::App;
-use super::widgets::countdown;
+use super::kit::countdown;
 use crate::fleet::{matches_any, select_contexts};
 
 /// The selected clusters and which of them are read-only.
@@ -114,13 +114,7 @@ fn picked_one(spec: &str, fleet: &FleetState) -> Option<String> {
         .then(|| name.to_string())
 }
 
-/// Style of a cluster's name where a mistake would be costly: it must stand out.
-pub fn cluster_style() -> Style {
-    Style::default()
-        .fg(Color::Black)
-        .bg(Color::LightYellow)
-        .add_modifier(Modifier::BOLD)
-}
+pub use super::kit::cluster_style;
 
 impl App {
     /// Start probing the members (at start, with several selected).

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 
-use super::Error;
+use super::error::Error;
 
 /// The defaults shipped with the binary.
 pub const DEFAULT_KEYS: &str = include_str!("../../assets/keys.toml");

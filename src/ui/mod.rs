@@ -91,11 +91,13 @@ mod command;
 pub mod component;
 pub mod custom_columns;
 pub mod drain;
+mod error;
 pub mod event_log;
 pub mod fleet;
 pub mod fleet_diff;
 pub mod fleet_table;
 pub mod keys;
+pub mod kit;
 pub mod listing;
 pub mod log_stream;
 pub mod log_text;
@@ -124,10 +126,4 @@ pub use action::{Action, Effect};
 pub use app::{App, AppConfig};
 pub use keys::KeyMap;
 
-/// Errors of the UI layer.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// A key-binding file could not be read or parsed.
-    #[error("key bindings in {origin}: {message}")]
-    KeyMap { origin: String, message: String },
-}
+pub use error::Error;

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Sparkline, Widget};
 
 use super::{CLUSTER_SEP, Level, Pulse, PulseKind, percent};
-use crate::ui::widgets::truncate;
+use crate::ui::kit::truncate;
 
 impl Pulse {
     /// Draw into `area` (pure: reads `self` only).

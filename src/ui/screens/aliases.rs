@@ -15,7 +15,7 @@ use crate::config::Aliases;
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Screen};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{header_style, screen_block, widest};
+use crate::ui::kit::{header_style, screen_block, widest};
 
 /// k9s's built-in aliases beyond kubectl's short names (k9s `internal/config/alias.go`):
 /// alias → `plural.group` (or a core plural).

@@ -19,8 +19,8 @@ use crate::cluster::ResourceInfo;
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
 use crate::ui::apply::{ApplyPlan, ApplySource, template_namespace};
+use crate::ui::kit::{centered, dialog_block};
 use crate::ui::resources::resolve;
-use crate::ui::widgets::{centered, dialog_block};
 
 /// The confirmation of an apply's dry runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -233,7 +233,7 @@ fn dialog_lines(d: &ApplyDialog) -> Vec<Line<'_>> {
         // Acting on the wrong cluster is the classic accident: its name stands out.
         lines.push(Line::from(vec![
             ratatui::text::Span::raw("on cluster "),
-            ratatui::text::Span::styled(format!(" {cluster} "), crate::ui::fleet::cluster_style()),
+            ratatui::text::Span::styled(format!(" {cluster} "), crate::ui::kit::cluster_style()),
         ]));
     }
     for doc in &d.plan.docs {

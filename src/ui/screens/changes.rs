@@ -22,8 +22,8 @@ use crate::ui::action::{Effect, resource_label};
 use crate::ui::app::{App, Mode};
 use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::keys::KeyAction;
+use crate::ui::kit::{DIM, TITLE};
 use crate::ui::resources::resolve;
-use crate::ui::widgets::{DIM, TITLE};
 use crate::ui::xray::counted;
 
 /// Most lines the changes screen asks for.

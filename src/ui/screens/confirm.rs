@@ -12,8 +12,8 @@ use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
 use crate::ui::drain::DrainOptions;
+use crate::ui::kit::{centered, dialog_block};
 use crate::ui::operate::{Operation, Write};
-use crate::ui::widgets::{centered, dialog_block};
 
 /// What waits for the user's yes.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,7 +196,7 @@ pub(crate) fn render_confirm(c: &ConfirmWrite, area: Rect, buf: &mut Buffer) {
         lines.push(
             Line::from(vec![
                 Span::raw("on cluster "),
-                Span::styled(format!(" {cluster} "), crate::ui::fleet::cluster_style()),
+                Span::styled(format!(" {cluster} "), crate::ui::kit::cluster_style()),
             ])
             .centered(),
         );

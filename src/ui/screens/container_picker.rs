@@ -11,7 +11,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
-use crate::ui::widgets::{centered, dialog_block};
+use crate::ui::kit::{centered, dialog_block};
 
 /// An open container picker.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use ratatui::widgets::{Paragraph, Row, Table, Widget};
 use crate::ui::action::{ContextRow, Effect};
 use crate::ui::app::{App, Screen};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, header_style, screen_block, widest};
+use crate::ui::kit::{DIM, header_style, screen_block, widest};
 
 /// The footer hints of the screen.
 pub const HINTS: [KeyAction; 5] = [

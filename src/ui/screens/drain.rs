@@ -14,7 +14,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
 use crate::ui::drain::{DrainEvent, DrainOptions, PodRef};
-use crate::ui::widgets::{centered, dialog_block};
+use crate::ui::kit::{centered, dialog_block};
 
 /// Where a drain is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use crate::informer::delta_fifo::DeltaType;
 use crate::ui::app::App;
 use crate::ui::event_log::{EventLog, delta_name, fit_resource, resource_cap, shown_kind};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::kit::{DIM, TITLE};
 
 impl App {
     /// Header lines 2 and 3 over the full-screen event log.

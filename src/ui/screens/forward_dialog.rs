@@ -15,8 +15,8 @@ use tui_input::backend::crossterm::EventHandler;
 
 use crate::ui::action::{ContainerPort, Effect, ForwardKind, SelectorPorts};
 use crate::ui::app::{App, Mode};
+use crate::ui::kit::{centered, dialog_block};
 use crate::ui::portforward::RemotePort;
-use crate::ui::widgets::{centered, dialog_block};
 
 /// An open port-forward dialog.
 #[derive(Debug, Clone)]

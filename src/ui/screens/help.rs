@@ -15,7 +15,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 
 use crate::ui::app::{App, Mode, Screen};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{KEY, TITLE, centered};
+use crate::ui::kit::{KEY, TITLE, centered};
 
 /// Width of the key column of the key bindings (two spaces of margin included).
 const KEYS_COL: usize = 18;

@@ -26,8 +26,8 @@ use crate::informer::history::{
 use crate::ui::action::Effect;
 use crate::ui::app::App;
 use crate::ui::keys::KeyAction;
+use crate::ui::kit::{DIM, TITLE};
 use crate::ui::screens::text::TextKind;
-use crate::ui::widgets::{DIM, TITLE};
 
 /// What the timeline screen shows.
 #[derive(Debug, Clone, PartialEq)]

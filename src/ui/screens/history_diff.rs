@@ -11,7 +11,7 @@ use super::Screen;
 use crate::informer::history::DiffLine;
 use crate::ui::app::App;
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::kit::{DIM, TITLE};
 
 /// The diff screen's state.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use crate::ui::action::{Effect, InformerRow, InformerState, resource_label};
 use crate::ui::app::App;
 use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE, state_text, truncate};
+use crate::ui::kit::{DIM, TITLE, state_text, truncate};
 
 impl App {
     /// Header lines 2 and 3 over the informers panel.

@@ -27,12 +27,12 @@ use crate::cluster::ResourceInfo;
 use crate::ui::action::{Drill, Effect};
 use crate::ui::app::App;
 use crate::ui::keys::{KeyAction, KeySpec};
+use crate::ui::kit::hint_name;
 use crate::ui::operate::Operation;
 use crate::ui::resources::resolve;
 use crate::ui::table::SortBy;
 pub use crate::ui::table::is_fault;
 pub use crate::ui::view::SelectOnArrival;
-use crate::ui::widgets::hint_name;
 
 /// At most this many namespaces are remembered as favourites (`1`–`9`).
 pub const FAVOURITES: usize = 9;
@@ -636,6 +636,7 @@ pub(crate) fn unbound_message(key: &KeyEvent) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::Health;
 
     #[test]
     fn csv_fields_with_commas_or_quotes_are_quoted() {

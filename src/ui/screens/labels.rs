@@ -15,7 +15,7 @@ use super::Screen;
 use crate::informer::index::LABEL_INDEX;
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
-use crate::ui::widgets::{DIM, TITLE, centered, truncate};
+use crate::ui::kit::{DIM, TITLE, centered, truncate};
 
 /// The label picker: a selector being typed, with label-index values to choose from.
 #[derive(Debug, Clone)]

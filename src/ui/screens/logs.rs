@@ -26,9 +26,9 @@ use crate::selector::LabelSelector;
 use crate::ui::action::{Effect, ObjectSummary, ViewId};
 use crate::ui::app::App;
 use crate::ui::keys::KeyAction;
+use crate::ui::kit::DIM;
 use crate::ui::log_stream::{ContainerPick, LogEvent, PodFilter, StreamOptions};
 use crate::ui::log_view::{LogEffect, LogView};
-use crate::ui::widgets::DIM;
 
 /// The footer's dashboard hints while the log screen is on top (its own keys are in its footer).
 pub(crate) const HINTS: &[KeyAction] = &[KeyAction::Command, KeyAction::Help];

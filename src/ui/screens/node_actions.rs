@@ -15,9 +15,9 @@ use crate::cluster::ResourceInfo;
 use crate::ui::action::{Effect, ObjectSummary};
 use crate::ui::app::{App, Mode};
 use crate::ui::keys::KeyAction;
+use crate::ui::kit::{centered, dialog_block, hint_name};
 use crate::ui::operate::{Operation, Propagation};
 use crate::ui::screens::logs::log_target;
-use crate::ui::widgets::{centered, dialog_block, hint_name};
 
 /// An open actions menu.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,8 +18,8 @@ use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use crate::config::plugins::{InputType, PluginInput};
+use crate::ui::kit::{centered, dialog_block};
 use crate::ui::plugin_run::PluginRun;
-use crate::ui::widgets::{centered, dialog_block};
 
 /// An open inputs dialog: the run it completes, and one field per input.
 #[derive(Debug, Clone)]

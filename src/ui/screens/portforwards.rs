@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Paragraph, Row, Table, Widget};
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Screen};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::kit::{DIM, TITLE};
 
 /// The footer hints of the screen.
 pub const HINTS: [KeyAction; 4] = [

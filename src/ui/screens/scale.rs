@@ -12,8 +12,8 @@ use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use crate::ui::component::{Component, Ctx, Outcome};
+use crate::ui::kit::{centered, dialog_block};
 use crate::ui::operate::{Operation, Write};
-use crate::ui::widgets::{centered, dialog_block};
 
 /// Most replicas the dialog accepts (a typo guard; `kubectl scale` would take more).
 pub const MAX_REPLICAS: u32 = 10_000;
@@ -125,7 +125,7 @@ pub(crate) fn render_scale(d: &ScaleDialog, area: Rect, buf: &mut Buffer) {
         lines.push(
             Line::from(vec![
                 Span::raw("on cluster "),
-                Span::styled(format!(" {cluster} "), crate::ui::fleet::cluster_style()),
+                Span::styled(format!(" {cluster} "), crate::ui::kit::cluster_style()),
             ])
             .centered(),
         );

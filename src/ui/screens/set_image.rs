@@ -14,8 +14,8 @@ use tui_input::backend::crossterm::EventHandler;
 
 use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode};
+use crate::ui::kit::{centered, dialog_block};
 use crate::ui::operate::{ContainerImage, Operation, Write};
-use crate::ui::widgets::{centered, dialog_block};
 
 /// Containers listed at most (a pod with more scrolls nothing: the rest are not offered).
 const MAX_LISTED: usize = 12;
@@ -205,7 +205,7 @@ pub(crate) fn render_set_image(d: &SetImageDialog, area: Rect, buf: &mut Buffer)
         lines.push(
             Line::from(vec![
                 Span::raw("on cluster "),
-                Span::styled(format!(" {cluster} "), crate::ui::fleet::cluster_style()),
+                Span::styled(format!(" {cluster} "), crate::ui::kit::cluster_style()),
             ])
             .centered(),
         );

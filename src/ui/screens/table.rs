@@ -30,11 +30,11 @@ use crate::ui::action::{Access, Denial, Effect, ObjectSummary, ViewId};
 use crate::ui::app::{App, Mode};
 use crate::ui::fleet_table::merged_index_keys;
 use crate::ui::keys::KeyAction;
+use crate::ui::kit::{DIM, centered};
 use crate::ui::resources::resolve;
 use crate::ui::table::rows_for_keys;
 use crate::ui::table::{Drill, LabelFilter, Mark, SortBy, TextFilter};
 pub use crate::ui::view::{DrillAnswer, DrillVia, OwnerFeed, ResourceView};
-use crate::ui::widgets::{DIM, centered};
 use draw::{Shown, custom_cell, shown_columns};
 
 impl App {

@@ -16,7 +16,7 @@ use crate::render::to_yaml;
 use crate::ui::action::{Effect, ObjectSummary};
 use crate::ui::app::{App, Mode};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::kit::{DIM, TITLE};
 
 /// What a text screen shows.
 #[derive(Debug, Clone, PartialEq, Eq)]

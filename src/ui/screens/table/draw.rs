@@ -526,7 +526,7 @@ impl App {
             match d.retry_at_ms {
                 Some(at) => format!(
                     "Permissions are checked again in {} ({key}: now).",
-                    crate::ui::widgets::countdown(self.now_ms, at)
+                    crate::ui::kit::countdown(self.now_ms, at)
                 ),
                 None => format!("{key} checks again now."),
             },
