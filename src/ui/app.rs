@@ -1161,16 +1161,28 @@ impl App {
             }
             Mode::Filter { input } => self.on_filter_key(key, input),
             Mode::Labels(p) => self.on_picker_key(key, p, fx),
-            Mode::Confirm(c) => self.on_confirm_key(key, c, fx),
+            Mode::Confirm(mut c) => {
+                let out = c.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::Confirm(c), out, fx)
+            }
             Mode::ConfirmApply(d) => self.on_apply_key(key, d, fx),
             Mode::Scale(mut d) => {
                 let out = d.on_key(key, &self.ctx());
                 self.dialog_outcome(Mode::Scale(d), out, fx)
             }
-            Mode::SetImage(d) => self.on_set_image_key(key, d, fx),
+            Mode::SetImage(mut d) => {
+                let out = d.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::SetImage(d), out, fx)
+            }
             Mode::Drain => self.on_drain_key(key, fx),
-            Mode::Forward(d) => self.on_forward_dialog_key(key, d, fx),
-            Mode::Containers(p) => self.on_container_picker_key(key, p, fx),
+            Mode::Forward(mut d) => {
+                let out = d.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::Forward(d), out, fx)
+            }
+            Mode::Containers(mut p) => {
+                let out = p.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::Containers(p), out, fx)
+            }
             Mode::NodeActions(m) => self.on_node_actions_key(key, m, fx),
             Mode::PluginInputs(d) => self.on_plugin_inputs_key(key, d, fx),
             Mode::Help { scroll } => self.on_help_key(key, scroll),

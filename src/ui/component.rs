@@ -54,6 +54,7 @@ use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
 use super::log_view::LogKeyMap;
 use super::operate::Write;
+use super::plugin_run::PluginRun;
 use super::theme::Theme;
 use super::view::ResourceView;
 use crate::cluster::ResourceInfo;
@@ -160,6 +161,11 @@ impl Outcome {
 pub enum Request {
     /// Start draining `node` (cordon, then evict every pod) and show its progress.
     StartDrain { node: String, opts: DrainOptions },
+    /// Run a k9s plugin (its inputs asked, its confirmation given).
+    StartPlugin(Box<PluginRun>),
+    /// Start a port-forward (`Effect::StartForward` or `StartForwardTarget`; `App` sets its
+    /// id), the footer saying `note`.
+    StartForward { note: String, effect: Box<Effect> },
 }
 
 /// What a component may read while it handles a key or draws: shared references to `App`'s

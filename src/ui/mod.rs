@@ -90,6 +90,7 @@ pub mod blame;
 mod command;
 pub mod component;
 pub mod custom_columns;
+mod dialogs;
 pub mod drain;
 mod error;
 pub mod event_log;

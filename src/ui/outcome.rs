@@ -6,7 +6,7 @@ use super::action::Effect;
 use super::app::{App, Mode};
 use super::component::{Ctx, Outcome, Request};
 use super::operate::Write;
-use super::screens::confirm::Pending;
+use super::screens::confirm::{ConfirmWrite, Pending};
 
 impl App {
     /// What a component may read now.
@@ -89,9 +89,31 @@ impl App {
         fx.push(Effect::Write(*write));
     }
 
+    /// Open the confirmation dialog for `pending` (the caller has checked read-only mode and the
+    /// kind).
+    pub(crate) fn ask_confirm(&mut self, pending: Pending) {
+        // The object's own cluster (a merged table's row), else the one keys act on now.
+        let cluster = self.fleet.is_fleet().then(|| {
+            match &pending {
+                Pending::Write(w) => w.cluster.clone(),
+                Pending::Drain { .. } => None,
+                Pending::Plugin(p) => Some(p.context.clone()),
+            }
+            .or_else(|| self.target_cluster.clone())
+            .unwrap_or_else(|| self.connection.context.clone())
+        });
+        self.mode = Mode::Confirm(ConfirmWrite {
+            pending,
+            yes: false,
+            cluster,
+        });
+    }
+
     fn run_request(&mut self, request: Request, fx: &mut Vec<Effect>) {
         match request {
             Request::StartDrain { node, opts } => self.mode = self.start_drain(node, opts, fx),
+            Request::StartPlugin(run) => self.start_plugin(*run, fx),
+            Request::StartForward { note, effect } => self.start_forward(note, *effect, fx),
         }
     }
 }

@@ -9,11 +9,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
-use crate::ui::action::Effect;
-use crate::ui::app::{App, Mode};
+use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::drain::DrainOptions;
 use crate::ui::kit::{centered, dialog_block};
-use crate::ui::operate::{Operation, Write};
+use crate::ui::operate::{Operation, Write, readonly_refusal};
 
 /// What waits for the user's yes.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,79 +86,52 @@ impl ConfirmWrite {
     }
 }
 
-impl App {
-    /// Ask to confirm `pending` (the caller has checked read-only mode and the kind).
-    pub(crate) fn ask_confirm(&mut self, pending: Pending) {
-        // The object's own cluster (a merged table's row), else the one keys act on now.
-        let cluster = self.fleet.is_fleet().then(|| {
-            match &pending {
-                Pending::Write(w) => w.cluster.clone(),
-                Pending::Drain { .. } => None,
-                Pending::Plugin(p) => Some(p.context.clone()),
-            }
-            .or_else(|| self.target_cluster.clone())
-            .unwrap_or_else(|| self.connection.context.clone())
-        });
-        self.mode = Mode::Confirm(ConfirmWrite {
-            pending,
-            yes: false,
-            cluster,
-        });
-    }
-
-    pub(crate) fn on_confirm_key(
-        &mut self,
-        key: KeyEvent,
-        mut c: ConfirmWrite,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
+impl Component for ConfirmWrite {
+    fn on_key(&mut self, key: KeyEvent, ctx: &Ctx) -> Outcome {
         match key.code {
             KeyCode::Left | KeyCode::Right | KeyCode::Tab | KeyCode::BackTab => {
-                c.yes = !c.yes;
-                Mode::Confirm(c)
+                self.yes = !self.yes;
+                Outcome::Consumed
             }
             KeyCode::Char('p') | KeyCode::Char(' ') => {
-                if let Pending::Write(w) = &mut c.pending
+                if let Pending::Write(w) = &mut self.pending
                     && let Operation::Delete(p) = w.op
                 {
                     w.op = Operation::Delete(p.next());
                 }
-                Mode::Confirm(c)
+                Outcome::Consumed
             }
-            KeyCode::Char('y') | KeyCode::Char('Y') => self.confirmed(c, fx),
-            KeyCode::Enter if c.yes => self.confirmed(c, fx),
-            _ => {
-                self.info(format!("{} cancelled", c.verb().to_lowercase()));
-                Mode::Normal
-            }
+            KeyCode::Char('y') | KeyCode::Char('Y') => Outcome::Close.then(self.confirmed(ctx)),
+            KeyCode::Enter if self.yes => Outcome::Close.then(self.confirmed(ctx)),
+            _ => Outcome::Close.then(Outcome::Info(format!(
+                "{} cancelled",
+                self.verb().to_lowercase()
+            ))),
         }
     }
 
-    fn confirmed(&mut self, c: ConfirmWrite, fx: &mut Vec<Effect>) -> Mode {
-        match c.pending {
-            Pending::Write(w) => {
-                if let Err(e) = w.check(self.readonly_for_write(&w)) {
-                    self.error(e);
-                    return Mode::Normal;
-                }
-                self.info(format!("{} {}…", w.op.name(), w.what()));
-                fx.push(Effect::Write(*w));
-                Mode::Normal
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_confirm(self, area, buf)
+    }
+}
+
+impl ConfirmWrite {
+    /// What the yes asks for: the write (confirmed), the drain, the plugin.
+    fn confirmed(&self, ctx: &Ctx) -> Outcome {
+        match &self.pending {
+            Pending::Write(w) => Outcome::Write {
+                write: w.clone(),
+                confirmed: true,
+                note: None,
+            },
+            Pending::Drain { .. } if ctx.readonly => {
+                Outcome::Error(readonly_refusal("drain", ctx.readonly_why))
             }
-            Pending::Drain { node, opts } => {
-                if self.readonly {
-                    self.error(crate::ui::operate::readonly_refusal(
-                        "drain",
-                        &self.readonly_why,
-                    ));
-                    return Mode::Normal;
-                }
-                self.start_drain(node, opts, fx)
-            }
-            Pending::Plugin(run) => {
-                self.start_plugin(*run, fx);
-                Mode::Normal
-            }
+            Pending::Drain { node, opts } => Outcome::Ask(Request::StartDrain {
+                node: node.clone(),
+                opts: opts.clone(),
+            }),
+            Pending::Plugin(run) => Outcome::Ask(Request::StartPlugin(run.clone())),
         }
     }
 }

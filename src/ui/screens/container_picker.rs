@@ -10,7 +10,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use crate::ui::action::Effect;
-use crate::ui::app::{App, Mode};
+use crate::ui::component::{Component, Ctx, Outcome};
 use crate::ui::kit::{centered, dialog_block};
 
 /// An open container picker.
@@ -23,88 +23,81 @@ pub struct ContainerPicker {
     pub selected: usize,
 }
 
-impl App {
-    /// `s` on a pod (checks done by the caller): open the picker and fetch the containers.
-    pub(crate) fn open_container_picker(
-        &mut self,
-        namespace: String,
-        pod: String,
-        fx: &mut Vec<Effect>,
-    ) {
-        fx.push(Effect::FetchContainers {
-            namespace: namespace.clone(),
-            pod: pod.clone(),
-        });
-        self.mode = Mode::Containers(ContainerPicker {
+impl ContainerPicker {
+    /// A picker for `pod`'s containers, still to be fetched.
+    pub fn new(namespace: String, pod: String) -> ContainerPicker {
+        ContainerPicker {
             namespace,
             pod,
             containers: None,
             selected: 0,
-        });
+        }
     }
 
-    /// The pod's containers arrived (`default`: the one kubectl would pick). With one container
-    /// the shell opens at once.
-    pub(crate) fn on_containers(
+    /// The pod's containers arrived (`default`: the one kubectl would pick); `None`: they are
+    /// another pod's. With one container the shell opens at once.
+    pub fn arrived(
         &mut self,
         namespace: &str,
         pod: &str,
         result: Result<(Vec<String>, usize), String>,
-        fx: &mut Vec<Effect>,
-    ) {
-        let Mode::Containers(p) = &mut self.mode else {
-            return;
-        };
-        if p.namespace != namespace || p.pod != pod {
-            return;
+    ) -> Option<Outcome> {
+        if self.namespace != namespace || self.pod != pod {
+            return None;
         }
-        self.dirty = true;
-        match result {
+        Some(match result {
             Ok((names, _)) if names.len() == 1 => {
-                fx.push(Effect::Shell {
-                    namespace: p.namespace.clone(),
-                    pod: p.pod.clone(),
+                Outcome::Close.then(Outcome::Effects(vec![Effect::Shell {
+                    namespace: self.namespace.clone(),
+                    pod: self.pod.clone(),
                     container: names.into_iter().next(),
-                });
-                self.mode = Mode::Normal;
+                }]))
             }
             Ok((names, default)) => {
-                p.selected = default.min(names.len().saturating_sub(1));
-                p.containers = Some(Ok(names));
+                self.selected = default.min(names.len().saturating_sub(1));
+                self.containers = Some(Ok(names));
+                Outcome::Consumed
             }
-            Err(e) => p.containers = Some(Err(e)),
-        }
+            Err(e) => {
+                self.containers = Some(Err(e));
+                Outcome::Consumed
+            }
+        })
     }
+}
 
-    pub(crate) fn on_container_picker_key(
-        &mut self,
-        key: KeyEvent,
-        mut p: ContainerPicker,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
-        let names = match &p.containers {
-            Some(Ok(n)) => n.clone(),
-            _ => Vec::new(),
+impl Component for ContainerPicker {
+    fn on_key(&mut self, key: KeyEvent, _ctx: &Ctx) -> Outcome {
+        let n = match &self.containers {
+            Some(Ok(names)) => names.len(),
+            _ => 0,
         };
-        let n = names.len();
         match key.code {
-            KeyCode::Up | KeyCode::Char('k') if n > 0 => p.selected = (p.selected + n - 1) % n,
-            KeyCode::Down | KeyCode::Char('j') if n > 0 => p.selected = (p.selected + 1) % n,
+            KeyCode::Up | KeyCode::Char('k') if n > 0 => {
+                self.selected = (self.selected + n - 1) % n
+            }
+            KeyCode::Down | KeyCode::Char('j') if n > 0 => self.selected = (self.selected + 1) % n,
             KeyCode::Enter if n > 0 => {
-                fx.push(Effect::Shell {
-                    namespace: p.namespace,
-                    pod: p.pod,
-                    container: names.get(p.selected).cloned(),
-                });
-                return Mode::Normal;
+                let container = match &self.containers {
+                    Some(Ok(names)) => names.get(self.selected).cloned(),
+                    _ => None,
+                };
+                return Outcome::Close.then(Outcome::Effects(vec![Effect::Shell {
+                    namespace: self.namespace.clone(),
+                    pod: self.pod.clone(),
+                    container,
+                }]));
             }
             KeyCode::Esc | KeyCode::Char('q') => {
-                self.info("shell cancelled");
-                return Mode::Normal;
+                return Outcome::Close.then(Outcome::Info("shell cancelled".into()));
             }
             _ => {}
         }
-        Mode::Containers(p)
+        Outcome::Consumed
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_container_picker(self, area, buf)
     }
 }
 

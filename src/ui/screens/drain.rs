@@ -12,7 +12,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 use crate::ui::action::Effect;
-use crate::ui::app::{App, Mode};
+use crate::ui::component::{Component, Ctx, Outcome};
 use crate::ui::drain::{DrainEvent, DrainOptions, PodRef};
 use crate::ui::kit::{centered, dialog_block};
 
@@ -140,64 +140,25 @@ impl DrainProgress {
     }
 }
 
-impl App {
-    /// Start the confirmed drain: the dialog shows its progress.
-    pub(crate) fn start_drain(
-        &mut self,
-        node: String,
-        opts: DrainOptions,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
-        if self.drain.as_ref().is_some_and(DrainProgress::running) {
-            self.error("a drain is already running");
-            return Mode::Normal;
-        }
-        self.drain = Some(DrainProgress::new(node.clone(), &opts));
-        fx.push(Effect::Drain { node, opts });
-        Mode::Drain
-    }
-
-    /// A drain event from the runtime.
-    pub(crate) fn on_drain_event(&mut self, ev: DrainEvent) {
-        let Some(d) = self.drain.as_mut() else {
-            return;
-        };
-        if let Some((summary, error)) = d.apply(ev) {
-            if error {
-                self.error(summary);
-            } else {
-                self.info(summary);
-            }
-        }
-        self.dirty = true;
-    }
-
-    /// Keys while the drain dialog is open: Esc cancels a running drain; once ended any key
-    /// closes the dialog.
-    pub(crate) fn on_drain_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) -> Mode {
-        let Some(d) = self.drain.as_mut() else {
-            return Mode::Normal;
-        };
-        match d.state {
+impl Component for DrainProgress {
+    /// Esc cancels a running drain; once it has ended any key closes the dialog (and `App`
+    /// forgets the drain).
+    fn on_key(&mut self, key: KeyEvent, _ctx: &Ctx) -> Outcome {
+        match self.state {
             DrainState::Running => {
                 if matches!(key.code, KeyCode::Esc | KeyCode::Char('c')) {
-                    d.state = DrainState::Cancelling;
-                    fx.push(Effect::CancelDrain);
+                    self.state = DrainState::Cancelling;
+                    return Outcome::Effects(vec![Effect::CancelDrain]);
                 }
-                Mode::Drain
+                Outcome::Consumed
             }
-            DrainState::Cancelling => Mode::Drain,
-            DrainState::Finished { .. } => {
-                self.drain = None;
-                Mode::Normal
-            }
+            DrainState::Cancelling => Outcome::Consumed,
+            DrainState::Finished { .. } => Outcome::Close,
         }
     }
 
-    pub(crate) fn render_drain(&self, area: Rect, buf: &mut Buffer) {
-        let Some(d) = &self.drain else {
-            return;
-        };
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        let d = self;
         let r = centered(area, 72, 14);
         Clear.render(r, buf);
         let dim = Style::default().fg(Color::Gray);

@@ -14,8 +14,9 @@ use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use crate::ui::action::{ContainerPort, Effect, ForwardKind, SelectorPorts};
-use crate::ui::app::{App, Mode};
+use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::kit::{centered, dialog_block};
+use crate::ui::operate::readonly_refusal;
 use crate::ui::portforward::RemotePort;
 
 /// An open port-forward dialog.
@@ -52,46 +53,11 @@ impl ForwardDialog {
     }
 }
 
-impl App {
-    /// `F` on a pod (checks done by the caller): open the dialog and fetch the pod's ports.
-    pub(crate) fn open_forward_dialog(
-        &mut self,
-        namespace: String,
-        pod: String,
-        fx: &mut Vec<Effect>,
-    ) {
-        fx.push(Effect::FetchPorts {
-            namespace: namespace.clone(),
-            pod: pod.clone(),
-        });
-        self.mode = Mode::Forward(ForwardDialog {
-            namespace,
-            pod,
-            kind: ForwardKind::Pod,
-            selector: None,
-            remotes: Vec::new(),
-            ports: None,
-            selected: 0,
-            local: Input::default(),
-            local_typed: false,
-            error: None,
-        });
-    }
-
-    /// `F` on a Service or Deployment: open the dialog and fetch its ports and selector.
-    pub(crate) fn open_target_forward_dialog(
-        &mut self,
-        namespace: String,
-        name: String,
-        kind: ForwardKind,
-        fx: &mut Vec<Effect>,
-    ) {
-        fx.push(Effect::FetchTargetPorts {
-            namespace: namespace.clone(),
-            kind,
-            name: name.clone(),
-        });
-        self.mode = Mode::Forward(ForwardDialog {
+impl ForwardDialog {
+    /// A dialog forwarding to `name` (a pod, or a Service's or Deployment's ready pod), its ports
+    /// still to be fetched.
+    pub fn new(namespace: String, name: String, kind: ForwardKind) -> ForwardDialog {
+        ForwardDialog {
             namespace,
             pod: name,
             kind,
@@ -102,74 +68,68 @@ impl App {
             local: Input::default(),
             local_typed: false,
             error: None,
-        });
+        }
     }
 
-    /// A Service's or Deployment's ports arrived (ignored unless its dialog is open).
-    pub(crate) fn on_target_ports(
+    /// A Service's or Deployment's ports arrived; false: they are not this dialog's.
+    pub fn target_ports_arrived(
         &mut self,
         namespace: &str,
         name: &str,
         result: Result<SelectorPorts, String>,
-    ) {
-        if let Mode::Forward(d) = &mut self.mode
-            && d.kind != ForwardKind::Pod
-            && d.namespace == namespace
-            && d.pod == name
-        {
-            let kind = if d.kind == ForwardKind::Service {
-                "service"
-            } else {
-                "deployment"
-            };
-            d.ports = Some(match result {
-                Ok(sp) if sp.selector.is_empty() => {
-                    Err(format!("the {kind} has no selector: no pods to forward to"))
-                }
-                Ok(sp) => {
-                    if sp.ports.is_empty() {
-                        d.error = Some(format!("the {kind} declares no ports"));
-                    }
-                    d.selector = Some(sp.selector);
-                    d.remotes = sp.remotes;
-                    Ok(sp.ports)
-                }
-                Err(e) => Err(e),
-            });
-            d.selected = 0;
-            d.follow_selection();
-            self.dirty = true;
+    ) -> bool {
+        let d = self;
+        if d.kind == ForwardKind::Pod || d.namespace != namespace || d.pod != name {
+            return false;
         }
+        let kind = if d.kind == ForwardKind::Service {
+            "service"
+        } else {
+            "deployment"
+        };
+        d.ports = Some(match result {
+            Ok(sp) if sp.selector.is_empty() => {
+                Err(format!("the {kind} has no selector: no pods to forward to"))
+            }
+            Ok(sp) => {
+                if sp.ports.is_empty() {
+                    d.error = Some(format!("the {kind} declares no ports"));
+                }
+                d.selector = Some(sp.selector);
+                d.remotes = sp.remotes;
+                Ok(sp.ports)
+            }
+            Err(e) => Err(e),
+        });
+        d.selected = 0;
+        d.follow_selection();
+        true
     }
 
-    /// The pod's ports arrived (ignored unless the dialog for that pod is open).
-    pub(crate) fn on_ports(
+    /// The pod's ports arrived; false: they are not this dialog's.
+    pub fn ports_arrived(
         &mut self,
         namespace: &str,
         pod: &str,
         result: Result<Vec<ContainerPort>, String>,
-    ) {
-        if let Mode::Forward(d) = &mut self.mode
-            && d.kind == ForwardKind::Pod
-            && d.namespace == namespace
-            && d.pod == pod
-        {
-            if matches!(&result, Ok(p) if p.is_empty()) {
-                d.error = Some("the pod declares no container ports".into());
-            }
-            d.ports = Some(result);
-            d.selected = 0;
-            d.follow_selection();
-            self.dirty = true;
+    ) -> bool {
+        let d = self;
+        if d.kind != ForwardKind::Pod || d.namespace != namespace || d.pod != pod {
+            return false;
         }
+        if matches!(&result, Ok(p) if p.is_empty()) {
+            d.error = Some("the pod declares no container ports".into());
+        }
+        d.ports = Some(result);
+        d.selected = 0;
+        d.follow_selection();
+        true
     }
+}
 
-    pub(crate) fn on_forward_dialog_key(
-        &mut self,
-        key: KeyEvent,
-        mut d: ForwardDialog,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
+impl Component for ForwardDialog {
+    fn on_key(&mut self, key: KeyEvent, ctx: &Ctx) -> Outcome {
+        let d = self;
         let n = d
             .ports
             .as_ref()
@@ -177,8 +137,7 @@ impl App {
             .map_or(0, Vec::len);
         match key.code {
             KeyCode::Esc => {
-                self.info("port-forward cancelled");
-                return Mode::Normal;
+                return Outcome::Close.then(Outcome::Info("port-forward cancelled".into()));
             }
             KeyCode::Up | KeyCode::BackTab if n > 0 => {
                 d.selected = (d.selected + n - 1) % n;
@@ -191,7 +150,7 @@ impl App {
             KeyCode::Enter => {
                 let Some(port) = d.selected_port().map(|p| p.port) else {
                     d.error = Some("no container port to forward".into());
-                    return Mode::Forward(d);
+                    return Outcome::Consumed;
                 };
                 let local = match d.local.value().trim() {
                     "" => Ok(0),
@@ -199,46 +158,47 @@ impl App {
                 };
                 match local {
                     Ok(local) => {
-                        if self.readonly {
-                            self.error(crate::ui::operate::readonly_refusal(
+                        if ctx.readonly {
+                            return Outcome::Close.then(Outcome::Error(readonly_refusal(
                                 "port-forward",
-                                &self.readonly_why,
-                            ));
-                            return Mode::Normal;
+                                ctx.readonly_why,
+                            )));
                         }
-                        let id = self.next_forward;
-                        self.next_forward += 1;
                         if d.kind != ForwardKind::Pod {
                             let (Some(selector), Some(remote)) =
                                 (d.selector.clone(), d.remotes.get(d.selected).cloned())
                             else {
                                 d.error = Some("no port to forward".into());
-                                return Mode::Forward(d);
+                                return Outcome::Consumed;
                             };
                             let what = format!("{}/{}", d.kind.short(), d.pod);
-                            self.info(format!(
+                            let note = format!(
                                 "forwarding to {}/{what}:{port} (one ready pod)…",
                                 d.namespace
-                            ));
-                            fx.push(Effect::StartForwardTarget {
-                                id,
-                                namespace: d.namespace,
-                                what,
-                                selector,
-                                port: remote,
-                                local,
-                            });
-                            return Mode::Normal;
+                            );
+                            return Outcome::Close.then(Outcome::Ask(Request::StartForward {
+                                note,
+                                effect: Box::new(Effect::StartForwardTarget {
+                                    id: 0,
+                                    namespace: d.namespace.clone(),
+                                    what,
+                                    selector,
+                                    port: remote,
+                                    local,
+                                }),
+                            }));
                         }
-                        self.info(format!("forwarding to {}/{}:{port}…", d.namespace, d.pod));
-                        fx.push(Effect::StartForward {
-                            id,
-                            namespace: d.namespace,
-                            pod: d.pod,
-                            port,
-                            local,
-                        });
-                        return Mode::Normal;
+                        let note = format!("forwarding to {}/{}:{port}…", d.namespace, d.pod);
+                        return Outcome::Close.then(Outcome::Ask(Request::StartForward {
+                            note,
+                            effect: Box::new(Effect::StartForward {
+                                id: 0,
+                                namespace: d.namespace.clone(),
+                                pod: d.pod.clone(),
+                                port,
+                                local,
+                            }),
+                        }));
                     }
                     Err(e) => d.error = Some(e),
                 }
@@ -253,7 +213,11 @@ impl App {
             }
             _ => {}
         }
-        Mode::Forward(d)
+        Outcome::Consumed
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_forward_dialog(self, area, buf)
     }
 }
 

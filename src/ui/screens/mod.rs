@@ -194,13 +194,17 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
 pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
     match &app.mode {
         Mode::Help { scroll } => app.render_help(*scroll, area, buf),
-        Mode::Confirm(c) => confirm::render_confirm(c, area, buf),
+        Mode::Confirm(c) => c.draw(area, buf, &app.ctx()),
         Mode::ConfirmApply(d) => apply_confirm::render_apply_confirm(d, area, buf),
         Mode::Scale(d) => d.draw(area, buf, &app.ctx()),
-        Mode::SetImage(d) => set_image::render_set_image(d, area, buf),
-        Mode::Drain => app.render_drain(area, buf),
-        Mode::Forward(d) => forward_dialog::render_forward_dialog(d, area, buf),
-        Mode::Containers(p) => container_picker::render_container_picker(p, area, buf),
+        Mode::SetImage(d) => d.draw(area, buf, &app.ctx()),
+        Mode::Drain => {
+            if let Some(d) = &app.drain {
+                d.draw(area, buf, &app.ctx())
+            }
+        }
+        Mode::Forward(d) => d.draw(area, buf, &app.ctx()),
+        Mode::Containers(p) => p.draw(area, buf, &app.ctx()),
         Mode::NodeActions(m) => node_actions::render_node_actions(m, area, buf),
         Mode::Labels(p) => labels::render_picker(p, area, buf),
         Mode::PluginInputs(d) => d.render(area, buf),

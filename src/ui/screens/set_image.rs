@@ -12,8 +12,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use crate::ui::action::Effect;
-use crate::ui::app::{App, Mode};
+use crate::ui::component::{Component, Ctx, Outcome};
 use crate::ui::kit::{centered, dialog_block};
 use crate::ui::operate::{ContainerImage, Operation, Write};
 
@@ -80,34 +79,30 @@ impl SetImageDialog {
     }
 }
 
-impl App {
-    /// Open the dialog for `write` (checked by the caller) and fetch the object's containers.
-    pub(crate) fn open_set_image(&mut self, write: Write, fx: &mut Vec<Effect>) {
-        // The object's own cluster (a merged table's row), else the current one.
-        let cluster = self.fleet.is_fleet().then(|| {
-            write
-                .cluster
-                .clone()
-                .unwrap_or_else(|| self.connection.context.clone())
-        });
-        fx.push(Effect::FetchImages(Box::new(write.clone())));
-        self.mode = Mode::SetImage(SetImageDialog {
+impl SetImageDialog {
+    /// The dialog for `write` (a set-image), its containers still to be read; `cluster`: the
+    /// cluster named in the dialog (several are selected).
+    pub fn new(write: Write, cluster: Option<String>) -> SetImageDialog {
+        SetImageDialog {
             write: Box::new(write),
             containers: None,
             selected: 0,
             input: Input::default(),
             error: None,
             cluster,
-        });
+        }
     }
 
-    /// The containers arrived: the first app container (not an init one) is selected.
-    pub(crate) fn on_images(&mut self, write: &Write, result: Result<Vec<ContainerImage>, String>) {
-        let Mode::SetImage(d) = &mut self.mode else {
-            return;
-        };
+    /// The containers arrived (false: they are another write's): the first app container (not
+    /// an init one) is selected.
+    pub fn images_arrived(
+        &mut self,
+        write: &Write,
+        result: Result<Vec<ContainerImage>, String>,
+    ) -> bool {
+        let d = self;
         if *d.write != *write {
-            return;
+            return false;
         }
         let first = match &result {
             Ok(list) if list.is_empty() => {
@@ -121,55 +116,57 @@ impl App {
         if let Some(i) = first {
             d.select(i);
         }
-        self.dirty = true;
+        true
     }
+}
 
-    pub(crate) fn on_set_image_key(
-        &mut self,
-        key: KeyEvent,
-        mut d: SetImageDialog,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
+impl Component for SetImageDialog {
+    fn on_key(&mut self, key: KeyEvent, _ctx: &Ctx) -> Outcome {
+        let d = self;
         match key.code {
-            KeyCode::Esc => {
-                self.info("set image cancelled");
-                Mode::Normal
-            }
+            KeyCode::Esc => Outcome::Close.then(Outcome::Info("set image cancelled".into())),
             KeyCode::Up => {
                 d.select(d.selected.saturating_sub(1));
-                Mode::SetImage(d)
+                Outcome::Consumed
             }
             KeyCode::Down => {
                 d.select((d.selected + 1).min(d.listed().len().saturating_sub(1)));
-                Mode::SetImage(d)
+                Outcome::Consumed
             }
             KeyCode::Enter if d.containers.is_none() => {
                 d.error = Some("the containers are still being read".into());
-                Mode::SetImage(d)
+                Outcome::Consumed
             }
             KeyCode::Enter => match d.write() {
                 Ok(w) => {
-                    if let Err(e) = w.check(self.readonly_for_write(&w)) {
-                        self.error(e);
-                        return Mode::Normal;
-                    }
-                    if let Operation::SetImage(c) = &w.op {
-                        self.info(format!("setting {}'s {} to {}…", w.what(), c.name, c.image));
-                    }
-                    fx.push(Effect::Write(w));
-                    Mode::Normal
+                    let note = match &w.op {
+                        Operation::SetImage(c) => {
+                            format!("setting {}'s {} to {}…", w.what(), c.name, c.image)
+                        }
+                        _ => format!("{} {}…", w.op.name(), w.what()),
+                    };
+                    // Typing the image is the confirmation.
+                    Outcome::Close.then(Outcome::Write {
+                        write: Box::new(w),
+                        confirmed: true,
+                        note: Some(note),
+                    })
                 }
                 Err(e) => {
                     d.error = Some(e);
-                    Mode::SetImage(d)
+                    Outcome::Consumed
                 }
             },
             _ => {
                 d.input.handle_event(&Event::Key(key));
                 d.error = None;
-                Mode::SetImage(d)
+                Outcome::Consumed
             }
         }
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_set_image(self, area, buf)
     }
 }
 

@@ -1,0 +1,183 @@
+//! `App`'s side of the dialogs: opening each one with what it needs from the shared models,
+//! and handing it what the runtime answers for it. The dialogs' own state, keys and drawing
+//! are in their files under [`super::screens`] (as [`super::component::Component`]s).
+
+use super::action::Effect;
+use super::action::{ContainerPort, ForwardKind, SelectorPorts};
+use super::app::{App, Mode};
+use super::component::Component;
+use super::drain::{DrainEvent, DrainOptions};
+use super::operate::{ContainerImage, Write};
+use super::screens::container_picker::ContainerPicker;
+use super::screens::drain::{DrainProgress, DrainState};
+use super::screens::forward_dialog::ForwardDialog;
+use super::screens::set_image::SetImageDialog;
+use crossterm::event::KeyEvent;
+
+impl App {
+    /// `s` on a pod (checks done by the caller): open the picker and fetch the containers.
+    pub(crate) fn open_container_picker(
+        &mut self,
+        namespace: String,
+        pod: String,
+        fx: &mut Vec<Effect>,
+    ) {
+        fx.push(Effect::FetchContainers {
+            namespace: namespace.clone(),
+            pod: pod.clone(),
+        });
+        self.mode = Mode::Containers(ContainerPicker::new(namespace, pod));
+    }
+
+    /// The pod's containers arrived: to the picker, if it is still open for that pod.
+    pub(crate) fn on_containers(
+        &mut self,
+        namespace: &str,
+        pod: &str,
+        result: Result<(Vec<String>, usize), String>,
+        fx: &mut Vec<Effect>,
+    ) {
+        let Mode::Containers(p) = &mut self.mode else {
+            return;
+        };
+        if let Some(out) = p.arrived(namespace, pod, result) {
+            self.dirty = true;
+            self.run_outcome(out, fx);
+        }
+    }
+
+    /// `F` on a pod (checks done by the caller): open the dialog and fetch the pod's ports.
+    pub(crate) fn open_forward_dialog(
+        &mut self,
+        namespace: String,
+        pod: String,
+        fx: &mut Vec<Effect>,
+    ) {
+        fx.push(Effect::FetchPorts {
+            namespace: namespace.clone(),
+            pod: pod.clone(),
+        });
+        self.mode = Mode::Forward(ForwardDialog::new(namespace, pod, ForwardKind::Pod));
+    }
+
+    /// `F` on a Service or Deployment: open the dialog and fetch its ports and selector.
+    pub(crate) fn open_target_forward_dialog(
+        &mut self,
+        namespace: String,
+        name: String,
+        kind: ForwardKind,
+        fx: &mut Vec<Effect>,
+    ) {
+        fx.push(Effect::FetchTargetPorts {
+            namespace: namespace.clone(),
+            kind,
+            name: name.clone(),
+        });
+        self.mode = Mode::Forward(ForwardDialog::new(namespace, name, kind));
+    }
+
+    /// A Service's or Deployment's ports arrived (ignored unless its dialog is open).
+    pub(crate) fn on_target_ports(
+        &mut self,
+        namespace: &str,
+        name: &str,
+        result: Result<SelectorPorts, String>,
+    ) {
+        if let Mode::Forward(d) = &mut self.mode
+            && d.target_ports_arrived(namespace, name, result)
+        {
+            self.dirty = true;
+        }
+    }
+
+    /// The pod's ports arrived (ignored unless the dialog for that pod is open).
+    pub(crate) fn on_ports(
+        &mut self,
+        namespace: &str,
+        pod: &str,
+        result: Result<Vec<ContainerPort>, String>,
+    ) {
+        if let Mode::Forward(d) = &mut self.mode
+            && d.ports_arrived(namespace, pod, result)
+        {
+            self.dirty = true;
+        }
+    }
+
+    /// Start the port-forward a dialog asked for, numbered here.
+    pub(crate) fn start_forward(&mut self, note: String, mut effect: Effect, fx: &mut Vec<Effect>) {
+        if let Effect::StartForward { id, .. } | Effect::StartForwardTarget { id, .. } = &mut effect
+        {
+            *id = self.next_forward;
+            self.next_forward += 1;
+        }
+        self.info(note);
+        fx.push(effect);
+    }
+
+    /// Open the set-image dialog for `write` (checked by the caller) and fetch the object's
+    /// containers.
+    pub(crate) fn open_set_image(&mut self, write: Write, fx: &mut Vec<Effect>) {
+        // The object's own cluster (a merged table's row), else the current one.
+        let cluster = self.fleet.is_fleet().then(|| {
+            write
+                .cluster
+                .clone()
+                .unwrap_or_else(|| self.connection.context.clone())
+        });
+        fx.push(Effect::FetchImages(Box::new(write.clone())));
+        self.mode = Mode::SetImage(SetImageDialog::new(write, cluster));
+    }
+
+    /// The containers of a set-image's object arrived (ignored unless its dialog is open).
+    pub(crate) fn on_images(&mut self, write: &Write, result: Result<Vec<ContainerImage>, String>) {
+        if let Mode::SetImage(d) = &mut self.mode
+            && d.images_arrived(write, result)
+        {
+            self.dirty = true;
+        }
+    }
+
+    /// Start the confirmed drain: the dialog shows its progress.
+    pub(crate) fn start_drain(
+        &mut self,
+        node: String,
+        opts: DrainOptions,
+        fx: &mut Vec<Effect>,
+    ) -> Mode {
+        if self.drain.as_ref().is_some_and(DrainProgress::running) {
+            self.error("a drain is already running");
+            return Mode::Normal;
+        }
+        self.drain = Some(DrainProgress::new(node.clone(), &opts));
+        fx.push(Effect::Drain { node, opts });
+        Mode::Drain
+    }
+
+    /// A drain event from the runtime.
+    pub(crate) fn on_drain_event(&mut self, ev: DrainEvent) {
+        let Some(d) = self.drain.as_mut() else {
+            return;
+        };
+        if let Some((summary, error)) = d.apply(ev) {
+            if error {
+                self.error(summary);
+            } else {
+                self.info(summary);
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// A key while the drain dialog is open; a finished drain is forgotten when it closes.
+    pub(crate) fn on_drain_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) -> Mode {
+        let Some(mut d) = self.drain.take() else {
+            return Mode::Normal;
+        };
+        let out = d.on_key(key, &self.ctx());
+        if !matches!(d.state, DrainState::Finished { .. }) {
+            self.drain = Some(d);
+        }
+        self.dialog_outcome(Mode::Drain, out, fx)
+    }
+}
