@@ -1160,12 +1160,18 @@ impl App {
                 self.on_text_search_key(key, input)
             }
             Mode::Filter { input } => self.on_filter_key(key, input),
-            Mode::Labels(p) => self.on_picker_key(key, p, fx),
+            Mode::Labels(mut p) => {
+                let out = p.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::Labels(p), out, fx)
+            }
             Mode::Confirm(mut c) => {
                 let out = c.on_key(key, &self.ctx());
                 self.dialog_outcome(Mode::Confirm(c), out, fx)
             }
-            Mode::ConfirmApply(d) => self.on_apply_key(key, d, fx),
+            Mode::ConfirmApply(mut d) => {
+                let out = d.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::ConfirmApply(d), out, fx)
+            }
             Mode::Scale(mut d) => {
                 let out = d.on_key(key, &self.ctx());
                 self.dialog_outcome(Mode::Scale(d), out, fx)
@@ -1183,7 +1189,10 @@ impl App {
                 let out = p.on_key(key, &self.ctx());
                 self.dialog_outcome(Mode::Containers(p), out, fx)
             }
-            Mode::NodeActions(m) => self.on_node_actions_key(key, m, fx),
+            Mode::NodeActions(mut m) => {
+                let out = m.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::NodeActions(m), out, fx)
+            }
             Mode::PluginInputs(d) => self.on_plugin_inputs_key(key, d, fx),
             Mode::Help { scroll } => self.on_help_key(key, scroll),
         };

@@ -166,6 +166,17 @@ pub enum Request {
     /// Start a port-forward (`Effect::StartForward` or `StartForwardTarget`; `App` sets its
     /// id), the footer saying `note`.
     StartForward { note: String, effect: Box<Effect> },
+    /// Run `action` as its key would on the screen on top (a menu's pick).
+    Act(KeyAction),
+    /// Apply a label selector to the table (or `:changes`); the label picker's Enter.
+    LabelSelector(String),
+    /// Apply these writes (a create's or an apply's, confirmed in its dialog), the footer
+    /// saying `note`; `edited`: the editor's text (reopened with the server's refusal).
+    Apply {
+        note: String,
+        writes: Vec<Write>,
+        edited: Option<String>,
+    },
 }
 
 /// What a component may read while it handles a key or draws: shared references to `App`'s

@@ -3,16 +3,23 @@
 //! are in their files under [`super::screens`] (as [`super::component::Component`]s).
 
 use super::action::Effect;
+use super::action::ObjectSummary;
 use super::action::{ContainerPort, ForwardKind, SelectorPorts};
 use super::app::{App, Mode};
 use super::component::Component;
 use super::drain::{DrainEvent, DrainOptions};
 use super::operate::{ContainerImage, Write};
+use super::screens::Screen;
 use super::screens::container_picker::ContainerPicker;
 use super::screens::drain::{DrainProgress, DrainState};
 use super::screens::forward_dialog::ForwardDialog;
+use super::screens::labels::LabelPicker;
+use super::screens::node_actions::NodeActions;
 use super::screens::set_image::SetImageDialog;
+use crate::cluster::ResourceInfo;
+use crate::informer::index::LABEL_INDEX;
 use crossterm::event::KeyEvent;
+use std::collections::HashMap;
 
 impl App {
     /// `s` on a pod (checks done by the caller): open the picker and fetch the containers.
@@ -179,5 +186,121 @@ impl App {
             self.drain = Some(d);
         }
         self.dialog_outcome(Mode::Drain, out, fx)
+    }
+
+    /// Enter on an xray object node: the menu of its actions.
+    pub(crate) fn open_node_actions(
+        &mut self,
+        resource: &ResourceInfo,
+        obj: &ObjectSummary,
+        expandable: bool,
+    ) {
+        self.mode = Mode::NodeActions(NodeActions::new(
+            resource,
+            obj,
+            expandable,
+            self.readonly,
+            &self.keys,
+        ));
+    }
+
+    /// `ctrl-l` / `:labels`: the label picker, offering the current table's labels (from its
+    /// index when the index answers for the view, else from its rows) or, on `:changes`, the
+    /// labels the listed versions carried.
+    pub(crate) fn open_picker(&mut self) {
+        if let Some(Screen::Changes(c)) = self.current_screen() {
+            // `:changes`: the labels the listed versions carried.
+            let mut counts: HashMap<String, usize> = HashMap::new();
+            for r in c.rows.iter().flatten() {
+                for (k, val) in &r.labels {
+                    *counts.entry(format!("{k}={val}")).or_default() += 1;
+                    *counts.entry(k.clone()).or_default() += 1;
+                }
+            }
+            let mut all: Vec<(String, usize)> = counts.into_iter().collect();
+            all.sort();
+            let text = c.filter.selector.clone();
+            self.mode = Mode::Labels(LabelPicker::new(all, text, "changes listed"));
+            return;
+        }
+        let Some(v) = self.current_view() else { return };
+        // A namespace's view may be served by the all-namespaces informer, and a drill-down
+        // shows part of its informer: the index's counts are wider than the view, so the
+        // choices and counts come from the view's own rows (what the selector would pick).
+        let scoped = v.namespace.is_some() || v.table.filters.drill.is_some();
+        let source = match (&v.store, scoped) {
+            (Some(_), false) => "label index",
+            (Some(_), true) => "view's rows",
+            (None, _) => "rows (index not attached)",
+        };
+        let index = v.store.as_ref().filter(|_| !scoped);
+        let mut all: Vec<(String, usize)> = match index {
+            Some(s) => s
+                .list_index_func_values(LABEL_INDEX)
+                .into_iter()
+                .map(|val| {
+                    let n = s.index_cardinality(LABEL_INDEX, &val);
+                    (val, n)
+                })
+                .collect(),
+            None => {
+                // Scoped, or no index attached (yet): offer what the rows carry.
+                let mut counts: HashMap<String, usize> = HashMap::new();
+                for e in v.table.entries() {
+                    for (k, val) in e.summary.labels() {
+                        *counts.entry(format!("{k}={val}")).or_default() += 1;
+                        *counts.entry(k.to_string()).or_default() += 1;
+                    }
+                }
+                counts.into_iter().collect()
+            }
+        };
+        all.sort();
+        let text = v
+            .table
+            .filters
+            .label
+            .as_ref()
+            .map(|l| l.text.clone())
+            .unwrap_or_default();
+        self.mode = Mode::Labels(LabelPicker::new(all, text, source));
+    }
+
+    /// The label picker's Enter: apply `text` as the selector of the table (or `:changes`);
+    /// refused, the picker stays open with the error inline.
+    pub(crate) fn apply_picked_labels(&mut self, text: &str, fx: &mut Vec<Effect>) {
+        let applied = if let Some(Screen::Changes(_)) = self.current_screen() {
+            self.set_changes_selector(text, fx)
+        } else {
+            let Some(id) = self.current_view_id() else {
+                self.mode = Mode::Normal;
+                return;
+            };
+            let applied = self.apply_label_filter(id, text);
+            if applied {
+                let msg = self.views.get(&id).and_then(|v| {
+                    let lf = v.table.filters.label.as_ref()?;
+                    let n = v.table.list().len();
+                    Some(format!(
+                        "-l {}: {n} {} ({})",
+                        lf.text,
+                        if n == 1 { "match" } else { "matches" },
+                        if lf.from_index { "label index" } else { "scan" }
+                    ))
+                });
+                if let Some(m) = msg {
+                    self.info(m);
+                }
+            }
+            applied
+        };
+        if applied {
+            self.mode = Mode::Normal;
+        } else {
+            let error = self.message.take().map(|(m, _)| m);
+            if let Mode::Labels(p) = &mut self.mode {
+                p.error = error;
+            }
+        }
     }
 }

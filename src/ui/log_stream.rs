@@ -107,3 +107,36 @@ pub enum LogEvent {
     /// A pod left the view's set (deleted or no longer matching).
     PodGone { namespace: String, pod: String },
 }
+
+/// Which pods `L` on an object of `kind` streams, and the view's title: a pod by name, or the
+/// pods a workload's or Service's selector matches. An error says why there are no logs.
+pub fn log_target(
+    kind: &str,
+    name: &str,
+    object: &kube::api::DynamicObject,
+) -> Result<(String, PodFilter), String> {
+    let spec_selector = object.data.pointer("/spec/selector");
+    let selector = match kind {
+        "Pod" => return Ok((format!("pod/{name}"), PodFilter::Name(name.to_string()))),
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => {
+            LabelSelector::from_metav1(spec_selector)
+                .map_err(|e| format!("{}/{name}: invalid selector: {e}", kind.to_lowercase()))?
+        }
+        "Service" => LabelSelector::from_map(spec_selector),
+        _ => {
+            return Err(format!(
+                "no logs for a {kind}: l opens the logs of a pod, a workload or a Service"
+            ));
+        }
+    };
+    match selector {
+        Some(sel) if !sel.is_empty() => Ok((
+            format!("{}/{name}", kind.to_lowercase()),
+            PodFilter::Selector(sel),
+        )),
+        _ => Err(format!(
+            "{}/{name} has no pod selector: no pods to show logs of",
+            kind.to_lowercase()
+        )),
+    }
+}

@@ -89,6 +89,7 @@ pub mod apply;
 pub mod blame;
 mod command;
 pub mod component;
+mod create;
 pub mod custom_columns;
 mod dialogs;
 pub mod drain;

@@ -114,6 +114,16 @@ impl App {
             Request::StartDrain { node, opts } => self.mode = self.start_drain(node, opts, fx),
             Request::StartPlugin(run) => self.start_plugin(*run, fx),
             Request::StartForward { note, effect } => self.start_forward(note, *effect, fx),
+            Request::Apply {
+                note,
+                writes,
+                edited,
+            } => self.run_apply(note, writes, edited, fx),
+            Request::LabelSelector(text) => self.apply_picked_labels(&text, fx),
+            Request::Act(action) => {
+                self.dirty = true;
+                super::screens::on_key(self, action, fx);
+            }
         }
     }
 }

@@ -15,12 +15,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
-use crate::cluster::ResourceInfo;
-use crate::ui::action::Effect;
-use crate::ui::app::{App, Mode};
-use crate::ui::apply::{ApplyPlan, ApplySource, template_namespace};
+use crate::ui::apply::{ApplyPlan, ApplySource};
+use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::kit::{centered, dialog_block};
-use crate::ui::resources::resolve;
 
 /// The confirmation of an apply's dry runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,126 +32,23 @@ pub struct ApplyDialog {
     pub cluster: Option<String>,
 }
 
-impl App {
-    /// Why creates and applies are refused, if they are: read-only mode for the key's target
-    /// or for the current context, where they are sent.
-    fn create_refused(&self) -> Option<String> {
-        self.readonly_for_cluster(None)
-            .or_else(|| self.fleet.readonly_reason(&self.connection.context))
-            .map(|why| format!("read-only mode: create and apply are disabled ({why})"))
-    }
-
-    /// Where a new object goes: the current namespace, the first of a set, else `default`.
-    fn create_namespace(&self) -> String {
-        template_namespace(self.namespace.as_deref(), true).unwrap_or_default()
-    }
-
-    /// Open the editor on a template for a new `resource` (refused in read-only mode).
-    pub(crate) fn ask_create(&mut self, resource: ResourceInfo, fx: &mut Vec<Effect>) {
-        if let Some(refused) = self.create_refused() {
-            self.error(refused);
-            return;
-        }
-        fx.push(Effect::Create {
-            resource,
-            namespace: self.create_namespace(),
-            resources: self.resources.clone(),
-            reopen: None,
-        });
-    }
-
-    /// The server refused a confirmed apply from the editor: say so, and reopen the editor on
-    /// the user's text with the message over it (not in read-only mode).
-    pub(crate) fn on_apply_refused(
-        &mut self,
-        resource: ResourceInfo,
-        text: String,
-        message: String,
-        fx: &mut Vec<Effect>,
-    ) {
-        if let Some(refused) = self.create_refused() {
-            self.error(refused);
-            return;
-        }
-        self.error(message.clone());
-        fx.push(Effect::Create {
-            resource,
-            namespace: self.create_namespace(),
-            resources: self.resources.clone(),
-            reopen: Some(crate::ui::apply::Reopen {
-                text,
-                errors: vec![message],
-            }),
-        });
-    }
-
-    /// `ctrl-n`: create an object of the current table's kind.
-    pub(crate) fn create_here(&mut self, fx: &mut Vec<Effect>) {
-        match self.current_view().map(|v| v.resource.clone()) {
-            Some(r) => self.ask_create(r, fx),
-            None => self.error("create: open a table of the kind first, or :create KIND"),
-        }
-    }
-
-    /// `:create KIND` (KIND as `:` resolves resources: alias, short name, plural, kind).
-    pub(crate) fn create_command(&mut self, arg: Option<&str>, fx: &mut Vec<Effect>) {
-        let Some(kind) = arg else {
-            self.create_here(fx);
-            return;
-        };
-        match resolve(&self.resources, kind).cloned() {
-            Some(r) => self.ask_create(r, fx),
-            None => self.error(format!("create: unknown kind {kind}")),
-        }
-    }
-
-    /// `:apply PATH`: a manifest file, or a directory's manifests.
-    pub(crate) fn apply_command(&mut self, arg: Option<&str>, fx: &mut Vec<Effect>) {
-        if let Some(refused) = self.create_refused() {
-            self.error(refused);
-            return;
-        }
-        let Some(path) = arg else {
-            self.error("apply: name a manifest file or directory (:apply PATH)");
-            return;
-        };
-        let path = match path.strip_prefix("~/") {
-            Some(rest) => dirs::home_dir().unwrap_or_default().join(rest),
-            None => std::path::PathBuf::from(path),
-        };
-        self.info(format!("apply {}: dry run…", path.display()));
-        fx.push(Effect::ApplyFile {
-            path,
-            namespace: self.create_namespace(),
-            resources: self.resources.clone(),
-        });
-    }
-
-    /// The dry runs passed: ask (read-only mode may have come meanwhile: refused then).
-    pub(crate) fn on_apply_plan(&mut self, plan: ApplyPlan) {
-        if let Some(refused) = self.create_refused() {
-            self.error(refused);
-            return;
-        }
-        let cluster = self
-            .fleet
-            .is_fleet()
-            .then(|| self.connection.context.clone());
-        self.mode = Mode::ConfirmApply(Box::new(ApplyDialog {
+impl ApplyDialog {
+    /// The confirmation of `plan`'s dry runs; `cluster`: named in the dialog (several are
+    /// selected).
+    pub fn new(plan: ApplyPlan, cluster: Option<String>) -> ApplyDialog {
+        ApplyDialog {
             plan,
             force_asked: false,
             scroll: 0,
             cluster,
-        }));
+        }
     }
+}
 
-    pub(crate) fn on_apply_key(
-        &mut self,
-        key: KeyEvent,
-        mut d: Box<ApplyDialog>,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
-        let lines = dialog_lines(&d).len();
+impl Component for ApplyDialog {
+    fn on_key(&mut self, key: KeyEvent, _ctx: &Ctx) -> Outcome {
+        let d = self;
+        let lines = dialog_lines(d).len();
         match key.code {
             KeyCode::Down | KeyCode::Char('j') => {
                 d.scroll = (d.scroll + 1).min(lines.saturating_sub(1))
@@ -168,30 +62,26 @@ impl App {
                 if d.plan.conflicts() && !d.force_asked {
                     d.force_asked = true;
                     d.scroll = 0;
-                    return Mode::ConfirmApply(d);
-                }
-                if let Some(refused) = self.create_refused() {
-                    self.error(refused);
-                    return Mode::Normal;
+                    return Outcome::Consumed;
                 }
                 let writes = d.plan.writes(d.force_asked);
                 let what = match writes.as_slice() {
                     [one] => one.what(),
                     many => format!("{} objects", many.len()),
                 };
-                self.info(format!("apply {what}…"));
-                fx.push(Effect::Apply {
+                return Outcome::Close.then(Outcome::Ask(Request::Apply {
+                    note: format!("apply {what}…"),
                     writes,
                     edited: d.plan.edited(),
-                });
-                return Mode::Normal;
+                }));
             }
-            _ => {
-                self.info("apply cancelled");
-                return Mode::Normal;
-            }
+            _ => return Outcome::Close.then(Outcome::Info("apply cancelled".into())),
         }
-        Mode::ConfirmApply(d)
+        Outcome::Consumed
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_apply_confirm(self, area, buf)
     }
 }
 

@@ -1,7 +1,5 @@
 //! The label picker (`l`): a selector being typed, with the label index's values to choose from.
 
-use std::collections::HashMap;
-
 use crossterm::event::{Event, KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -11,10 +9,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use super::Screen;
-use crate::informer::index::LABEL_INDEX;
-use crate::ui::action::Effect;
-use crate::ui::app::{App, Mode};
+use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::kit::{DIM, TITLE, centered, truncate};
 
 /// The label picker: a selector being typed, with label-index values to choose from.
@@ -31,67 +26,10 @@ pub struct LabelPicker {
     pub source: &'static str,
 }
 
-impl App {
-    pub(crate) fn open_picker(&mut self) {
-        if let Some(Screen::Changes(c)) = self.current_screen() {
-            // `:changes`: the labels the listed versions carried.
-            let mut counts: HashMap<String, usize> = HashMap::new();
-            for r in c.rows.iter().flatten() {
-                for (k, val) in &r.labels {
-                    *counts.entry(format!("{k}={val}")).or_default() += 1;
-                    *counts.entry(k.clone()).or_default() += 1;
-                }
-            }
-            let mut all: Vec<(String, usize)> = counts.into_iter().collect();
-            all.sort();
-            let text = c.filter.selector.clone();
-            self.show_picker(all, text, "changes listed");
-            return;
-        }
-        let Some(v) = self.current_view() else { return };
-        // A namespace's view may be served by the all-namespaces informer, and a drill-down
-        // shows part of its informer: the index's counts are wider than the view, so the
-        // choices and counts come from the view's own rows (what the selector would pick).
-        let scoped = v.namespace.is_some() || v.table.filters.drill.is_some();
-        let source = match (&v.store, scoped) {
-            (Some(_), false) => "label index",
-            (Some(_), true) => "view's rows",
-            (None, _) => "rows (index not attached)",
-        };
-        let index = v.store.as_ref().filter(|_| !scoped);
-        let mut all: Vec<(String, usize)> = match index {
-            Some(s) => s
-                .list_index_func_values(LABEL_INDEX)
-                .into_iter()
-                .map(|val| {
-                    let n = s.index_cardinality(LABEL_INDEX, &val);
-                    (val, n)
-                })
-                .collect(),
-            None => {
-                // Scoped, or no index attached (yet): offer what the rows carry.
-                let mut counts: HashMap<String, usize> = HashMap::new();
-                for e in v.table.entries() {
-                    for (k, val) in e.summary.labels() {
-                        *counts.entry(format!("{k}={val}")).or_default() += 1;
-                        *counts.entry(k.to_string()).or_default() += 1;
-                    }
-                }
-                counts.into_iter().collect()
-            }
-        };
-        all.sort();
-        let text = v
-            .table
-            .filters
-            .label
-            .as_ref()
-            .map(|l| l.text.clone())
-            .unwrap_or_default();
-        self.show_picker(all, text, source);
-    }
-
-    fn show_picker(&mut self, all: Vec<(String, usize)>, text: String, source: &'static str) {
+impl LabelPicker {
+    /// A picker offering `all` (selector terms and how many objects each picks, sorted), the
+    /// input holding `text`; `source`: where the counts come from (said in the picker).
+    pub fn new(all: Vec<(String, usize)>, text: String, source: &'static str) -> LabelPicker {
         let mut p = LabelPicker {
             input: Input::new(text),
             shown: Vec::new(),
@@ -101,28 +39,26 @@ impl App {
             source,
         };
         refresh_picker(&mut p);
-        self.mode = Mode::Labels(p);
+        p
     }
+}
 
-    pub(crate) fn on_picker_key(
-        &mut self,
-        key: KeyEvent,
-        mut p: LabelPicker,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
+impl Component for LabelPicker {
+    fn on_key(&mut self, key: KeyEvent, _ctx: &Ctx) -> Outcome {
+        let p = self;
         match key.code {
-            KeyCode::Esc => Mode::Normal,
+            KeyCode::Esc => Outcome::Close,
             KeyCode::Up => {
                 p.selected = p.selected.saturating_sub(1);
-                Mode::Labels(p)
+                Outcome::Consumed
             }
             KeyCode::Down => {
                 p.selected = (p.selected + 1).min(p.shown.len().saturating_sub(1));
-                Mode::Labels(p)
+                Outcome::Consumed
             }
             KeyCode::Tab => {
-                complete_picker(&mut p);
-                Mode::Labels(p)
+                complete_picker(p);
+                Outcome::Consumed
             }
             KeyCode::Enter => {
                 // Enter takes the highlighted value (as Tab would) whenever one is shown; only a
@@ -132,39 +68,11 @@ impl App {
                 let v = p.input.value();
                 let in_set = v.matches('(').count() > v.matches(')').count();
                 if !p.shown.is_empty() && !in_set {
-                    complete_picker(&mut p);
+                    complete_picker(p);
                 }
                 let text = p.input.value().trim().trim_end_matches(',').to_string();
-                if let Some(Screen::Changes(_)) = self.current_screen() {
-                    if self.set_changes_selector(&text, fx) {
-                        return Mode::Normal;
-                    }
-                    p.error = self.message.take().map(|(m, _)| m);
-                    return Mode::Labels(p);
-                }
-                let Some(id) = self.current_view_id() else {
-                    return Mode::Normal;
-                };
-                if self.apply_label_filter(id, &text) {
-                    let msg = self.views.get(&id).and_then(|v| {
-                        let lf = v.table.filters.label.as_ref()?;
-                        let n = v.table.list().len();
-                        Some(format!(
-                            "-l {}: {n} {} ({})",
-                            lf.text,
-                            if n == 1 { "match" } else { "matches" },
-                            if lf.from_index { "label index" } else { "scan" }
-                        ))
-                    });
-                    if let Some(m) = msg {
-                        self.info(m);
-                    }
-                    Mode::Normal
-                } else {
-                    // Keep the picker open with the error inline.
-                    p.error = self.message.take().map(|(m, _)| m);
-                    Mode::Labels(p)
-                }
+                // Applied, the picker closes; refused, it stays open with the error inline.
+                Outcome::Ask(Request::LabelSelector(text))
             }
             _ => {
                 let before = p.input.value().to_string();
@@ -174,10 +82,14 @@ impl App {
                     // The list is re-ranked for the new term: highlight its best match.
                     p.selected = 0;
                 }
-                refresh_picker(&mut p);
-                Mode::Labels(p)
+                refresh_picker(p);
+                Outcome::Consumed
             }
         }
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_picker(self, area, buf)
     }
 }
 

@@ -22,7 +22,6 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
 use super::Screen;
-use crate::selector::LabelSelector;
 use crate::ui::action::{Effect, ObjectSummary, ViewId};
 use crate::ui::app::App;
 use crate::ui::keys::KeyAction;
@@ -49,34 +48,9 @@ pub struct LogScreen {
     pub view: LogView,
 }
 
-/// Which pods `L` on an object of `kind` streams, and the view's title: a pod by name, or the
-/// pods a workload's or Service's selector matches. An error says why there are no logs.
+/// Which pods `L` on an object of `kind` streams (see [`crate::ui::log_stream::log_target`]).
 pub fn log_target(kind: &str, obj: &ObjectSummary) -> Result<(String, PodFilter), String> {
-    let name = &*obj.name;
-    let spec_selector = obj.object.data.pointer("/spec/selector");
-    let selector = match kind {
-        "Pod" => return Ok((format!("pod/{name}"), PodFilter::Name(name.to_string()))),
-        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => {
-            LabelSelector::from_metav1(spec_selector)
-                .map_err(|e| format!("{}/{name}: invalid selector: {e}", kind.to_lowercase()))?
-        }
-        "Service" => LabelSelector::from_map(spec_selector),
-        _ => {
-            return Err(format!(
-                "no logs for a {kind}: l opens the logs of a pod, a workload or a Service"
-            ));
-        }
-    };
-    match selector {
-        Some(sel) if !sel.is_empty() => Ok((
-            format!("{}/{name}", kind.to_lowercase()),
-            PodFilter::Selector(sel),
-        )),
-        _ => Err(format!(
-            "{}/{name} has no pod selector: no pods to show logs of",
-            kind.to_lowercase()
-        )),
-    }
+    crate::ui::log_stream::log_target(kind, &obj.name, &obj.object)
 }
 
 impl App {

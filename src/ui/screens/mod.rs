@@ -195,7 +195,7 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
     match &app.mode {
         Mode::Help { scroll } => app.render_help(*scroll, area, buf),
         Mode::Confirm(c) => c.draw(area, buf, &app.ctx()),
-        Mode::ConfirmApply(d) => apply_confirm::render_apply_confirm(d, area, buf),
+        Mode::ConfirmApply(d) => d.draw(area, buf, &app.ctx()),
         Mode::Scale(d) => d.draw(area, buf, &app.ctx()),
         Mode::SetImage(d) => d.draw(area, buf, &app.ctx()),
         Mode::Drain => {
@@ -205,8 +205,8 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
         }
         Mode::Forward(d) => d.draw(area, buf, &app.ctx()),
         Mode::Containers(p) => p.draw(area, buf, &app.ctx()),
-        Mode::NodeActions(m) => node_actions::render_node_actions(m, area, buf),
-        Mode::Labels(p) => labels::render_picker(p, area, buf),
+        Mode::NodeActions(m) => m.draw(area, buf, &app.ctx()),
+        Mode::Labels(p) => p.draw(area, buf, &app.ctx()),
         Mode::PluginInputs(d) => d.render(area, buf),
         _ => {}
     }

@@ -12,12 +12,12 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use crate::cluster::ResourceInfo;
-use crate::ui::action::{Effect, ObjectSummary};
-use crate::ui::app::{App, Mode};
-use crate::ui::keys::KeyAction;
+use crate::ui::action::ObjectSummary;
+use crate::ui::component::{Component, Ctx, Outcome, Request};
+use crate::ui::keys::{KeyAction, KeyMap};
 use crate::ui::kit::{centered, dialog_block, hint_name};
+use crate::ui::log_stream::log_target;
 use crate::ui::operate::{Operation, Propagation};
-use crate::ui::screens::logs::log_target;
 
 /// An open actions menu.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub fn node_actions(
         out.push(KeyAction::ToggleNode);
     }
     out.extend([KeyAction::Yaml, KeyAction::Describe]);
-    if obj.namespace.is_some() && log_target(kind, obj).is_ok() {
+    if obj.namespace.is_some() && log_target(kind, &obj.name, &obj.object).is_ok() {
         out.push(KeyAction::Logs);
     }
     out.push(KeyAction::History);
@@ -98,35 +98,35 @@ pub fn node_actions(
     out
 }
 
-impl App {
-    /// Enter on an xray object node: the menu of its actions.
-    pub(crate) fn open_node_actions(
-        &mut self,
+impl NodeActions {
+    /// The menu of `obj`'s actions (`expandable`: its node has children to fold), each with the
+    /// key that runs it in `keys`.
+    pub fn new(
         resource: &ResourceInfo,
         obj: &ObjectSummary,
         expandable: bool,
-    ) {
-        let items = node_actions(resource, obj, expandable, self.readonly)
+        readonly: bool,
+        keys: &KeyMap,
+    ) -> NodeActions {
+        let items = node_actions(resource, obj, expandable, readonly)
             .into_iter()
-            .map(|a| (a, self.keys.key_for(a)))
+            .map(|a| (a, keys.key_for(a)))
             .collect();
         let title = match &obj.namespace {
             Some(ns) => format!("{} {ns}/{}", resource.singular, obj.name),
             None => format!("{} {}", resource.singular, obj.name),
         };
-        self.mode = Mode::NodeActions(NodeActions {
+        NodeActions {
             title,
             items,
             selected: 0,
-        });
+        }
     }
+}
 
-    pub(crate) fn on_node_actions_key(
-        &mut self,
-        key: KeyEvent,
-        mut m: NodeActions,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
+impl Component for NodeActions {
+    fn on_key(&mut self, key: KeyEvent, ctx: &Ctx) -> Outcome {
+        let m = self;
         let n = m.items.len();
         let picked = match key.code {
             KeyCode::Up if n > 0 => {
@@ -138,8 +138,8 @@ impl App {
                 None
             }
             KeyCode::Enter => m.items.get(m.selected).map(|(a, _)| *a),
-            KeyCode::Esc | KeyCode::Char('q') => return Mode::Normal,
-            _ => match self.keys.action(&key) {
+            KeyCode::Esc | KeyCode::Char('q') => return Outcome::Close,
+            _ => match ctx.keys.action(&key) {
                 Some(KeyAction::Up) if n > 0 => {
                     m.selected = (m.selected + n - 1) % n;
                     None
@@ -152,14 +152,15 @@ impl App {
                 _ => None,
             },
         };
-        let Some(action) = picked else {
-            return Mode::NodeActions(m);
-        };
-        // The action runs as its key would on the tree; it may open a dialog of its own.
-        self.mode = Mode::Normal;
-        self.dirty = true;
-        self.on_xray_key(action, fx);
-        std::mem::replace(&mut self.mode, Mode::Normal)
+        match picked {
+            // The action runs as its key would on the tree; it may open a dialog of its own.
+            Some(action) => Outcome::Close.then(Outcome::Ask(Request::Act(action))),
+            None => Outcome::Consumed,
+        }
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_node_actions(self, area, buf)
     }
 }
 
