@@ -1193,8 +1193,15 @@ impl App {
                 let out = m.on_key(key, &self.ctx());
                 self.dialog_outcome(Mode::NodeActions(m), out, fx)
             }
-            Mode::PluginInputs(d) => self.on_plugin_inputs_key(key, d, fx),
-            Mode::Help { scroll } => self.on_help_key(key, scroll),
+            Mode::PluginInputs(mut d) => {
+                let out = d.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::PluginInputs(d), out, fx)
+            }
+            Mode::Help { scroll } => {
+                let mut h = self.help_dialog(scroll);
+                let out = h.on_key(key, &self.ctx());
+                self.dialog_outcome(Mode::Help { scroll: h.scroll }, out, fx)
+            }
         };
     }
 

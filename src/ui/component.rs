@@ -163,6 +163,8 @@ pub enum Request {
     StartDrain { node: String, opts: DrainOptions },
     /// Run a k9s plugin (its inputs asked, its confirmation given).
     StartPlugin(Box<PluginRun>),
+    /// Ask to confirm a k9s plugin run (its `confirm: true`) before it starts.
+    ConfirmPlugin(Box<PluginRun>),
     /// Start a port-forward (`Effect::StartForward` or `StartForwardTarget`; `App` sets its
     /// id), the footer saying `note`.
     StartForward { note: String, effect: Box<Effect> },

@@ -13,6 +13,7 @@ use super::screens::Screen;
 use super::screens::container_picker::ContainerPicker;
 use super::screens::drain::{DrainProgress, DrainState};
 use super::screens::forward_dialog::ForwardDialog;
+use super::screens::help::HelpDialog;
 use super::screens::labels::LabelPicker;
 use super::screens::node_actions::NodeActions;
 use super::screens::set_image::SetImageDialog;
@@ -301,6 +302,14 @@ impl App {
             if let Mode::Labels(p) = &mut self.mode {
                 p.error = error;
             }
+        }
+    }
+
+    /// The help dialog at `scroll` (its keys depend on the screen on top).
+    pub(crate) fn help_dialog(&self, scroll: usize) -> HelpDialog {
+        HelpDialog {
+            scroll,
+            logs: matches!(self.current_screen(), Some(Screen::Logs(_))),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 
 use super::action::InformerState;
@@ -216,4 +216,22 @@ pub fn cluster_style() -> Style {
         .fg(Color::Black)
         .bg(Color::LightYellow)
         .add_modifier(Modifier::BOLD)
+}
+
+/// One line of a diff: `+` green, `-` red, a hunk header cyan.
+pub(crate) fn diff_line(l: &crate::informer::history::DiffLine) -> Line<'_> {
+    match l {
+        crate::informer::history::DiffLine::Hunk(s) => {
+            Line::styled(s.as_str(), Style::default().fg(Color::Cyan))
+        }
+        crate::informer::history::DiffLine::Same(s) => {
+            Line::from(vec![Span::raw("  "), Span::raw(s.as_str())])
+        }
+        crate::informer::history::DiffLine::Removed(s) => {
+            Line::styled(format!("- {s}"), Style::default().fg(Color::Red))
+        }
+        crate::informer::history::DiffLine::Added(s) => {
+            Line::styled(format!("+ {s}"), Style::default().fg(Color::Green))
+        }
+    }
 }

@@ -113,6 +113,7 @@ impl App {
         match request {
             Request::StartDrain { node, opts } => self.mode = self.start_drain(node, opts, fx),
             Request::StartPlugin(run) => self.start_plugin(*run, fx),
+            Request::ConfirmPlugin(run) => self.ask_confirm(Pending::Plugin(run)),
             Request::StartForward { note, effect } => self.start_forward(note, *effect, fx),
             Request::Apply {
                 note,

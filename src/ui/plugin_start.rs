@@ -6,7 +6,7 @@ use super::action::Effect;
 use super::app::{App, Mode, Screen};
 use super::plugin_run::{PluginRun, plugin_vars, resource_names};
 use super::screens::confirm::Pending;
-use super::screens::plugin_inputs::{InputsOutcome, PluginInputsDialog};
+use super::screens::plugin_inputs::PluginInputsDialog;
 use crate::config::Plugin;
 use crate::config::plugins::expand;
 
@@ -122,36 +122,6 @@ impl App {
 
     /// A key for the plugin inputs dialog: Enter with good values confirms (k9s asks by
     /// default after inputs) or runs, Esc cancels.
-    pub(crate) fn on_plugin_inputs_key(
-        &mut self,
-        key: crossterm::event::KeyEvent,
-        mut d: Box<PluginInputsDialog>,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
-        match d.on_key(key) {
-            InputsOutcome::Open => Mode::PluginInputs(d),
-            InputsOutcome::Cancelled => {
-                self.info(format!("plugin {} cancelled", d.run.name));
-                Mode::Normal
-            }
-            InputsOutcome::Done(run) => {
-                let confirm = self
-                    .user
-                    .plugins
-                    .iter()
-                    .find(|p| p.name == run.name)
-                    .is_none_or(|p| p.confirm);
-                if confirm {
-                    self.ask_confirm(Pending::Plugin(run));
-                    std::mem::replace(&mut self.mode, Mode::Normal)
-                } else {
-                    self.start_plugin(*run, fx);
-                    Mode::Normal
-                }
-            }
-        }
-    }
-
     /// Hand a plugin run to the runtime.
     pub(crate) fn start_plugin(&mut self, run: PluginRun, fx: &mut Vec<Effect>) {
         if run.background {

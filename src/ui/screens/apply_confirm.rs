@@ -138,7 +138,7 @@ fn dialog_lines(d: &ApplyDialog) -> Vec<Line<'_>> {
                 red,
             ));
         }
-        lines.extend(doc.diff.iter().map(super::history_diff::line));
+        lines.extend(doc.diff.iter().map(crate::ui::kit::diff_line));
     }
     lines
 }

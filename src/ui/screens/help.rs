@@ -13,7 +13,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 
-use crate::ui::app::{App, Mode, Screen};
+use crate::ui::component::{Component, Ctx, Outcome};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{KEY, TITLE, centered};
 
@@ -113,22 +113,30 @@ fn entry_lines(key: &str, col: usize, help: &str, width: usize) -> Vec<Line<'sta
     out
 }
 
-impl App {
-    /// Keys while the help overlay is open: the navigation keys scroll, esc / `q` / `?` close,
-    /// any other key is ignored.
-    pub(crate) fn on_help_key(&mut self, key: KeyEvent, scroll: usize) -> Mode {
-        let Some(action) = self.keys.action(&key) else {
-            return Mode::Help { scroll };
+/// The help dialog (`?`): every key of the key map and every command, the log view's keys
+/// first when it is on top. `App` keeps only its scroll (`Mode::Help`) and builds this to
+/// hand it a key or draw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HelpDialog {
+    pub scroll: usize,
+    /// The log view is on top: its own keys come first.
+    pub logs: bool,
+}
+
+impl Component for HelpDialog {
+    fn on_key(&mut self, key: KeyEvent, ctx: &Ctx) -> Outcome {
+        let Some(action) = ctx.keys.action(&key) else {
+            return Outcome::Consumed;
         };
-        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        let area = Rect::new(0, 0, ctx.size.0, ctx.size.1);
         let inner = inner(help_rect(area));
         let height = usize::from(inner.height).max(1);
-        let total = self.help_lines(usize::from(inner.width)).len();
+        let total = self.help_lines(ctx, usize::from(inner.width)).len();
         let max = total.saturating_sub(height);
         let page = height.saturating_sub(1).max(1);
-        let scroll = scroll.min(max);
+        let scroll = self.scroll.min(max);
         let scroll = match action {
-            KeyAction::Back | KeyAction::Quit | KeyAction::Help => return Mode::Normal,
+            KeyAction::Back | KeyAction::Quit | KeyAction::Help => return Outcome::Close,
             KeyAction::Down => scroll + 1,
             KeyAction::Up => scroll.saturating_sub(1),
             KeyAction::PageDown => scroll + page,
@@ -137,16 +145,23 @@ impl App {
             KeyAction::Bottom => max,
             _ => scroll,
         };
-        Mode::Help {
-            scroll: scroll.min(max),
-        }
+        self.scroll = scroll.min(max);
+        Outcome::Consumed
     }
 
-    fn help_entries(&self) -> Vec<HelpLine> {
+    fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        self.render_help(ctx, area, buf)
+    }
+}
+
+impl HelpDialog {
+    /// Keys while the help overlay is open: the navigation keys scroll, esc / `q` / `?` close,
+    /// any other key is ignored.
+    fn help_entries(&self, ctx: &Ctx) -> Vec<HelpLine> {
         let mut out = Vec::new();
-        if matches!(self.current_screen(), Some(Screen::Logs(_))) {
+        if self.logs {
             out.push(HelpLine::Heading("Log view keys"));
-            for (_, keys, help, _) in &self.log_keys.bindings {
+            for (_, keys, help, _) in &ctx.log_keys.bindings {
                 out.push(HelpLine::Entry {
                     key: keys
                         .iter()
@@ -160,7 +175,7 @@ impl App {
             out.push(HelpLine::Blank);
         }
         out.push(HelpLine::Heading("Keys"));
-        for b in self.keys.bindings() {
+        for b in ctx.keys.bindings() {
             out.push(HelpLine::Entry {
                 key: b
                     .keys
@@ -185,12 +200,12 @@ impl App {
     }
 
     /// The help's lines wrapped at `width` cells.
-    fn help_lines(&self, width: usize) -> Vec<Line<'static>> {
+    fn help_lines(&self, ctx: &Ctx, width: usize) -> Vec<Line<'static>> {
         let heading = Style::default()
             .fg(Color::Yellow)
             .add_modifier(Modifier::BOLD);
         let mut lines = Vec::new();
-        for e in self.help_entries() {
+        for e in self.help_entries(ctx) {
             match e {
                 HelpLine::Heading(h) => lines.push(Line::styled(h, heading)),
                 HelpLine::Blank => lines.push(Line::raw("")),
@@ -202,11 +217,12 @@ impl App {
         lines
     }
 
-    pub(crate) fn render_help(&self, scroll: usize, area: Rect, buf: &mut Buffer) {
+    fn render_help(&self, ctx: &Ctx, area: Rect, buf: &mut Buffer) {
+        let scroll = self.scroll;
         let r = help_rect(area);
         Clear.render(r, buf);
         let inner = inner(r);
-        let lines = self.help_lines(usize::from(inner.width));
+        let lines = self.help_lines(ctx, usize::from(inner.width));
         let height = usize::from(inner.height).max(1);
         let scroll = scroll.min(lines.len().saturating_sub(height));
         let position = format!(

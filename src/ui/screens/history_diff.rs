@@ -54,14 +54,7 @@ pub(crate) fn diff_header(d: &DiffView, label: Style, value: Style) -> [Line<'st
     ]
 }
 
-pub(crate) fn line(l: &DiffLine) -> Line<'_> {
-    match l {
-        DiffLine::Hunk(s) => Line::styled(s.as_str(), Style::default().fg(Color::Cyan)),
-        DiffLine::Same(s) => Line::from(vec![Span::raw("  "), Span::raw(s.as_str())]),
-        DiffLine::Removed(s) => Line::styled(format!("- {s}"), Style::default().fg(Color::Red)),
-        DiffLine::Added(s) => Line::styled(format!("+ {s}"), Style::default().fg(Color::Green)),
-    }
-}
+pub(crate) use crate::ui::kit::diff_line as line;
 
 pub(crate) fn render_history_diff(d: &DiffView, area: Rect, buf: &mut Buffer) {
     let added = d

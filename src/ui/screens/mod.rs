@@ -193,7 +193,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
 /// Draw the dialog the mode has open, over everything.
 pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
     match &app.mode {
-        Mode::Help { scroll } => app.render_help(*scroll, area, buf),
+        Mode::Help { scroll } => app.help_dialog(*scroll).draw(area, buf, &app.ctx()),
         Mode::Confirm(c) => c.draw(area, buf, &app.ctx()),
         Mode::ConfirmApply(d) => d.draw(area, buf, &app.ctx()),
         Mode::Scale(d) => d.draw(area, buf, &app.ctx()),
@@ -207,7 +207,7 @@ pub(crate) fn draw_dialog(app: &App, area: Rect, buf: &mut Buffer) {
         Mode::Containers(p) => p.draw(area, buf, &app.ctx()),
         Mode::NodeActions(m) => m.draw(area, buf, &app.ctx()),
         Mode::Labels(p) => p.draw(area, buf, &app.ctx()),
-        Mode::PluginInputs(d) => d.render(area, buf),
+        Mode::PluginInputs(d) => d.draw(area, buf, &app.ctx()),
         _ => {}
     }
 }

@@ -18,6 +18,7 @@ use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use crate::config::plugins::{InputType, PluginInput};
+use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::kit::{centered, dialog_block};
 use crate::ui::plugin_run::PluginRun;
 
@@ -85,7 +86,7 @@ impl PluginInputsDialog {
     }
 
     /// Handle one key.
-    pub fn on_key(&mut self, key: KeyEvent) -> InputsOutcome {
+    pub fn take_key(&mut self, key: KeyEvent) -> InputsOutcome {
         let n = self.inputs.len().max(1);
         let shift_tab = key.code == KeyCode::BackTab
             || (key.code == KeyCode::Tab && key.modifiers.contains(KeyModifiers::SHIFT));
@@ -215,5 +216,33 @@ fn label(i: &PluginInput) -> &str {
         &i.name
     } else {
         &i.label
+    }
+}
+
+impl Component for PluginInputsDialog {
+    fn on_key(&mut self, key: KeyEvent, ctx: &Ctx) -> Outcome {
+        match self.take_key(key) {
+            InputsOutcome::Open => Outcome::Consumed,
+            InputsOutcome::Cancelled => {
+                Outcome::Close.then(Outcome::Info(format!("plugin {} cancelled", self.run.name)))
+            }
+            InputsOutcome::Done(run) => {
+                let confirm = ctx
+                    .user
+                    .plugins
+                    .iter()
+                    .find(|p| p.name == run.name)
+                    .is_none_or(|p| p.confirm);
+                Outcome::Close.then(Outcome::Ask(if confirm {
+                    Request::ConfirmPlugin(run)
+                } else {
+                    Request::StartPlugin(run)
+                }))
+            }
+        }
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        self.render(area, buf)
     }
 }
