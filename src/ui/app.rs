@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tui_input::Input;
 
 use super::action::{
@@ -359,7 +359,7 @@ impl App {
 
     /// `-r NAME` that only discovery knows (the server was unreachable at start): open it now,
     /// unless the user has gone elsewhere since (more than the first table on the stack).
-    fn open_pending_resource(&mut self, fx: &mut Vec<Effect>) {
+    pub(super) fn open_pending_resource(&mut self, fx: &mut Vec<Effect>) {
         let Some(name) = self.pending_resource.take() else {
             return;
         };
@@ -451,7 +451,7 @@ impl App {
     /// A synced view whose informer starts a relist marks its rows stale (the new list brings
     /// them again, or its end deletes them); once the relist is over, the marks left go with
     /// the rows the store path sends.
-    fn follow_relists(&mut self) {
+    pub(super) fn follow_relists(&mut self) {
         let relisting: Vec<(ViewId, bool)> = self
             .views
             .values()
@@ -752,78 +752,16 @@ impl App {
                     self.on_key_routed(key, &mut fx);
                 }
             }
-            Action::Mouse(m) => match m.kind {
-                MouseEventKind::ScrollDown => {
-                    self.dirty = true;
-                    self.nav(KeyAction::Down, 3);
-                }
-                MouseEventKind::ScrollUp => {
-                    self.dirty = true;
-                    self.nav(KeyAction::Up, 3);
-                }
-                MouseEventKind::Down(crossterm::event::MouseButton::Left) => {
-                    // Table rows start below the header (3 lines), the border and the column
-                    // header.
-                    if matches!(self.mode, Mode::Normal)
-                        && let Some(Screen::Table(id)) = self.current_screen().cloned()
-                        && let Some(v) = self.views.get_mut(&id)
-                        && m.row >= 5
-                    {
-                        let i = v.table.offset + usize::from(m.row - 5);
-                        if i < v.table.list().len() {
-                            v.table.select_index(i);
-                            self.dirty = true;
-                        }
-                    }
-                }
-                _ => {}
-            },
-            Action::Resize(w, h) => {
-                self.size = (w, h);
-                self.dirty = true;
-                self.scroll_current();
-                self.fit_logs();
-            }
-            Action::Tick(now) => {
-                let second_changed = now / 1000 != self.now_ms / 1000;
-                self.now_ms = now;
-                let mut changed = second_changed | self.expire_message(now);
-                for v in self.views.values_mut() {
-                    changed |= v.live_table_mut().expire(now);
-                    // A filter pass in progress checks its next slice of rows.
-                    changed |= v.table.continue_filter();
-                    // So does a sort in progress.
-                    changed |= v.table.continue_sort();
-                }
-                changed |= self.xray_tick();
-                if changed {
-                    self.dirty = true;
-                    self.scroll_current();
-                }
-                if second_changed {
-                    self.refresh_history(&mut fx);
-                    self.refresh_changes(&mut fx);
-                }
-            }
+            Action::Mouse(m) => self.on_mouse(m),
+            Action::Resize(w, h) => self.on_resize(w, h),
+            Action::Tick(now) => self.on_tick(now, &mut fx),
             Action::Rows {
                 view,
                 upserts,
                 deletes,
             } => {
-                // Pulse feeds are not tables; the second's tick redraws the pulse.
-                if self.pulse_rows(view, &upserts, &deletes)
-                    || self.xray_rows(view, &upserts, &deletes, &mut fx)
-                {
+                if !self.on_rows(view, upserts, deletes, &mut fx) {
                     return fx;
-                }
-                let now = self.now_ms;
-                let Some(v) = self.views.get_mut(&view) else {
-                    return fx;
-                };
-                // The initial list is not news: highlight only once the view is synced.
-                let highlight = v.synced;
-                if v.live_table_mut().apply(upserts, deletes, now, highlight) {
-                    self.after_rows(view, &mut fx);
                 }
             }
             Action::ListedRows {
@@ -831,47 +769,14 @@ impl App {
                 upserts,
                 deletes,
             } => {
-                let now = self.now_ms;
-                // The list's total, when known (a paged list's, or the last list's count).
-                let total = self
-                    .views
-                    .get(&view)
-                    .and_then(|v| self.informer_for(v))
-                    .and_then(|r| r.progress.as_ref())
-                    .and_then(|p| p.total)
-                    .map(|t| usize::try_from(t.count()).unwrap_or(usize::MAX));
-                let Some(v) = self.views.get_mut(&view) else {
+                if !self.on_listed_rows(view, upserts, deletes, &mut fx) {
                     return fx;
-                };
-                if let Some(total) = total {
-                    v.table.reserve(total);
-                }
-                // Rows of a new list on a synced view: a relist, possibly ahead of the progress
-                // that says so. The previous rows are stale from here (not after these).
-                if v.synced && !v.relisting {
-                    v.relisting = true;
-                    v.table.mark_stale();
-                }
-                if v.table.apply_listed(upserts, deletes, now) {
-                    self.after_rows(view, &mut fx);
                 }
             }
             Action::Resync { view, rows } => {
-                if self.pulse_resync(view, &rows) || self.xray_resync(view, &rows, &mut fx) {
+                if !self.on_resync(view, rows, &mut fx) {
                     return fx;
                 }
-                let now = self.now_ms;
-                let Some(v) = self.views.get_mut(&view) else {
-                    return fx;
-                };
-                v.synced = true;
-                v.error = None;
-                v.denial = None;
-                v.fallback_denied = None;
-                v.live_table_mut().resync(rows, now);
-                self.check_custom_columns(view);
-                self.dirty = true;
-                self.after_rows(view, &mut fx);
             }
             Action::MemberStore {
                 view,
@@ -879,22 +784,8 @@ impl App {
                 store,
             } => self.on_member_store(view, cluster, store, &mut fx),
             Action::Store { view, store } => {
-                if self.xray_store(view, &store) {
+                if !self.on_store(view, store, &mut fx) {
                     return fx;
-                }
-                if let Some(v) = self.views.get_mut(&view) {
-                    v.store = Some(store);
-                    // A selector given before the index was attached (`-l` at start) is now
-                    // answered by the index.
-                    if v.table.filters.label.is_some() {
-                        let cands = Self::label_candidates(v);
-                        v.table.refilter(cands);
-                        self.dirty = true;
-                    }
-                    // A drill-down's rows come from its index.
-                    if v.table.filters.drill.is_some() {
-                        self.fill_from_index(view, &mut fx);
-                    }
                 }
             }
             Action::ViewError {
@@ -902,76 +793,16 @@ impl App {
                 message,
                 forbidden,
             } => {
-                if self.xray_feed_error(view, &message) {
+                if !self.on_view_error(view, message, forbidden) {
                     return fx;
-                }
-                if let Some(v) = self.views.get_mut(&view) {
-                    v.error = Some((message, forbidden));
-                    self.dirty = true;
                 }
             }
             Action::Verified { view, result } => self.on_verified(view, result),
-            Action::VerifyTick => {
-                if let Some(view) = self.current_view_id() {
-                    fx.push(Effect::Verify { view });
-                }
-            }
-            Action::InformerStats(rows) => {
-                self.pulse_stats(&rows);
-                // A history reset of this context's informers is news: say it in the footer too.
-                let reset = rows
-                    .iter()
-                    .filter(|r| r.cluster.is_none())
-                    .filter_map(|r| r.history_reset.as_ref().map(|h| (r, h)))
-                    .find(|(r, h)| {
-                        !self.informers.iter().any(|o| {
-                            o.cluster.is_none()
-                                && o.resource == r.resource
-                                && o.namespace == r.namespace
-                                && o.history_reset.as_ref() == Some(h)
-                        })
-                    })
-                    .map(|(r, h)| format!("{}: {h}", r.resource));
-                if let Some(msg) = reset {
-                    self.info(msg);
-                }
-                if rows != self.informers {
-                    self.informers = rows;
-                    let synced: Vec<ViewId> = self
-                        .views
-                        .values()
-                        .filter(|v| !v.synced && self.informer_for(v).is_some_and(|r| r.synced))
-                        .map(|v| v.id)
-                        .collect();
-                    for id in synced {
-                        if let Some(v) = self.views.get_mut(&id) {
-                            v.synced = true;
-                        }
-                    }
-                    self.follow_relists();
-                    if let Some(id) = self.current_view_id()
-                        && self
-                            .views
-                            .get(&id)
-                            .and_then(|v| self.informer_for(v))
-                            .is_some_and(|r| r.forbidden)
-                    {
-                        self.ask_fallback(id, &mut fx);
-                    }
-                    self.informer_cursor = self
-                        .informer_cursor
-                        .min(self.informers.len().saturating_sub(1));
-                    self.dirty = true;
-                }
-            }
+            Action::VerifyTick => self.on_verify_tick(&mut fx),
+            Action::InformerStats(rows) => self.on_informer_stats(rows, &mut fx),
             Action::Forbidden { view, denial } => {
-                if self.xray_feed_error(view, &denial.message) {
+                if !self.on_forbidden(view, denial, &mut fx) {
                     return fx;
-                }
-                if let Some(v) = self.views.get_mut(&view) {
-                    v.denial = Some(denial);
-                    self.dirty = true;
-                    self.ask_fallback(view, &mut fx);
                 }
             }
             Action::AccessChecked {
@@ -979,47 +810,13 @@ impl App {
                 namespace,
                 access,
             } => self.on_access_checked(view, namespace, access, &mut fx),
-            Action::Tap(entries) => {
-                if self.events.push(entries)
-                    && (self.show_events_pane
-                        || matches!(self.current_screen(), Some(Screen::Events)))
-                {
-                    self.dirty = true;
-                }
-            }
-            Action::Yaml { request, result } => {
-                if !self.xray_fetched(request, &result) {
-                    self.on_text(request, result.map(TextResult::Yaml))
-                }
-            }
+            Action::Tap(entries) => self.on_tap(entries),
+            Action::Yaml { request, result } => self.on_yaml(request, result),
             Action::Describe { request, result } => {
                 self.on_text(request, result.map(TextResult::Describe))
             }
-            Action::Connection(c) => {
-                if c != self.connection {
-                    self.connection = c;
-                    self.dirty = true;
-                }
-            }
-            Action::Discovery(resources) => {
-                if !resources.is_empty() {
-                    self.resources = resources;
-                    self.discovered = true;
-                    self.check_config_against_discovery();
-                    self.open_pending_resource(&mut fx);
-                    for v in self.views.values_mut() {
-                        if let Some(fresh) = self.resources.iter().find(|r| {
-                            r.api_resource.group == v.resource.api_resource.group
-                                && r.api_resource.plural == v.resource.api_resource.plural
-                        }) && printer_columns_of(fresh) != printer_columns_of(&v.resource)
-                        {
-                            v.columns =
-                                columns(&fresh.api_resource.kind, printer_columns_of(fresh));
-                        }
-                    }
-                    self.dirty = true;
-                }
-            }
+            Action::Connection(c) => self.on_connection(c),
+            Action::Discovery(resources) => self.on_discovery(resources, &mut fx),
             Action::Contexts(c) => self.contexts = c,
             Action::ContextRows(rows) => self.context_rows = rows,
             Action::ClusterHealth { context, health } => self.on_cluster_health(context, health),
@@ -1043,40 +840,15 @@ impl App {
                 result,
             } => self.on_containers(&namespace, &pod, result, &mut fx),
             Action::Images { write, result } => self.on_images(&write, result),
-            Action::Forwards(rows) => {
-                if rows != self.forwards {
-                    self.forwards = rows;
-                    if matches!(self.current_screen(), Some(Screen::PortForwards(_))) {
-                        self.dirty = true;
-                    }
-                }
-            }
-            Action::ScopeServed { view, served } => {
-                if let Some(v) = self.views.get_mut(&view) {
-                    v.served = Some(served);
-                    self.dirty = true;
-                }
-            }
+            Action::Forwards(rows) => self.on_forwards(rows),
+            Action::ScopeServed { view, served } => self.on_scope_served(view, served),
             Action::ApplyRefused {
                 resource,
                 text,
                 message,
-            } => {
-                self.on_apply_refused(resource, text, message, &mut fx);
-                self.dirty = true;
-            }
-            Action::ApplyPlan(plan) => {
-                self.on_apply_plan(*plan);
-                self.dirty = true;
-            }
-            Action::Notify { message, error } => {
-                if error {
-                    self.error(message);
-                } else {
-                    self.info(message);
-                }
-                self.dirty = true;
-            }
+            } => self.on_apply_refused(resource, text, message, &mut fx),
+            Action::ApplyPlan(plan) => self.on_apply_plan(*plan),
+            Action::Notify { message, error } => self.notify(message, error),
             Action::Metrics(update) => self.on_metrics(update),
             Action::NodePods(update) => self.on_node_pods(update),
             Action::Log { view, batch } => self.on_log_batch(view, batch),
@@ -1315,7 +1087,7 @@ impl App {
         self.scroll_current();
     }
 
-    fn nav(&mut self, action: KeyAction, n: usize) {
+    pub(super) fn nav(&mut self, action: KeyAction, n: usize) {
         screens::nav(self, action, n);
     }
 

@@ -48,6 +48,7 @@ impl App {
         message: String,
         fx: &mut Vec<Effect>,
     ) {
+        self.dirty = true;
         if let Some(refused) = self.create_refused() {
             self.error(refused);
             return;
@@ -108,6 +109,7 @@ impl App {
 
     /// The dry runs passed: ask (read-only mode may have come meanwhile: refused then).
     pub(crate) fn on_apply_plan(&mut self, plan: ApplyPlan) {
+        self.dirty = true;
         if let Some(refused) = self.create_refused() {
             self.error(refused);
             return;

@@ -475,34 +475,101 @@ impl KeyMap {
     }
 }
 
-/// Where an action does something, as [`crate::ui::App::key_applies`] decides it: the kinds
-/// of the selected object (`Pod`) or the screens (`history`, `xray`, `deltas`, `contexts`) it
-/// applies in; `None` for every table and screen. The defaults bind one key to actions whose
-/// places do not meet (k9s: `s` is a shell on a pod, scale on a Deployment, suspend on a
-/// CronJob); a user's key bound to two actions whose places meet hides one of them there.
-pub fn applies_in(action: KeyAction) -> Option<&'static [&'static str]> {
+/// Where an action applies (a row of [`applies`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// The selected object (a table's row, an xray node) is of this API group and Kind.
+    Kind(&'static str, &'static str),
+    /// A resource table of this Kind is on top.
+    Table(&'static str),
+    /// This screen is on top: `deltas` (the event log), `history`, `contexts`, `xray`.
+    Screen(&'static str),
+}
+
+/// Where an action applies, and how the footer says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Applies {
+    /// Empty: everywhere (the action's own handler says why it does nothing somewhere).
+    pub places: &'static [Place],
+    /// For the footer: `deploy/sts/rs`, `:xray`.
+    pub words: &'static str,
+}
+
+/// The one table of where kind- and screen-specific actions apply (`None`: every table and
+/// screen). The key dispatch reads it (`App::key_applies`: the first of a key's actions that
+/// applies is taken, the footer says where the others would), and so does the duplicate-key
+/// warning (a user's key bound to two actions whose places meet hides one of them there; the
+/// defaults bind one key to actions whose places do not meet, as k9s binds `s` to a shell on
+/// a pod, scale on a Deployment and suspend on a CronJob). A plugin applies in the scopes it
+/// names (not here).
+pub fn applies(action: KeyAction) -> Option<Applies> {
     use KeyAction as A;
-    Some(match action {
-        A::Shell | A::Kill | A::PodNode => &["Pod"],
-        A::PreviousLogs | A::Logs => &[
-            "Pod",
-            "Service",
-            "Deployment",
-            "StatefulSet",
-            "DaemonSet",
-            "ReplicaSet",
-            "Job",
-        ],
-        A::Scale => &["Deployment", "StatefulSet", "ReplicaSet"],
-        A::Restart => &["Deployment", "StatefulSet", "DaemonSet"],
-        A::Trigger | A::Suspend => &["CronJob"],
-        A::Cordon | A::Uncordon | A::Drain => &["Node"],
-        A::UsedBy => &["ConfigMap", "Secret", "PersistentVolumeClaim"],
-        A::Pause | A::EventType | A::EventKind => &["deltas"],
-        A::Mark => &["history", "contexts", "Namespace"],
-        A::ToggleNode | A::ExpandAll | A::CollapseAll => &["xray"],
+    use Place::{Kind, Screen, Table};
+    let (places, words): (&'static [Place], &'static str) = match action {
+        A::Shell | A::Kill | A::PodNode => (&[Kind("", "Pod")], "pods"),
+        A::PreviousLogs | A::Logs => (
+            &[
+                Kind("", "Pod"),
+                Kind("", "Service"),
+                Kind("apps", "Deployment"),
+                Kind("apps", "StatefulSet"),
+                Kind("apps", "DaemonSet"),
+                Kind("apps", "ReplicaSet"),
+                Kind("batch", "Job"),
+            ],
+            "pods/workloads/svc",
+        ),
+        A::Scale => (
+            &[
+                Kind("apps", "Deployment"),
+                Kind("apps", "StatefulSet"),
+                Kind("apps", "ReplicaSet"),
+            ],
+            "deploy/sts/rs",
+        ),
+        A::Restart => (
+            &[
+                Kind("apps", "Deployment"),
+                Kind("apps", "StatefulSet"),
+                Kind("apps", "DaemonSet"),
+            ],
+            "deploy/sts/ds",
+        ),
+        A::Trigger | A::Suspend => (&[Kind("batch", "CronJob")], "cronjobs"),
+        A::Cordon | A::Uncordon | A::Drain => (&[Kind("", "Node")], "nodes"),
+        A::UsedBy => (
+            &[
+                Kind("", "ConfigMap"),
+                Kind("", "Secret"),
+                Kind("", "PersistentVolumeClaim"),
+            ],
+            "cm/secrets/pvc",
+        ),
+        A::Pause | A::EventType | A::EventKind => (&[Screen("deltas")], ":deltas"),
+        A::Mark => (
+            &[Screen("history"), Screen("contexts"), Table("Namespace")],
+            "a history, the contexts or the namespaces",
+        ),
+        A::ToggleNode | A::ExpandAll | A::CollapseAll => (&[Screen("xray")], ":xray"),
+        // Everywhere: its handler says when the row is not a secret.
+        A::RevealSecrets => (&[], "secrets"),
         _ => return None,
-    })
+    };
+    Some(Applies { places, words })
+}
+
+/// The names of the places an action applies in (`Pod`, `Namespace`, `history`): `None` for
+/// every table and screen. See [`applies`].
+pub fn applies_in(action: KeyAction) -> Option<Vec<&'static str>> {
+    let a = applies(action).filter(|a| !a.places.is_empty())?;
+    Some(
+        a.places
+            .iter()
+            .map(|p| match *p {
+                Place::Kind(_, k) | Place::Table(k) | Place::Screen(k) => k,
+            })
+            .collect(),
+    )
 }
 
 /// Where both actions apply, in words (`on a Pod`, `everywhere`); `None` when nowhere.

@@ -95,6 +95,7 @@ mod dialogs;
 pub mod drain;
 mod error;
 pub mod event_log;
+mod feeds;
 pub mod fleet;
 pub mod fleet_diff;
 pub mod fleet_table;

@@ -109,7 +109,7 @@ impl KeyMap {
                     .get(i as usize)
                     .and_then(|p| kinds_of(&p.scopes)),
                 KeyAction::HotKey(_) => None,
-                a => applies_in(a).map(|p| p.iter().map(|x| x.to_string()).collect()),
+                a => applies_in(a).map(|p| p.into_iter().map(str::to_string).collect()),
             };
             match (theirs, kinds) {
                 (None, _) | (_, None) => true,

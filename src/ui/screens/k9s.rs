@@ -26,9 +26,8 @@ use super::Screen;
 use crate::cluster::ResourceInfo;
 use crate::ui::action::{Drill, Effect};
 use crate::ui::app::App;
-use crate::ui::keys::{KeyAction, KeySpec};
+use crate::ui::keys::{KeyAction, KeySpec, Place, applies};
 use crate::ui::kit::hint_name;
-use crate::ui::operate::Operation;
 use crate::ui::resources::resolve;
 use crate::ui::table::SortBy;
 pub use crate::ui::table::is_fault;
@@ -45,24 +44,6 @@ pub enum KeyMeaning {
     NotHere(String),
     /// Not bound at all (a printable key says so; others are ignored).
     Unbound,
-}
-
-/// The kinds (group, Kind) an object-specific action applies to, in words for the footer.
-fn where_it_applies(action: KeyAction) -> Option<&'static str> {
-    Some(match action {
-        KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => "pods",
-        KeyAction::PreviousLogs | KeyAction::Logs => "pods/workloads/svc",
-        KeyAction::Scale => "deploy/sts/rs",
-        KeyAction::Restart => "deploy/sts/ds",
-        KeyAction::Trigger | KeyAction::Suspend => "cronjobs",
-        KeyAction::Cordon | KeyAction::Uncordon | KeyAction::Drain => "nodes",
-        KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => ":deltas",
-        KeyAction::Mark => "a history, the contexts or the namespaces",
-        KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => ":xray",
-        KeyAction::RevealSecrets => "secrets",
-        KeyAction::UsedBy => "cm/secrets/pvc",
-        _ => return None,
-    })
 }
 
 fn is_pod(r: &ResourceInfo) -> bool {
@@ -87,8 +68,8 @@ impl App {
                 };
                 let uses: Vec<String> = many
                     .iter()
-                    .map(|a| match where_it_applies(*a) {
-                        Some(w) => format!("{}: {w}", hint_name(*a)),
+                    .map(|a| match applies(*a) {
+                        Some(w) => format!("{}: {}", hint_name(*a), w.words),
                         None => hint_name(*a).to_string(),
                     })
                     .collect();
@@ -101,59 +82,30 @@ impl App {
         }
     }
 
-    /// Whether `action` applies to the selected object (or the screen) now; actions that are not
-    /// specific to a kind or a screen always do.
+    /// Whether `action` applies to the selected object (or the screen) now, as the one table
+    /// [`applies`] says; actions that are not specific to a kind or a screen always do.
     pub fn key_applies(&self, action: KeyAction) -> bool {
-        let screen = self.current_screen();
-        let target = || self.operate_target().map(|(r, _)| r);
-        let kind_is = |op: Operation| {
-            target().is_some_and(|r| op.applies_to(&r.api_resource.group, &r.api_resource.kind))
-        };
-        match action {
-            // A plugin applies in the scopes it names.
-            KeyAction::Plugin(i) => self.plugin_applies(i),
-            KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => {
-                target().is_some_and(|r| is_pod(&r))
-            }
-            KeyAction::PreviousLogs | KeyAction::Logs => target().is_some_and(|r| {
-                matches!(
-                    (r.api_resource.group.as_str(), r.api_resource.kind.as_str()),
-                    ("", "Pod" | "Service")
-                        | (
-                            "apps",
-                            "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet"
-                        )
-                        | ("batch", "Job")
-                )
-            }),
-            KeyAction::Scale => kind_is(Operation::Scale(0)),
-            KeyAction::Restart => kind_is(Operation::Restart),
-            KeyAction::Trigger => kind_is(Operation::Trigger),
-            KeyAction::Suspend => kind_is(Operation::Suspend(true)),
-            KeyAction::Cordon | KeyAction::Drain => kind_is(Operation::Cordon),
-            KeyAction::Uncordon => kind_is(Operation::Uncordon),
-            KeyAction::UsedBy => target().is_some_and(|r| {
-                r.api_resource.group.is_empty()
-                    && matches!(
-                        r.api_resource.kind.as_str(),
-                        "ConfigMap" | "Secret" | "PersistentVolumeClaim"
-                    )
-            }),
-            KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => {
-                matches!(screen, Some(Screen::Events))
-            }
-            KeyAction::Mark => {
-                matches!(screen, Some(Screen::History(_) | Screen::Contexts(_)))
-                    || (matches!(screen, Some(Screen::Table(_)))
-                        && self
-                            .current_view()
-                            .is_some_and(|v| v.resource.api_resource.kind == "Namespace"))
-            }
-            KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => {
-                matches!(screen, Some(Screen::Xray(_)))
-            }
-            _ => true,
+        // A plugin applies in the scopes it names.
+        if let KeyAction::Plugin(i) = action {
+            return self.plugin_applies(i);
         }
+        let Some(places) = applies(action).map(|a| a.places).filter(|p| !p.is_empty()) else {
+            return true;
+        };
+        let screen = self.current_screen();
+        let target = self.operate_target().map(|(r, _)| r);
+        places.iter().any(|p| match *p {
+            Place::Kind(group, kind) => target
+                .as_ref()
+                .is_some_and(|r| r.api_resource.group == group && r.api_resource.kind == kind),
+            Place::Table(kind) => {
+                matches!(screen, Some(Screen::Table(_)))
+                    && self
+                        .current_view()
+                        .is_some_and(|v| v.resource.api_resource.kind == kind)
+            }
+            Place::Screen(name) => screen_place(screen) == Some(name),
+        })
     }
 
     /// The k9s keys of a resource table this module handles; false for other actions.
@@ -629,6 +581,17 @@ pub(crate) fn unbound_message(key: &KeyEvent) -> Option<String> {
             "{}: no key binding here (? lists the keys)",
             KeySpec::from_event(key)
         )),
+        _ => None,
+    }
+}
+
+/// The name a screen has in the key table's places ([`Place::Screen`]).
+fn screen_place(screen: Option<&Screen>) -> Option<&'static str> {
+    match screen? {
+        Screen::Events => Some("deltas"),
+        Screen::History(_) => Some("history"),
+        Screen::Contexts(_) => Some("contexts"),
+        Screen::Xray(_) => Some("xray"),
         _ => None,
     }
 }
