@@ -25,21 +25,24 @@
 //! - [`widgets`]: rendering; reads `&App` only, draws only visible rows: the frame (header,
 //!   command line, footer) around the screen on top, which draws itself.
 //!
+//! - [`component`]: the seam every screen and dialog implements ([`component::Component`]:
+//!   keys in, [`component::Outcome`] out, drawing from a read-only [`component::Ctx`]);
+//!   [`view`]: the resource table's model; [`kit`]: the drawing kit. None imports `App`.
+//!
 //! # How to add a screen
-//! 1. One new file `src/ui/screens/<name>.rs`: the screen's state (a struct, the payload of its
-//!    [`screens::Screen`] variant), its keys (`impl App { pub(crate) fn on_<name>_key(&mut self,
-//!    action, fx) -> bool` (true: taken), `nav_<name>(&mut self, action, n)` }) and its drawing
-//!    (`render_<name>(&self, area, buf)`, a pure function of `&App`: no I/O, locks or awaits).
-//!    A screen that needs nothing shared (a log buffer, a pulse, a history) keeps `update` and
-//!    `draw` as methods of its own state struct and `App` only forwards to them.
-//!    Its own data lives in its state; what other screens read too (views, informer rows, the
-//!    event ring, the footer message) stays on [`App`]. A stream it shows (logs, port-forward) is
-//!    asked for with an [`Effect`] and arrives as an [`Action`].
-//! 2. One variant in [`screens::Screen`], and a `pub mod` line in `screens/mod.rs`.
-//! 3. A routing line in each match of `screens/mod.rs` it takes part in: `on_key`, `nav`,
-//!    `draw`, and optionally `header_lines` and `hints` (footer).
-//! 4. Its keys in `assets/keys.toml` (a [`keys::KeyAction`] variant each; they show in help and
-//!    README's key table); the command or key that pushes it on the stack.
+//! 1. One new file `src/ui/screens/<name>.rs`: the screen's state (a struct) implementing
+//!    [`component::Component`]: `on_action` (the key map's meaning; navigation included,
+//!    `Ctx::page` rows a page) or `on_key` (raw keys, for text input), `draw`, `hints`, `title`.
+//!    It reads shared models through the `Ctx` and asks for everything else with an `Outcome`
+//!    (effects, pop, a footer message, a write through the one write path, a
+//!    [`component::Request`] for `App`). It imports neither `App` nor another screen
+//!    (`tests/layering.rs`).
+//! 2. One push: the command or key that opens it puts it on the stack.
+//! 3. One key row in `assets/keys.toml` (a [`keys::KeyAction`] variant; its place in
+//!    [`keys::applies`] when it only applies there); it shows in help and the README's table.
+//!
+//! Screens still written as `impl App` blocks (listed in `tests/layering.rs`'s
+//! `NOT_YET_COMPONENTS`) are routed by the matches of `screens/mod.rs` until converted.
 //!
 //! # The runtime's side of the protocol ([`crate::runtime`])
 //! - Create the app with `App::new(AppConfig, KeyMap::load(user)?)`, `user` being the

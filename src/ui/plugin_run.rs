@@ -5,7 +5,7 @@
 //! says `confirm`, refuses a `dangerous` one where writes are refused (the read-only check of
 //! every write: `--readonly`, `--readonly-contexts`, the row's own cluster in a fleet), and
 //! hands the runtime an `Effect::RunPlugin`. This file is the model (no `App`); the app's side
-//! (whether a plugin applies, starting one) is [`super::plugin_start`].
+//! (whether a plugin applies, starting one) is `ui/plugin_start.rs`.
 //!
 //! The command is run with the expanded arguments as its argv, never through a shell (a
 //! plugin whose command is `sh -c ...` gets one, as it asked). Foreground plugins get the

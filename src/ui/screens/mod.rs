@@ -1,11 +1,12 @@
 //! The screens of the navigation stack and the dialogs over them, one component per file.
 //!
-//! A screen's file holds its state (the [`Screen`] variant's payload, or the [`Mode`] variant's
-//! for a dialog), its key handling (`on_*_key`, `nav_*`, as `impl App` blocks: a screen reads
-//! and writes the shared parts of [`App`] — views, informer rows, the event ring, the footer
-//! message) and its drawing (a pure function of `&App`). This module routes: `on_key` and
-//! `nav` send a key to the screen on top, `draw`, `header_lines` and `hints` ask it how
-//! to look.
+//! A dialog's file holds its state (the [`Mode`] variant's payload) as a
+//! [`super::component::Component`]: its keys answer an `Outcome` that `App` runs
+//! (`ui/outcome.rs`), it draws from a read-only `Ctx`, and it imports neither `App` nor another
+//! screen; `App`'s side of opening it and feeding it the runtime's answers is `ui/dialogs.rs`.
+//! The screens not yet converted (`tests/layering.rs`'s `NOT_YET_COMPONENTS`) are still
+//! `impl App` blocks that read and write `App`'s shared parts. This module routes: `on_key` and
+//! `nav` send a key to the screen on top, `draw`, `header_lines` and `hints` ask it how to look.
 //!
 //! - [`table`]: a resource table (the informer-fed rows), its filters, sort and drill-down.
 //! - [`text`]: YAML / describe of one object.

@@ -1,5 +1,5 @@
 //! The resource table screen: one informer-fed table ([`ResourceView`], wrapping
-//! [`TableModel`]), its keys (filters, sort, drill-down, YAML/describe/logs/delete of the
+//! [`TableModel`](crate::ui::table::TableModel)), its keys (filters, sort, drill-down, YAML/describe/logs/delete of the
 //! selection) and its drawing.
 
 use std::borrow::Cow;
