@@ -97,6 +97,7 @@ pub mod edit;
 mod feeds;
 mod fleet;
 mod headless;
+mod helm_feed;
 mod history_events;
 pub mod log_feeds;
 pub mod log_stream;
@@ -200,6 +201,8 @@ struct Runtime {
     rows: feeds::RowsInFlight,
     /// Events informers started for the timeline screens (see [`history_events`]).
     history_leases: Vec<history_events::HistoryLease>,
+    /// Ends the `:helm` screens' feed ([`helm_feed`]).
+    helm: Option<CancellationToken>,
 }
 
 /// The factory's hooks: history records each object as decoded (through the cache mask widened
@@ -312,6 +315,7 @@ impl Runtime {
             suspend,
             rows: feeds::RowsInFlight::default(),
             history_leases: Vec::new(),
+            helm: None,
         };
         (rt, Streams { metrics_rx, log_rx })
     }
@@ -514,6 +518,38 @@ impl Runtime {
                 });
             }
             Effect::CloseHistory => self.close_history_events(),
+            Effect::WatchHelm { namespace } => {
+                if let Some(old) = self.helm.take() {
+                    old.cancel();
+                }
+                let cancel = self.conn_cancel.child_token();
+                self.helm = Some(cancel.clone());
+                tokio::spawn(helm_feed::watch_helm(
+                    self.connection.client.clone(),
+                    namespace,
+                    self.tx.clone(),
+                    cancel,
+                ));
+            }
+            Effect::UnwatchHelm => {
+                if let Some(old) = self.helm.take() {
+                    old.cancel();
+                }
+            }
+            Effect::FetchHelmRelease {
+                request,
+                namespace,
+                storage,
+                object,
+            } => {
+                let client = self.connection.client.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result =
+                        helm_feed::fetch_release(client, &namespace, storage, &object).await;
+                    let _ = tx.send(Action::HelmRelease { request, result });
+                });
+            }
             Effect::FetchChanges { filter, limit } => {
                 let selector = crate::selector::LabelSelector::parse(&filter.selector)
                     .ok()

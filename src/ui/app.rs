@@ -710,6 +710,7 @@ impl App {
             {
                 fx.push(Effect::CloseHistory);
             }
+            Some(Screen::Helm(_)) => screens::helm::closed(self, fx),
             _ => {}
         }
     }
@@ -729,10 +730,11 @@ impl App {
         if self.stack.iter().any(|s| matches!(s, Screen::History(_))) {
             fx.push(Effect::CloseHistory);
         }
-        for s in self.stack.drain(..) {
+        for s in std::mem::take(&mut self.stack) {
             match s {
                 Screen::Logs(l) => fx.push(Effect::CloseLogs { view: l.stream }),
                 Screen::Xray(x) => Self::close_xray(&x, fx),
+                Screen::Helm(_) => screens::helm::closed(self, fx),
                 _ => {}
             }
         }
@@ -1026,6 +1028,10 @@ impl App {
                 self.on_text(request, result.map(TextResult::Describe))
             }
             Action::Drain(ev) => self.on_drain_event(ev),
+            Action::HelmReleases(result) => screens::helm::on_releases(self, result),
+            Action::HelmRelease { request, result } => {
+                screens::helm::on_release(self, request, result)
+            }
             Action::Ports {
                 namespace,
                 pod,

@@ -110,6 +110,14 @@ pub enum KeyAction {
     Favourite,
     /// The aliases view (k9s `ctrl-a`).
     Aliases,
+    /// Helm: the release's user-supplied values (k9s `v`).
+    HelmValues,
+    /// Helm: every value, the chart's defaults under the user's.
+    HelmAllValues,
+    /// Helm: the release's manifest.
+    HelmManifest,
+    /// Helm: the release's notes.
+    HelmNotes,
     /// A k9s hotkey: runs the `:` command of the user's hotkey at this index
     /// ([`crate::config::UserConfig::hotkeys`]); bound from `hotkeys.yaml`, not from a key file.
     #[serde(skip)]
@@ -501,6 +509,7 @@ pub fn applies_in(action: KeyAction) -> Option<&'static [&'static str]> {
         A::Pause | A::EventType | A::EventKind => &["deltas"],
         A::Mark => &["history", "contexts", "Namespace"],
         A::ToggleNode | A::ExpandAll | A::CollapseAll => &["xray"],
+        A::HelmValues | A::HelmAllValues | A::HelmManifest | A::HelmNotes => &["helm"],
         _ => return None,
     })
 }

@@ -149,15 +149,21 @@ impl App {
                 matches!(screen, Some(Screen::Events))
             }
             KeyAction::Mark => {
-                matches!(screen, Some(Screen::History(_) | Screen::Contexts(_)))
-                    || (matches!(screen, Some(Screen::Table(_)))
-                        && self
-                            .current_view()
-                            .is_some_and(|v| v.resource.api_resource.kind == "Namespace"))
+                matches!(
+                    screen,
+                    Some(Screen::History(_) | Screen::Contexts(_) | Screen::Helm(_))
+                ) || (matches!(screen, Some(Screen::Table(_)))
+                    && self
+                        .current_view()
+                        .is_some_and(|v| v.resource.api_resource.kind == "Namespace"))
             }
             KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => {
                 matches!(screen, Some(Screen::Xray(_)))
             }
+            KeyAction::HelmValues
+            | KeyAction::HelmAllValues
+            | KeyAction::HelmManifest
+            | KeyAction::HelmNotes => matches!(screen, Some(Screen::Helm(_))),
             _ => true,
         }
     }
