@@ -30,12 +30,12 @@ use crate::ui::theme::Theme;
 use crate::ui::widgets::{DIM, header_style, screen_block, widest};
 
 /// The footer hints of the screen.
-pub const HINTS: [KeyAction; 7] = [
+/// (`d`, the diff, is named in the header: the footer would call it describe.)
+pub const HINTS: [KeyAction; 6] = [
     KeyAction::Enter,
     KeyAction::HelmValues,
     KeyAction::HelmManifest,
     KeyAction::HelmNotes,
-    KeyAction::Describe,
     KeyAction::Back,
     KeyAction::Help,
 ];
@@ -356,7 +356,14 @@ impl HelmScreen {
                     value,
                 ),
             ],
-            _ => vec![
+            (Some(_), None) => vec![
+                Span::styled(" Diff: ", label),
+                Span::styled(
+                    "d or enter: the selected revision against the one before (space marks another)",
+                    value,
+                ),
+            ],
+            (None, _) => vec![
                 Span::styled(" Storage: ", label),
                 Span::styled(
                     format!(
