@@ -772,3 +772,37 @@ fn a_demo_server_replaced_on_the_same_port_with_fewer_pods_shows_the_new_count()
     s.quit();
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
+
+/// Issue 41: `:helm` on the demo lists the releases from helm's storage (the latest revision of
+/// each, a failed upgrade among them, one release in ConfigMaps); Enter shows a release's
+/// revisions and `v` its values.
+#[test]
+fn helm_lists_the_demos_releases_and_enter_shows_the_revisions() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("helm", "-A");
+    s.wait_for("the pods table", 60, |t| t.contains("Pods(all)"));
+    s.keys(&[":"]);
+    s.text("helm");
+    s.keys(&["Enter"]);
+    let releases = s.wait_for("the helm releases", 30, |t| {
+        t.contains("Helm(all)[5]") && t.contains("kube-prometheus-stack")
+    });
+    assert!(releases.contains("failed"), "{releases}");
+    assert!(releases.contains("APP VERSION"), "{releases}");
+    // The first row: cert-manager (ConfigMap driver), two revisions.
+    s.keys(&["Enter"]);
+    let history = s.wait_for("the revisions", 20, |t| {
+        t.contains("History(cert-manager/cert-manager)[2]")
+    });
+    assert!(history.contains("superseded"), "{history}");
+    assert!(history.contains("cert-manager-v1.14.3"), "{history}");
+    s.keys(&["v"]);
+    let values = s.wait_for("the values", 20, |t| t.contains("USER-SUPPLIED VALUES"));
+    assert!(values.contains("installCRDs: true"), "{values}");
+    s.keys(&["Escape", "Escape", "Escape"]);
+    s.quit();
+    s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT=0"));
+}
