@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 pub use aliases::{AliasDef, Aliases};
 pub use hotkeys::HotKey;
 pub use k9s_settings::K9sSetting;
-pub use own::Settings;
+pub use own::{K9sLogger, K9sUi, Settings, ShellPod};
 pub use paths::{ConfigEnv, K9sPaths};
 pub use plugins::Plugin;
 pub use skins::Skin;
@@ -246,6 +246,9 @@ impl UserConfig {
                 skin_name = main.skin;
                 cfg.settings.k9s_refresh_seconds = main.refresh_rate;
                 cfg.settings.k9s_no_exit_on_ctrl_c = main.no_exit_on_ctrl_c;
+                cfg.settings.k9s_logger = main.logger;
+                cfg.settings.k9s_ui = main.ui;
+                cfg.settings.k9s_shell_pod = main.shell_pod;
                 let settings = k9s_settings::scan(text, path, &k9s_settings::MAIN_SUPPORTED);
                 cfg.k9s_read_only = read_only_at(&settings, main.read_only);
                 let n = settings.len();

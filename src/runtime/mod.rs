@@ -1035,7 +1035,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     }
     start_fx.extend(app.update(Action::Discovery(config.resources)));
 
-    let (mut tui, _guard) = terminal::setup()?;
+    let (mut tui, _guard) = terminal::setup(app.user.settings.k9s_ui.enable_mouse == Some(true))?;
     // `None` while a shell or an editor has the terminal (see `suspended_session`); made anew
     // when the frame loop next reads.
     let mut events: Option<EventStream> = Some(EventStream::new());

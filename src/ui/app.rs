@@ -534,6 +534,9 @@ impl App {
     /// Rows visible in the table area at the current terminal size.
     pub fn table_height(&self) -> usize {
         let mut h = self.size.1.saturating_sub(CHROME_ROWS);
+        if self.user.settings.k9s_ui.headless {
+            h += 3;
+        }
         if self.show_events_pane {
             h = h.saturating_sub(events_pane_rows(self.size.1));
         }
