@@ -104,6 +104,7 @@ pub mod log_stream;
 mod members;
 pub mod metrics;
 mod node_pods;
+mod node_shell;
 pub mod operate;
 pub mod plugins;
 pub mod portforward;
@@ -777,7 +778,10 @@ impl Runtime {
                 self.send_forward_rows();
             }
             // It needs the terminal: the run loop carries it out (`shell_session`).
-            Effect::Shell { .. } | Effect::Edit { .. } | Effect::Create { .. } => {}
+            Effect::Shell { .. }
+            | Effect::NodeShell { .. }
+            | Effect::Edit { .. }
+            | Effect::Create { .. } => {}
             Effect::ApplyFile {
                 path,
                 namespace,
@@ -1157,6 +1161,14 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                         } => Box::pin(async move {
                             shell::run_in_terminal(client, &namespace, &pod, container.as_deref())
                                 .await
+                        }),
+                        Effect::NodeShell {
+                            node,
+                            namespace,
+                            name,
+                            pod,
+                        } => Box::pin(async move {
+                            node_shell::run(client, &node, &namespace, &name, *pod).await
                         }),
                         Effect::RunPlugin(run) if !run.background => {
                             let kubeconfig = rt.kubeconfig_file();

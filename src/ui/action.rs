@@ -626,6 +626,16 @@ pub enum Effect {
         pod: String,
         container: Option<String>,
     },
+    /// `s` on a node (k9s's node shell), confirmed: create `pod` (a privileged pod on `node`,
+    /// see [`crate::ui::node_shell`]) in `namespace`, wait for it to run, then suspend the
+    /// dashboard for a shell in it entering PID 1's namespaces, and delete the pod when the shell
+    /// exits; answer with [`Action::Notify`]. Never emitted in read-only mode.
+    NodeShell {
+        node: String,
+        namespace: String,
+        name: String,
+        pod: Box<serde_json::Value>,
+    },
     /// Suspend the dashboard and edit the object in `$KUBE_EDITOR` / `$EDITOR`
     /// (`crate::runtime::edit::edit_loop`), then restore and redraw the dashboard and answer with
     /// [`Action::Notify`]. Never emitted in read-only mode.

@@ -24,6 +24,13 @@ pub enum Pending {
     Drain { node: String, opts: DrainOptions },
     /// A k9s plugin with `confirm: true`.
     Plugin(Box<crate::ui::plugin_run::PluginRun>),
+    /// A node shell (`s` on a node): this pod created on the node, then a shell in it.
+    NodeShell {
+        node: String,
+        namespace: String,
+        name: String,
+        pod: Box<serde_json::Value>,
+    },
 }
 
 /// A pending destructive operation awaiting confirmation.
@@ -57,6 +64,7 @@ impl ConfirmWrite {
             },
             Pending::Drain { .. } => "Drain",
             Pending::Plugin(_) => "Run",
+            Pending::NodeShell { .. } => "Shell",
         }
     }
 
@@ -83,6 +91,23 @@ impl ConfirmWrite {
                 format!("Run plugin {} on {}?", p.name, p.target),
                 vec![p.command_line()],
             ),
+            Pending::NodeShell {
+                node,
+                namespace,
+                name,
+                pod,
+            } => (
+                format!("Open a shell on node {node}?"),
+                vec![
+                    format!(
+                        "a privileged pod {namespace}/{name} ({}) on the node, hostPID,",
+                        pod.pointer("/spec/containers/0/image")
+                            .and_then(serde_json::Value::as_str)
+                            .unwrap_or("?")
+                    ),
+                    "entered with nsenter into PID 1; deleted when the shell exits".to_string(),
+                ],
+            ),
         }
     }
 }
@@ -96,6 +121,7 @@ impl App {
                 Pending::Write(w) => w.cluster.clone(),
                 Pending::Drain { .. } => None,
                 Pending::Plugin(p) => Some(p.context.clone()),
+                Pending::NodeShell { .. } => None,
             }
             .or_else(|| self.target_cluster.clone())
             .unwrap_or_else(|| self.connection.context.clone())
@@ -158,6 +184,28 @@ impl App {
             }
             Pending::Plugin(run) => {
                 self.start_plugin(*run, fx);
+                Mode::Normal
+            }
+            Pending::NodeShell {
+                node,
+                namespace,
+                name,
+                pod,
+            } => {
+                if self.readonly {
+                    self.error(crate::ui::operate::readonly_refusal(
+                        "node shell",
+                        &self.readonly_why,
+                    ));
+                    return Mode::Normal;
+                }
+                self.info(format!("starting a shell pod on node {node}…"));
+                fx.push(Effect::NodeShell {
+                    node,
+                    namespace,
+                    name,
+                    pod,
+                });
                 Mode::Normal
             }
         }

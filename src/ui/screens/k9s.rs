@@ -56,7 +56,8 @@ pub enum KeyMeaning {
 /// The kinds (group, Kind) an object-specific action applies to, in words for the footer.
 fn where_it_applies(action: KeyAction) -> Option<&'static str> {
     Some(match action {
-        KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => "pods",
+        KeyAction::Shell => "pods and nodes",
+        KeyAction::Kill | KeyAction::PodNode => "pods",
         KeyAction::PreviousLogs | KeyAction::Logs => "pods/workloads/svc",
         KeyAction::Scale => "deploy/sts/rs",
         KeyAction::Restart => "deploy/sts/ds",
@@ -118,9 +119,10 @@ impl App {
         match action {
             // A plugin applies in the scopes it names.
             KeyAction::Plugin(i) => self.plugin_applies(i),
-            KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => {
-                target().is_some_and(|r| is_pod(&r))
-            }
+            KeyAction::Shell => target().is_some_and(|r| {
+                is_pod(&r) || (r.api_resource.group.is_empty() && r.api_resource.kind == "Node")
+            }),
+            KeyAction::Kill | KeyAction::PodNode => target().is_some_and(|r| is_pod(&r)),
             KeyAction::PreviousLogs | KeyAction::Logs => target().is_some_and(|r| {
                 matches!(
                     (r.api_resource.group.as_str(), r.api_resource.kind.as_str()),
