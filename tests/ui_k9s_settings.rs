@@ -102,3 +102,37 @@ fn headless_draws_no_header_and_the_table_takes_its_rows() {
     assert!(!without.contains("Context: kind-demo"), "{without}");
     assert_eq!(app.table_height(), plain.table_height() + 3);
 }
+
+fn with_saved_favourites(favs: &[&str]) -> App {
+    let mut user = UserConfig::default();
+    user.context_state = Some(kinformer::config::context_state::ContextState {
+        favorites: favs.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    });
+    app_with_user(user)
+}
+
+#[test]
+fn the_contexts_saved_favourites_are_1_to_9_at_start_in_k9ss_order() {
+    let mut app = with_saved_favourites(&["shop", "kube-system", "default"]);
+    assert_eq!(app.favourites, ["shop", "kube-system", "default"]);
+    app.update(key('2'));
+    assert_eq!(app.namespace.as_deref(), Some("kube-system"));
+    // The start namespace joins them in front when they lack it.
+    let app = with_saved_favourites(&["shop"]);
+    assert_eq!(app.favourites, ["default", "shop"]);
+}
+
+#[test]
+fn the_state_saved_on_exit_is_the_namespace_the_favourites_and_the_view() {
+    let mut app = with_saved_favourites(&["default"]);
+    app.update(key(':'));
+    type_str(&mut app, "ns kube-system");
+    app.update(code(crossterm::event::KeyCode::Enter));
+    let s = app.k9s_state();
+    assert_eq!(s.active_namespace, "kube-system");
+    assert_eq!(s.favorites, ["kube-system", "default"]);
+    assert_eq!(s.view, "pods");
+    app.update(key('0'));
+    assert_eq!(app.k9s_state().active_namespace, "all");
+}

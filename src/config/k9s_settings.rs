@@ -42,7 +42,14 @@ pub const MAIN_SUPPORTED: [&str; 15] = [
     "k9s.shellPod.limits.memory",
 ];
 /// What kinformer reads from a context's `config.yaml`.
-pub const CONTEXT_SUPPORTED: [&str; 2] = ["k9s.readOnly", "k9s.skin"];
+pub const CONTEXT_SUPPORTED: [&str; 6] = [
+    "k9s.readOnly",
+    "k9s.skin",
+    "k9s.namespace.active",
+    "k9s.namespace.favorites",
+    "k9s.namespace.lockFavorites",
+    "k9s.view.active",
+];
 
 /// A mapping key on this line (not a list item): its indent, key and the rest after `:`.
 fn key_line(line: &str) -> Option<(usize, String, String)> {

@@ -13,6 +13,7 @@
 //! for the context the dashboard starts on; switching contexts does not reload them.
 
 pub mod aliases;
+pub mod context_state;
 pub mod hotkeys;
 pub mod k9s_settings;
 pub mod own;
@@ -116,6 +117,8 @@ pub struct UserConfig {
     pub k9s_read_only: Option<ReadOnlySetting>,
     /// The start context's own `k9s.readOnly` (its `config.yaml`), over the global one.
     pub context_read_only: Option<ReadOnlySetting>,
+    /// The start context's namespaces and view (its `config.yaml`; saved there on exit).
+    pub context_state: Option<context_state::ContextState>,
 }
 
 /// k9s's `readOnly` as one file sets it.
@@ -257,6 +260,16 @@ impl UserConfig {
             },
         );
         if let Some(dir) = &ctx_dir {
+            let path = dir.join("config.yaml");
+            self.context_state = Some(context_state::ContextState {
+                path: path.clone(),
+                ..Default::default()
+            });
+            if let Ok(text) = std::fs::read_to_string(&path)
+                && let Ok(state) = context_state::parse(&text, &path)
+            {
+                self.context_state = Some(state);
+            }
             self.read(
                 &dir.join("config.yaml"),
                 "k9s context config",

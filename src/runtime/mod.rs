@@ -981,6 +981,7 @@ fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> boo
 /// Run the dashboard until the user quits or a signal arrives; the terminal is restored on every
 /// way out.
 pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
+    let start_context = config.app.context.clone();
     let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
     let version: SharedVersion = Arc::new(parking_lot::Mutex::new(config.server_version.clone()));
     let connection = config.connection.clone();
@@ -1278,6 +1279,31 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         }
     }
     terminal::restore();
+    save_k9s_state(&app, &start_context);
     rt.shutdown().await;
     Ok(())
+}
+
+/// k9s's per-context state (namespace, favourites, view) written back to the start context's
+/// `config.yaml`, as k9s does on exit; not when the dashboard ended on another context.
+fn save_k9s_state(app: &App, start_context: &str) {
+    let Some(state) = &app.user.context_state else {
+        return;
+    };
+    if app.connection.context != start_context || app.fleet.is_fleet() {
+        return;
+    }
+    let s = app.k9s_state();
+    match crate::config::context_state::save(
+        &state.path,
+        start_context,
+        &s.active_namespace,
+        &s.favorites,
+        &s.view,
+    ) {
+        Ok(()) => {
+            tracing::info!(path = %state.path.display(), namespace = %s.active_namespace, view = %s.view, "k9s context state saved")
+        }
+        Err(e) => tracing::warn!(error = %e, "k9s context state not saved"),
+    }
 }

@@ -242,6 +242,15 @@ impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
         let mut config_problems = config.user.problems.clone();
         config_problems.extend(config.config_problems);
+        // k9s's per-context favourites (its order), the start namespace among them.
+        let favourites = super::k9s_state::start_favourites(
+            config.namespace.as_deref(),
+            config
+                .user
+                .context_state
+                .as_ref()
+                .map_or(&[][..], |s| &s.favorites[..]),
+        );
         let theme = config
             .user
             .skin
@@ -274,7 +283,7 @@ impl App {
             },
             resources: builtin_resources(),
             contexts: Vec::new(),
-            favourites: config.namespace.iter().cloned().collect(),
+            favourites,
             context_rows: Vec::new(),
             namespace: config.namespace,
             views: HashMap::new(),

@@ -94,6 +94,7 @@ pub mod event_log;
 pub mod fleet;
 pub mod fleet_diff;
 pub mod fleet_table;
+pub mod k9s_state;
 pub mod keys;
 pub mod listing;
 pub mod log_stream;
