@@ -385,7 +385,7 @@ pub fn history<'a>(revisions: &'a [Revision], namespace: &str, name: &str) -> Ve
         .iter()
         .filter(|r| r.namespace == namespace && r.name == name)
         .collect();
-    out.sort_by(|a, b| b.revision.cmp(&a.revision));
+    out.sort_by_key(|r| std::cmp::Reverse(r.revision));
     out
 }
 

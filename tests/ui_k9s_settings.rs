@@ -104,12 +104,13 @@ fn headless_draws_no_header_and_the_table_takes_its_rows() {
 }
 
 fn with_saved_favourites(favs: &[&str]) -> App {
-    let mut user = UserConfig::default();
-    user.context_state = Some(kinformer::config::context_state::ContextState {
-        favorites: favs.iter().map(|s| s.to_string()).collect(),
+    app_with_user(UserConfig {
+        context_state: Some(kinformer::config::context_state::ContextState {
+            favorites: favs.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }),
         ..Default::default()
-    });
-    app_with_user(user)
+    })
 }
 
 #[test]

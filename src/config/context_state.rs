@@ -99,28 +99,22 @@ pub fn updated(
     if !doc.is_mapping() {
         doc = Value::Mapping(Mapping::new());
     }
-    fn child<'a>(v: &'a mut Value, key: &str) -> &'a mut Value {
-        if !v.get(key).is_some_and(Value::is_mapping) {
-            if let Value::Mapping(m) = v {
-                m.insert(Value::from(key), Value::Mapping(Mapping::new()));
-            }
+    /// The mapping under `key` of mapping `v`, made one when it is not.
+    fn child<'a>(v: &'a mut Value, key: &str) -> Option<&'a mut Value> {
+        let Value::Mapping(m) = v else { return None };
+        let k = Value::from(key);
+        if !m.get(&k).is_some_and(Value::is_mapping) {
+            m.insert(k.clone(), Value::Mapping(Mapping::new()));
         }
-        // Just made a mapping when it was not one.
-        match v {
-            Value::Mapping(m) => m
-                .get_mut(Value::from(key))
-                .unwrap_or_else(|| unreachable!("inserted above")),
-            _ => unreachable!("a mapping"),
-        }
+        m.get_mut(&k)
     }
-    let k9s = child(&mut doc, "k9s");
-    if k9s.get("cluster").is_none()
-        && let Value::Mapping(m) = k9s
+    let k9s = child(&mut doc, "k9s").ok_or("not a YAML mapping")?;
+    if let Value::Mapping(m) = &mut *k9s
+        && m.get("cluster").is_none()
     {
         m.insert(Value::from("cluster"), Value::from(context));
     }
-    let ns = child(k9s, "namespace");
-    if let Value::Mapping(m) = ns {
+    if let Some(Value::Mapping(m)) = child(k9s, "namespace") {
         m.insert(Value::from("active"), Value::from(active_namespace));
         let locked = m
             .get("lockFavorites")
@@ -135,7 +129,7 @@ pub fn updated(
             m.insert(Value::from("favorites"), Value::Sequence(favs));
         }
     }
-    if let Value::Mapping(m) = child(k9s, "view") {
+    if let Some(Value::Mapping(m)) = child(k9s, "view") {
         m.insert(Value::from("active"), Value::from(view));
     }
     serde_norway::to_string(&doc).map_err(|e| e.to_string())
