@@ -217,6 +217,8 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         .resource
         .clone()
         .or_else(|| settings.default_view.clone())
+        // k9s's per-context `view.active` (the view left last time).
+        .or_else(|| user.context_state.as_ref().and_then(|s| s.view.clone()))
         .unwrap_or_else(|| "pods".to_string());
     let metrics_period = args
         .metrics_period
@@ -305,7 +307,17 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
     // The demo cluster's workloads live outside `default`: without -n, show every namespace
     // (the namespace-scoped demo user starts in its namespace, as on a real cluster).
     let demo_all = demo.is_some() && args.demo_as_namespace_user.is_none();
-    let namespace = if args.all_namespaces || (demo_all && args.namespace.is_none()) {
+    // k9s's per-context `namespace.active` when no -n / -A says (`all`: every namespace).
+    let saved_active = user
+        .context_state
+        .as_ref()
+        .and_then(|s| s.active_namespace.clone())
+        .filter(|_| args.namespace.is_none() && !demo_all);
+    let saved_namespace = saved_active.clone().filter(|n| n != "all");
+    let namespace = if args.all_namespaces
+        || (demo_all && args.namespace.is_none())
+        || saved_active.as_deref() == Some("all")
+    {
         None
     } else {
         // `-n shop,payments`: one table over several namespaces.
@@ -313,6 +325,7 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
             args.namespace
                 .as_deref()
                 .and_then(crate::ui::scope::parse)
+                .or_else(|| saved_namespace.clone())
                 .unwrap_or_else(|| connection.default_namespace.clone()),
         )
     };

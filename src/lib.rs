@@ -58,6 +58,7 @@ pub mod cluster;
 pub mod config;
 pub mod demo;
 pub mod fleet;
+pub mod helm;
 pub mod informer;
 pub mod logging;
 pub mod process;

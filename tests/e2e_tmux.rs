@@ -772,3 +772,74 @@ fn a_demo_server_replaced_on_the_same_port_with_fewer_pods_shows_the_new_count()
     s.quit();
     s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
+
+/// Issue 41: `:helm` on the demo lists the releases from helm's storage (the latest revision of
+/// each, a failed upgrade among them, one release in ConfigMaps); Enter shows a release's
+/// revisions and `v` its values.
+#[test]
+fn helm_lists_the_demos_releases_and_enter_shows_the_revisions() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("helm", "-A");
+    s.wait_for("the pods table", 60, |t| t.contains("Pods(all)"));
+    s.keys(&[":"]);
+    s.text("helm");
+    s.keys(&["Enter"]);
+    let releases = s.wait_for("the helm releases", 30, |t| {
+        t.contains("Helm(all)[5]") && t.contains("kube-prometheus-stack")
+    });
+    assert!(releases.contains("failed"), "{releases}");
+    assert!(releases.contains("APP VERSION"), "{releases}");
+    // The first row: cert-manager (ConfigMap driver), two revisions.
+    s.keys(&["Enter"]);
+    let history = s.wait_for("the revisions", 20, |t| {
+        t.contains("History(cert-manager/cert-manager)[2]")
+    });
+    assert!(history.contains("superseded"), "{history}");
+    assert!(history.contains("cert-manager-v1.14.3"), "{history}");
+    s.keys(&["v"]);
+    let values = s.wait_for("the values", 20, |t| t.contains("USER-SUPPLIED VALUES"));
+    assert!(values.contains("installCRDs: true"), "{values}");
+    s.keys(&["Escape", "Escape", "Escape"]);
+    s.quit();
+    s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT=0"));
+}
+
+/// Issue 41: k9s's `logger.tail` (and `showTime`) from its config.yaml start the log view: the
+/// demo pod's logs open on its last 7 lines with timestamps shown.
+#[test]
+fn k9s_logger_tail_from_the_k9s_config_starts_the_log_view() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let home = tempfile::tempdir().expect("tempdir");
+    let k9s = home.path().join("config/k9s");
+    std::fs::create_dir_all(&k9s).expect("k9s dir");
+    std::fs::write(
+        k9s.join("config.yaml"),
+        "k9s:\n  logger:\n    tail: 7\n    showTime: true\n",
+    )
+    .expect("config.yaml");
+    let env = format!(
+        "XDG_CONFIG_HOME={} XDG_DATA_HOME={} XDG_STATE_HOME={}",
+        home.path().join("config").display(),
+        home.path().join("data").display(),
+        home.path().join("state").display(),
+    );
+    let s = Session::start_env("k9slog", 160, &env, "--demo --demo-pods 120 -A");
+    s.wait_for("the pods table with running pods", 60, |t| {
+        t.contains("Pods(all)") && t.contains("Running") && t.contains("synced")
+    });
+    s.keys(&["l"]);
+    let logs = s.wait_for("the log screen on the k9s tail", 30, |t| {
+        t.contains("Logs pod/") && t.contains("tail 7")
+    });
+    assert!(logs.contains("timestamps"), "{logs}");
+    assert!(!logs.contains("tail 200"), "{logs}");
+    s.keys(&["Escape"]);
+    s.quit();
+    s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT=0"));
+}

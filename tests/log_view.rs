@@ -789,3 +789,23 @@ fn parsed_fields_count_against_the_byte_cap() {
         plain.len()
     );
 }
+
+/// k9s's `logger.buffer`: the most lines kept, the oldest dropped first (the byte cap too).
+#[test]
+fn k9s_logger_buffer_keeps_that_many_lines() {
+    let web = src("web-1", "web");
+    let logger = kinformer::config::K9sLogger {
+        buffer: Some(100),
+        ..Default::default()
+    };
+    let mut v = view(1 << 20).with_k9s_logger(&logger);
+    v.ingest(vec![
+        streaming(&web),
+        lines(&web, 0, 1_000, |i| format!("line {i}")),
+    ]);
+    assert_eq!(v.len(), 100);
+    assert_eq!(v.texts().last().map(|t| t.trim()), Some("line 999"));
+    let mut unbounded = view(1 << 20);
+    unbounded.ingest(vec![lines(&web, 0, 1_000, |i| format!("line {i}"))]);
+    assert_eq!(unbounded.len(), 1_000);
+}

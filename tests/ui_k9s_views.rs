@@ -58,7 +58,7 @@ fn a_shared_key_that_fits_nothing_here_is_explained_in_the_footer() {
         .collect();
     assert_eq!(
         footer.trim_end(),
-        " s: nothing to do on a Service (shell: pods · scale: deploy/sts/rs · suspend: cronjobs)"
+        " s: nothing to do on a Service (shell: pods and nodes · scale: deploy/sts/rs · suspend: cronjobs)"
     );
 }
 

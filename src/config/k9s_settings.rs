@@ -24,14 +24,32 @@ pub struct K9sSetting {
 }
 
 /// What kinformer reads from k9s's `config.yaml`.
-pub const MAIN_SUPPORTED: [&str; 4] = [
+pub const MAIN_SUPPORTED: [&str; 15] = [
     "k9s.refreshRate",
     "k9s.readOnly",
     "k9s.noExitOnCtrlC",
     "k9s.ui.skin",
+    "k9s.ui.enableMouse",
+    "k9s.ui.headless",
+    "k9s.logger.tail",
+    "k9s.logger.buffer",
+    "k9s.logger.sinceSeconds",
+    "k9s.logger.textWrap",
+    "k9s.logger.showTime",
+    "k9s.shellPod.image",
+    "k9s.shellPod.namespace",
+    "k9s.shellPod.limits.cpu",
+    "k9s.shellPod.limits.memory",
 ];
 /// What kinformer reads from a context's `config.yaml`.
-pub const CONTEXT_SUPPORTED: [&str; 2] = ["k9s.readOnly", "k9s.skin"];
+pub const CONTEXT_SUPPORTED: [&str; 6] = [
+    "k9s.readOnly",
+    "k9s.skin",
+    "k9s.namespace.active",
+    "k9s.namespace.favorites",
+    "k9s.namespace.lockFavorites",
+    "k9s.view.active",
+];
 
 /// A mapping key on this line (not a list item): its indent, key and the rest after `:`.
 fn key_line(line: &str) -> Option<(usize, String, String)> {
@@ -126,8 +144,8 @@ mod tests {
                 (2, "k9s.refreshRate", "2", true),
                 (3, "k9s.readOnly", "true", true),
                 (5, "k9s.ui.skin", "night", true),
-                (6, "k9s.ui.enableMouse", "false", false),
-                (8, "k9s.logger.tail", "200", false),
+                (6, "k9s.ui.enableMouse", "false", true),
+                (8, "k9s.logger.tail", "200", true),
                 (10, "k9s.shellPod.labels", "(list)", false),
             ]
         );

@@ -13,6 +13,7 @@
 //! for the context the dashboard starts on; switching contexts does not reload them.
 
 pub mod aliases;
+pub mod context_state;
 pub mod hotkeys;
 pub mod k9s_settings;
 pub mod own;
@@ -28,7 +29,7 @@ use std::path::{Path, PathBuf};
 pub use aliases::{AliasDef, Aliases};
 pub use hotkeys::HotKey;
 pub use k9s_settings::K9sSetting;
-pub use own::Settings;
+pub use own::{K9sLogger, K9sUi, Settings, ShellPod};
 pub use paths::{ConfigEnv, K9sPaths};
 pub use plugins::Plugin;
 pub use skins::Skin;
@@ -116,6 +117,8 @@ pub struct UserConfig {
     pub k9s_read_only: Option<ReadOnlySetting>,
     /// The start context's own `k9s.readOnly` (its `config.yaml`), over the global one.
     pub context_read_only: Option<ReadOnlySetting>,
+    /// The start context's namespaces and view (its `config.yaml`; saved there on exit).
+    pub context_state: Option<context_state::ContextState>,
 }
 
 /// k9s's `readOnly` as one file sets it.
@@ -246,6 +249,9 @@ impl UserConfig {
                 skin_name = main.skin;
                 cfg.settings.k9s_refresh_seconds = main.refresh_rate;
                 cfg.settings.k9s_no_exit_on_ctrl_c = main.no_exit_on_ctrl_c;
+                cfg.settings.k9s_logger = main.logger;
+                cfg.settings.k9s_ui = main.ui;
+                cfg.settings.k9s_shell_pod = main.shell_pod;
                 let settings = k9s_settings::scan(text, path, &k9s_settings::MAIN_SUPPORTED);
                 cfg.k9s_read_only = read_only_at(&settings, main.read_only);
                 let n = settings.len();
@@ -254,6 +260,16 @@ impl UserConfig {
             },
         );
         if let Some(dir) = &ctx_dir {
+            let path = dir.join("config.yaml");
+            self.context_state = Some(context_state::ContextState {
+                path: path.clone(),
+                ..Default::default()
+            });
+            if let Ok(text) = std::fs::read_to_string(&path)
+                && let Ok(state) = context_state::parse(&text, &path)
+            {
+                self.context_state = Some(state);
+            }
             self.read(
                 &dir.join("config.yaml"),
                 "k9s context config",

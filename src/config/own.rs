@@ -96,6 +96,70 @@ pub struct Settings {
     /// k9s's `noExitOnCtrlC`: ctrl-c does not quit (`:q` does).
     #[serde(skip)]
     pub k9s_no_exit_on_ctrl_c: bool,
+    /// k9s's `logger` settings (the log view's start).
+    #[serde(skip)]
+    pub k9s_logger: K9sLogger,
+    /// k9s's `ui` settings (mouse, header, logo, breadcrumbs, icons).
+    #[serde(skip)]
+    pub k9s_ui: K9sUi,
+    /// k9s's `shellPod` (the node shell's pod).
+    #[serde(skip)]
+    pub k9s_shell_pod: ShellPod,
+}
+
+/// k9s's `k9s.logger` (each unset means kinformer's default).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct K9sLogger {
+    /// Lines asked for when the view opens (k9s: 100).
+    pub tail: Option<i64>,
+    /// The most lines kept.
+    pub buffer: Option<i64>,
+    /// Negative: the tail; 0: the whole log; else seconds back.
+    pub since_seconds: Option<i64>,
+    pub text_wrap: Option<bool>,
+    pub show_time: Option<bool>,
+}
+
+/// k9s's `k9s.ui` flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct K9sUi {
+    /// k9s: mouse support on. kinformer takes the mouse (wheel scrolling) unless this is
+    /// `false`.
+    pub enable_mouse: Option<bool>,
+    /// No header.
+    pub headless: bool,
+    /// No logo (kinformer's header has none to hide: the context line stays).
+    pub logoless: bool,
+    /// No breadcrumbs.
+    pub crumbsless: bool,
+    /// No icons.
+    pub no_icons: bool,
+}
+
+/// k9s's `k9s.shellPod`: the pod a node shell runs in.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ShellPod {
+    pub image: String,
+    pub namespace: String,
+    /// `cpu` and `memory` limits.
+    pub limits: std::collections::BTreeMap<String, String>,
+}
+
+impl Default for ShellPod {
+    /// k9s's defaults (`internal/config/shell_pod.go`).
+    fn default() -> Self {
+        ShellPod {
+            image: "busybox:1.35.0".into(),
+            namespace: "default".into(),
+            limits: [("cpu", "100m"), ("memory", "100Mi")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
 }
 
 /// The allowed range of each numeric setting (as the flags').
@@ -221,6 +285,9 @@ pub struct K9sMain {
     pub read_only: Option<bool>,
     /// `k9s.noExitOnCtrlC`: ctrl-c does not quit.
     pub no_exit_on_ctrl_c: bool,
+    pub logger: K9sLogger,
+    pub ui: K9sUi,
+    pub shell_pod: ShellPod,
 }
 
 #[derive(Deserialize, Default)]
@@ -237,18 +304,49 @@ struct MainK9s {
     no_exit_on_ctrl_c: Option<bool>,
     #[serde(default)]
     ui: MainUi,
+    #[serde(default)]
+    logger: K9sLogger,
+    shell_pod: Option<ShellPod>,
 }
 
 #[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
 struct MainUi {
     skin: Option<String>,
+    enable_mouse: Option<bool>,
+    #[serde(default)]
+    headless: bool,
+    #[serde(default)]
+    logoless: bool,
+    #[serde(default)]
+    crumbsless: bool,
+    #[serde(default)]
+    no_icons: bool,
 }
 
 /// k9s's `config.yaml` (other keys are k9s's own and ignored).
 pub(super) fn parse_k9s_main(text: &str, path: &Path) -> Result<K9sMain, Error> {
     let f: Option<MainFile> = parse_yaml(text, path)?;
     let f = f.unwrap_or_default();
+    let mut shell_pod = f.k9s.shell_pod.unwrap_or_default();
+    // An empty image or namespace is k9s's default (as k9s's `Validate` does).
+    let defaults = ShellPod::default();
+    if shell_pod.image.trim().is_empty() {
+        shell_pod.image = defaults.image;
+    }
+    if shell_pod.namespace.trim().is_empty() {
+        shell_pod.namespace = defaults.namespace;
+    }
     Ok(K9sMain {
+        logger: f.k9s.logger,
+        ui: K9sUi {
+            enable_mouse: f.k9s.ui.enable_mouse,
+            headless: f.k9s.ui.headless,
+            logoless: f.k9s.ui.logoless,
+            crumbsless: f.k9s.ui.crumbsless,
+            no_icons: f.k9s.ui.no_icons,
+        },
+        shell_pod,
         skin: f.k9s.ui.skin.filter(|s| !s.is_empty()),
         refresh_rate: f
             .k9s

@@ -277,3 +277,56 @@ fn k9s_no_exit_on_ctrl_c_is_read_from_config_yaml() {
     let (_dir, cfg) = load_files(&[("k9s/config.yaml", "k9s:\n  readOnly: false\n")]);
     assert!(!cfg.settings.k9s_no_exit_on_ctrl_c, "false unless set");
 }
+
+#[test]
+fn k9s_logger_ui_and_shell_pod_settings_are_read_as_k9s_writes_them() {
+    let (_d, cfg) = load_files(&[(
+        "k9s/config.yaml",
+        "k9s:\n  refreshRate: 2\n  ui:\n    enableMouse: true\n    headless: true\n    logoless: true\n    crumbsless: true\n    noIcons: true\n  shellPod:\n    image: busybox:1.37\n    namespace: ops\n    limits:\n      cpu: 200m\n      memory: 64Mi\n    labels: {}\n  logger:\n    tail: 50\n    buffer: 1000\n    sinceSeconds: 300\n    textWrap: true\n    showTime: true\n",
+    )]);
+    assert!(cfg.problems.is_empty(), "{:?}", cfg.problems);
+    let s = &cfg.settings;
+    assert_eq!(
+        s.k9s_logger,
+        K9sLogger {
+            tail: Some(50),
+            buffer: Some(1000),
+            since_seconds: Some(300),
+            text_wrap: Some(true),
+            show_time: Some(true),
+        }
+    );
+    assert_eq!(
+        s.k9s_ui,
+        K9sUi {
+            enable_mouse: Some(true),
+            headless: true,
+            logoless: true,
+            crumbsless: true,
+            no_icons: true,
+        }
+    );
+    assert_eq!(s.k9s_shell_pod.image, "busybox:1.37");
+    assert_eq!(s.k9s_shell_pod.namespace, "ops");
+    assert_eq!(s.k9s_shell_pod.limits["memory"], "64Mi");
+    // Used settings are listed as such; what kinformer has nothing for is "not supported".
+    let used = |k: &str| {
+        cfg.k9s_settings
+            .iter()
+            .find(|s| s.key == k)
+            .map(|s| s.supported)
+    };
+    assert_eq!(used("k9s.logger.tail"), Some(true));
+    assert_eq!(used("k9s.ui.headless"), Some(true));
+    assert_eq!(used("k9s.shellPod.image"), Some(true));
+    assert_eq!(used("k9s.ui.noIcons"), Some(false));
+}
+
+#[test]
+fn an_unset_shell_pod_is_k9ss_busybox_in_default() {
+    let (_d, cfg) = load_files(&[("k9s/config.yaml", "k9s:\n  shellPod:\n    image: ''\n")]);
+    assert_eq!(cfg.settings.k9s_shell_pod, ShellPod::default());
+    assert_eq!(cfg.settings.k9s_shell_pod.image, "busybox:1.35.0");
+    assert_eq!(cfg.settings.k9s_logger, K9sLogger::default());
+    assert!(!cfg.settings.k9s_ui.headless);
+}

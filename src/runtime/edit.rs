@@ -77,6 +77,7 @@ pub(crate) fn editor_on_terminal(
     note: &str,
     back: &tokio::sync::mpsc::UnboundedSender<String>,
 ) -> std::io::Result<()> {
+    super::terminal::capture_mouse(false);
     crossterm::execute!(
         out,
         crossterm::terminal::LeaveAlternateScreen,
@@ -90,6 +91,7 @@ pub(crate) fn editor_on_terminal(
         crossterm::terminal::EnterAlternateScreen,
         crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
     )?;
+    super::terminal::capture_mouse(true);
     let _ = back.send(note.to_string());
     r
 }

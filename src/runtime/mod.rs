@@ -97,12 +97,14 @@ pub mod edit;
 mod feeds;
 mod fleet;
 mod headless;
+mod helm_feed;
 mod history_events;
 pub mod log_feeds;
 pub mod log_stream;
 mod members;
 pub mod metrics;
 mod node_pods;
+mod node_shell;
 pub mod operate;
 pub mod plugins;
 pub mod portforward;
@@ -200,6 +202,8 @@ struct Runtime {
     rows: feeds::RowsInFlight,
     /// Events informers started for the timeline screens (see [`history_events`]).
     history_leases: Vec<history_events::HistoryLease>,
+    /// Ends the `:helm` screens' feed ([`helm_feed`]).
+    helm: Option<CancellationToken>,
 }
 
 /// The factory's hooks: history records each object as decoded (through the cache mask widened
@@ -312,6 +316,7 @@ impl Runtime {
             suspend,
             rows: feeds::RowsInFlight::default(),
             history_leases: Vec::new(),
+            helm: None,
         };
         (rt, Streams { metrics_rx, log_rx })
     }
@@ -514,6 +519,38 @@ impl Runtime {
                 });
             }
             Effect::CloseHistory => self.close_history_events(),
+            Effect::WatchHelm { namespace } => {
+                if let Some(old) = self.helm.take() {
+                    old.cancel();
+                }
+                let cancel = self.conn_cancel.child_token();
+                self.helm = Some(cancel.clone());
+                tokio::spawn(helm_feed::watch_helm(
+                    self.connection.client.clone(),
+                    namespace,
+                    self.tx.clone(),
+                    cancel,
+                ));
+            }
+            Effect::UnwatchHelm => {
+                if let Some(old) = self.helm.take() {
+                    old.cancel();
+                }
+            }
+            Effect::FetchHelmRelease {
+                request,
+                namespace,
+                storage,
+                object,
+            } => {
+                let client = self.connection.client.clone();
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result =
+                        helm_feed::fetch_release(client, &namespace, storage, &object).await;
+                    let _ = tx.send(Action::HelmRelease { request, result });
+                });
+            }
             Effect::FetchChanges { filter, limit } => {
                 let selector = crate::selector::LabelSelector::parse(&filter.selector)
                     .ok()
@@ -741,7 +778,10 @@ impl Runtime {
                 self.send_forward_rows();
             }
             // It needs the terminal: the run loop carries it out (`shell_session`).
-            Effect::Shell { .. } | Effect::Edit { .. } | Effect::Create { .. } => {}
+            Effect::Shell { .. }
+            | Effect::NodeShell { .. }
+            | Effect::Edit { .. }
+            | Effect::Create { .. } => {}
             Effect::ApplyFile {
                 path,
                 namespace,
@@ -941,6 +981,7 @@ fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> boo
 /// Run the dashboard until the user quits or a signal arrives; the terminal is restored on every
 /// way out.
 pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
+    let start_context = config.app.context.clone();
     let (tx, mut rx) = mpsc::unbounded_channel::<Action>();
     let version: SharedVersion = Arc::new(parking_lot::Mutex::new(config.server_version.clone()));
     let connection = config.connection.clone();
@@ -999,7 +1040,7 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     }
     start_fx.extend(app.update(Action::Discovery(config.resources)));
 
-    let (mut tui, _guard) = terminal::setup()?;
+    let (mut tui, _guard) = terminal::setup(app.user.settings.k9s_ui.enable_mouse == Some(true))?;
     // `None` while a shell or an editor has the terminal (see `suspended_session`); made anew
     // when the frame loop next reads.
     let mut events: Option<EventStream> = Some(EventStream::new());
@@ -1122,6 +1163,14 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                             shell::run_in_terminal(client, &namespace, &pod, container.as_deref())
                                 .await
                         }),
+                        Effect::NodeShell {
+                            node,
+                            namespace,
+                            name,
+                            pod,
+                        } => Box::pin(async move {
+                            node_shell::run(client, &node, &namespace, &name, *pod).await
+                        }),
                         Effect::RunPlugin(run) if !run.background => {
                             let kubeconfig = rt.kubeconfig_file();
                             Box::pin(async move {
@@ -1230,6 +1279,31 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         }
     }
     terminal::restore();
+    save_k9s_state(&app, &start_context);
     rt.shutdown().await;
     Ok(())
+}
+
+/// k9s's per-context state (namespace, favourites, view) written back to the start context's
+/// `config.yaml`, as k9s does on exit; not when the dashboard ended on another context.
+fn save_k9s_state(app: &App, start_context: &str) {
+    let Some(state) = &app.user.context_state else {
+        return;
+    };
+    if app.connection.context != start_context || app.fleet.is_fleet() {
+        return;
+    }
+    let s = app.k9s_state();
+    match crate::config::context_state::save(
+        &state.path,
+        start_context,
+        &s.active_namespace,
+        &s.favorites,
+        &s.view,
+    ) {
+        Ok(()) => {
+            tracing::info!(path = %state.path.display(), namespace = %s.active_namespace, view = %s.view, "k9s context state saved")
+        }
+        Err(e) => tracing::warn!(error = %e, "k9s context state not saved"),
+    }
 }

@@ -84,6 +84,7 @@ async fn suspended_session<F: std::future::Future<Output = (String, bool)>>(
             .await?
         }
         None => {
+            super::terminal::capture_mouse(false);
             crossterm::execute!(
                 std::io::stdout(),
                 crossterm::terminal::LeaveAlternateScreen,
@@ -93,6 +94,7 @@ async fn suspended_session<F: std::future::Future<Output = (String, bool)>>(
         }
     };
     crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+    super::terminal::capture_mouse(true);
     // Clear the screen and forget the last frame (both buffers empty) so the next draw repaints
     // every cell. Not `Terminal::clear`: it reads the cursor position, which fails when the
     // session was quick (an editor saving at once) while the dropped event reader still runs.

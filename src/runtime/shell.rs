@@ -106,6 +106,19 @@ pub async fn session<O: AsyncWrite + Unpin>(
     pod: &str,
     container: Option<&str>,
     size: (u16, u16),
+    input: mpsc::Receiver<Input>,
+    out: &mut O,
+) -> ShellExit {
+    session_running(pods, pod, container, &SHELL_COMMAND, size, input, out).await
+}
+
+/// [`session`] running `command` instead of the shell.
+pub async fn session_running<O: AsyncWrite + Unpin>(
+    pods: &Api<Pod>,
+    pod: &str,
+    container: Option<&str>,
+    command: &[&str],
+    size: (u16, u16),
     mut input: mpsc::Receiver<Input>,
     out: &mut O,
 ) -> ShellExit {
@@ -113,7 +126,7 @@ pub async fn session<O: AsyncWrite + Unpin>(
     if let Some(c) = container {
         ap = ap.container(c);
     }
-    let mut p = match pods.exec(pod, SHELL_COMMAND, &ap).await {
+    let mut p = match pods.exec(pod, command.to_vec(), &ap).await {
         Ok(p) => p,
         Err(e) => return ShellExit::Failed(one_line(&e.to_string())),
     };
@@ -252,6 +265,17 @@ pub async fn run_in_terminal(
     pod: &str,
     container: Option<&str>,
 ) -> (String, bool) {
+    run_command_in_terminal(client, namespace, pod, container, &SHELL_COMMAND).await
+}
+
+/// [`run_in_terminal`] running `command` (the node shell's `nsenter`).
+pub async fn run_command_in_terminal(
+    client: kube::Client,
+    namespace: &str,
+    pod: &str,
+    container: Option<&str>,
+    command: &[&str],
+) -> (String, bool) {
     let pods: Api<Pod> = Api::namespaced(client, namespace);
     // As kubectl: the pod's default-container annotation, else its first container.
     let chosen = match container {
@@ -284,7 +308,7 @@ pub async fn run_in_terminal(
         std::thread::spawn(move || read_terminal(tx, stop))
     };
     let mut out = tokio::io::stdout();
-    let exit = session(&pods, pod, container, size, rx, &mut out).await;
+    let exit = session_running(&pods, pod, container, command, size, rx, &mut out).await;
     stop.store(true, Ordering::Relaxed);
     let _ = tokio::task::spawn_blocking(move || reader.join()).await;
     let result = match exit {

@@ -17,10 +17,25 @@ use ratatui::backend::CrosstermBackend;
 pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// The mouse is captured (k9s's `ui.enableMouse: true`): wheel scrolling reaches the dashboard.
+static MOUSE: AtomicBool = AtomicBool::new(false);
+
+/// Capture the mouse again (`true`, after a shell or an editor had the terminal) or let it go
+/// (`false`, before); nothing when k9s's `enableMouse` is not set.
+pub fn capture_mouse(on: bool) {
+    if MOUSE.load(Ordering::SeqCst) {
+        let _ = if on {
+            execute!(io::stdout(), crossterm::event::EnableMouseCapture)
+        } else {
+            execute!(io::stdout(), crossterm::event::DisableMouseCapture)
+        };
+    }
+}
 
 /// Put the terminal back in cooked mode on the main screen. Idempotent; safe from a panic hook.
 pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
+        capture_mouse(false);
         let _ = disable_raw_mode();
         let _ = execute!(io::stdout(), LeaveAlternateScreen, Show);
     }
@@ -37,8 +52,8 @@ impl Drop for TerminalGuard {
 
 /// Enter raw mode and the alternate screen, and install a panic hook that restores the terminal
 /// before the panic message is printed and then exits (a panic in any task is fatal for a TUI:
-/// the screen could no longer be trusted).
-pub fn setup() -> io::Result<(Tui, TerminalGuard)> {
+/// the screen could no longer be trusted). `mouse`: capture the mouse (k9s's `enableMouse`).
+pub fn setup(mouse: bool) -> io::Result<(Tui, TerminalGuard)> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
@@ -50,6 +65,8 @@ pub fn setup() -> io::Result<(Tui, TerminalGuard)> {
     ACTIVE.store(true, Ordering::SeqCst);
     let guard = TerminalGuard(());
     execute!(io::stdout(), EnterAlternateScreen)?;
+    MOUSE.store(mouse, Ordering::SeqCst);
+    capture_mouse(true);
     let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     Ok((terminal, guard))
 }

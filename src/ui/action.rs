@@ -480,6 +480,14 @@ pub enum Action {
         /// may not list Events there.
         events_unavailable: Option<String>,
     },
+    /// Every revision of every helm release in the scope [`Effect::WatchHelm`] asked for, from
+    /// helm's storage objects (sent when they change), or why they cannot be listed.
+    HelmReleases(Result<Vec<crate::helm::Revision>, String>),
+    /// Answer to [`Effect::FetchHelmRelease`]: the revision's release, decoded.
+    HelmRelease {
+        request: u64,
+        result: Result<Box<crate::helm::Release>, String>,
+    },
     /// Answer to [`Effect::FetchChanges`].
     Changes {
         filter: ChangesFilter,
@@ -618,6 +626,16 @@ pub enum Effect {
         pod: String,
         container: Option<String>,
     },
+    /// `s` on a node (k9s's node shell), confirmed: create `pod` (a privileged pod on `node`,
+    /// see [`crate::ui::node_shell`]) in `namespace`, wait for it to run, then suspend the
+    /// dashboard for a shell in it entering PID 1's namespaces, and delete the pod when the shell
+    /// exits; answer with [`Action::Notify`]. Never emitted in read-only mode.
+    NodeShell {
+        node: String,
+        namespace: String,
+        name: String,
+        pod: Box<serde_json::Value>,
+    },
     /// Suspend the dashboard and edit the object in `$KUBE_EDITOR` / `$EDITOR`
     /// (`crate::runtime::edit::edit_loop`), then restore and redraw the dashboard and answer with
     /// [`Action::Notify`]. Never emitted in read-only mode.
@@ -741,6 +759,23 @@ pub enum Effect {
     /// The last timeline screen closed: stop the events informer its first
     /// [`Effect::FetchHistory`] started, unless a view uses it.
     CloseHistory,
+    /// `:helm`: watch helm's storage objects in `namespace` (`None`: all): Secrets of type
+    /// `helm.sh/release.v1` labelled `owner=helm` and ConfigMaps labelled `owner=helm`, and only
+    /// those (field and label selectors), each cached as its table row; answer with
+    /// [`Action::HelmReleases`] when they change. A second ask replaces the first.
+    WatchHelm {
+        namespace: Option<String>,
+    },
+    /// The last helm screen closed: stop [`Effect::WatchHelm`]'s informers.
+    UnwatchHelm,
+    /// GET one revision's storage object and decode its release; answer with
+    /// [`Action::HelmRelease`].
+    FetchHelmRelease {
+        request: u64,
+        namespace: String,
+        storage: crate::helm::Storage,
+        object: String,
+    },
     /// The latest `limit` recorded versions passing `filter`, newest first; answer with
     /// [`Action::Changes`].
     FetchChanges {

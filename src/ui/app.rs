@@ -243,6 +243,15 @@ impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
         let mut config_problems = config.user.problems.clone();
         config_problems.extend(config.config_problems);
+        // k9s's per-context favourites (its order), the start namespace among them.
+        let favourites = super::k9s_state::start_favourites(
+            config.namespace.as_deref(),
+            config
+                .user
+                .context_state
+                .as_ref()
+                .map_or(&[][..], |s| &s.favorites[..]),
+        );
         let theme = config
             .user
             .skin
@@ -275,7 +284,7 @@ impl App {
             },
             resources: builtin_resources(),
             contexts: Vec::new(),
-            favourites: config.namespace.iter().cloned().collect(),
+            favourites,
             context_rows: Vec::new(),
             namespace: config.namespace,
             views: HashMap::new(),
@@ -535,6 +544,9 @@ impl App {
     /// Rows visible in the table area at the current terminal size.
     pub fn table_height(&self) -> usize {
         let mut h = self.size.1.saturating_sub(CHROME_ROWS);
+        if self.user.settings.k9s_ui.headless {
+            h += 3;
+        }
         if self.show_events_pane {
             h = h.saturating_sub(events_pane_rows(self.size.1));
         }
@@ -711,6 +723,7 @@ impl App {
             {
                 fx.push(Effect::CloseHistory);
             }
+            Some(Screen::Helm(_)) => screens::helm::closed(self, fx),
             _ => {}
         }
     }
@@ -730,10 +743,11 @@ impl App {
         if self.stack.iter().any(|s| matches!(s, Screen::History(_))) {
             fx.push(Effect::CloseHistory);
         }
-        for s in self.stack.drain(..) {
+        for s in std::mem::take(&mut self.stack) {
             match s {
                 Screen::Logs(l) => fx.push(Effect::CloseLogs { view: l.stream }),
                 Screen::Xray(x) => Self::close_xray(&x, fx),
+                Screen::Helm(_) => screens::helm::closed(self, fx),
                 _ => {}
             }
         }
@@ -824,6 +838,10 @@ impl App {
                 self.on_text(request, result.map(TextResult::Describe))
             }
             Action::Drain(ev) => self.on_drain_event(ev),
+            Action::HelmReleases(result) => screens::helm::on_releases(self, result),
+            Action::HelmRelease { request, result } => {
+                screens::helm::on_release(self, request, result)
+            }
             Action::Ports {
                 namespace,
                 pod,

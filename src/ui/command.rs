@@ -117,6 +117,7 @@ impl App {
                 }
             }
             "xray" => self.open_xray(arg, fx),
+            "helm" | "hm" | "charts" | "chart" => crate::ui::screens::helm::open(self, arg, fx),
             "verify" => self.verify_command(fx),
             // A table as it was (`:at 10:42`, `:at -5m`, `:at now`).
             "at" => self.at_command(arg, fx),

@@ -110,6 +110,14 @@ pub enum KeyAction {
     Favourite,
     /// The aliases view (k9s `ctrl-a`).
     Aliases,
+    /// Helm: the release's user-supplied values (k9s `v`).
+    HelmValues,
+    /// Helm: every value, the chart's defaults under the user's.
+    HelmAllValues,
+    /// Helm: the release's manifest.
+    HelmManifest,
+    /// Helm: the release's notes.
+    HelmNotes,
     /// A k9s hotkey: runs the `:` command of the user's hotkey at this index
     /// ([`crate::config::UserConfig::hotkeys`]); bound from `hotkeys.yaml`, not from a key file.
     #[serde(skip)]
@@ -506,7 +514,8 @@ pub fn applies(action: KeyAction) -> Option<Applies> {
     use KeyAction as A;
     use Place::{Kind, Screen, Table};
     let (places, words): (&'static [Place], &'static str) = match action {
-        A::Shell | A::Kill | A::PodNode => (&[Kind("", "Pod")], "pods"),
+        A::Shell => (&[Kind("", "Pod"), Kind("", "Node")], "pods and nodes"),
+        A::Kill | A::PodNode => (&[Kind("", "Pod")], "pods"),
         A::PreviousLogs | A::Logs => (
             &[
                 Kind("", "Pod"),
@@ -547,10 +556,18 @@ pub fn applies(action: KeyAction) -> Option<Applies> {
         ),
         A::Pause | A::EventType | A::EventKind => (&[Screen("deltas")], ":deltas"),
         A::Mark => (
-            &[Screen("history"), Screen("contexts"), Table("Namespace")],
+            &[
+                Screen("history"),
+                Screen("contexts"),
+                Screen("helm"),
+                Table("Namespace"),
+            ],
             "a history, the contexts or the namespaces",
         ),
         A::ToggleNode | A::ExpandAll | A::CollapseAll => (&[Screen("xray")], ":xray"),
+        A::HelmValues | A::HelmAllValues | A::HelmManifest | A::HelmNotes => {
+            (&[Screen("helm")], ":helm")
+        }
         // Everywhere: its handler says when the row is not a secret.
         A::RevealSecrets => (&[], "secrets"),
         _ => return None,

@@ -205,6 +205,10 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::SaveTable => "save",
         KeyAction::Favourite => "favourites",
         KeyAction::Aliases => "aliases",
+        KeyAction::HelmValues => "values",
+        KeyAction::HelmAllValues => "all values",
+        KeyAction::HelmManifest => "manifest",
+        KeyAction::HelmNotes => "notes",
         KeyAction::HotKey(_) => "hotkey",
         KeyAction::Plugin(_) => "plugin",
     }

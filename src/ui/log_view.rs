@@ -72,6 +72,9 @@ use filter::LineFilter;
 /// Default byte cap of a view's buffer.
 pub const DEFAULT_CAP_BYTES: usize = 16 * 1024 * 1024;
 /// Characters of a line drawn (the rest is cut for display, kept in the buffer and the file).
+/// The lines `0` (since: tail) asks for unless k9s's `logger.tail` says.
+pub const DEFAULT_TAIL: i64 = 200;
+
 pub const MAX_DISPLAY_CHARS: usize = 2_000;
 /// The defaults shipped with the binary.
 pub const DEFAULT_LOG_KEYS: &str = include_str!("../../assets/log_keys.toml");
@@ -212,6 +215,10 @@ pub struct LogView {
     pub wrap: bool,
     pub fullscreen: bool,
     since: Since,
+    /// The lines `0` (since: tail) asks for: 200, or k9s's `logger.tail`.
+    tail: i64,
+    /// The most lines kept (k9s's `logger.buffer`; the byte cap applies too).
+    max_lines: usize,
     options: StreamOptions,
     /// Body size from the last resize (page moves, follow position).
     viewport: (u16, u16),
@@ -254,7 +261,9 @@ impl LogView {
             timestamps: false,
             wrap: false,
             fullscreen: false,
-            since: Since::Tail200,
+            since: Since::Tail(DEFAULT_TAIL),
+            tail: DEFAULT_TAIL,
+            max_lines: usize::MAX,
             options,
             viewport: (80, 20),
             utc_offset_secs: chrono::Local::now().offset().local_minus_utc(),
@@ -268,6 +277,32 @@ impl LogView {
     pub fn with_env(mut self, utc_offset_secs: i32, save_dir: PathBuf) -> Self {
         self.utc_offset_secs = utc_offset_secs;
         self.save_dir = save_dir;
+        self
+    }
+
+    /// Start as k9s's `logger` settings say: `tail` lines (`0` then asks for as many),
+    /// `since_seconds` (k9s: negative for the tail, `0` for the whole log, else seconds back),
+    /// lines wrapped (`textWrap`) and timestamps shown (`showTime`).
+    pub fn with_k9s_logger(mut self, l: &crate::config::K9sLogger) -> Self {
+        if let Some(t) = l.tail.filter(|t| *t > 0) {
+            self.tail = t;
+            self.since = Since::Tail(t);
+        }
+        match l.since_seconds {
+            Some(0) => self.since = Since::All,
+            Some(s) if s > 0 => self.since = Since::Seconds(s),
+            _ => {}
+        }
+        self.since.apply(&mut self.options);
+        if let Some(w) = l.text_wrap {
+            self.wrap = w;
+        }
+        if let Some(t) = l.show_time {
+            self.timestamps = t;
+        }
+        if let Some(b) = l.buffer.filter(|b| *b > 0) {
+            self.max_lines = usize::try_from(b).unwrap_or(usize::MAX);
+        }
         self
     }
 
@@ -438,7 +473,9 @@ impl LogView {
     /// head mode the start of the log is what is kept: the newest lines go instead.
     fn trim(&mut self) {
         if self.since == Since::All {
-            while self.bytes > self.cap && self.lines.len() > 1 {
+            while (self.bytes > self.cap || self.lines.len() > self.max_lines)
+                && self.lines.len() > 1
+            {
                 if let Some(new) = self.lines.pop_back() {
                     self.bytes -= new.bytes();
                     self.not_kept += 1;
@@ -453,7 +490,7 @@ impl LogView {
             }
             return;
         }
-        while self.bytes > self.cap && self.lines.len() > 1 {
+        while (self.bytes > self.cap || self.lines.len() > self.max_lines) && self.lines.len() > 1 {
             if let Some(old) = self.lines.pop_front() {
                 self.bytes -= old.bytes();
                 self.first_seq += 1;
@@ -801,8 +838,8 @@ impl LogView {
                 self.options.previous = !self.options.previous;
                 return self.restart();
             }
-            LogKey::Since => return self.set_since(self.since.next()),
-            LogKey::SinceTail => return self.set_since(Since::Tail200),
+            LogKey::Since => return self.set_since(self.since.next(self.tail)),
+            LogKey::SinceTail => return self.set_since(Since::Tail(self.tail)),
             LogKey::SinceHead => return self.set_since(Since::All),
             LogKey::Since1m => return self.set_since(Since::Minutes1),
             LogKey::Since5m => return self.set_since(Since::Minutes5),

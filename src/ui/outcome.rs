@@ -98,6 +98,7 @@ impl App {
                 Pending::Write(w) => w.cluster.clone(),
                 Pending::Drain { .. } => None,
                 Pending::Plugin(p) => Some(p.context.clone()),
+                Pending::NodeShell { .. } => None,
             }
             .or_else(|| self.target_cluster.clone())
             .unwrap_or_else(|| self.connection.context.clone())

@@ -30,7 +30,12 @@ impl Widget for &App {
         }
         let pane = self.show_events_pane && matches!(screen, Some(Screen::Table(_)));
         let [header, prompt_area, body, pane_area, footer] = Layout::vertical([
-            Constraint::Length(3),
+            // k9s's `ui.headless`: no header.
+            Constraint::Length(if self.user.settings.k9s_ui.headless {
+                0
+            } else {
+                3
+            }),
             Constraint::Length(if prompt { 3 } else { 0 }),
             Constraint::Fill(1),
             Constraint::Length(if pane {

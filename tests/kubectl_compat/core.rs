@@ -574,3 +574,85 @@ async fn kubectl_execs_into_a_demo_pod() {
     assert_eq!(out, "one\nhostname\nhosts\nos-release\n");
     s.cleanup().await;
 }
+
+/// The demo's helm releases as helm's storage: kubectl lists them with helm's selectors, and
+/// each `data.release` decodes (Secret base64, then helm's base64, gzip, JSON) with nothing of
+/// kinformer's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_lists_helm_releases_with_helms_selectors() {
+    use base64::Engine;
+    use std::io::Read;
+    let Some(s) = setup("kubectl_lists_helm_releases_with_helms_selectors").await else {
+        return;
+    };
+    let Some(demo) = &s.demo else {
+        println!("skipping the demo's releases: not the demo server");
+        s.cleanup().await;
+        return;
+    };
+    // The simulator's seed, as `--demo` stores it (the releases among it).
+    let mut sim = kinformer::demo::sim::Simulator::new(kinformer::demo::sim::SimConfig {
+        pods: 40,
+        ..Default::default()
+    });
+    let cluster = demo.cluster();
+    for m in sim.seed_iter() {
+        // The demo cluster creates the system namespaces itself (409).
+        let _ = cluster.apply(m);
+    }
+    let k = &s.kubectl;
+    let out = k
+        .ok(&[
+            "get",
+            "secrets",
+            "-A",
+            "--field-selector",
+            "type=helm.sh/release.v1",
+            "-l",
+            "owner=helm",
+            "-o",
+            "json",
+        ])
+        .await;
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let items = list["items"].as_array().unwrap();
+    assert!(items.len() >= 5, "{out}");
+    let b64 = base64::engine::general_purpose::STANDARD;
+    for item in items {
+        assert_eq!(item["type"], "helm.sh/release.v1");
+        let labels = &item["metadata"]["labels"];
+        let wire = item["data"]["release"].as_str().unwrap();
+        let helm = b64.decode(wire).unwrap();
+        let gz = b64.decode(&helm).unwrap();
+        assert_eq!(&gz[..3], &[0x1f, 0x8b, 0x08]);
+        let mut json = String::new();
+        flate2::read::GzDecoder::new(gz.as_slice())
+            .read_to_string(&mut json)
+            .unwrap();
+        let release: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(release["name"], labels["name"]);
+        assert_eq!(
+            release["version"].to_string(),
+            labels["version"].as_str().unwrap()
+        );
+        assert_eq!(release["info"]["status"], labels["status"]);
+        let name = format!(
+            "sh.helm.release.v1.{}.v{}",
+            release["name"].as_str().unwrap(),
+            release["version"]
+        );
+        assert_eq!(item["metadata"]["name"], name.as_str());
+    }
+    // No other Secret comes with helm's selectors.
+    let all = k.ok(&["get", "secrets", "-A", "-o", "name"]).await;
+    assert!(all.lines().count() > items.len());
+    // The ConfigMap driver's releases: labelled, no type.
+    let cms = k
+        .ok(&["get", "configmaps", "-A", "-l", "owner=helm", "-o", "name"])
+        .await;
+    assert!(
+        cms.contains("configmap/sh.helm.release.v1.cert-manager.v1"),
+        "{cms}"
+    );
+    s.cleanup().await;
+}

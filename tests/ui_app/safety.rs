@@ -182,7 +182,7 @@ fn the_k9s_read_only_setting_is_read_from_config_yaml_and_the_contexts_file() {
         "{report}"
     );
     assert!(
-        report.contains("config.yaml:5  k9s.logger.tail = 200  not supported"),
+        report.contains("config.yaml:5  k9s.logger.tail = 200\n"),
         "{report}"
     );
     assert!(
@@ -190,7 +190,7 @@ fn the_k9s_read_only_setting_is_read_from_config_yaml_and_the_contexts_file() {
         "{report}"
     );
     assert!(!report.contains("No problems"), "{report}");
-    assert!(report.contains("2 settings are not supported"), "{report}");
+    assert!(report.contains("1 setting is not supported"), "{report}");
 }
 
 #[test]

@@ -39,6 +39,7 @@ mod bookkeeping;
 mod catalog;
 mod churn;
 mod events;
+mod helm;
 mod render;
 mod rollout;
 mod seed;

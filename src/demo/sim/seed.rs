@@ -137,6 +137,9 @@ impl Simulator {
         // Widgets.
         self.seed_widgets(cluster_created, &mut out);
 
+        // Helm releases in helm's storage (Secrets and ConfigMaps).
+        self.seed_helm(cluster_created, &mut out);
+
         // Recent events: what happened to the youngest pods and the crash-loopers.
         self.seed_events(&mut out);
         out.0

@@ -8,7 +8,10 @@ use crate::ui::log_stream::StreamOptions;
 /// Since presets, in the order `s` cycles them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Since {
-    Tail200,
+    /// The last lines (200 unless k9s's `logger.tail` says).
+    Tail(i64),
+    /// Since this many seconds (k9s's `logger.sinceSeconds` other than the keys' choices).
+    Seconds(i64),
     Minutes1,
     Minutes5,
     Minutes15,
@@ -19,33 +22,35 @@ pub enum Since {
 }
 
 impl Since {
-    pub(super) fn next(self) -> Self {
+    pub(super) fn next(self, tail: i64) -> Self {
         match self {
-            Since::Tail200 => Since::Minutes1,
+            Since::Tail(_) | Since::Seconds(_) => Since::Minutes1,
             Since::Minutes1 => Since::Minutes5,
             Since::Minutes5 => Since::Minutes15,
             Since::Minutes15 => Since::Minutes30,
             Since::Minutes30 => Since::Hour1,
             Since::Hour1 => Since::All,
-            Since::All => Since::Tail200,
+            Since::All => Since::Tail(tail),
         }
     }
 
-    pub(super) fn label(self) -> &'static str {
-        match self {
-            Since::Tail200 => "tail 200",
+    pub(super) fn label(self) -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed(match self {
+            Since::Tail(n) => return format!("tail {n}").into(),
+            Since::Seconds(s) => return format!("{s}s").into(),
             Since::Minutes1 => "1m",
             Since::Minutes5 => "5m",
             Since::Minutes15 => "15m",
             Since::Minutes30 => "30m",
             Since::Hour1 => "1h",
             Since::All => "head (all)",
-        }
+        })
     }
 
     pub(super) fn apply(self, o: &mut StreamOptions) {
         let (tail, since) = match self {
-            Since::Tail200 => (Some(200), None),
+            Since::Tail(n) => (Some(n), None),
+            Since::Seconds(s) => (None, Some(s)),
             Since::Minutes1 => (None, Some(60)),
             Since::Minutes5 => (None, Some(300)),
             Since::Minutes15 => (None, Some(900)),

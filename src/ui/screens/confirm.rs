@@ -9,6 +9,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
+use crate::ui::action::Effect;
 use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::drain::DrainOptions;
 use crate::ui::kit::{centered, dialog_block};
@@ -23,6 +24,13 @@ pub enum Pending {
     Drain { node: String, opts: DrainOptions },
     /// A k9s plugin with `confirm: true`.
     Plugin(Box<crate::ui::plugin_run::PluginRun>),
+    /// A node shell (`s` on a node): this pod created on the node, then a shell in it.
+    NodeShell {
+        node: String,
+        namespace: String,
+        name: String,
+        pod: Box<serde_json::Value>,
+    },
 }
 
 /// A pending destructive operation awaiting confirmation.
@@ -56,6 +64,7 @@ impl ConfirmWrite {
             },
             Pending::Drain { .. } => "Drain",
             Pending::Plugin(_) => "Run",
+            Pending::NodeShell { .. } => "Shell",
         }
     }
 
@@ -81,6 +90,23 @@ impl ConfirmWrite {
             Pending::Plugin(p) => (
                 format!("Run plugin {} on {}?", p.name, p.target),
                 vec![p.command_line()],
+            ),
+            Pending::NodeShell {
+                node,
+                namespace,
+                name,
+                pod,
+            } => (
+                format!("Open a shell on node {node}?"),
+                vec![
+                    format!(
+                        "a privileged pod {namespace}/{name} ({}) on the node, hostPID,",
+                        pod.pointer("/spec/containers/0/image")
+                            .and_then(serde_json::Value::as_str)
+                            .unwrap_or("?")
+                    ),
+                    "entered with nsenter into PID 1; deleted when the shell exits".to_string(),
+                ],
             ),
         }
     }
@@ -132,6 +158,23 @@ impl ConfirmWrite {
                 opts: opts.clone(),
             }),
             Pending::Plugin(run) => Outcome::Ask(Request::StartPlugin(run.clone())),
+            Pending::NodeShell { .. } if ctx.readonly => {
+                Outcome::Error(readonly_refusal("node shell", ctx.readonly_why))
+            }
+            Pending::NodeShell {
+                node,
+                namespace,
+                name,
+                pod,
+            } => Outcome::Seq(vec![
+                Outcome::Info(format!("starting a shell pod on node {node}…")),
+                Outcome::Effects(vec![Effect::NodeShell {
+                    node: node.clone(),
+                    namespace: namespace.clone(),
+                    name: name.clone(),
+                    pod: pod.clone(),
+                }]),
+            ]),
         }
     }
 }

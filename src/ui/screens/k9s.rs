@@ -592,6 +592,7 @@ fn screen_place(screen: Option<&Screen>) -> Option<&'static str> {
         Screen::History(_) => Some("history"),
         Screen::Contexts(_) => Some("contexts"),
         Screen::Xray(_) => Some("xray"),
+        Screen::Helm(_) => Some("helm"),
         _ => None,
     }
 }

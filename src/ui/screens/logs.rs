@@ -92,7 +92,9 @@ impl App {
             PodFilter::Name(pod) => format!("{namespace}_{pod}"),
             PodFilter::Selector(_) => format!("{namespace}_{}", title.replace('/', "-")),
         };
-        let mut log = LogView::new(title, stem, self.log_cap_bytes).with_previous(previous);
+        let mut log = LogView::new(title, stem, self.log_cap_bytes)
+            .with_previous(previous)
+            .with_k9s_logger(&self.user.settings.k9s_logger);
         let (w, h) = self.log_viewport(false);
         log.set_viewport(w, h);
         let stream = self.next_view;

@@ -32,6 +32,7 @@ pub mod contexts;
 pub mod drain;
 pub mod events;
 pub mod forward_dialog;
+pub mod helm;
 pub mod help;
 pub mod history;
 pub mod history_diff;
@@ -84,6 +85,8 @@ pub enum Screen {
     Aliases(aliases::AliasesView),
     /// `:ctx`: the kubeconfig's contexts.
     Contexts(contexts::ContextsView),
+    /// `:helm`: the releases, or one release's revisions.
+    Helm(Box<helm::HelmScreen>),
 }
 
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
@@ -123,6 +126,7 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         Some(Screen::Changes(_)) => app.on_changes_key(action, fx),
         Some(Screen::Aliases(_)) => app.on_aliases_key(action, fx),
         Some(Screen::Contexts(_)) => app.on_contexts_key(action, fx),
+        Some(Screen::Helm(_)) => helm::on_key(app, action, fx),
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -146,6 +150,7 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Changes(_)) => app.nav_changes(action, n),
         Some(Screen::Aliases(_)) => app.nav_aliases(action, n),
         Some(Screen::Contexts(_)) => app.nav_contexts(action, n),
+        Some(Screen::Helm(_)) => helm::nav(app, action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -187,6 +192,7 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Changes(c)) => changes::render_changes(c, area, buf),
         Some(Screen::Aliases(a)) => app.render_aliases(a, area, buf),
         Some(Screen::Contexts(c)) => app.render_contexts(c, area, buf),
+        Some(Screen::Helm(h)) => h.draw(app.now_ms, &app.theme, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -231,6 +237,7 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Changes(c)) => Some(app.changes_header(c, label, value)),
         Some(Screen::HistoryDiff(d)) => Some(history_diff::diff_header(d, label, value)),
         Some(Screen::Contexts(c)) => Some(app.contexts_header(c, label, value)),
+        Some(Screen::Helm(h)) => Some(h.header(label, value)),
         _ => None,
     }
 }
@@ -250,6 +257,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::Changes(_)) => Some(changes::HINTS.to_vec()),
         Some(Screen::Aliases(_)) => Some(aliases::HINTS.to_vec()),
         Some(Screen::Contexts(_)) => Some(contexts::HINTS.to_vec()),
+        Some(Screen::Helm(_)) => Some(helm::HINTS.to_vec()),
         _ => None,
     }
 }

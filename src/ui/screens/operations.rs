@@ -161,9 +161,34 @@ impl App {
 
     /// `s` on a pod: pick a container (at once when there is one), then a shell in it.
     fn open_shell(&mut self, fx: &mut Vec<Effect>) {
+        if let Some((r, obj)) = self.operate_target()
+            && r.api_resource.group.is_empty()
+            && r.api_resource.kind == "Node"
+        {
+            self.ask_node_shell(&obj.name);
+            return;
+        }
         if let Some((namespace, pod)) = self.selected_pod("shell") {
             self.open_container_picker(namespace, pod, fx);
         }
+    }
+
+    /// `s` on a node: k9s's node shell (see [`crate::ui::node_shell`]), refused read-only,
+    /// else confirmed first.
+    fn ask_node_shell(&mut self, node: &str) {
+        if self.readonly {
+            self.error(readonly_refusal("node shell", &self.readonly_why));
+            return;
+        }
+        let cfg = &self.user.settings.k9s_shell_pod;
+        let name = crate::ui::node_shell::pod_name(node, self.now_ms);
+        let pod = crate::ui::node_shell::shell_pod(node, &name, cfg);
+        self.ask_confirm(Pending::NodeShell {
+            node: node.to_string(),
+            namespace: cfg.namespace.clone(),
+            name,
+            pod: Box::new(pod),
+        });
     }
 
     /// `E` / `ctrl-e`: edit the selected object in the user's editor (the runtime suspends the
