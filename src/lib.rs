@@ -17,6 +17,7 @@ pub mod fleet;
 pub mod informer;
 pub mod logging;
 pub mod process;
+pub mod recorder;
 pub mod render;
 pub mod runtime;
 pub mod selector;
