@@ -176,9 +176,16 @@ impl Recording {
     /// Load every version, oldest first, into `history` at the instant it was recorded, and
     /// return the objects present at the end. `progress(done, total)` is called every few
     /// thousand versions.
-    pub fn load(
+    pub fn load(&self, history: &History, progress: impl FnMut(u64, u64)) -> Result<Loaded, Error> {
+        self.load_cluster(history, None, progress)
+    }
+
+    /// [`Self::load`], only the objects of `cluster` when given (`--history-file` loads the
+    /// current cluster's).
+    pub fn load_cluster(
         &self,
         history: &History,
+        cluster: Option<&str>,
         mut progress: impl FnMut(u64, u64),
     ) -> Result<Loaded, Error> {
         let kinds = self.kinds()?;
@@ -190,10 +197,11 @@ impl Recording {
             .conn
             .prepare(
                 "SELECT v.object_id, v.at_ms, v.delta, v.whole, v.body, o.resource, o.kind
-                 FROM versions v JOIN objects o ON o.id = v.object_id ORDER BY v.id",
+                 FROM versions v JOIN objects o ON o.id = v.object_id
+                 WHERE ?1 IS NULL OR o.cluster = ?1 ORDER BY v.id",
             )
             .map_err(|e| self.err(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query(params![cluster]).map_err(|e| self.err(e))?;
         // Each object's latest state, and whether it is deleted.
         let mut current: HashMap<i64, (Value, bool, Arc<str>, Arc<str>)> = HashMap::new();
         let mut names: HashMap<String, Arc<str>> = HashMap::new();

@@ -20,6 +20,7 @@ impl Headless {
             version,
             metrics_period,
             Arc::new(History::with_mib(DEFAULT_BUDGET_MIB)),
+            None,
             tx,
         );
         Self {

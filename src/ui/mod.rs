@@ -104,6 +104,7 @@ pub mod operate;
 pub mod plugin_run;
 pub mod portforward;
 pub mod pulse;
+pub mod replay;
 pub mod resources;
 pub mod scope;
 pub mod screens;
