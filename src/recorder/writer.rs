@@ -268,6 +268,11 @@ impl Recorder {
         self.send(Msg::GapEnd { at_ms: now_ms() });
     }
 
+    /// An informer of `ar` starts: its API version is kept for the replay's tables.
+    pub fn kind_seen(&self, ar: &kube::discovery::ApiResource) {
+        self.send(Msg::Resource(ar.clone()));
+    }
+
     /// The factory's observer for one kind: every object decoded, with its delta type.
     pub fn observer(
         self: &Arc<Self>,

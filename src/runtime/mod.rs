@@ -249,13 +249,20 @@ pub(crate) fn factory_with(
             let resource = history_resource(ar);
             let mask = render::history_mask(&ar.kind);
             let history = recorder.clone();
-            let flight = flight.as_ref().map(|f| f.observer(ar));
+            let flight = flight.clone();
+            if let Some(f) = &flight {
+                f.kind_seen(ar);
+            }
+            let kind: Arc<str> = Arc::from(ar.kind.as_str());
+            let label: Arc<str> = Arc::from(resource.as_str());
             Some(Arc::new(move |obj: &DynamicObject, delta| {
+                // One instant for both, so a replay's past views match the dashboard's.
+                let at = now_ms();
                 if let Some(history) = &history {
-                    history.observe_as(&resource, obj, mask, delta);
+                    history.observe_as_at(&resource, obj, mask, delta, at);
                 }
                 if let Some(f) = &flight {
-                    f(obj, delta);
+                    f.observe_at(&label, &kind, obj, delta, at);
                 }
             }) as Observer<DynamicObject>)
         })),
