@@ -482,6 +482,7 @@ pub async fn run_record(
             namespace: args.namespace.clone(),
             max_bytes: args.max_mib.map(|m| m.saturating_mul(1024 * 1024)),
             quiet: args.quiet,
+            informers_only: args.informers_only,
         };
         crate::runtime::record::record(connection, Some(version), &resources, &plan, stop)
             .await

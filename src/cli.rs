@@ -172,6 +172,10 @@ pub struct RecordArgs {
     /// Demo churn in events per second (with --demo).
     #[arg(long, value_name = "EV_PER_S", default_value_t = 20.0)]
     pub demo_churn: f64,
+    /// The same informers with nothing recorded (the benchmark's baseline for the recording's
+    /// added CPU); --out is not written.
+    #[arg(long, hide = true)]
+    pub informers_only: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -63,7 +63,7 @@ fn record_script(recorder: &Arc<Recorder>, steps: &[(i64, DeltaType, DynamicObje
 }
 
 fn script() -> Vec<(i64, DeltaType, DynamicObject)> {
-    let t = 1_765_076_400_000; // 2026-12-07T03:00:00Z
+    let t = 1_765_076_400_000; // 2025-12-07T03:00:00Z
     vec![
         (t, DeltaType::Replaced, pod("a", 1, 0, "web:1", "Running")),
         (t, DeltaType::Replaced, pod("b", 2, 0, "web:1", "Running")),
@@ -366,4 +366,145 @@ fn pruning_drops_the_oldest_versions_and_every_object_still_starts_whole() {
         .load(&h, |_, _| {})
         .expect("loads");
     assert_eq!((loaded.versions, loaded.unreadable), (42, 0));
+}
+
+fn deployment(image: &str, rv: u64, manager: &str, minute: u32) -> DynamicObject {
+    serde_json::from_value(json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "web", "namespace": "shop", "uid": "uid-web",
+            "resourceVersion": rv.to_string(),
+            "managedFields": [
+                {"manager": "helm", "operation": "Apply", "time": "2026-12-07T02:00:00Z"},
+                {"manager": manager, "operation": "Update", "time": format!("2026-12-07T03:{minute:02}:00Z")}
+            ]
+        },
+        "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "web", "image": image}]}}}
+    }))
+    .expect("a deployment")
+}
+
+/// The README's `sqlite3` examples, each the SQL between its blank lines in the ```sql block.
+fn readme_queries() -> Vec<String> {
+    let readme = include_str!("../../README.md");
+    let block = readme
+        .split("```sql\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the README's sql block");
+    block
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_readmes_two_queries_answer_on_a_recording() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("rec.db");
+    let r = Recorder::open(&path, session(), RecorderOptions::default()).expect("opens");
+    let pods: Arc<str> = Arc::from("pods");
+    let deploys: Arc<str> = Arc::from("deployments.apps");
+    let (pod_kind, deploy_kind): (Arc<str>, Arc<str>) = (Arc::from("Pod"), Arc::from("Deployment"));
+    let t = |h: i64, m: i64| 1_796_601_600_000 + (h * 3600 + m * 60) * 1000; // 2026-12-07 00:00Z
+    let steps: Vec<(i64, &Arc<str>, &Arc<str>, DynamicObject)> = vec![
+        (
+            t(2, 50),
+            &deploys,
+            &deploy_kind,
+            deployment("web:1", 1, "helm", 0),
+        ),
+        (
+            t(2, 50),
+            &pods,
+            &pod_kind,
+            pod("a", 2, 0, "web:1", "Running"),
+        ),
+        (
+            t(2, 50),
+            &pods,
+            &pod_kind,
+            pod("b", 3, 0, "web:1", "Running"),
+        ),
+        (
+            t(2, 50),
+            &pods,
+            &pod_kind,
+            pod("c", 4, 0, "web:1", "Running"),
+        ),
+        (
+            t(2, 55),
+            &pods,
+            &pod_kind,
+            pod("c", 5, 1, "web:1", "Running"),
+        ),
+        (
+            t(3, 5),
+            &deploys,
+            &deploy_kind,
+            deployment("web:2", 6, "kubectl-set", 5),
+        ),
+        (
+            t(3, 10),
+            &pods,
+            &pod_kind,
+            pod("a", 7, 1, "web:1", "Running"),
+        ),
+        (
+            t(3, 12),
+            &pods,
+            &pod_kind,
+            pod("a", 8, 1, "web:1", "Succeeded"),
+        ),
+        (
+            t(3, 15),
+            &deploys,
+            &deploy_kind,
+            deployment("web:2", 9, "kubectl-scale", 15),
+        ),
+        (
+            t(3, 30),
+            &pods,
+            &pod_kind,
+            pod("b", 10, 1, "web:1", "Running"),
+        ),
+    ];
+    for (at, resource, kind, obj) in &steps {
+        r.observe_at(resource, kind, obj, Some(DeltaType::Updated), *at);
+    }
+    r.finish();
+    let queries = readme_queries();
+    assert_eq!(queries.len(), 2, "{queries:?}");
+    let rec = Recording::open(&path).expect("opens");
+    let conn = rec.connection();
+    let who: Vec<(String, Option<String>)> = conn
+        .prepare(&queries[0])
+        .expect("the image query")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("answers");
+    assert_eq!(
+        who,
+        [(
+            "2026-12-07 03:05:00".to_string(),
+            Some("kubectl-set (Update)".to_string())
+        )],
+        "the image changed once, by kubectl set image; the scale is not an image change"
+    );
+    let restarted: Vec<(String, String)> = conn
+        .prepare(&queries[1])
+        .expect("the restart query")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("answers");
+    assert_eq!(
+        restarted,
+        [("shop".to_string(), "a".to_string())],
+        "c restarted before 03:00, b after 03:20"
+    );
 }

@@ -38,6 +38,8 @@ pub struct RecordPlan {
     pub namespace: Option<String>,
     pub max_bytes: Option<u64>,
     pub quiet: bool,
+    /// The benchmark's baseline: the same informers, nothing recorded (`out` is not opened).
+    pub informers_only: bool,
 }
 
 /// The kinds of `names` among `resources` (`all`: every kind that can be listed and
@@ -61,6 +63,37 @@ pub fn resolve_kinds<'a>(
         return Err("--kinds: no kind to record".into());
     }
     Ok(out)
+}
+
+/// The benchmark's baseline: the same factory and informers as [`record`], no recorder.
+async fn informers_only(
+    connection: &Connection,
+    kinds: &[&ResourceInfo],
+    plan: &RecordPlan,
+    stop: CancellationToken,
+) -> Result<String, String> {
+    let factory = factory_with(connection, None, None);
+    for k in kinds {
+        let ns = plan.namespace.as_deref().filter(|_| k.namespaced);
+        factory.informer_for(&k.api_resource, ns);
+    }
+    factory.start();
+    let started = Instant::now();
+    tokio::select! {
+        _ = stop.cancelled() => {}
+        _ = async {
+            match plan.duration {
+                Some(d) => tokio::time::sleep(d).await,
+                None => std::future::pending().await,
+            }
+        } => {}
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(5), factory.shutdown()).await;
+    Ok(format!(
+        "ran the informers of {} kinds for {} (nothing recorded)",
+        kinds.len(),
+        clock(started.elapsed())
+    ))
 }
 
 /// The kubeconfig cluster of the connection's context (the context's name when unknown):
@@ -94,6 +127,9 @@ pub async fn record(
     stop: CancellationToken,
 ) -> Result<String, String> {
     let kinds = resolve_kinds(resources, &plan.kinds)?;
+    if plan.informers_only {
+        return informers_only(&connection, &kinds, plan, stop).await;
+    }
     let cluster = cluster_of(&connection);
     let recorder = Arc::new(
         Recorder::open(

@@ -259,9 +259,16 @@ impl ReplayBackend {
                 at_ms,
             } => {
                 let ns = namespace.as_deref();
+                let asked = Instant::now();
                 let live = self.end_objects(&resource, ns);
                 let past = self.history.past_view(&resource, ns, at_ms, live);
                 let times = self.history.change_times(&resource, ns);
+                tracing::info!(
+                    %resource,
+                    rows = past.rows.len(),
+                    us = asked.elapsed().as_micros() as u64,
+                    "replay: past view"
+                );
                 answer(
                     app,
                     Action::PastView {
