@@ -277,3 +277,20 @@ fn k9s_no_exit_on_ctrl_c_is_read_from_config_yaml() {
     let (_dir, cfg) = load_files(&[("k9s/config.yaml", "k9s:\n  readOnly: false\n")]);
     assert!(!cfg.settings.k9s_no_exit_on_ctrl_c, "false unless set");
 }
+
+#[test]
+fn history_file_in_config_toml_names_the_dashboards_history_file() {
+    let s = super::own::parse_settings(
+        "history_file = \"~/.local/state/kinformer/history.db\"\n",
+        Path::new("config.toml"),
+    )
+    .expect("parses");
+    assert_eq!(
+        s.history_file,
+        Some(PathBuf::from("~/.local/state/kinformer/history.db"))
+    );
+    assert!(
+        s.summary()
+            .contains("history_file=~/.local/state/kinformer/history.db")
+    );
+}

@@ -7,7 +7,7 @@
 //! the recording: anything that would reach a cluster (a write, logs, a shell, a
 //! port-forward) is answered "replay: read-only".
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -583,25 +583,4 @@ pub async fn run(setup: ReplaySetup) -> Result<(), String> {
     }
     terminal::restore();
     Ok(())
-}
-
-/// For tests: the rows a table of `resource` shows at `at_ms` in a replay (keys, sorted).
-pub fn rows_at(backend: &ReplayBackend, resource: &str, at_ms: i64) -> BTreeMap<String, String> {
-    let live = backend.end_objects(resource, None);
-    backend
-        .history
-        .past_view(resource, None, at_ms, live)
-        .rows
-        .into_iter()
-        .map(|r| {
-            (
-                r.key.to_string(),
-                r.object
-                    .metadata
-                    .resource_version
-                    .clone()
-                    .unwrap_or_default(),
-            )
-        })
-        .collect()
 }
