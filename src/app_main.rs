@@ -330,6 +330,13 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         )
     };
     let banner = demo.as_ref().map(DemoRun::banner);
+    let (history, recorder) = flight_recorder(
+        &args,
+        &user,
+        &connection,
+        server_version.clone(),
+        history_mib,
+    )?;
     let app = AppConfig {
         context: connection.context.clone(),
         namespace,
@@ -358,6 +365,8 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         banner,
         metrics_period: std::time::Duration::from_secs(metrics_period.max(1)),
         history_bytes: (history_mib as usize).saturating_mul(1024 * 1024),
+        recorder,
+        history,
     })
     .await
     .map_err(|e| MainError::Runtime(e.to_string()));
@@ -365,6 +374,189 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         d.stop().await;
     }
     result
+}
+
+/// `--record FILE` and `--history-file FILE` (or config.toml's `history_file`): the history
+/// loaded from the file (this cluster's objects) and the recorder writing into it.
+type Flight = (
+    Option<Arc<crate::informer::history::History>>,
+    Option<Arc<crate::recorder::Recorder>>,
+);
+
+fn flight_recorder(
+    args: &DashboardArgs,
+    user: &UserConfig,
+    connection: &Connection,
+    server_version: Option<String>,
+    history_mib: u64,
+) -> Result<Flight, MainError> {
+    use crate::recorder::{Recorder, RecorderOptions, Recording, SessionInfo};
+    let history_file = args
+        .history_file
+        .clone()
+        .or_else(|| user.settings.history_file.clone())
+        .map(|p| match p.strip_prefix("~") {
+            Ok(rest) => dirs::home_dir().map_or(p.clone(), |h| h.join(rest)),
+            Err(_) => p,
+        });
+    if args.record.is_some() && history_file.is_some() {
+        return Err(MainError::Usage(
+            "--record and --history-file both record: give one file".into(),
+        ));
+    }
+    let cluster = crate::runtime::record::cluster_of(connection);
+    let usage = |e: crate::recorder::Error| MainError::Usage(e.to_string());
+    let history = match &history_file {
+        Some(f) if std::fs::metadata(f).is_ok_and(|m| m.len() > 0) => {
+            let h = Arc::new(crate::informer::history::History::new(
+                (history_mib as usize).saturating_mul(1024 * 1024),
+            ));
+            Recording::open(f)
+                .and_then(|r| r.load_cluster(&h, Some(&cluster), |_, _| {}))
+                .map_err(usage)?;
+            Some(h)
+        }
+        _ => None,
+    };
+    let Some(file) = args.record.clone().or(history_file) else {
+        return Ok((history, None));
+    };
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| MainError::Usage(format!("{}: {e}", dir.display())))?;
+    }
+    let recorder = Recorder::open(
+        &file,
+        SessionInfo {
+            cluster,
+            context: connection.context.clone(),
+            server_version,
+            kinds: vec!["dashboard".into()],
+        },
+        RecorderOptions::default(),
+    )
+    .map_err(usage)?;
+    Ok((history, Some(Arc::new(recorder))))
+}
+
+/// `kinformer record`: the dashboard's informers without a terminal, into a recording.
+pub async fn run_record(
+    args: crate::cli::RecordArgs,
+    kubeconfig: Option<std::path::PathBuf>,
+) -> Result<(), MainError> {
+    if args.namespace.as_deref().is_some_and(|n| n.contains(',')) {
+        return Err(MainError::Usage(
+            "record -n takes one namespace (or none: every namespace)".into(),
+        ));
+    }
+    let demo = if args.demo {
+        Some(
+            start_demo(&DemoSpec {
+                port: 0,
+                pods: args.demo_pods,
+                nodes: None,
+                churn_per_sec: args.demo_churn,
+                seed: 1,
+                history: 100_000,
+                metrics: false,
+                namespace_user: None,
+                pod_shape: PodShape::Compact,
+                watch_list_unsupported: false,
+                log_lines_per_second: 0.0,
+            })
+            .await?,
+        )
+    } else {
+        None
+    };
+    let result = async {
+        let (kc, path) = match &demo {
+            Some(d) => (
+                Kubeconfig::from_yaml(&d.handle.kubeconfig_yaml())
+                    .map_err(|e| MainError::Runtime(format!("demo kubeconfig: {e}")))?,
+                "demo".to_string(),
+            ),
+            None => load_kubeconfig(kubeconfig.as_deref())?,
+        };
+        let connection = Connection::from_kubeconfig(kc, path, args.context.clone()).await?;
+        let version = connection.server_version().await?;
+        let resources = connection.discover().await?;
+        crate::runtime::record::resolve_kinds(&resources, &args.kinds).map_err(MainError::Usage)?;
+        let stop = tokio_util::sync::CancellationToken::new();
+        let on_signal = stop.clone();
+        tokio::spawn(async move {
+            wait_for_shutdown_signal().await;
+            on_signal.cancel();
+        });
+        let plan = crate::runtime::record::RecordPlan {
+            out: args.out.clone(),
+            duration: args.duration,
+            kinds: args.kinds.clone(),
+            namespace: args.namespace.clone(),
+            max_bytes: args.max_mib.map(|m| m.saturating_mul(1024 * 1024)),
+            quiet: args.quiet,
+            informers_only: args.informers_only,
+        };
+        crate::runtime::record::record(connection, Some(version), &resources, &plan, stop)
+            .await
+            .map_err(MainError::Runtime)
+    }
+    .await;
+    if let Some(d) = demo {
+        d.stop().await;
+    }
+    let line = result?;
+    if !args.quiet {
+        eprintln!("{line}");
+    }
+    Ok(())
+}
+
+/// `kinformer replay FILE`: the dashboard on a recording, with no cluster.
+pub async fn run_replay(args: crate::cli::ReplayArgs) -> Result<(), MainError> {
+    let dashboard = DashboardArgs {
+        kubeconfig: None,
+        context: None,
+        all_contexts: false,
+        readonly_contexts: None,
+        namespace: None,
+        all_namespaces: true,
+        selector: None,
+        resource: None,
+        readonly: true,
+        write: false,
+        demo: false,
+        demo_pods: 0,
+        demo_clusters: None,
+        demo_churn: 0.0,
+        demo_no_metrics: true,
+        demo_as_namespace_user: None,
+        metrics_period: None,
+        log_buffer_mib: None,
+        history_mib: None,
+        record: None,
+        history_file: None,
+        demo_log_rate: 0.0,
+        log_file: None,
+        keys: None,
+        config: None,
+    };
+    let user = UserConfig::load(&load_options(&dashboard, None));
+    let user_keys = crate::ui::keys::user_keys_path()
+        .and_then(|p| crate::runtime::user_file::read(&p).ok().flatten());
+    let (keys, _) = user_key_map(user_keys.as_ref(), &user)?;
+    // A bad file is one line before the terminal is touched.
+    crate::recorder::Recording::open(&args.file).map_err(|e| MainError::Usage(e.to_string()))?;
+    crate::runtime::replay::run(crate::runtime::replay::ReplaySetup {
+        file: args.file,
+        at: args.at,
+        resource: args.resource,
+        namespace: args.namespace,
+        keys,
+        user: Arc::new(user),
+    })
+    .await
+    .map_err(MainError::Runtime)
 }
 
 /// Load the kubeconfig (the demo's, else --kubeconfig / $KUBECONFIG / ~/.kube/config), select

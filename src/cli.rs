@@ -93,6 +93,15 @@ pub struct DashboardArgs {
     /// config.toml's, else 64).
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub history_mib: Option<u64>,
+    /// Also record every version the informers see into FILE (a recording `kinformer replay`
+    /// opens; see `kinformer record`).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Keep the dashboard's own history across restarts in FILE: loaded at start (`h`, `:at`
+    /// and `:changes` reach back past this run) and recorded into while it runs (default:
+    /// config.toml's `history_file`).
+    #[arg(long, value_name = "FILE")]
+    pub history_file: Option<PathBuf>,
     /// Log lines per second each demo container writes (with --demo; a pod's
     /// `demo.kinformer.io/log-lines-per-second` annotation overrides it).
     #[arg(long, value_name = "LINES_PER_S", default_value_t = 2.0)]
@@ -118,11 +127,104 @@ pub enum Command {
     /// Print the configuration read (kinformer's config.toml and a k9s user's files), where
     /// each file was looked for, and every problem found.
     Config,
+    /// Record every version the informers see into a SQLite file, without a terminal, until
+    /// --duration passes or SIGINT/SIGTERM (`kinformer replay FILE` plays it back).
+    Record(RecordArgs),
+    /// Open the dashboard on a recording, with no cluster: tables, `h`, blame, `:changes`,
+    /// xray and `:at` at any recorded instant; writes are refused.
+    Replay(ReplayArgs),
     /// Print a shell completion script (e.g. `kinformer completions bash > ~/.local/share/bash-completion/completions/kinformer`).
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RecordArgs {
+    /// The recording to write: created, or appended to (a new session) when it is one.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Stop after this long (`90s`, `15m`, `2h`, `1h30m`; default: until SIGINT/SIGTERM).
+    #[arg(long, value_name = "D", value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+    /// Kinds to record, as `:` names them (comma-separated), or `all`.
+    #[arg(long, value_delimiter = ',', default_value = crate::runtime::record::DEFAULT_KINDS)]
+    pub kinds: Vec<String>,
+    /// Keep the file within this many MiB: the oldest versions go first.
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub max_mib: Option<u64>,
+    /// No progress line and no summary.
+    #[arg(long)]
+    pub quiet: bool,
+    /// The kubeconfig context to record (default: current-context).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Record one namespace (default: every namespace).
+    #[arg(short = 'n', long, value_name = "NAMESPACE", value_parser = parse_namespaces)]
+    pub namespace: Option<String>,
+    /// Record the built-in demo cluster (no cluster needed).
+    #[arg(long)]
+    pub demo: bool,
+    /// Pods in the demo cluster (with --demo).
+    #[arg(long, value_name = "N", default_value_t = 600)]
+    pub demo_pods: usize,
+    /// Demo churn in events per second (with --demo).
+    #[arg(long, value_name = "EV_PER_S", default_value_t = 20.0)]
+    pub demo_churn: f64,
+    /// The same informers with nothing recorded (the benchmark's baseline for the recording's
+    /// added CPU); --out is not written.
+    #[arg(long, hide = true)]
+    pub informers_only: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReplayArgs {
+    /// A recording (`kinformer record --out FILE`, `--record FILE`, `--history-file FILE`).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The instant to open at: `HH:MM[:SS]` (UTC, the recording's last day), `-5m` (before its
+    /// end), or an RFC 3339 time (default: the end).
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+    /// Resource to show first (default: pods).
+    #[arg(short = 'r', long, value_name = "RESOURCE")]
+    pub resource: Option<String>,
+    /// Namespace scope (default: every namespace).
+    #[arg(short = 'n', long, value_name = "NAMESPACE", value_parser = parse_namespaces)]
+    pub namespace: Option<String>,
+}
+
+/// `--duration`: `90s`, `15m`, `2h`, `1h30m`, or plain seconds.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    if let Ok(secs) = text.parse::<u64>() {
+        return Ok(std::time::Duration::from_secs(secs));
+    }
+    let mut total = 0u64;
+    let mut digits = String::new();
+    for ch in text.chars() {
+        if ch.is_ascii_digit() {
+            digits.push(ch);
+            continue;
+        }
+        let n: u64 = digits
+            .parse()
+            .map_err(|_| format!("{text:?} is not a duration (e.g. 90s, 15m, 2h, 1h30m)"))?;
+        digits.clear();
+        total += n * match ch {
+            'h' => 3600,
+            'm' => 60,
+            's' => 1,
+            _ => return Err(format!("{text:?} is not a duration (units: h, m, s)")),
+        };
+    }
+    if !digits.is_empty() || total == 0 {
+        return Err(format!(
+            "{text:?} is not a duration (e.g. 90s, 15m, 2h, 1h30m)"
+        ));
+    }
+    Ok(std::time::Duration::from_secs(total))
 }
 
 #[derive(Debug, Clone, Args)]
@@ -387,6 +489,48 @@ mod tests {
         assert_eq!(cli.dashboard.namespace.as_deref(), Some("shop"));
         assert_eq!(cli.dashboard.selector.as_deref(), Some("app=web"));
         assert!(cli.dashboard.readonly && cli.command.is_none());
+    }
+
+    #[test]
+    fn record_and_replay_parse_their_flags_and_refuse_a_bad_duration() {
+        let Some(Command::Record(r)) = Cli::try_parse_from([
+            "kinformer",
+            "record",
+            "--demo",
+            "--out",
+            "rec.db",
+            "--duration",
+            "1h30m",
+            "--kinds",
+            "pods,deploy",
+            "--max-mib",
+            "200",
+            "--quiet",
+        ])
+        .expect("parses")
+        .command
+        else {
+            panic!("record");
+        };
+        assert_eq!(r.duration, Some(std::time::Duration::from_secs(5400)));
+        assert_eq!(r.kinds, ["pods", "deploy"]);
+        assert_eq!((r.max_mib, r.quiet, r.demo), (Some(200), true, true));
+        assert!(
+            Cli::try_parse_from(["kinformer", "record", "--out", "x", "--duration", "5y"]).is_err()
+        );
+        assert!(
+            Cli::try_parse_from(["kinformer", "record"]).is_err(),
+            "--out is required"
+        );
+        let Some(Command::Replay(p)) =
+            Cli::try_parse_from(["kinformer", "replay", "rec.db", "--at", "03:10"])
+                .expect("parses")
+                .command
+        else {
+            panic!("replay");
+        };
+        assert_eq!(p.at.as_deref(), Some("03:10"));
+        assert_eq!(parse_duration("15"), Ok(std::time::Duration::from_secs(15)));
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub mod helm;
 pub mod informer;
 pub mod logging;
 pub mod process;
+pub mod recorder;
 pub mod render;
 pub mod runtime;
 pub mod selector;

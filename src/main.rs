@@ -56,6 +56,10 @@ fn main() -> ExitCode {
             Some(Command::DemoServer(args)) => kinformer::app_main::run_demo_server(args).await,
             Some(Command::Config) => kinformer::app_main::run_config(&cli.dashboard).await,
             Some(Command::Completions { shell }) => kinformer::app_main::run_completions(shell),
+            Some(Command::Record(args)) => {
+                kinformer::app_main::run_record(args, cli.dashboard.kubeconfig).await
+            }
+            Some(Command::Replay(args)) => kinformer::app_main::run_replay(args).await,
             Some(Command::Bench(args)) => {
                 kinformer::app_main::run_bench(args, cli.dashboard.kubeconfig).await
             }

@@ -843,3 +843,47 @@ fn k9s_logger_tail_from_the_k9s_config_starts_the_log_view() {
     s.quit();
     s.wait_for("the dashboard to exit", 20, |t| t.contains("EXIT=0"));
 }
+
+#[test]
+fn a_demo_recorded_headless_replays_with_its_rows_the_replay_banner_and_a_step_back() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    // `kinformer record` needs no terminal: run it as a script would.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("demo.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_kinformer"))
+        .args(["record", "--demo", "--duration", "15", "--out"])
+        .arg(&file)
+        .arg("--log-file")
+        .arg(dir.path().join("record.log"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("record runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "record: {said}");
+    assert!(
+        said.contains("recorded ") && said.contains(" versions of ") && said.contains("demo.db"),
+        "the summary line: {said}"
+    );
+    let s = Session::start_with("replay", 160, &format!("replay {}", file.display()));
+    let first = s.wait_for(
+        "the recorded pods at the end, under a REPLAY banner",
+        60,
+        |t| t.contains("Pods(all)") && t.contains("Running") && t.contains("REPLAY"),
+    );
+    assert!(first.contains("❚❚"), "paused at first:\n{first}");
+    s.keys(&["["]);
+    s.wait_for("a step back to the previous recorded change", 30, |t| {
+        t.contains("AS OF") && t.contains("REPLAY")
+    });
+    // Writes are refused: there is no cluster.
+    s.keys(&["C-d"]);
+    s.wait_for("the read-only refusal", 15, |t| {
+        t.contains("replay: read-only")
+    });
+    s.quit();
+    s.wait_for("the replay exits cleanly", 30, |t| t.contains("EXIT=0"));
+    s.assert_terminal_cooked();
+}

@@ -125,6 +125,17 @@ fn the_informer_core_never_imports_the_ui_or_the_runtime() {
 }
 
 #[test]
+fn the_informer_core_and_the_ui_never_import_the_recorder() {
+    let mut found = check_tree("src/informer", &["crate::recorder", "rusqlite"]);
+    found.extend(check_tree("src/ui", &["crate::recorder", "rusqlite"]));
+    assert!(
+        found.is_empty(),
+        "the recorder is fed by the runtime, never by the core or the UI:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
 fn the_check_sees_an_import_outside_tests_and_ignores_one_inside() {
     let text = "use std::sync::Arc;\nuse tokio::sync::mpsc;\n#[cfg(test)]\nmod tests {\n    use tokio::time;\n}\n";
     assert_eq!(

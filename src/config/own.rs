@@ -5,6 +5,7 @@
 //! ```toml
 //! refresh_seconds = 2            # how often ages and countdowns are redrawn
 //! history_mib = 64               # --history-mib
+//! history_file = "~/.local/state/kinformer/history.db"  # --history-file
 //! log_buffer_mib = 16            # --log-buffer-mib
 //! metrics_period = 15            # --metrics-period (seconds)
 //! readonly_contexts = ["prod-*"] # --readonly-contexts
@@ -73,6 +74,8 @@ pub struct Bind {
 pub struct Settings {
     pub refresh_seconds: Option<u64>,
     pub history_mib: Option<u64>,
+    /// `--history-file`: the dashboard's history kept across restarts (`~/` is the home).
+    pub history_file: Option<PathBuf>,
     pub log_buffer_mib: Option<u64>,
     pub metrics_period: Option<u64>,
     pub readonly_contexts: Option<Vec<String>>,
@@ -243,6 +246,9 @@ impl Settings {
         num("metrics_period", self.metrics_period);
         if let Some(r) = &self.readonly_contexts {
             parts.push(format!("readonly_contexts={}", r.join(",")));
+        }
+        if let Some(f) = &self.history_file {
+            parts.push(format!("history_file={}", f.display()));
         }
         if let Some(v) = &self.default_view {
             parts.push(format!("default_view={v}"));

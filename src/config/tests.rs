@@ -330,3 +330,20 @@ fn an_unset_shell_pod_is_k9ss_busybox_in_default() {
     assert_eq!(cfg.settings.k9s_logger, K9sLogger::default());
     assert!(!cfg.settings.k9s_ui.headless);
 }
+
+#[test]
+fn history_file_in_config_toml_names_the_dashboards_history_file() {
+    let s = super::own::parse_settings(
+        "history_file = \"~/.local/state/kinformer/history.db\"\n",
+        Path::new("config.toml"),
+    )
+    .expect("parses");
+    assert_eq!(
+        s.history_file,
+        Some(PathBuf::from("~/.local/state/kinformer/history.db"))
+    );
+    assert!(
+        s.summary()
+            .contains("history_file=~/.local/state/kinformer/history.db")
+    );
+}

@@ -196,6 +196,26 @@ struct State {
     shut_down: bool,
 }
 
+/// The indexers an informer of `resource` gets: the defaults (namespace, label, owner), and
+/// a pod's node and uses, an Event's involved object (a replay's stores get the same).
+pub fn indexers_for(resource: &ApiResource) -> Indexers<DynamicObject> {
+    let mut indexers = default_indexers::<DynamicObject>();
+    if resource.group.is_empty() && resource.plural == "pods" {
+        indexers.insert(NODE_INDEX.to_string(), dynamic_pod_node_index_func());
+        indexers.insert(
+            crate::informer::index::USES_INDEX.to_string(),
+            crate::informer::index::dynamic_pod_uses_index_func(),
+        );
+    }
+    if resource.plural == "events" && matches!(resource.group.as_str(), "" | "events.k8s.io") {
+        indexers.insert(
+            crate::informer::index::INVOLVED_INDEX.to_string(),
+            crate::informer::index::dynamic_event_involved_index_func(),
+        );
+    }
+    indexers
+}
+
 /// client-go's `SharedInformerFactory` for dynamic kinds.
 pub struct SharedInformerFactory {
     lw_maker: ListerWatcherMaker,
@@ -257,20 +277,7 @@ impl SharedInformerFactory {
         resource: &ApiResource,
         list_size: ListSizeHint,
     ) -> Arc<DynamicInformer> {
-        let mut indexers = default_indexers::<DynamicObject>();
-        if resource.group.is_empty() && resource.plural == "pods" {
-            indexers.insert(NODE_INDEX.to_string(), dynamic_pod_node_index_func());
-            indexers.insert(
-                crate::informer::index::USES_INDEX.to_string(),
-                crate::informer::index::dynamic_pod_uses_index_func(),
-            );
-        }
-        if resource.plural == "events" && matches!(resource.group.as_str(), "" | "events.k8s.io") {
-            indexers.insert(
-                crate::informer::index::INVOLVED_INDEX.to_string(),
-                crate::informer::index::dynamic_event_involved_index_func(),
-            );
-        }
+        let mut indexers = indexers_for(resource);
         for (name, f) in &self.options.extra_indexers {
             indexers.insert(name.clone(), Arc::clone(f));
         }

@@ -13,6 +13,15 @@ pub struct Headless {
 
 impl Headless {
     pub fn start(connection: Connection, metrics_period: Duration) -> Self {
+        Self::start_recording(connection, metrics_period, None)
+    }
+
+    /// [`Self::start`] with a flight recorder fed as `--record FILE` feeds it.
+    pub fn start_recording(
+        connection: Connection,
+        metrics_period: Duration,
+        recorder: Option<Arc<crate::recorder::Recorder>>,
+    ) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
         let version: SharedVersion = Arc::new(parking_lot::Mutex::new(None));
         let (rt, Streams { metrics_rx, log_rx }) = Runtime::start(
@@ -20,6 +29,7 @@ impl Headless {
             version,
             metrics_period,
             Arc::new(History::with_mib(DEFAULT_BUDGET_MIB)),
+            recorder,
             tx,
         );
         Self {
@@ -74,6 +84,11 @@ impl Headless {
     /// A member's informer factory.
     pub fn member_factory(&self, context: &str) -> Option<Arc<SharedInformerFactory>> {
         self.rt.member_factory(context)
+    }
+
+    /// The per-object history the views' past views read.
+    pub fn history(&self) -> &Arc<History> {
+        &self.rt.history
     }
 
     /// The informer factory of the current connection.

@@ -56,7 +56,7 @@ impl Runtime {
             }
         };
         let history = Arc::new(History::new(self.history.stats().budget));
-        let factory = make_factory(&connection, &history);
+        let factory = make_factory(&connection, &history, None);
         factory.start();
         let cancel = CancellationToken::new();
         spawn_tap(

@@ -36,6 +36,7 @@ use crate::informer::shared_informer::{
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::informer::workqueue::RateLimitingQueue;
 use crate::informer::{Error as InformerError, meta_namespace_key};
+use crate::recorder::Recorder;
 use crate::render;
 use crate::ui::action::{
     Access, Action, ConnectionState, Denial, Effect, InformerRow, InformerState, ViewId,
@@ -73,6 +74,10 @@ pub struct RuntimeConfig {
     pub metrics_period: Duration,
     /// Per-object history budget (`--history-mib`).
     pub history_bytes: usize,
+    /// `--record FILE`: every version the informers see is also written there.
+    pub recorder: Option<Arc<Recorder>>,
+    /// History loaded from `--history-file` (else a fresh one of `history_bytes`).
+    pub history: Option<Arc<History>>,
 }
 
 /// Metrics updates in flight between the pollers and the app (a poller waits when it is full).
@@ -108,6 +113,8 @@ mod node_shell;
 pub mod operate;
 pub mod plugins;
 pub mod portforward;
+pub mod record;
+pub mod replay;
 mod scopes;
 mod session;
 pub mod shell;
@@ -204,12 +211,32 @@ struct Runtime {
     history_leases: Vec<history_events::HistoryLease>,
     /// Ends the `:helm` screens' feed ([`helm_feed`]).
     helm: Option<CancellationToken>,
+    /// `--record FILE`: the flight recorder fed with the current context's informers.
+    recorder: Option<Arc<Recorder>>,
 }
 
 /// The factory's hooks: history records each object as decoded (through the cache mask widened
 /// by what history tracks) with its delta type, then the cache transform prunes it.
-fn make_factory(connection: &Connection, history: &Arc<History>) -> Arc<SharedInformerFactory> {
-    let recorder = Arc::clone(history);
+///
+/// With a flight recorder (`--record`, `kinformer record`), the recorder is shown the same
+/// objects, with the same delta types.
+pub(crate) fn make_factory(
+    connection: &Connection,
+    history: &Arc<History>,
+    flight: Option<&Arc<Recorder>>,
+) -> Arc<SharedInformerFactory> {
+    factory_with(connection, Some(history), flight)
+}
+
+/// [`make_factory`], with per-object history optional (`kinformer record` keeps none: the
+/// recording is its history).
+pub(crate) fn factory_with(
+    connection: &Connection,
+    history: Option<&Arc<History>>,
+    flight: Option<&Arc<Recorder>>,
+) -> Arc<SharedInformerFactory> {
+    let recorder = history.cloned();
+    let flight = flight.cloned();
     let options = FactoryOptions {
         transform: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
             let kind = ar.kind.clone();
@@ -225,9 +252,22 @@ fn make_factory(connection: &Connection, history: &Arc<History>) -> Arc<SharedIn
         observer: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
             let resource = history_resource(ar);
             let mask = render::history_mask(&ar.kind);
-            let history = Arc::clone(&recorder);
+            let history = recorder.clone();
+            let flight = flight.clone();
+            if let Some(f) = &flight {
+                f.kind_seen(ar);
+            }
+            let kind: Arc<str> = Arc::from(ar.kind.as_str());
+            let label: Arc<str> = Arc::from(resource.as_str());
             Some(Arc::new(move |obj: &DynamicObject, delta| {
-                history.observe_as(&resource, obj, mask, delta);
+                // One instant for both, so a replay's past views match the dashboard's.
+                let at = now_ms();
+                if let Some(history) = &history {
+                    history.observe_as_at(&resource, obj, mask, delta, at);
+                }
+                if let Some(f) = &flight {
+                    f.observe_at(&label, &kind, obj, delta, at);
+                }
             }) as Observer<DynamicObject>)
         })),
         decode_mask: Some(Arc::new(|ar: &kube::discovery::ApiResource| {
@@ -239,7 +279,7 @@ fn make_factory(connection: &Connection, history: &Arc<History>) -> Arc<SharedIn
                 },
             )
         })),
-        history: Some(Arc::clone(history)),
+        history: history.cloned(),
         ..FactoryOptions::default()
     };
     Arc::new(SharedInformerFactory::from_client(
@@ -263,9 +303,10 @@ impl Runtime {
         version: SharedVersion,
         metrics_period: Duration,
         history: Arc<History>,
+        recorder: Option<Arc<Recorder>>,
         tx: mpsc::UnboundedSender<Action>,
     ) -> (Runtime, Streams) {
-        let factory = make_factory(&connection, &history);
+        let factory = make_factory(&connection, &history, recorder.as_ref());
         factory.start();
         let conn_cancel = CancellationToken::new();
         let stats = StatsSource::shared(factory.clone(), connection.context.clone(), version);
@@ -317,6 +358,7 @@ impl Runtime {
             rows: feeds::RowsInFlight::default(),
             history_leases: Vec::new(),
             helm: None,
+            recorder,
         };
         (rt, Streams { metrics_rx, log_rx })
     }
@@ -842,7 +884,19 @@ impl Runtime {
                     self.connection = conn;
                     // Another cluster: its objects get a history of their own.
                     self.history = Arc::new(History::new(self.history.stats().budget));
-                    self.factory = make_factory(&self.connection, &self.history);
+                    // A recording is of one cluster: it ends here.
+                    if let Some(r) = self.recorder.take() {
+                        let stats = r.finish();
+                        let _ = self.tx.send(Action::Notify {
+                            message: format!(
+                                "recording into {} ended ({} versions): it is of {old_context}",
+                                r.path().display(),
+                                stats.versions
+                            ),
+                            error: false,
+                        });
+                    }
+                    self.factory = make_factory(&self.connection, &self.history, None);
                     self.factory.start();
                     self.logs.reconnect(
                         self.connection.client.clone(),
@@ -995,7 +1049,11 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         config.connection,
         version.clone(),
         config.metrics_period,
-        Arc::new(History::new(config.history_bytes)),
+        config
+            .history
+            .clone()
+            .unwrap_or_else(|| Arc::new(History::new(config.history_bytes))),
+        config.recorder.clone(),
         tx.clone(),
     );
     if config.server_version.is_none() {
@@ -1101,6 +1159,14 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
         if matches!(action, Some(Action::Tick(_))) {
             // The :pf counters, once a second while they change.
             rt.send_forward_rows();
+            // A recording that stopped (a full disk) says so once; the dashboard goes on.
+            if let Some(message) = rt.recorder.as_ref().and_then(|r| r.error()) {
+                rt.recorder = None;
+                app.update(Action::Notify {
+                    message,
+                    error: true,
+                });
+            }
         }
         let mut pending: Vec<Action> = action.into_iter().collect();
         // Drain what is already queued so a burst becomes one redraw.
@@ -1281,6 +1347,9 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     terminal::restore();
     save_k9s_state(&app, &start_context);
     rt.shutdown().await;
+    if let Some(r) = &rt.recorder {
+        r.finish();
+    }
     Ok(())
 }
 

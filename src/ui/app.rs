@@ -145,6 +145,8 @@ pub struct App {
     /// The log screen's own key table (`assets/log_keys.toml`).
     pub log_keys: LogKeyMap,
     pub readonly: bool,
+    /// A replay of a recording (`kinformer replay`), with no cluster (see [`super::replay`]).
+    pub replay: Option<super::replay::Replay>,
     /// Why writes are refused (`started with --readonly`, a k9s `readOnly` setting) while
     /// [`App::readonly`].
     pub readonly_why: String,
@@ -269,6 +271,7 @@ impl App {
             // The embedded table is parsed in tests; an empty table cannot happen in practice.
             log_keys: LogKeyMap::defaults().unwrap_or_default(),
             readonly: config.readonly,
+            replay: None,
             readonly_why: if config.readonly {
                 "started with --readonly".into()
             } else {

@@ -121,6 +121,8 @@ impl App {
             "verify" => self.verify_command(fx),
             // A table as it was (`:at 10:42`, `:at -5m`, `:at now`).
             "at" => self.at_command(arg, fx),
+            // A replay's marks (`m` opens `:mark `).
+            "mark" | "marks" => self.replay_command(cmd, line),
             "blame" => self.fetch_text(crate::ui::app::TextKind::Blame, fx),
             // The DeltaFIFO log; `:events` is the Event objects, as in kubectl and k9s.
             "deltas" | "fifo" => {

@@ -137,6 +137,11 @@ impl App {
 
     /// Read-only on (with why) or off.
     pub(crate) fn set_readonly(&mut self, why: Option<String>) {
+        // A replay has no cluster to write to, whatever the context's settings say.
+        let why = match self.replay {
+            Some(_) => Some(crate::ui::replay::READ_ONLY.to_string()),
+            None => why,
+        };
         self.readonly = why.is_some();
         self.readonly_why = why.unwrap_or_default();
     }

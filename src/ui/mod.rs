@@ -117,6 +117,7 @@ pub mod plugin_run;
 mod plugin_start;
 pub mod portforward;
 pub mod pulse;
+pub mod replay;
 pub mod resources;
 pub mod scope;
 pub mod screens;

@@ -284,6 +284,9 @@ pub struct WriteOutcome {
 
 /// The footer's refusal of `what` (an operation's name) in read-only mode, and why.
 pub fn readonly_refusal(what: &str, why: &str) -> String {
+    if why == crate::ui::replay::READ_ONLY {
+        return format!("{why}: {what} is disabled");
+    }
     format!("read-only mode: {what} is disabled ({why})")
 }
 

@@ -97,7 +97,16 @@ impl App {
             fleet.extend(l1.drain(2..));
             l1 = fleet;
         }
-        if self.readonly {
+        if let (Some(r), Some(at)) = (&self.replay, self.replay_instant()) {
+            l1.push(Span::raw("  "));
+            l1.push(Span::styled(
+                r.banner(at),
+                Style::default()
+                    .fg(Color::Black)
+                    .bg(Color::LightMagenta)
+                    .add_modifier(Modifier::BOLD),
+            ));
+        } else if self.readonly {
             l1.push(Span::styled(
                 "  [readonly]",
                 Style::default().fg(Color::LightRed),

@@ -1,0 +1,369 @@
+//! The reading side: a recording opened for `kinformer replay` (and `--history-file`), loaded
+//! into the same per-object history the live dashboard keeps, so every past view is the live
+//! dashboard's own code.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use kube::api::DynamicObject;
+use rusqlite::{Connection, params};
+use serde::Deserialize as _;
+use serde_json::Value;
+
+use super::writer::decode;
+use super::{Error, patch, schema};
+use crate::informer::delta_fifo::{DeletedFinalStateUnknown, Delta, DeltaObject, DeltaType};
+use crate::informer::history::{History, TimelineEvent};
+
+/// One recording session, as `sessions` holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    pub id: i64,
+    pub cluster: String,
+    pub context: String,
+    pub server_version: Option<String>,
+    pub started_ms: i64,
+    /// `None`: the recorder did not end it (killed, or still recording).
+    pub ended_ms: Option<i64>,
+    /// `(start, end)` of each time the server was unreachable (`end` `None`: never came back).
+    pub gaps: Vec<(i64, Option<i64>, String)>,
+}
+
+/// A note at an instant (`m` in replay).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    pub at_ms: i64,
+    pub note: String,
+}
+
+/// A recorded kind: its resource label (`deployments.apps`), API version, kind and plural.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedKind {
+    pub resource: String,
+    pub api_version: String,
+    pub kind: String,
+    pub plural: String,
+    /// Whether its objects have a namespace.
+    pub namespaced: bool,
+}
+
+/// A recording loaded into a [`History`]: the objects present at its end (the replay's "now"),
+/// by resource, and the Events recorded.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// By resource label, the objects not deleted at the end of the recording.
+    pub end: BTreeMap<String, Vec<Arc<DynamicObject>>>,
+    pub kinds: Vec<RecordedKind>,
+    /// The first and last instants recorded.
+    pub span: Option<(i64, i64)>,
+    pub versions: u64,
+    /// Versions that could not be read back (a damaged body): skipped, counted.
+    pub unreadable: u64,
+}
+
+/// An open recording.
+pub struct Recording {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+fn delta_of(s: &str) -> Option<DeltaType> {
+    Some(match s {
+        "Added" => DeltaType::Added,
+        "Updated" => DeltaType::Updated,
+        "Deleted" => DeltaType::Deleted,
+        "Replaced" => DeltaType::Replaced,
+        "Sync" => DeltaType::Sync,
+        _ => return None,
+    })
+}
+
+impl Recording {
+    /// Open `path`, refusing in one line a file that is not a recording this build reads.
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        let conn = schema::open_existing(path)?;
+        Ok(Self {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn err(&self, e: rusqlite::Error) -> Error {
+        Error::from_sqlite(&self.path.display().to_string(), e)
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Every session, oldest first, with its gaps.
+    pub fn sessions(&self) -> Result<Vec<SessionRow>, Error> {
+        let read = || -> rusqlite::Result<Vec<SessionRow>> {
+            let mut out: Vec<SessionRow> = self
+                .conn
+                .prepare(
+                    "SELECT id, cluster, context, server_version, started_ms, ended_ms
+                     FROM sessions ORDER BY id",
+                )?
+                .query_map([], |r| {
+                    Ok(SessionRow {
+                        id: r.get(0)?,
+                        cluster: r.get(1)?,
+                        context: r.get(2)?,
+                        server_version: r.get(3)?,
+                        started_ms: r.get(4)?,
+                        ended_ms: r.get(5)?,
+                        gaps: Vec::new(),
+                    })
+                })?
+                .collect::<rusqlite::Result<_>>()?;
+            let mut stmt = self.conn.prepare(
+                "SELECT session_id, start_ms, end_ms, reason FROM gaps ORDER BY start_ms",
+            )?;
+            let gaps = stmt.query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            })?;
+            for g in gaps {
+                let (session, start, end, reason) = g?;
+                if let Some(s) = out.iter_mut().find(|s| s.id == session) {
+                    s.gaps.push((start, end, reason));
+                }
+            }
+            Ok(out)
+        };
+        read().map_err(|e| self.err(e))
+    }
+
+    /// The kinds recorded.
+    pub fn kinds(&self) -> Result<Vec<RecordedKind>, Error> {
+        let read = || -> rusqlite::Result<Vec<RecordedKind>> {
+            self.conn
+                .prepare(
+                    "SELECT r.resource, r.api_version, r.kind, r.plural,
+                     EXISTS (SELECT 1 FROM objects o WHERE o.resource = r.resource
+                             AND o.namespace <> '')
+                     FROM resources r ORDER BY r.resource",
+                )?
+                .query_map([], |r| {
+                    Ok(RecordedKind {
+                        resource: r.get(0)?,
+                        api_version: r.get(1)?,
+                        kind: r.get(2)?,
+                        plural: r.get(3)?,
+                        namespaced: r.get(4)?,
+                    })
+                })?
+                .collect()
+        };
+        read().map_err(|e| self.err(e))
+    }
+
+    /// Load every version, oldest first, into `history` at the instant it was recorded, and
+    /// return the objects present at the end. `progress(done, total)` is called every few
+    /// thousand versions.
+    pub fn load(&self, history: &History, progress: impl FnMut(u64, u64)) -> Result<Loaded, Error> {
+        self.load_cluster(history, None, progress)
+    }
+
+    /// [`Self::load`], only the objects of `cluster` when given (`--history-file` loads the
+    /// current cluster's).
+    pub fn load_cluster(
+        &self,
+        history: &History,
+        cluster: Option<&str>,
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<Loaded, Error> {
+        let kinds = self.kinds()?;
+        let total: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM versions", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT v.object_id, v.at_ms, v.delta, v.whole, v.body, o.resource, o.kind
+                 FROM versions v JOIN objects o ON o.id = v.object_id
+                 WHERE ?1 IS NULL OR o.cluster = ?1 ORDER BY v.id",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query(params![cluster]).map_err(|e| self.err(e))?;
+        // Each object's latest state, and whether it is deleted.
+        let mut current: HashMap<i64, (Value, bool, Arc<str>, Arc<str>)> = HashMap::new();
+        let mut names: HashMap<String, Arc<str>> = HashMap::new();
+        let mut intern = |s: String| -> Arc<str> {
+            names
+                .entry(s)
+                .or_insert_with_key(|k| Arc::from(k.as_str()))
+                .clone()
+        };
+        let mut loaded = Loaded {
+            kinds,
+            ..Loaded::default()
+        };
+        let mut masks: HashMap<Arc<str>, crate::informer::decode::Mask> = HashMap::new();
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let read = (|| -> rusqlite::Result<_> {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, bool>(3)?,
+                    r.get::<_, Vec<u8>>(4)?,
+                    r.get::<_, String>(5)?,
+                    r.get::<_, String>(6)?,
+                ))
+            })();
+            let (object_id, at_ms, delta, whole, body, resource, kind) =
+                read.map_err(|e| self.err(e))?;
+            loaded.versions += 1;
+            if loaded.versions.is_multiple_of(4096) {
+                progress(loaded.versions, total as u64);
+            }
+            let delta = delta_of(&delta);
+            let deleting = delta == Some(DeltaType::Deleted);
+            let body = match decode(&body) {
+                Ok(b) => b,
+                Err(_) => {
+                    loaded.unreadable += 1;
+                    continue;
+                }
+            };
+            let entry = if whole {
+                let resource = intern(resource);
+                let kind = intern(kind);
+                current.insert(object_id, (body, deleting, resource, kind));
+                current.get_mut(&object_id)
+            } else {
+                let e = current.get_mut(&object_id);
+                match (e, body) {
+                    (Some(e), Value::Array(ops)) => {
+                        if patch::apply(&mut e.0, &ops).is_err() {
+                            loaded.unreadable += 1;
+                            continue;
+                        }
+                        e.1 = deleting;
+                        Some(e)
+                    }
+                    _ => {
+                        loaded.unreadable += 1;
+                        continue;
+                    }
+                }
+            };
+            let Some((value, _, resource, kind)) = entry else {
+                continue;
+            };
+            let Ok(obj) = DynamicObject::deserialize(&*value) else {
+                loaded.unreadable += 1;
+                continue;
+            };
+            let mask = *masks
+                .entry(Arc::clone(kind))
+                .or_insert_with(|| crate::render::history_mask(kind));
+            history.observe_as_at(resource, &obj, mask, delta, at_ms);
+            if deleting {
+                // A relist's tombstone carries the version already held: name the deletion.
+                let key = crate::informer::meta_namespace_key(&obj).unwrap_or_default();
+                let d = Delta {
+                    kind: DeltaType::Deleted,
+                    object: DeltaObject::Tombstone(DeletedFinalStateUnknown {
+                        key: key.clone(),
+                        obj: Some(Arc::new(obj)),
+                    }),
+                };
+                history.popped_at(resource, &key, &[d], at_ms);
+            }
+            loaded.span = Some(match loaded.span {
+                None => (at_ms, at_ms),
+                Some((a, b)) => (a.min(at_ms), b.max(at_ms)),
+            });
+        }
+        for (value, deleted, resource, _) in current.into_values() {
+            if deleted {
+                continue;
+            }
+            if let Ok(obj) = DynamicObject::deserialize(&value) {
+                loaded
+                    .end
+                    .entry(resource.to_string())
+                    .or_default()
+                    .push(Arc::new(obj));
+            }
+        }
+        progress(loaded.versions, total as u64);
+        Ok(loaded)
+    }
+
+    /// The Events recorded about the object with `uid`, oldest first.
+    pub fn events_about(&self, uid: &str) -> Result<Vec<TimelineEvent>, Error> {
+        let read = || -> rusqlite::Result<Vec<TimelineEvent>> {
+            self.conn
+                .prepare_cached(
+                    "SELECT at_ms, type, reason, message, count, namespace FROM events
+                     WHERE object_uid = ?1 ORDER BY at_ms",
+                )?
+                .query_map(params![uid], |r| {
+                    let ns: String = r.get(5)?;
+                    Ok(TimelineEvent {
+                        at_ms: r.get(0)?,
+                        kind: r.get(1)?,
+                        reason: r.get(2)?,
+                        message: r.get(3)?,
+                        count: r.get::<_, i64>(4)?.max(1) as u64,
+                        group: String::new(),
+                        namespace: (!ns.is_empty()).then_some(ns),
+                        name: String::new(),
+                    })
+                })?
+                .collect()
+        };
+        read().map_err(|e| self.err(e))
+    }
+
+    /// The marks, by instant.
+    pub fn marks(&self) -> Result<Vec<Mark>, Error> {
+        let read = || -> rusqlite::Result<Vec<Mark>> {
+            self.conn
+                .prepare("SELECT at_ms, note FROM marks ORDER BY at_ms")?
+                .query_map([], |r| {
+                    Ok(Mark {
+                        at_ms: r.get(0)?,
+                        note: r.get(1)?,
+                    })
+                })?
+                .collect()
+        };
+        read().map_err(|e| self.err(e))
+    }
+
+    /// Keep a mark in the file (so whoever opens it next sees it).
+    pub fn add_mark(&self, mark: &Mark) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "INSERT INTO marks (at_ms, note) VALUES (?1, ?2)",
+                params![mark.at_ms, mark.note],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// The connection, for queries (tests, the README's examples).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}

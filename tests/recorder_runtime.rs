@@ -1,0 +1,270 @@
+//! Issue 42, the flight recorder through the runtime: the dashboard recording the demo
+//! (`--record FILE`: the recorder fed by the same informers as the live history), then the
+//! recording replayed (`kinformer replay`'s backend) shows the same past rows as the live
+//! dashboard at several recorded instants; and a `kinformer record` killed with SIGKILL while
+//! writing leaves a file that opens and replays.
+//!
+//! No assertion on elapsed time; `HANG_GUARD` only turns a hang into a failure.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kinformer::app_main::{DemoSpec, start_demo};
+use kinformer::cluster::{ConnectOptions, Connection};
+use kinformer::informer::history::PastView;
+use kinformer::recorder::{Recorder, RecorderOptions, Recording, SessionInfo};
+use kinformer::runtime::Headless;
+use kinformer::runtime::replay::ReplayBackend;
+use kinformer::ui::action::{Action, Effect, ObjectSummary};
+use kinformer::ui::{App, AppConfig, KeyMap};
+use kube::api::{Api, DynamicObject, ListParams};
+
+const HANG_GUARD: Duration = Duration::from_secs(120);
+
+/// Each row's key and the table cells the pods table prints for it.
+fn printed(past: &PastView) -> Vec<(String, Vec<String>)> {
+    past.rows
+        .iter()
+        .map(|r| {
+            let s = ObjectSummary::with_key("Pod", r.key.clone(), &r.object, None).expect("row");
+            (
+                r.key.to_string(),
+                s.row.cells.iter().map(|c| format!("{c:?}")).collect(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_of_a_demo_recording_shows_the_live_dashboards_past_rows_at_several_instants() {
+    let demo = start_demo(&DemoSpec {
+        port: 0,
+        pods: 60,
+        nodes: Some(3),
+        churn_per_sec: 40.0,
+        seed: 11,
+        history: 10_000,
+        metrics: false,
+        namespace_user: None,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
+        log_lines_per_second: 0.0,
+    })
+    .await
+    .expect("demo");
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = dir.path().join("kubeconfig");
+    demo.handle
+        .write_kubeconfig(&kubeconfig)
+        .expect("kubeconfig");
+    let conn = Connection::open(&ConnectOptions {
+        kubeconfig: Some(kubeconfig),
+        context: None,
+    })
+    .await
+    .expect("connect");
+    let resources = conn.discover().await.expect("discovery");
+    let client = conn.client.clone();
+    let file = dir.path().join("rec.db");
+    let recorder = Arc::new(
+        Recorder::open(
+            &file,
+            SessionInfo {
+                cluster: "demo".into(),
+                context: conn.context.clone(),
+                server_version: None,
+                kinds: vec!["dashboard".into()],
+            },
+            RecorderOptions::default(),
+        )
+        .expect("recorder"),
+    );
+    let mut app = App::new(
+        AppConfig {
+            namespace: None,
+            ..AppConfig::default()
+        },
+        KeyMap::defaults().expect("keys"),
+    );
+    app.update(Action::Discovery(resources));
+    let mut rt = Headless::start_recording(conn, Duration::from_secs(60), Some(recorder.clone()));
+    for e in app.init() {
+        rt.carry_out(e).await;
+    }
+    let view = app.current_view_id().expect("the pods view");
+    let run = async {
+        // Churn until history holds a few dozen updates past the first list.
+        while rt.history().stats().versions < 120 {
+            let Some(a) = rt.next_action().await else {
+                break;
+            };
+            for e in app.update(a) {
+                rt.carry_out(e).await;
+            }
+        }
+        demo.churn.abort();
+        demo.scales.abort();
+        // Caught up: the informer holds every pod at the server's resourceVersion.
+        let pods: Api<DynamicObject> = Api::all_with(
+            client.clone(),
+            &kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
+        );
+        let informer = rt
+            .factory()
+            .informers()
+            .into_iter()
+            .find(|(k, _)| k.plural == "pods")
+            .map(|(_, i)| i)
+            .expect("pods informer");
+        loop {
+            let server: std::collections::BTreeMap<String, String> = pods
+                .list(&ListParams::default())
+                .await
+                .expect("list")
+                .items
+                .iter()
+                .map(|p| {
+                    (
+                        format!(
+                            "{}/{}",
+                            p.metadata.namespace.clone().unwrap_or_default(),
+                            p.metadata.name.clone().unwrap_or_default()
+                        ),
+                        p.metadata.resource_version.clone().unwrap_or_default(),
+                    )
+                })
+                .collect();
+            let cached: std::collections::BTreeMap<String, String> = informer
+                .indexer()
+                .list()
+                .iter()
+                .map(|p| {
+                    (
+                        format!(
+                            "{}/{}",
+                            p.metadata.namespace.clone().unwrap_or_default(),
+                            p.metadata.name.clone().unwrap_or_default()
+                        ),
+                        p.metadata.resource_version.clone().unwrap_or_default(),
+                    )
+                })
+                .collect();
+            if server == cached {
+                break;
+            }
+            let Some(a) = rt.next_action().await else {
+                break;
+            };
+            for e in app.update(a) {
+                rt.carry_out(e).await;
+            }
+        }
+        recorder.flush();
+        let times = rt.history().change_times("pods", None);
+        assert!(times.len() > 10, "{} instants", times.len());
+        let replay = ReplayBackend::load(&file, |_, _| {}).expect("replays");
+        assert_eq!(
+            replay.history.change_times("pods", None),
+            times,
+            "the same instants to step through"
+        );
+        let picks: Vec<i64> = [0, times.len() / 4, times.len() / 2, times.len() * 3 / 4]
+            .into_iter()
+            .chain([times.len() - 1])
+            .map(|i| times[i])
+            .collect();
+        for at in picks.iter().flat_map(|t| [*t, t + 1, t - 1]) {
+            // What the live dashboard's `:at` shows (the runtime's answer to the app).
+            rt.carry_out(Effect::FetchPastView {
+                view,
+                resource: "pods".into(),
+                namespace: None,
+                at_ms: at,
+            })
+            .await;
+            let live = loop {
+                match rt.next_action().await {
+                    Some(Action::PastView { view: v, past, .. }) if v == view => break past,
+                    Some(_) => {}
+                    None => panic!("runtime gone"),
+                }
+            };
+            let replayed = replay.history.past_view(
+                "pods",
+                None,
+                at,
+                replay.loaded.end.get("pods").cloned().unwrap_or_default(),
+            );
+            assert_eq!(live.at_ms, replayed.at_ms);
+            assert_eq!(printed(&live), printed(&replayed), "at {at}");
+            assert!(!live.rows.is_empty());
+        }
+    };
+    tokio::time::timeout(HANG_GUARD, run)
+        .await
+        .expect("no hang");
+    rt.shutdown().await;
+    recorder.finish();
+    demo.handle.shutdown().await;
+}
+
+#[test]
+fn a_record_killed_with_sigkill_while_writing_leaves_a_file_that_opens_and_replays() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("killed.db");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kinformer"))
+        .args([
+            "record",
+            "--demo",
+            "--demo-pods",
+            "200",
+            "--demo-churn",
+            "200",
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg(&file)
+        .arg("--log-file")
+        .arg(dir.path().join("log"))
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // Wait for committed versions (a reader sees only committed batches), then a few more
+    // batches so the kill lands while it writes.
+    let deadline = std::time::Instant::now() + HANG_GUARD;
+    let committed = || -> i64 {
+        Recording::open(&file)
+            .ok()
+            .and_then(|r| {
+                r.connection()
+                    .query_row("SELECT COUNT(*) FROM versions", [], |x| x.get(0))
+                    .ok()
+            })
+            .unwrap_or(0)
+    };
+    let mut first = 0;
+    while std::time::Instant::now() < deadline {
+        let n = committed();
+        if first == 0 && n > 0 {
+            first = n;
+        }
+        if first > 0 && n > first {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        first > 0,
+        "the recorder committed something before the deadline"
+    );
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    let rec = Recording::open(&file).expect("opens after kill -9");
+    let sessions = rec.sessions().expect("sessions");
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0].ended_ms, None, "killed: never ended");
+    let h = kinformer::informer::history::History::with_mib(64);
+    let loaded = rec.load(&h, |_, _| {}).expect("loads");
+    assert!(loaded.versions >= first as u64 && loaded.unreadable == 0);
+    assert!(loaded.end.get("pods").is_some_and(|p| !p.is_empty()));
+}
