@@ -1157,7 +1157,7 @@ impl App {
                 self.on_changes_filter_key(key, input, fx)
             }
             Mode::Filter { input } if matches!(self.current_screen(), Some(Screen::Text(_))) => {
-                self.on_text_search_key(key, input)
+                self.on_text_search_key(key, input, fx)
             }
             Mode::Filter { input } => self.on_filter_key(key, input),
             Mode::Labels(p) => self.on_picker_key(key, p, fx),

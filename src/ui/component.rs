@@ -47,6 +47,8 @@ use std::collections::HashMap;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Line;
 
 use super::action::{ConnectionState, Effect, InformerRow, ViewId};
 use super::drain::DrainOptions;
@@ -71,8 +73,17 @@ pub trait Component: ComponentClone + std::fmt::Debug {
         Outcome::NotConsumed
     }
 
+    /// Up, down, page, top, bottom by `n` rows (a screen; the mouse wheel moves 3).
+    fn on_nav(&mut self, _action: KeyAction, _n: usize, _ctx: &Ctx) {}
+
     /// Draw into `area` (the body for a screen, the whole frame for a dialog).
     fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx);
+
+    /// A screen's header lines 2 and 3, in the header's `label` and `value` styles; `None`:
+    /// the informer and filter lines of the resource table under it.
+    fn header(&self, _ctx: &Ctx, _label: Style, _value: Style) -> Option<[Line<'static>; 2]> {
+        None
+    }
 
     /// The footer's key hints; `None`: the key map's hinted bindings.
     fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
@@ -160,6 +171,9 @@ impl Outcome {
 pub enum Request {
     /// Start draining `node` (cordon, then evict every pod) and show its progress.
     StartDrain { node: String, opts: DrainOptions },
+    /// Open the search line over the screen on top, holding `text` (its Enter comes back to
+    /// the screen).
+    Search { text: String },
 }
 
 /// What a component may read while it handles a key or draws: shared references to `App`'s

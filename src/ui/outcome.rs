@@ -92,6 +92,11 @@ impl App {
     fn run_request(&mut self, request: Request, fx: &mut Vec<Effect>) {
         match request {
             Request::StartDrain { node, opts } => self.mode = self.start_drain(node, opts, fx),
+            Request::Search { text } => {
+                self.mode = Mode::Filter {
+                    input: tui_input::Input::new(text),
+                }
+            }
         }
     }
 }

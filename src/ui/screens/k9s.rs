@@ -636,6 +636,7 @@ pub(crate) fn unbound_message(key: &KeyEvent) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::Health;
 
     #[test]
     fn csv_fields_with_commas_or_quotes_are_quoted() {

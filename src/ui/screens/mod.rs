@@ -60,7 +60,7 @@ use crossterm::event::KeyEvent;
 
 use super::action::{Effect, ViewId};
 use super::app::{App, Mode};
-use super::component::Component;
+use super::component::{Component, Ctx, Outcome};
 use super::keys::KeyAction;
 use logs::LogScreen;
 use text::TextView;
@@ -85,12 +85,54 @@ pub enum Screen {
     Contexts(contexts::ContextsView),
 }
 
+impl Screen {
+    /// The screen as a [`Component`] (owning its state, answering an [`Outcome`]), for those
+    /// converted; `None`: one `App` still drives through its `impl App` block.
+    pub(crate) fn component(&self) -> Option<&dyn Component> {
+        match self {
+            Screen::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    fn component_mut(&mut self) -> Option<&mut dyn Component> {
+        match self {
+            Screen::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Run `f` on the screen on top if it is a component: it leaves the stack while it runs (with
+/// the `Ctx` App lends), goes back, then App carries out its outcome. `None`: the screen on top
+/// is not a component; else whether it took the key.
+fn on_top(
+    app: &mut App,
+    fx: &mut Vec<Effect>,
+    f: impl FnOnce(&mut dyn Component, &Ctx) -> Outcome,
+) -> Option<bool> {
+    let mut top = app.stack.pop()?;
+    let out = match top.component_mut() {
+        Some(c) => f(c, &app.ctx()),
+        None => {
+            app.stack.push(top);
+            return None;
+        }
+    };
+    app.stack.push(top);
+    let taken = out.consumed();
+    app.run_outcome(out, fx);
+    Some(taken)
+}
+
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
 /// view) takes it here; true when taken.
 pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    if let Some(taken) = on_top(app, fx, |c, ctx| c.on_key(key, ctx)) {
+        return taken;
+    }
     match app.current_screen() {
         Some(Screen::Logs(_)) => app.on_logs_key(key, fx),
-        Some(Screen::Text(_)) => app.on_text_raw_key(key),
         _ => false,
     }
 }
@@ -99,14 +141,25 @@ pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> 
 /// on top takes it first; what it does not take goes to the resource table under it (sorting,
 /// filtering, YAML of the selection), then to the event pane.
 pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
-    let taken = match app.current_screen() {
-        Some(Screen::Text(_)) => app.on_text_key(action),
+    let taken = match on_top(app, fx, |c, ctx| c.on_action(action, ctx)) {
+        Some(taken) => taken,
+        None => on_old_screen_key(app, action, fx),
+    };
+    if !taken && !app.on_table_key(action, fx) {
+        app.on_events_key(action);
+    }
+}
+
+/// [`on_key`] for a screen not yet a component: true when taken (and what it does not take
+/// goes no further when it says so by returning true).
+fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+    match app.current_screen() {
         Some(Screen::Events) => app.on_events_key(action) || app.history_of_event(action, fx),
         Some(Screen::Informers) => app.on_informers_key(action, fx),
         // The pulse takes Enter; the rest is not for a table under it.
         Some(Screen::Pulse) => {
             app.on_pulse_key(action, fx);
-            return;
+            true
         }
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
@@ -114,7 +167,7 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         // The tree takes its keys; table keys do nothing there.
         Some(Screen::Xray(_)) => {
             app.on_xray_key(action, fx);
-            return;
+            true
         }
         Some(Screen::History(_)) => app.on_history_key(action, fx),
         // Nothing beneath takes keys (Back is global).
@@ -122,17 +175,23 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         Some(Screen::Changes(_)) => app.on_changes_key(action, fx),
         Some(Screen::Aliases(_)) => app.on_aliases_key(action, fx),
         Some(Screen::Contexts(_)) => app.on_contexts_key(action, fx),
-        Some(Screen::Table(_)) | None => false,
-    };
-    if !taken && !app.on_table_key(action, fx) {
-        app.on_events_key(action);
+        // A table, nothing, or a component (which answered already).
+        _ => false,
     }
 }
 
 /// Up, down, page, top, bottom (`n` rows) on the screen on top.
 pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
+    let mut fx = Vec::new();
+    if on_top(app, &mut fx, |c, ctx| {
+        c.on_nav(action, n, ctx);
+        Outcome::Consumed
+    })
+    .is_some()
+    {
+        return;
+    }
     match app.current_screen() {
-        Some(Screen::Text(_)) => app.nav_text(action, n),
         Some(Screen::Events) => app.nav_events(action, n),
         Some(Screen::Informers) => app.nav_informers(action, n),
         Some(Screen::Pulse) => app.nav_pulse(action),
@@ -149,12 +208,15 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
             let id = *id;
             app.nav_table(id, action, n);
         }
-        None => {}
+        _ => {}
     }
 }
 
 /// Draw the screen on top into the body area.
 pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buffer) {
+    if let Some(c) = screen.and_then(Screen::component) {
+        return c.draw(area, buf, &app.ctx());
+    }
     match screen {
         Some(Screen::Table(id)) => match app.views.get(id) {
             Some(v) => app.render_table(v, area, buf),
@@ -171,7 +233,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
             true,
         ),
         Some(Screen::Informers) => app.render_informers(area, buf),
-        Some(Screen::Text(t)) => text::render_text(t, area, buf),
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
@@ -187,6 +248,8 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Aliases(a)) => app.render_aliases(a, area, buf),
         Some(Screen::Contexts(c)) => app.render_contexts(c, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
+        // A component (drawn above).
+        Some(_) => {}
     }
 }
 
@@ -216,6 +279,9 @@ pub(crate) fn header_lines<'a>(
     label: Style,
     value: Style,
 ) -> Option<[Line<'a>; 2]> {
+    if let Some(c) = screen.and_then(Screen::component) {
+        return c.header(&app.ctx(), label, value);
+    }
     match screen {
         Some(Screen::Events) => Some(app.events_header(label, value)),
         Some(Screen::Informers) => Some(app.informers_header(label, value)),
@@ -231,10 +297,12 @@ pub(crate) fn header_lines<'a>(
 }
 
 /// The footer's key hints for a screen; `None`: the key map's hinted bindings.
-pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
+pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
+    if let Some(c) = screen.and_then(Screen::component) {
+        return c.hints(&app.ctx());
+    }
     match screen {
         Some(Screen::Events) => Some(events::HINTS.to_vec()),
-        Some(Screen::Text(t)) => Some(text::hints(t)),
         Some(Screen::Informers) => Some(informers::HINTS.to_vec()),
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
@@ -249,26 +317,4 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
     }
 }
 
-/// A list cursor after a navigation key: `n` rows up or down (clamped to `len`), top or bottom;
-/// other actions leave it where it is.
-pub(crate) fn moved_cursor(action: KeyAction, n: usize, cursor: usize, len: usize) -> usize {
-    let last = len.saturating_sub(1);
-    match action {
-        KeyAction::Up | KeyAction::PageUp => cursor.saturating_sub(n),
-        KeyAction::Down | KeyAction::PageDown => (cursor + n).min(last),
-        KeyAction::Top => 0,
-        KeyAction::Bottom => last,
-        _ => cursor,
-    }
-}
-
-/// The first visible row that keeps `cursor` in a window of `page` rows starting at `scroll`.
-pub(crate) fn scrolled_to(cursor: usize, scroll: usize, page: usize) -> usize {
-    if cursor < scroll {
-        cursor
-    } else if cursor >= scroll + page {
-        cursor + 1 - page
-    } else {
-        scroll
-    }
-}
+pub(crate) use crate::ui::cursor::{moved_cursor, scrolled_to};
