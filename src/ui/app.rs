@@ -160,7 +160,6 @@ pub struct App {
     pub views: HashMap<ViewId, ResourceView>,
     pub stack: Vec<Screen>,
     pub informers: Vec<InformerRow>,
-    pub informer_cursor: usize,
     pub events: EventLog,
     pub show_events_pane: bool,
     pub mode: Mode,
@@ -281,7 +280,6 @@ impl App {
             views: HashMap::new(),
             stack: Vec::new(),
             informers: Vec::new(),
-            informer_cursor: 0,
             events: EventLog::default(),
             // The event log is the dashboard's signature: on the first screen, `e` hides it.
             show_events_pane: true,
@@ -958,9 +956,6 @@ impl App {
                     {
                         self.ask_fallback(id, &mut fx);
                     }
-                    self.informer_cursor = self
-                        .informer_cursor
-                        .min(self.informers.len().saturating_sub(1));
                     self.dirty = true;
                 }
             }

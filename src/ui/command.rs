@@ -99,8 +99,8 @@ impl App {
             }
             "help" | "?" => self.mode = Mode::Help { scroll: 0 },
             "informers" | "inf" => {
-                if !matches!(self.current_screen(), Some(Screen::Informers)) {
-                    self.stack.push(Screen::Informers);
+                if !matches!(self.current_screen(), Some(Screen::Informers(_))) {
+                    self.stack.push(Screen::Informers(Default::default()));
                 }
             }
             // `:pulses` is k9s's name for it.

@@ -174,6 +174,11 @@ pub enum Request {
     /// Open the search line over the screen on top, holding `text` (its Enter comes back to
     /// the screen).
     Search { text: String },
+    /// Open a table of `resource` in `namespace` (`None`: all) on top.
+    OpenTable {
+        resource: ResourceInfo,
+        namespace: Option<String>,
+    },
 }
 
 /// What a component may read while it handles a key or draws: shared references to `App`'s

@@ -143,7 +143,7 @@ impl App {
                     Screen::Xray(_)
                     | Screen::Pulse
                     | Screen::Events
-                    | Screen::Informers
+                    | Screen::Informers(_)
                     | Screen::Changes(_),
                 ) => self.target_cluster = None,
                 _ => {}

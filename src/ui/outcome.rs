@@ -3,7 +3,7 @@
 //! [`super::component`] lists what each outcome does).
 
 use super::action::Effect;
-use super::app::{App, Mode};
+use super::app::{App, Mode, Screen};
 use super::component::{Ctx, Outcome, Request};
 use super::operate::Write;
 use super::screens::confirm::Pending;
@@ -92,6 +92,14 @@ impl App {
     fn run_request(&mut self, request: Request, fx: &mut Vec<Effect>) {
         match request {
             Request::StartDrain { node, opts } => self.mode = self.start_drain(node, opts, fx),
+            Request::OpenTable {
+                resource,
+                namespace,
+            } => {
+                let id = self.open_view(resource, namespace, fx);
+                self.stack.push(Screen::Table(id));
+                self.scroll_current();
+            }
             Request::Search { text } => {
                 self.mode = Mode::Filter {
                     input: tui_input::Input::new(text),

@@ -70,7 +70,7 @@ use text::TextView;
 pub enum Screen {
     Table(ViewId),
     Events,
-    Informers,
+    Informers(informers::InformersScreen),
     Text(TextView),
     Pulse,
     Logs(Box<LogScreen>),
@@ -91,6 +91,7 @@ impl Screen {
     pub(crate) fn component(&self) -> Option<&dyn Component> {
         match self {
             Screen::Text(t) => Some(t),
+            Screen::Informers(s) => Some(s),
             _ => None,
         }
     }
@@ -98,6 +99,7 @@ impl Screen {
     fn component_mut(&mut self) -> Option<&mut dyn Component> {
         match self {
             Screen::Text(t) => Some(t),
+            Screen::Informers(s) => Some(s),
             _ => None,
         }
     }
@@ -155,7 +157,6 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
 fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
     match app.current_screen() {
         Some(Screen::Events) => app.on_events_key(action) || app.history_of_event(action, fx),
-        Some(Screen::Informers) => app.on_informers_key(action, fx),
         // The pulse takes Enter; the rest is not for a table under it.
         Some(Screen::Pulse) => {
             app.on_pulse_key(action, fx);
@@ -193,7 +194,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
     }
     match app.current_screen() {
         Some(Screen::Events) => app.nav_events(action, n),
-        Some(Screen::Informers) => app.nav_informers(action, n),
         Some(Screen::Pulse) => app.nav_pulse(action),
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
@@ -232,7 +232,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
             buf,
             true,
         ),
-        Some(Screen::Informers) => app.render_informers(area, buf),
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
@@ -284,7 +283,6 @@ pub(crate) fn header_lines<'a>(
     }
     match screen {
         Some(Screen::Events) => Some(app.events_header(label, value)),
-        Some(Screen::Informers) => Some(app.informers_header(label, value)),
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         Some(Screen::Xray(x)) => Some(app.xray_header(x, label, value)),
@@ -303,7 +301,6 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
     }
     match screen {
         Some(Screen::Events) => Some(events::HINTS.to_vec()),
-        Some(Screen::Informers) => Some(informers::HINTS.to_vec()),
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
