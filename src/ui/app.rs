@@ -492,26 +492,9 @@ impl App {
         }
     }
 
-    /// The current context's informers still listing, for the DeltaFIFO log's title (their
-    /// deltas come when their list ends): `listing: pods 41%, services 120`.
+    /// The current context's informers still listing (see [`super::listing::listing_note`]).
     pub fn listing_note(&self) -> Option<String> {
-        let listing: Vec<String> = self
-            .informers
-            .iter()
-            .filter(|r| r.cluster.is_none())
-            .filter_map(|r| {
-                let p = r.progress.as_ref()?;
-                Some(match p.percent() {
-                    Some(pc) => format!("{} {pc}%", r.resource),
-                    None => format!(
-                        "{} {}",
-                        r.resource,
-                        crate::ui::listing::thousands(p.objects)
-                    ),
-                })
-            })
-            .collect();
-        (!listing.is_empty()).then(|| format!("listing: {}", listing.join(", ")))
+        super::listing::listing_note(&self.informers)
     }
 
     /// Known namespace names (from the namespaces view). With several clusters its rows are
@@ -977,7 +960,7 @@ impl App {
             Action::Tap(entries) => {
                 if self.events.push(entries)
                     && (self.show_events_pane
-                        || matches!(self.current_screen(), Some(Screen::Events)))
+                        || matches!(self.current_screen(), Some(Screen::Events(_))))
                 {
                     self.dirty = true;
                 }

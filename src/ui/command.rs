@@ -123,8 +123,8 @@ impl App {
             "blame" => self.fetch_text(crate::ui::app::TextKind::Blame, fx),
             // The DeltaFIFO log; `:events` is the Event objects, as in kubectl and k9s.
             "deltas" | "fifo" => {
-                if !matches!(self.current_screen(), Some(Screen::Events)) {
-                    self.stack.push(Screen::Events);
+                if !matches!(self.current_screen(), Some(Screen::Events(_))) {
+                    self.stack.push(Screen::Events(Default::default()));
                 }
             }
             "pf" | "portforward" | "portforwards" => self.show_forwards(),

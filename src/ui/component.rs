@@ -52,7 +52,7 @@ use ratatui::text::Line;
 
 use super::action::{ConnectionState, Effect, InformerRow, ViewId};
 use super::drain::DrainOptions;
-use super::event_log::EventLog;
+use super::event_log::{EventLog, LogChange};
 use super::keys::{KeyAction, KeyMap};
 use super::log_view::LogKeyMap;
 use super::operate::Write;
@@ -174,6 +174,16 @@ pub enum Request {
     /// Open the search line over the screen on top, holding `text` (its Enter comes back to
     /// the screen).
     Search { text: String },
+    /// Pause the event log, or change its filters (the pane's too).
+    EventLog(LogChange),
+    /// Open the history of the object `key` of `resource` (an informer's label), on `cluster`
+    /// when a fleet member's, selecting the version `rv` if it is recorded.
+    OpenHistory {
+        resource: String,
+        key: String,
+        rv: Option<String>,
+        cluster: Option<String>,
+    },
     /// Open a table of `resource` in `namespace` (`None`: all) on top.
     OpenTable {
         resource: ResourceInfo,

@@ -142,7 +142,7 @@ impl App {
                 Some(
                     Screen::Xray(_)
                     | Screen::Pulse
-                    | Screen::Events
+                    | Screen::Events(_)
                     | Screen::Informers(_)
                     | Screen::Changes(_),
                 ) => self.target_cluster = None,

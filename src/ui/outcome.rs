@@ -92,6 +92,13 @@ impl App {
     fn run_request(&mut self, request: Request, fx: &mut Vec<Effect>) {
         match request {
             Request::StartDrain { node, opts } => self.mode = self.start_drain(node, opts, fx),
+            Request::EventLog(change) => self.events.change(change),
+            Request::OpenHistory {
+                resource,
+                key,
+                rv,
+                cluster,
+            } => self.open_history_on(&resource, &key, rv, cluster, fx),
             Request::OpenTable {
                 resource,
                 namespace,

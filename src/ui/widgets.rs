@@ -178,7 +178,7 @@ impl Widget for &App {
                 self.listing_note().as_deref(),
                 pane_area,
                 buf,
-                false,
+                None,
             );
         }
         self.render_footer(footer, buf);

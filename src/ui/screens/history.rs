@@ -267,35 +267,6 @@ impl App {
         self.open_history(&resource, &key, None, fx);
     }
 
-    /// Enter on the full-screen event log: the history of the object of the line at the top.
-    pub(crate) fn history_of_event(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
-        if action != KeyAction::Enter {
-            return false;
-        }
-        let Some(e) = self.events.shown().nth(self.events.scroll) else {
-            return true;
-        };
-        // The tap names informers `pods`, `deployments.apps@namespace`: history files objects
-        // under the resource without the informer's namespace.
-        let resource = e.kind.split('@').next().unwrap_or_default().to_string();
-        let key = e.key.to_string();
-        let rv = (!e.resource_version.is_empty()).then(|| e.resource_version.clone());
-        let cluster = e.cluster.as_deref().map(str::to_string);
-        let start = fx.len();
-        self.open_history(&resource, &key, rv, fx);
-        // A fleet member's entry: its history is that member's.
-        if let Some(cluster) = cluster {
-            for e in &mut fx[start..] {
-                let inner = std::mem::replace(e, Effect::Quit);
-                *e = Effect::OnCluster {
-                    cluster: cluster.clone(),
-                    effect: Box::new(inner),
-                };
-            }
-        }
-        true
-    }
-
     /// Answer to [`Effect::FetchHistory`].
     pub(crate) fn on_history(
         &mut self,

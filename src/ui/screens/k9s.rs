@@ -140,7 +140,7 @@ impl App {
                     )
             }),
             KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => {
-                matches!(screen, Some(Screen::Events))
+                matches!(screen, Some(Screen::Events(_)))
             }
             KeyAction::Mark => {
                 matches!(screen, Some(Screen::History(_) | Screen::Contexts(_)))

@@ -69,7 +69,7 @@ use text::TextView;
 #[derive(Debug, Clone)]
 pub enum Screen {
     Table(ViewId),
-    Events,
+    Events(events::EventsScreen),
     Informers(informers::InformersScreen),
     Text(TextView),
     Pulse,
@@ -92,6 +92,7 @@ impl Screen {
         match self {
             Screen::Text(t) => Some(t),
             Screen::Informers(s) => Some(s),
+            Screen::Events(s) => Some(s),
             _ => None,
         }
     }
@@ -100,6 +101,7 @@ impl Screen {
         match self {
             Screen::Text(t) => Some(t),
             Screen::Informers(s) => Some(s),
+            Screen::Events(s) => Some(s),
             _ => None,
         }
     }
@@ -156,7 +158,6 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
 /// goes no further when it says so by returning true).
 fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
     match app.current_screen() {
-        Some(Screen::Events) => app.on_events_key(action) || app.history_of_event(action, fx),
         // The pulse takes Enter; the rest is not for a table under it.
         Some(Screen::Pulse) => {
             app.on_pulse_key(action, fx);
@@ -193,7 +194,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         return;
     }
     match app.current_screen() {
-        Some(Screen::Events) => app.nav_events(action, n),
         Some(Screen::Pulse) => app.nav_pulse(action),
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
@@ -222,16 +222,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
             Some(v) => app.render_table(v, area, buf),
             None => Paragraph::new("view closed").render(area, buf),
         },
-        Some(Screen::Events) => events::render_events(
-            &app.events,
-            app.fleet
-                .is_fleet()
-                .then_some(app.connection.context.as_str()),
-            app.listing_note().as_deref(),
-            area,
-            buf,
-            true,
-        ),
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
@@ -282,7 +272,6 @@ pub(crate) fn header_lines<'a>(
         return c.header(&app.ctx(), label, value);
     }
     match screen {
-        Some(Screen::Events) => Some(app.events_header(label, value)),
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         Some(Screen::Xray(x)) => Some(app.xray_header(x, label, value)),
@@ -300,7 +289,6 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
         return c.hints(&app.ctx());
     }
     match screen {
-        Some(Screen::Events) => Some(events::HINTS.to_vec()),
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
