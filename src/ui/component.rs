@@ -57,9 +57,10 @@ use super::keys::{KeyAction, KeyMap};
 use super::log_view::LogKeyMap;
 use super::operate::Write;
 use super::theme::Theme;
-use super::view::ResourceView;
+use super::view::{ResourceView, TextKind};
 use crate::cluster::ResourceInfo;
 use crate::config::UserConfig;
+use crate::informer::history::DiffLine;
 
 /// What every screen and dialog does: take keys, draw itself, name its keys and itself.
 pub trait Component: ComponentClone + std::fmt::Debug {
@@ -184,6 +185,15 @@ pub enum Request {
         rv: Option<String>,
         cluster: Option<String>,
     },
+    /// Open the YAML or describe of the object `namespace/name` of `resource`.
+    OpenText {
+        kind: TextKind,
+        resource: ResourceInfo,
+        namespace: Option<String>,
+        name: String,
+    },
+    /// Open a diff of two versions of an object (the history's Enter).
+    OpenDiff { title: String, lines: Vec<DiffLine> },
     /// Open a table of `resource` in `namespace` (`None`: all) on top.
     OpenTable {
         resource: ResourceInfo,
@@ -221,6 +231,8 @@ pub struct Ctx<'a> {
     pub size: (u16, u16),
     /// Rows a page moves (the table's height less one).
     pub page: usize,
+    /// Rows visible in the table area (a screen's list has as many).
+    pub table_height: usize,
     /// Writes are refused on the current context, and why (`readonly_why`).
     pub readonly: bool,
     pub readonly_why: &'a str,

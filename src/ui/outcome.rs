@@ -7,6 +7,7 @@ use super::app::{App, Mode, Screen};
 use super::component::{Ctx, Outcome, Request};
 use super::operate::Write;
 use super::screens::confirm::Pending;
+use super::screens::history_diff::DiffView;
 
 impl App {
     /// What a component may read now.
@@ -26,6 +27,7 @@ impl App {
             now_ms: self.now_ms,
             size: self.size,
             page: self.table_height().saturating_sub(1).max(1),
+            table_height: self.table_height(),
             readonly: self.readonly,
             readonly_why: &self.readonly_why,
             fleet: self.fleet.is_fleet(),
@@ -99,6 +101,16 @@ impl App {
                 rv,
                 cluster,
             } => self.open_history_on(&resource, &key, rv, cluster, fx),
+            Request::OpenText {
+                kind,
+                resource,
+                namespace,
+                name,
+            } => self.fetch_text_named(kind, resource, namespace, &name, None, fx),
+            Request::OpenDiff { title, lines } => {
+                self.stack
+                    .push(Screen::HistoryDiff(Box::new(DiffView::new(title, lines))));
+            }
             Request::OpenTable {
                 resource,
                 namespace,

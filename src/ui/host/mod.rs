@@ -3,4 +3,5 @@
 //! `App` owns that hand their line back to it. The screens' own files import none of this.
 
 mod events;
+mod history;
 mod text;

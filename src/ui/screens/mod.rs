@@ -93,6 +93,8 @@ impl Screen {
             Screen::Text(t) => Some(t),
             Screen::Informers(s) => Some(s),
             Screen::Events(s) => Some(s),
+            Screen::History(s) => Some(s.as_ref()),
+            Screen::HistoryDiff(s) => Some(s.as_ref()),
             _ => None,
         }
     }
@@ -102,6 +104,8 @@ impl Screen {
             Screen::Text(t) => Some(t),
             Screen::Informers(s) => Some(s),
             Screen::Events(s) => Some(s),
+            Screen::History(s) => Some(s.as_mut()),
+            Screen::HistoryDiff(s) => Some(s.as_mut()),
             _ => None,
         }
     }
@@ -171,9 +175,6 @@ fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> 
             app.on_xray_key(action, fx);
             true
         }
-        Some(Screen::History(_)) => app.on_history_key(action, fx),
-        // Nothing beneath takes keys (Back is global).
-        Some(Screen::HistoryDiff(_)) => true,
         Some(Screen::Changes(_)) => app.on_changes_key(action, fx),
         Some(Screen::Aliases(_)) => app.on_aliases_key(action, fx),
         Some(Screen::Contexts(_)) => app.on_contexts_key(action, fx),
@@ -199,8 +200,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Logs(_)) => {}
         Some(Screen::PortForwards(_)) => app.nav_forwards(action, n),
         Some(Screen::Xray(_)) => app.nav_xray(action, n),
-        Some(Screen::History(_)) => app.nav_history(action, n),
-        Some(Screen::HistoryDiff(_)) => app.nav_history_diff(action, n),
         Some(Screen::Changes(_)) => app.nav_changes(action, n),
         Some(Screen::Aliases(_)) => app.nav_aliases(action, n),
         Some(Screen::Contexts(_)) => app.nav_contexts(action, n),
@@ -226,13 +225,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
         Some(Screen::Xray(x)) => app.render_xray(x, area, buf),
-        Some(Screen::History(h)) => history::render_history(
-            h,
-            app.theme.health(crate::render::Health::Warning),
-            area,
-            buf,
-        ),
-        Some(Screen::HistoryDiff(d)) => history_diff::render_history_diff(d, area, buf),
         Some(Screen::Changes(c)) => changes::render_changes(c, area, buf),
         Some(Screen::Aliases(a)) => app.render_aliases(a, area, buf),
         Some(Screen::Contexts(c)) => app.render_contexts(c, area, buf),
@@ -275,9 +267,7 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         Some(Screen::Xray(x)) => Some(app.xray_header(x, label, value)),
-        Some(Screen::History(h)) => Some(app.history_header(h, label, value)),
         Some(Screen::Changes(c)) => Some(app.changes_header(c, label, value)),
-        Some(Screen::HistoryDiff(d)) => Some(history_diff::diff_header(d, label, value)),
         Some(Screen::Contexts(c)) => Some(app.contexts_header(c, label, value)),
         _ => None,
     }
@@ -293,8 +283,6 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
         Some(Screen::Xray(_)) => Some(xray::HINTS.to_vec()),
-        Some(Screen::History(_)) => Some(history::HINTS.to_vec()),
-        Some(Screen::HistoryDiff(_)) => Some(history_diff::HINTS.to_vec()),
         Some(Screen::Changes(_)) => Some(changes::HINTS.to_vec()),
         Some(Screen::Aliases(_)) => Some(aliases::HINTS.to_vec()),
         Some(Screen::Contexts(_)) => Some(contexts::HINTS.to_vec()),

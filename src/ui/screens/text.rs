@@ -13,16 +13,7 @@ use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::keys::KeyAction;
 use crate::ui::widgets::{DIM, TITLE};
 
-/// What a text screen shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TextKind {
-    Yaml,
-    Describe,
-    /// `:diff`: the object across the fleet's clusters (see [`crate::ui::fleet_diff`]).
-    Diff,
-    /// `b`: the object's fields grouped by the manager owning them (see [`crate::ui::blame`]).
-    Blame,
-}
+pub use crate::ui::view::TextKind;
 
 /// The YAML or describe screen.
 #[derive(Debug, Clone)]
