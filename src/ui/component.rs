@@ -194,6 +194,8 @@ pub enum Request {
     },
     /// Open a diff of two versions of an object (the history's Enter).
     OpenDiff { title: String, lines: Vec<DiffLine> },
+    /// Open the label picker over the screen on top (its choices are App's to gather).
+    LabelPicker,
     /// Open a table of `resource` in `namespace` (`None`: all) on top.
     OpenTable {
         resource: ResourceInfo,

@@ -112,6 +112,7 @@ pub mod pulse;
 pub mod resources;
 pub mod scope;
 pub mod screens;
+mod style;
 pub mod table;
 pub mod theme;
 pub mod time_travel;

@@ -111,6 +111,7 @@ impl App {
                 self.stack
                     .push(Screen::HistoryDiff(Box::new(DiffView::new(title, lines))));
             }
+            Request::LabelPicker => self.open_picker(),
             Request::OpenTable {
                 resource,
                 namespace,

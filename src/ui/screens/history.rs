@@ -16,7 +16,6 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell as TCell, Paragraph, Row as TRow, Table, Widget};
 
-use crate::informer::delta_fifo::DeltaType;
 use crate::informer::history::{
     DiffLine, HistoryStats, Timeline, TimelineEvent, TimelineRow, display_path, interleave,
     unified_diff,
@@ -339,25 +338,7 @@ fn event_yaml(event: &TimelineEvent, ctx: &Ctx) -> Outcome {
     })
 }
 
-/// `HH:MM:SS` (UTC) of a millisecond timestamp.
-pub(crate) fn clock(ms: i64) -> String {
-    chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
-        .map(|t| t.format("%H:%M:%S").to_string())
-        .unwrap_or_default()
-}
-
-pub(crate) fn delta_style(delta: Option<DeltaType>, tombstone: bool) -> Style {
-    match (delta, tombstone) {
-        (_, true) => Style::default()
-            .fg(Color::LightRed)
-            .add_modifier(Modifier::BOLD),
-        (Some(DeltaType::Added), _) => Style::default().fg(Color::Green),
-        (Some(DeltaType::Updated), _) => Style::default().fg(Color::Cyan),
-        (Some(DeltaType::Deleted), _) => Style::default().fg(Color::Red),
-        (Some(DeltaType::Replaced), _) => Style::default().fg(Color::Yellow),
-        (Some(DeltaType::Sync), _) | (None, _) => Style::default().fg(DIM),
-    }
-}
+pub(crate) use crate::ui::style::{clock, delta_style};
 
 /// The timeline; `warning` is the theme's style for a Warning (an Event line of that type).
 fn render_history(h: &HistoryView, warning: Style, area: Rect, buf: &mut Buffer) {
