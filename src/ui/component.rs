@@ -50,7 +50,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
 
-use super::action::{ConnectionState, Effect, InformerRow, ViewId};
+use super::action::{ClusterHealth, ConnectionState, ContextRow, Effect, InformerRow, ViewId};
 use super::drain::DrainOptions;
 use super::event_log::{EventLog, LogChange};
 use super::keys::{KeyAction, KeyMap};
@@ -196,6 +196,10 @@ pub enum Request {
     OpenDiff { title: String, lines: Vec<DiffLine> },
     /// Open the label picker over the screen on top (its choices are App's to gather).
     LabelPicker,
+    /// Replace the whole stack with a table of `resource` (in the namespace scope).
+    ResetTo(ResourceInfo),
+    /// Run a `:` command line (without the colon), as typed.
+    RunCommand(String),
     /// Open a table of `resource` in `namespace` (`None`: all) on top.
     OpenTable {
         resource: ResourceInfo,
@@ -240,6 +244,11 @@ pub struct Ctx<'a> {
     pub readonly_why: &'a str,
     /// Several clusters are selected.
     pub fleet: bool,
+    /// The selected clusters (one: the current context) and their states.
+    pub fleet_members: &'a [(String, ClusterHealth)],
+    /// The kubeconfig's context names, and its contexts in detail (empty until read).
+    pub contexts: &'a [String],
+    pub context_rows: &'a [ContextRow],
 }
 
 impl Ctx<'_> {

@@ -31,6 +31,9 @@ impl App {
             readonly: self.readonly,
             readonly_why: &self.readonly_why,
             fleet: self.fleet.is_fleet(),
+            fleet_members: &self.fleet.members,
+            contexts: &self.contexts,
+            context_rows: &self.context_rows,
         }
     }
 
@@ -112,6 +115,8 @@ impl App {
                     .push(Screen::HistoryDiff(Box::new(DiffView::new(title, lines))));
             }
             Request::LabelPicker => self.open_picker(),
+            Request::RunCommand(line) => self.run_command(&line, fx),
+            Request::ResetTo(resource) => self.reset_to(resource, fx),
             Request::OpenTable {
                 resource,
                 namespace,

@@ -2,7 +2,9 @@
 //! state built from `App`'s models), feeding it what the runtime answers, and the prompts
 //! `App` owns that hand their line back to it. The screens' own files import none of this.
 
+mod aliases;
 mod changes;
+mod contexts;
 mod events;
 mod history;
 mod text;

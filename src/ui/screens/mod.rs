@@ -96,6 +96,8 @@ impl Screen {
             Screen::History(s) => Some(s.as_ref()),
             Screen::HistoryDiff(s) => Some(s.as_ref()),
             Screen::Changes(s) => Some(s.as_ref()),
+            Screen::Aliases(s) => Some(s),
+            Screen::Contexts(s) => Some(s),
             _ => None,
         }
     }
@@ -108,6 +110,8 @@ impl Screen {
             Screen::History(s) => Some(s.as_mut()),
             Screen::HistoryDiff(s) => Some(s.as_mut()),
             Screen::Changes(s) => Some(s.as_mut()),
+            Screen::Aliases(s) => Some(s),
+            Screen::Contexts(s) => Some(s),
             _ => None,
         }
     }
@@ -177,8 +181,6 @@ fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> 
             app.on_xray_key(action, fx);
             true
         }
-        Some(Screen::Aliases(_)) => app.on_aliases_key(action, fx),
-        Some(Screen::Contexts(_)) => app.on_contexts_key(action, fx),
         // A table, nothing, or a component (which answered already).
         _ => false,
     }
@@ -201,8 +203,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Logs(_)) => {}
         Some(Screen::PortForwards(_)) => app.nav_forwards(action, n),
         Some(Screen::Xray(_)) => app.nav_xray(action, n),
-        Some(Screen::Aliases(_)) => app.nav_aliases(action, n),
-        Some(Screen::Contexts(_)) => app.nav_contexts(action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -225,8 +225,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
         Some(Screen::Xray(x)) => app.render_xray(x, area, buf),
-        Some(Screen::Aliases(a)) => app.render_aliases(a, area, buf),
-        Some(Screen::Contexts(c)) => app.render_contexts(c, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
         Some(_) => {}
@@ -266,7 +264,6 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         Some(Screen::Xray(x)) => Some(app.xray_header(x, label, value)),
-        Some(Screen::Contexts(c)) => Some(app.contexts_header(c, label, value)),
         _ => None,
     }
 }
@@ -281,10 +278,8 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
         Some(Screen::Xray(_)) => Some(xray::HINTS.to_vec()),
-        Some(Screen::Aliases(_)) => Some(aliases::HINTS.to_vec()),
-        Some(Screen::Contexts(_)) => Some(contexts::HINTS.to_vec()),
         _ => None,
     }
 }
 
-pub(crate) use crate::ui::cursor::{moved_cursor, scrolled_to};
+pub(crate) use crate::ui::cursor::moved_cursor;
