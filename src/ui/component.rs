@@ -56,6 +56,7 @@ use super::event_log::{EventLog, LogChange};
 use super::keys::{KeyAction, KeyMap};
 use super::log_view::LogKeyMap;
 use super::operate::Write;
+use super::portforward::ForwardRow;
 use super::theme::Theme;
 use super::view::{ResourceView, TextKind};
 use crate::cluster::ResourceInfo;
@@ -249,6 +250,8 @@ pub struct Ctx<'a> {
     /// The kubeconfig's context names, and its contexts in detail (empty until read).
     pub contexts: &'a [String],
     pub context_rows: &'a [ContextRow],
+    /// The active port-forwards, as the runtime reports them.
+    pub forwards: &'a [ForwardRow],
 }
 
 impl Ctx<'_> {

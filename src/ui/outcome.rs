@@ -34,6 +34,7 @@ impl App {
             fleet_members: &self.fleet.members,
             contexts: &self.contexts,
             context_rows: &self.context_rows,
+            forwards: &self.forwards,
         }
     }
 

@@ -7,4 +7,5 @@ mod changes;
 mod contexts;
 mod events;
 mod history;
+mod portforwards;
 mod text;

@@ -98,6 +98,7 @@ impl Screen {
             Screen::Changes(s) => Some(s.as_ref()),
             Screen::Aliases(s) => Some(s),
             Screen::Contexts(s) => Some(s),
+            Screen::PortForwards(s) => Some(s),
             _ => None,
         }
     }
@@ -112,6 +113,7 @@ impl Screen {
             Screen::Changes(s) => Some(s.as_mut()),
             Screen::Aliases(s) => Some(s),
             Screen::Contexts(s) => Some(s),
+            Screen::PortForwards(s) => Some(s),
             _ => None,
         }
     }
@@ -175,7 +177,6 @@ fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> 
         }
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
-        Some(Screen::PortForwards(_)) => app.on_forwards_key(action, fx),
         // The tree takes its keys; table keys do nothing there.
         Some(Screen::Xray(_)) => {
             app.on_xray_key(action, fx);
@@ -201,7 +202,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Pulse) => app.nav_pulse(action),
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
-        Some(Screen::PortForwards(_)) => app.nav_forwards(action, n),
         Some(Screen::Xray(_)) => app.nav_xray(action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
@@ -223,7 +223,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         },
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
-        Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
         Some(Screen::Xray(x)) => app.render_xray(x, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
@@ -276,10 +275,7 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
     match screen {
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
-        Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
         Some(Screen::Xray(_)) => Some(xray::HINTS.to_vec()),
         _ => None,
     }
 }
-
-pub(crate) use crate::ui::cursor::moved_cursor;
