@@ -50,10 +50,15 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
 
-use super::action::{ClusterHealth, ConnectionState, ContextRow, Effect, InformerRow, ViewId};
+use std::sync::Arc;
+
+use super::action::{
+    ClusterHealth, ConnectionState, ContextRow, Effect, InformerRow, ObjectSummary, ViewId,
+};
 use super::drain::DrainOptions;
 use super::event_log::{EventLog, LogChange};
 use super::keys::{KeyAction, KeyMap};
+use super::log_stream::ContainerPick;
 use super::log_view::LogKeyMap;
 use super::operate::Write;
 use super::portforward::ForwardRow;
@@ -201,6 +206,23 @@ pub enum Request {
     ResetTo(ResourceInfo),
     /// Run a `:` command line (without the colon), as typed.
     RunCommand(String),
+    /// An operating key (delete, scale, shell…) on the selection of the screen on top,
+    /// through the table's code path (read-only refusal, kinds, confirmation).
+    Operate(KeyAction),
+    /// The actions menu of an object (the xray's Enter on a node).
+    NodeActions {
+        resource: ResourceInfo,
+        obj: Box<ObjectSummary>,
+        expandable: bool,
+    },
+    /// The logs of an object of `kind` (a pod's, or a workload's pods).
+    OpenLogs {
+        kind: String,
+        obj: Box<ObjectSummary>,
+        pick: ContainerPick,
+    },
+    /// Fetch a pod's containers for the xray (a GET of the pod).
+    FetchContainers(Arc<str>),
     /// Open a table of `resource` in `namespace` (`None`: all) on top.
     OpenTable {
         resource: ResourceInfo,

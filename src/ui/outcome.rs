@@ -116,6 +116,18 @@ impl App {
                     .push(Screen::HistoryDiff(Box::new(DiffView::new(title, lines))));
             }
             Request::LabelPicker => self.open_picker(),
+            Request::Operate(action) => {
+                self.on_operate_key(action, fx);
+            }
+            Request::NodeActions {
+                resource,
+                obj,
+                expandable,
+            } => self.open_node_actions(&resource, &obj, expandable),
+            Request::OpenLogs { kind, obj, pick } => {
+                self.open_logs_of(&kind, &obj, pick, false, fx)
+            }
+            Request::FetchContainers(pod) => self.fetch_xray_containers(pod, fx),
             Request::RunCommand(line) => self.run_command(&line, fx),
             Request::ResetTo(resource) => self.reset_to(resource, fx),
             Request::OpenTable {

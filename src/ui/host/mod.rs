@@ -9,3 +9,4 @@ mod events;
 mod history;
 mod portforwards;
 mod text;
+mod xray;

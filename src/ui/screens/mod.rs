@@ -99,6 +99,7 @@ impl Screen {
             Screen::Aliases(s) => Some(s),
             Screen::Contexts(s) => Some(s),
             Screen::PortForwards(s) => Some(s),
+            Screen::Xray(s) => Some(s.as_ref()),
             _ => None,
         }
     }
@@ -114,6 +115,7 @@ impl Screen {
             Screen::Aliases(s) => Some(s),
             Screen::Contexts(s) => Some(s),
             Screen::PortForwards(s) => Some(s),
+            Screen::Xray(s) => Some(s.as_mut()),
             _ => None,
         }
     }
@@ -139,6 +141,12 @@ fn on_top(
     let taken = out.consumed();
     app.run_outcome(out, fx);
     Some(taken)
+}
+
+/// A key's meaning for the screen on top when it is a component (a dialog runs one over it:
+/// the xray's node menu); false when not taken or not a component.
+pub(crate) fn on_top_action(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+    on_top(app, fx, |c, ctx| c.on_action(action, ctx)).unwrap_or(false)
 }
 
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
@@ -177,11 +185,6 @@ fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> 
         }
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
-        // The tree takes its keys; table keys do nothing there.
-        Some(Screen::Xray(_)) => {
-            app.on_xray_key(action, fx);
-            true
-        }
         // A table, nothing, or a component (which answered already).
         _ => false,
     }
@@ -202,7 +205,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Pulse) => app.nav_pulse(action),
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
-        Some(Screen::Xray(_)) => app.nav_xray(action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -223,7 +225,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         },
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
-        Some(Screen::Xray(x)) => app.render_xray(x, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
         Some(_) => {}
@@ -262,7 +263,6 @@ pub(crate) fn header_lines<'a>(
     match screen {
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
-        Some(Screen::Xray(x)) => Some(app.xray_header(x, label, value)),
         _ => None,
     }
 }
@@ -275,7 +275,6 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
     match screen {
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
-        Some(Screen::Xray(_)) => Some(xray::HINTS.to_vec()),
         _ => None,
     }
 }
