@@ -194,7 +194,7 @@ pub enum Request {
     /// Open the YAML or describe of the object `namespace/name` of `resource`.
     OpenText {
         kind: TextKind,
-        resource: ResourceInfo,
+        resource: Box<ResourceInfo>,
         namespace: Option<String>,
         name: String,
     },
@@ -203,7 +203,7 @@ pub enum Request {
     /// Open the label picker over the screen on top (its choices are App's to gather).
     LabelPicker,
     /// Replace the whole stack with a table of `resource` (in the namespace scope).
-    ResetTo(ResourceInfo),
+    ResetTo(Box<ResourceInfo>),
     /// Run a `:` command line (without the colon), as typed.
     RunCommand(String),
     /// An operating key (delete, scale, shell…) on the selection of the screen on top,
@@ -211,7 +211,7 @@ pub enum Request {
     Operate(KeyAction),
     /// The actions menu of an object (the xray's Enter on a node).
     NodeActions {
-        resource: ResourceInfo,
+        resource: Box<ResourceInfo>,
         obj: Box<ObjectSummary>,
         expandable: bool,
     },
@@ -225,7 +225,7 @@ pub enum Request {
     FetchContainers(Arc<str>),
     /// Open a table of `resource` in `namespace` (`None`: all) on top.
     OpenTable {
-        resource: ResourceInfo,
+        resource: Box<ResourceInfo>,
         namespace: Option<String>,
     },
 }

@@ -110,7 +110,7 @@ impl App {
                 resource,
                 namespace,
                 name,
-            } => self.fetch_text_named(kind, resource, namespace, &name, None, fx),
+            } => self.fetch_text_named(kind, *resource, namespace, &name, None, fx),
             Request::OpenDiff { title, lines } => {
                 self.stack
                     .push(Screen::HistoryDiff(Box::new(DiffView::new(title, lines))));
@@ -129,12 +129,12 @@ impl App {
             }
             Request::FetchContainers(pod) => self.fetch_xray_containers(pod, fx),
             Request::RunCommand(line) => self.run_command(&line, fx),
-            Request::ResetTo(resource) => self.reset_to(resource, fx),
+            Request::ResetTo(resource) => self.reset_to(*resource, fx),
             Request::OpenTable {
                 resource,
                 namespace,
             } => {
-                let id = self.open_view(resource, namespace, fx);
+                let id = self.open_view(*resource, namespace, fx);
                 self.stack.push(Screen::Table(id));
                 self.scroll_current();
             }

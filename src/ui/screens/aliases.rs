@@ -142,7 +142,7 @@ impl Component for AliasesView {
                     .get(self.cursor)
                     .and_then(|row| crate::ui::resources::resolve(ctx.resources, &row.resource))
                 {
-                    Some(r) => Outcome::Ask(Request::ResetTo(r.clone())),
+                    Some(r) => Outcome::Ask(Request::ResetTo(Box::new(r.clone()))),
                     None => Outcome::Consumed,
                 }
             }

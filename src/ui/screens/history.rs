@@ -332,7 +332,7 @@ fn event_yaml(event: &TimelineEvent, ctx: &Ctx) -> Outcome {
     };
     Outcome::Ask(Request::OpenText {
         kind: TextKind::Yaml,
-        resource,
+        resource: Box::new(resource),
         namespace: event.namespace.clone(),
         name: event.name.clone(),
     })

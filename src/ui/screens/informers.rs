@@ -40,7 +40,7 @@ impl Component for InformersScreen {
             .find(|r| resource_label(r) == row.resource)
         {
             Some(r) => Outcome::Ask(Request::OpenTable {
-                resource: r.clone(),
+                resource: Box::new(r.clone()),
                 namespace: row.namespace.clone(),
             }),
             None => Outcome::Consumed,

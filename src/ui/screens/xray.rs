@@ -69,7 +69,7 @@ impl XrayScreen {
         match self.selected(ctx) {
             Some((resource, _, obj)) => Outcome::Ask(Request::OpenText {
                 kind,
-                resource,
+                resource: Box::new(resource),
                 namespace: obj.namespace.as_deref().map(str::to_string),
                 name: obj.name.to_string(),
             }),
@@ -129,7 +129,7 @@ impl Component for XrayScreen {
                 } else if let Some((resource, _, obj)) = self.selected(ctx) {
                     // An object node: the menu of what the table offers on a row.
                     Outcome::Ask(Request::NodeActions {
-                        resource,
+                        resource: Box::new(resource),
                         obj: Box::new(obj),
                         expandable: row.expandable,
                     })
