@@ -4,8 +4,7 @@ use ratatui::style::{Color, Modifier, Style};
 
 use crate::informer::delta_fifo::DeltaType;
 
-/// The dim grey of secondary text (as `widgets::DIM`).
-const DIM: Color = Color::DarkGray;
+use super::paint::DIM;
 
 /// `HH:MM:SS` (UTC) of a millisecond timestamp.
 pub(crate) fn clock(ms: i64) -> String {
@@ -24,5 +23,18 @@ pub(crate) fn delta_style(delta: Option<DeltaType>, tombstone: bool) -> Style {
         (Some(DeltaType::Deleted), _) => Style::default().fg(Color::Red),
         (Some(DeltaType::Replaced), _) => Style::default().fg(Color::Yellow),
         (Some(DeltaType::Sync), _) | (None, _) => Style::default().fg(DIM),
+    }
+}
+
+/// `−4m12s`: how long before `now_ms` the instant `at_ms` is.
+pub fn ago(at_ms: i64, now_ms: i64) -> String {
+    let s = (now_ms - at_ms).max(0) / 1000;
+    let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
+    if h > 0 {
+        format!("−{h}h{m}m{sec}s")
+    } else if m > 0 {
+        format!("−{m}m{sec}s")
+    } else {
+        format!("−{sec}s")
     }
 }

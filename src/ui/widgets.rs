@@ -2,8 +2,6 @@
 //! allocation proportional to the number of rows — only the visible window of a table is touched,
 //! so 100k rows cost what 100 cost per frame.
 
-use std::borrow::Cow;
-
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -16,127 +14,9 @@ use super::keys::KeyAction;
 use super::screens;
 use super::screens::events::render_events;
 
-pub(crate) const TITLE: Color = Color::Cyan;
-pub(crate) const DIM: Color = Color::DarkGray;
-pub(crate) const KEY: Color = Color::Magenta;
-
-/// `5s`, `2m10s` until a unix-ms instant.
-pub(crate) fn countdown(now_ms: i64, at_ms: i64) -> String {
-    let secs = ((at_ms - now_ms).max(0) + 999) / 1000;
-    format!("{secs}s")
-}
-
-pub(crate) fn state_text(state: &InformerState, now_ms: i64) -> String {
-    match state {
-        InformerState::Starting => "starting".into(),
-        InformerState::Listing => "listing".into(),
-        InformerState::Watching => "watching".into(),
-        InformerState::BackingOff { until_ms } => {
-            format!("backing off, retry in {}", countdown(now_ms, *until_ms))
-        }
-        InformerState::Forbidden { retry_at_ms } => {
-            format!("forbidden, retry in {}", countdown(now_ms, *retry_at_ms))
-        }
-        InformerState::Checking => "checking history".into(),
-        InformerState::Stopped => "stopped".into(),
-    }
-}
-
-pub(crate) fn truncate(s: &str, max: usize) -> Cow<'_, str> {
-    if s.chars().count() <= max {
-        Cow::Borrowed(s)
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        Cow::Owned(t)
-    }
-}
-
-/// What the footer says after a message cut to fit: where the whole of it is.
-pub(crate) const MESSAGE_CUT_HINT: &str = " (:messages)";
-
-/// A footer message in `width` characters: whole when it fits, else cut after its last whole
-/// word that leaves room for `…` and [`MESSAGE_CUT_HINT`] (a word longer than that is cut).
-pub(crate) fn fit_message(msg: &str, width: usize) -> Cow<'_, str> {
-    if msg.chars().count() <= width {
-        return Cow::Borrowed(msg);
-    }
-    let hint = if width >= 3 * MESSAGE_CUT_HINT.len() {
-        MESSAGE_CUT_HINT
-    } else {
-        ""
-    };
-    let room = width.saturating_sub(hint.chars().count() + 1);
-    let end = msg.char_indices().nth(room).map_or(msg.len(), |(i, _)| i);
-    let cut = msg
-        .char_indices()
-        .take(room + 1)
-        .filter(|(i, c)| c.is_whitespace() && *i > 0)
-        .map(|(i, _)| i)
-        .last()
-        .unwrap_or(end);
-    Cow::Owned(format!("{}…{hint}", msg[..cut].trim_end()))
-}
-
-/// A dialog's frame: a border and a bold title in `colour`, both centred, and the dialog's keys
-/// at the bottom (`title` and `keys` as shown, spaces included).
-pub(crate) fn dialog_block<'a>(
-    title: impl Into<Cow<'a, str>>,
-    colour: Color,
-    keys: impl Into<Cow<'a, str>>,
-) -> Block<'a> {
-    Block::bordered()
-        .border_style(Style::default().fg(colour))
-        .title(
-            Line::styled(
-                title,
-                Style::default().fg(colour).add_modifier(Modifier::BOLD),
-            )
-            .centered(),
-        )
-        .title_bottom(Line::from(keys.into()).centered())
-}
-
-/// A list screen's frame (`:pf`, aliases, contexts): a blue border and its bold title centred.
-pub(crate) fn screen_block<'a>(title: String, theme: &crate::ui::theme::Theme) -> Block<'a> {
-    Block::bordered()
-        .border_style(Style::default().fg(theme.border))
-        .title(
-            Line::styled(
-                title,
-                Style::default()
-                    .fg(theme.title)
-                    .add_modifier(Modifier::BOLD),
-            )
-            .centered(),
-        )
-}
-
-/// A list screen's column header style.
-pub(crate) fn header_style(theme: &crate::ui::theme::Theme) -> Style {
-    theme.header()
-}
-
-/// The width of a column holding `f` of each row, at least `min`.
-pub(crate) fn widest<T>(rows: &[T], f: impl Fn(&T) -> usize, min: usize) -> u16 {
-    rows.iter()
-        .map(f)
-        .max()
-        .unwrap_or(0)
-        .max(min)
-        .min(u16::MAX as usize) as u16
-}
-
-pub(crate) fn centered(area: Rect, w: u16, h: u16) -> Rect {
-    let w = w.min(area.width);
-    let h = h.min(area.height);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    }
-}
+pub(crate) use super::paint::{
+    DIM, KEY, TITLE, centered, countdown, dialog_block, fit_message, state_text, truncate,
+};
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {

@@ -15,7 +15,7 @@ use crate::config::Aliases;
 use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::cursor::{moved_cursor, scrolled_to};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{header_style, screen_block, widest};
+use crate::ui::paint::{header_style, screen_block, widest};
 
 /// k9s's built-in aliases beyond kubectl's short names (k9s `internal/config/alias.go`):
 /// alias → `plural.group` (or a core plural).

@@ -17,8 +17,8 @@ use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::cursor::{moved_cursor, scrolled_to};
 use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::keys::KeyAction;
+use crate::ui::paint::{DIM, TITLE};
 use crate::ui::style::{clock, delta_style};
-use crate::ui::widgets::{DIM, TITLE};
 use crate::ui::xray::counted;
 
 /// Most lines the changes screen asks for.

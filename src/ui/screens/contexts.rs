@@ -18,7 +18,7 @@ use crate::ui::action::ContextRow;
 use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::cursor::{moved_cursor, scrolled_to};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, header_style, screen_block, widest};
+use crate::ui::paint::{DIM, header_style, screen_block, widest};
 
 /// The footer hints of the screen.
 pub const HINTS: [KeyAction; 5] = [

@@ -14,7 +14,7 @@ use crate::ui::event_log::{
 };
 use crate::ui::keys::KeyAction;
 use crate::ui::listing::listing_note;
-use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::paint::{DIM, TITLE};
 
 /// The full-screen event log (`:deltas`): how far it is scrolled (the log itself, shared with
 /// the pane under a table, is [`Ctx::events`]).

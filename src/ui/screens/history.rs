@@ -24,8 +24,8 @@ use crate::render::Health;
 use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::cursor::{moved_cursor, scrolled_to};
 use crate::ui::keys::KeyAction;
+use crate::ui::paint::{DIM, TITLE};
 use crate::ui::view::TextKind;
-use crate::ui::widgets::{DIM, TITLE};
 
 /// What the timeline screen shows.
 #[derive(Debug, Clone, PartialEq)]

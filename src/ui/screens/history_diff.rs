@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Paragraph, Widget};
 use crate::informer::history::DiffLine;
 use crate::ui::component::{Component, Ctx, Outcome};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::paint::{DIM, TITLE};
 
 /// The diff screen's state.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use crate::ui::action::{InformerRow, InformerState, resource_label};
 use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE, state_text, truncate};
+use crate::ui::paint::{DIM, TITLE, state_text, truncate};
 
 /// The informer panel: its cursor (an informer row's index; the rows come from [`Ctx`]).
 #[derive(Debug, Clone, Default)]

@@ -12,7 +12,7 @@ use crate::ui::action::Effect;
 use crate::ui::component::{Component, Ctx, Outcome};
 use crate::ui::cursor::moved_cursor;
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::paint::{DIM, TITLE};
 
 /// The footer hints of the screen.
 pub const HINTS: [KeyAction; 4] = [

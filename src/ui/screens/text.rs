@@ -11,7 +11,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crate::render::to_yaml;
 use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::keys::KeyAction;
-use crate::ui::widgets::{DIM, TITLE};
+use crate::ui::paint::{DIM, TITLE};
 
 pub use crate::ui::view::TextKind;
 
