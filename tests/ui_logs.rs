@@ -383,7 +383,7 @@ fn batches_redraw_only_while_the_log_screen_is_on_top() {
     app.update(key(':'));
     type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
-    assert!(matches!(app.current_screen(), Some(Screen::Events)));
+    assert!(matches!(app.current_screen(), Some(Screen::Events(_))));
     app.take_dirty();
     app.update(Action::Log {
         view,

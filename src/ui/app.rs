@@ -162,7 +162,6 @@ pub struct App {
     pub views: HashMap<ViewId, ResourceView>,
     pub stack: Vec<Screen>,
     pub informers: Vec<InformerRow>,
-    pub informer_cursor: usize,
     pub events: EventLog,
     pub show_events_pane: bool,
     pub mode: Mode,
@@ -293,7 +292,6 @@ impl App {
             views: HashMap::new(),
             stack: Vec::new(),
             informers: Vec::new(),
-            informer_cursor: 0,
             events: EventLog::default(),
             // The event log is the dashboard's signature: on the first screen, `e` hides it.
             show_events_pane: true,
@@ -506,26 +504,9 @@ impl App {
         }
     }
 
-    /// The current context's informers still listing, for the DeltaFIFO log's title (their
-    /// deltas come when their list ends): `listing: pods 41%, services 120`.
+    /// The current context's informers still listing (see [`super::listing::listing_note`]).
     pub fn listing_note(&self) -> Option<String> {
-        let listing: Vec<String> = self
-            .informers
-            .iter()
-            .filter(|r| r.cluster.is_none())
-            .filter_map(|r| {
-                let p = r.progress.as_ref()?;
-                Some(match p.percent() {
-                    Some(pc) => format!("{} {pc}%", r.resource),
-                    None => format!(
-                        "{} {}",
-                        r.resource,
-                        crate::ui::listing::thousands(p.objects)
-                    ),
-                })
-            })
-            .collect();
-        (!listing.is_empty()).then(|| format!("listing: {}", listing.join(", ")))
+        super::listing::listing_note(&self.informers)
     }
 
     /// Known namespace names (from the namespaces view). With several clusters its rows are
@@ -950,7 +931,7 @@ impl App {
                 self.on_changes_filter_key(key, input, fx)
             }
             Mode::Filter { input } if matches!(self.current_screen(), Some(Screen::Text(_))) => {
-                self.on_text_search_key(key, input)
+                self.on_text_search_key(key, input, fx)
             }
             Mode::Filter { input } => self.on_filter_key(key, input),
             Mode::Labels(mut p) => {

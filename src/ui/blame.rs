@@ -9,8 +9,7 @@ use serde_json::Value;
 
 use crate::informer::history::Ownership;
 use crate::informer::history::{display_path, unescape};
-use crate::ui::screens::history::clock;
-use crate::ui::time_travel::ago;
+use crate::ui::style::{ago, clock};
 
 /// The value at `path` (a JSON pointer as history names it: list items by their `name`, else
 /// `type`, else index), as one line.

@@ -99,8 +99,8 @@ impl App {
             }
             "help" | "?" => self.mode = Mode::Help { scroll: 0 },
             "informers" | "inf" => {
-                if !matches!(self.current_screen(), Some(Screen::Informers)) {
-                    self.stack.push(Screen::Informers);
+                if !matches!(self.current_screen(), Some(Screen::Informers(_))) {
+                    self.stack.push(Screen::Informers(Default::default()));
                 }
             }
             // `:pulses` is k9s's name for it.
@@ -126,8 +126,8 @@ impl App {
             "blame" => self.fetch_text(crate::ui::app::TextKind::Blame, fx),
             // The DeltaFIFO log; `:events` is the Event objects, as in kubectl and k9s.
             "deltas" | "fifo" => {
-                if !matches!(self.current_screen(), Some(Screen::Events)) {
-                    self.stack.push(Screen::Events);
+                if !matches!(self.current_screen(), Some(Screen::Events(_))) {
+                    self.stack.push(Screen::Events(Default::default()));
                 }
             }
             "pf" | "portforward" | "portforwards" => self.show_forwards(),

@@ -47,18 +47,27 @@ use std::collections::HashMap;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Line;
 
-use super::action::{ConnectionState, Effect, InformerRow, ViewId};
+use std::sync::Arc;
+
+use super::action::{
+    ClusterHealth, ConnectionState, ContextRow, Effect, InformerRow, ObjectSummary, ViewId,
+};
 use super::drain::DrainOptions;
-use super::event_log::EventLog;
+use super::event_log::{EventLog, LogChange};
 use super::keys::{KeyAction, KeyMap};
+use super::log_stream::ContainerPick;
 use super::log_view::LogKeyMap;
 use super::operate::Write;
 use super::plugin_run::PluginRun;
+use super::portforward::ForwardRow;
 use super::theme::Theme;
-use super::view::ResourceView;
+use super::view::{ResourceView, TextKind};
 use crate::cluster::ResourceInfo;
 use crate::config::UserConfig;
+use crate::informer::history::DiffLine;
 
 /// What every screen and dialog does: take keys, draw itself, name its keys and itself.
 pub trait Component: ComponentClone + std::fmt::Debug {
@@ -72,8 +81,17 @@ pub trait Component: ComponentClone + std::fmt::Debug {
         Outcome::NotConsumed
     }
 
+    /// Up, down, page, top, bottom by `n` rows (a screen; the mouse wheel moves 3).
+    fn on_nav(&mut self, _action: KeyAction, _n: usize, _ctx: &Ctx) {}
+
     /// Draw into `area` (the body for a screen, the whole frame for a dialog).
     fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx);
+
+    /// A screen's header lines 2 and 3, in the header's `label` and `value` styles; `None`:
+    /// the informer and filter lines of the resource table under it.
+    fn header(&self, _ctx: &Ctx, _label: Style, _value: Style) -> Option<[Line<'static>; 2]> {
+        None
+    }
 
     /// The footer's key hints; `None`: the key map's hinted bindings.
     fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
@@ -179,6 +197,56 @@ pub enum Request {
         writes: Vec<Write>,
         edited: Option<String>,
     },
+    /// Open the search line over the screen on top, holding `text` (its Enter comes back to
+    /// the screen).
+    Search { text: String },
+    /// Pause the event log, or change its filters (the pane's too).
+    EventLog(LogChange),
+    /// Open the history of the object `key` of `resource` (an informer's label), on `cluster`
+    /// when a fleet member's, selecting the version `rv` if it is recorded.
+    OpenHistory {
+        resource: String,
+        key: String,
+        rv: Option<String>,
+        cluster: Option<String>,
+    },
+    /// Open the YAML or describe of the object `namespace/name` of `resource`.
+    OpenText {
+        kind: TextKind,
+        resource: Box<ResourceInfo>,
+        namespace: Option<String>,
+        name: String,
+    },
+    /// Open a diff of two versions of an object (the history's Enter).
+    OpenDiff { title: String, lines: Vec<DiffLine> },
+    /// Open the label picker over the screen on top (its choices are App's to gather).
+    LabelPicker,
+    /// Replace the whole stack with a table of `resource` (in the namespace scope).
+    ResetTo(Box<ResourceInfo>),
+    /// Run a `:` command line (without the colon), as typed.
+    RunCommand(String),
+    /// An operating key (delete, scale, shell…) on the selection of the screen on top,
+    /// through the table's code path (read-only refusal, kinds, confirmation).
+    Operate(KeyAction),
+    /// The actions menu of an object (the xray's Enter on a node).
+    NodeActions {
+        resource: Box<ResourceInfo>,
+        obj: Box<ObjectSummary>,
+        expandable: bool,
+    },
+    /// The logs of an object of `kind` (a pod's, or a workload's pods).
+    OpenLogs {
+        kind: String,
+        obj: Box<ObjectSummary>,
+        pick: ContainerPick,
+    },
+    /// Fetch a pod's containers for the xray (a GET of the pod).
+    FetchContainers(Arc<str>),
+    /// Open a table of `resource` in `namespace` (`None`: all) on top.
+    OpenTable {
+        resource: Box<ResourceInfo>,
+        namespace: Option<String>,
+    },
 }
 
 /// What a component may read while it handles a key or draws: shared references to `App`'s
@@ -211,11 +279,20 @@ pub struct Ctx<'a> {
     pub size: (u16, u16),
     /// Rows a page moves (the table's height less one).
     pub page: usize,
+    /// Rows visible in the table area (a screen's list has as many).
+    pub table_height: usize,
     /// Writes are refused on the current context, and why (`readonly_why`).
     pub readonly: bool,
     pub readonly_why: &'a str,
     /// Several clusters are selected.
     pub fleet: bool,
+    /// The selected clusters (one: the current context) and their states.
+    pub fleet_members: &'a [(String, ClusterHealth)],
+    /// The kubeconfig's context names, and its contexts in detail (empty until read).
+    pub contexts: &'a [String],
+    pub context_rows: &'a [ContextRow],
+    /// The active port-forwards, as the runtime reports them.
+    pub forwards: &'a [ForwardRow],
 }
 
 impl Ctx<'_> {

@@ -61,6 +61,14 @@ pub fn fit_resource(resource: &str, width: usize) -> Cow<'_, str> {
     Cow::Owned(t)
 }
 
+/// A change of the log's pause or filters (the keys of the full-screen log).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogChange {
+    TogglePause,
+    CycleType,
+    CycleKind,
+}
+
 #[derive(Debug, Clone)]
 pub struct EventLog {
     ring: VecDeque<TapEntry>,
@@ -77,8 +85,6 @@ pub struct EventLog {
     kind_width: usize,
     /// Tombstone (DeletedFinalStateUnknown) entries currently in the ring.
     tombstones: usize,
-    /// Rows scrolled down from the newest shown entry.
-    pub scroll: usize,
 }
 
 impl Default for EventLog {
@@ -99,7 +105,6 @@ impl EventLog {
             kinds: BTreeSet::new(),
             kind_width: 0,
             tombstones: 0,
-            scroll: 0,
         }
     }
 
@@ -159,12 +164,20 @@ impl EventLog {
         self.paused_at.map_or(0, |p| self.appended - p)
     }
 
+    /// Carry out a change the event log screen asks for.
+    pub fn change(&mut self, change: LogChange) {
+        match change {
+            LogChange::TogglePause => self.toggle_pause(),
+            LogChange::CycleType => self.cycle_type(),
+            LogChange::CycleKind => self.cycle_kind(),
+        }
+    }
+
     pub fn toggle_pause(&mut self) {
         self.paused_at = match self.paused_at {
             Some(_) => None,
             None => Some(self.appended),
         };
-        self.scroll = 0;
     }
 
     /// Cycle the type filter: all → Added → Updated → Deleted → Replaced → Sync → all.
@@ -177,7 +190,6 @@ impl EventLog {
                 .and_then(|i| DELTA_TYPES.get(i + 1))
                 .copied(),
         };
-        self.scroll = 0;
     }
 
     /// Cycle the kind filter through the kinds seen so far.
@@ -190,7 +202,6 @@ impl EventLog {
                 .next()
                 .cloned(),
         };
-        self.scroll = 0;
     }
 
     fn passes(&self, e: &TapEntry) -> bool {

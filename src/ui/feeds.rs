@@ -235,9 +235,6 @@ impl App {
             {
                 self.ask_fallback(id, fx);
             }
-            self.informer_cursor = self
-                .informer_cursor
-                .min(self.informers.len().saturating_sub(1));
             self.dirty = true;
         }
     }
@@ -298,7 +295,7 @@ impl App {
     /// New DeltaFIFO event-tap entries: redraw when the pane or `:deltas` shows them.
     pub(super) fn on_tap(&mut self, entries: Vec<crate::informer::shared_informer::TapEntry>) {
         if self.events.push(entries)
-            && (self.show_events_pane || matches!(self.current_screen(), Some(Screen::Events)))
+            && (self.show_events_pane || matches!(self.current_screen(), Some(Screen::Events(_))))
         {
             self.dirty = true;
         }

@@ -139,7 +139,7 @@ impl App {
     pub(crate) fn set_readonly(&mut self, why: Option<String>) {
         // A replay has no cluster to write to, whatever the context's settings say.
         let why = match self.replay {
-            Some(_) => Some(crate::ui::replay::READ_ONLY.to_string()),
+            Some(_) => Some(crate::ui::operate::REPLAY_READ_ONLY.to_string()),
             None => why,
         };
         self.readonly = why.is_some();

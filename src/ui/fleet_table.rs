@@ -142,8 +142,8 @@ impl App {
                 Some(
                     Screen::Xray(_)
                     | Screen::Pulse
-                    | Screen::Events
-                    | Screen::Informers
+                    | Screen::Events(_)
+                    | Screen::Informers(_)
                     | Screen::Changes(_),
                 ) => self.target_cluster = None,
                 _ => {}

@@ -7,6 +7,7 @@
 //! Pure: built by the runtime from the reflector's list progress, read by the draw code.
 
 use crate::informer::listing::ListTotal;
+use crate::ui::action::InformerRow;
 
 /// A list in progress, as the informer row carries it to the app.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +70,23 @@ impl ListingProgress {
             None => format!("listing {}", thousands(self.objects)),
         }
     }
+}
+
+/// The current context's informers still listing, for the DeltaFIFO log's title (their
+/// deltas come when their list ends): `listing: pods 41%, services 120`.
+pub fn listing_note(informers: &[InformerRow]) -> Option<String> {
+    let listing: Vec<String> = informers
+        .iter()
+        .filter(|r| r.cluster.is_none())
+        .filter_map(|r| {
+            let p = r.progress.as_ref()?;
+            Some(match p.percent() {
+                Some(pc) => format!("{} {pc}%", r.resource),
+                None => format!("{} {}", r.resource, thousands(p.objects)),
+            })
+        })
+        .collect();
+    (!listing.is_empty()).then(|| format!("listing: {}", listing.join(", ")))
 }
 
 /// `1,234,567`.

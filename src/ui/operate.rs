@@ -282,9 +282,12 @@ pub struct WriteOutcome {
     pub error: bool,
 }
 
+/// Why every write is refused in `kinformer replay` (there is no cluster).
+pub const REPLAY_READ_ONLY: &str = "replay: read-only";
+
 /// The footer's refusal of `what` (an operation's name) in read-only mode, and why.
 pub fn readonly_refusal(what: &str, why: &str) -> String {
-    if why == crate::ui::replay::READ_ONLY {
+    if why == REPLAY_READ_ONLY {
         return format!("{why}: {what} is disabled");
     }
     format!("read-only mode: {what} is disabled ({why})")

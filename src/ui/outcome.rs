@@ -3,10 +3,11 @@
 //! [`super::component`] lists what each outcome does).
 
 use super::action::Effect;
-use super::app::{App, Mode};
+use super::app::{App, Mode, Screen};
 use super::component::{Ctx, Outcome, Request};
 use super::operate::Write;
 use super::screens::confirm::{ConfirmWrite, Pending};
+use super::screens::history_diff::DiffView;
 
 impl App {
     /// What a component may read now.
@@ -26,9 +27,14 @@ impl App {
             now_ms: self.now_ms,
             size: self.size,
             page: self.table_height().saturating_sub(1).max(1),
+            table_height: self.table_height(),
             readonly: self.readonly,
             readonly_why: &self.readonly_why,
             fleet: self.fleet.is_fleet(),
+            fleet_members: &self.fleet.members,
+            contexts: &self.contexts,
+            context_rows: &self.context_rows,
+            forwards: &self.forwards,
         }
     }
 
@@ -124,7 +130,57 @@ impl App {
             Request::LabelSelector(text) => self.apply_picked_labels(&text, fx),
             Request::Act(action) => {
                 self.dirty = true;
-                super::screens::on_key(self, action, fx);
+                // The xray's node menu: the tree takes its keys, never the table beneath.
+                if matches!(self.current_screen(), Some(Screen::Xray(_))) {
+                    self.on_xray_key(action, fx);
+                } else {
+                    super::screens::on_key(self, action, fx);
+                }
+            }
+            Request::EventLog(change) => self.events.change(change),
+            Request::OpenHistory {
+                resource,
+                key,
+                rv,
+                cluster,
+            } => self.open_history_on(&resource, &key, rv, cluster, fx),
+            Request::OpenText {
+                kind,
+                resource,
+                namespace,
+                name,
+            } => self.fetch_text_named(kind, *resource, namespace, &name, None, fx),
+            Request::OpenDiff { title, lines } => {
+                self.stack
+                    .push(Screen::HistoryDiff(Box::new(DiffView::new(title, lines))));
+            }
+            Request::LabelPicker => self.open_picker(),
+            Request::Operate(action) => {
+                self.on_operate_key(action, fx);
+            }
+            Request::NodeActions {
+                resource,
+                obj,
+                expandable,
+            } => self.open_node_actions(&resource, &obj, expandable),
+            Request::OpenLogs { kind, obj, pick } => {
+                self.open_logs_of(&kind, &obj, pick, false, fx)
+            }
+            Request::FetchContainers(pod) => self.fetch_xray_containers(pod, fx),
+            Request::RunCommand(line) => self.run_command(&line, fx),
+            Request::ResetTo(resource) => self.reset_to(*resource, fx),
+            Request::OpenTable {
+                resource,
+                namespace,
+            } => {
+                let id = self.open_view(*resource, namespace, fx);
+                self.stack.push(Screen::Table(id));
+                self.scroll_current();
+            }
+            Request::Search { text } => {
+                self.mode = Mode::Filter {
+                    input: tui_input::Input::new(text),
+                }
             }
         }
     }

@@ -20,7 +20,7 @@ use crate::ui::screens::history::clock;
 use crate::ui::screens::text::{TextKind, TextView};
 
 /// Why writes are refused in a replay (the footer's whole message).
-pub const READ_ONLY: &str = "replay: read-only";
+pub const READ_ONLY: &str = crate::ui::operate::REPLAY_READ_ONLY;
 
 /// The speeds `space` cycles through (then pause).
 pub const SPEEDS: [u32; 3] = [1, 10, 60];

@@ -25,18 +25,7 @@ use crate::ui::screens::text::{TextKind, TextView};
 use crate::ui::table::TableModel;
 pub use crate::ui::view::PastTable;
 
-/// `−4m12s`: how long before `now_ms` the instant `at_ms` is.
-pub fn ago(at_ms: i64, now_ms: i64) -> String {
-    let s = (now_ms - at_ms).max(0) / 1000;
-    let (h, m, sec) = (s / 3600, (s / 60) % 60, s % 60);
-    if h > 0 {
-        format!("−{h}h{m}m{sec}s")
-    } else if m > 0 {
-        format!("−{m}m{sec}s")
-    } else {
-        format!("−{sec}s")
-    }
-}
+pub use crate::ui::style::ago;
 
 /// The instant `:at ARG` names at `now_ms`: `now` (`None`: live), `-5m`, `-30s`, `-1h`,
 /// `-2h30m`, or a UTC time of day `10:42` / `10:42:13` (today's; a time later than now is

@@ -158,3 +158,14 @@ pub struct PastTable {
     /// answer on).
     pub swapped: bool,
 }
+
+/// What a text screen shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextKind {
+    Yaml,
+    Describe,
+    /// `:diff`: the object across the fleet's clusters (see [`crate::ui::fleet_diff`]).
+    Diff,
+    /// `b`: the object's fields grouped by the manager owning them (see [`crate::ui::blame`]).
+    Blame,
+}

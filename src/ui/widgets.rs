@@ -60,7 +60,7 @@ impl Widget for &App {
                 self.listing_note().as_deref(),
                 pane_area,
                 buf,
-                false,
+                None,
             );
         }
         self.render_footer(footer, buf);
@@ -380,18 +380,20 @@ impl App {
             Paragraph::new(Line::styled(format!(" {text}"), style)).render(area, buf);
             return;
         }
-        let actions: Vec<KeyAction> = screens::hints(self.current_screen()).unwrap_or_else(|| {
-            self.keys
-                .bindings()
-                .iter()
-                // A plugin's hint shows where it applies (its scopes).
-                .filter(|b| {
-                    b.hint
-                        && (!matches!(b.action, KeyAction::Plugin(_)) || self.key_applies(b.action))
-                })
-                .map(|b| b.action)
-                .collect()
-        });
+        let actions: Vec<KeyAction> =
+            screens::hints(self, self.current_screen()).unwrap_or_else(|| {
+                self.keys
+                    .bindings()
+                    .iter()
+                    // A plugin's hint shows where it applies (its scopes).
+                    .filter(|b| {
+                        b.hint
+                            && (!matches!(b.action, KeyAction::Plugin(_))
+                                || self.key_applies(b.action))
+                    })
+                    .map(|b| b.action)
+                    .collect()
+            });
         let mut spans = Vec::new();
         let mut used = 0usize;
         for a in actions {

@@ -246,7 +246,7 @@ fn enter_on_an_informer_row_opens_its_resource() {
     assert_eq!(app.current_view_id(), Some(view));
     let fx = app.update(code(KeyCode::Esc));
     assert_eq!(fx, vec![Effect::CloseView { view }]);
-    assert!(matches!(app.current_screen(), Some(Screen::Informers)));
+    assert!(matches!(app.current_screen(), Some(Screen::Informers(_))));
 }
 
 #[test]

@@ -141,7 +141,7 @@ fn event_log_pane_toggles_and_event_screen_pauses_and_filters() {
     app.update(key(':'));
     type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
-    assert!(matches!(app.current_screen(), Some(Screen::Events)));
+    assert!(matches!(app.current_screen(), Some(Screen::Events(_))));
     // `:events` is the Event objects, as in kubectl and k9s (the DeltaFIFO log is `:deltas`).
     app.update(key(':'));
     type_str(&mut app, "events");
@@ -150,7 +150,7 @@ fn event_log_pane_toggles_and_event_screen_pauses_and_filters() {
     app.update(key(':'));
     type_str(&mut app, "deltas");
     app.update(code(KeyCode::Enter));
-    assert!(matches!(app.current_screen(), Some(Screen::Events)));
+    assert!(matches!(app.current_screen(), Some(Screen::Events(_))));
     app.update(key('p'));
     assert!(app.events.paused());
     app.update(Action::Tap(vec![tap(4, DeltaType::Updated, false)]));

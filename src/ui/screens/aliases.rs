@@ -12,8 +12,8 @@ use ratatui::widgets::{Row, Table, Widget};
 
 use crate::cluster::ResourceInfo;
 use crate::config::Aliases;
-use crate::ui::action::Effect;
-use crate::ui::app::{App, Screen};
+use crate::ui::component::{Component, Ctx, Outcome, Request};
+use crate::ui::cursor::{moved_cursor, scrolled_to};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{header_style, screen_block, widest};
 
@@ -133,61 +133,60 @@ pub fn k9s_alias(name: &str) -> Option<&'static str> {
         .map(|(_, target)| *target)
 }
 
-impl App {
-    /// Open the aliases view.
-    pub(crate) fn show_aliases(&mut self) {
-        if !matches!(self.current_screen(), Some(Screen::Aliases(_))) {
-            self.stack.push(Screen::Aliases(AliasesView::default()));
-        }
-    }
-
-    pub(crate) fn on_aliases_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+impl Component for AliasesView {
+    fn on_action(&mut self, action: KeyAction, ctx: &Ctx) -> Outcome {
         match action {
             KeyAction::Enter => {
-                let cursor = match self.current_screen() {
-                    Some(Screen::Aliases(v)) => v.cursor,
-                    _ => return true,
-                };
-                let rows = alias_rows(&self.resources, &self.user.aliases);
-                if let Some(row) = rows.get(cursor)
-                    && let Some(r) = crate::ui::resources::resolve(&self.resources, &row.resource)
+                let rows = alias_rows(ctx.resources, &ctx.user.aliases);
+                match rows
+                    .get(self.cursor)
+                    .and_then(|row| crate::ui::resources::resolve(ctx.resources, &row.resource))
                 {
-                    let r = r.clone();
-                    self.reset_to(r, fx);
+                    Some(r) => Outcome::Ask(Request::ResetTo(Box::new(r.clone()))),
+                    None => Outcome::Consumed,
                 }
-                true
             }
-            KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => false,
+            KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => {
+                Outcome::NotConsumed
+            }
             // The resource table's keys do not apply here.
-            _ => true,
+            _ => Outcome::Consumed,
         }
     }
 
-    pub(crate) fn nav_aliases(&mut self, action: KeyAction, n: usize) {
-        let len = alias_rows(&self.resources, &self.user.aliases).len();
-        let page = self.table_height().max(1);
-        if let Some(Screen::Aliases(v)) = self.stack.last_mut() {
-            v.cursor = super::moved_cursor(action, n, v.cursor, len);
-            v.scroll = super::scrolled_to(v.cursor, v.scroll, page);
-        }
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        let len = alias_rows(ctx.resources, &ctx.user.aliases).len();
+        let page = ctx.table_height.max(1);
+        self.cursor = moved_cursor(action, n, self.cursor, len);
+        self.scroll = scrolled_to(self.cursor, self.scroll, page);
     }
 
-    pub(crate) fn render_aliases(&self, view: &AliasesView, area: Rect, buf: &mut Buffer) {
-        let rows = alias_rows(&self.resources, &self.user.aliases);
-        let block = screen_block(format!(" Aliases[{}] ", rows.len()), &self.theme);
+    fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        render_aliases(self, ctx, area, buf)
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
+    }
+}
+
+fn render_aliases(view: &AliasesView, ctx: &Ctx, area: Rect, buf: &mut Buffer) {
+    {
+        let rows = alias_rows(ctx.resources, &ctx.user.aliases);
+        let block = screen_block(format!(" Aliases[{}] ", rows.len()), ctx.theme);
         let inner = block.inner(area);
         block.render(area, buf);
         let page = inner.height.saturating_sub(1) as usize;
-        let scroll = super::scrolled_to(view.cursor, view.scroll, page.max(1));
+        let scroll = scrolled_to(view.cursor, view.scroll, page.max(1));
         let body = rows
             .iter()
             .enumerate()
             .skip(scroll)
             .take(page)
             .map(|(i, r)| {
-                let style = Style::default().fg(self.theme.ok);
+                let style = Style::default().fg(ctx.theme.ok);
                 let style = if i == view.cursor {
-                    self.theme.selected(style)
+                    ctx.theme.selected(style)
                 } else {
                     style
                 };
@@ -211,7 +210,7 @@ impl App {
             "ALIASES (:alias opens it)",
             "GROUP/VERSION",
         ])
-        .style(header_style(&self.theme));
+        .style(header_style(ctx.theme));
         let resource_w = widest(
             &rows,
             |r| r.resource.split('.').next().unwrap_or("").len(),

@@ -4,26 +4,21 @@
 //! selector like the tables; `/` filters the lines by substring (`/-l SELECTOR` sets the
 //! selector); Enter opens the object's timeline at that version.
 
-use crossterm::event::{Event, KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell as TCell, Paragraph, Row as TRow, Table, Widget};
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
 
-use super::Screen;
-use super::history::{clock, delta_style};
 use crate::informer::history::{ChangeRow, HistoryStats};
-use crate::selector::LabelSelector;
 pub use crate::ui::action::ChangesFilter;
-use crate::ui::action::{Effect, resource_label};
-use crate::ui::app::{App, Mode};
+use crate::ui::action::Effect;
+use crate::ui::component::{Component, Ctx, Outcome, Request};
+use crate::ui::cursor::{moved_cursor, scrolled_to};
 use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, TITLE};
-use crate::ui::resources::resolve;
+use crate::ui::style::{clock, delta_style};
 use crate::ui::xray::counted;
 
 /// Most lines the changes screen asks for.
@@ -55,194 +50,98 @@ impl ChangesView {
     }
 }
 
-impl App {
-    /// `:changes [RESOURCE] [-n NS|-A] [-l SELECTOR]`.
-    pub(crate) fn open_changes(&mut self, args: &[&str], fx: &mut Vec<Effect>) {
-        let mut filter = ChangesFilter {
-            namespace: self.namespace.clone(),
-            ..ChangesFilter::default()
-        };
-        let mut words = args.iter();
-        while let Some(w) = words.next() {
-            match *w {
-                "-A" => filter.namespace = None,
-                "-n" => filter.namespace = words.next().map(|s| s.to_string()),
-                "-l" => filter.selector = words.next().map_or(String::new(), |s| s.to_string()),
-                name => match resolve(&self.resources, name) {
-                    Some(r) => filter.resource = Some(resource_label(r)),
-                    None => {
-                        self.error(format!("unknown resource: {name}"));
-                        return;
-                    }
-                },
-            }
-        }
-        if let Err(e) = LabelSelector::parse(&filter.selector) {
-            self.error(format!("invalid selector: {e}"));
-            return;
-        }
-        fx.push(Effect::FetchChanges {
-            filter: filter.clone(),
-            limit: CHANGES_LIMIT,
-        });
-        self.stack.push(Screen::Changes(Box::new(ChangesView {
+impl ChangesView {
+    /// A changes screen for `filter`, waiting for its first answer.
+    pub fn new(filter: ChangesFilter) -> ChangesView {
+        ChangesView {
             filter,
             text: String::new(),
             rows: None,
             stats: HistoryStats::default(),
             selected: 0,
             scroll: 0,
-        })));
-        self.dirty = true;
-    }
-
-    /// Answer to [`Effect::FetchChanges`]: the lines for every changes screen with that filter.
-    pub(crate) fn on_changes(
-        &mut self,
-        filter: &ChangesFilter,
-        rows: Vec<ChangeRow>,
-        stats: HistoryStats,
-    ) {
-        for s in self.stack.iter_mut() {
-            if let Screen::Changes(c) = s
-                && c.filter == *filter
-                && (c.rows.as_ref() != Some(&rows) || c.stats != stats)
-            {
-                // Keep the selected line selected as newer lines arrive on top.
-                // (A line is its object's version: its delta type may arrive later.)
-                if let Some(top) = c.rows.as_ref().and_then(|old| old.first())
-                    && c.selected > 0
-                    && let Some(shift) = rows
-                        .iter()
-                        .position(|r| r.id == top.id && r.resource_version == top.resource_version)
-                {
-                    c.selected += shift;
-                }
-                c.rows = Some(rows.clone());
-                c.stats = stats;
-                let n = c.shown().count();
-                c.selected = c.selected.min(n.saturating_sub(1));
-                self.dirty = true;
-            }
         }
     }
 
-    /// Once a second while the changes screen is on top: ask again.
-    pub(crate) fn refresh_changes(&self, fx: &mut Vec<Effect>) {
-        if let Some(Screen::Changes(c)) = self.current_screen() {
-            fx.push(Effect::FetchChanges {
-                filter: c.filter.clone(),
-                limit: CHANGES_LIMIT,
-            });
-        }
-    }
-
-    pub(crate) fn on_changes_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
-        let Some(Screen::Changes(c)) = self.stack.last() else {
+    /// The runtime's lines for its filter: the selected line stays selected as newer lines
+    /// arrive on top. False when nothing changed.
+    pub fn answer(&mut self, rows: &[ChangeRow], stats: HistoryStats) -> bool {
+        let c = self;
+        if c.rows.as_deref() == Some(rows) && c.stats == stats {
             return false;
-        };
-        let text = c.text.clone();
-        let selected = c.shown().nth(c.selected).cloned();
+        }
+        // (A line is its object's version: its delta type may arrive later.)
+        if let Some(top) = c.rows.as_ref().and_then(|old| old.first())
+            && c.selected > 0
+            && let Some(shift) = rows
+                .iter()
+                .position(|r| r.id == top.id && r.resource_version == top.resource_version)
+        {
+            c.selected += shift;
+        }
+        c.rows = Some(rows.to_vec());
+        c.stats = stats;
+        let n = c.shown().count();
+        c.selected = c.selected.min(n.saturating_sub(1));
+        true
+    }
+
+    /// The `/` line's text filter (the lines shown from the top).
+    pub fn set_text(&mut self, text: String) {
+        self.text = text;
+        self.selected = 0;
+        self.scroll = 0;
+    }
+
+    /// A new label selector: the lines asked again with it (the effect that asks).
+    pub fn set_selector(&mut self, selector: String) -> Effect {
+        self.filter.selector = selector;
+        self.rows = None;
+        self.text.clear();
+        self.selected = 0;
+        self.scroll = 0;
+        Effect::FetchChanges {
+            filter: self.filter.clone(),
+            limit: CHANGES_LIMIT,
+        }
+    }
+}
+
+impl Component for ChangesView {
+    fn on_action(&mut self, action: KeyAction, _ctx: &Ctx) -> Outcome {
         match action {
-            KeyAction::Filter => {
-                self.mode = Mode::Filter {
-                    input: Input::new(text),
-                };
-            }
-            KeyAction::LabelFilter => self.open_picker(),
-            KeyAction::Enter | KeyAction::History => {
-                if let Some(r) = selected {
-                    self.open_history(
-                        &r.id.resource,
-                        &r.id.key,
-                        Some(r.resource_version.clone()),
-                        fx,
-                    );
-                }
-            }
-            _ => return !matches!(action, KeyAction::Back),
-        }
-        true
-    }
-
-    /// The label selector of the changes screen on top (from `/-l` or the `l` picker): the list
-    /// asked again with it. False, with the footer saying why, when it does not parse.
-    pub(crate) fn set_changes_selector(&mut self, sel: &str, fx: &mut Vec<Effect>) -> bool {
-        let sel = sel.trim().to_string();
-        if let Err(e) = LabelSelector::parse(&sel) {
-            self.error(format!("invalid selector: {e}"));
-            return false;
-        }
-        if let Some(Screen::Changes(c)) = self.stack.last_mut() {
-            c.filter.selector = sel;
-            c.rows = None;
-            c.text.clear();
-            c.selected = 0;
-            c.scroll = 0;
-            fx.push(Effect::FetchChanges {
-                filter: c.filter.clone(),
-                limit: CHANGES_LIMIT,
-            });
-            self.dirty = true;
-        }
-        true
-    }
-
-    /// A key of the `/` line over the changes screen: live substring filter; `-l SELECTOR`
-    /// (on Enter) changes the selector and asks again; Esc clears.
-    pub(crate) fn on_changes_filter_key(
-        &mut self,
-        key: KeyEvent,
-        mut input: Input,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
-        let text = match key.code {
-            KeyCode::Esc => Some(String::new()),
-            KeyCode::Enter => {
-                let text = input.value().trim().to_string();
-                if let Some(sel) = text.strip_prefix("-l") {
-                    self.set_changes_selector(sel, fx);
-                    return Mode::Normal;
-                }
-                if let Some(Screen::Changes(c)) = self.stack.last_mut() {
-                    c.text = text;
-                }
-                return Mode::Normal;
-            }
-            _ => {
-                input.handle_event(&Event::Key(key));
-                let t = input.value().to_string();
-                (!t.starts_with("-l")).then_some(t)
-            }
-        };
-        if let (Some(t), Some(Screen::Changes(c))) = (text, self.stack.last_mut()) {
-            c.text = t;
-            c.selected = 0;
-            c.scroll = 0;
-        }
-        if key.code == KeyCode::Esc {
-            Mode::Normal
-        } else {
-            Mode::Filter { input }
+            KeyAction::Filter => Outcome::Ask(Request::Search {
+                text: self.text.clone(),
+            }),
+            KeyAction::LabelFilter => Outcome::Ask(Request::LabelPicker),
+            KeyAction::Enter | KeyAction::History => match self.shown().nth(self.selected) {
+                Some(r) => Outcome::Ask(Request::OpenHistory {
+                    resource: r.id.resource.to_string(),
+                    key: r.id.key.to_string(),
+                    rv: Some(r.resource_version.clone()),
+                    cluster: None,
+                }),
+                None => Outcome::Consumed,
+            },
+            // Nothing under it takes table keys.
+            KeyAction::Back => Outcome::NotConsumed,
+            _ => Outcome::Consumed,
         }
     }
 
-    pub(crate) fn nav_changes(&mut self, action: KeyAction, n: usize) {
-        let page = self.table_height().max(1);
-        let Some(Screen::Changes(c)) = self.stack.last_mut() else {
-            return;
-        };
-        c.selected = super::moved_cursor(action, n, c.selected, c.shown().count());
-        c.scroll = super::scrolled_to(c.selected, c.scroll, page);
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        let page = ctx.table_height.max(1);
+        self.selected = moved_cursor(action, n, self.selected, self.shown().count());
+        self.scroll = scrolled_to(self.selected, self.scroll, page);
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_changes(self, area, buf)
     }
 
     /// Header lines 2 and 3 over the changes screen: the filters and how far back it goes.
-    pub(crate) fn changes_header(
-        &self,
-        c: &ChangesView,
-        label: Style,
-        value: Style,
-    ) -> [Line<'static>; 2] {
+    fn header(&self, ctx: &Ctx, label: Style, value: Style) -> Option<[Line<'static>; 2]> {
+        let c = self;
         let f = &c.filter;
         let l2 = vec![
             Span::styled(" Changes: ", label),
@@ -269,7 +168,7 @@ impl App {
             Some(t) => format!(
                 "since {} ({} ago)",
                 clock(t),
-                crate::render::format_age(self.now_ms.saturating_sub(t) / 1000)
+                crate::render::format_age(ctx.now_ms.saturating_sub(t) / 1000)
             ),
             None => "nothing recorded yet".into(),
         };
@@ -286,11 +185,15 @@ impl App {
                 value,
             ),
         ];
-        [Line::from(l2), Line::from(l3)]
+        Some([Line::from(l2), Line::from(l3)])
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
     }
 }
 
-pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
+fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
     let shown: Vec<&ChangeRow> = c.shown().collect();
     let title = Line::from(vec![Span::styled(
         format!(" Changes[{}] ", shown.len()),
@@ -374,7 +277,7 @@ pub(crate) fn render_changes(c: &ChangesView, area: Rect, buf: &mut Buffer) {
 }
 
 /// Footer hints on the changes screen.
-pub(crate) const HINTS: [KeyAction; 5] = [
+const HINTS: [KeyAction; 5] = [
     KeyAction::Enter,
     KeyAction::Filter,
     KeyAction::LabelFilter,

@@ -14,8 +14,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Row, Table, Widget};
 
-use crate::ui::action::{ContextRow, Effect};
-use crate::ui::app::{App, Screen};
+use crate::ui::action::ContextRow;
+use crate::ui::component::{Component, Ctx, Outcome, Request};
+use crate::ui::cursor::{moved_cursor, scrolled_to};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, header_style, screen_block, widest};
 
@@ -37,42 +38,33 @@ pub struct ContextsView {
     pub marked: BTreeSet<String>,
 }
 
-impl App {
-    /// The rows of the contexts table: the kubeconfig's details, else the bare names.
-    pub(crate) fn context_table(&self) -> Vec<ContextRow> {
-        if !self.context_rows.is_empty() {
-            return self.context_rows.clone();
-        }
-        self.contexts
-            .iter()
-            .map(|name| ContextRow {
-                name: name.clone(),
-                ..ContextRow::default()
-            })
-            .collect()
+/// The rows of the contexts table: the kubeconfig's details (`rows`), else the bare `names`.
+pub fn context_table(rows: &[ContextRow], names: &[String]) -> Vec<ContextRow> {
+    if !rows.is_empty() {
+        return rows.to_vec();
     }
+    names
+        .iter()
+        .map(|name| ContextRow {
+            name: name.clone(),
+            ..ContextRow::default()
+        })
+        .collect()
+}
 
-    /// Open the contexts table with the current context selected.
-    pub(crate) fn show_contexts(&mut self) {
-        if matches!(self.current_screen(), Some(Screen::Contexts(_))) {
-            return;
-        }
-        let cursor = self
-            .context_table()
-            .iter()
-            .position(|r| r.name == self.connection.context)
-            .unwrap_or(0);
-        self.stack.push(Screen::Contexts(ContextsView {
-            cursor,
-            ..ContextsView::default()
-        }));
-    }
+fn rows_of(ctx: &Ctx) -> Vec<ContextRow> {
+    context_table(ctx.context_rows, ctx.contexts)
+}
 
-    pub(crate) fn on_contexts_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
-        let rows = self.context_table();
-        let Some(Screen::Contexts(v)) = self.stack.last_mut() else {
-            return false;
-        };
+/// The fleet's members' names.
+fn members(ctx: &Ctx) -> Vec<String> {
+    ctx.fleet_members.iter().map(|(m, _)| m.clone()).collect()
+}
+
+impl Component for ContextsView {
+    fn on_action(&mut self, action: KeyAction, ctx: &Ctx) -> Outcome {
+        let rows = rows_of(ctx);
+        let v = self;
         match action {
             // `space`: the key map's Mark (history) and ToggleNode (xray) share it.
             KeyAction::Mark | KeyAction::ToggleNode => {
@@ -82,64 +74,63 @@ impl App {
                     v.marked.insert(r.name.clone());
                 }
                 v.cursor = (v.cursor + 1).min(rows.len().saturating_sub(1));
-                true
+                Outcome::Consumed
             }
             KeyAction::Enter => {
                 let Some(selected) = rows.get(v.cursor).map(|r| r.name.clone()) else {
-                    return true;
+                    return Outcome::Consumed;
                 };
                 let marked: Vec<String> = v.marked.iter().cloned().collect();
-                self.stack.pop();
+                let run = |c: String| Outcome::Ask(Request::RunCommand(c));
                 if marked.is_empty() || marked == [selected.clone()] {
-                    self.run_command(&format!("ctx {selected}"), fx);
-                } else {
-                    // The selected row first (the current cluster), then the other marked ones.
-                    let first = if marked.contains(&selected) {
-                        selected
-                    } else {
-                        marked[0].clone()
-                    };
-                    self.run_command(&format!("ctx {first}"), fx);
-                    let others: Vec<&str> = marked
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|m| *m != first)
-                        .collect();
-                    self.run_command(&format!("ctx +{}", others.join(",")), fx);
+                    return Outcome::Pop.then(run(format!("ctx {selected}")));
                 }
-                true
+                // The selected row first (the current cluster), then the other marked ones.
+                let first = if marked.contains(&selected) {
+                    selected
+                } else {
+                    marked[0].clone()
+                };
+                let others: Vec<&str> = marked
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|m| *m != first)
+                    .collect();
+                Outcome::Pop
+                    .then(run(format!("ctx {first}")))
+                    .then(run(format!("ctx +{}", others.join(","))))
             }
-            KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => false,
+            KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => {
+                Outcome::NotConsumed
+            }
             // The resource table's keys do not apply here.
-            _ => true,
+            _ => Outcome::Consumed,
         }
     }
 
-    pub(crate) fn nav_contexts(&mut self, action: KeyAction, n: usize) {
-        let len = self.context_table().len();
-        let page = self.table_height().max(1);
-        if let Some(Screen::Contexts(v)) = self.stack.last_mut() {
-            v.cursor = super::moved_cursor(action, n, v.cursor, len);
-            v.scroll = super::scrolled_to(v.cursor, v.scroll, page);
-        }
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        let len = rows_of(ctx).len();
+        let page = ctx.table_height.max(1);
+        self.cursor = moved_cursor(action, n, self.cursor, len);
+        self.scroll = scrolled_to(self.cursor, self.scroll, page);
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        render_contexts(self, ctx, area, buf)
     }
 
     /// Header lines 2 and 3 over the contexts table: how many, the current one (and the
     /// clusters shown together), the marks. Not the informer line of the table beneath.
-    pub(crate) fn contexts_header(
-        &self,
-        view: &ContextsView,
-        label: Style,
-        value: Style,
-    ) -> [Line<'_>; 2] {
-        let n = self.context_table().len();
+    fn header(&self, ctx: &Ctx, label: Style, value: Style) -> Option<[Line<'static>; 2]> {
+        let view = self;
+        let n = rows_of(ctx).len();
         let mut l2 = vec![
             Span::styled(" Contexts: ", label),
-            Span::styled(format!("{n} │ current {}", self.connection.context), value),
+            Span::styled(format!("{n} │ current {}", ctx.connection.context), value),
         ];
-        if self.fleet.is_fleet() {
+        if ctx.fleet {
             l2.push(Span::styled(
-                format!(" │ shown together: {}", self.fleet.names().join(", ")),
+                format!(" │ shown together: {}", members(ctx).join(", ")),
                 value,
             ));
         }
@@ -154,15 +145,21 @@ impl App {
                 value,
             )
         };
-        [
+        Some([
             Line::from(l2),
             Line::from(vec![Span::styled(" Marked: ", label), marked]),
-        ]
+        ])
     }
 
-    pub(crate) fn render_contexts(&self, view: &ContextsView, area: Rect, buf: &mut Buffer) {
-        let rows = self.context_table();
-        let block = screen_block(format!(" Contexts[{}] ", rows.len()), &self.theme);
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
+    }
+}
+
+fn render_contexts(view: &ContextsView, ctx: &Ctx, area: Rect, buf: &mut Buffer) {
+    {
+        let rows = rows_of(ctx);
+        let block = screen_block(format!(" Contexts[{}] ", rows.len()), ctx.theme);
         let inner = block.inner(area);
         block.render(area, buf);
         if rows.is_empty() {
@@ -174,16 +171,16 @@ impl App {
             .render(inner, buf);
             return;
         }
-        let members = self.fleet.names();
+        let members = members(ctx);
         let page = inner.height.saturating_sub(1) as usize;
-        let scroll = super::scrolled_to(view.cursor, view.scroll, page.max(1));
+        let scroll = scrolled_to(view.cursor, view.scroll, page.max(1));
         let body = rows
             .iter()
             .enumerate()
             .skip(scroll)
             .take(page)
             .map(|(i, r)| {
-                let current = r.name == self.connection.context;
+                let current = r.name == ctx.connection.context;
                 let mut name = r.name.clone();
                 if current {
                     name.push_str("(*)");
@@ -200,10 +197,10 @@ impl App {
                         .fg(Color::LightGreen)
                         .add_modifier(Modifier::BOLD)
                 } else {
-                    Style::default().fg(self.theme.ok)
+                    Style::default().fg(ctx.theme.ok)
                 };
                 if i == view.cursor {
-                    style = self.theme.selected(style);
+                    style = ctx.theme.selected(style);
                 }
                 Row::new(vec![
                     mark.to_string(),
@@ -215,7 +212,7 @@ impl App {
                 .style(style)
             });
         let header = Row::new(vec!["", "NAME", "CLUSTER", "AUTHINFO", "NAMESPACE"])
-            .style(header_style(&self.theme));
+            .style(header_style(ctx.theme));
         Table::new(
             body,
             [

@@ -6,99 +6,128 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell as TCell, Row as TRow, Table, Widget};
 
-use super::Screen;
 use crate::informer::delta_fifo::DeltaType;
-use crate::ui::app::App;
-use crate::ui::event_log::{EventLog, delta_name, fit_resource, resource_cap, shown_kind};
+use crate::informer::shared_informer::TapEntry;
+use crate::ui::component::{Component, Ctx, Outcome, Request};
+use crate::ui::event_log::{
+    EventLog, LogChange, delta_name, fit_resource, resource_cap, shown_kind,
+};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, TITLE};
+use crate::ui::listing::listing_note;
 
-impl App {
-    /// Header lines 2 and 3 over the full-screen event log.
-    pub(crate) fn events_header(&self, label: Style, value: Style) -> [Line<'_>; 2] {
-        let log = &self.events;
-        let mut l2 = vec![
-            Span::styled(" Event log: ", label),
-            Span::styled(format!("{}/{} entries", log.len(), log.capacity()), value),
-        ];
-        if log.paused() {
-            l2.push(Span::styled(
-                format!(" │ PAUSED (+{} new)", log.new_while_paused()),
-                Style::default().fg(Color::Yellow),
-            ));
-        } else {
-            l2.push(Span::styled(" │ live", Style::default().fg(Color::Green)));
-        }
-        let mut l3 = vec![Span::styled(" Filter: ", label)];
-        if log.type_filter.is_none() && log.kind_filter.is_none() {
-            l3.push(Span::styled("none", Style::default().fg(DIM)));
-        } else {
-            l3.push(Span::styled(
-                format!(
-                    "type:{} kind:{}",
-                    log.type_filter.map_or("all", delta_name),
-                    log.kind_filter.as_deref().unwrap_or("all")
-                ),
-                value,
-            ));
-        }
-        [Line::from(l2), Line::from(l3)]
+/// The full-screen event log (`:deltas`): how far it is scrolled (the log itself, shared with
+/// the pane under a table, is [`Ctx::events`]).
+#[derive(Debug, Clone, Default)]
+pub struct EventsScreen {
+    /// Rows scrolled down from the newest shown entry.
+    scroll: usize,
+}
+
+impl Component for EventsScreen {
+    /// Pause and the filters (the log's, so the pane's too: App changes them), Enter the history
+    /// of the object of the line at the top; other keys go on.
+    fn on_action(&mut self, action: KeyAction, ctx: &Ctx) -> Outcome {
+        let change = match action {
+            KeyAction::Pause => LogChange::TogglePause,
+            KeyAction::EventType => LogChange::CycleType,
+            KeyAction::EventKind => LogChange::CycleKind,
+            KeyAction::Enter => return history_of_entry(ctx.events.shown().nth(self.scroll)),
+            _ => return Outcome::NotConsumed,
+        };
+        self.scroll = 0;
+        Outcome::Ask(Request::EventLog(change))
     }
 
-    /// Keys of the event log (full screen, or the pane under a table): pause and filters;
-    /// false for any other.
-    pub(crate) fn on_events_key(&mut self, action: KeyAction) -> bool {
-        match action {
-            KeyAction::Pause => {
-                if self.events_visible() {
-                    self.events.toggle_pause();
-                }
-            }
-            KeyAction::EventType => {
-                if self.events_visible() {
-                    self.events.cycle_type();
-                }
-            }
-            KeyAction::EventKind => {
-                if self.events_visible() {
-                    self.events.cycle_kind();
-                }
-            }
-            _ => return false,
-        }
-        true
-    }
-
-    pub(crate) fn nav_events(&mut self, action: KeyAction, n: usize) {
-        let n = n as isize;
-        let len = self.events.shown().count();
-        self.events.scroll = match action {
-            KeyAction::Up | KeyAction::PageUp => self.events.scroll.saturating_sub(n as usize),
-            KeyAction::Down | KeyAction::PageDown => {
-                (self.events.scroll + n as usize).min(len.saturating_sub(1))
-            }
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        let len = ctx.events.shown().count();
+        self.scroll = match action {
+            KeyAction::Up | KeyAction::PageUp => self.scroll.saturating_sub(n),
+            KeyAction::Down | KeyAction::PageDown => (self.scroll + n).min(len.saturating_sub(1)),
             KeyAction::Top => 0,
             _ => len.saturating_sub(1),
         };
     }
 
-    pub(crate) fn events_visible(&self) -> bool {
-        self.show_events_pane || matches!(self.current_screen(), Some(Screen::Events))
+    fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        render_events(
+            ctx.events,
+            ctx.fleet.then_some(ctx.connection.context.as_str()),
+            listing_note(ctx.informers).as_deref(),
+            area,
+            buf,
+            Some(self.scroll),
+        )
     }
+
+    fn header(&self, ctx: &Ctx, label: Style, value: Style) -> Option<[Line<'static>; 2]> {
+        Some(events_header(ctx.events, label, value))
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
+    }
+}
+
+/// Enter on a line: the history of its object (a fleet member's entry: on that member).
+fn history_of_entry(e: Option<&TapEntry>) -> Outcome {
+    let Some(e) = e else {
+        return Outcome::Consumed;
+    };
+    // The tap names informers `pods`, `deployments.apps@namespace`: history files objects
+    // under the resource without the informer's namespace.
+    Outcome::Ask(Request::OpenHistory {
+        resource: e.kind.split('@').next().unwrap_or_default().to_string(),
+        key: e.key.to_string(),
+        rv: (!e.resource_version.is_empty()).then(|| e.resource_version.clone()),
+        cluster: e.cluster.as_deref().map(str::to_string),
+    })
+}
+
+/// Header lines 2 and 3 over the full-screen event log.
+fn events_header(log: &EventLog, label: Style, value: Style) -> [Line<'static>; 2] {
+    let mut l2 = vec![
+        Span::styled(" Event log: ", label),
+        Span::styled(format!("{}/{} entries", log.len(), log.capacity()), value),
+    ];
+    if log.paused() {
+        l2.push(Span::styled(
+            format!(" │ PAUSED (+{} new)", log.new_while_paused()),
+            Style::default().fg(Color::Yellow),
+        ));
+    } else {
+        l2.push(Span::styled(" │ live", Style::default().fg(Color::Green)));
+    }
+    let mut l3 = vec![Span::styled(" Filter: ", label)];
+    if log.type_filter.is_none() && log.kind_filter.is_none() {
+        l3.push(Span::styled("none", Style::default().fg(DIM)));
+    } else {
+        l3.push(Span::styled(
+            format!(
+                "type:{} kind:{}",
+                log.type_filter.map_or("all", delta_name),
+                log.kind_filter.as_deref().unwrap_or("all")
+            ),
+            value,
+        ));
+    }
+    [Line::from(l2), Line::from(l3)]
 }
 
 /// `fleet`: several clusters are selected and this is the current one: a CLUSTER column
 /// names each entry's (the members' taps name theirs; the current context's do not).
 /// `listing`: the informers still listing (their deltas come when their list ends), said in the
-/// title.
+/// title. `full`: the full screen, scrolled this many rows (else the pane under a table).
 pub(crate) fn render_events(
     log: &EventLog,
     fleet: Option<&str>,
     listing: Option<&str>,
     area: Rect,
     buf: &mut Buffer,
-    full: bool,
+    full: Option<usize>,
 ) {
+    let scroll = full.unwrap_or(0);
+    let full = full.is_some();
     // Filtered: the rows shown of those kept (a filter showing none says 0, not the ring's
     // fill); else how full the ring is.
     let count = if log.type_filter.is_some() || log.kind_filter.is_some() {
@@ -135,7 +164,6 @@ pub(crate) fn render_events(
         .border_style(Style::default().fg(Color::Blue))
         .title(Line::from(title).centered());
     let inner_h = block.inner(area).height.saturating_sub(1) as usize;
-    let scroll = if full { log.scroll } else { 0 };
     // Stable widths: KIND fits the widest kind seen, DELTA is wide only while tombstones exist.
     // KIND shows the informer's resource without its `@namespace` (KEY starts with it), its
     // plural alone when the group does not fit.
@@ -226,7 +254,7 @@ pub(crate) fn render_events(
 }
 
 /// Footer hints on the full-screen event log.
-pub(crate) const HINTS: [KeyAction; 5] = [
+const HINTS: [KeyAction; 5] = [
     KeyAction::Pause,
     KeyAction::EventType,
     KeyAction::EventKind,

@@ -142,8 +142,8 @@ impl HelmScreen {
     /// Up, down, page, top, bottom.
     pub fn nav(&mut self, action: KeyAction, n: usize, page: usize) {
         let len = self.rows().len();
-        self.cursor = super::moved_cursor(action, n, self.cursor, len);
-        self.scroll = super::scrolled_to(self.cursor, self.scroll, page.max(1));
+        self.cursor = crate::ui::cursor::moved_cursor(action, n, self.cursor, len);
+        self.scroll = crate::ui::cursor::scrolled_to(self.cursor, self.scroll, page.max(1));
     }
 
     /// A key (`next_request` numbers the GETs it asks for).
@@ -413,7 +413,7 @@ impl HelmScreen {
                 .unwrap_or_default()
         };
         let page = inner.height.saturating_sub(1) as usize;
-        let scroll = super::scrolled_to(self.cursor, self.scroll, page.max(1));
+        let scroll = crate::ui::cursor::scrolled_to(self.cursor, self.scroll, page.max(1));
         let releases = self.release.is_none();
         let cells = |r: &Revision| -> Vec<String> {
             let status = match &r.error {

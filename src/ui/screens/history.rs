@@ -16,18 +16,16 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell as TCell, Paragraph, Row as TRow, Table, Widget};
 
-use super::Screen;
-use super::history_diff::DiffView;
-use crate::informer::delta_fifo::DeltaType;
 use crate::informer::history::{
     DiffLine, HistoryStats, Timeline, TimelineEvent, TimelineRow, display_path, interleave,
     unified_diff,
 };
-use crate::ui::action::Effect;
-use crate::ui::app::App;
+use crate::render::Health;
+use crate::ui::component::{Component, Ctx, Outcome, Request};
+use crate::ui::cursor::{moved_cursor, scrolled_to};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, TITLE};
-use crate::ui::screens::text::TextKind;
+use crate::ui::view::TextKind;
 
 /// What the timeline screen shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -178,8 +176,9 @@ impl HistoryView {
         self.rows().get(row).and_then(|r| self.line_id_of(*r))
     }
 
-    /// The diff screen Enter opens: marked vs selected, or selected vs the version before.
-    pub fn diff(&self) -> Option<DiffView> {
+    /// The title and lines of the diff Enter opens: marked vs selected, or selected vs the
+    /// version before.
+    pub fn diff(&self) -> Option<(String, Vec<DiffLine>)> {
         let t = self.timeline()?;
         let sel = self.version_index(self.selected)?;
         let (from, to, title) = match self.marked {
@@ -226,151 +225,13 @@ impl HistoryView {
                 other => other,
             })
             .collect();
-        Some(DiffView {
-            title,
-            lines,
-            scroll: 0,
-        })
+        Some((title, lines))
     }
 }
 
-impl App {
-    /// Open the history of `key` of `resource` (fetched now, refreshed every second).
-    pub(crate) fn open_history(
-        &mut self,
-        resource: &str,
-        key: &str,
-        select_rv: Option<String>,
-        fx: &mut Vec<Effect>,
-    ) {
-        let mut view = HistoryView::new(resource, key);
-        view.select_rv = select_rv;
-        view.kind = crate::ui::resources::resolve(&self.resources, resource)
-            .map(|r| r.api_resource.kind.clone())
-            .unwrap_or_default();
-        fx.push(Effect::FetchHistory {
-            resource: resource.to_string(),
-            key: key.to_string(),
-            kind: view.kind.clone(),
-        });
-        self.stack.push(Screen::History(Box::new(view)));
-        self.dirty = true;
-    }
-
-    /// `h` on a table row.
-    pub(crate) fn history_of_selection(&mut self, fx: &mut Vec<Effect>) {
-        let Some((view, obj)) = self.selected_object() else {
-            return;
-        };
-        let resource = crate::ui::action::resource_label(&view.resource);
-        let key = obj.object_key().to_string();
-        self.open_history(&resource, &key, None, fx);
-    }
-
-    /// Enter on the full-screen event log: the history of the object of the line at the top.
-    pub(crate) fn history_of_event(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
-        if action != KeyAction::Enter {
-            return false;
-        }
-        let Some(e) = self.events.shown().nth(self.events.scroll) else {
-            return true;
-        };
-        // The tap names informers `pods`, `deployments.apps@namespace`: history files objects
-        // under the resource without the informer's namespace.
-        let resource = e.kind.split('@').next().unwrap_or_default().to_string();
-        let key = e.key.to_string();
-        let rv = (!e.resource_version.is_empty()).then(|| e.resource_version.clone());
-        let cluster = e.cluster.as_deref().map(str::to_string);
-        let start = fx.len();
-        self.open_history(&resource, &key, rv, fx);
-        // A fleet member's entry: its history is that member's.
-        if let Some(cluster) = cluster {
-            for e in &mut fx[start..] {
-                let inner = std::mem::replace(e, Effect::Quit);
-                *e = Effect::OnCluster {
-                    cluster: cluster.clone(),
-                    effect: Box::new(inner),
-                };
-            }
-        }
-        true
-    }
-
-    /// Answer to [`Effect::FetchHistory`].
-    pub(crate) fn on_history(
-        &mut self,
-        resource: &str,
-        key: &str,
-        timeline: Option<Timeline>,
-        stats: HistoryStats,
-        events: Vec<TimelineEvent>,
-        events_unavailable: Option<String>,
-    ) {
-        for s in self.stack.iter_mut() {
-            if let Screen::History(h) = s
-                && h.resource == resource
-                && h.key == key
-            {
-                let was = (
-                    h.state.clone(),
-                    h.stats,
-                    h.events.clone(),
-                    h.events_unavailable.clone(),
-                );
-                h.set(
-                    timeline.clone(),
-                    stats,
-                    events.clone(),
-                    events_unavailable.clone(),
-                );
-                if (
-                    h.state.clone(),
-                    h.stats,
-                    h.events.clone(),
-                    h.events_unavailable.clone(),
-                ) != was
-                {
-                    self.dirty = true;
-                }
-            }
-        }
-    }
-
-    /// Once a second while the timeline is on top: ask again (new versions, evictions).
-    pub(crate) fn refresh_history(&self, fx: &mut Vec<Effect>) {
-        if let Some(Screen::History(h)) = self.current_screen() {
-            fx.push(Effect::FetchHistory {
-                resource: h.resource.clone(),
-                key: h.key.clone(),
-                kind: h.kind.clone(),
-            });
-        }
-    }
-
-    /// Enter on an Event line: the Event's YAML (the text screen's YAML, as `y` on a row).
-    fn event_yaml(&mut self, event: &TimelineEvent, fx: &mut Vec<Effect>) {
-        let name = if event.group.is_empty() {
-            "events".to_string()
-        } else {
-            format!("events.{}", event.group)
-        };
-        let Some(resource) = crate::ui::resources::resolve(&self.resources, &name).cloned() else {
-            return;
-        };
-        self.fetch_text_named(
-            TextKind::Yaml,
-            resource,
-            event.namespace.clone(),
-            &event.name,
-            None,
-            fx,
-        );
-    }
-
-    pub(crate) fn on_history_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
-        let Some(Screen::History(h)) = self.stack.last_mut() else {
-            return false;
-        };
+impl Component for HistoryView {
+    fn on_action(&mut self, action: KeyAction, ctx: &Ctx) -> Outcome {
+        let h = self;
         match action {
             // `space` is bound to both mark (here) and toggle-node (the xray); the key map
             // answers one of them for it, so the timeline takes either. An Event line has
@@ -385,41 +246,40 @@ impl App {
                 }
             }
             KeyAction::Enter if h.event_at(h.selected).is_some() => {
-                if let Some(e) = h.event_at(h.selected).cloned() {
-                    self.event_yaml(&e, fx);
+                if let Some(e) = h.event_at(h.selected) {
+                    return event_yaml(e, ctx);
                 }
             }
             KeyAction::Enter => {
-                if let Some(d) = h.diff() {
-                    self.stack.push(Screen::HistoryDiff(Box::new(d)));
+                if let Some((title, lines)) = h.diff() {
+                    return Outcome::Ask(Request::OpenDiff { title, lines });
                 }
             }
             // Nothing under it takes table keys.
-            _ => return !matches!(action, KeyAction::Back),
+            KeyAction::Back => return Outcome::NotConsumed,
+            _ => {}
         }
-        true
+        Outcome::Consumed
     }
 
-    pub(crate) fn nav_history(&mut self, action: KeyAction, n: usize) {
-        let page = self.table_height();
-        let Some(Screen::History(h)) = self.stack.last_mut() else {
-            return;
-        };
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        let h = self;
         // The line saying why Events are not shown takes one of the table's.
-        let page = page
+        let page = ctx
+            .table_height
             .saturating_sub(usize::from(h.events_unavailable.is_some()))
             .max(1);
-        h.selected = super::moved_cursor(action, n, h.selected, h.len());
-        h.scroll = super::scrolled_to(h.selected, h.scroll, page);
+        h.selected = moved_cursor(action, n, h.selected, h.len());
+        h.scroll = scrolled_to(h.selected, h.scroll, page);
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        render_history(self, ctx.theme.health(Health::Warning), area, buf)
     }
 
     /// Header lines 2 and 3 over the timeline: the object and how far back history goes.
-    pub(crate) fn history_header(
-        &self,
-        h: &HistoryView,
-        label: Style,
-        value: Style,
-    ) -> [Line<'static>; 2] {
+    fn header(&self, ctx: &Ctx, label: Style, value: Style) -> Option<[Line<'static>; 2]> {
+        let h = self;
         let l2 = vec![
             Span::styled(" History: ", label),
             Span::styled(format!("{} {}", h.resource, h.key), value),
@@ -428,7 +288,7 @@ impl App {
             Some(t) => format!(
                 "since {} ({} ago)",
                 clock(t),
-                crate::render::format_age(self.now_ms.saturating_sub(t) / 1000)
+                crate::render::format_age(ctx.now_ms.saturating_sub(t) / 1000)
             ),
             None => "nothing recorded yet".into(),
         };
@@ -452,32 +312,36 @@ impl App {
                 value,
             ),
         ];
-        [Line::from(l2), Line::from(l3)]
+        Some([Line::from(l2), Line::from(l3)])
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
     }
 }
 
-/// `HH:MM:SS` (UTC) of a millisecond timestamp.
-pub(crate) fn clock(ms: i64) -> String {
-    chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
-        .map(|t| t.format("%H:%M:%S").to_string())
-        .unwrap_or_default()
+/// Enter on an Event line: the Event's YAML (the text screen's YAML, as `y` on a row).
+fn event_yaml(event: &TimelineEvent, ctx: &Ctx) -> Outcome {
+    let name = if event.group.is_empty() {
+        "events".to_string()
+    } else {
+        format!("events.{}", event.group)
+    };
+    let Some(resource) = crate::ui::resources::resolve(ctx.resources, &name).cloned() else {
+        return Outcome::Consumed;
+    };
+    Outcome::Ask(Request::OpenText {
+        kind: TextKind::Yaml,
+        resource: Box::new(resource),
+        namespace: event.namespace.clone(),
+        name: event.name.clone(),
+    })
 }
 
-pub(crate) fn delta_style(delta: Option<DeltaType>, tombstone: bool) -> Style {
-    match (delta, tombstone) {
-        (_, true) => Style::default()
-            .fg(Color::LightRed)
-            .add_modifier(Modifier::BOLD),
-        (Some(DeltaType::Added), _) => Style::default().fg(Color::Green),
-        (Some(DeltaType::Updated), _) => Style::default().fg(Color::Cyan),
-        (Some(DeltaType::Deleted), _) => Style::default().fg(Color::Red),
-        (Some(DeltaType::Replaced), _) => Style::default().fg(Color::Yellow),
-        (Some(DeltaType::Sync), _) | (None, _) => Style::default().fg(DIM),
-    }
-}
+pub(crate) use crate::ui::style::{clock, delta_style};
 
 /// The timeline; `warning` is the theme's style for a Warning (an Event line of that type).
-pub(crate) fn render_history(h: &HistoryView, warning: Style, area: Rect, buf: &mut Buffer) {
+fn render_history(h: &HistoryView, warning: Style, area: Rect, buf: &mut Buffer) {
     let mut title = vec![Span::styled(
         format!(" History: {} {} ", h.resource, h.key),
         Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
@@ -603,7 +467,7 @@ pub(crate) fn render_history(h: &HistoryView, warning: Style, area: Rect, buf: &
 }
 
 /// Footer hints on the timeline.
-pub(crate) const HINTS: [KeyAction; 4] = [
+const HINTS: [KeyAction; 4] = [
     KeyAction::Enter,
     KeyAction::Mark,
     KeyAction::Back,

@@ -7,9 +7,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use super::Screen;
 use crate::informer::history::DiffLine;
-use crate::ui::app::App;
+use crate::ui::component::{Component, Ctx, Outcome};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, TITLE};
 
@@ -21,24 +20,48 @@ pub struct DiffView {
     pub scroll: usize,
 }
 
-impl App {
-    pub(crate) fn nav_history_diff(&mut self, action: KeyAction, n: usize) {
-        let page = self.table_height().max(1);
-        let Some(Screen::HistoryDiff(d)) = self.stack.last_mut() else {
-            return;
-        };
-        let last = d.lines.len().saturating_sub(page);
-        d.scroll = match action {
-            KeyAction::Up | KeyAction::PageUp => d.scroll.saturating_sub(n),
-            KeyAction::Down | KeyAction::PageDown => (d.scroll + n).min(last),
+impl DiffView {
+    pub fn new(title: String, lines: Vec<DiffLine>) -> DiffView {
+        DiffView {
+            title,
+            lines,
+            scroll: 0,
+        }
+    }
+}
+
+impl Component for DiffView {
+    /// Nothing beneath takes keys (Back is global).
+    fn on_action(&mut self, _action: KeyAction, _ctx: &Ctx) -> Outcome {
+        Outcome::Consumed
+    }
+
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        let page = ctx.table_height.max(1);
+        let last = self.lines.len().saturating_sub(page);
+        self.scroll = match action {
+            KeyAction::Up | KeyAction::PageUp => self.scroll.saturating_sub(n),
+            KeyAction::Down | KeyAction::PageDown => (self.scroll + n).min(last),
             KeyAction::Top => 0,
             _ => last,
         };
     }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_history_diff(self, area, buf)
+    }
+
+    fn header(&self, _ctx: &Ctx, label: Style, value: Style) -> Option<[Line<'static>; 2]> {
+        Some(diff_header(self, label, value))
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
+    }
 }
 
 /// Header lines 2 and 3 over the diff.
-pub(crate) fn diff_header(d: &DiffView, label: Style, value: Style) -> [Line<'static>; 2] {
+fn diff_header(d: &DiffView, label: Style, value: Style) -> [Line<'static>; 2] {
     [
         Line::from(vec![
             Span::styled(" Diff: ", label),
@@ -56,7 +79,7 @@ pub(crate) fn diff_header(d: &DiffView, label: Style, value: Style) -> [Line<'st
 
 pub(crate) use crate::ui::kit::diff_line as line;
 
-pub(crate) fn render_history_diff(d: &DiffView, area: Rect, buf: &mut Buffer) {
+fn render_history_diff(d: &DiffView, area: Rect, buf: &mut Buffer) {
     let added = d
         .lines
         .iter()
@@ -93,4 +116,4 @@ pub(crate) fn render_history_diff(d: &DiffView, area: Rect, buf: &mut Buffer) {
 }
 
 /// Footer hints on the diff.
-pub(crate) const HINTS: [KeyAction; 3] = [KeyAction::Down, KeyAction::Up, KeyAction::Back];
+const HINTS: [KeyAction; 3] = [KeyAction::Down, KeyAction::Up, KeyAction::Back];

@@ -6,22 +6,80 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell as TCell, Row as TRow, Table, Widget};
 
-use super::Screen;
-use crate::ui::action::{Effect, InformerRow, InformerState, resource_label};
-use crate::ui::app::App;
+use crate::ui::action::{InformerRow, InformerState, resource_label};
+use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::event_log::{fit_resource, resource_cap};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, TITLE, state_text, truncate};
 
-impl App {
-    /// Header lines 2 and 3 over the informers panel.
-    pub(crate) fn informers_header(&self, label: Style, value: Style) -> [Line<'_>; 2] {
-        let n = self.informers.len();
-        let synced = self.informers.iter().filter(|r| r.synced).count();
+/// The informer panel: its cursor (an informer row's index; the rows come from [`Ctx`]).
+#[derive(Debug, Clone, Default)]
+pub struct InformersScreen {
+    cursor: usize,
+}
+
+impl InformersScreen {
+    /// The cursor, within the rows there are now (the list may have shrunk since it moved).
+    fn at(&self, ctx: &Ctx) -> usize {
+        self.cursor.min(ctx.informers.len().saturating_sub(1))
+    }
+}
+
+impl Component for InformersScreen {
+    /// Enter opens the informer's resource in its scope; other keys go on.
+    fn on_action(&mut self, action: KeyAction, ctx: &Ctx) -> Outcome {
+        if action != KeyAction::Enter {
+            return Outcome::NotConsumed;
+        }
+        let Some(row) = ctx.informers.get(self.at(ctx)) else {
+            return Outcome::Consumed;
+        };
+        match ctx
+            .resources
+            .iter()
+            .find(|r| resource_label(r) == row.resource)
+        {
+            Some(r) => Outcome::Ask(Request::OpenTable {
+                resource: Box::new(r.clone()),
+                namespace: row.namespace.clone(),
+            }),
+            None => Outcome::Consumed,
+        }
+    }
+
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        let len = ctx.informers.len();
+        let c = self.at(ctx);
+        self.cursor = match action {
+            KeyAction::Up | KeyAction::PageUp => c.saturating_sub(n),
+            KeyAction::Down | KeyAction::PageDown => (c + n).min(len.saturating_sub(1)),
+            KeyAction::Top => 0,
+            _ => len.saturating_sub(1),
+        };
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        render_informers(self.at(ctx), ctx, area, buf)
+    }
+
+    fn header(&self, ctx: &Ctx, label: Style, value: Style) -> Option<[Line<'static>; 2]> {
+        Some(informers_header(ctx, label, value))
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
+    }
+}
+
+/// Header lines 2 and 3 over the informers panel.
+fn informers_header(ctx: &Ctx, label: Style, value: Style) -> [Line<'static>; 2] {
+    {
+        let n = ctx.informers.len();
+        let synced = ctx.informers.iter().filter(|r| r.synced).count();
         // Failing now: refused or waiting to retry. An informer watching again after an error
         // (a streaming list refused and the list fallback working, a watch re-established) is
         // healthy; its last error stays in its row, in yellow.
-        let failing = self
+        let failing = ctx
             .informers
             .iter()
             .filter(|r| {
@@ -44,13 +102,9 @@ impl App {
             ));
         }
         // The table under the panel, if it shows several namespaces: which informers serve it.
-        let served = self.stack.iter().rev().find_map(|s| match s {
-            Screen::Table(id) => self
-                .views
-                .get(id)
-                .and_then(|v| Some((v.namespace.as_deref()?, v.served.as_deref()?))),
-            _ => None,
-        });
+        let served = ctx
+            .view()
+            .and_then(|v| Some((v.namespace.as_deref()?, v.served.as_deref()?)));
         let l3 = match served {
             Some((scope, how)) => vec![
                 Span::styled(" Scope: ", label),
@@ -64,60 +118,21 @@ impl App {
         };
         [Line::from(l2), Line::from(l3)]
     }
+}
 
-    /// Keys of the informers panel: Enter opens the informer's resource in its scope; false
-    /// for any other.
-    pub(crate) fn on_informers_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
-        if action != KeyAction::Enter {
-            return false;
-        }
-        self.open_informer(fx);
-        true
-    }
-
-    fn open_informer(&mut self, fx: &mut Vec<Effect>) {
-        // Enter on an informer opens its resource in its scope.
-        let Some(row) = self.informers.get(self.informer_cursor) else {
-            return;
-        };
-        let ns = row.namespace.clone();
-        let Some(r) = self
-            .resources
-            .iter()
-            .find(|r| resource_label(r) == row.resource)
-            .cloned()
-        else {
-            return;
-        };
-        let id = self.open_view(r, ns, fx);
-        self.stack.push(Screen::Table(id));
-        self.scroll_current();
-    }
-
-    pub(crate) fn nav_informers(&mut self, action: KeyAction, n: usize) {
-        let n = n as isize;
-        let len = self.informers.len();
-        let c = self.informer_cursor as isize;
-        self.informer_cursor = match action {
-            KeyAction::Up | KeyAction::PageUp => (c - n).max(0) as usize,
-            KeyAction::Down | KeyAction::PageDown => ((c + n) as usize).min(len.saturating_sub(1)),
-            KeyAction::Top => 0,
-            _ => len.saturating_sub(1),
-        };
-    }
-
-    pub(crate) fn render_informers(&self, area: Rect, buf: &mut Buffer) {
+fn render_informers(cursor: usize, ctx: &Ctx, area: Rect, buf: &mut Buffer) {
+    {
         let block = Block::bordered()
             .border_style(Style::default().fg(Color::Blue))
             .title(
                 Line::styled(
-                    format!(" Informers[{}] ", self.informers.len()),
+                    format!(" Informers[{}] ", ctx.informers.len()),
                     Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
                 )
                 .centered(),
             );
         // With several clusters, a CLUSTER column first (the current context's name on its rows).
-        let fleet = self.fleet.is_fleet() || self.informers.iter().any(|r| r.cluster.is_some());
+        let fleet = ctx.fleet || ctx.informers.iter().any(|r| r.cluster.is_some());
         let shift = usize::from(fleet);
         let headers: Vec<&str> = fleet
             .then_some("CLUSTER")
@@ -133,11 +148,9 @@ impl App {
             }
         };
         let inner_h = area.height.saturating_sub(3) as usize;
-        let start = self
-            .informer_cursor
-            .saturating_sub(inner_h.saturating_sub(1));
+        let start = cursor.saturating_sub(inner_h.saturating_sub(1));
         let texts: Vec<(Vec<String>, Style)> =
-            self.informers
+            ctx.informers
                 .iter()
                 .enumerate()
                 .skip(start)
@@ -153,12 +166,12 @@ impl App {
                         (InformerState::Watching, _, false) => Style::default().fg(Color::Cyan),
                         _ => Style::default().fg(Color::Yellow),
                     };
-                    if i == self.informer_cursor {
+                    if i == cursor {
                         style = style.add_modifier(Modifier::REVERSED);
                     }
                     let cluster = fleet.then(|| match &r.cluster {
                         Some(c) => c.to_string(),
-                        None => self.connection.context.clone(),
+                        None => ctx.connection.context.clone(),
                     });
                     let cells = cluster.into_iter().chain([
                         // A group too long for a narrow panel gives way to the plural.
@@ -166,7 +179,7 @@ impl App {
                         r.namespace.clone().unwrap_or_else(|| "(all)".into()),
                         match &r.progress {
                             Some(p) => p.badge(),
-                            None => state_text(&r.state, self.now_ms),
+                            None => state_text(&r.state, ctx.now_ms),
                         },
                         r.list_mode.to_string(),
                         r.wire.to_string(),
@@ -269,7 +282,7 @@ const INFORMER_HEADERS: [&str; 13] = [
 ];
 
 /// Footer hints on the informers panel.
-pub(crate) const HINTS: [KeyAction; 4] = [
+const HINTS: [KeyAction; 4] = [
     KeyAction::Down,
     KeyAction::Up,
     KeyAction::Back,

@@ -588,7 +588,7 @@ pub(crate) fn unbound_message(key: &KeyEvent) -> Option<String> {
 /// The name a screen has in the key table's places ([`Place::Screen`]).
 fn screen_place(screen: Option<&Screen>) -> Option<&'static str> {
     match screen? {
-        Screen::Events => Some("deltas"),
+        Screen::Events(_) => Some("deltas"),
         Screen::History(_) => Some("history"),
         Screen::Contexts(_) => Some("contexts"),
         Screen::Xray(_) => Some("xray"),

@@ -62,7 +62,7 @@ use crossterm::event::KeyEvent;
 
 use super::action::{Effect, ViewId};
 use super::app::{App, Mode};
-use super::component::Component;
+use super::component::{Component, Ctx, Outcome};
 use super::keys::KeyAction;
 use logs::LogScreen;
 use text::TextView;
@@ -71,8 +71,8 @@ use text::TextView;
 #[derive(Debug, Clone)]
 pub enum Screen {
     Table(ViewId),
-    Events,
-    Informers,
+    Events(events::EventsScreen),
+    Informers(informers::InformersScreen),
     Text(TextView),
     Pulse,
     Logs(Box<LogScreen>),
@@ -89,12 +89,78 @@ pub enum Screen {
     Helm(Box<helm::HelmScreen>),
 }
 
+impl Screen {
+    /// The screen as a [`Component`] (owning its state, answering an [`Outcome`]), for those
+    /// converted; `None`: one `App` still drives through its `impl App` block.
+    pub(crate) fn component(&self) -> Option<&dyn Component> {
+        match self {
+            Screen::Text(t) => Some(t),
+            Screen::Informers(s) => Some(s),
+            Screen::Events(s) => Some(s),
+            Screen::History(s) => Some(s.as_ref()),
+            Screen::HistoryDiff(s) => Some(s.as_ref()),
+            Screen::Changes(s) => Some(s.as_ref()),
+            Screen::Aliases(s) => Some(s),
+            Screen::Contexts(s) => Some(s),
+            Screen::PortForwards(s) => Some(s),
+            Screen::Xray(s) => Some(s.as_ref()),
+            _ => None,
+        }
+    }
+
+    fn component_mut(&mut self) -> Option<&mut dyn Component> {
+        match self {
+            Screen::Text(t) => Some(t),
+            Screen::Informers(s) => Some(s),
+            Screen::Events(s) => Some(s),
+            Screen::History(s) => Some(s.as_mut()),
+            Screen::HistoryDiff(s) => Some(s.as_mut()),
+            Screen::Changes(s) => Some(s.as_mut()),
+            Screen::Aliases(s) => Some(s),
+            Screen::Contexts(s) => Some(s),
+            Screen::PortForwards(s) => Some(s),
+            Screen::Xray(s) => Some(s.as_mut()),
+            _ => None,
+        }
+    }
+}
+
+/// Run `f` on the screen on top if it is a component: it leaves the stack while it runs (with
+/// the `Ctx` App lends), goes back, then App carries out its outcome. `None`: the screen on top
+/// is not a component; else whether it took the key.
+fn on_top(
+    app: &mut App,
+    fx: &mut Vec<Effect>,
+    f: impl FnOnce(&mut dyn Component, &Ctx) -> Outcome,
+) -> Option<bool> {
+    let mut top = app.stack.pop()?;
+    let out = match top.component_mut() {
+        Some(c) => f(c, &app.ctx()),
+        None => {
+            app.stack.push(top);
+            return None;
+        }
+    };
+    app.stack.push(top);
+    let taken = out.consumed();
+    app.run_outcome(out, fx);
+    Some(taken)
+}
+
+/// A key's meaning for the screen on top when it is a component (a dialog runs one over it:
+/// the xray's node menu); false when not taken or not a component.
+pub(crate) fn on_top_action(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+    on_top(app, fx, |c, ctx| c.on_action(action, ctx)).unwrap_or(false)
+}
+
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
 /// view) takes it here; true when taken.
 pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    if let Some(taken) = on_top(app, fx, |c, ctx| c.on_key(key, ctx)) {
+        return taken;
+    }
     match app.current_screen() {
         Some(Screen::Logs(_)) => app.on_logs_key(key, fx),
-        Some(Screen::Text(_)) => app.on_text_raw_key(key),
         _ => false,
     }
 }
@@ -103,97 +169,72 @@ pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> 
 /// on top takes it first; what it does not take goes to the resource table under it (sorting,
 /// filtering, YAML of the selection), then to the event pane.
 pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
-    let taken = match app.current_screen() {
-        Some(Screen::Text(_)) => app.on_text_key(action),
-        Some(Screen::Events) => app.on_events_key(action) || app.history_of_event(action, fx),
-        Some(Screen::Informers) => app.on_informers_key(action, fx),
-        // The pulse takes Enter; the rest is not for a table under it.
-        Some(Screen::Pulse) => {
-            app.on_pulse_key(action, fx);
-            return;
-        }
-        // What the log view's key map does not bind does nothing there (no table beneath).
-        Some(Screen::Logs(_)) => true,
-        Some(Screen::PortForwards(_)) => app.on_forwards_key(action, fx),
-        // The tree takes its keys; table keys do nothing there.
-        Some(Screen::Xray(_)) => {
-            app.on_xray_key(action, fx);
-            return;
-        }
-        Some(Screen::History(_)) => app.on_history_key(action, fx),
-        // Nothing beneath takes keys (Back is global).
-        Some(Screen::HistoryDiff(_)) => true,
-        Some(Screen::Changes(_)) => app.on_changes_key(action, fx),
-        Some(Screen::Aliases(_)) => app.on_aliases_key(action, fx),
-        Some(Screen::Contexts(_)) => app.on_contexts_key(action, fx),
-        Some(Screen::Helm(_)) => helm::on_key(app, action, fx),
-        Some(Screen::Table(_)) | None => false,
+    let taken = match on_top(app, fx, |c, ctx| c.on_action(action, ctx)) {
+        Some(taken) => taken,
+        None => on_old_screen_key(app, action, fx),
     };
     if !taken && !app.on_table_key(action, fx) {
         app.on_events_key(action);
     }
 }
 
+/// [`on_key`] for a screen not yet a component: true when taken (and what it does not take
+/// goes no further when it says so by returning true).
+fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+    match app.current_screen() {
+        // The pulse takes Enter; the rest is not for a table under it.
+        Some(Screen::Pulse) => {
+            app.on_pulse_key(action, fx);
+            true
+        }
+        // What the log view's key map does not bind does nothing there (no table beneath).
+        Some(Screen::Logs(_)) => true,
+        Some(Screen::Helm(_)) => helm::on_key(app, action, fx),
+        // A table, nothing, or a component (which answered already).
+        _ => false,
+    }
+}
+
 /// Up, down, page, top, bottom (`n` rows) on the screen on top.
 pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
+    let mut fx = Vec::new();
+    if on_top(app, &mut fx, |c, ctx| {
+        c.on_nav(action, n, ctx);
+        Outcome::Consumed
+    })
+    .is_some()
+    {
+        return;
+    }
     match app.current_screen() {
-        Some(Screen::Text(_)) => app.nav_text(action, n),
-        Some(Screen::Events) => app.nav_events(action, n),
-        Some(Screen::Informers) => app.nav_informers(action, n),
         Some(Screen::Pulse) => app.nav_pulse(action),
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
-        Some(Screen::PortForwards(_)) => app.nav_forwards(action, n),
-        Some(Screen::Xray(_)) => app.nav_xray(action, n),
-        Some(Screen::History(_)) => app.nav_history(action, n),
-        Some(Screen::HistoryDiff(_)) => app.nav_history_diff(action, n),
-        Some(Screen::Changes(_)) => app.nav_changes(action, n),
-        Some(Screen::Aliases(_)) => app.nav_aliases(action, n),
-        Some(Screen::Contexts(_)) => app.nav_contexts(action, n),
         Some(Screen::Helm(_)) => helm::nav(app, action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
         }
-        None => {}
+        _ => {}
     }
 }
 
 /// Draw the screen on top into the body area.
 pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buffer) {
+    if let Some(c) = screen.and_then(Screen::component) {
+        return c.draw(area, buf, &app.ctx());
+    }
     match screen {
         Some(Screen::Table(id)) => match app.views.get(id) {
             Some(v) => app.render_table(v, area, buf),
             None => Paragraph::new("view closed").render(area, buf),
         },
-        Some(Screen::Events) => events::render_events(
-            &app.events,
-            app.fleet
-                .is_fleet()
-                .then_some(app.connection.context.as_str()),
-            app.listing_note().as_deref(),
-            area,
-            buf,
-            true,
-        ),
-        Some(Screen::Informers) => app.render_informers(area, buf),
-        Some(Screen::Text(t)) => text::render_text(t, area, buf),
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
-        Some(Screen::PortForwards(_)) => app.render_forwards(area, buf),
-        Some(Screen::Xray(x)) => app.render_xray(x, area, buf),
-        Some(Screen::History(h)) => history::render_history(
-            h,
-            app.theme.health(crate::render::Health::Warning),
-            area,
-            buf,
-        ),
-        Some(Screen::HistoryDiff(d)) => history_diff::render_history_diff(d, area, buf),
-        Some(Screen::Changes(c)) => changes::render_changes(c, area, buf),
-        Some(Screen::Aliases(a)) => app.render_aliases(a, area, buf),
-        Some(Screen::Contexts(c)) => app.render_contexts(c, area, buf),
         Some(Screen::Helm(h)) => h.draw(app.now_ms, &app.theme, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
+        // A component (drawn above).
+        Some(_) => {}
     }
 }
 
@@ -227,61 +268,26 @@ pub(crate) fn header_lines<'a>(
     label: Style,
     value: Style,
 ) -> Option<[Line<'a>; 2]> {
+    if let Some(c) = screen.and_then(Screen::component) {
+        return c.header(&app.ctx(), label, value);
+    }
     match screen {
-        Some(Screen::Events) => Some(app.events_header(label, value)),
-        Some(Screen::Informers) => Some(app.informers_header(label, value)),
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
-        Some(Screen::Xray(x)) => Some(app.xray_header(x, label, value)),
-        Some(Screen::History(h)) => Some(app.history_header(h, label, value)),
-        Some(Screen::Changes(c)) => Some(app.changes_header(c, label, value)),
-        Some(Screen::HistoryDiff(d)) => Some(history_diff::diff_header(d, label, value)),
-        Some(Screen::Contexts(c)) => Some(app.contexts_header(c, label, value)),
         Some(Screen::Helm(h)) => Some(h.header(label, value)),
         _ => None,
     }
 }
 
 /// The footer's key hints for a screen; `None`: the key map's hinted bindings.
-pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
+pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
+    if let Some(c) = screen.and_then(Screen::component) {
+        return c.hints(&app.ctx());
+    }
     match screen {
-        Some(Screen::Events) => Some(events::HINTS.to_vec()),
-        Some(Screen::Text(t)) => Some(text::hints(t)),
-        Some(Screen::Informers) => Some(informers::HINTS.to_vec()),
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
-        Some(Screen::PortForwards(_)) => Some(portforwards::HINTS.to_vec()),
-        Some(Screen::Xray(_)) => Some(xray::HINTS.to_vec()),
-        Some(Screen::History(_)) => Some(history::HINTS.to_vec()),
-        Some(Screen::HistoryDiff(_)) => Some(history_diff::HINTS.to_vec()),
-        Some(Screen::Changes(_)) => Some(changes::HINTS.to_vec()),
-        Some(Screen::Aliases(_)) => Some(aliases::HINTS.to_vec()),
-        Some(Screen::Contexts(_)) => Some(contexts::HINTS.to_vec()),
         Some(Screen::Helm(_)) => Some(helm::HINTS.to_vec()),
         _ => None,
-    }
-}
-
-/// A list cursor after a navigation key: `n` rows up or down (clamped to `len`), top or bottom;
-/// other actions leave it where it is.
-pub(crate) fn moved_cursor(action: KeyAction, n: usize, cursor: usize, len: usize) -> usize {
-    let last = len.saturating_sub(1);
-    match action {
-        KeyAction::Up | KeyAction::PageUp => cursor.saturating_sub(n),
-        KeyAction::Down | KeyAction::PageDown => (cursor + n).min(last),
-        KeyAction::Top => 0,
-        KeyAction::Bottom => last,
-        _ => cursor,
-    }
-}
-
-/// The first visible row that keeps `cursor` in a window of `page` rows starting at `scroll`.
-pub(crate) fn scrolled_to(cursor: usize, scroll: usize, page: usize) -> usize {
-    if cursor < scroll {
-        cursor
-    } else if cursor >= scroll + page {
-        cursor + 1 - page
-    } else {
-        scroll
     }
 }

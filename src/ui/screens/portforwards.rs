@@ -9,7 +9,8 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Row, Table, Widget};
 
 use crate::ui::action::Effect;
-use crate::ui::app::{App, Screen};
+use crate::ui::component::{Component, Ctx, Outcome};
+use crate::ui::cursor::moved_cursor;
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, TITLE};
 
@@ -35,62 +36,58 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
-impl App {
-    /// Open `:pf`.
-    pub(crate) fn show_forwards(&mut self) {
-        if !matches!(self.current_screen(), Some(Screen::PortForwards(_))) {
-            self.stack
-                .push(Screen::PortForwards(ForwardsView::default()));
-        }
+impl ForwardsView {
+    /// The cursor, within the forwards there are now.
+    fn at(&self, ctx: &Ctx) -> usize {
+        self.cursor.min(ctx.forwards.len().saturating_sub(1))
     }
+}
 
-    fn forwards_cursor(&self) -> usize {
-        match self.current_screen() {
-            Some(Screen::PortForwards(v)) => v.cursor.min(self.forwards.len().saturating_sub(1)),
-            _ => 0,
-        }
-    }
-
-    pub(crate) fn on_forwards_key(&mut self, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+impl Component for ForwardsView {
+    fn on_action(&mut self, action: KeyAction, ctx: &Ctx) -> Outcome {
         match action {
-            KeyAction::Delete => {
-                match self.forwards.get(self.forwards_cursor()).cloned() {
-                    Some(f) => {
-                        self.info(format!("stopping 127.0.0.1:{} → {}…", f.local, f.remote()));
-                        fx.push(Effect::StopForward { id: f.id });
-                    }
-                    None => self.info("no port-forward to stop"),
+            KeyAction::Delete => match ctx.forwards.get(self.at(ctx)) {
+                Some(f) => {
+                    Outcome::Info(format!("stopping 127.0.0.1:{} → {}…", f.local, f.remote()))
+                        .then(Outcome::Effects(vec![Effect::StopForward { id: f.id }]))
                 }
-                true
-            }
+                None => Outcome::Info("no port-forward to stop".into()),
+            },
             // The resource table's keys do not apply here.
-            KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => false,
-            _ => true,
+            KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => {
+                Outcome::NotConsumed
+            }
+            _ => Outcome::Consumed,
         }
     }
 
-    pub(crate) fn nav_forwards(&mut self, action: KeyAction, n: usize) {
-        let len = self.forwards.len();
-        let cur = self.forwards_cursor();
-        let next = super::moved_cursor(action, n, cur, len);
-        if let Some(Screen::PortForwards(v)) = self.stack.last_mut() {
-            v.cursor = next;
-        }
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        self.cursor = moved_cursor(action, n, self.at(ctx), ctx.forwards.len());
     }
 
-    pub(crate) fn render_forwards(&self, area: Rect, buf: &mut Buffer) {
+    fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        render_forwards(self.at(ctx), ctx, area, buf)
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
+    }
+}
+
+fn render_forwards(cursor: usize, ctx: &Ctx, area: Rect, buf: &mut Buffer) {
+    {
         let block = Block::bordered()
             .border_style(Style::default().fg(Color::Blue))
             .title(
                 Line::styled(
-                    format!(" PortForwards[{}] ", self.forwards.len()),
+                    format!(" PortForwards[{}] ", ctx.forwards.len()),
                     Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
                 )
                 .centered(),
             );
         let inner = block.inner(area);
         block.render(area, buf);
-        if self.forwards.is_empty() {
+        if ctx.forwards.is_empty() {
             Paragraph::new(Line::styled(
                 "no active port-forwards (F on a pod starts one)",
                 Style::default().fg(DIM),
@@ -99,8 +96,7 @@ impl App {
             .render(inner, buf);
             return;
         }
-        let cursor = self.forwards_cursor();
-        let rows = self.forwards.iter().enumerate().map(|(i, f)| {
+        let rows = ctx.forwards.iter().enumerate().map(|(i, f)| {
             let style = if i == cursor {
                 Style::default().add_modifier(Modifier::REVERSED)
             } else {

@@ -6,28 +6,14 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::Screen;
-use crate::cluster::ResourceInfo;
 use crate::render::to_yaml;
-use crate::ui::action::{Effect, ObjectSummary};
-use crate::ui::app::{App, Mode};
+use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, TITLE};
 
-/// What a text screen shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TextKind {
-    Yaml,
-    Describe,
-    /// `:diff`: the object across the fleet's clusters (see [`crate::ui::fleet_diff`]).
-    Diff,
-    /// `b`: the object's fields grouped by the manager owning them (see [`crate::ui::blame`]).
-    Blame,
-}
+pub use crate::ui::view::TextKind;
 
 /// The YAML or describe screen.
 #[derive(Debug, Clone)]
@@ -146,274 +132,95 @@ pub fn word_wrap(line: &str, width: usize) -> Vec<&str> {
     rows
 }
 
-pub(crate) enum TextResult {
+pub enum TextResult {
     Yaml(serde_json::Value),
     Describe(String),
 }
 
-impl App {
-    /// Keys of the text screen: wrap, reveal and `/` (search, not the table beneath's filter);
-    /// false for any other.
-    pub(crate) fn on_text_key(&mut self, action: KeyAction) -> bool {
-        match action {
-            KeyAction::Filter => {
-                let Some(Screen::Text(t)) = self.stack.last() else {
-                    return false;
-                };
-                self.mode = Mode::Filter {
-                    input: Input::new(t.search.clone().unwrap_or_default()),
-                };
-            }
-            KeyAction::RevealSecrets => self.toggle_reveal(),
-            KeyAction::ToggleWrap => {
-                let (w, h) = text_area(self.size);
-                if let Some(Screen::Text(t)) = self.stack.last_mut() {
-                    t.wrap = !t.wrap;
-                    t.scroll = t.scroll.min(t.max_scroll(w, h));
-                }
-            }
-            _ => return false,
-        }
-        true
-    }
-
-    /// The search line over a text screen: Enter searches from the line shown first (wrapping
-    /// around), Esc leaves it as it was.
-    pub(crate) fn on_text_search_key(&mut self, key: KeyEvent, mut input: Input) -> Mode {
-        match key.code {
-            KeyCode::Esc => Mode::Normal,
-            KeyCode::Enter => {
-                let text = input.value().trim().to_string();
-                if let Some(Screen::Text(t)) = self.stack.last_mut() {
-                    t.search = (!text.is_empty()).then_some(text);
-                    t.hit = None;
-                }
-                self.go_to_match(true, false);
-                Mode::Normal
-            }
-            _ => {
-                input.handle_event(&Event::Key(key));
-                Mode::Filter { input }
-            }
+impl TextView {
+    /// A text screen titled `title`, waiting for the answer to `request` (or showing `lines`).
+    pub fn new(
+        kind: TextKind,
+        title: String,
+        request: u64,
+        lines: Option<Result<Vec<String>, String>>,
+    ) -> TextView {
+        TextView {
+            kind,
+            title,
+            request,
+            lines,
+            value: None,
+            reveal: false,
+            scroll: 0,
+            wrap: true,
+            search: None,
+            hit: None,
         }
     }
 
-    /// `n` and `N` on a text screen with a search: the next and previous line holding it.
-    pub(crate) fn on_text_raw_key(&mut self, key: KeyEvent) -> bool {
-        let searching = matches!(self.stack.last(), Some(Screen::Text(t)) if t.search.is_some());
-        match key.code {
-            KeyCode::Char('n')
-                if searching && key.modifiers.difference(KeyModifiers::SHIFT).is_empty() =>
-            {
-                self.go_to_match(true, true);
-                true
+    /// The answer to the screen's request.
+    pub fn answer(&mut self, result: Result<TextResult, String>, now_ms: i64) {
+        match result {
+            Ok(TextResult::Yaml(v)) if self.kind == TextKind::Blame => {
+                self.lines = Some(Ok(crate::ui::blame::blame_lines(&v, now_ms)));
+                self.value = Some(v);
             }
-            KeyCode::Char('N') if searching => {
-                self.go_to_match(false, true);
-                true
+            Ok(TextResult::Yaml(v)) => {
+                self.lines = Some(Ok(to_yaml(&v, self.reveal)
+                    .lines()
+                    .map(str::to_string)
+                    .collect()));
+                self.value = Some(v);
             }
-            _ => false,
+            Ok(TextResult::Describe(text)) => {
+                self.lines = Some(Ok(text.lines().map(str::to_string).collect()));
+            }
+            Err(e) => self.lines = Some(Err(e)),
         }
     }
 
-    /// Scroll the text screen to the next (or previous) line holding its search; `skip`: past
-    /// the line shown first (`n`), else from it (a new search). The footer says where, or that
-    /// nothing holds it.
-    fn go_to_match(&mut self, forward: bool, skip: bool) {
-        let (w, h) = text_area(self.size);
-        let Some(Screen::Text(t)) = self.stack.last_mut() else {
-            return;
-        };
-        let Some(search) = t.search.clone() else {
-            return;
+    /// The search line's Enter: search `text` from the line shown first (wrapping around).
+    pub fn search_for(&mut self, text: &str, ctx: &Ctx) -> Outcome {
+        let text = text.trim();
+        self.search = (!text.is_empty()).then(|| text.to_string());
+        self.hit = None;
+        self.go_to_match(true, false, ctx)
+    }
+
+    /// Scroll to the next (or previous) line holding the search; `skip`: past the line shown
+    /// first (`n`), else from it (a new search). The footer says where, or that nothing holds
+    /// it.
+    fn go_to_match(&mut self, forward: bool, skip: bool, ctx: &Ctx) -> Outcome {
+        let (w, h) = text_area(ctx.size);
+        let Some(search) = self.search.clone() else {
+            return Outcome::Consumed;
         };
         // On from the current match (the page may not start at it: the last page is shown
         // whole), else from the first line shown.
-        let at = t.hit.unwrap_or(t.scroll);
+        let at = self.hit.unwrap_or(self.scroll);
         let from = if skip && forward { at + 1 } else { at };
-        let total = t
+        let total = self
             .lines
             .as_ref()
             .and_then(|l| l.as_ref().ok())
             .map_or(0, Vec::len);
-        match t.find(from.min(total.saturating_sub(1)), forward) {
+        match self.find(from.min(total.saturating_sub(1)), forward) {
             Some(i) => {
-                t.hit = Some(i);
+                self.hit = Some(i);
                 // The match as the first line, unless the last page is shown (then it is on it).
-                t.scroll = i.min(t.max_scroll(w, h));
-                self.info(format!("/{search}: line {} of {total}", i + 1));
+                self.scroll = i.min(self.max_scroll(w, h));
+                Outcome::Info(format!("/{search}: line {} of {total}", i + 1))
             }
-            None => self.error(format!("/{search}: not found")),
+            None => Outcome::Error(format!("/{search}: not found")),
         }
     }
 
-    pub(crate) fn nav_text(&mut self, action: KeyAction, n: usize) {
-        let n = n as isize;
-        let Some(Screen::Text(t)) = self.stack.last_mut() else {
-            return;
-        };
-        let (w, h) = text_area(self.size);
-        let max = t.max_scroll(w, h);
-        t.scroll = match action {
-            KeyAction::Up | KeyAction::PageUp => t.scroll.saturating_sub(n as usize),
-            KeyAction::Down | KeyAction::PageDown => (t.scroll + n as usize).min(max),
-            KeyAction::Top => 0,
-            _ => max,
-        };
-    }
-
-    pub(crate) fn on_text(&mut self, request: u64, result: Result<TextResult, String>) {
-        let now_ms = self.now_ms;
-        for s in self.stack.iter_mut() {
-            if let Screen::Text(t) = s
-                && t.request == request
-            {
-                match result {
-                    Ok(TextResult::Yaml(v)) if t.kind == TextKind::Blame => {
-                        t.lines = Some(Ok(crate::ui::blame::blame_lines(&v, now_ms)));
-                        t.value = Some(v);
-                    }
-                    Ok(TextResult::Yaml(v)) => {
-                        t.lines = Some(Ok(to_yaml(&v, t.reveal)
-                            .lines()
-                            .map(str::to_string)
-                            .collect()));
-                        t.value = Some(v);
-                    }
-                    Ok(TextResult::Describe(text)) => {
-                        t.lines = Some(Ok(text.lines().map(str::to_string).collect()));
-                    }
-                    Err(e) => t.lines = Some(Err(e)),
-                }
-                self.dirty = true;
-                return;
-            }
-        }
-    }
-
-    pub(crate) fn fetch_text(&mut self, kind: TextKind, fx: &mut Vec<Effect>) {
-        if kind == TextKind::Diff {
-            return self.fetch_diff(fx);
-        }
-        let Some((view, obj)) = self.selected_object() else {
-            return;
-        };
-        let resource = view.resource.clone();
-        let obj = obj.clone();
-        self.fetch_text_of(kind, resource, &obj, fx);
-    }
-
-    /// YAML or describe of one object (of `resource`): ask for it and push the text screen.
-    pub(crate) fn fetch_text_of(
-        &mut self,
-        kind: TextKind,
-        resource: ResourceInfo,
-        obj: &ObjectSummary,
-        fx: &mut Vec<Effect>,
-    ) {
-        let namespace = obj.namespace.as_deref().map(str::to_string);
-        let shown = match obj.cluster() {
-            Some(c) => format!("{} on {c}", obj.object_key()),
-            None => obj.key.to_string(),
-        };
-        self.fetch_text_named(kind, resource, namespace, &obj.name, Some(shown), fx);
-    }
-
-    /// YAML or describe of the object `namespace/name` of `resource`, titled `shown` (or its
-    /// key): ask for it and push the text screen.
-    pub(crate) fn fetch_text_named(
-        &mut self,
-        kind: TextKind,
-        resource: ResourceInfo,
-        namespace: Option<String>,
-        name: &str,
-        shown: Option<String>,
-        fx: &mut Vec<Effect>,
-    ) {
-        let shown = shown.unwrap_or_else(|| match &namespace {
-            Some(ns) => format!("{ns}/{name}"),
-            None => name.to_string(),
-        });
-        let name = name.to_string();
-        let title = format!(
-            "{}: {shown}",
-            match kind {
-                TextKind::Yaml => "YAML",
-                TextKind::Blame => "Blame",
-                TextKind::Describe | TextKind::Diff => "Describe",
-            },
-        );
-        let request = self.next_request;
-        self.next_request += 1;
-        fx.push(match kind {
-            // Blame reads the object's managedFields from the same GET.
-            TextKind::Yaml | TextKind::Blame => Effect::FetchYaml {
-                request,
-                resource,
-                namespace,
-                name,
-            },
-            TextKind::Describe | TextKind::Diff => Effect::FetchDescribe {
-                request,
-                resource,
-                namespace,
-                name,
-            },
-        });
-        self.stack.push(Screen::Text(TextView {
-            kind,
-            title,
-            request,
-            lines: None,
-            value: None,
-            reveal: false,
-            scroll: 0,
-            wrap: true,
-            search: None,
-            hit: None,
-        }));
-    }
-
-    /// `:messages`: the footer's recent messages whole, newest last (the footer cuts a long one
-    /// at a word and points here).
-    pub(crate) fn show_messages(&mut self) {
-        let lines: Vec<String> = if self.messages.is_empty() {
-            vec!["no messages yet".to_string()]
-        } else {
-            self.messages
-                .iter()
-                .map(|(m, error)| {
-                    if *error {
-                        format!("error: {m}")
-                    } else {
-                        m.clone()
-                    }
-                })
-                .collect()
-        };
-        let request = self.next_request;
-        self.next_request += 1;
-        self.stack.push(Screen::Text(TextView {
-            kind: TextKind::Describe,
-            title: format!("Messages ({})", self.messages.len()),
-            request,
-            lines: Some(Ok(lines)),
-            value: None,
-            reveal: false,
-            scroll: 0,
-            wrap: true,
-            search: None,
-            hit: None,
-        }));
-    }
-
-    pub(crate) fn toggle_reveal(&mut self) {
-        if let Some(Screen::Text(t)) = self.stack.last_mut()
-            && t.is_secret()
-        {
-            t.reveal = !t.reveal;
-            if let Some(v) = &t.value {
-                t.lines = Some(Ok(to_yaml(v, t.reveal)
+    fn toggle_reveal(&mut self) {
+        if self.is_secret() {
+            self.reveal = !self.reveal;
+            if let Some(v) = &self.value {
+                self.lines = Some(Ok(to_yaml(v, self.reveal)
                     .lines()
                     .map(str::to_string)
                     .collect()));
@@ -422,7 +229,61 @@ impl App {
     }
 }
 
-pub(crate) fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
+impl Component for TextView {
+    /// `n` and `N` with a search: the next and previous line holding it.
+    fn on_key(&mut self, key: KeyEvent, ctx: &Ctx) -> Outcome {
+        if self.search.is_none() {
+            return Outcome::NotConsumed;
+        }
+        match key.code {
+            KeyCode::Char('n') if key.modifiers.difference(KeyModifiers::SHIFT).is_empty() => {
+                self.go_to_match(true, true, ctx)
+            }
+            KeyCode::Char('N') => self.go_to_match(false, true, ctx),
+            _ => Outcome::NotConsumed,
+        }
+    }
+
+    /// Wrap, reveal and `/` (search, not the table beneath's filter); any other key goes on.
+    fn on_action(&mut self, action: KeyAction, ctx: &Ctx) -> Outcome {
+        match action {
+            KeyAction::Filter => {
+                return Outcome::Ask(Request::Search {
+                    text: self.search.clone().unwrap_or_default(),
+                });
+            }
+            KeyAction::RevealSecrets => self.toggle_reveal(),
+            KeyAction::ToggleWrap => {
+                let (w, h) = text_area(ctx.size);
+                self.wrap = !self.wrap;
+                self.scroll = self.scroll.min(self.max_scroll(w, h));
+            }
+            _ => return Outcome::NotConsumed,
+        }
+        Outcome::Consumed
+    }
+
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        let (w, h) = text_area(ctx.size);
+        let max = self.max_scroll(w, h);
+        self.scroll = match action {
+            KeyAction::Up | KeyAction::PageUp => self.scroll.saturating_sub(n),
+            KeyAction::Down | KeyAction::PageDown => (self.scroll + n).min(max),
+            KeyAction::Top => 0,
+            _ => max,
+        };
+    }
+
+    fn draw(&self, area: Rect, buf: &mut Buffer, _ctx: &Ctx) {
+        render_text(self, area, buf)
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(hints(self))
+    }
+}
+
+fn render_text(t: &TextView, area: Rect, buf: &mut Buffer) {
     let mut title = vec![Span::styled(
         format!(" {} ", t.title),
         Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
@@ -540,7 +401,7 @@ fn yaml_line(l: &str, yaml: bool) -> Line<'_> {
 }
 
 /// Footer hints on a text screen (reveal only on a Secret's YAML).
-pub(crate) fn hints(t: &TextView) -> Vec<KeyAction> {
+fn hints(t: &TextView) -> Vec<KeyAction> {
     let mut a = vec![
         KeyAction::Down,
         KeyAction::Up,
