@@ -53,7 +53,8 @@ pub struct LogScreen {
 /// pods a workload's or Service's selector matches. An error says why there are no logs.
 pub fn log_target(kind: &str, obj: &ObjectSummary) -> Result<(String, PodFilter), String> {
     let name = &*obj.name;
-    let spec_selector = obj.object.data.pointer("/spec/selector");
+    let object = crate::informer::cached::unpacked(&obj.object);
+    let spec_selector = object.data.pointer("/spec/selector");
     let selector = match kind {
         "Pod" => return Ok((format!("pod/{name}"), PodFilter::Name(name.to_string()))),
         "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" => {

@@ -96,9 +96,10 @@ impl App {
         }
         match w.op {
             Operation::Scale(_) => {
-                let current = self
-                    .operate_target()
-                    .and_then(|(_, o)| o.object.data.get("spec")?.get("replicas")?.as_i64());
+                let current = self.operate_target().and_then(|(_, o)| {
+                    let object = crate::informer::cached::unpacked(&o.object);
+                    object.data.get("spec")?.get("replicas")?.as_i64()
+                });
                 self.open_scale(w, current);
             }
             _ if w.op.destructive() => self.ask_confirm(Pending::Write(Box::new(w))),
