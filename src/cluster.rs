@@ -363,18 +363,22 @@ impl Connection {
                 .filter_map(|r| ResourceInfo::from_api_resource("", "v1", r)),
         );
         let groups = client.list_api_groups().await.map_err(disc_err)?;
-        for group in groups.groups {
-            let Some(version) = group
+        // Every group's resources asked at once (kubectl's discovery does the same), then
+        // taken in the groups' order: one round trip for all of them, not one per group.
+        let asks = groups.groups.iter().filter_map(|group| {
+            let version = group
                 .preferred_version
                 .as_ref()
-                .or_else(|| group.versions.first())
-            else {
-                continue;
-            };
-            match client
-                .list_api_group_resources(&version.group_version)
-                .await
-            {
+                .or_else(|| group.versions.first())?;
+            Some(async move {
+                let list = client
+                    .list_api_group_resources(&version.group_version)
+                    .await;
+                (group, version, list)
+            })
+        });
+        for (group, version, list) in futures::future::join_all(asks).await {
+            match list {
                 Ok(list) => out.extend(list.resources.iter().filter_map(|r| {
                     ResourceInfo::from_api_resource(&group.name, &version.version, r)
                 })),

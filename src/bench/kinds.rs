@@ -12,11 +12,12 @@
 //! live-bytes figure `tests/informer_memory.rs` pins with a counting allocator: the two differ
 //! by malloc's per-allocation overhead and the store's spare capacity.
 //!
-//! Latest (2026-12-07, debug build: the bytes do not depend on the build; 2 shared cores at
-//! load ~8, `--pods 10000 --only kinds`): ReplicaSet 8,526 B, Event 1,366 B (packed record),
-//! ConfigMap 2,149 B, Secret 3,046 B (values never kept: keys only). The counting allocator's
-//! figures for the same demo objects: 8,370 / 1,199 / 2,828 B (ConfigMaps differ: the demo's
-//! first ConfigMap, copied here, is smaller than their average there).
+//! Latest (2026-12-07 22:12 UTC, debug build: the bytes do not depend on the build; 2 shared
+//! cores at load 8-10, `--pods 100000 --only kinds`): ReplicaSet 1,869 B (packed record; 8,526 B
+//! at 10k before), Event 1,343 B (packed record), ConfigMap 2,135 B, Secret 3,008 B (values never
+//! kept: keys only). The counting allocator's figures for the demo's objects: 2,224 / 1,199 /
+//! 2,828 B (ConfigMaps differ: the demo's first ConfigMap, copied here, is smaller than their
+//! average there).
 
 use super::*;
 

@@ -1,6 +1,7 @@
 //! What the dashboard's cache keeps of an object in a compact form, and the one way to read it:
 //! [`labels`] for any object's labels, [`pod_record`] for a pruned pod's data, [`event`] for an
-//! Event's data (packed the same way: see [`event`]'s module).
+//! Event's data and [`unpacked`] for a ReplicaSet's data and annotations (packed the same way:
+//! see their modules).
 //!
 //! client-go counterpart: nothing; client-go's caches hold typed objects (or whatever a
 //! `TransformFunc` returns), and a dashboard's transform would return a smaller typed struct.
@@ -31,6 +32,7 @@
 //!   (YAML, describe, edit and diff read the object from a GET).
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use kube::Resource;
@@ -40,7 +42,9 @@ use serde_json::Value;
 use crate::selector::LabelSet;
 
 mod event;
+mod replica_set;
 pub use event::{EVENT_RECORD_KEY, EventRecord, EventSeries, EventSubject, event, pack_event};
+pub use replica_set::{REPLICA_SET_RECORD_KEY, is_packed_replica_set, pack_replica_set, unpacked};
 
 /// Where a pruned pod's record is kept when its data is a map (a custom column kept some of its
 /// fields): see the module doc.
@@ -145,10 +149,15 @@ impl PartialEq for Labels<'_> {
 
 /// The labels of `obj`: a pruned pod's packed labels, else `metadata.labels`.
 pub fn labels(obj: &DynamicObject) -> Labels<'_> {
-    match pod_record(&obj.data) {
-        Some(r) if obj.metadata.labels.is_none() => r.labels,
-        _ => Labels::Map(obj.metadata.labels.as_ref()),
+    if obj.metadata.labels.is_none() {
+        if let Some(r) = pod_record(&obj.data) {
+            return r.labels;
+        }
+        if let Some(l) = replica_set::packed_labels(&obj.data) {
+            return l;
+        }
     }
+    Labels::Map(obj.metadata.labels.as_ref())
 }
 
 /// [`labels`] for any resource: a [`DynamicObject`]'s as the cache keeps them, a typed object's
@@ -162,6 +171,7 @@ pub fn labels_of<K: Resource + 'static>(obj: &K) -> Labels<'_> {
 
 /// `metadata` of `obj` as JSON, its labels read through [`labels`] (`None`: not serializable).
 pub fn metadata_json(obj: &DynamicObject) -> Option<Value> {
+    let obj = &*unpacked(obj);
     let mut meta = serde_json::to_value(&obj.metadata).ok()?;
     if obj.metadata.labels.is_none()
         && let (Some(l), Value::Object(m)) = (labels(obj).to_map(), &mut meta)
@@ -176,6 +186,9 @@ pub fn metadata_json(obj: &DynamicObject) -> Option<Value> {
 /// written as a map holding its record (see [`pod_data_as_map`]) and its labels at
 /// `metadata.labels`.
 pub fn to_json(obj: &DynamicObject) -> Result<Value, serde_json::Error> {
+    if let Cow::Owned(o) = unpacked(obj) {
+        return serde_json::to_value(&o);
+    }
     let mut o = obj.clone();
     if o.metadata.labels.is_none() {
         o.metadata.labels = labels(obj).to_map();

@@ -23,6 +23,7 @@ pub fn describe(obj: &DynamicObject, events: &[Arc<DynamicObject>]) -> String {
 
 /// [`describe`] with ages computed against `now_unix` (unix seconds).
 pub fn describe_at(obj: &DynamicObject, events: &[Arc<DynamicObject>], now_unix: i64) -> String {
+    let obj = &*crate::informer::cached::unpacked(obj);
     let mut out = String::new();
     let kind = obj.types.as_ref().map(|t| t.kind.as_str()).unwrap_or("");
     let m = &obj.metadata;

@@ -209,6 +209,8 @@ pub fn columns(kind: &str, printer_columns: Option<&[PrinterColumn]>) -> Vec<Col
 /// The row for `obj` of kind `kind`, cells in [`columns`] order. Never panics: missing or
 /// malformed fields render as kubectl renders them.
 pub fn row(kind: &str, obj: &DynamicObject, printer_columns: Option<&[PrinterColumn]>) -> Row {
+    // A packed ReplicaSet's columns read its data as it was.
+    let obj = &*crate::informer::cached::unpacked(obj);
     if let Some(pcs) = printer_columns {
         return crd::custom_row(obj, pcs);
     }

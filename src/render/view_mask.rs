@@ -81,10 +81,10 @@ impl ViewMask {
         let mut out = super::prune(kind, obj);
         if let Some(k) = kept {
             // A pruned pod's or Event's data is its record: kept as a map, the fields join it.
-            let key = if kind == "Event" {
-                crate::informer::cached::EVENT_RECORD_KEY
-            } else {
-                crate::informer::cached::POD_RECORD_KEY
+            let key = match kind {
+                "Event" => crate::informer::cached::EVENT_RECORD_KEY,
+                "ReplicaSet" => crate::informer::cached::REPLICA_SET_RECORD_KEY,
+                _ => crate::informer::cached::POD_RECORD_KEY,
             };
             crate::informer::cached::record_data_as_map(&mut out.data, key);
             merge_missing(&mut out.data, k);

@@ -30,7 +30,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::informer::Error;
-use crate::render::metrics::Usage;
+use crate::render::metrics::{Usage, parse_bytes, parse_cpu_nanos};
 use crate::ui::action::ViewId;
 pub use crate::ui::metrics::{
     GROUP_VERSION, MAX_BACKOFF, MetricsScope, MetricsUpdate, Unavailable,
@@ -40,8 +40,9 @@ pub use crate::ui::metrics::{
 pub trait MetricsSource: Send + Sync {
     /// Whether the group version is served (`GET /apis/metrics.k8s.io/v1beta1`).
     fn discover(&self) -> BoxFuture<'_, Result<(), Error>>;
-    /// One LIST; the items of the `PodMetricsList` / `NodeMetricsList`.
-    fn list(&self, scope: &MetricsScope) -> BoxFuture<'_, Result<Vec<Value>, Error>>;
+    /// One LIST: the usage of each item of the `PodMetricsList` / `NodeMetricsList` by informer
+    /// key ([`usage_by_key`] of the list's body).
+    fn list(&self, scope: &MetricsScope) -> BoxFuture<'_, Result<HashMap<String, Usage>, Error>>;
 }
 
 /// [`MetricsSource`] over a kube client.
@@ -86,40 +87,118 @@ impl MetricsSource for KubeMetricsSource {
         Box::pin(async move { self.get(format!("/apis/{GROUP_VERSION}")).await.map(|_| ()) })
     }
 
-    fn list(&self, scope: &MetricsScope) -> BoxFuture<'_, Result<Vec<Value>, Error>> {
+    fn list(&self, scope: &MetricsScope) -> BoxFuture<'_, Result<HashMap<String, Usage>, Error>> {
         let path = scope.path();
+        let scope = scope.clone();
         Box::pin(async move {
-            let v = self.get(path).await?;
-            match v.get("items") {
-                Some(Value::Array(items)) => Ok(items.clone()),
-                Some(Value::Null) | None => Ok(Vec::new()),
-                Some(_) => Err(Error::Decode("metrics list items is not an array".into())),
-            }
+            use http_body_util::BodyExt as _;
+            let req = http::Request::get(path)
+                .body(Vec::new())
+                .map_err(|e| Error::Connect(e.to_string()))?;
+            let wait = crate::informer::failed_answer::AskedWait::default();
+            let res =
+                crate::informer::failed_answer::send_checked(&self.client, req, &wait).await?;
+            // One copy of the body (not text, then bytes, then a String): the items borrow it.
+            let body = res
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| Error::Connect(format!("metrics body: {e}")))?
+                .to_bytes();
+            usage_by_key(&scope, &body)
         })
     }
 }
 
-/// Usage by informer key from a list's items; items that do not parse are skipped.
-pub fn usage_by_key(scope: &MetricsScope, items: &[Value]) -> HashMap<String, Usage> {
+/// What the usage columns read of a `PodMetrics` / `NodeMetrics` item, borrowed from the list's
+/// text: its name and namespace, and each container's (a pod's) or its own (a node's) usage.
+/// The rest (labels, timestamps, window) is skipped while parsing.
+#[derive(serde::Deserialize)]
+struct MetricsItem<'a> {
+    #[serde(borrow, default)]
+    metadata: ItemMeta<'a>,
+    #[serde(borrow, default)]
+    containers: Option<Vec<ContainerUsage<'a>>>,
+    #[serde(borrow, default)]
+    usage: Option<UsageText<'a>>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct ItemMeta<'a> {
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    namespace: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct ContainerUsage<'a> {
+    #[serde(borrow, default)]
+    usage: Option<UsageText<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct UsageText<'a> {
+    #[serde(borrow, default)]
+    cpu: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    memory: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl UsageText<'_> {
+    fn usage(&self) -> Option<Usage> {
+        Some(Usage {
+            cpu_n: parse_cpu_nanos(self.cpu.as_deref()?).ok()?,
+            mem: parse_bytes(self.memory.as_deref()?).ok()?,
+        })
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct MetricsList<'a> {
+    #[serde(borrow, default)]
+    items: Option<Vec<MetricsItem<'a>>>,
+}
+
+/// Usage by informer key from a metrics list's JSON text; items that do not parse are skipped.
+///
+/// The list is read into [`MetricsItem`]s that borrow from `text`, not into a JSON tree: a
+/// `PodMetrics` as a `serde_json::Value` is ~4.7 KB of maps, so 10k pods' list held 47 MB (and
+/// a copy of its items as much again) at every poll, 100k pods' nearly 1 GB.
+pub fn usage_by_key(scope: &MetricsScope, text: &[u8]) -> Result<HashMap<String, Usage>, Error> {
+    let list: MetricsList<'_> =
+        serde_json::from_slice(text).map_err(|e| Error::Decode(format!("metrics list: {e}")))?;
+    let items = list.items.unwrap_or_default();
     let mut out = HashMap::with_capacity(items.len());
     for item in items {
-        let meta = item.get("metadata");
-        let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str);
-        let ns = meta
-            .and_then(|m| m.get("namespace"))
-            .and_then(Value::as_str);
-        let (key, usage) = match (scope, name, ns) {
-            (MetricsScope::Pods(_), Some(n), Some(ns)) => {
-                (format!("{ns}/{n}"), Usage::of_pod_metrics(item))
+        let (Some(name), ns) = (item.metadata.name, item.metadata.namespace) else {
+            continue;
+        };
+        let (key, usage) = match (scope, ns) {
+            (MetricsScope::Pods(_), Some(ns)) => {
+                let mut u = item.containers.as_ref().map(|_| Usage::default());
+                for c in item.containers.iter().flatten() {
+                    u = match (u, c.usage.as_ref().and_then(UsageText::usage)) {
+                        (Some(acc), Some(c)) => Some(Usage {
+                            cpu_n: acc.cpu_n.saturating_add(c.cpu_n),
+                            mem: acc.mem.saturating_add(c.mem),
+                        }),
+                        _ => None,
+                    };
+                }
+                (format!("{ns}/{name}"), u)
             }
-            (MetricsScope::Nodes, Some(n), _) => (n.to_string(), Usage::of_node_metrics(item)),
+            (MetricsScope::Nodes, _) => (
+                name.into_owned(),
+                item.usage.as_ref().and_then(UsageText::usage),
+            ),
             _ => continue,
         };
         if let Some(u) = usage {
             out.insert(key, u);
         }
     }
-    out
+    Ok(out)
 }
 
 /// Doubling wait after failures: `period`, `2 × period`, ... at most [`MAX_BACKOFF`].
@@ -321,10 +400,10 @@ async fn poll_loop(
             }
             let mut out = Vec::with_capacity(scopes.len());
             for scope in &scopes {
-                let items = source.list(scope).await?;
+                let usage = source.list(scope).await?;
                 out.push(MetricsUpdate::Usage {
                     scope: scope.clone(),
-                    usage: Arc::new(usage_by_key(scope, &items)),
+                    usage: Arc::new(usage),
                 });
             }
             Ok(out)
@@ -388,7 +467,10 @@ mod tests {
             Box::pin(async move { r.map_or(Ok(()), Err) })
         }
 
-        fn list(&self, scope: &MetricsScope) -> BoxFuture<'_, Result<Vec<Value>, Error>> {
+        fn list(
+            &self,
+            scope: &MetricsScope,
+        ) -> BoxFuture<'_, Result<HashMap<String, Usage>, Error>> {
             self.lists.fetch_add(1, Ordering::SeqCst);
             let r = self.list.lock().clone();
             let item = match scope {
@@ -397,7 +479,9 @@ mod tests {
                 MetricsScope::Nodes => json!({"metadata": {"name": "n1"},
                     "usage": {"cpu": "1", "memory": "1Gi"}}),
             };
-            Box::pin(async move { r.map_or(Ok(vec![item]), Err) })
+            let text = json!({"kind": "PodMetricsList", "items": [item]}).to_string();
+            let usage = usage_by_key(scope, text.as_bytes());
+            Box::pin(async move { r.map_or(usage, Err) })
         }
     }
 
@@ -599,6 +683,49 @@ mod tests {
             1,
             "a view opened after the switch polls again"
         );
+    }
+
+    #[test]
+    fn a_metrics_list_reads_as_usage_by_key_as_the_json_tree_read_it() {
+        let pods = json!({"kind": "PodMetricsList", "items": [
+            {"metadata": {"name": "a", "namespace": "ns", "labels": {"app": "x"}},
+             "timestamp": "2026-01-01T00:00:00Z", "window": "15s",
+             "containers": [{"name": "c1", "usage": {"cpu": "250m", "memory": "1Mi"}},
+                            {"name": "c2", "usage": {"cpu": "1", "memory": "1Ki"}}]},
+            {"metadata": {"name": "bad", "namespace": "ns"},
+             "containers": [{"name": "c", "usage": {"cpu": "lots", "memory": "1Mi"}}]},
+            {"metadata": {"name": "no-namespace"}, "containers": []},
+            {"metadata": {"name": "none", "namespace": "ns"}}
+        ]});
+        let got = usage_by_key(&MetricsScope::Pods(None), pods.to_string().as_bytes()).unwrap();
+        let want: HashMap<String, Usage> = pods["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|i| {
+                let key = format!(
+                    "{}/{}",
+                    i["metadata"]["namespace"].as_str()?,
+                    i["metadata"]["name"].as_str()?
+                );
+                Some((key, Usage::of_pod_metrics(i)?))
+            })
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(
+            got["ns/a"],
+            Usage {
+                cpu_n: 1_250_000_000,
+                mem: 1024 * 1024 + 1024
+            }
+        );
+        let nodes = json!({"items": [{"metadata": {"name": "n1"}, "usage": {"cpu": "2", "memory": "1Gi"}}]});
+        let got = usage_by_key(&MetricsScope::Nodes, nodes.to_string().as_bytes()).unwrap();
+        assert_eq!(
+            got["n1"],
+            Usage::of_node_metrics(&nodes["items"][0]).unwrap()
+        );
+        assert!(usage_by_key(&MetricsScope::Nodes, b"{\"items\": 3}").is_err());
     }
 
     #[test]

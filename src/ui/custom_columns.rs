@@ -124,6 +124,7 @@ pub fn path_cell(path: &JsonPath, text: &str, obj: &ObjectSummary) -> Option<Str
         .trim_start_matches('.')
         .starts_with("metadata");
     let meta;
+    let object = crate::informer::cached::unpacked(&obj.object);
     let root = if on_metadata {
         let mut m = serde_json::Map::new();
         m.insert(
@@ -133,7 +134,7 @@ pub fn path_cell(path: &JsonPath, text: &str, obj: &ObjectSummary) -> Option<Str
         meta = Value::Object(m);
         &meta
     } else {
-        &obj.object.data
+        &object.data
     };
     let found = path.find(root);
     if found.is_empty() {

@@ -115,6 +115,8 @@ pub fn log_target(
     name: &str,
     object: &kube::api::DynamicObject,
 ) -> Result<(String, PodFilter), String> {
+    // A cached ReplicaSet is packed: its spec is read back through `unpacked`.
+    let object = crate::informer::cached::unpacked(object);
     let spec_selector = object.data.pointer("/spec/selector");
     let selector = match kind {
         "Pod" => return Ok((format!("pod/{name}"), PodFilter::Name(name.to_string()))),

@@ -1128,7 +1128,8 @@ fn service_selector(svc: &DynamicObject) -> Option<LabelSelector> {
 }
 
 fn revision(obj: &DynamicObject) -> i64 {
-    obj.metadata
+    crate::informer::cached::unpacked(obj)
+        .metadata
         .annotations
         .as_ref()
         .and_then(|a| a.get("deployment.kubernetes.io/revision"))
@@ -1137,6 +1138,8 @@ fn revision(obj: &DynamicObject) -> i64 {
 }
 
 fn detail(kind: XKind, obj: &DynamicObject) -> String {
+    // A packed ReplicaSet's replicas and revision read as they were.
+    let obj = &*crate::informer::cached::unpacked(obj);
     let replicas = obj
         .data
         .get("spec")

@@ -97,9 +97,10 @@ impl App {
         }
         match w.op {
             Operation::Scale(_) => {
-                let current = self
-                    .operate_target()
-                    .and_then(|(_, o)| o.object.data.get("spec")?.get("replicas")?.as_i64());
+                let current = self.operate_target().and_then(|(_, o)| {
+                    let object = crate::informer::cached::unpacked(&o.object);
+                    object.data.get("spec")?.get("replicas")?.as_i64()
+                });
                 // The object's own cluster (a merged table's row), else the current one.
                 let cluster = self.fleet.is_fleet().then(|| {
                     w.cluster
