@@ -92,7 +92,7 @@ fn kinformer_config_lists_k9s_settings_names_the_unsupported_and_the_refused_key
     std::fs::create_dir_all(&k9s).unwrap();
     std::fs::write(
         k9s.join("config.yaml"),
-        "k9s:\n  readOnly: true\n  logger:\n    tail: 200\n",
+        "k9s:\n  readOnly: true\n  ui:\n    noIcons: true\n",
     )
     .unwrap();
     std::fs::write(
@@ -108,7 +108,7 @@ fn kinformer_config_lists_k9s_settings_names_the_unsupported_and_the_refused_key
         "{stdout}"
     );
     assert!(
-        stdout.contains(&format!("{cfg}:4  k9s.logger.tail = 200  not supported")),
+        stdout.contains(&format!("{cfg}:4  k9s.ui.noIcons = true  not supported")),
         "{stdout}"
     );
     assert!(
