@@ -1053,3 +1053,20 @@ fn wide_mode_keeps_labels_and_leaves_out_usage_columns_that_do_not_fit() {
     );
     assert!(wide.contains("NODE") && !wide.contains("%MEM/L"), "{wide}");
 }
+
+#[test]
+fn containers_table_marks_init_and_ephemeral_containers() {
+    let (mut app, _) = app_demo(config());
+    let fx = app.update(code(KeyCode::Enter));
+    let Some(kinformer::ui::Effect::FetchPodContainers { namespace, pod }) = fx.first().cloned()
+    else {
+        panic!("{fx:?}")
+    };
+    app.update(Action::PodContainers {
+        namespace,
+        pod,
+        result: Ok(shop_containers()),
+    });
+    app.update(key('j'));
+    insta::assert_snapshot!(draw(&mut app, 160, 14).backend());
+}

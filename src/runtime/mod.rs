@@ -660,6 +660,30 @@ impl Runtime {
                     },
                 );
             }
+            Effect::FetchPodContainers { namespace, pod } => {
+                let pods: Api<k8s_openapi::api::core::v1::Pod> =
+                    Api::namespaced(self.connection.client.clone(), &namespace);
+                let metrics = metrics::KubeMetricsSource::new(self.connection.client.clone());
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match pods.get(&pod).await {
+                        Ok(p) => {
+                            // No metrics (no metrics-server, a pod not measured yet): no usage.
+                            let usage = metrics.pod_metrics(&namespace, &pod).await.ok();
+                            Ok(crate::ui::screens::containers::pod_containers(
+                                &p,
+                                usage.as_ref(),
+                            ))
+                        }
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::PodContainers {
+                        namespace,
+                        pod,
+                        result,
+                    });
+                });
+            }
             Effect::FetchPorts { namespace, pod } => {
                 self.read_pod(
                     namespace,
@@ -741,7 +765,10 @@ impl Runtime {
                 self.send_forward_rows();
             }
             // It needs the terminal: the run loop carries it out (`shell_session`).
-            Effect::Shell { .. } | Effect::Edit { .. } | Effect::Create { .. } => {}
+            Effect::Shell { .. }
+            | Effect::Attach { .. }
+            | Effect::Edit { .. }
+            | Effect::Create { .. } => {}
             Effect::ApplyFile {
                 path,
                 namespace,
@@ -1092,7 +1119,10 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                 // A shell or an editor for an object of another fleet member: its client.
                 let (effect, client) = match effect {
                     Effect::OnCluster { cluster, effect }
-                        if matches!(*effect, Effect::Shell { .. } | Effect::Edit { .. }) =>
+                        if matches!(
+                            *effect,
+                            Effect::Shell { .. } | Effect::Attach { .. } | Effect::Edit { .. }
+                        ) =>
                     {
                         match rt.client_for(&cluster) {
                             Some(c) => (*effect, c),
@@ -1121,6 +1151,20 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                         } => Box::pin(async move {
                             shell::run_in_terminal(client, &namespace, &pod, container.as_deref())
                                 .await
+                        }),
+                        Effect::Attach {
+                            namespace,
+                            pod,
+                            container,
+                        } => Box::pin(async move {
+                            shell::run_session_in_terminal(
+                                shell::Session::Attach,
+                                client,
+                                &namespace,
+                                &pod,
+                                Some(&container),
+                            )
+                            .await
                         }),
                         Effect::RunPlugin(run) if !run.background => {
                             let kubeconfig = rt.kubeconfig_file();

@@ -1041,6 +1041,14 @@ impl App {
                 pod,
                 result,
             } => self.on_containers(&namespace, &pod, result, &mut fx),
+            Action::PodContainers {
+                namespace,
+                pod,
+                result,
+            } => {
+                screens::containers::on_rows(self, &namespace, &pod, result);
+                self.dirty = true;
+            }
             Action::Images { write, result } => self.on_images(&write, result),
             Action::Forwards(rows) => {
                 if rows != self.forwards {

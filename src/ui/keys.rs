@@ -86,6 +86,8 @@ pub enum KeyAction {
     SetImage,
     /// Logs of the previous container instance (k9s `p`).
     PreviousLogs,
+    /// Attach to a container's main process (k9s `a`, `kubectl attach -it`).
+    Attach,
     /// Sort by READY / STATUS / RESTARTS / IP / NODE (k9s's `shift-<letter>`).
     SortReady,
     SortStatus,

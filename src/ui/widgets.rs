@@ -591,6 +591,7 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::TimeForward => "later",
         KeyAction::Mark => "mark",
         KeyAction::PreviousLogs => "prev logs",
+        KeyAction::Attach => "attach",
         KeyAction::SortReady => "sort ready",
         KeyAction::SortStatus => "sort status",
         KeyAction::SortRestarts => "sort restarts",

@@ -135,6 +135,7 @@ fn screen_text(app: &App) -> String {
 mod access;
 mod bad_input;
 mod command;
+mod containers;
 mod create;
 mod drill;
 mod k9s_keys;

@@ -78,6 +78,29 @@ impl App {
         });
     }
 
+    /// `shift-f` on a container (its ports known): the dialog over those ports.
+    pub(crate) fn open_forward_dialog_with(
+        &mut self,
+        namespace: String,
+        pod: String,
+        ports: Vec<ContainerPort>,
+    ) {
+        let mut d = ForwardDialog {
+            namespace,
+            pod,
+            kind: ForwardKind::Pod,
+            selector: None,
+            remotes: Vec::new(),
+            ports: Some(Ok(ports)),
+            selected: 0,
+            local: Input::default(),
+            local_typed: false,
+            error: None,
+        };
+        d.follow_selection();
+        self.mode = Mode::Forward(d);
+    }
+
     /// `F` on a Service or Deployment: open the dialog and fetch its ports and selector.
     pub(crate) fn open_target_forward_dialog(
         &mut self,

@@ -112,6 +112,13 @@ impl App {
     pub fn key_applies(&self, action: KeyAction) -> bool {
         let screen = self.current_screen();
         let target = || self.operate_target().map(|(r, _)| r);
+        // The containers of a pod: its keys act on the selected container.
+        if matches!(screen, Some(Screen::Containers(_))) {
+            return !matches!(
+                action,
+                KeyAction::Scale | KeyAction::Suspend | KeyAction::Pause | KeyAction::Mark
+            );
+        }
         let kind_is = |op: Operation| {
             target().is_some_and(|r| op.applies_to(&r.api_resource.group, &r.api_resource.kind))
         };

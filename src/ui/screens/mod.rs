@@ -27,6 +27,7 @@ pub mod apply_confirm;
 pub mod changes;
 pub mod confirm;
 pub mod container_picker;
+pub mod containers;
 pub mod contexts;
 pub mod drain;
 pub mod events;
@@ -82,6 +83,8 @@ pub enum Screen {
     Aliases(aliases::AliasesView),
     /// `:ctx`: the kubeconfig's contexts.
     Contexts(contexts::ContextsView),
+    /// Enter on a pod: its containers.
+    Containers(Box<containers::ContainersView>),
 }
 
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
@@ -121,6 +124,7 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
         Some(Screen::Changes(_)) => app.on_changes_key(action, fx),
         Some(Screen::Aliases(_)) => app.on_aliases_key(action, fx),
         Some(Screen::Contexts(_)) => app.on_contexts_key(action, fx),
+        Some(Screen::Containers(_)) => containers::on_key(app, action, fx),
         Some(Screen::Table(_)) | None => false,
     };
     if !taken && !app.on_table_key(action, fx) {
@@ -144,6 +148,12 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Changes(_)) => app.nav_changes(action, n),
         Some(Screen::Aliases(_)) => app.nav_aliases(action, n),
         Some(Screen::Contexts(_)) => app.nav_contexts(action, n),
+        Some(Screen::Containers(_)) => {
+            let page = app.table_height();
+            if let Some(Screen::Containers(v)) = app.stack.last_mut() {
+                v.nav(action, n, page);
+            }
+        }
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -185,6 +195,13 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Changes(c)) => changes::render_changes(c, area, buf),
         Some(Screen::Aliases(a)) => app.render_aliases(a, area, buf),
         Some(Screen::Contexts(c)) => app.render_contexts(c, area, buf),
+        Some(Screen::Containers(c)) => c.draw(
+            &app.theme,
+            app.now_ms.div_euclid(1000),
+            &app.forwards,
+            area,
+            buf,
+        ),
         None => Paragraph::new("starting…").render(area, buf),
     }
 }
@@ -225,6 +242,7 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Changes(c)) => Some(app.changes_header(c, label, value)),
         Some(Screen::HistoryDiff(d)) => Some(history_diff::diff_header(d, label, value)),
         Some(Screen::Contexts(c)) => Some(app.contexts_header(c, label, value)),
+        Some(Screen::Containers(c)) => Some(c.header(label, value)),
         _ => None,
     }
 }
@@ -244,6 +262,7 @@ pub(crate) fn hints(screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
         Some(Screen::Changes(_)) => Some(changes::HINTS.to_vec()),
         Some(Screen::Aliases(_)) => Some(aliases::HINTS.to_vec()),
         Some(Screen::Contexts(_)) => Some(contexts::HINTS.to_vec()),
+        Some(Screen::Containers(_)) => Some(containers::HINTS.to_vec()),
         _ => None,
     }
 }

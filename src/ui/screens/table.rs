@@ -457,6 +457,9 @@ impl App {
 
     pub(crate) fn after_rows(&mut self, view: ViewId, fx: &mut Vec<Effect>) {
         self.dirty = true;
+        if self.current_view_id() == Some(view) {
+            super::containers::follow_pod(self, fx);
+        }
         let feed = self.views.get(&view).and_then(|v| v.feeds.clone());
         if let Some(feed) = feed {
             self.refresh_owner_feed(view, &feed, fx);
@@ -675,6 +678,12 @@ impl App {
             "CustomResourceDefinition" => {
                 let crd = obj.object.clone();
                 self.open_crd_instances(&crd.data, fx);
+                return;
+            }
+            // As k9s: a pod's containers (its YAML stays on `y`).
+            "Pod" if view.resource.api_resource.group.is_empty() => {
+                let pod = obj.clone();
+                super::containers::open(self, pod, fx);
                 return;
             }
             _ => {}
