@@ -168,7 +168,10 @@ impl Runtime {
         // The run loop gives them the member's client; without a terminal they cannot run.
         if matches!(
             effect,
-            Effect::Shell { .. } | Effect::Attach { .. } | Effect::Edit { .. } | Effect::Create { .. }
+            Effect::Shell { .. }
+                | Effect::Attach { .. }
+                | Effect::Edit { .. }
+                | Effect::Create { .. }
         ) {
             self.refuse(format!(
                 "a terminal session on {cluster} needs the dashboard's terminal"

@@ -163,17 +163,17 @@ impl App {
             },
             // A user's k9s alias first (it may shadow a kind's name, as in k9s).
             _ if self.run_alias(line, fx) => {}
-            name => match resolve(&self.resources, name).cloned() {
-                Some(r) => {
-                    if let Some(text) = arg {
-                        let ns = crate::ui::scope::parse(text);
-                        let names = crate::ui::scope::names(ns.as_deref());
-                        if !names.iter().all(|n| self.valid_namespace(n)) {
-                            return;
-                        }
-                        self.namespace = ns;
-                    }
-                    self.reset_to(r, fx);
+            // k9s's arguments, in any order: a namespace (or `ns1,ns2`, `all`, `-A`), `/filter`,
+            // a label selector (`app=web,env=dev`), `@context`.
+            name => match resolve(&self.resources, name) {
+                Some(_) => {
+                    let e = crate::config::aliases::Expanded {
+                        resource: name.to_string(),
+                        args: crate::config::aliases::CommandArgs::parse(
+                            line.split_whitespace().skip(1),
+                        ),
+                    };
+                    self.open_expanded(&e, false, fx);
                 }
                 None => self.error(format!("unknown resource or command: {name}")),
             },

@@ -367,4 +367,3 @@ pub fn shop_containers() -> kinformer::ui::screens::containers::PodContainers {
     let (pod, metrics) = shop_pod();
     kinformer::ui::screens::containers::pod_containers(&pod, Some(&metrics))
 }
-

@@ -119,7 +119,8 @@ pub fn pod_containers(pod: &Pod, metrics: Option<&serde_json::Value>) -> PodCont
 pub fn container_rows(pod: &Pod, metrics: Option<&serde_json::Value>) -> Vec<ContainerRow> {
     let (spec, status) = (pod.spec.as_ref(), pod.status.as_ref());
     let status_of = |list: Option<&Vec<ContainerStatus>>, name: &str| {
-        list.and_then(|l| l.iter().find(|s| s.name == name)).cloned()
+        list.and_then(|l| l.iter().find(|s| s.name == name))
+            .cloned()
     };
     let usage_of = |name: &str| -> Option<Usage> {
         let c = metrics?
@@ -135,7 +136,10 @@ pub fn container_rows(pod: &Pod, metrics: Option<&serde_json::Value>) -> Vec<Con
     let mut rows = Vec::new();
     let inits = spec.and_then(|s| s.init_containers.as_ref());
     for c in inits.into_iter().flatten() {
-        let st = status_of(status.and_then(|s| s.init_container_statuses.as_ref()), &c.name);
+        let st = status_of(
+            status.and_then(|s| s.init_container_statuses.as_ref()),
+            &c.name,
+        );
         rows.push(row_of(c, ContainerKind::Init, st, usage_of(&c.name)));
     }
     for c in spec.map(|s| s.containers.as_slice()).unwrap_or_default() {
@@ -248,10 +252,7 @@ fn resources_of(c: &Container) -> PodResources {
     } else {
         r.limits.as_ref()
     };
-    let cpu = |q: Option<String>| {
-        q.and_then(|q| parse_cpu_nanos(&q).ok())
-            .map(nanos_to_milli)
-    };
+    let cpu = |q: Option<String>| q.and_then(|q| parse_cpu_nanos(&q).ok()).map(nanos_to_milli);
     let mem = |q: Option<String>| q.and_then(|q| parse_bytes(&q).ok());
     PodResources {
         cpu_request_m: cpu(get(requests, "cpu")),
@@ -316,7 +317,10 @@ pub enum Outcome {
     /// Not this screen's key (the app's global keys: back, command line, help).
     NotMine,
     /// The container's logs (`previous`: its previous instance's).
-    Logs { container: String, previous: bool },
+    Logs {
+        container: String,
+        previous: bool,
+    },
     Shell(String),
     Attach(String),
     /// Port-forward one of these ports (the container's).
@@ -497,9 +501,10 @@ impl ContainersView {
             }
             Some(Ok(rows)) => rows,
         };
-        let age = self
-            .created
-            .map_or_else(|| "-".to_string(), |c| crate::render::format_age(now_unix - c));
+        let age = self.created.map_or_else(
+            || "-".to_string(),
+            |c| crate::render::format_age(now_unix - c),
+        );
         let forwarded = |r: &ContainerRow| {
             forwards.iter().any(|f| {
                 f.namespace == self.namespace()
