@@ -405,3 +405,70 @@ fn a_resource_command_combines_namespace_selector_and_filter_in_any_order() {
     assert_eq!(v.table.filters.text_raw, "api");
     assert_eq!(v.table.filters.label.as_ref().unwrap().text, "app=web");
 }
+
+fn filter_with(app: &mut App, text: &str) {
+    app.update(key('/'));
+    type_str(app, text);
+    app.update(code(KeyCode::Enter));
+}
+
+#[test]
+fn slash_is_a_regular_expression_as_k9s() {
+    let (mut app, v) = app_with(config(), three_pods());
+    filter_with(&mut app, "API|db");
+    assert_eq!(shown(&app, v), ["default/api-1", "default/db-0"]);
+}
+
+#[test]
+fn slash_bang_keeps_the_rows_that_do_not_match() {
+    let (mut app, v) = app_with(config(), three_pods());
+    filter_with(&mut app, "!web");
+    assert_eq!(shown(&app, v), ["default/api-1", "default/db-0"]);
+    app.update(code(KeyCode::Esc));
+    filter_with(&mut app, "!api|db");
+    assert_eq!(shown(&app, v), ["default/web-2"]);
+}
+
+#[test]
+fn slash_dash_f_is_a_fuzzy_match_on_the_name() {
+    let (mut app, v) = app_with(config(), three_pods());
+    filter_with(&mut app, "-f wb2");
+    assert_eq!(shown(&app, v), ["default/web-2"]);
+    app.update(code(KeyCode::Esc));
+    filter_with(&mut app, "-f d0");
+    assert_eq!(shown(&app, v), ["default/db-0"]);
+}
+
+#[test]
+fn an_invalid_regex_after_slash_is_one_footer_message_and_hides_nothing() {
+    let (mut app, v) = app_with(config(), three_pods());
+    filter_with(&mut app, "web(");
+    let (msg, error) = app.message.clone().unwrap();
+    assert!(error);
+    assert_eq!(msg, "invalid regex /web(: unclosed group");
+    assert_eq!(shown(&app, v).len(), 3);
+}
+
+#[test]
+fn literal_text_stays_a_substring_filter_and_metacharacters_make_a_regex() {
+    use kinformer::ui::table::TextFilter;
+    for literal in ["web-2", "10.0.0", "node_1", "Running"] {
+        let parsed = TextFilter::parse(literal);
+        // A dot is a metacharacter: `10.0.0` is a regex (matching what the substring would).
+        let want_substring = !literal.contains('.');
+        assert_eq!(
+            matches!(parsed, Ok(TextFilter::Substring(_))),
+            want_substring,
+            "{literal}: {parsed:?}"
+        );
+    }
+    assert!(matches!(
+        TextFilter::parse("fred|blee"),
+        Ok(TextFilter::Regex(_))
+    ));
+    assert!(matches!(TextFilter::parse("!x"), Ok(TextFilter::Not(_))));
+    assert!(matches!(
+        TextFilter::parse("-f x"),
+        Ok(TextFilter::Fuzzy(_))
+    ));
+}
