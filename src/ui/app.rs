@@ -176,6 +176,10 @@ pub struct App {
     pub command_history: std::collections::VecDeque<String>,
     /// Where Up/Down stand in `command_history` while the prompt is open (None: the line typed).
     pub(super) command_recall: Option<usize>,
+    /// The view commands run, for `[`, `]` and `-` (see [`super::nav_history`]).
+    pub nav_history: super::nav_history::NavHistory,
+    /// Header and breadcrumbs shown (`ctrl-e`, `ctrl-g`).
+    pub chrome: super::nav_history::Chrome,
     /// The node drain in progress or just ended (shown by the drain dialog).
     pub drain: Option<DrainProgress>,
     /// The active port-forwards, as the runtime reports them.
@@ -291,6 +295,8 @@ impl App {
             should_quit: false,
             command_history: std::collections::VecDeque::new(),
             command_recall: None,
+            nav_history: Default::default(),
+            chrome: Default::default(),
             drain: None,
             forwards: Vec::new(),
             next_forward: 1,
@@ -327,6 +333,7 @@ impl App {
         // The members first: the views that follow are fed from every one of them.
         self.init_fleet(&mut fx);
         let name = self.initial_resource.clone();
+        self.nav_history.record(&name);
         match resolve(&self.resources, &name).cloned() {
             Some(r) => {
                 let ns = self.scope_for(&r);
@@ -533,7 +540,12 @@ impl App {
 
     /// Rows visible in the table area at the current terminal size.
     pub fn table_height(&self) -> usize {
-        let mut h = self.size.1.saturating_sub(CHROME_ROWS);
+        let chrome = if self.chrome.header {
+            CHROME_ROWS
+        } else {
+            CHROME_ROWS - 3
+        };
+        let mut h = self.size.1.saturating_sub(chrome);
         if self.show_events_pane {
             h = h.saturating_sub(events_pane_rows(self.size.1));
         }
@@ -1250,6 +1262,14 @@ impl App {
             }
             KeyAction::ToggleEvents => {
                 self.show_events_pane = !self.show_events_pane;
+                self.scroll_current();
+            }
+            KeyAction::HistoryBack => super::nav_history::step(self, true, fx),
+            KeyAction::HistoryForward => super::nav_history::step(self, false, fx),
+            KeyAction::LastView => super::nav_history::last(self, fx),
+            KeyAction::ToggleCrumbs => self.chrome.crumbs = !self.chrome.crumbs,
+            KeyAction::ToggleHeader => {
+                self.chrome.header = !self.chrome.header;
                 self.scroll_current();
             }
             // Everything else belongs to a screen (see `screens::on_key`).

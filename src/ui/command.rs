@@ -162,7 +162,7 @@ impl App {
                 }
             },
             // A user's k9s alias first (it may shadow a kind's name, as in k9s).
-            _ if self.run_alias(line, fx) => {}
+            _ if self.run_alias(line, fx) => self.nav_history.record(line),
             // k9s's arguments, in any order: a namespace (or `ns1,ns2`, `all`, `-A`), `/filter`,
             // a label selector (`app=web,env=dev`), `@context`.
             name => match resolve(&self.resources, name) {
@@ -173,7 +173,11 @@ impl App {
                             line.split_whitespace().skip(1),
                         ),
                     };
+                    let before = self.current_view_id();
                     self.open_expanded(&e, false, fx);
+                    if self.current_view_id() != before {
+                        self.nav_history.record(line);
+                    }
                 }
                 None => self.error(format!("unknown resource or command: {name}")),
             },

@@ -76,6 +76,16 @@ pub enum KeyAction {
     TimeBack,
     /// `]`: the next recorded change (live after the last).
     TimeForward,
+    /// `[` in a live view: the previous view command (k9s's history back).
+    HistoryBack,
+    /// `]` in a live view: the next view command (after `[`).
+    HistoryForward,
+    /// `-`: the last view command (again: back; k9s's "last view").
+    LastView,
+    /// `ctrl-g`: breadcrumbs on/off.
+    ToggleCrumbs,
+    /// `ctrl-e`: the header on/off.
+    ToggleHeader,
     /// Mark a version on the timeline (Enter then diffs the marked and the selected one).
     Mark,
     /// CronJobs: run now (a Job from the job template).

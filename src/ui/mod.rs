@@ -100,6 +100,7 @@ pub mod log_stream;
 pub mod log_text;
 pub mod log_view;
 pub mod metrics;
+pub mod nav_history;
 pub mod operate;
 pub mod plugin_run;
 pub mod portforward;

@@ -153,7 +153,7 @@ impl Widget for &App {
         }
         let pane = self.show_events_pane && matches!(screen, Some(Screen::Table(_)));
         let [header, prompt_area, body, pane_area, footer] = Layout::vertical([
-            Constraint::Length(3),
+            Constraint::Length(if self.chrome.header { 3 } else { 0 }),
             Constraint::Length(if prompt { 3 } else { 0 }),
             Constraint::Fill(1),
             Constraint::Length(if pane {
@@ -169,6 +169,7 @@ impl Widget for &App {
             self.render_prompt(prompt_area, buf);
         }
         screens::draw(self, screen, body, buf);
+        super::nav_history::draw_crumbs(self, body, buf);
         if pane {
             render_events(
                 &self.events,
@@ -589,6 +590,11 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::TimeBack => "earlier",
         KeyAction::Blame => "blame",
         KeyAction::TimeForward => "later",
+        KeyAction::HistoryBack => "cmd back",
+        KeyAction::HistoryForward => "cmd fwd",
+        KeyAction::LastView => "last view",
+        KeyAction::ToggleCrumbs => "crumbs",
+        KeyAction::ToggleHeader => "header",
         KeyAction::Mark => "mark",
         KeyAction::PreviousLogs => "prev logs",
         KeyAction::Attach => "attach",

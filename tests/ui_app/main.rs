@@ -141,6 +141,7 @@ mod drill;
 mod k9s_keys;
 mod labels;
 mod namespaces;
+mod nav_history;
 mod safety;
 mod screen;
 mod stale;

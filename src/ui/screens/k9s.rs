@@ -116,7 +116,13 @@ impl App {
         if matches!(screen, Some(Screen::Containers(_))) {
             return !matches!(
                 action,
-                KeyAction::Scale | KeyAction::Suspend | KeyAction::Pause | KeyAction::Mark
+                KeyAction::Scale
+                    | KeyAction::Suspend
+                    | KeyAction::Pause
+                    | KeyAction::Mark
+                    | KeyAction::TimeBack
+                    | KeyAction::TimeForward
+                    | KeyAction::CollapseAll
             );
         }
         let kind_is = |op: Operation| {
@@ -165,6 +171,9 @@ impl App {
             KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => {
                 matches!(screen, Some(Screen::Xray(_)))
             }
+            // `[` and `]` step through time in a past view, through the commands elsewhere.
+            KeyAction::TimeBack | KeyAction::TimeForward => self.in_past(),
+            KeyAction::HistoryBack | KeyAction::HistoryForward => !self.in_past(),
             _ => true,
         }
     }
