@@ -86,8 +86,12 @@ pub enum KeyAction {
     ToggleCrumbs,
     /// `ctrl-e`: the header on/off.
     ToggleHeader,
-    /// Mark a version on the timeline (Enter then diffs the marked and the selected one).
+    /// Mark a row (a table: for delete, kill and plugins; a timeline: a version to diff).
     Mark,
+    /// `ctrl-space`: mark the rows from the last marked one to the selected one.
+    MarkRange,
+    /// `ctrl-\`: unmark every row.
+    ClearMarks,
     /// CronJobs: run now (a Job from the job template).
     Trigger,
     /// CronJobs: suspend / resume.

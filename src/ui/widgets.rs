@@ -596,6 +596,8 @@ pub(crate) fn hint_name(a: KeyAction) -> &'static str {
         KeyAction::ToggleCrumbs => "crumbs",
         KeyAction::ToggleHeader => "header",
         KeyAction::Mark => "mark",
+        KeyAction::MarkRange => "mark range",
+        KeyAction::ClearMarks => "unmark",
         KeyAction::PreviousLogs => "prev logs",
         KeyAction::Attach => "attach",
         KeyAction::SortReady => "sort ready",

@@ -140,6 +140,7 @@ mod create;
 mod drill;
 mod k9s_keys;
 mod labels;
+mod marks;
 mod namespaces;
 mod nav_history;
 mod safety;

@@ -20,6 +20,8 @@ use crate::ui::widgets::{centered, dialog_block};
 pub enum Pending {
     /// One write through [`crate::ui::operate`].
     Write(Box<Write>),
+    /// The same operation on every marked row (`space`): one write each, each answered.
+    Writes(Vec<Write>),
     /// A node drain (cordon, then evict every pod) with these options.
     Drain { node: String, opts: DrainOptions },
     /// A k9s plugin with `confirm: true`.
@@ -39,8 +41,13 @@ pub struct ConfirmWrite {
 impl ConfirmWrite {
     /// The dialog's title and button label (`Delete`, `Kill`, `Restart`, `Drain`, ...).
     pub fn verb(&self) -> &'static str {
+        let op = match &self.pending {
+            Pending::Write(w) => Some(&w.op),
+            Pending::Writes(ws) => ws.first().map(|w| &w.op),
+            _ => None,
+        };
         match &self.pending {
-            Pending::Write(w) => match &w.op {
+            Pending::Write(_) | Pending::Writes(_) => match op.unwrap_or(&Operation::Kill) {
                 Operation::Delete(_) => "Delete",
                 Operation::Kill => "Kill",
                 Operation::Scale(_) => "Scale",
@@ -72,6 +79,37 @@ impl ConfirmWrite {
                 };
                 (w.prompt(), extra)
             }
+            Pending::Writes(ws) => {
+                let Some(first) = ws.first() else {
+                    return (String::new(), Vec::new());
+                };
+                let r = &first.resource;
+                let kinds = if ws.len() == 1 {
+                    r.singular.clone()
+                } else {
+                    r.api_resource.plural.clone()
+                };
+                let question = match &first.op {
+                    Operation::Delete(p) => {
+                        format!("Delete {} {kinds} (propagation {})?", ws.len(), p.as_str())
+                    }
+                    Operation::Kill => format!("Kill {} {kinds} now (grace period 0)?", ws.len()),
+                    op => format!("{} {} {kinds}?", op.name(), ws.len()),
+                };
+                const SHOWN: usize = 5;
+                let mut names: Vec<String> = ws
+                    .iter()
+                    .take(SHOWN)
+                    .map(|w| match &w.namespace {
+                        Some(ns) if r.namespaced => format!("{ns}/{}", w.name),
+                        _ => w.name.clone(),
+                    })
+                    .collect();
+                if ws.len() > SHOWN {
+                    names.push(format!("and {} more", ws.len() - SHOWN));
+                }
+                (question, vec![names.join(", ")])
+            }
             Pending::Drain { node, opts } => (
                 format!("Drain node {node}?"),
                 vec![
@@ -94,6 +132,7 @@ impl App {
         let cluster = self.fleet.is_fleet().then(|| {
             match &pending {
                 Pending::Write(w) => w.cluster.clone(),
+                Pending::Writes(ws) => ws.first().and_then(|w| w.cluster.clone()),
                 Pending::Drain { .. } => None,
                 Pending::Plugin(p) => Some(p.context.clone()),
             }
@@ -124,6 +163,13 @@ impl App {
                 {
                     w.op = Operation::Delete(p.next());
                 }
+                if let Pending::Writes(ws) = &mut c.pending {
+                    for w in ws {
+                        if let Operation::Delete(p) = w.op {
+                            w.op = Operation::Delete(p.next());
+                        }
+                    }
+                }
                 Mode::Confirm(c)
             }
             KeyCode::Char('y') | KeyCode::Char('Y') => self.confirmed(c, fx),
@@ -144,6 +190,25 @@ impl App {
                 }
                 self.info(format!("{} {}…", w.op.name(), w.what()));
                 fx.push(Effect::Write(*w));
+                Mode::Normal
+            }
+            Pending::Writes(ws) => {
+                for w in &ws {
+                    if let Err(e) = w.check(self.readonly_for_write(w)) {
+                        self.error(e);
+                        return Mode::Normal;
+                    }
+                }
+                if let Some(first) = ws.first() {
+                    self.info(format!(
+                        "{} {} {}…",
+                        first.op.name(),
+                        ws.len(),
+                        first.resource.api_resource.plural
+                    ));
+                }
+                self.clear_marks();
+                fx.extend(ws.into_iter().map(Effect::Write));
                 Mode::Normal
             }
             Pending::Drain { node, opts } => {
@@ -215,6 +280,13 @@ pub(crate) fn render_confirm(c: &ConfirmWrite, area: Rect, buf: &mut Buffer) {
     );
     let keys = match &c.pending {
         Pending::Write(w) if matches!(w.op, Operation::Delete(_)) => {
+            " y: delete  p: propagation  n/esc: cancel  tab: switch ".to_string()
+        }
+        Pending::Writes(ws)
+            if ws
+                .first()
+                .is_some_and(|w| matches!(w.op, Operation::Delete(_))) =>
+        {
             " y: delete  p: propagation  n/esc: cancel  tab: switch ".to_string()
         }
         _ => format!(" y: {}  n/esc: cancel  tab: switch ", verb.to_lowercase()),

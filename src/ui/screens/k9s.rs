@@ -161,13 +161,10 @@ impl App {
             KeyAction::Pause | KeyAction::EventType | KeyAction::EventKind => {
                 matches!(screen, Some(Screen::Events))
             }
-            KeyAction::Mark => {
-                matches!(screen, Some(Screen::History(_) | Screen::Contexts(_)))
-                    || (matches!(screen, Some(Screen::Table(_)))
-                        && self
-                            .current_view()
-                            .is_some_and(|v| v.resource.api_resource.kind == "Namespace"))
-            }
+            KeyAction::Mark => matches!(
+                screen,
+                Some(Screen::History(_) | Screen::Contexts(_) | Screen::Table(_))
+            ),
             KeyAction::ToggleNode | KeyAction::ExpandAll | KeyAction::CollapseAll => {
                 matches!(screen, Some(Screen::Xray(_)))
             }

@@ -81,7 +81,8 @@ pub struct ResourceView {
     pub select_on_arrival: Option<super::k9s::SelectOnArrival>,
     /// A view of several namespaces: which informers serve it (the runtime's word).
     pub served: Option<String>,
-    /// The namespaces table: the rows marked with `space` (names, in the order marked).
+    /// The rows marked with `space` (keys, in the order marked): `ctrl-d`, `ctrl-k` and plugins
+    /// act on them all; in the namespaces table Enter shows the marked ones together.
     pub marked: Vec<String>,
     /// Shown as it was (`:at`, `[`, `]`): the past rows are in `table`, the live ones aside.
     pub past: Option<Box<crate::ui::time_travel::PastTable>>,
@@ -172,7 +173,9 @@ impl App {
             // state (it is not on the server as it was).
             KeyAction::Enter | KeyAction::History if self.in_past() => self.past_history(fx),
             KeyAction::Yaml | KeyAction::Describe if self.in_past() => self.past_text(),
-            KeyAction::Mark => self.mark_namespace(),
+            KeyAction::Mark => self.mark_row(),
+            KeyAction::MarkRange => self.mark_range(),
+            KeyAction::ClearMarks => self.clear_marks(),
             KeyAction::Enter => self.enter(fx),
             KeyAction::Blame => self.fetch_text(TextKind::Blame, fx),
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
@@ -468,16 +471,17 @@ impl App {
         self.scroll_current();
     }
 
-    /// `space` in the namespaces table: mark (or unmark) the selected namespace and move down;
-    /// Enter then shows the marked ones together.
-    pub(crate) fn mark_namespace(&mut self) {
+    /// `space`: mark (or unmark) the selected row and move down. `ctrl-d`, `ctrl-k` and plugins
+    /// then act on every marked row; in the namespaces table Enter shows the marked ones
+    /// together.
+    pub(crate) fn mark_row(&mut self) {
         let Some(Screen::Table(id)) = self.current_screen().cloned() else {
             return;
         };
         let Some(v) = self.views.get_mut(&id) else {
             return;
         };
-        let Some(name) = v.table.selected().map(|e| e.summary.name.to_string()) else {
+        let Some(name) = v.table.selected().map(|e| e.summary.key.to_string()) else {
             return;
         };
         match v.marked.iter().position(|m| *m == name) {
@@ -488,6 +492,60 @@ impl App {
         }
         self.dirty = true;
         crate::ui::screens::nav(self, KeyAction::Down, 1);
+    }
+
+    /// `ctrl-space`: mark every row from the last one marked to the selected one (k9s's span
+    /// mark); with none marked, the selected row.
+    pub(crate) fn mark_range(&mut self) {
+        let Some(Screen::Table(id)) = self.current_screen().cloned() else {
+            return;
+        };
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        let list = v.table.list();
+        let cursor = v.table.cursor().min(list.len().saturating_sub(1));
+        let from = v
+            .marked
+            .last()
+            .and_then(|m| list.iter().position(|k| **k == **m))
+            .unwrap_or(cursor);
+        let (a, b) = (from.min(cursor), from.max(cursor));
+        let span: Vec<String> = list
+            .get(a..=b)
+            .unwrap_or_default()
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        for k in span {
+            if !v.marked.contains(&k) {
+                v.marked.push(k);
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// `ctrl-\`: unmark every row.
+    pub(crate) fn clear_marks(&mut self) {
+        if let Some(id) = self.current_view_id()
+            && let Some(v) = self.views.get_mut(&id)
+        {
+            v.marked.clear();
+            self.dirty = true;
+        }
+    }
+
+    /// The marked rows of the current table that are still there (not deleted since).
+    pub(crate) fn marked_objects(&self) -> Vec<ObjectSummary> {
+        let Some(v) = self.current_view() else {
+            return Vec::new();
+        };
+        v.marked
+            .iter()
+            .filter_map(|k| v.table.entry(k))
+            .filter(|e| e.mark != super::super::table::Mark::Deleted)
+            .map(|e| e.summary.clone())
+            .collect()
     }
 
     /// Read a drilled view's rows from its index: the keys filed under the drill's values, then

@@ -290,7 +290,7 @@ impl App {
             {
                 style = style.fg(DIM).add_modifier(Modifier::DIM);
             }
-            if v.marked.iter().any(|m| *m == *e.summary.name) {
+            if v.marked.iter().any(|m| *m == *e.summary.key) {
                 style = style.fg(Color::LightMagenta).add_modifier(Modifier::BOLD);
             }
             let selected = t.selected_key().is_some_and(|s| s == key);
