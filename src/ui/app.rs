@@ -333,7 +333,13 @@ impl App {
         // The members first: the views that follow are fed from every one of them.
         self.init_fleet(&mut fx);
         let name = self.initial_resource.clone();
-        self.nav_history.record(&name);
+        match resolve(&self.resources, &name) {
+            Some(r) if r.namespaced => self.nav_history.record(&format!(
+                "{name} {}",
+                self.namespace.as_deref().unwrap_or("-A")
+            )),
+            _ => self.nav_history.record(&name),
+        }
         match resolve(&self.resources, &name).cloned() {
             Some(r) => {
                 let ns = self.scope_for(&r);

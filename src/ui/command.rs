@@ -176,7 +176,15 @@ impl App {
                     let before = self.current_view_id();
                     self.open_expanded(&e, false, fx);
                     if self.current_view_id() != before {
-                        self.nav_history.record(line);
+                        // With the scope it opened in: `[` returns to that table as it was.
+                        let namespaced = self.current_view().is_some_and(|v| v.resource.namespaced);
+                        let line = match (&e.args.namespace, namespaced) {
+                            (None, true) => {
+                                format!("{line} {}", self.namespace.as_deref().unwrap_or("-A"))
+                            }
+                            _ => line.to_string(),
+                        };
+                        self.nav_history.record(&line);
                     }
                 }
                 None => self.error(format!("unknown resource or command: {name}")),

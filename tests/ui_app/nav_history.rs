@@ -108,3 +108,18 @@ fn ctrl_e_hides_the_header_and_the_table_gets_its_rows() {
     app.update(ctrl('e'));
     assert!(screen_text(&app).contains("Context:"));
 }
+
+#[test]
+fn a_command_goes_back_to_the_scope_it_ran_in() {
+    let (mut app, _) = app_with(config(), three_pods());
+    run_line(&mut app, "pod /web");
+    run_line(&mut app, "pod shop");
+    assert_eq!(app.namespace.as_deref(), Some("shop"));
+    app.update(key('['));
+    assert_eq!(
+        app.namespace.as_deref(),
+        Some("default"),
+        "pod /web ran in default"
+    );
+    assert_eq!(app.current_view().unwrap().table.filters.text_raw, "web");
+}

@@ -445,7 +445,11 @@ impl ContainersView {
             Some(Err(e)) => e.clone(),
             Some(Ok(rows)) => {
                 let n = |k| rows.iter().filter(|r| r.kind == k).count();
-                let mut parts = vec![format!("{} containers", n(ContainerKind::App))];
+                let apps = n(ContainerKind::App);
+                let mut parts = vec![format!(
+                    "{apps} container{}",
+                    if apps == 1 { "" } else { "s" }
+                )];
                 if n(ContainerKind::Init) > 0 {
                     parts.push(format!("{} init", n(ContainerKind::Init)));
                 }
