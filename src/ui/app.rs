@@ -676,6 +676,7 @@ impl App {
                 select_on_arrival: None,
                 served: None,
                 marked: Vec::new(),
+                sort_pick: None,
                 past: None,
             },
         );

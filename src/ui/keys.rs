@@ -108,6 +108,11 @@ pub enum KeyAction {
     SortRestarts,
     SortIp,
     SortNode,
+    /// `shift-o`: sort by the column picked with `shift-left` / `shift-right`.
+    SortPicked,
+    /// `shift-left` / `shift-right`: pick the column `shift-o` sorts by.
+    PickColumnLeft,
+    PickColumnRight,
     /// Jump to the selected object's owner (k9s `shift-j`).
     JumpOwner,
     /// A pod's node (k9s `o`).
@@ -142,6 +147,16 @@ pub struct KeySpec {
     pub code: KeyCode,
     pub ctrl: bool,
     pub alt: bool,
+    /// Shift on an arrow key (`shift-left`); a shifted letter is its upper case instead.
+    pub shift: bool,
+}
+
+/// Whether Shift is told apart on this key (the arrows).
+fn shift_counts(code: KeyCode) -> bool {
+    matches!(
+        code,
+        KeyCode::Left | KeyCode::Right | KeyCode::Up | KeyCode::Down
+    )
 }
 
 impl KeySpec {
@@ -158,6 +173,7 @@ impl KeySpec {
             code,
             ctrl: ev.modifiers.contains(KeyModifiers::CONTROL),
             alt: ev.modifiers.contains(KeyModifiers::ALT),
+            shift: shift_counts(code) && ev.modifiers.contains(KeyModifiers::SHIFT),
         }
     }
 
@@ -208,7 +224,12 @@ impl KeySpec {
                 _ => return Err(format!("unknown key {s:?}")),
             },
         };
-        Ok(KeySpec { code, ctrl, alt })
+        Ok(KeySpec {
+            code,
+            ctrl,
+            alt,
+            shift: shift && shift_counts(code),
+        })
     }
 }
 
@@ -219,6 +240,9 @@ impl fmt::Display for KeySpec {
         }
         if self.alt {
             f.write_str("alt-")?;
+        }
+        if self.shift {
+            f.write_str("shift-")?;
         }
         match self.code {
             KeyCode::Char(' ') => f.write_str("space"),
@@ -515,8 +539,14 @@ pub fn applies_in(action: KeyAction) -> Option<&'static [&'static str]> {
         A::Cordon | A::Uncordon | A::Drain => &["Node"],
         A::UsedBy => &["ConfigMap", "Secret", "PersistentVolumeClaim"],
         A::Pause | A::EventType | A::EventKind => &["deltas"],
-        A::Mark => &["history", "contexts", "Namespace"],
+        A::Mark => &["history", "contexts", "table"],
         A::ToggleNode | A::ExpandAll | A::CollapseAll => &["xray"],
+        // `[` / `]`: time in a past view, the view commands in a live one; `-` off the xray.
+        A::TimeBack | A::TimeForward => &["past view"],
+        A::HistoryBack | A::HistoryForward | A::LastView => &["live view"],
+        // `shift-o`: the picked column, else k9s's sort by NODE on pods.
+        A::SortPicked => &["picked column"],
+        A::SortNode => &["Pod"],
         _ => return None,
     })
 }

@@ -171,6 +171,8 @@ impl App {
             // `[` and `]` step through time in a past view, through the commands elsewhere.
             KeyAction::TimeBack | KeyAction::TimeForward => self.in_past(),
             KeyAction::HistoryBack | KeyAction::HistoryForward => !self.in_past(),
+            // `shift-o`: the picked column once there is one; else k9s's sort by NODE (pods).
+            KeyAction::SortPicked => self.current_view().is_some_and(|v| v.sort_pick.is_some()),
             _ => true,
         }
     }

@@ -86,6 +86,8 @@ pub struct ResourceView {
     pub marked: Vec<String>,
     /// Shown as it was (`:at`, `[`, `]`): the past rows are in `table`, the live ones aside.
     pub past: Option<Box<crate::ui::time_travel::PastTable>>,
+    /// The column `shift-left` / `shift-right` picked for `shift-o` (shown in brackets).
+    pub sort_pick: Option<SortBy>,
 }
 
 /// Which index a drilled view's rows come from.
@@ -106,6 +108,27 @@ pub struct DrillVia {
     pub singular: String,
     pub plural: String,
     pub count: usize,
+}
+
+/// The columns a table sorts by, in the order on screen: Key (NAMESPACE in an all-namespaces
+/// view, else NAME), the cells (skipping NAME when Key stands for it), the usage columns before
+/// IP.
+pub(crate) fn sort_sequence(v: &ResourceView) -> Vec<SortBy> {
+    let cols = &v.columns;
+    let all_ns = crate::ui::scope::spans_namespaces(v.namespace.as_deref(), v.resource.namespaced);
+    let joined = UsageKind::of(&v.resource).map_or(0, |k| k.columns().len());
+    let mut seq: Vec<SortBy> = vec![SortBy::Key];
+    let named = cols.first().is_some_and(|c| c.name == "NAME");
+    let first = if all_ns || !named { 0 } else { 1 };
+    let ip = cols
+        .iter()
+        .position(|c| c.name == "IP")
+        .unwrap_or(cols.len())
+        .max(first);
+    seq.extend((first..ip).map(SortBy::Cell));
+    seq.extend((0..joined).map(SortBy::Joined));
+    seq.extend((ip..cols.len()).map(SortBy::Cell));
+    seq
 }
 
 /// `1 pod`, `2 pods`.
@@ -223,32 +246,11 @@ impl App {
             KeyAction::SortMem => self.sort_by_usage("MEM"),
             KeyAction::SortNext | KeyAction::SortPrev => {
                 let fwd = action == KeyAction::SortNext;
-                let all_ns = self.current_view().is_some_and(|v| {
-                    crate::ui::scope::spans_namespaces(
-                        v.namespace.as_deref(),
-                        v.resource.namespaced,
-                    )
-                });
-                let joined = self
-                    .current_view()
-                    .and_then(|v| UsageKind::of(&v.resource))
-                    .map_or(0, |k| k.columns().len());
+                let Some(seq) = self.current_view().map(sort_sequence) else {
+                    return true;
+                };
                 self.sort_table(
-                    move |cols, cur| {
-                        // Positions: Key (NAMESPACE in -A, else NAME) then cells (skipping NAME
-                        // when Key already stands for it).
-                        // In the order on screen: the usage columns sit before IP.
-                        let mut seq: Vec<SortBy> = vec![SortBy::Key];
-                        let named = cols.first().is_some_and(|c| c.name == "NAME");
-                        let first = if all_ns || !named { 0 } else { 1 };
-                        let ip = cols
-                            .iter()
-                            .position(|c| c.name == "IP")
-                            .unwrap_or(cols.len())
-                            .max(first);
-                        seq.extend((first..ip).map(SortBy::Cell));
-                        seq.extend((0..joined).map(SortBy::Joined));
-                        seq.extend((ip..cols.len()).map(SortBy::Cell));
+                    move |_, cur| {
                         let i = seq.iter().position(|s| *s == cur).unwrap_or(0);
                         let n = seq.len();
                         seq[if fwd { (i + 1) % n } else { (i + n - 1) % n }]
@@ -256,6 +258,37 @@ impl App {
                     false,
                     false,
                 )
+            }
+            KeyAction::PickColumnLeft | KeyAction::PickColumnRight => {
+                let fwd = action == KeyAction::PickColumnRight;
+                if let Some(id) = self.current_view_id()
+                    && let Some(v) = self.views.get_mut(&id)
+                {
+                    let seq = sort_sequence(v);
+                    let cur = v.sort_pick.unwrap_or(v.table.sort().0);
+                    let i = seq.iter().position(|s| *s == cur).unwrap_or(0);
+                    let n = seq.len().max(1);
+                    v.sort_pick = seq
+                        .get(if fwd { (i + 1) % n } else { (i + n - 1) % n })
+                        .copied();
+                    self.dirty = true;
+                }
+            }
+            KeyAction::SortPicked => {
+                let Some(pick) = self.current_view().and_then(|v| v.sort_pick) else {
+                    self.error("shift-o sorts by the column picked with shift-left / shift-right");
+                    return true;
+                };
+                // As k9s's first press: the most restarts, CPU and memory on top.
+                let desc = match pick {
+                    SortBy::Joined(_) => true,
+                    SortBy::Cell(i) => self
+                        .current_view()
+                        .and_then(|v| v.columns.get(i))
+                        .is_some_and(|c| c.name == "RESTARTS"),
+                    SortBy::Key => false,
+                };
+                self.sort_table(move |_, _| pick, true, desc);
             }
             KeyAction::Retry => self.retry_forbidden(fx),
             KeyAction::TimeBack => self.time_step(true, fx),
