@@ -523,7 +523,7 @@ impl KeyMap {
 pub fn applies_in(action: KeyAction) -> Option<&'static [&'static str]> {
     use KeyAction as A;
     Some(match action {
-        A::Shell | A::Kill | A::PodNode => &["Pod"],
+        A::Shell | A::Attach | A::Kill | A::PodNode => &["Pod"],
         A::PreviousLogs | A::Logs => &[
             "Pod",
             "Service",

@@ -176,3 +176,31 @@ fn y_still_shows_a_pods_yaml() {
         "{fx:?}"
     );
 }
+
+#[test]
+fn a_on_a_pod_attaches_to_its_container_and_is_refused_when_read_only() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    let fx = app.update(key('a'));
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::FetchContainers { .. })),
+        "{fx:?}"
+    );
+    let fx = app.update(Action::Containers {
+        namespace: "default".into(),
+        pod: "web-1".into(),
+        result: Ok((vec!["web".into()], 0)),
+    });
+    assert!(
+        fx.iter().any(|e| matches!(e,
+            Effect::Attach { pod, container, .. } if pod == "web-1" && container == "web")),
+        "one container: attached at once: {fx:?}"
+    );
+    let cfg = AppConfig {
+        readonly: true,
+        ..config()
+    };
+    let (mut app, _) = app_with(cfg, vec![simple_pod("default", "web-1")]);
+    assert!(app.update(key('a')).is_empty());
+    assert!(app.message.clone().unwrap().0.contains("read-only"));
+}

@@ -21,6 +21,27 @@ pub struct ContainerPicker {
     /// `None` while the pod is fetched.
     pub containers: Option<Result<Vec<String>, String>>,
     pub selected: usize,
+    /// `a`: attach to the container's main process rather than open a shell.
+    pub attach: bool,
+}
+
+impl ContainerPicker {
+    /// The session the pick starts: a shell, or attached (`a`).
+    fn session(&self, container: Option<String>) -> Effect {
+        let (namespace, pod) = (self.namespace.clone(), self.pod.clone());
+        match (self.attach, container) {
+            (true, Some(container)) => Effect::Attach {
+                namespace,
+                pod,
+                container,
+            },
+            (_, container) => Effect::Shell {
+                namespace,
+                pod,
+                container,
+            },
+        }
+    }
 }
 
 impl App {
@@ -40,7 +61,21 @@ impl App {
             pod,
             containers: None,
             selected: 0,
+            attach: false,
         });
+    }
+
+    /// `a` on a pod (checks done by the caller): the picker, then attach to the one picked.
+    pub(crate) fn open_attach_picker(
+        &mut self,
+        namespace: String,
+        pod: String,
+        fx: &mut Vec<Effect>,
+    ) {
+        self.open_container_picker(namespace, pod, fx);
+        if let Mode::Containers(p) = &mut self.mode {
+            p.attach = true;
+        }
     }
 
     /// The pod's containers arrived (`default`: the one kubectl would pick). With one container
@@ -61,11 +96,7 @@ impl App {
         self.dirty = true;
         match result {
             Ok((names, _)) if names.len() == 1 => {
-                fx.push(Effect::Shell {
-                    namespace: p.namespace.clone(),
-                    pod: p.pod.clone(),
-                    container: names.into_iter().next(),
-                });
+                fx.push(p.session(names.into_iter().next()));
                 self.mode = Mode::Normal;
             }
             Ok((names, default)) => {
@@ -91,15 +122,15 @@ impl App {
             KeyCode::Up | KeyCode::Char('k') if n > 0 => p.selected = (p.selected + n - 1) % n,
             KeyCode::Down | KeyCode::Char('j') if n > 0 => p.selected = (p.selected + 1) % n,
             KeyCode::Enter if n > 0 => {
-                fx.push(Effect::Shell {
-                    namespace: p.namespace,
-                    pod: p.pod,
-                    container: names.get(p.selected).cloned(),
-                });
+                fx.push(p.session(names.get(p.selected).cloned()));
                 return Mode::Normal;
             }
             KeyCode::Esc | KeyCode::Char('q') => {
-                self.info("shell cancelled");
+                self.info(if p.attach {
+                    "attach cancelled"
+                } else {
+                    "shell cancelled"
+                });
                 return Mode::Normal;
             }
             _ => {}
@@ -116,7 +147,13 @@ pub(crate) fn render_container_picker(p: &ContainerPicker, area: Rect, buf: &mut
     let r = centered(area, 56, 5 + n as u16);
     Clear.render(r, buf);
     let mut lines = vec![
-        Line::from(format!("Shell in pod {}/{}", p.namespace, p.pod)).centered(),
+        Line::from(format!(
+            "{} pod {}/{}",
+            if p.attach { "Attach to" } else { "Shell in" },
+            p.namespace,
+            p.pod
+        ))
+        .centered(),
         Line::raw(""),
     ];
     match &p.containers {

@@ -56,7 +56,7 @@ pub enum KeyMeaning {
 /// The kinds (group, Kind) an object-specific action applies to, in words for the footer.
 fn where_it_applies(action: KeyAction) -> Option<&'static str> {
     Some(match action {
-        KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => "pods",
+        KeyAction::Shell | KeyAction::Attach | KeyAction::Kill | KeyAction::PodNode => "pods",
         KeyAction::PreviousLogs | KeyAction::Logs => "pods/workloads/svc",
         KeyAction::Scale => "deploy/sts/rs",
         KeyAction::Restart => "deploy/sts/ds",
@@ -131,7 +131,7 @@ impl App {
         match action {
             // A plugin applies in the scopes it names.
             KeyAction::Plugin(i) => self.plugin_applies(i),
-            KeyAction::Shell | KeyAction::Kill | KeyAction::PodNode => {
+            KeyAction::Shell | KeyAction::Attach | KeyAction::Kill | KeyAction::PodNode => {
                 target().is_some_and(|r| is_pod(&r))
             }
             KeyAction::PreviousLogs | KeyAction::Logs => target().is_some_and(|r| {

@@ -38,6 +38,12 @@ impl App {
                 self.open_shell(fx);
                 return true;
             }
+            KeyAction::Attach => {
+                if let Some((namespace, pod)) = self.selected_pod("attach") {
+                    self.open_attach_picker(namespace, pod, fx);
+                }
+                return true;
+            }
             KeyAction::PortForward => {
                 self.ask_forward(fx);
                 return true;

@@ -217,6 +217,7 @@ impl App {
             | KeyAction::Uncordon
             | KeyAction::Drain
             | KeyAction::Shell
+            | KeyAction::Attach
             | KeyAction::Edit
             | KeyAction::PortForward => {
                 self.on_operate_key(action, fx);
