@@ -371,14 +371,10 @@ impl App {
                     .collect(),
             )
         } else if n_usage > 0 || !wide.is_empty() {
-            // Which columns are kept, by priority: the kind's own first, then in wide mode the
-            // wide ones the user asked for, then the usage columns (with wide mode off they
-            // rank before IP and NODE, as shown).
-            Some(if wide.is_empty() {
-                order.clone()
-            } else {
-                (0..base).chain(base..headers.len()).collect()
-            })
+            // Which columns are kept, by priority: the kind's own first (a narrow pods table
+            // keeps IP and NODE), then in wide mode the wide ones the user asked for, then the
+            // usage columns; those kept are shown in display order (usage before IP).
+            Some((0..base).chain(base..headers.len()).collect())
         } else {
             None
         };
