@@ -222,22 +222,45 @@ impl App {
                 Style::default().fg(Color::LightRed),
             ));
         }
-        // k9s's namespace favourites (`0` all, `1`-`9` the most recently used), as many as fit.
-        let mut used: usize = l1.iter().map(Span::width).sum();
-        for (i, ns) in std::iter::once("all")
+        // k9s's namespace favourites (`0` all, `1`-`9` the most recently used), as many as fit,
+        // then how many more there are (`+3 more`).
+        let used: usize = l1.iter().map(Span::width).sum();
+        let favs: Vec<(String, &str)> = std::iter::once("all")
             .chain(self.favourites.iter().map(String::as_str))
             .enumerate()
-        {
-            let (k, n) = (format!("{}<{i}>", if i == 0 { "  " } else { " " }), ns);
-            if used + k.chars().count() + n.chars().count() > area.width as usize {
+            .map(|(i, ns)| (format!("{}<{i}>", if i == 0 { "  " } else { " " }), ns))
+            .collect();
+        let width = |f: &(String, &str)| f.0.chars().count() + f.1.chars().count();
+        let more = |n: usize| format!(" +{n} more");
+        let mut shown = 0;
+        let mut room = (area.width as usize).saturating_sub(used);
+        for (i, f) in favs.iter().enumerate() {
+            let after = favs.len() - i - 1;
+            let tail = if after > 0 { more(after).len() } else { 0 };
+            // This one, and the note for the rest if any (unless they all fit too).
+            let rest: usize = favs[i..].iter().map(width).sum();
+            if rest <= room {
+                shown = favs.len();
                 break;
             }
-            used += k.chars().count() + n.chars().count();
+            if width(f) + tail > room {
+                break;
+            }
+            room -= width(f);
+            shown = i + 1;
+        }
+        for (k, n) in &favs[..shown] {
             l1.push(Span::styled(
-                k,
+                k.clone(),
                 Style::default().fg(KEY).add_modifier(Modifier::BOLD),
             ));
             l1.push(Span::styled(n.to_string(), Style::default().fg(DIM)));
+        }
+        if shown < favs.len() && more(favs.len() - shown).len() <= room {
+            l1.push(Span::styled(
+                more(favs.len() - shown),
+                Style::default().fg(DIM),
+            ));
         }
         let screen = self.current_screen();
         // The informer and filter lines describe the screen on top, not the table beneath it.
