@@ -229,12 +229,19 @@ const CHROME_ROWS: u16 = 7;
 /// Lines of the header (3) and footer (1) around the body.
 const FRAME_ROWS: u16 = 4;
 
+/// A terminal this high or lower shows the event log pane as one line.
+pub const ONE_LINE_PANE_ROWS: u16 = 30;
+
 /// The smallest useful event log pane: its title, column header and one entry.
 const MIN_PANE_ROWS: u16 = 3;
 
 /// Height of the event log pane under a table in a terminal `height` lines high: about a quarter
-/// of the body (the table keeps the rest); none when that would not hold one entry.
+/// of the body (the table keeps the rest); one line (the latest delta) in a terminal of
+/// [`ONE_LINE_PANE_ROWS`] rows or fewer, where the table needs them.
 pub fn events_pane_rows(height: u16) -> u16 {
+    if height <= ONE_LINE_PANE_ROWS {
+        return 1;
+    }
     let rows = height.saturating_sub(FRAME_ROWS) / 4;
     if rows < MIN_PANE_ROWS { 0 } else { rows }
 }

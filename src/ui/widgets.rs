@@ -170,7 +170,9 @@ impl Widget for &App {
         }
         screens::draw(self, screen, body, buf);
         super::nav_history::draw_crumbs(self, body, buf);
-        if pane {
+        if pane && pane_area.height == 1 {
+            screens::events::render_events_line(&self.events, pane_area, buf);
+        } else if pane {
             render_events(
                 &self.events,
                 self.fleet

@@ -123,3 +123,21 @@ fn a_command_goes_back_to_the_scope_it_ran_in() {
     );
     assert_eq!(app.current_view().unwrap().table.filters.text_raw, "web");
 }
+
+#[test]
+fn the_event_pane_is_one_line_at_30_rows_and_a_quarter_of_the_body_above() {
+    use kinformer::ui::app::events_pane_rows;
+    assert_eq!(events_pane_rows(30), 1);
+    assert_eq!(events_pane_rows(24), 1);
+    assert!(events_pane_rows(50) > 3);
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Resize(100, 30));
+    let text = screen_text(&app);
+    assert!(text.contains("DeltaFIFO["), "{text}");
+    assert!(
+        !text.contains("DeltaFIFO events["),
+        "one line, not the pane: {text}"
+    );
+    app.update(Action::Resize(200, 50));
+    assert!(screen_text(&app).contains("DeltaFIFO events["));
+}
