@@ -1071,3 +1071,25 @@ fn containers_table_marks_init_and_ephemeral_containers() {
     app.update(key('j'));
     insta::assert_snapshot!(draw(&mut app, 160, 14).backend());
 }
+
+#[test]
+fn a_narrow_containers_table_leaves_out_usage_columns_before_cutting_image_or_state() {
+    let (mut app, _) = app_demo(config());
+    let fx = app.update(code(KeyCode::Enter));
+    let Some(kinformer::ui::Effect::FetchPodContainers { namespace, pod }) = fx.first().cloned()
+    else {
+        panic!("{fx:?}")
+    };
+    app.update(Action::PodContainers {
+        namespace,
+        pod,
+        result: Ok(shop_containers()),
+    });
+    let text = format!("{:?}", draw(&mut app, 100, 14).backend());
+    assert!(
+        text.contains("shop/migrate:2") && text.contains("CrashLoopBackOff"),
+        "{text}"
+    );
+    assert!(!text.contains("%MEM/L"), "{text}");
+    assert!(text.contains("RESTARTS") && text.contains("AGE"), "{text}");
+}

@@ -539,19 +539,38 @@ impl ContainersView {
                 v
             })
             .collect();
-        let widths: Vec<Constraint> = COLUMNS
+        let mut widths: Vec<usize> = COLUMNS
             .iter()
             .enumerate()
             .map(|(i, h)| {
-                let w = cells
+                cells
                     .iter()
                     .map(|c| c[i].chars().count())
                     .max()
                     .unwrap_or(0)
                     .max(h.chars().count())
-                    .min(60);
-                Constraint::Length(w as u16)
+                    .min(60)
             })
+            .collect();
+        // Too narrow for every column: the usage columns go first (the percentages, then MEM
+        // and CPU), then PF, PORTS and PROBES, before IMAGE or STATE are cut.
+        let mut kept: Vec<usize> = (0..COLUMNS.len()).collect();
+        for drop in [13, 12, 11, 10, 9, 8, 1, 14, 7] {
+            let total: usize = kept.iter().map(|&i| widths[i] + 1).sum();
+            if total <= usize::from(inner.width) + 1 {
+                break;
+            }
+            kept.retain(|&i| i != drop);
+        }
+        widths = kept.iter().map(|&i| widths[i]).collect();
+        let cells: Vec<Vec<String>> = cells
+            .into_iter()
+            .map(|c| kept.iter().map(|&i| c[i].clone()).collect())
+            .collect();
+        let headers: Vec<&str> = kept.iter().map(|&i| COLUMNS[i]).collect();
+        let widths: Vec<Constraint> = widths
+            .into_iter()
+            .map(|w| Constraint::Length(w as u16))
             .collect();
         let page = inner.height.saturating_sub(1) as usize;
         let scroll = super::scrolled_to(self.cursor, self.scroll, page.max(1));
@@ -571,7 +590,7 @@ impl ContainersView {
                 }
                 Row::new(c).style(style)
             });
-        let header = Row::new(COLUMNS.to_vec()).style(header_style(theme));
+        let header = Row::new(headers).style(header_style(theme));
         Table::new(body, widths)
             .header(header)
             .column_spacing(1)
