@@ -887,3 +887,94 @@ fn a_demo_recorded_headless_replays_with_its_rows_the_replay_banner_and_a_step_b
     s.wait_for("the replay exits cleanly", 30, |t| t.contains("EXIT=0"));
     s.assert_terminal_cooked();
 }
+
+/// k9s's navigation, as a k9s user drives it: `:pod /web` and `:pod shop` (command arguments),
+/// Enter on a pod shows its containers, `/!Running` keeps the rows that are not running, `[`
+/// goes back to the previous command and `]` forward again, and two pods marked with `space`
+/// are deleted at once after one confirmation.
+#[test]
+fn k9s_navigation_containers_command_arguments_history_and_marked_deletes() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start("k9snav", "-A");
+    s.wait_for("the pods table", 60, |t| {
+        t.contains("Pods(all)") && t.contains("synced")
+    });
+
+    // `:pod /web`: a filter as the command's argument.
+    s.keys(&[":"]);
+    s.text("pod /web");
+    s.keys(&["Enter"]);
+    s.wait_for("the pods filtered by /web", 30, |t| {
+        t.contains("Filter: /web") && t.contains("-webhook-")
+    });
+    // `:pod shop`: a namespace as the argument.
+    s.keys(&[":"]);
+    s.text("pod shop");
+    s.keys(&["Enter"]);
+    s.wait_for("the pods of shop", 30, |t| {
+        t.contains("Pods(shop)") && t.contains("cart-") && t.contains("synced")
+    });
+
+    // Enter on a pod: its containers; esc returns.
+    s.keys(&["Enter"]);
+    s.wait_for("the pod's containers", 30, |t| {
+        t.contains("Containers(shop/") && t.contains("PROBES(L:R)") && t.contains("Running")
+    });
+    s.keys(&["Escape"]);
+    s.wait_for("back on the pods", 15, |t| t.contains("Pods(shop)"));
+
+    // `/!Running`: the rows that do not match.
+    s.keys(&["/"]);
+    s.text("!Running");
+    s.keys(&["Enter"]);
+    let inverted = s.wait_for("the pods that are not running", 15, |t| {
+        t.contains("Completed") && !t.contains("cart-")
+    });
+    assert!(
+        !inverted.lines().any(|l| l.contains(" Running ")),
+        "{inverted}"
+    );
+    s.keys(&["Escape"]);
+    s.wait_for("the filter cleared", 15, |t| t.contains("cart-"));
+
+    // `[`: back to `:pod /web` (in the scope it ran in); `]`: forward to `:pod shop`.
+    s.keys(&["["]);
+    s.wait_for("the previous command's table", 30, |t| {
+        t.contains("Pods(all)") && t.contains("Filter: /web") && t.contains("-webhook-")
+    });
+    s.keys(&["]"]);
+    let shop = s.wait_for("the next command's table", 30, |t| {
+        t.contains("Pods(shop)") && t.contains("cart-") && t.contains("synced")
+    });
+
+    // Two marked pods, one confirmation, both deleted.
+    let names: Vec<String> = shop
+        .lines()
+        .filter_map(|l| l.trim_start_matches('│').split_whitespace().next())
+        .filter(|n| n.starts_with("cart-"))
+        .take(2)
+        .map(str::to_string)
+        .collect();
+    assert_eq!(names.len(), 2, "{shop}");
+    s.keys(&["Space", "Space"]);
+    s.keys(&["C-d"]);
+    s.wait_for("one confirmation for both", 15, |t| {
+        t.contains("Delete 2 pods") && names.iter().all(|n| t.contains(n.as_str()))
+    });
+    s.keys(&["y"]);
+    // Deleted with the pods' grace period: each terminating, or already gone.
+    s.wait_for("both pods terminating or gone", 30, |t| {
+        t.contains("Pods(shop)")
+            && names.iter().all(|n| {
+                t.lines()
+                    .filter(|l| l.contains(n.as_str()) && l.starts_with('│'))
+                    .all(|l| l.contains("Terminating"))
+            })
+    });
+    s.quit();
+    let end = s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
+    assert!(!end.contains("panicked"), "{end}");
+}

@@ -642,8 +642,8 @@ fn a_plugin_on_a_merged_row_gets_the_rows_own_cluster_as_context() {
     });
     app.message = None;
     select(&mut app, view, &k("prod-us", "default/c"));
-    // describe-bg (ctrl-g): kubectl describe pods c -n default --context $CONTEXT.
-    let fx = app.update(ctrl('g'));
+    // describe-bg (ctrl-t): kubectl describe pods c -n default --context $CONTEXT.
+    let fx = app.update(ctrl('t'));
     let run = fx
         .iter()
         .find_map(|e| match e {

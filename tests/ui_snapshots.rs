@@ -1005,7 +1005,8 @@ fn wide_mode_lays_the_table_out_again_so_labels_fit_and_node_is_whole_after() {
         upserts: vec![long.clone(), fine.clone()],
         deletes: vec![],
     });
-    draw(&mut app, 200, 24);
+    // (185 columns: NODE ranks before the usage columns, so it is cut only this narrow.)
+    draw(&mut app, 185, 24);
     app.update(Action::Rows {
         view: v,
         upserts: vec![],
@@ -1015,19 +1016,19 @@ fn wide_mode_lays_the_table_out_again_so_labels_fit_and_node_is_whole_after() {
     app.update(Action::Tick(NOW_MS + 10));
     app.update(Action::Tick(NOW_MS + 5_000));
     assert!(!shown(&app, v).contains(&long.key.to_string()));
-    let before = format!("{:?}", draw(&mut app, 200, 24).backend());
+    let before = format!("{:?}", draw(&mut app, 185, 24).backend());
     assert!(
         !before.contains("ip-10-0-128-15.eu-west-1.compute.internal"),
         "the scenario: NODE cut by the remembered widths: {before}"
     );
     app.update(ctrl('w'));
-    let wide = format!("{:?}", draw(&mut app, 200, 24).backend());
+    let wide = format!("{:?}", draw(&mut app, 185, 24).backend());
     assert!(
         wide.contains("LABELS") && wide.contains("app=api"),
         "{wide}"
     );
     app.update(ctrl('w'));
-    let narrow = format!("{:?}", draw(&mut app, 200, 24).backend());
+    let narrow = format!("{:?}", draw(&mut app, 185, 24).backend());
     assert!(
         narrow.contains("ip-10-0-128-15.eu-west-1.compute.internal"),
         "NODE whole: {narrow}"
@@ -1052,4 +1053,43 @@ fn wide_mode_keeps_labels_and_leaves_out_usage_columns_that_do_not_fit() {
         "{wide}"
     );
     assert!(wide.contains("NODE") && !wide.contains("%MEM/L"), "{wide}");
+}
+
+#[test]
+fn containers_table_marks_init_and_ephemeral_containers() {
+    let (mut app, _) = app_demo(config());
+    let fx = app.update(code(KeyCode::Enter));
+    let Some(kinformer::ui::Effect::FetchPodContainers { namespace, pod }) = fx.first().cloned()
+    else {
+        panic!("{fx:?}")
+    };
+    app.update(Action::PodContainers {
+        namespace,
+        pod,
+        result: Ok(shop_containers()),
+    });
+    app.update(key('j'));
+    insta::assert_snapshot!(draw(&mut app, 160, 14).backend());
+}
+
+#[test]
+fn a_narrow_containers_table_leaves_out_usage_columns_before_cutting_image_or_state() {
+    let (mut app, _) = app_demo(config());
+    let fx = app.update(code(KeyCode::Enter));
+    let Some(kinformer::ui::Effect::FetchPodContainers { namespace, pod }) = fx.first().cloned()
+    else {
+        panic!("{fx:?}")
+    };
+    app.update(Action::PodContainers {
+        namespace,
+        pod,
+        result: Ok(shop_containers()),
+    });
+    let text = format!("{:?}", draw(&mut app, 100, 14).backend());
+    assert!(
+        text.contains("shop/migrate:2") && text.contains("CrashLoopBackOff"),
+        "{text}"
+    );
+    assert!(!text.contains("%MEM/L"), "{text}");
+    assert!(text.contains("RESTARTS") && text.contains("AGE"), "{text}");
 }

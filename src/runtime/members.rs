@@ -170,6 +170,7 @@ impl Runtime {
             effect,
             Effect::Shell { .. }
                 | Effect::NodeShell { .. }
+                | Effect::Attach { .. }
                 | Effect::Edit { .. }
                 | Effect::Create { .. }
         ) {

@@ -72,6 +72,14 @@ impl KubeMetricsSource {
 }
 
 impl KubeMetricsSource {
+    /// One pod's PodMetrics item (`GET .../namespaces/NS/pods/NAME`: per container usage).
+    pub async fn pod_metrics(&self, namespace: &str, pod: &str) -> Result<Value, Error> {
+        self.get(format!(
+            "/apis/{GROUP_VERSION}/namespaces/{namespace}/pods/{pod}"
+        ))
+        .await
+    }
+
     /// One node's usage (`GET .../nodes/NAME`, for describe), or why there is none.
     pub async fn node_usage(&self, name: &str) -> Result<Usage, String> {
         let v = self

@@ -739,6 +739,30 @@ impl Runtime {
                     },
                 );
             }
+            Effect::FetchPodContainers { namespace, pod } => {
+                let pods: Api<k8s_openapi::api::core::v1::Pod> =
+                    Api::namespaced(self.connection.client.clone(), &namespace);
+                let metrics = metrics::KubeMetricsSource::new(self.connection.client.clone());
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    let result = match pods.get(&pod).await {
+                        Ok(p) => {
+                            // No metrics (no metrics-server, a pod not measured yet): no usage.
+                            let usage = metrics.pod_metrics(&namespace, &pod).await.ok();
+                            Ok(crate::ui::screens::containers::pod_containers(
+                                &p,
+                                usage.as_ref(),
+                            ))
+                        }
+                        Err(e) => Err(one_line(&e.to_string())),
+                    };
+                    let _ = tx.send(Action::PodContainers {
+                        namespace,
+                        pod,
+                        result,
+                    });
+                });
+            }
             Effect::FetchPorts { namespace, pod } => {
                 self.read_pod(
                     namespace,
@@ -822,6 +846,7 @@ impl Runtime {
             // It needs the terminal: the run loop carries it out (`shell_session`).
             Effect::Shell { .. }
             | Effect::NodeShell { .. }
+            | Effect::Attach { .. }
             | Effect::Edit { .. }
             | Effect::Create { .. } => {}
             Effect::ApplyFile {
@@ -1199,7 +1224,10 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                 // A shell or an editor for an object of another fleet member: its client.
                 let (effect, client) = match effect {
                     Effect::OnCluster { cluster, effect }
-                        if matches!(*effect, Effect::Shell { .. } | Effect::Edit { .. }) =>
+                        if matches!(
+                            *effect,
+                            Effect::Shell { .. } | Effect::Attach { .. } | Effect::Edit { .. }
+                        ) =>
                     {
                         match rt.client_for(&cluster) {
                             Some(c) => (*effect, c),
@@ -1236,6 +1264,20 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
                             pod,
                         } => Box::pin(async move {
                             node_shell::run(client, &node, &namespace, &name, *pod).await
+                        }),
+                        Effect::Attach {
+                            namespace,
+                            pod,
+                            container,
+                        } => Box::pin(async move {
+                            shell::run_session_in_terminal(
+                                shell::Session::Attach,
+                                client,
+                                &namespace,
+                                &pod,
+                                Some(&container),
+                            )
+                            .await
                         }),
                         Effect::RunPlugin(run) if !run.background => {
                             let kubeconfig = rt.kubeconfig_file();

@@ -109,15 +109,26 @@ pub async fn session<O: AsyncWrite + Unpin>(
     input: mpsc::Receiver<Input>,
     out: &mut O,
 ) -> ShellExit {
-    session_running(pods, pod, container, &SHELL_COMMAND, size, input, out).await
+    session_as(Session::Shell, pods, pod, container, size, input, out).await
 }
 
-/// [`session`] running `command` instead of the shell.
-pub async fn session_running<O: AsyncWrite + Unpin>(
+/// What a terminal session runs in the container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Session<'a> {
+    /// A new shell (`kubectl exec -it … -- sh -c 'bash || sh'`).
+    Shell,
+    /// The container's main process (`kubectl attach -it`).
+    Attach,
+    /// This command (the node shell's `nsenter`), as `kubectl exec -it … -- command`.
+    Command(&'a [&'a str]),
+}
+
+/// [`session`], or attached to the container's main process (`Session::Attach`).
+pub async fn session_as<O: AsyncWrite + Unpin>(
+    what: Session<'_>,
     pods: &Api<Pod>,
     pod: &str,
     container: Option<&str>,
-    command: &[&str],
     size: (u16, u16),
     mut input: mpsc::Receiver<Input>,
     out: &mut O,
@@ -126,7 +137,12 @@ pub async fn session_running<O: AsyncWrite + Unpin>(
     if let Some(c) = container {
         ap = ap.container(c);
     }
-    let mut p = match pods.exec(pod, command.to_vec(), &ap).await {
+    let started = match what {
+        Session::Shell => pods.exec(pod, SHELL_COMMAND, &ap).await,
+        Session::Command(command) => pods.exec(pod, command.to_vec(), &ap).await,
+        Session::Attach => pods.attach(pod, &ap).await,
+    };
+    let mut p = match started {
         Ok(p) => p,
         Err(e) => return ShellExit::Failed(one_line(&e.to_string())),
     };
@@ -265,7 +281,7 @@ pub async fn run_in_terminal(
     pod: &str,
     container: Option<&str>,
 ) -> (String, bool) {
-    run_command_in_terminal(client, namespace, pod, container, &SHELL_COMMAND).await
+    run_session_in_terminal(Session::Shell, client, namespace, pod, container).await
 }
 
 /// [`run_in_terminal`] running `command` (the node shell's `nsenter`).
@@ -275,6 +291,17 @@ pub async fn run_command_in_terminal(
     pod: &str,
     container: Option<&str>,
     command: &[&str],
+) -> (String, bool) {
+    run_session_in_terminal(Session::Command(command), client, namespace, pod, container).await
+}
+
+/// [`run_in_terminal`] for any kind of [`Session`].
+pub async fn run_session_in_terminal(
+    kind: Session<'_>,
+    client: kube::Client,
+    namespace: &str,
+    pod: &str,
+    container: Option<&str>,
 ) -> (String, bool) {
     let pods: Api<Pod> = Api::namespaced(client, namespace);
     // As kubectl: the pod's default-container annotation, else its first container.
@@ -296,7 +323,12 @@ pub async fn run_command_in_terminal(
         let mut o = std::io::stdout();
         let _ = write!(
             o,
-            "\r\nkinformer: shell in {what}; exit the shell to return to the dashboard\r\n"
+            "\r\nkinformer: {} {what}; {} to return to the dashboard\r\n",
+            label(kind),
+            match kind {
+                Session::Shell | Session::Command(_) => "exit the shell",
+                Session::Attach => "end the process (or its input: ctrl-d)",
+            }
         );
         let _ = o.flush();
     }
@@ -308,16 +340,31 @@ pub async fn run_command_in_terminal(
         std::thread::spawn(move || read_terminal(tx, stop))
     };
     let mut out = tokio::io::stdout();
-    let exit = session_running(&pods, pod, container, command, size, rx, &mut out).await;
+    let exit = session_as(kind, &pods, pod, container, size, rx, &mut out).await;
     stop.store(true, Ordering::Relaxed);
     let _ = tokio::task::spawn_blocking(move || reader.join()).await;
     let result = match exit {
-        ShellExit::Exited(0) => (format!("shell in {what} exited"), false),
-        ShellExit::Exited(n) => (format!("shell in {what} exited with code {n}"), false),
-        ShellExit::Failed(m) => (format!("shell in {what}: {m}"), true),
+        ShellExit::Exited(0) => (format!("{} {what} exited", label(kind)), false),
+        ShellExit::Exited(n) => (
+            format!("{} {what} exited with code {n}", label(kind)),
+            false,
+        ),
+        ShellExit::Failed(m) => (format!("{} {what}: {m}", label(kind)), true),
     };
-    tracing::info!(target: "kinformer::write", op = "exec", namespace, pod, container = container.unwrap_or(""), result = %result.0, "write");
+    let op = match kind {
+        Session::Shell | Session::Command(_) => "exec",
+        Session::Attach => "attach",
+    };
+    tracing::info!(target: "kinformer::write", op, namespace, pod, container = container.unwrap_or(""), result = %result.0, "write");
     result
+}
+
+/// The footer's word for a session: `shell in`, `attach to`.
+fn label(kind: Session<'_>) -> &'static str {
+    match kind {
+        Session::Shell | Session::Command(_) => "shell in",
+        Session::Attach => "attach to",
+    }
 }
 
 #[cfg(test)]

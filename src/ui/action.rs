@@ -412,6 +412,12 @@ pub enum Action {
         pod: String,
         result: Result<(Vec<String>, usize), String>,
     },
+    /// Answer to [`Effect::FetchPodContainers`]: the pod's containers, each with its usage.
+    PodContainers {
+        namespace: String,
+        pod: String,
+        result: Result<crate::ui::screens::containers::PodContainers, String>,
+    },
     /// The active port-forwards (after a start or stop, and once a second while they change).
     Forwards(Vec<crate::ui::portforward::ForwardRow>),
     /// Progress of the drain started by [`Effect::Drain`].
@@ -580,6 +586,12 @@ pub enum Effect {
         namespace: String,
         pod: String,
     },
+    /// GET the pod and its PodMetrics (absent metrics: no usage); answer with
+    /// [`Action::PodContainers`].
+    FetchPodContainers {
+        namespace: String,
+        pod: String,
+    },
     /// GET the pod; answer with [`Action::Ports`].
     FetchPorts {
         namespace: String,
@@ -635,6 +647,13 @@ pub enum Effect {
         namespace: String,
         name: String,
         pod: Box<serde_json::Value>,
+    },
+    /// As [`Effect::Shell`], attached to the container's main process (`kubectl attach -it`)
+    /// instead of a new shell. Never emitted in read-only mode.
+    Attach {
+        namespace: String,
+        pod: String,
+        container: String,
     },
     /// Suspend the dashboard and edit the object in `$KUBE_EDITOR` / `$EDITOR`
     /// (`crate::runtime::edit::edit_loop`), then restore and redraw the dashboard and answer with

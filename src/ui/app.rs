@@ -178,6 +178,10 @@ pub struct App {
     pub command_history: std::collections::VecDeque<String>,
     /// Where Up/Down stand in `command_history` while the prompt is open (None: the line typed).
     pub(super) command_recall: Option<usize>,
+    /// The view commands run, for `[`, `]` and `-` (see [`super::nav_history`]).
+    pub nav_history: super::nav_history::NavHistory,
+    /// Header and breadcrumbs shown (`ctrl-e`, `ctrl-g`).
+    pub chrome: super::nav_history::Chrome,
     /// The node drain in progress or just ended (shown by the drain dialog).
     pub drain: Option<DrainProgress>,
     /// The active port-forwards, as the runtime reports them.
@@ -227,12 +231,19 @@ const CHROME_ROWS: u16 = 7;
 /// Lines of the header (3) and footer (1) around the body.
 const FRAME_ROWS: u16 = 4;
 
+/// A terminal this high or lower shows the event log pane as one line.
+pub const ONE_LINE_PANE_ROWS: u16 = 30;
+
 /// The smallest useful event log pane: its title, column header and one entry.
 const MIN_PANE_ROWS: u16 = 3;
 
 /// Height of the event log pane under a table in a terminal `height` lines high: about a quarter
-/// of the body (the table keeps the rest); none when that would not hold one entry.
+/// of the body (the table keeps the rest); one line (the latest delta) in a terminal of
+/// [`ONE_LINE_PANE_ROWS`] rows or fewer, where the table needs them.
 pub fn events_pane_rows(height: u16) -> u16 {
+    if height <= ONE_LINE_PANE_ROWS {
+        return 1;
+    }
     let rows = height.saturating_sub(FRAME_ROWS) / 4;
     if rows < MIN_PANE_ROWS { 0 } else { rows }
 }
@@ -302,6 +313,8 @@ impl App {
             should_quit: false,
             command_history: std::collections::VecDeque::new(),
             command_recall: None,
+            nav_history: Default::default(),
+            chrome: Default::default(),
             drain: None,
             forwards: Vec::new(),
             next_forward: 1,
@@ -338,6 +351,13 @@ impl App {
         // The members first: the views that follow are fed from every one of them.
         self.init_fleet(&mut fx);
         let name = self.initial_resource.clone();
+        match resolve(&self.resources, &name) {
+            Some(r) if r.namespaced => self.nav_history.record(&format!(
+                "{name} {}",
+                self.namespace.as_deref().unwrap_or("-A")
+            )),
+            _ => self.nav_history.record(&name),
+        }
         match resolve(&self.resources, &name).cloned() {
             Some(r) => {
                 let ns = self.scope_for(&r);
@@ -527,10 +547,12 @@ impl App {
 
     /// Rows visible in the table area at the current terminal size.
     pub fn table_height(&self) -> usize {
-        let mut h = self.size.1.saturating_sub(CHROME_ROWS);
-        if self.user.settings.k9s_ui.headless {
-            h += 3;
-        }
+        let chrome = if self.chrome.header && !self.user.settings.k9s_ui.headless {
+            CHROME_ROWS
+        } else {
+            CHROME_ROWS - 3
+        };
+        let mut h = self.size.1.saturating_sub(chrome);
         if self.show_events_pane {
             h = h.saturating_sub(events_pane_rows(self.size.1));
         }
@@ -655,6 +677,7 @@ impl App {
                 select_on_arrival: None,
                 served: None,
                 marked: Vec::new(),
+                sort_pick: None,
                 past: None,
             },
         );
@@ -841,6 +864,14 @@ impl App {
                 pod,
                 result,
             } => self.on_containers(&namespace, &pod, result, &mut fx),
+            Action::PodContainers {
+                namespace,
+                pod,
+                result,
+            } => {
+                screens::containers::on_rows(self, &namespace, &pod, result);
+                self.dirty = true;
+            }
             Action::Images { write, result } => self.on_images(&write, result),
             Action::Forwards(rows) => self.on_forwards(rows),
             Action::ScopeServed { view, served } => self.on_scope_served(view, served),
@@ -1048,6 +1079,14 @@ impl App {
             }
             KeyAction::ToggleEvents => {
                 self.show_events_pane = !self.show_events_pane;
+                self.scroll_current();
+            }
+            KeyAction::HistoryBack => super::nav_history::step(self, true, fx),
+            KeyAction::HistoryForward => super::nav_history::step(self, false, fx),
+            KeyAction::LastView => super::nav_history::last(self, fx),
+            KeyAction::ToggleCrumbs => self.chrome.crumbs = !self.chrome.crumbs,
+            KeyAction::ToggleHeader => {
+                self.chrome.header = !self.chrome.header;
                 self.scroll_current();
             }
             // Everything else belongs to a screen (see `screens::on_key`).

@@ -165,18 +165,30 @@ impl App {
                 }
             },
             // A user's k9s alias first (it may shadow a kind's name, as in k9s).
-            _ if self.run_alias(line, fx) => {}
-            name => match resolve(&self.resources, name).cloned() {
-                Some(r) => {
-                    if let Some(text) = arg {
-                        let ns = crate::ui::scope::parse(text);
-                        let names = crate::ui::scope::names(ns.as_deref());
-                        if !names.iter().all(|n| self.valid_namespace(n)) {
-                            return;
-                        }
-                        self.namespace = ns;
+            _ if self.run_alias(line, fx) => self.nav_history.record(line),
+            // k9s's arguments, in any order: a namespace (or `ns1,ns2`, `all`, `-A`), `/filter`,
+            // a label selector (`app=web,env=dev`), `@context`.
+            name => match resolve(&self.resources, name) {
+                Some(_) => {
+                    let e = crate::config::aliases::Expanded {
+                        resource: name.to_string(),
+                        args: crate::config::aliases::CommandArgs::parse(
+                            line.split_whitespace().skip(1),
+                        ),
+                    };
+                    let before = self.current_view_id();
+                    self.open_expanded(&e, false, fx);
+                    if self.current_view_id() != before {
+                        // With the scope it opened in: `[` returns to that table as it was.
+                        let namespaced = self.current_view().is_some_and(|v| v.resource.namespaced);
+                        let line = match (&e.args.namespace, namespaced) {
+                            (None, true) => {
+                                format!("{line} {}", self.namespace.as_deref().unwrap_or("-A"))
+                            }
+                            _ => line.to_string(),
+                        };
+                        self.nav_history.record(&line);
                     }
-                    self.reset_to(r, fx);
                 }
                 None => self.error(format!("unknown resource or command: {name}")),
             },

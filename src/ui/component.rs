@@ -179,6 +179,8 @@ impl Outcome {
 pub enum Request {
     /// Start draining `node` (cordon, then evict every pod) and show its progress.
     StartDrain { node: String, opts: DrainOptions },
+    /// Carry out these confirmed writes (every marked row's), each checked for read-only.
+    Writes(Vec<Write>),
     /// Run a k9s plugin (its inputs asked, its confirmation given).
     StartPlugin(Box<PluginRun>),
     /// Ask to confirm a k9s plugin run (its `confirm: true`) before it starts.

@@ -37,6 +37,19 @@ impl App {
         self.mode = Mode::Containers(ContainerPicker::new(namespace, pod));
     }
 
+    /// `a` on a pod (checks done by the caller): the picker, then attach to the one picked.
+    pub(crate) fn open_attach_picker(
+        &mut self,
+        namespace: String,
+        pod: String,
+        fx: &mut Vec<Effect>,
+    ) {
+        self.open_container_picker(namespace, pod, fx);
+        if let Mode::Containers(p) = &mut self.mode {
+            p.attach = true;
+        }
+    }
+
     /// The pod's containers arrived: to the picker, if it is still open for that pod.
     pub(crate) fn on_containers(
         &mut self,
@@ -66,6 +79,19 @@ impl App {
             pod: pod.clone(),
         });
         self.mode = Mode::Forward(ForwardDialog::new(namespace, pod, ForwardKind::Pod));
+    }
+
+    /// `shift-f` on a container (its ports known): the dialog over those ports.
+    pub(crate) fn open_forward_dialog_with(
+        &mut self,
+        namespace: String,
+        pod: String,
+        ports: Vec<crate::ui::action::ContainerPort>,
+    ) {
+        let mut d = ForwardDialog::new(namespace, pod, ForwardKind::Pod);
+        d.ports = Some(Ok(ports));
+        d.follow_selection();
+        self.mode = Mode::Forward(d);
     }
 
     /// `F` on a Service or Deployment: open the dialog and fetch its ports and selector.

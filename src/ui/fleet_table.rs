@@ -50,6 +50,8 @@ fn aimed_at_object(e: &Effect) -> bool {
             | Effect::Edit { .. }
             | Effect::Shell { .. }
             | Effect::FetchContainers { .. }
+            | Effect::FetchPodContainers { .. }
+            | Effect::Attach { .. }
             | Effect::FetchImages(_)
             | Effect::FetchPorts { .. }
             | Effect::FetchTargetPorts { .. }

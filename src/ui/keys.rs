@@ -76,8 +76,22 @@ pub enum KeyAction {
     TimeBack,
     /// `]`: the next recorded change (live after the last).
     TimeForward,
-    /// Mark a version on the timeline (Enter then diffs the marked and the selected one).
+    /// `[` in a live view: the previous view command (k9s's history back).
+    HistoryBack,
+    /// `]` in a live view: the next view command (after `[`).
+    HistoryForward,
+    /// `-`: the last view command (again: back; k9s's "last view").
+    LastView,
+    /// `ctrl-g`: breadcrumbs on/off.
+    ToggleCrumbs,
+    /// `ctrl-e`: the header on/off.
+    ToggleHeader,
+    /// Mark a row (a table: for delete, kill and plugins; a timeline: a version to diff).
     Mark,
+    /// `ctrl-space`: mark the rows from the last marked one to the selected one.
+    MarkRange,
+    /// `ctrl-\`: unmark every row.
+    ClearMarks,
     /// CronJobs: run now (a Job from the job template).
     Trigger,
     /// CronJobs: suspend / resume.
@@ -86,12 +100,19 @@ pub enum KeyAction {
     SetImage,
     /// Logs of the previous container instance (k9s `p`).
     PreviousLogs,
+    /// Attach to a container's main process (k9s `a`, `kubectl attach -it`).
+    Attach,
     /// Sort by READY / STATUS / RESTARTS / IP / NODE (k9s's `shift-<letter>`).
     SortReady,
     SortStatus,
     SortRestarts,
     SortIp,
     SortNode,
+    /// `shift-o`: sort by the column picked with `shift-left` / `shift-right`.
+    SortPicked,
+    /// `shift-left` / `shift-right`: pick the column `shift-o` sorts by.
+    PickColumnLeft,
+    PickColumnRight,
     /// Jump to the selected object's owner (k9s `shift-j`).
     JumpOwner,
     /// A pod's node (k9s `o`).
@@ -134,6 +155,16 @@ pub struct KeySpec {
     pub code: KeyCode,
     pub ctrl: bool,
     pub alt: bool,
+    /// Shift on an arrow key (`shift-left`); a shifted letter is its upper case instead.
+    pub shift: bool,
+}
+
+/// Whether Shift is told apart on this key (the arrows).
+fn shift_counts(code: KeyCode) -> bool {
+    matches!(
+        code,
+        KeyCode::Left | KeyCode::Right | KeyCode::Up | KeyCode::Down
+    )
 }
 
 impl KeySpec {
@@ -150,6 +181,7 @@ impl KeySpec {
             code,
             ctrl: ev.modifiers.contains(KeyModifiers::CONTROL),
             alt: ev.modifiers.contains(KeyModifiers::ALT),
+            shift: shift_counts(code) && ev.modifiers.contains(KeyModifiers::SHIFT),
         }
     }
 
@@ -200,7 +232,12 @@ impl KeySpec {
                 _ => return Err(format!("unknown key {s:?}")),
             },
         };
-        Ok(KeySpec { code, ctrl, alt })
+        Ok(KeySpec {
+            code,
+            ctrl,
+            alt,
+            shift: shift && shift_counts(code),
+        })
     }
 }
 
@@ -211,6 +248,9 @@ impl fmt::Display for KeySpec {
         }
         if self.alt {
             f.write_str("alt-")?;
+        }
+        if self.shift {
+            f.write_str("shift-")?;
         }
         match self.code {
             KeyCode::Char(' ') => f.write_str("space"),
@@ -492,6 +532,11 @@ pub enum Place {
     Table(&'static str),
     /// This screen is on top: `deltas` (the event log), `history`, `contexts`, `xray`.
     Screen(&'static str),
+    /// Any resource table is on top.
+    AnyTable,
+    /// A state of the view on top: `past view` (`:at`), `live view`, `picked column` (a
+    /// column picked with shift-left/right).
+    State(&'static str),
 }
 
 /// Where an action applies, and how the footer says it.
@@ -512,10 +557,10 @@ pub struct Applies {
 /// names (not here).
 pub fn applies(action: KeyAction) -> Option<Applies> {
     use KeyAction as A;
-    use Place::{Kind, Screen, Table};
+    use Place::{AnyTable, Kind, Screen, State};
     let (places, words): (&'static [Place], &'static str) = match action {
         A::Shell => (&[Kind("", "Pod"), Kind("", "Node")], "pods and nodes"),
-        A::Kill | A::PodNode => (&[Kind("", "Pod")], "pods"),
+        A::Attach | A::Kill | A::PodNode => (&[Kind("", "Pod")], "pods"),
         A::PreviousLogs | A::Logs => (
             &[
                 Kind("", "Pod"),
@@ -560,7 +605,7 @@ pub fn applies(action: KeyAction) -> Option<Applies> {
                 Screen("history"),
                 Screen("contexts"),
                 Screen("helm"),
-                Table("Namespace"),
+                AnyTable,
             ],
             "a history, the contexts or the namespaces",
         ),
@@ -568,6 +613,12 @@ pub fn applies(action: KeyAction) -> Option<Applies> {
         A::HelmValues | A::HelmAllValues | A::HelmManifest | A::HelmNotes => {
             (&[Screen("helm")], ":helm")
         }
+        // `[` / `]`: time in a past view, the view commands in a live one.
+        A::TimeBack | A::TimeForward => (&[State("past view")], "a past view (:at)"),
+        A::HistoryBack | A::HistoryForward | A::LastView => (&[State("live view")], "a live view"),
+        // `shift-o`: the picked column, else k9s's sort by NODE on pods.
+        A::SortPicked => (&[State("picked column")], "a picked column (shift-left/right)"),
+        A::SortNode => (&[Kind("", "Pod")], "pods"),
         // Everywhere: its handler says when the row is not a secret.
         A::RevealSecrets => (&[], "secrets"),
         _ => return None,
@@ -583,7 +634,8 @@ pub fn applies_in(action: KeyAction) -> Option<Vec<&'static str>> {
         a.places
             .iter()
             .map(|p| match *p {
-                Place::Kind(_, k) | Place::Table(k) | Place::Screen(k) => k,
+                Place::Kind(_, k) | Place::Table(k) | Place::Screen(k) | Place::State(k) => k,
+                Place::AnyTable => "table",
             })
             .collect(),
     )

@@ -113,6 +113,7 @@ pub mod log_text;
 pub mod log_view;
 pub mod metrics;
 pub mod node_shell;
+pub mod nav_history;
 pub mod operate;
 mod outcome;
 pub mod plugin_run;

@@ -102,6 +102,7 @@ impl App {
         let cluster = self.fleet.is_fleet().then(|| {
             match &pending {
                 Pending::Write(w) => w.cluster.clone(),
+                Pending::Writes(ws) => ws.first().and_then(|w| w.cluster.clone()),
                 Pending::Drain { .. } => None,
                 Pending::Plugin(p) => Some(p.context.clone()),
                 Pending::NodeShell { .. } => None,
@@ -116,9 +117,31 @@ impl App {
         });
     }
 
+    /// Confirmed writes on every marked row: each checked for read-only first (one refusal
+    /// stops them all), then one footer line, the marks cleared and one write each.
+    fn run_writes(&mut self, ws: Vec<Write>, fx: &mut Vec<Effect>) {
+        for w in &ws {
+            if let Err(e) = w.check(self.readonly_for_write(w)) {
+                self.error(e);
+                return;
+            }
+        }
+        if let Some(first) = ws.first() {
+            self.info(format!(
+                "{} {} {}…",
+                first.op.name(),
+                ws.len(),
+                first.resource.api_resource.plural
+            ));
+        }
+        self.clear_marks();
+        fx.extend(ws.into_iter().map(Effect::Write));
+    }
+
     fn run_request(&mut self, request: Request, fx: &mut Vec<Effect>) {
         match request {
             Request::StartDrain { node, opts } => self.mode = self.start_drain(node, opts, fx),
+            Request::Writes(ws) => self.run_writes(ws, fx),
             Request::StartPlugin(run) => self.start_plugin(*run, fx),
             Request::ConfirmPlugin(run) => self.ask_confirm(Pending::Plugin(run)),
             Request::StartForward { note, effect } => self.start_forward(note, *effect, fx),

@@ -83,40 +83,75 @@ pub enum SortBy {
     Joined(usize),
 }
 
-/// A text filter (`/text`, `/~regex`).
+/// A text filter, as k9s reads what follows `/`: a regular expression (`fred|blee`), `!x` the
+/// rows that do not match, `-f x` fuzzy (the name holds x's characters in order). Text without
+/// regex metacharacters (most filters: a name fragment) is a plain case-insensitive substring
+/// search, the fast path; `~re` is a regex too (kinformer's older syntax).
 #[derive(Debug, Clone)]
 pub enum TextFilter {
     Substring(String),
     Regex(Regex),
+    /// Lower-case characters the name must hold in order (k9s's `-f`).
+    Fuzzy(String),
+    /// The rows the inner filter does not match (k9s's `!`).
+    Not(Box<TextFilter>),
 }
 
+/// Characters that make a filter a regular expression rather than plain text.
+const REGEX_META: &str = "\\.+*?()|[]{}^$";
+
 impl TextFilter {
-    /// Parse what the user typed after `/`: `~re` is a regex, anything else a case-insensitive
-    /// substring.
+    /// Parse what the user typed after `/` (see the type). An invalid regex is one line naming
+    /// what was typed and what is wrong.
     pub fn parse(text: &str) -> Result<TextFilter, String> {
-        match text.strip_prefix('~') {
-            // regex's message is several lines (the pattern, a caret, the error): its last line
-            // says what is wrong, and the pattern is the one typed (without `(?i)`).
-            Some(re) => Regex::new(&format!("(?i){re}"))
-                .map(TextFilter::Regex)
-                .map_err(|e| {
-                    let why = e.to_string();
-                    let why = why.lines().last().unwrap_or("").trim();
-                    let why = why.strip_prefix("error: ").unwrap_or(why);
-                    format!("invalid regex /~{re}: {why}")
-                }),
-            None => Ok(TextFilter::Substring(text.to_lowercase())),
+        if let Some(rest) = text.strip_prefix('!') {
+            // `!` alone (typed on the way to `!x`) filters nothing yet.
+            if rest.is_empty() {
+                return Ok(TextFilter::Substring(String::new()));
+            }
+            return Ok(TextFilter::Not(Box::new(Self::parse(rest)?)));
         }
+        if let Some(q) = text.strip_prefix("-f ").or_else(|| text.strip_prefix("-f")) {
+            return Ok(TextFilter::Fuzzy(
+                q.chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>()
+                    .to_lowercase(),
+            ));
+        }
+        let re = match text.strip_prefix('~') {
+            Some(re) => re,
+            None if text.contains(|c| REGEX_META.contains(c)) => text,
+            None => return Ok(TextFilter::Substring(text.to_lowercase())),
+        };
+        // regex's message is several lines (the pattern, a caret, the error): its last line
+        // says what is wrong, and the pattern is the one typed (without `(?i)`).
+        Regex::new(&format!("(?i){re}"))
+            .map(TextFilter::Regex)
+            .map_err(|e| {
+                let why = e.to_string();
+                let why = why.lines().last().unwrap_or("").trim();
+                let why = why.strip_prefix("error: ").unwrap_or(why);
+                format!("invalid regex /{text}: {why}")
+            })
     }
 
     pub(crate) fn matches_str(&self, s: &str) -> bool {
         match self {
             TextFilter::Substring(sub) => contains_folded(s, sub),
             TextFilter::Regex(re) => re.is_match(s),
+            TextFilter::Fuzzy(q) => fuzzy_match(s, q),
+            TextFilter::Not(inner) => !inner.matches_str(s),
         }
     }
 
     fn matches(&self, s: &ObjectSummary) -> bool {
+        match self {
+            // Not: none of the row's text matches; fuzzy: the name, as k9s.
+            TextFilter::Not(inner) => return !inner.matches(s),
+            TextFilter::Fuzzy(q) => return fuzzy_match(&s.name, q),
+            _ => {}
+        }
         if self.matches_str(&s.name)
             || s.namespace.as_deref().is_some_and(|n| self.matches_str(n))
             || s.cluster().is_some_and(|c| self.matches_str(c))
@@ -129,6 +164,17 @@ impl TextFilter {
             _ => false,
         })
     }
+}
+
+/// Whether `hay` holds `needle`'s (lower-case) characters in order, ignoring case.
+fn fuzzy_match(hay: &str, needle: &str) -> bool {
+    let mut want = needle.chars().peekable();
+    for c in hay.chars().flat_map(char::to_lowercase) {
+        if want.peek() == Some(&c) {
+            want.next();
+        }
+    }
+    want.peek().is_none()
 }
 
 /// Whether `hay` contains `needle` (already lowercase), ignoring case. ASCII text, what names,

@@ -173,7 +173,7 @@ impl App {
                     p.asked_ms = i64::MIN;
                 }
             } else {
-                self.info("] steps forward in a past view (:at TIME or [ first)");
+                self.info("] steps forward in a past view (:at TIME first)");
             }
             return;
         };

@@ -119,7 +119,7 @@ impl App {
 
     /// Open what an alias resolved to: the context, the kind in the namespace, then the
     /// selector and filter on its table. `on_top`: push the table (`esc` returns).
-    fn open_expanded(&mut self, e: &Expanded, on_top: bool, fx: &mut Vec<Effect>) {
+    pub(crate) fn open_expanded(&mut self, e: &Expanded, on_top: bool, fx: &mut Vec<Effect>) {
         let Some(r) = resolve(&self.resources, &e.resource).cloned() else {
             // A command (`ctx`, `pf`, ...) the alias names: run it as typed.
             let mut line = e.resource.clone();
@@ -143,11 +143,24 @@ impl App {
             }
             self.switch_to_context(ctx, fx);
         }
-        if let Some(ns) = &e.args.namespace {
-            if !self.valid_namespace(ns) {
-                return;
+        if let Some(text) = &e.args.namespace {
+            let all = text == "-A"
+                || (text == "all" && !self.namespace_names().iter().any(|n| n == "all"));
+            if all {
+                self.namespace = None;
+            } else {
+                // `shop,payments`: one table over several namespaces.
+                let ns = crate::ui::scope::parse(text);
+                let names = crate::ui::scope::names(ns.as_deref());
+                if ns.is_none() {
+                    self.error(format!("no namespace in {text:?}"));
+                    return;
+                }
+                if !names.iter().all(|n| self.valid_namespace(n)) {
+                    return;
+                }
+                self.namespace = ns;
             }
-            self.namespace = Some(ns.clone());
         }
         if on_top {
             let ns = self.scope_for(&r);

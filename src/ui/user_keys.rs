@@ -30,6 +30,7 @@ pub fn parse_k9s_shortcut(s: &str) -> Result<KeySpec, String> {
             code: KeyCode::Char(shifted),
             ctrl: false,
             alt: false,
+            shift: false,
         });
     }
     let mut k = KeySpec::parse(s.trim())?;

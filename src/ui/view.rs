@@ -57,10 +57,13 @@ pub struct ResourceView {
     pub select_on_arrival: Option<SelectOnArrival>,
     /// A view of several namespaces: which informers serve it (the runtime's word).
     pub served: Option<String>,
-    /// The namespaces table: the rows marked with `space` (names, in the order marked).
+    /// The rows marked with `space` (keys, in the order marked): `ctrl-d`, `ctrl-k` and plugins
+    /// act on them all; in the namespaces table Enter shows the marked ones together.
     pub marked: Vec<String>,
     /// Shown as it was (`:at`, `[`, `]`): the past rows are in `table`, the live ones aside.
     pub past: Option<Box<PastTable>>,
+    /// The column `shift-left` / `shift-right` picked for `shift-o` (shown in brackets).
+    pub sort_pick: Option<crate::ui::table::SortBy>,
 }
 
 /// Which index a drilled view's rows come from.

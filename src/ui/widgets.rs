@@ -30,11 +30,11 @@ impl Widget for &App {
         }
         let pane = self.show_events_pane && matches!(screen, Some(Screen::Table(_)));
         let [header, prompt_area, body, pane_area, footer] = Layout::vertical([
-            // k9s's `ui.headless`: no header.
-            Constraint::Length(if self.user.settings.k9s_ui.headless {
-                0
-            } else {
+            // k9s's `ui.headless` and ctrl-e: no header.
+            Constraint::Length(if self.chrome.header && !self.user.settings.k9s_ui.headless {
                 3
+            } else {
+                0
             }),
             Constraint::Length(if prompt { 3 } else { 0 }),
             Constraint::Fill(1),
@@ -51,7 +51,10 @@ impl Widget for &App {
             self.render_prompt(prompt_area, buf);
         }
         screens::draw(self, screen, body, buf);
-        if pane {
+        super::nav_history::draw_crumbs(self, body, buf);
+        if pane && pane_area.height == 1 {
+            screens::events::render_events_line(&self.events, pane_area, buf);
+        } else if pane {
             render_events(
                 &self.events,
                 self.fleet
@@ -112,22 +115,45 @@ impl App {
                 Style::default().fg(Color::LightRed),
             ));
         }
-        // k9s's namespace favourites (`0` all, `1`-`9` the most recently used), as many as fit.
-        let mut used: usize = l1.iter().map(Span::width).sum();
-        for (i, ns) in std::iter::once("all")
+        // k9s's namespace favourites (`0` all, `1`-`9` the most recently used), as many as fit,
+        // then how many more there are (`+3 more`).
+        let used: usize = l1.iter().map(Span::width).sum();
+        let favs: Vec<(String, &str)> = std::iter::once("all")
             .chain(self.favourites.iter().map(String::as_str))
             .enumerate()
-        {
-            let (k, n) = (format!("{}<{i}>", if i == 0 { "  " } else { " " }), ns);
-            if used + k.chars().count() + n.chars().count() > area.width as usize {
+            .map(|(i, ns)| (format!("{}<{i}>", if i == 0 { "  " } else { " " }), ns))
+            .collect();
+        let width = |f: &(String, &str)| f.0.chars().count() + f.1.chars().count();
+        let more = |n: usize| format!(" +{n} more");
+        let mut shown = 0;
+        let mut room = (area.width as usize).saturating_sub(used);
+        for (i, f) in favs.iter().enumerate() {
+            let after = favs.len() - i - 1;
+            let tail = if after > 0 { more(after).len() } else { 0 };
+            // This one, and the note for the rest if any (unless they all fit too).
+            let rest: usize = favs[i..].iter().map(width).sum();
+            if rest <= room {
+                shown = favs.len();
                 break;
             }
-            used += k.chars().count() + n.chars().count();
+            if width(f) + tail > room {
+                break;
+            }
+            room -= width(f);
+            shown = i + 1;
+        }
+        for (k, n) in &favs[..shown] {
             l1.push(Span::styled(
-                k,
+                k.clone(),
                 Style::default().fg(KEY).add_modifier(Modifier::BOLD),
             ));
             l1.push(Span::styled(n.to_string(), Style::default().fg(DIM)));
+        }
+        if shown < favs.len() && more(favs.len() - shown).len() <= room {
+            l1.push(Span::styled(
+                more(favs.len() - shown),
+                Style::default().fg(DIM),
+            ));
         }
         let screen = self.current_screen();
         // The informer and filter lines describe the screen on top, not the table beneath it.

@@ -311,3 +311,164 @@ fn up_and_down_recall_earlier_commands_in_the_prompt() {
     app.update(code(KeyCode::Up));
     assert_eq!(prompt_line(&app), "nosuch2");
 }
+
+fn run_line(app: &mut App, line: &str) -> Vec<Effect> {
+    app.update(key(':'));
+    type_str(app, line);
+    app.update(code(KeyCode::Enter))
+}
+
+#[test]
+fn a_resource_command_takes_a_namespace_or_all_as_k9s() {
+    let (mut app, _) = app_with(config(), three_pods());
+    let fx = run_line(&mut app, "pod shop");
+    assert_eq!(
+        opened(&fx)[0],
+        (opened(&fx)[0].0, "pods".into(), Some("shop".into()))
+    );
+    assert_eq!(app.namespace.as_deref(), Some("shop"));
+    let fx = run_line(&mut app, "pod -A");
+    assert_eq!(opened(&fx)[0].2, None, ":pod -A = all namespaces");
+    let fx = run_line(&mut app, "pod default,shop");
+    assert_eq!(opened(&fx)[0].2.as_deref(), Some("default,shop"));
+    // An unknown namespace is refused as :ns refuses it, nothing opened.
+    let fx = run_line(&mut app, "pod nosuch");
+    assert!(opened(&fx).is_empty(), "{fx:?}");
+    assert!(app.message.clone().unwrap().0.contains("unknown namespace"));
+}
+
+#[test]
+fn a_resource_command_takes_a_slash_filter_as_k9s() {
+    let (mut app, _) = app_with(config(), three_pods());
+    let fx = run_line(&mut app, "pod /web");
+    let id = opened(&fx)[0].0;
+    assert_eq!(app.views[&id].table.filters.text_raw, "web");
+    app.update(Action::Resync {
+        view: id,
+        rows: three_pods(),
+    });
+    assert_eq!(shown(&app, id), ["default/web-2"]);
+}
+
+#[test]
+fn a_resource_command_takes_a_label_selector_as_k9s() {
+    let (mut app, _) = app_with(config(), three_pods());
+    let fx = run_line(&mut app, "pod app=fred,env=dev");
+    let id = opened(&fx)[0].0;
+    let label = app.views[&id]
+        .table
+        .filters
+        .label
+        .as_ref()
+        .map(|l| l.text.clone());
+    assert_eq!(label.as_deref(), Some("app=fred,env=dev"));
+    assert_eq!(app.namespace.as_deref(), Some("default"), "the scope stays");
+}
+
+#[test]
+fn a_resource_command_takes_a_context_as_k9s() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Contexts(vec!["demo".into(), "ctx1".into()]));
+    let fx = run_line(&mut app, "pod @ctx1");
+    assert!(fx.contains(&Effect::SwitchContext("ctx1".into())), "{fx:?}");
+    assert_eq!(app.connection.context, "ctx1");
+    assert_eq!(
+        app.current_view().unwrap().resource.api_resource.plural,
+        "pods"
+    );
+    // A context the kubeconfig does not name: refused, nothing switched.
+    let fx = run_line(&mut app, "pod @nosuch");
+    assert!(!fx.iter().any(|e| matches!(e, Effect::SwitchContext(_))));
+    assert!(app.message.clone().unwrap().0.contains("unknown context"));
+}
+
+#[test]
+fn a_resource_command_combines_namespace_selector_and_filter_in_any_order() {
+    let (mut app, _) = app_with(config(), three_pods());
+    let fx = run_line(&mut app, "dp shop app=web");
+    let (id, plural, ns) = opened(&fx)[0].clone();
+    assert_eq!(
+        (plural.as_str(), ns.as_deref()),
+        ("deployments", Some("shop"))
+    );
+    let label = app.views[&id]
+        .table
+        .filters
+        .label
+        .as_ref()
+        .map(|l| l.text.clone());
+    assert_eq!(label.as_deref(), Some("app=web"));
+    let fx = run_line(&mut app, "po /api app=web kube-system");
+    let (id, _, ns) = opened(&fx)[0].clone();
+    assert_eq!(ns.as_deref(), Some("kube-system"));
+    let v = &app.views[&id];
+    assert_eq!(v.table.filters.text_raw, "api");
+    assert_eq!(v.table.filters.label.as_ref().unwrap().text, "app=web");
+}
+
+fn filter_with(app: &mut App, text: &str) {
+    app.update(key('/'));
+    type_str(app, text);
+    app.update(code(KeyCode::Enter));
+}
+
+#[test]
+fn slash_is_a_regular_expression_as_k9s() {
+    let (mut app, v) = app_with(config(), three_pods());
+    filter_with(&mut app, "API|db");
+    assert_eq!(shown(&app, v), ["default/api-1", "default/db-0"]);
+}
+
+#[test]
+fn slash_bang_keeps_the_rows_that_do_not_match() {
+    let (mut app, v) = app_with(config(), three_pods());
+    filter_with(&mut app, "!web");
+    assert_eq!(shown(&app, v), ["default/api-1", "default/db-0"]);
+    app.update(code(KeyCode::Esc));
+    filter_with(&mut app, "!api|db");
+    assert_eq!(shown(&app, v), ["default/web-2"]);
+}
+
+#[test]
+fn slash_dash_f_is_a_fuzzy_match_on_the_name() {
+    let (mut app, v) = app_with(config(), three_pods());
+    filter_with(&mut app, "-f wb2");
+    assert_eq!(shown(&app, v), ["default/web-2"]);
+    app.update(code(KeyCode::Esc));
+    filter_with(&mut app, "-f d0");
+    assert_eq!(shown(&app, v), ["default/db-0"]);
+}
+
+#[test]
+fn an_invalid_regex_after_slash_is_one_footer_message_and_hides_nothing() {
+    let (mut app, v) = app_with(config(), three_pods());
+    filter_with(&mut app, "web(");
+    let (msg, error) = app.message.clone().unwrap();
+    assert!(error);
+    assert_eq!(msg, "invalid regex /web(: unclosed group");
+    assert_eq!(shown(&app, v).len(), 3);
+}
+
+#[test]
+fn literal_text_stays_a_substring_filter_and_metacharacters_make_a_regex() {
+    use kinformer::ui::table::TextFilter;
+    for literal in ["web-2", "10.0.0", "node_1", "Running"] {
+        let parsed = TextFilter::parse(literal);
+        // A dot is a metacharacter: `10.0.0` is a regex (matching what the substring would).
+        let want_substring = !literal.contains('.');
+        assert_eq!(
+            matches!(parsed, Ok(TextFilter::Substring(_))),
+            want_substring,
+            "{literal}: {parsed:?}"
+        );
+    }
+    assert!(matches!(
+        TextFilter::parse("fred|blee"),
+        Ok(TextFilter::Regex(_))
+    ));
+    assert!(matches!(TextFilter::parse("!x"), Ok(TextFilter::Not(_))));
+    assert!(matches!(
+        TextFilter::parse("-f x"),
+        Ok(TextFilter::Fuzzy(_))
+    ));
+}

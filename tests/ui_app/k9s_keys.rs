@@ -642,3 +642,29 @@ fn a_sort_keys_first_press_orders_as_k9s_most_restarts_on_top_names_and_ages_asc
     assert_eq!(shown(&app, v), ["default/a", "default/b", "default/c"]);
     assert!(!app.views[&v].table.sort().1);
 }
+
+#[test]
+fn a_narrow_header_shows_the_favourites_that_fit_and_says_how_many_more() {
+    let (mut app, _) = on("pods", vec![simple_pod("default", "web-1")]);
+    app.favourites = (1..=9).map(|i| format!("team-namespace-{i}")).collect();
+    app.update(Action::Resize(100, 30));
+    let text = screen_text(&app);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("<0>all") && first.contains("<1>team-namespace-1"),
+        "{first}"
+    );
+    let shown = (1..=9)
+        .filter(|i| first.contains(&format!("<{i}>team-namespace-{i}")))
+        .count();
+    assert!(shown < 9, "{first}");
+    assert!(first.contains(&format!("+{} more", 9 - shown)), "{first}");
+    // Wide enough for all of them: no note.
+    app.update(Action::Resize(300, 30));
+    let text = screen_text(&app);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("<9>team-namespace-9") && !first.contains("more"),
+        "{first}"
+    );
+}

@@ -135,11 +135,14 @@ fn screen_text(app: &App) -> String {
 mod access;
 mod bad_input;
 mod command;
+mod containers;
 mod create;
 mod drill;
 mod k9s_keys;
 mod labels;
+mod marks;
 mod namespaces;
+mod nav_history;
 mod safety;
 mod screen;
 mod stale;

@@ -474,3 +474,67 @@ fn rows_changed_added_and_deleted_during_a_sliced_sort_end_in_their_sorted_place
     at_once.update(key('A'));
     assert_eq!(shown(&app, v), shown(&at_once, v1));
 }
+
+fn arrow(right: bool) -> Action {
+    Action::Key(crossterm::event::KeyEvent::new(
+        if right { KeyCode::Right } else { KeyCode::Left },
+        crossterm::event::KeyModifiers::SHIFT,
+    ))
+}
+
+#[test]
+fn shift_arrows_pick_a_column_and_shift_o_sorts_by_it() {
+    let (mut app, v) = app_with(
+        config(),
+        vec![
+            pod(PodSpec {
+                name: "a",
+                status: "Running",
+                ..PodSpec::default()
+            }),
+            pod(PodSpec {
+                name: "b",
+                status: "CrashLoopBackOff",
+                ..PodSpec::default()
+            }),
+        ],
+    );
+    // NAME (key order) → READY → STATUS.
+    app.update(arrow(true));
+    app.update(arrow(true));
+    assert_eq!(app.views[&v].sort_pick, Some(SortBy::Cell(2)));
+    assert!(
+        screen_text(&app).contains("[STATUS]"),
+        "{}",
+        screen_text(&app)
+    );
+    app.update(Action::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('O'),
+        crossterm::event::KeyModifiers::SHIFT,
+    )));
+    assert_eq!(app.views[&v].table.sort().0, SortBy::Cell(2));
+    assert_eq!(
+        shown(&app, v),
+        ["default/b", "default/a"],
+        "CrashLoop… before Running"
+    );
+    // Back left to NAME.
+    app.update(arrow(false));
+    app.update(arrow(false));
+    assert_eq!(app.views[&v].sort_pick, Some(SortBy::Key));
+}
+
+#[test]
+fn shift_o_without_a_picked_column_sorts_pods_by_node_as_k9s() {
+    let (mut app, v) = app_with(config(), three_pods());
+    app.update(Action::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('O'),
+        crossterm::event::KeyModifiers::SHIFT,
+    )));
+    let node = app.views[&v]
+        .columns
+        .iter()
+        .position(|c| c.name == "NODE")
+        .unwrap();
+    assert_eq!(app.views[&v].table.sort().0, SortBy::Cell(node));
+}

@@ -182,7 +182,7 @@ fn a_plugin_is_in_the_footer_and_applies_only_in_the_scopes_it_names() {
     app.message = None;
     let foot = footer(&mut app, 320);
     assert!(foot.contains("<W>Write where"), "{foot}");
-    assert!(foot.contains("<ctrl-g>Describe (background)"), "{foot}");
+    assert!(foot.contains("<ctrl-t>Describe (background)"), "{foot}");
     // `where` names pods only: on services it is not offered, and its key says so.
     run(&mut app, "svc");
     let foot = footer(&mut app, 320);
@@ -216,7 +216,7 @@ fn a_plugin_runs_with_k9s_variables_expanded_into_its_argv() {
     );
     assert!(!r.background);
     // The background one: kubectl describe pods web-1 -n default --context demo.
-    let fx = app.update(ctrl('g'));
+    let fx = app.update(ctrl('t'));
     let r = &plugin_runs(&fx)[0];
     assert!(r.background);
     assert_eq!(

@@ -320,3 +320,50 @@ pub fn connected(app: &mut App) {
         last_error: None,
     }));
 }
+
+/// A pod with an init container, two app containers (one with ports and probes) and an
+/// ephemeral one, and its PodMetrics.
+pub fn shop_pod() -> (k8s_openapi::api::core::v1::Pod, serde_json::Value) {
+    let pod = serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-1", "namespace": "default", "uid": "uid-web-1",
+            "resourceVersion": "10", "creationTimestamp": "2026-11-25T09:00:00Z"},
+        "spec": {
+            "initContainers": [{"name": "migrate", "image": "shop/migrate:2"}],
+            "containers": [
+                {"name": "web", "image": "shop/web:1.4",
+                 "ports": [{"name": "http", "containerPort": 8080}, {"containerPort": 9090, "protocol": "UDP"}],
+                 "livenessProbe": {"httpGet": {"path": "/", "port": 8080}},
+                 "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}},
+                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": "200m", "memory": "128Mi"}}},
+                {"name": "proxy", "image": "envoy:1.30",
+                 "resources": {"limits": {"cpu": "50m", "memory": "32Mi"}}}
+            ],
+            "ephemeralContainers": [{"name": "debugger", "image": "busybox"}]
+        },
+        "status": {
+            "initContainerStatuses": [{"name": "migrate", "image": "shop/migrate:2", "imageID": "", "ready": false, "restartCount": 0,
+                "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}],
+            "containerStatuses": [
+                {"name": "web", "image": "shop/web:1.4", "imageID": "", "ready": true, "restartCount": 2,
+                 "state": {"running": {"startedAt": "2026-11-26T08:01:00Z"}}},
+                {"name": "proxy", "image": "envoy:1.30", "imageID": "", "ready": false, "restartCount": 5,
+                 "state": {"waiting": {"reason": "CrashLoopBackOff"}}}
+            ],
+            "ephemeralContainerStatuses": [{"name": "debugger", "image": "busybox", "imageID": "", "ready": false, "restartCount": 0,
+                "state": {"running": {}}}]
+        }
+    });
+    let metrics = serde_json::json!({
+        "containers": [
+            {"name": "web", "usage": {"cpu": "150m", "memory": "96Mi"}},
+            {"name": "proxy", "usage": {"cpu": "10m", "memory": "8Mi"}}
+        ]
+    });
+    (serde_json::from_value(pod).unwrap(), metrics)
+}
+
+pub fn shop_containers() -> kinformer::ui::screens::containers::PodContainers {
+    let (pod, metrics) = shop_pod();
+    kinformer::ui::screens::containers::pod_containers(&pod, Some(&metrics))
+}

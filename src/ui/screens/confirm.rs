@@ -20,6 +20,8 @@ use crate::ui::operate::{Operation, Write, readonly_refusal};
 pub enum Pending {
     /// One write through [`crate::ui::operate`].
     Write(Box<Write>),
+    /// The same operation on every marked row (`space`): one write each, each answered.
+    Writes(Vec<Write>),
     /// A node drain (cordon, then evict every pod) with these options.
     Drain { node: String, opts: DrainOptions },
     /// A k9s plugin with `confirm: true`.
@@ -46,8 +48,13 @@ pub struct ConfirmWrite {
 impl ConfirmWrite {
     /// The dialog's title and button label (`Delete`, `Kill`, `Restart`, `Drain`, ...).
     pub fn verb(&self) -> &'static str {
+        let op = match &self.pending {
+            Pending::Write(w) => Some(&w.op),
+            Pending::Writes(ws) => ws.first().map(|w| &w.op),
+            _ => None,
+        };
         match &self.pending {
-            Pending::Write(w) => match &w.op {
+            Pending::Write(_) | Pending::Writes(_) => match op.unwrap_or(&Operation::Kill) {
                 Operation::Delete(_) => "Delete",
                 Operation::Kill => "Kill",
                 Operation::Scale(_) => "Scale",
@@ -79,6 +86,37 @@ impl ConfirmWrite {
                     _ => Vec::new(),
                 };
                 (w.prompt(), extra)
+            }
+            Pending::Writes(ws) => {
+                let Some(first) = ws.first() else {
+                    return (String::new(), Vec::new());
+                };
+                let r = &first.resource;
+                let kinds = if ws.len() == 1 {
+                    r.singular.clone()
+                } else {
+                    r.api_resource.plural.clone()
+                };
+                let question = match &first.op {
+                    Operation::Delete(p) => {
+                        format!("Delete {} {kinds} (propagation {})?", ws.len(), p.as_str())
+                    }
+                    Operation::Kill => format!("Kill {} {kinds} now (grace period 0)?", ws.len()),
+                    op => format!("{} {} {kinds}?", op.name(), ws.len()),
+                };
+                const SHOWN: usize = 5;
+                let mut names: Vec<String> = ws
+                    .iter()
+                    .take(SHOWN)
+                    .map(|w| match &w.namespace {
+                        Some(ns) if r.namespaced => format!("{ns}/{}", w.name),
+                        _ => w.name.clone(),
+                    })
+                    .collect();
+                if ws.len() > SHOWN {
+                    names.push(format!("and {} more", ws.len() - SHOWN));
+                }
+                (question, vec![names.join(", ")])
             }
             Pending::Drain { node, opts } => (
                 format!("Drain node {node}?"),
@@ -125,6 +163,13 @@ impl Component for ConfirmWrite {
                 {
                     w.op = Operation::Delete(p.next());
                 }
+                if let Pending::Writes(ws) = &mut self.pending {
+                    for w in ws {
+                        if let Operation::Delete(p) = w.op {
+                            w.op = Operation::Delete(p.next());
+                        }
+                    }
+                }
                 Outcome::Consumed
             }
             KeyCode::Char('y') | KeyCode::Char('Y') => Outcome::Close.then(self.confirmed(ctx)),
@@ -153,6 +198,7 @@ impl ConfirmWrite {
             Pending::Drain { .. } if ctx.readonly => {
                 Outcome::Error(readonly_refusal("drain", ctx.readonly_why))
             }
+            Pending::Writes(ws) => Outcome::Ask(Request::Writes(ws.clone())),
             Pending::Drain { node, opts } => Outcome::Ask(Request::StartDrain {
                 node: node.clone(),
                 opts: opts.clone(),
@@ -230,6 +276,13 @@ pub(crate) fn render_confirm(c: &ConfirmWrite, area: Rect, buf: &mut Buffer) {
     );
     let keys = match &c.pending {
         Pending::Write(w) if matches!(w.op, Operation::Delete(_)) => {
+            " y: delete  p: propagation  n/esc: cancel  tab: switch ".to_string()
+        }
+        Pending::Writes(ws)
+            if ws
+                .first()
+                .is_some_and(|w| matches!(w.op, Operation::Delete(_))) =>
+        {
             " y: delete  p: propagation  n/esc: cancel  tab: switch ".to_string()
         }
         _ => format!(" y: {}  n/esc: cancel  tab: switch ", verb.to_lowercase()),

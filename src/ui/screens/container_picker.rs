@@ -21,6 +21,27 @@ pub struct ContainerPicker {
     /// `None` while the pod is fetched.
     pub containers: Option<Result<Vec<String>, String>>,
     pub selected: usize,
+    /// `a`: attach to the container's main process rather than open a shell.
+    pub attach: bool,
+}
+
+impl ContainerPicker {
+    /// The session the pick starts: a shell, or attached (`a`).
+    fn session(&self, container: Option<String>) -> Effect {
+        let (namespace, pod) = (self.namespace.clone(), self.pod.clone());
+        match (self.attach, container) {
+            (true, Some(container)) => Effect::Attach {
+                namespace,
+                pod,
+                container,
+            },
+            (_, container) => Effect::Shell {
+                namespace,
+                pod,
+                container,
+            },
+        }
+    }
 }
 
 impl ContainerPicker {
@@ -31,6 +52,7 @@ impl ContainerPicker {
             pod,
             containers: None,
             selected: 0,
+            attach: false,
         }
     }
 
@@ -47,11 +69,9 @@ impl ContainerPicker {
         }
         Some(match result {
             Ok((names, _)) if names.len() == 1 => {
-                Outcome::Close.then(Outcome::Effects(vec![Effect::Shell {
-                    namespace: self.namespace.clone(),
-                    pod: self.pod.clone(),
-                    container: names.into_iter().next(),
-                }]))
+                Outcome::Close.then(Outcome::Effects(vec![
+                    self.session(names.into_iter().next()),
+                ]))
             }
             Ok((names, default)) => {
                 self.selected = default.min(names.len().saturating_sub(1));
@@ -82,14 +102,11 @@ impl Component for ContainerPicker {
                     Some(Ok(names)) => names.get(self.selected).cloned(),
                     _ => None,
                 };
-                return Outcome::Close.then(Outcome::Effects(vec![Effect::Shell {
-                    namespace: self.namespace.clone(),
-                    pod: self.pod.clone(),
-                    container,
-                }]));
+                return Outcome::Close.then(Outcome::Effects(vec![self.session(container)]));
             }
             KeyCode::Esc | KeyCode::Char('q') => {
-                return Outcome::Close.then(Outcome::Info("shell cancelled".into()));
+                let what = if self.attach { "attach" } else { "shell" };
+                return Outcome::Close.then(Outcome::Info(format!("{what} cancelled")));
             }
             _ => {}
         }
@@ -109,7 +126,13 @@ pub(crate) fn render_container_picker(p: &ContainerPicker, area: Rect, buf: &mut
     let r = centered(area, 56, 5 + n as u16);
     Clear.render(r, buf);
     let mut lines = vec![
-        Line::from(format!("Shell in pod {}/{}", p.namespace, p.pod)).centered(),
+        Line::from(format!(
+            "{} pod {}/{}",
+            if p.attach { "Attach to" } else { "Shell in" },
+            p.namespace,
+            p.pod
+        ))
+        .centered(),
         Line::raw(""),
     ];
     match &p.containers {

@@ -114,6 +114,36 @@ fn events_header(log: &EventLog, label: Style, value: Style) -> [Line<'static>; 
     [Line::from(l2), Line::from(l3)]
 }
 
+/// The event log pane in one line (a terminal of 30 rows or fewer): the latest delta shown,
+/// and how many the log holds.
+pub(crate) fn render_events_line(log: &EventLog, area: Rect, buf: &mut Buffer) {
+    let mut spans = vec![Span::styled(
+        format!(" DeltaFIFO[{}] ", log.len()),
+        Style::default().fg(TITLE).add_modifier(Modifier::BOLD),
+    )];
+    match log.shown().next() {
+        Some(e) => {
+            let time = chrono::DateTime::<chrono::Utc>::from(e.at)
+                .format("%H:%M:%S%.3f")
+                .to_string();
+            let delta = if e.tombstone {
+                "DeletedFinalStateUnknown"
+            } else {
+                delta_name(e.delta)
+            };
+            spans.push(Span::styled(time, Style::default().fg(DIM)));
+            spans.push(Span::raw(format!(
+                "  {}  {delta}  {}  rv {}",
+                shown_kind(&e.kind),
+                e.key,
+                e.resource_version
+            )));
+        }
+        None => spans.push(Span::styled("no deltas yet", Style::default().fg(DIM))),
+    }
+    ratatui::widgets::Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
 /// `fleet`: several clusters are selected and this is the current one: a CLUSTER column
 /// names each entry's (the members' taps name theirs; the current context's do not).
 /// `listing`: the informers still listing (their deltas come when their list ends), said in the

@@ -44,7 +44,7 @@ impl ForwardDialog {
         self.ports.as_ref()?.as_ref().ok()?.get(self.selected)
     }
 
-    fn follow_selection(&mut self) {
+    pub(crate) fn follow_selection(&mut self) {
         if !self.local_typed
             && let Some(p) = self.selected_port()
         {

@@ -89,6 +89,19 @@ impl App {
         if let KeyAction::Plugin(i) = action {
             return self.plugin_applies(i);
         }
+        // The containers of a pod: its keys act on the selected container.
+        if matches!(self.current_screen(), Some(Screen::Containers(_))) {
+            return !matches!(
+                action,
+                KeyAction::Scale
+                    | KeyAction::Suspend
+                    | KeyAction::Pause
+                    | KeyAction::Mark
+                    | KeyAction::TimeBack
+                    | KeyAction::TimeForward
+                    | KeyAction::CollapseAll
+            );
+        }
         let Some(places) = applies(action).map(|a| a.places).filter(|p| !p.is_empty()) else {
             return true;
         };
@@ -105,6 +118,13 @@ impl App {
                         .is_some_and(|v| v.resource.api_resource.kind == kind)
             }
             Place::Screen(name) => screen_place(screen) == Some(name),
+            Place::AnyTable => matches!(screen, Some(Screen::Table(_))),
+            Place::State("past view") => self.in_past(),
+            Place::State("live view") => !self.in_past(),
+            Place::State("picked column") => {
+                self.current_view().is_some_and(|v| v.sort_pick.is_some())
+            }
+            Place::State(_) => false,
         })
     }
 

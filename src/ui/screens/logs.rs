@@ -293,7 +293,11 @@ impl App {
         match &l.filter {
             PodFilter::Name(pod) => {
                 l3.push(Span::styled(format!("{}/{pod}", l.namespace), value));
-                l3.push(Span::styled(" (every container)", Style::default().fg(DIM)));
+                let which = match &l.containers {
+                    ContainerPick::One(c) => format!(" (container {c})"),
+                    ContainerPick::All => " (every container)".to_string(),
+                };
+                l3.push(Span::styled(which, Style::default().fg(DIM)));
             }
             PodFilter::Selector(sel) => {
                 l3.push(Span::styled(format!("-l {sel} -n {}", l.namespace), value));

@@ -28,6 +28,7 @@ pub mod apply_confirm;
 pub mod changes;
 pub mod confirm;
 pub mod container_picker;
+pub mod containers;
 pub mod contexts;
 pub mod drain;
 pub mod events;
@@ -87,6 +88,8 @@ pub enum Screen {
     Contexts(contexts::ContextsView),
     /// `:helm`: the releases, or one release's revisions.
     Helm(Box<helm::HelmScreen>),
+    /// Enter on a pod: its containers.
+    Containers(Box<containers::ContainersView>),
 }
 
 impl Screen {
@@ -190,6 +193,7 @@ fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> 
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
         Some(Screen::Helm(_)) => helm::on_key(app, action, fx),
+        Some(Screen::Containers(_)) => containers::on_key(app, action, fx),
         // A table, nothing, or a component (which answered already).
         _ => false,
     }
@@ -211,6 +215,12 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
         Some(Screen::Helm(_)) => helm::nav(app, action, n),
+        Some(Screen::Containers(_)) => {
+            let page = app.table_height();
+            if let Some(Screen::Containers(v)) = app.stack.last_mut() {
+                v.nav(action, n, page);
+            }
+        }
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -232,6 +242,13 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::Helm(h)) => h.draw(app.now_ms, &app.theme, area, buf),
+        Some(Screen::Containers(c)) => c.draw(
+            &app.theme,
+            app.now_ms.div_euclid(1000),
+            &app.forwards,
+            area,
+            buf,
+        ),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
         Some(_) => {}
@@ -275,6 +292,7 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         Some(Screen::Helm(h)) => Some(h.header(label, value)),
+        Some(Screen::Containers(c)) => Some(c.header(label, value)),
         _ => None,
     }
 }
@@ -288,6 +306,7 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         Some(Screen::Helm(_)) => Some(helm::HINTS.to_vec()),
+        Some(Screen::Containers(_)) => Some(containers::HINTS.to_vec()),
         _ => None,
     }
 }

@@ -39,6 +39,12 @@ impl App {
                 self.open_shell(fx);
                 return true;
             }
+            KeyAction::Attach => {
+                if let Some((namespace, pod)) = self.selected_pod("attach") {
+                    self.open_attach_picker(namespace, pod, fx);
+                }
+                return true;
+            }
             KeyAction::PortForward => {
                 self.ask_forward(fx);
                 return true;
@@ -88,6 +94,35 @@ impl App {
     }
 
     fn ask_write(&mut self, op: Operation, fx: &mut Vec<Effect>) {
+        // Marked rows (`space`): a delete or a kill acts on each of them, as in k9s.
+        if matches!(op, Operation::Delete(_) | Operation::Kill)
+            && matches!(self.current_screen(), Some(Screen::Table(_)))
+        {
+            let marked = self.marked_objects();
+            if !marked.is_empty()
+                && let Some(v) = self.current_view()
+            {
+                let resource = v.resource.clone();
+                let writes: Vec<Write> = marked
+                    .iter()
+                    .map(|obj| Write {
+                        resource: resource.clone(),
+                        namespace: obj.namespace.as_deref().map(str::to_string),
+                        name: obj.name.to_string(),
+                        op: op.clone(),
+                        cluster: obj.cluster().map(str::to_string),
+                    })
+                    .collect();
+                for w in &writes {
+                    if let Err(e) = w.check(self.readonly_for_write(w)) {
+                        self.error(e);
+                        return;
+                    }
+                }
+                self.ask_confirm(Pending::Writes(writes));
+                return;
+            }
+        }
         let Some(w) = self.selected_write(op) else {
             return;
         };

@@ -36,6 +36,27 @@ use crate::ui::table::rows_for_keys;
 use crate::ui::table::{Drill, LabelFilter, Mark, SortBy, TextFilter};
 pub use crate::ui::view::{DrillAnswer, DrillVia, OwnerFeed, ResourceView};
 use draw::{Shown, custom_cell, shown_columns};
+/// The columns a table sorts by, in the order on screen: Key (NAMESPACE in an all-namespaces
+/// view, else NAME), the cells (skipping NAME when Key stands for it), the usage columns before
+/// IP.
+pub(crate) fn sort_sequence(v: &ResourceView) -> Vec<SortBy> {
+    let cols = &v.columns;
+    let all_ns = crate::ui::scope::spans_namespaces(v.namespace.as_deref(), v.resource.namespaced);
+    let joined = UsageKind::of(&v.resource).map_or(0, |k| k.columns().len());
+    let mut seq: Vec<SortBy> = vec![SortBy::Key];
+    let named = cols.first().is_some_and(|c| c.name == "NAME");
+    let first = if all_ns || !named { 0 } else { 1 };
+    let ip = cols
+        .iter()
+        .position(|c| c.name == "IP")
+        .unwrap_or(cols.len())
+        .max(first);
+    seq.extend((first..ip).map(SortBy::Cell));
+    seq.extend((0..joined).map(SortBy::Joined));
+    seq.extend((ip..cols.len()).map(SortBy::Cell));
+    seq
+}
+
 
 impl App {
     /// Keys for the resource table under the current screen (filters, drill-down, YAML,
@@ -55,7 +76,9 @@ impl App {
             // state (it is not on the server as it was).
             KeyAction::Enter | KeyAction::History if self.in_past() => self.past_history(fx),
             KeyAction::Yaml | KeyAction::Describe if self.in_past() => self.past_text(),
-            KeyAction::Mark => self.mark_namespace(),
+            KeyAction::Mark => self.mark_row(),
+            KeyAction::MarkRange => self.mark_range(),
+            KeyAction::ClearMarks => self.clear_marks(),
             KeyAction::Enter => self.enter(fx),
             KeyAction::Blame => self.fetch_text(TextKind::Blame, fx),
             KeyAction::Yaml => self.fetch_text(TextKind::Yaml, fx),
@@ -74,6 +97,7 @@ impl App {
             | KeyAction::Uncordon
             | KeyAction::Drain
             | KeyAction::Shell
+            | KeyAction::Attach
             | KeyAction::Edit
             | KeyAction::PortForward => {
                 self.on_operate_key(action, fx);
@@ -103,32 +127,11 @@ impl App {
             KeyAction::SortMem => self.sort_by_usage("MEM"),
             KeyAction::SortNext | KeyAction::SortPrev => {
                 let fwd = action == KeyAction::SortNext;
-                let all_ns = self.current_view().is_some_and(|v| {
-                    crate::ui::scope::spans_namespaces(
-                        v.namespace.as_deref(),
-                        v.resource.namespaced,
-                    )
-                });
-                let joined = self
-                    .current_view()
-                    .and_then(|v| UsageKind::of(&v.resource))
-                    .map_or(0, |k| k.columns().len());
+                let Some(seq) = self.current_view().map(sort_sequence) else {
+                    return true;
+                };
                 self.sort_table(
-                    move |cols, cur| {
-                        // Positions: Key (NAMESPACE in -A, else NAME) then cells (skipping NAME
-                        // when Key already stands for it).
-                        // In the order on screen: the usage columns sit before IP.
-                        let mut seq: Vec<SortBy> = vec![SortBy::Key];
-                        let named = cols.first().is_some_and(|c| c.name == "NAME");
-                        let first = if all_ns || !named { 0 } else { 1 };
-                        let ip = cols
-                            .iter()
-                            .position(|c| c.name == "IP")
-                            .unwrap_or(cols.len())
-                            .max(first);
-                        seq.extend((first..ip).map(SortBy::Cell));
-                        seq.extend((0..joined).map(SortBy::Joined));
-                        seq.extend((ip..cols.len()).map(SortBy::Cell));
+                    move |_, cur| {
                         let i = seq.iter().position(|s| *s == cur).unwrap_or(0);
                         let n = seq.len();
                         seq[if fwd { (i + 1) % n } else { (i + n - 1) % n }]
@@ -136,6 +139,37 @@ impl App {
                     false,
                     false,
                 )
+            }
+            KeyAction::PickColumnLeft | KeyAction::PickColumnRight => {
+                let fwd = action == KeyAction::PickColumnRight;
+                if let Some(id) = self.current_view_id()
+                    && let Some(v) = self.views.get_mut(&id)
+                {
+                    let seq = sort_sequence(v);
+                    let cur = v.sort_pick.unwrap_or(v.table.sort().0);
+                    let i = seq.iter().position(|s| *s == cur).unwrap_or(0);
+                    let n = seq.len().max(1);
+                    v.sort_pick = seq
+                        .get(if fwd { (i + 1) % n } else { (i + n - 1) % n })
+                        .copied();
+                    self.dirty = true;
+                }
+            }
+            KeyAction::SortPicked => {
+                let Some(pick) = self.current_view().and_then(|v| v.sort_pick) else {
+                    self.error("shift-o sorts by the column picked with shift-left / shift-right");
+                    return true;
+                };
+                // As k9s's first press: the most restarts, CPU and memory on top.
+                let desc = match pick {
+                    SortBy::Joined(_) => true,
+                    SortBy::Cell(i) => self
+                        .current_view()
+                        .and_then(|v| v.columns.get(i))
+                        .is_some_and(|c| c.name == "RESTARTS"),
+                    SortBy::Key => false,
+                };
+                self.sort_table(move |_, _| pick, true, desc);
             }
             KeyAction::Retry => self.retry_forbidden(fx),
             KeyAction::TimeBack => self.time_step(true, fx),
@@ -340,6 +374,9 @@ impl App {
 
     pub(crate) fn after_rows(&mut self, view: ViewId, fx: &mut Vec<Effect>) {
         self.dirty = true;
+        if self.current_view_id() == Some(view) {
+            super::containers::follow_pod(self, fx);
+        }
         let feed = self.views.get(&view).and_then(|v| v.feeds.clone());
         if let Some(feed) = feed {
             self.refresh_owner_feed(view, &feed, fx);
@@ -348,16 +385,17 @@ impl App {
         self.scroll_current();
     }
 
-    /// `space` in the namespaces table: mark (or unmark) the selected namespace and move down;
-    /// Enter then shows the marked ones together.
-    pub(crate) fn mark_namespace(&mut self) {
+    /// `space`: mark (or unmark) the selected row and move down. `ctrl-d`, `ctrl-k` and plugins
+    /// then act on every marked row; in the namespaces table Enter shows the marked ones
+    /// together.
+    pub(crate) fn mark_row(&mut self) {
         let Some(Screen::Table(id)) = self.current_screen().cloned() else {
             return;
         };
         let Some(v) = self.views.get_mut(&id) else {
             return;
         };
-        let Some(name) = v.table.selected().map(|e| e.summary.name.to_string()) else {
+        let Some(name) = v.table.selected().map(|e| e.summary.key.to_string()) else {
             return;
         };
         match v.marked.iter().position(|m| *m == name) {
@@ -368,6 +406,60 @@ impl App {
         }
         self.dirty = true;
         crate::ui::screens::nav(self, KeyAction::Down, 1);
+    }
+
+    /// `ctrl-space`: mark every row from the last one marked to the selected one (k9s's span
+    /// mark); with none marked, the selected row.
+    pub(crate) fn mark_range(&mut self) {
+        let Some(Screen::Table(id)) = self.current_screen().cloned() else {
+            return;
+        };
+        let Some(v) = self.views.get_mut(&id) else {
+            return;
+        };
+        let list = v.table.list();
+        let cursor = v.table.cursor().min(list.len().saturating_sub(1));
+        let from = v
+            .marked
+            .last()
+            .and_then(|m| list.iter().position(|k| **k == **m))
+            .unwrap_or(cursor);
+        let (a, b) = (from.min(cursor), from.max(cursor));
+        let span: Vec<String> = list
+            .get(a..=b)
+            .unwrap_or_default()
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        for k in span {
+            if !v.marked.contains(&k) {
+                v.marked.push(k);
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// `ctrl-\`: unmark every row.
+    pub(crate) fn clear_marks(&mut self) {
+        if let Some(id) = self.current_view_id()
+            && let Some(v) = self.views.get_mut(&id)
+        {
+            v.marked.clear();
+            self.dirty = true;
+        }
+    }
+
+    /// The marked rows of the current table that are still there (not deleted since).
+    pub(crate) fn marked_objects(&self) -> Vec<ObjectSummary> {
+        let Some(v) = self.current_view() else {
+            return Vec::new();
+        };
+        v.marked
+            .iter()
+            .filter_map(|k| v.table.entry(k))
+            .filter(|e| e.mark != super::super::table::Mark::Deleted)
+            .map(|e| e.summary.clone())
+            .collect()
     }
 
     /// Read a drilled view's rows from its index: the keys filed under the drill's values, then
@@ -558,6 +650,12 @@ impl App {
             "CustomResourceDefinition" => {
                 let crd = obj.object.clone();
                 self.open_crd_instances(&crd.data, fx);
+                return;
+            }
+            // As k9s: a pod's containers (its YAML stays on `y`).
+            "Pod" if view.resource.api_resource.group.is_empty() => {
+                let pod = obj.clone();
+                super::containers::open(self, pod, fx);
                 return;
             }
             _ => {}

@@ -164,11 +164,22 @@ impl App {
                 ""
             }
         };
+        // The column `shift-o` sorts by (picked with shift-left / shift-right): in brackets.
+        let picked = |by: SortBy, name: String| {
+            if v.sort_pick == Some(by) {
+                format!("[{name}]")
+            } else {
+                name
+            }
+        };
         if merged {
             headers.push(format!("CLUSTER{}", key_arrow(true)));
         }
         if all_ns {
-            headers.push(format!("NAMESPACE{}", key_arrow(!merged)));
+            headers.push(picked(
+                SortBy::Key,
+                format!("NAMESPACE{}", key_arrow(!merged)),
+            ));
         }
         // The columns shown: the kind's own, or the user's custom view of it (views.yaml).
         let shown = shown_columns(v, self.custom_view(&v.resource));
@@ -190,7 +201,16 @@ impl App {
             let by_key = pos == 0 && lead == 0 && c.name == "NAME";
             let sorted = matches!(s, Shown::Own(i) if sort == SortBy::Cell(*i))
                 || !key_arrow(by_key).is_empty();
-            headers.push(format!("{}{}", c.name, if sorted { arrow } else { "" }));
+            let by = match s {
+                Shown::Own(i) if by_key => Some(SortBy::Key).filter(|_| *i == 0),
+                Shown::Own(i) => Some(SortBy::Cell(*i)),
+                Shown::Path(_) => None,
+            };
+            let name = format!("{}{}", c.name, if sorted { arrow } else { "" });
+            headers.push(match by {
+                Some(by) => picked(by, name),
+                None => name,
+            });
         }
         // Wide mode's columns, read from the cached objects of the visible rows (a custom view
         // has its own: its `|W` columns).
@@ -210,7 +230,10 @@ impl App {
         if let Some((kind, _)) = usage {
             for (i, name) in kind.columns().iter().enumerate() {
                 let sorted = sort == SortBy::Joined(i);
-                headers.push(format!("{name}{}", if sorted { arrow } else { "" }));
+                headers.push(picked(
+                    SortBy::Joined(i),
+                    format!("{name}{}", if sorted { arrow } else { "" }),
+                ));
             }
         }
 
@@ -290,7 +313,7 @@ impl App {
             {
                 style = style.fg(DIM).add_modifier(Modifier::DIM);
             }
-            if v.marked.iter().any(|m| *m == *e.summary.name) {
+            if v.marked.iter().any(|m| *m == *e.summary.key) {
                 style = style.fg(Color::LightMagenta).add_modifier(Modifier::BOLD);
             }
             let selected = t.selected_key().is_some_and(|s| s == key);
@@ -348,14 +371,10 @@ impl App {
                     .collect(),
             )
         } else if n_usage > 0 || !wide.is_empty() {
-            // Which columns are kept, by priority: the kind's own first, then in wide mode the
-            // wide ones the user asked for, then the usage columns (with wide mode off they
-            // rank before IP and NODE, as shown).
-            Some(if wide.is_empty() {
-                order.clone()
-            } else {
-                (0..base).chain(base..headers.len()).collect()
-            })
+            // Which columns are kept, by priority: the kind's own first (a narrow pods table
+            // keeps IP and NODE), then in wide mode the wide ones the user asked for, then the
+            // usage columns; those kept are shown in display order (usage before IP).
+            Some((0..base).chain(base..headers.len()).collect())
         } else {
             None
         };
