@@ -416,7 +416,7 @@ pub enum Action {
     PodContainers {
         namespace: String,
         pod: String,
-        result: Result<crate::ui::screens::containers::PodContainers, String>,
+        result: Result<crate::ui::pod_containers::PodContainers, String>,
     },
     /// The active port-forwards (after a start or stop, and once a second while they change).
     Forwards(Vec<crate::ui::portforward::ForwardRow>),

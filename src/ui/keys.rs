@@ -617,7 +617,10 @@ pub fn applies(action: KeyAction) -> Option<Applies> {
         A::TimeBack | A::TimeForward => (&[State("past view")], "a past view (:at)"),
         A::HistoryBack | A::HistoryForward | A::LastView => (&[State("live view")], "a live view"),
         // `shift-o`: the picked column, else k9s's sort by NODE on pods.
-        A::SortPicked => (&[State("picked column")], "a picked column (shift-left/right)"),
+        A::SortPicked => (
+            &[State("picked column")],
+            "a picked column (shift-left/right)",
+        ),
         A::SortNode => (&[Kind("", "Pod")], "pods"),
         // Everywhere: its handler says when the row is not a secret.
         A::RevealSecrets => (&[], "secrets"),

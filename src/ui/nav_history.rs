@@ -131,7 +131,10 @@ fn crumb(app: &App, s: &Screen) -> String {
         Screen::Changes(_) => "changes".into(),
         Screen::Aliases(_) => "aliases".into(),
         Screen::Contexts(_) => "contexts".into(),
-        Screen::Helm(_) => "helm".into(),
+        Screen::Helm(h) => match &h.release {
+            Some((_, name)) => format!("revisions({name})"),
+            None => "helm".into(),
+        },
         Screen::Containers(c) => format!("containers({})", c.pod.name),
     }
 }

@@ -68,11 +68,9 @@ impl ContainerPicker {
             return None;
         }
         Some(match result {
-            Ok((names, _)) if names.len() == 1 => {
-                Outcome::Close.then(Outcome::Effects(vec![
-                    self.session(names.into_iter().next()),
-                ]))
-            }
+            Ok((names, _)) if names.len() == 1 => Outcome::Close.then(Outcome::Effects(vec![
+                self.session(names.into_iter().next()),
+            ])),
             Ok((names, default)) => {
                 self.selected = default.min(names.len().saturating_sub(1));
                 self.containers = Some(Ok(names));

@@ -26,8 +26,8 @@ use crate::informer::history::text_diff;
 use crate::render::Health;
 use crate::ui::action::Effect;
 use crate::ui::keys::KeyAction;
-use crate::ui::theme::Theme;
 use crate::ui::kit::{DIM, header_style, screen_block, widest};
+use crate::ui::theme::Theme;
 
 /// The footer hints of the screen.
 /// (`d`, the diff, is named in the header: the footer would call it describe.)

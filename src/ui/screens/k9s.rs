@@ -119,8 +119,9 @@ impl App {
             }
             Place::Screen(name) => screen_place(screen) == Some(name),
             Place::AnyTable => matches!(screen, Some(Screen::Table(_))),
-            Place::State("past view") => self.in_past(),
-            Place::State("live view") => !self.in_past(),
+            // A replay is all past: `[` / `]` step through its time, as in `:at`.
+            Place::State("past view") => self.in_past() || self.replay.is_some(),
+            Place::State("live view") => !self.in_past() && self.replay.is_none(),
             Place::State("picked column") => {
                 self.current_view().is_some_and(|v| v.sort_pick.is_some())
             }

@@ -57,7 +57,6 @@ pub(crate) fn sort_sequence(v: &ResourceView) -> Vec<SortBy> {
     seq
 }
 
-
 impl App {
     /// Keys for the resource table under the current screen (filters, drill-down, YAML,
     /// describe, delete, sort); false when `action` is not one of them.
