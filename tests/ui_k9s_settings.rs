@@ -103,6 +103,44 @@ fn headless_draws_no_header_and_the_table_takes_its_rows() {
     assert_eq!(app.table_height(), plain.table_height() + 3);
 }
 
+/// k9s's `ui.headless` is how the dashboard starts: ctrl-e brings the header back.
+#[test]
+fn headless_starts_without_the_header_and_ctrl_e_brings_it_back() {
+    let mut user = UserConfig::default();
+    user.settings.k9s_ui.headless = true;
+    let mut app = app_with_user(user);
+    let without = format!("{:?}", draw(&mut app, 100, 30).backend());
+    assert!(!without.contains("Context: kind-demo"), "{without}");
+    app.update(ctrl('e'));
+    let with = format!("{:?}", draw(&mut app, 100, 30).backend());
+    assert!(with.contains("Context: kind-demo"), "{with}");
+}
+
+/// k9s's `ui.crumbsless`: no breadcrumbs at start (ctrl-g shows them), where they would show.
+#[test]
+fn crumbsless_starts_without_the_breadcrumbs_and_ctrl_g_shows_them() {
+    let open_deltas = |app: &mut App| {
+        app.update(key(':'));
+        for c in "deltas".chars() {
+            app.update(key(c));
+        }
+        app.update(code(crossterm::event::KeyCode::Enter));
+    };
+    let mut plain = app_with_user(UserConfig::default());
+    open_deltas(&mut plain);
+    let shown = format!("{:?}", draw(&mut plain, 100, 30).backend());
+    assert!(shown.contains("<pods>"), "{shown}");
+    let mut user = UserConfig::default();
+    user.settings.k9s_ui.crumbsless = true;
+    let mut app = app_with_user(user);
+    open_deltas(&mut app);
+    let hidden = format!("{:?}", draw(&mut app, 100, 30).backend());
+    assert!(!hidden.contains("<pods>"), "{hidden}");
+    app.update(ctrl('g'));
+    let back = format!("{:?}", draw(&mut app, 100, 30).backend());
+    assert!(back.contains("<pods>"), "{back}");
+}
+
 fn with_saved_favourites(favs: &[&str]) -> App {
     app_with_user(UserConfig {
         context_state: Some(kinformer::config::context_state::ContextState {

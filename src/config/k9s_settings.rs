@@ -24,13 +24,14 @@ pub struct K9sSetting {
 }
 
 /// What kinformer reads from k9s's `config.yaml`.
-pub const MAIN_SUPPORTED: [&str; 15] = [
+pub const MAIN_SUPPORTED: [&str; 16] = [
     "k9s.refreshRate",
     "k9s.readOnly",
     "k9s.noExitOnCtrlC",
     "k9s.ui.skin",
     "k9s.ui.enableMouse",
     "k9s.ui.headless",
+    "k9s.ui.crumbsless",
     "k9s.logger.tail",
     "k9s.logger.buffer",
     "k9s.logger.sinceSeconds",

@@ -255,6 +255,12 @@ impl App {
     pub fn new(config: AppConfig, keys: KeyMap) -> App {
         let mut config_problems = config.user.problems.clone();
         config_problems.extend(config.config_problems);
+        // k9s's `ui.headless` and `ui.crumbsless` are how it starts: ctrl-e and ctrl-g toggle
+        // them, as in k9s.
+        let chrome = super::nav_history::Chrome {
+            header: !config.user.settings.k9s_ui.headless,
+            crumbs: !config.user.settings.k9s_ui.crumbsless,
+        };
         // k9s's per-context favourites (its order), the start namespace among them.
         let favourites = super::k9s_state::start_favourites(
             config.namespace.as_deref(),
@@ -314,7 +320,7 @@ impl App {
             command_history: std::collections::VecDeque::new(),
             command_recall: None,
             nav_history: Default::default(),
-            chrome: Default::default(),
+            chrome,
             drain: None,
             forwards: Vec::new(),
             next_forward: 1,
@@ -547,7 +553,7 @@ impl App {
 
     /// Rows visible in the table area at the current terminal size.
     pub fn table_height(&self) -> usize {
-        let chrome = if self.chrome.header && !self.user.settings.k9s_ui.headless {
+        let chrome = if self.chrome.header {
             CHROME_ROWS
         } else {
             CHROME_ROWS - 3

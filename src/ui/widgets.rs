@@ -31,13 +31,7 @@ impl Widget for &App {
         let pane = self.show_events_pane && matches!(screen, Some(Screen::Table(_)));
         let [header, prompt_area, body, pane_area, footer] = Layout::vertical([
             // k9s's `ui.headless` and ctrl-e: no header.
-            Constraint::Length(
-                if self.chrome.header && !self.user.settings.k9s_ui.headless {
-                    3
-                } else {
-                    0
-                },
-            ),
+            Constraint::Length(if self.chrome.header { 3 } else { 0 }),
             Constraint::Length(if prompt { 3 } else { 0 }),
             Constraint::Fill(1),
             Constraint::Length(if pane {
