@@ -93,6 +93,20 @@ fn helm_app() -> App {
     app
 }
 
+/// `:helm` is a view command, as in k9s: `[` after another command comes back to it.
+#[test]
+fn helm_is_a_view_command_that_brackets_come_back_to() {
+    let mut app = helm_app();
+    run(&mut app, "deploy");
+    assert!(!matches!(app.current_screen(), Some(Screen::Helm(_))));
+    app.update(key('['));
+    assert!(
+        matches!(app.current_screen(), Some(Screen::Helm(_))),
+        "{:?}",
+        app.message
+    );
+}
+
 fn run(app: &mut App, line: &str) -> Vec<Effect> {
     app.update(key(':'));
     type_str(app, line);

@@ -117,7 +117,11 @@ impl App {
                 }
             }
             "xray" => self.open_xray(arg, fx),
-            "helm" | "hm" | "charts" | "chart" => crate::ui::screens::helm::open(self, arg, fx),
+            "helm" | "hm" | "charts" | "chart" => {
+                crate::ui::screens::helm::open(self, arg, fx);
+                // A view command, as in k9s: `[` and `-` come back to it.
+                self.nav_history.record(line);
+            }
             "verify" => self.verify_command(fx),
             // A table as it was (`:at 10:42`, `:at -5m`, `:at now`).
             "at" => self.at_command(arg, fx),
