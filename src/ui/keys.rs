@@ -534,9 +534,30 @@ pub enum Place {
     Screen(&'static str),
     /// Any resource table is on top.
     AnyTable,
-    /// A state of the view on top: `past view` (`:at`), `live view`, `picked column` (a
-    /// column picked with shift-left/right).
-    State(&'static str),
+    /// A state of the view on top.
+    State(ViewState),
+}
+
+/// The states of the view on top that decide where a key applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewState {
+    /// A past view (`:at`, or a replay, which is all past).
+    Past,
+    /// A live view (not a past one).
+    Live,
+    /// A column is picked with shift-left/right.
+    PickedColumn,
+}
+
+impl ViewState {
+    /// Its name in the duplicate-key warning.
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewState::Past => "past view",
+            ViewState::Live => "live view",
+            ViewState::PickedColumn => "picked column",
+        }
+    }
 }
 
 /// Where an action applies, and how the footer says it.
@@ -614,11 +635,13 @@ pub fn applies(action: KeyAction) -> Option<Applies> {
             (&[Screen("helm")], ":helm")
         }
         // `[` / `]`: time in a past view, the view commands in a live one.
-        A::TimeBack | A::TimeForward => (&[State("past view")], "a past view (:at)"),
-        A::HistoryBack | A::HistoryForward | A::LastView => (&[State("live view")], "a live view"),
+        A::TimeBack | A::TimeForward => (&[State(ViewState::Past)], "a past view (:at)"),
+        A::HistoryBack | A::HistoryForward | A::LastView => {
+            (&[State(ViewState::Live)], "a live view")
+        }
         // `shift-o`: the picked column, else k9s's sort by NODE on pods.
         A::SortPicked => (
-            &[State("picked column")],
+            &[State(ViewState::PickedColumn)],
             "a picked column (shift-left/right)",
         ),
         A::SortNode => (&[Kind("", "Pod")], "pods"),
@@ -637,7 +660,8 @@ pub fn applies_in(action: KeyAction) -> Option<Vec<&'static str>> {
         a.places
             .iter()
             .map(|p| match *p {
-                Place::Kind(_, k) | Place::Table(k) | Place::Screen(k) | Place::State(k) => k,
+                Place::Kind(_, k) | Place::Table(k) | Place::Screen(k) => k,
+                Place::State(s) => s.name(),
                 Place::AnyTable => "table",
             })
             .collect(),

@@ -26,7 +26,7 @@ use super::Screen;
 use crate::cluster::ResourceInfo;
 use crate::ui::action::{Drill, Effect};
 use crate::ui::app::App;
-use crate::ui::keys::{KeyAction, KeySpec, Place, applies};
+use crate::ui::keys::{KeyAction, KeySpec, Place, ViewState, applies};
 use crate::ui::kit::hint_name;
 use crate::ui::resources::resolve;
 use crate::ui::table::SortBy;
@@ -120,12 +120,11 @@ impl App {
             Place::Screen(name) => screen_place(screen) == Some(name),
             Place::AnyTable => matches!(screen, Some(Screen::Table(_))),
             // A replay is all past: `[` / `]` step through its time, as in `:at`.
-            Place::State("past view") => self.in_past() || self.replay.is_some(),
-            Place::State("live view") => !self.in_past() && self.replay.is_none(),
-            Place::State("picked column") => {
+            Place::State(ViewState::Past) => self.in_past() || self.replay.is_some(),
+            Place::State(ViewState::Live) => !self.in_past() && self.replay.is_none(),
+            Place::State(ViewState::PickedColumn) => {
                 self.current_view().is_some_and(|v| v.sort_pick.is_some())
             }
-            Place::State(_) => false,
         })
     }
 
