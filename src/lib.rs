@@ -27,30 +27,7 @@
 //! | `src/cluster.rs`, `src/fleet.rs` | kubeconfig, discovery, several clusters | kubectl discovery |
 //! | `src/demo/` | the demo API server and simulator | kube-apiserver |
 //!
-//! # Why each dependency is there
-//! | crate | why |
-//! | --- | --- |
-//! | kube (client, runtime, config, ws) | kubeconfig and auth, the HTTP client, exec/attach/port-forward; kube-runtime is the bench's Rust peer |
-//! | k8s-openapi | typed objects for discovery, events, tests and the bench floor |
-//! | tokio, tokio-util, futures, async-stream | runtime, cancellation tokens, watch streams |
-//! | axum, hyper, hyper-util, http, bytes, http-body-util | the demo server; reading a response's headers then its body as a stream |
-//! | serde, serde_json (raw_value) | decoding list items one by one |
-//! | serde_norway | YAML for `y` (a maintained serde_yaml successor) |
-//! | ratatui, crossterm, tui-input | the terminal UI and its text fields |
-//! | clap, clap_complete | flags; shell completions |
-//! | thiserror | one error enum per layer |
-//! | tracing, tracing-subscriber, tracing-appender | logs to a file, never to the screen |
-//! | parking_lot | small fast locks in the store, FIFO and queue |
-//! | foldhash | fast hashing for the indexer, FIFO and row tables |
-//! | tokio-tungstenite, form_urlencoded | the demo server's side of exec and port-forward |
-//! | flate2 (zlib-rs) | SPDY/3.1 header compression for `kubectl port-forward` against the demo |
-//! | rustls (ring) | TLS accepting X.509 v1 client certificates, as kubectl does |
-//! | similar | history diffs |
-//! | rand, chrono, regex, base64 | jitter and the simulator, timestamps, `/~regex`, Secret data |
-//! | dirs, toml | config paths and key files |
-//! | csscolorparser | k9s skins' colour names |
-//! | textwrap | wrapping the help's descriptions under their column |
-//! | proptest, insta, criterion, tempfile, k8s-pb, prost (dev) | property tests, snapshots, micro-benchmarks, temp files, an independent encoder to check the protobuf tables |
+//! Why each dependency is there: the README's table.
 pub mod app_main;
 pub mod bench;
 pub mod cli;
