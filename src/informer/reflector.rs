@@ -13,7 +13,7 @@
 //!   `add`/`update`/`delete`/`replace`;
 //! - `last_sync_resource_version` only moves forward along what the server sent: a completed list
 //!   (its RV), a watch event (its object's RV) or a bookmark (its RV); a failed list never changes it.
-//!   The one exception is a history reset (see [`rewind`]): the consistent list that follows it
+//!   The one exception is a history reset (see the `rewind` module): the consistent list that follows it
 //!   sets the (lower) RV of the server's new history; a watch event or bookmark older than it is
 //!   never applied;
 //! - every relist has a reason in the `match` that leads to it: the first list; a failed list or
@@ -61,7 +61,7 @@
 //!   and the RV are updated in place on every event, read them with `borrow()`.
 //!
 //! # Where this differs from client-go, and why
-//! - **A server whose history went back is noticed** (see [`rewind`]). After every reconnect and
+//! - **A server whose history went back is noticed** (see the `rewind` module). After every reconnect and
 //!   on `ctrl-r` the reflector asks one consistent `limit=1` read and the `kube-system` uid before
 //!   watching again; an RV lower than the store's, or another cluster identity, relists from
 //!   scratch and says so ([`ReflectorStatus::last_history_reset`]); so does a watch event older
@@ -352,7 +352,7 @@ pub enum ReflectorState {
     Watching,
     /// Waiting after a failure; the next request goes out at `until`.
     Backoff { until: Instant },
-    /// Asking the server where its history is before watching on (see [`rewind`]).
+    /// Asking the server where its history is before watching on (see the `rewind` module).
     Checking,
     /// Not running (not started yet, or cancelled).
     Stopped,
@@ -411,7 +411,7 @@ pub struct ReflectorStatus {
     /// store may lag the server, and `last_error` says why. Cleared when a list completes, a
     /// history check finds the server where the store left it, or a watch delivers an event.
     pub stale: bool,
-    /// Times the server's history went back (see [`rewind`]) and the store was listed again.
+    /// Times the server's history went back (see the `rewind` module) and the store was listed again.
     pub history_resets: u64,
     /// The latest of those, for the header and the event log.
     pub last_history_reset: Option<HistoryReset>,
@@ -466,7 +466,7 @@ enum State<K> {
         timeout: Duration,
     },
     /// Ask the server where its history is ([`ListerWatcher::history_mark`]), then go to
-    /// `then`, or list from scratch if the history went back (see [`rewind`]).
+    /// `then`, or list from scratch if the history went back (see the `rewind` module).
     CheckHistory { then: Box<State<K>> },
     /// Wait until `until`, then go to `then`; with an `outage`, probe the server meanwhile and
     /// go to `then` as soon as it is back, but never before `not_before` (the server's
@@ -611,7 +611,7 @@ impl<K: Object> Reflector<K> {
         self
     }
 
-    /// A handle to ask this reflector for a history check or a relist (see [`rewind`]).
+    /// A handle to ask this reflector for a history check or a relist (see the `rewind` module).
     pub fn control(&self) -> ReflectorControl {
         self.control.clone()
     }
