@@ -1087,9 +1087,9 @@ impl App {
                 self.show_events_pane = !self.show_events_pane;
                 self.scroll_current();
             }
-            KeyAction::HistoryBack => super::nav_history::step(self, true, fx),
-            KeyAction::HistoryForward => super::nav_history::step(self, false, fx),
-            KeyAction::LastView => super::nav_history::last(self, fx),
+            KeyAction::HistoryBack => self.nav_step(true, fx),
+            KeyAction::HistoryForward => self.nav_step(false, fx),
+            KeyAction::LastView => self.nav_last(fx),
             KeyAction::ToggleCrumbs => self.chrome.crumbs = !self.chrome.crumbs,
             KeyAction::ToggleHeader => {
                 self.chrome.header = !self.chrome.header;

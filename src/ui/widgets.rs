@@ -47,7 +47,7 @@ impl Widget for &App {
             self.render_prompt(prompt_area, buf);
         }
         screens::draw(self, screen, body, buf);
-        super::nav_history::draw_crumbs(self, body, buf);
+        self.draw_crumbs(body, buf);
         if pane && pane_area.height == 1 {
             screens::events::render_events_line(&self.events, pane_area, buf);
         } else if pane {
