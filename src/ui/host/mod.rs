@@ -17,4 +17,5 @@ mod fleet;
 mod fleet_table;
 mod k9s_state;
 mod nav_history;
+mod prompt;
 mod replay;

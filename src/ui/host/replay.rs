@@ -4,9 +4,9 @@ use crate::ui::action::Effect;
 use crate::ui::app::{App, Mode, Screen};
 use crate::ui::replay::SPEEDS;
 use crate::ui::screens::history::clock;
+use crate::ui::screens::prompt::Prompt;
 use crate::ui::screens::text::{TextKind, TextView};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use tui_input::Input;
 
 impl App {
     /// The instant a replay shows: the current table's past view's, else the recording's end.
@@ -51,8 +51,7 @@ impl App {
             }
             KeyCode::Char('m') => {
                 self.mode = Mode::Command {
-                    input: Input::new("mark ".into()),
-                    completions: Vec::new(),
+                    input: Prompt::command("mark "),
                 };
             }
             _ => return None,

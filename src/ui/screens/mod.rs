@@ -22,6 +22,7 @@
 //! - [`portforwards`]: the active port-forwards (`:pf`); [`forward_dialog`]: start one.
 //! - [`xray`]: the live owner tree (`:xray`).
 //! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
+//! - [`prompt`]: the `:` command line and the `/` filter line over the screen on top.
 
 pub mod aliases;
 pub mod apply_confirm;
@@ -45,6 +46,7 @@ pub mod node_actions;
 pub mod operations;
 pub mod plugin_inputs;
 pub mod portforwards;
+pub mod prompt;
 pub mod pulse;
 pub mod scale;
 pub mod set_image;
