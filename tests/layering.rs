@@ -166,7 +166,11 @@ fn the_cluster_layer_never_imports_the_ui() {
 /// converted and 14 with the read-only screens converted; 16 once the containers screen and
 /// the command history (written against `App`, issue 41) joined. The issue's target is 6: the screens not yet components (`NOT_YET_COMPONENTS`)
 /// keep it above that. Lower it as screens are converted; never raise it.
-const LARGEST_CIRCLE_RATCHET: usize = 16;
+/// 12 once the custom columns, fleet, merged tables, k9s state, breadcrumbs and replay left
+/// `App`'s circle (their `impl App` halves in `ui/host/`): `App`'s circle is 10 (`app`,
+/// `screens` and the screens above), and the largest is `bench` with its 11 children (a
+/// parent and its children, as `config` 9, `render` 7 and `demo` 7 are).
+const LARGEST_CIRCLE_RATCHET: usize = 12;
 
 /// Screen files still written as `impl App` blocks (they import `App` or another screen).
 /// They are converted one by one onto `ui::component`; remove a file from this list when its

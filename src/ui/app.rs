@@ -9,11 +9,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use tui_input::Input;
 
-use super::action::{
-    Action, CLUSTER_SEP, ConnectionState, Effect, InformerRow, ViewId, resource_label,
-};
+use super::action::{Action, ConnectionState, Effect, InformerRow, ViewId, resource_label};
 use super::component::Component;
 use super::event_log::EventLog;
 use super::keys::{KeyAction, KeyMap};
@@ -33,6 +30,7 @@ pub use super::screens::drain::{DrainProgress, DrainState};
 pub use super::screens::forward_dialog::ForwardDialog;
 pub use super::screens::labels::LabelPicker;
 pub use super::screens::portforwards::ForwardsView;
+use super::screens::prompt::Prompt;
 use super::screens::pulse::PulseScreen;
 pub use super::screens::scale::ScaleDialog;
 pub use super::screens::table::{DrillAnswer, DrillVia, OwnerFeed, ResourceView};
@@ -95,12 +93,13 @@ impl Default for AppConfig {
 #[derive(Debug, Clone)]
 pub enum Mode {
     Normal,
+    /// The `:` prompt (`input.value()`: its line).
     Command {
-        input: Input,
-        completions: Vec<String>,
+        input: Prompt,
     },
+    /// The `/` prompt over the screen on top (`input.value()`: its line).
     Filter {
-        input: Input,
+        input: Prompt,
     },
     Labels(LabelPicker),
     Confirm(ConfirmWrite),
@@ -176,8 +175,6 @@ pub struct App {
     pub should_quit: bool,
     /// The `:` lines run, oldest first (Up and Down recall them in the prompt, as in k9s).
     pub command_history: std::collections::VecDeque<String>,
-    /// Where Up/Down stand in `command_history` while the prompt is open (None: the line typed).
-    pub(super) command_recall: Option<usize>,
     /// The view commands run, for `[`, `]` and `-` (see [`super::nav_history`]).
     pub nav_history: super::nav_history::NavHistory,
     /// Header and breadcrumbs shown (`ctrl-e`, `ctrl-g`).
@@ -318,7 +315,6 @@ impl App {
             message_until_ms: None,
             should_quit: false,
             command_history: std::collections::VecDeque::new(),
-            command_recall: None,
             nav_history: Default::default(),
             chrome,
             drain: None,
@@ -538,17 +534,7 @@ impl App {
     /// Known namespace names (from the namespaces view). With several clusters its rows are
     /// keyed under their cluster: each name once, whichever clusters have it.
     pub fn namespace_names(&self) -> Vec<String> {
-        let Some(v) = self.ns_view.and_then(|id| self.views.get(&id)) else {
-            return Vec::new();
-        };
-        let mut seen = std::collections::HashSet::new();
-        v.table
-            .list()
-            .iter()
-            .map(|k| k.split_once(CLUSTER_SEP).map_or(&**k, |(_, name)| name))
-            .filter(|name| seen.insert(*name))
-            .map(str::to_string)
-            .collect()
+        super::view::namespace_names(self.ns_view.and_then(|id| self.views.get(&id)))
     }
 
     /// Rows visible in the table area at the current terminal size.
@@ -961,16 +947,12 @@ impl App {
                 }
                 return;
             }
-            Mode::Command { input, completions } => {
-                self.on_command_key(key, input, completions, fx)
+            Mode::Command { input } => {
+                self.on_prompt_key(key, input, |input| Mode::Command { input }, fx)
             }
-            Mode::Filter { input } if matches!(self.current_screen(), Some(Screen::Changes(_))) => {
-                self.on_changes_filter_key(key, input, fx)
+            Mode::Filter { input } => {
+                self.on_prompt_key(key, input, |input| Mode::Filter { input }, fx)
             }
-            Mode::Filter { input } if matches!(self.current_screen(), Some(Screen::Text(_))) => {
-                self.on_text_search_key(key, input, fx)
-            }
-            Mode::Filter { input } => self.on_filter_key(key, input),
             Mode::Labels(mut p) => {
                 let out = p.on_key(key, &self.ctx());
                 self.dialog_outcome(Mode::Labels(p), out, fx)
@@ -1060,11 +1042,9 @@ impl App {
             }
             KeyAction::Help => self.mode = Mode::Help { scroll: 0 },
             KeyAction::Command => {
-                self.command_recall = None;
                 self.mode = Mode::Command {
-                    input: Input::default(),
-                    completions: Vec::new(),
-                }
+                    input: Prompt::command(""),
+                };
             }
             KeyAction::Back => self.back(fx),
             KeyAction::Up => self.nav(action, 1),
@@ -1087,9 +1067,9 @@ impl App {
                 self.show_events_pane = !self.show_events_pane;
                 self.scroll_current();
             }
-            KeyAction::HistoryBack => super::nav_history::step(self, true, fx),
-            KeyAction::HistoryForward => super::nav_history::step(self, false, fx),
-            KeyAction::LastView => super::nav_history::last(self, fx),
+            KeyAction::HistoryBack => self.nav_step(true, fx),
+            KeyAction::HistoryForward => self.nav_step(false, fx),
+            KeyAction::LastView => self.nav_last(fx),
             KeyAction::ToggleCrumbs => self.chrome.crumbs = !self.chrome.crumbs,
             KeyAction::ToggleHeader => {
                 self.chrome.header = !self.chrome.header;

@@ -1,83 +1,17 @@
-//! The `:` command line: completion, and running a command (`:pods`, `:ns`, `:ctx`,
-//! `:informers`, `:deltas`, `:q`).
-
-use crossterm::event::{Event, KeyCode, KeyEvent};
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
+//! Running a `:` command line (`:pods`, `:ns`, `:ctx`, `:informers`, `:deltas`, `:q`) and
+//! keeping it for Up/Down; the prompt itself is [`super::screens::prompt`].
 
 use super::action::Effect;
 use super::app::{App, Mode, Screen};
-use super::resources::{complete, resolve};
+use super::resources::resolve;
 
 /// How many `:` lines Up/Down recall.
 const COMMAND_HISTORY: usize = 50;
 
 impl App {
-    pub(crate) fn on_command_key(
-        &mut self,
-        key: KeyEvent,
-        mut input: Input,
-        mut completions: Vec<String>,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
-        match key.code {
-            KeyCode::Esc => Mode::Normal,
-            // Backspace on an empty line leaves the command line, as in k9s.
-            KeyCode::Backspace if input.value().is_empty() => Mode::Normal,
-            KeyCode::Enter => {
-                let line = input.value().trim().to_string();
-                self.remember_command(&line);
-                self.run_command(&line, fx);
-                Mode::Normal
-            }
-            // Up and Down recall the lines run before, as k9s's command history.
-            KeyCode::Up | KeyCode::Down => {
-                let n = self.command_history.len();
-                self.command_recall = match (key.code, self.command_recall) {
-                    (KeyCode::Up, None) => n.checked_sub(1),
-                    (KeyCode::Up, Some(i)) => Some(i.saturating_sub(1)),
-                    (_, Some(i)) if i + 1 < n => Some(i + 1),
-                    _ => None,
-                };
-                let line = self
-                    .command_recall
-                    .and_then(|i| self.command_history.get(i))
-                    .cloned()
-                    .unwrap_or_default();
-                input = Input::new(line);
-                completions = self.completions(input.value());
-                Mode::Command { input, completions }
-            }
-            KeyCode::Tab => {
-                if let Some(c) = completions.first() {
-                    input = Input::new(c.clone());
-                    completions = self.completions(input.value());
-                }
-                Mode::Command { input, completions }
-            }
-            _ => {
-                input.handle_event(&Event::Key(key));
-                completions = self.completions(input.value());
-                Mode::Command { input, completions }
-            }
-        }
-    }
-
-    fn completions(&self, text: &str) -> Vec<String> {
-        let mut c = complete(
-            &self.resources,
-            &self.namespace_names(),
-            &self.contexts,
-            text,
-        );
-        c.retain(|s| s != text);
-        c
-    }
-
     /// Keep a line run at the `:` prompt for Up/Down (the same line twice in a row once; the
     /// last `COMMAND_HISTORY` lines).
-    fn remember_command(&mut self, line: &str) {
-        self.command_recall = None;
+    pub(crate) fn remember_command(&mut self, line: &str) {
         if line.is_empty() || self.command_history.back().is_some_and(|l| l == line) {
             return;
         }

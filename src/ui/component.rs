@@ -249,6 +249,21 @@ pub enum Request {
         resource: Box<ResourceInfo>,
         namespace: Option<String>,
     },
+    /// Run a line typed at the `:` prompt (kept for Up/Down first), without the colon.
+    TypedCommand(String),
+    /// The `/` line changed, was entered or left: the screen on top filters (or searches).
+    Filter(FilterLine),
+}
+
+/// What the `/` line tells the screen on top.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FilterLine {
+    /// Its text now (a key typed): live filtering.
+    Typed(String),
+    /// Enter on this text (as typed, untrimmed).
+    Enter(String),
+    /// Esc: the line is left (a live filter is cleared).
+    Esc,
 }
 
 /// What a component may read while it handles a key or draws: shared references to `App`'s
@@ -295,11 +310,20 @@ pub struct Ctx<'a> {
     pub context_rows: &'a [ContextRow],
     /// The active port-forwards, as the runtime reports them.
     pub forwards: &'a [ForwardRow],
+    /// The lines run at the `:` prompt, oldest first.
+    pub command_history: &'a std::collections::VecDeque<String>,
+    /// The namespaces view (the names `:ns` completes).
+    pub ns_view: Option<ViewId>,
 }
 
 impl Ctx<'_> {
     /// The resource table under the screen on top.
     pub fn view(&self) -> Option<&ResourceView> {
         self.current_view.and_then(|id| self.views.get(&id))
+    }
+
+    /// Known namespace names (from the namespaces view), each once.
+    pub fn namespace_names(&self) -> Vec<String> {
+        super::view::namespace_names(self.ns_view.and_then(|id| self.views.get(&id)))
     }
 }

@@ -2,8 +2,6 @@
 //! [`crate::config::context_state`]): the namespace, the favourites and the view, in k9s's
 //! terms. Pure: the runtime writes the file.
 
-use super::app::{App, Screen};
-
 /// The state to save for the start context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SavedState {
@@ -14,35 +12,6 @@ pub struct SavedState {
     pub favorites: Vec<String>,
     /// `k9s.view.active`: the current table's resource (`pods`, `deployments`), or `helm`.
     pub view: String,
-}
-
-impl App {
-    /// The namespaces and view to save, in k9s's terms.
-    pub fn k9s_state(&self) -> SavedState {
-        let single = |ns: &str| !ns.contains(',');
-        let active_namespace = match &self.namespace {
-            None => "all".to_string(),
-            Some(ns) => ns.split(',').next().unwrap_or(ns).to_string(),
-        };
-        let favorites = self
-            .favourites
-            .iter()
-            .filter(|f| single(f))
-            .cloned()
-            .collect();
-        let view = if self.stack.iter().any(|s| matches!(s, Screen::Helm(_))) {
-            "helm".to_string()
-        } else {
-            self.current_view()
-                .map(|v| v.resource.api_resource.plural.clone())
-                .unwrap_or_else(|| "pods".to_string())
-        };
-        SavedState {
-            active_namespace,
-            favorites,
-            view,
-        }
-    }
 }
 
 /// The favourites to start with: the context file's (k9s's order), with the start namespace in

@@ -18,10 +18,6 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-use super::action::Effect;
-use super::app::App;
-use super::screens::Screen;
-
 /// Commands kept for `[` / `]`.
 pub const NAV_HISTORY: usize = 50;
 
@@ -32,7 +28,7 @@ pub struct NavHistory {
     /// The index of the command shown now.
     pub at: usize,
     /// A command from the history is running: it is not recorded again.
-    replaying: bool,
+    pub(crate) replaying: bool,
 }
 
 impl NavHistory {
@@ -56,7 +52,7 @@ impl NavHistory {
     }
 
     /// The command `[` (`back`) or `]` goes to, moving there; `None` at an end.
-    fn step(&mut self, back: bool) -> Option<String> {
+    pub(crate) fn step(&mut self, back: bool) -> Option<String> {
         let to = if back {
             self.at.checked_sub(1)?
         } else {
@@ -83,78 +79,22 @@ impl Default for Chrome {
     }
 }
 
-/// `[` (`back`) or `]` in a live view: run the previous or next command of the history.
-pub(crate) fn step(app: &mut App, back: bool, fx: &mut Vec<Effect>) {
-    match app.nav_history.step(back) {
-        Some(line) => replay(app, &line, fx),
-        None if back => app.info("no earlier command ([ goes back through the commands run)"),
-        None => app.info("no later command (] goes forward after [)"),
-    }
-}
-
-/// `-`: the command before the current one, run as a new one (again: back).
-pub(crate) fn last(app: &mut App, fx: &mut Vec<Effect>) {
-    let h = &app.nav_history;
-    let Some(line) = h.at.checked_sub(1).and_then(|i| h.lines.get(i)).cloned() else {
-        app.info("no previous command (- returns to the last view command)");
-        return;
-    };
-    app.run_command(&line, fx);
-}
-
-fn replay(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
-    app.nav_history.replaying = true;
-    app.run_command(line, fx);
-    app.nav_history.replaying = false;
-    app.info(format!(":{line}"));
-}
-
-/// A screen's name in the breadcrumbs.
-fn crumb(app: &App, s: &Screen) -> String {
-    match s {
-        Screen::Table(id) => app.views.get(id).map_or_else(
-            || "table".to_string(),
-            |v| match &v.drilled_from {
-                Some(from) => format!("{}({from})", v.resource.api_resource.plural),
-                None => v.resource.api_resource.plural.clone(),
-            },
-        ),
-        Screen::Events(_) => "deltas".into(),
-        Screen::Informers(_) => "informers".into(),
-        Screen::Text(t) => format!("{:?}", t.kind).to_lowercase(),
-        Screen::Pulse => "pulse".into(),
-        Screen::Logs(_) => "logs".into(),
-        Screen::PortForwards(_) => "portforwards".into(),
-        Screen::Xray(_) => "xray".into(),
-        Screen::History(_) => "history".into(),
-        Screen::HistoryDiff(_) => "diff".into(),
-        Screen::Changes(_) => "changes".into(),
-        Screen::Aliases(_) => "aliases".into(),
-        Screen::Contexts(_) => "contexts".into(),
-        Screen::Helm(h) => match &h.release {
-            Some((_, name)) => format!("revisions({name})"),
-            None => "helm".into(),
-        },
-        Screen::Containers(c) => format!("containers({})", c.pod.name),
-    }
+/// What the breadcrumbs name: the screens on the stack, the current one last (`App`'s stack,
+/// each screen by its [`name`](crate::ui::screens::Screen::name) or a detail of it).
+pub trait ScreenStack {
+    fn crumbs(&self) -> Vec<String>;
 }
 
 /// The breadcrumbs: one crumb per screen on the stack, the current one last.
-pub fn crumbs(app: &App) -> Vec<String> {
-    app.stack.iter().map(|s| crumb(app, s)).collect()
+pub fn crumbs(stack: &impl ScreenStack) -> Vec<String> {
+    stack.crumbs()
 }
 
-/// Draw the breadcrumbs on the bottom row of `area` (the screen's bottom border), when shown
-/// and there is more than the root screen (not under the log view: its last line is its own).
-pub(crate) fn draw_crumbs(app: &App, area: Rect, buf: &mut Buffer) {
-    if !app.chrome.crumbs || app.stack.len() < 2 || area.height == 0 || area.width < 8 {
+/// Draw the breadcrumbs `all` on the bottom row of `area` (the screen's bottom border).
+pub(crate) fn draw_crumbs(all: &[String], area: Rect, buf: &mut Buffer) {
+    if all.is_empty() || area.height == 0 || area.width < 8 {
         return;
     }
-    // The log view's last line is its own status line (no border to write on).
-    if matches!(app.current_screen(), Some(Screen::Logs(_))) {
-        return;
-    }
-    let all = crumbs(app);
     let last = all.len() - 1;
     let mut spans = Vec::new();
     for (i, c) in all.iter().enumerate() {

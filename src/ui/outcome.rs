@@ -8,6 +8,7 @@ use super::component::{Ctx, Outcome, Request};
 use super::operate::Write;
 use super::screens::confirm::{ConfirmWrite, Pending};
 use super::screens::history_diff::DiffView;
+use super::screens::prompt::Prompt;
 
 impl App {
     /// What a component may read now.
@@ -35,6 +36,8 @@ impl App {
             contexts: &self.contexts,
             context_rows: &self.context_rows,
             forwards: &self.forwards,
+            command_history: &self.command_history,
+            ns_view: self.ns_view,
         }
     }
 
@@ -202,9 +205,14 @@ impl App {
             }
             Request::Search { text } => {
                 self.mode = Mode::Filter {
-                    input: tui_input::Input::new(text),
+                    input: Prompt::filter(text),
                 }
             }
+            Request::TypedCommand(line) => {
+                self.remember_command(&line);
+                self.run_command(&line, fx);
+            }
+            Request::Filter(line) => self.on_filter_line(line, fx),
         }
     }
 }

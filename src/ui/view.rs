@@ -172,3 +172,22 @@ pub enum TextKind {
     /// `b`: the object's fields grouped by the manager owning them (see [`crate::ui::blame`]).
     Blame,
 }
+
+/// Known namespace names from the namespaces view `ns_view`. With several clusters its rows
+/// are keyed under their cluster: each name once, whichever clusters have it.
+pub fn namespace_names(ns_view: Option<&ResourceView>) -> Vec<String> {
+    let Some(v) = ns_view else {
+        return Vec::new();
+    };
+    let mut seen = std::collections::HashSet::new();
+    v.table
+        .list()
+        .iter()
+        .map(|k| {
+            k.split_once(crate::ui::action::CLUSTER_SEP)
+                .map_or(&**k, |(_, name)| name)
+        })
+        .filter(|name| seen.insert(*name))
+        .map(str::to_string)
+        .collect()
+}

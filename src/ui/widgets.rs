@@ -6,10 +6,11 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget};
 
 use super::action::InformerState;
 use super::app::{App, Mode, Screen, events_pane_rows};
+use super::component::Component;
 use super::keys::KeyAction;
 use super::kit::{DIM, KEY, countdown, fit_message, hint_name, state_text, truncate};
 use super::screens;
@@ -47,7 +48,7 @@ impl Widget for &App {
             self.render_prompt(prompt_area, buf);
         }
         screens::draw(self, screen, body, buf);
-        super::nav_history::draw_crumbs(self, body, buf);
+        self.draw_crumbs(body, buf);
         if pane && pane_area.height == 1 {
             screens::events::render_events_line(&self.events, pane_area, buf);
         } else if pane {
@@ -351,44 +352,9 @@ impl App {
     }
 
     fn render_prompt(&self, area: Rect, buf: &mut Buffer) {
-        let (sigil, input, ghost, extra) = match &self.mode {
-            Mode::Command { input, completions } => {
-                let v = input.value();
-                let ghost = completions
-                    .first()
-                    .and_then(|c| c.strip_prefix(v))
-                    .unwrap_or("")
-                    .to_string();
-                let extra = if completions.len() > 1 {
-                    format!(
-                        "   {}",
-                        completions
-                            .iter()
-                            .take(6)
-                            .cloned()
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    )
-                } else {
-                    String::new()
-                };
-                (":", v.to_string(), ghost, extra)
-            }
-            Mode::Filter { input } => {
-                ("/", input.value().to_string(), String::new(), String::new())
-            }
-            _ => return,
-        };
-        let line = Line::from(vec![
-            Span::styled(format!(" {sigil}"), Style::default().fg(Color::Yellow)),
-            Span::styled(input, Style::default().fg(Color::White)),
-            Span::styled(" ", Style::default().add_modifier(Modifier::REVERSED)),
-            Span::styled(ghost, Style::default().fg(DIM)),
-            Span::styled(extra, Style::default().fg(DIM)),
-        ]);
-        Paragraph::new(line)
-            .block(Block::bordered().border_style(Style::default().fg(Color::Yellow)))
-            .render(area, buf);
+        if let Mode::Command { input: p } | Mode::Filter { input: p } = &self.mode {
+            p.draw(area, buf, &self.ctx());
+        }
     }
 
     fn render_footer(&self, area: Rect, buf: &mut Buffer) {

@@ -472,3 +472,12 @@ fn literal_text_stays_a_substring_filter_and_metacharacters_make_a_regex() {
         Ok(TextFilter::Fuzzy(_))
     ));
 }
+
+#[test]
+fn help_typed_at_the_command_prompt_opens_the_help() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "help");
+    app.update(code(KeyCode::Enter));
+    assert!(matches!(app.mode, Mode::Help { .. }), "{:?}", app.mode);
+}

@@ -1,14 +1,11 @@
 //! Opening the [changes screen](crate::ui::screens::changes), asking again every second, its
 //! answers, and the `/` line and label picker `App` runs over it.
 
-use crossterm::event::{Event, KeyCode, KeyEvent};
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
-
 use crate::informer::history::{ChangeRow, HistoryStats};
 use crate::selector::LabelSelector;
 use crate::ui::action::{ChangesFilter, Effect, resource_label};
-use crate::ui::app::{App, Mode, Screen};
+use crate::ui::app::{App, Screen};
+use crate::ui::component::FilterLine;
 use crate::ui::resources::resolve;
 use crate::ui::screens::changes::{CHANGES_LIMIT, ChangesView};
 
@@ -91,38 +88,24 @@ impl App {
 
     /// A key of the `/` line over the changes screen: live substring filter; `-l SELECTOR`
     /// (on Enter) changes the selector and asks again; Esc clears.
-    pub(crate) fn on_changes_filter_key(
-        &mut self,
-        key: KeyEvent,
-        mut input: Input,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
-        let text = match key.code {
-            KeyCode::Esc => Some(String::new()),
-            KeyCode::Enter => {
-                let text = input.value().trim().to_string();
+    pub(crate) fn on_changes_filter_line(&mut self, line: FilterLine, fx: &mut Vec<Effect>) {
+        let text = match line {
+            FilterLine::Esc => Some(String::new()),
+            FilterLine::Enter(text) => {
+                let text = text.trim().to_string();
                 if let Some(sel) = text.strip_prefix("-l") {
                     self.set_changes_selector(sel, fx);
-                    return Mode::Normal;
+                    return;
                 }
                 if let Some(Screen::Changes(c)) = self.stack.last_mut() {
                     c.text = text;
                 }
-                return Mode::Normal;
+                return;
             }
-            _ => {
-                input.handle_event(&Event::Key(key));
-                let t = input.value().to_string();
-                (!t.starts_with("-l")).then_some(t)
-            }
+            FilterLine::Typed(t) => (!t.starts_with("-l")).then_some(t),
         };
         if let (Some(t), Some(Screen::Changes(c))) = (text, self.stack.last_mut()) {
             c.set_text(t);
-        }
-        if key.code == KeyCode::Esc {
-            Mode::Normal
-        } else {
-            Mode::Filter { input }
         }
     }
 }

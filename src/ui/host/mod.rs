@@ -10,3 +10,12 @@ mod history;
 mod portforwards;
 mod text;
 mod xray;
+// The App-touching halves of non-screen modules (they keep their plain data and pure parts,
+// outside App's import circle).
+mod custom_columns;
+mod fleet;
+mod fleet_table;
+mod k9s_state;
+mod nav_history;
+mod prompt;
+mod replay;

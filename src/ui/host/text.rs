@@ -1,41 +1,26 @@
 //! Opening the [text screen](crate::ui::screens::text) (YAML, describe, blame, `:messages`)
 //! and handing it the runtime's answer and the search line's.
 
-use crossterm::event::{Event, KeyCode, KeyEvent};
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
-
 use crate::cluster::ResourceInfo;
 use crate::ui::action::{Effect, ObjectSummary};
-use crate::ui::app::{App, Mode, Screen};
+use crate::ui::app::{App, Screen};
+use crate::ui::component::FilterLine;
 use crate::ui::screens::text::{TextKind, TextResult, TextView};
 
 impl App {
     /// The search line over a text screen: Enter searches from the line shown first (wrapping
     /// around), Esc leaves it as it was.
-    pub(crate) fn on_text_search_key(
-        &mut self,
-        key: KeyEvent,
-        mut input: Input,
-        fx: &mut Vec<Effect>,
-    ) -> Mode {
-        match key.code {
-            KeyCode::Esc => Mode::Normal,
-            KeyCode::Enter => {
-                let mut top = self.stack.pop();
-                let out = match &mut top {
-                    Some(Screen::Text(t)) => t.search_for(input.value(), &self.ctx()),
-                    _ => Default::default(),
-                };
-                self.stack.extend(top);
-                self.run_outcome(out, fx);
-                Mode::Normal
-            }
-            _ => {
-                input.handle_event(&Event::Key(key));
-                Mode::Filter { input }
-            }
-        }
+    pub(crate) fn on_text_search_line(&mut self, line: FilterLine, fx: &mut Vec<Effect>) {
+        let FilterLine::Enter(text) = line else {
+            return;
+        };
+        let mut top = self.stack.pop();
+        let out = match &mut top {
+            Some(Screen::Text(t)) => t.search_for(&text, &self.ctx()),
+            _ => Default::default(),
+        };
+        self.stack.extend(top);
+        self.run_outcome(out, fx);
     }
 
     pub(crate) fn on_text(&mut self, request: u64, result: Result<TextResult, String>) {

@@ -5,15 +5,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crossterm::event::{Event, KeyCode, KeyEvent};
 use kube::api::DynamicObject;
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
 
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::selector::LabelSelector;
 use crate::ui::action::{Effect, ObjectSummary, ViewId};
-use crate::ui::app::{App, Mode, Screen};
+use crate::ui::app::{App, Screen};
+use crate::ui::component::FilterLine;
 use crate::ui::keys::KeyAction;
 use crate::ui::resources::resolve;
 use crate::ui::screens::xray::XrayScreen;
@@ -231,24 +229,14 @@ impl App {
 
     /// A key of the filter line while the xray is on top: `/text` (live), `/-l selector` (on
     /// Enter).
-    pub(crate) fn on_xray_filter_key(&mut self, key: KeyEvent, mut input: Input) -> Mode {
-        match key.code {
-            KeyCode::Esc => {
-                self.set_xray_filter("");
-                Mode::Normal
-            }
-            KeyCode::Enter => {
-                let text = input.value().trim().to_string();
-                self.set_xray_filter(&text);
-                Mode::Normal
-            }
-            _ => {
-                input.handle_event(&Event::Key(key));
-                let text = input.value().to_string();
+    pub(crate) fn on_xray_filter_line(&mut self, line: FilterLine) {
+        match line {
+            FilterLine::Esc => self.set_xray_filter(""),
+            FilterLine::Enter(text) => self.set_xray_filter(text.trim()),
+            FilterLine::Typed(text) => {
                 if !text.starts_with("-l") {
                     self.set_xray_filter(&text);
                 }
-                Mode::Filter { input }
             }
         }
     }

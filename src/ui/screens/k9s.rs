@@ -117,7 +117,7 @@ impl App {
                         .current_view()
                         .is_some_and(|v| v.resource.api_resource.kind == kind)
             }
-            Place::Screen(name) => screen_place(screen) == Some(name),
+            Place::Screen(name) => screen.map(Screen::name) == Some(name),
             Place::AnyTable => matches!(screen, Some(Screen::Table(_))),
             // A replay is all past: `[` / `]` step through its time, as in `:at`.
             Place::State(ViewState::Past) => self.in_past() || self.replay.is_some(),
@@ -601,18 +601,6 @@ pub(crate) fn unbound_message(key: &KeyEvent) -> Option<String> {
             "{}: no key binding here (? lists the keys)",
             KeySpec::from_event(key)
         )),
-        _ => None,
-    }
-}
-
-/// The name a screen has in the key table's places ([`Place::Screen`]).
-fn screen_place(screen: Option<&Screen>) -> Option<&'static str> {
-    match screen? {
-        Screen::Events(_) => Some("deltas"),
-        Screen::History(_) => Some("history"),
-        Screen::Contexts(_) => Some("contexts"),
-        Screen::Xray(_) => Some("xray"),
-        Screen::Helm(_) => Some("helm"),
         _ => None,
     }
 }

@@ -22,6 +22,7 @@
 //! - [`portforwards`]: the active port-forwards (`:pf`); [`forward_dialog`]: start one.
 //! - [`xray`]: the live owner tree (`:xray`).
 //! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
+//! - [`prompt`]: the `:` command line and the `/` filter line over the screen on top.
 
 pub mod aliases;
 pub mod apply_confirm;
@@ -45,6 +46,7 @@ pub mod node_actions;
 pub mod operations;
 pub mod plugin_inputs;
 pub mod portforwards;
+pub mod prompt;
 pub mod pulse;
 pub mod scale;
 pub mod set_image;
@@ -93,6 +95,33 @@ pub enum Screen {
 }
 
 impl Screen {
+    /// The screen's one name: its breadcrumb (with a detail where it has one: a table's
+    /// resource, a release, a pod) and the place a key row names (`keys::Place::Screen`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Screen::Table(_) => "table",
+            Screen::Events(_) => "deltas",
+            Screen::Informers(_) => "informers",
+            Screen::Text(t) => match t.kind {
+                text::TextKind::Yaml => "yaml",
+                text::TextKind::Describe => "describe",
+                text::TextKind::Diff => "diff",
+                text::TextKind::Blame => "blame",
+            },
+            Screen::Pulse => "pulse",
+            Screen::Logs(_) => "logs",
+            Screen::PortForwards(_) => "portforwards",
+            Screen::Xray(_) => "xray",
+            Screen::History(_) => "history",
+            Screen::HistoryDiff(_) => "diff",
+            Screen::Changes(_) => "changes",
+            Screen::Aliases(_) => "aliases",
+            Screen::Contexts(_) => "contexts",
+            Screen::Helm(_) => "helm",
+            Screen::Containers(_) => "containers",
+        }
+    }
+
     /// The screen as a [`Component`] (owning its state, answering an [`Outcome`]), for those
     /// converted; `None`: one `App` still drives through its `impl App` block.
     pub(crate) fn component(&self) -> Option<&dyn Component> {

@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crossterm::event::{Event, KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -15,12 +14,11 @@ use ratatui::widgets::{
     Block, Cell as TCell, Paragraph, Row as TRow, Scrollbar, ScrollbarOrientation, ScrollbarState,
     StatefulWidget, Table, Widget,
 };
-use tui_input::Input;
-use tui_input::backend::crossterm::EventHandler;
 
 mod draw;
 
 use super::Screen;
+use super::prompt::Prompt;
 use super::text::TextKind;
 use super::usage::{UsageKind, level_style, view_usage};
 use crate::informer::history::Since;
@@ -28,6 +26,7 @@ use crate::informer::index::LABEL_INDEX;
 use crate::render::Column;
 use crate::ui::action::{Access, Denial, Effect, ObjectSummary, ViewId};
 use crate::ui::app::{App, Mode};
+use crate::ui::component::FilterLine;
 use crate::ui::fleet_table::merged_index_keys;
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, centered};
@@ -66,7 +65,7 @@ impl App {
                 if let Some(v) = self.current_view() {
                     let raw = v.table.filters.text_raw.clone();
                     self.mode = Mode::Filter {
-                        input: Input::new(raw),
+                        input: Prompt::filter(raw),
                     };
                 }
             }
@@ -715,26 +714,24 @@ impl App {
         self.scroll_current();
     }
 
-    pub(crate) fn on_filter_key(&mut self, key: KeyEvent, mut input: Input) -> Mode {
-        if matches!(self.current_screen(), Some(Screen::Xray(_))) {
-            return self.on_xray_filter_key(key, input);
-        }
-        match key.code {
-            KeyCode::Esc => {
+    /// The `/` line over a table: live substring/regex filtering while typing (`-l` waits for
+    /// Enter, a label selector); Esc clears; Enter keeps it and pins the row it led to.
+    pub(crate) fn on_table_filter_line(&mut self, line: FilterLine) {
+        match line {
+            FilterLine::Esc => {
                 if let Some(id) = self.current_view_id() {
                     self.set_text_filter(id, "");
                 }
-                Mode::Normal
             }
-            KeyCode::Enter => {
-                let text = input.value().trim().to_string();
+            FilterLine::Enter(text) => {
+                let text = text.trim();
                 if let Some(sel) = text.strip_prefix("-l") {
                     if let Some(id) = self.current_view_id() {
                         self.set_text_filter(id, "");
                         self.apply_label_filter(id, sel.trim());
                     }
                 } else if let Some(id) = self.current_view_id() {
-                    self.set_text_filter(id, &text);
+                    self.set_text_filter(id, text);
                 }
                 // The row the filter led to is the user's pick: it stays selected as rows come.
                 if let Some(id) = self.current_view_id()
@@ -742,18 +739,13 @@ impl App {
                 {
                     v.table.pin_selection();
                 }
-                Mode::Normal
             }
-            _ => {
-                input.handle_event(&Event::Key(key));
-                let text = input.value().to_string();
-                // Live substring/regex filtering while typing; `-l` waits for Enter.
+            FilterLine::Typed(text) => {
                 if !text.starts_with("-l")
                     && let Some(id) = self.current_view_id()
                 {
                     self.set_text_filter(id, &text);
                 }
-                Mode::Filter { input }
             }
         }
     }
