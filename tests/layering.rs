@@ -164,9 +164,10 @@ fn the_cluster_layer_never_imports_the_ui() {
 /// `import_graph` does: `use` items and written-out paths outside unit tests). It was 49
 /// before the component seam (`ui/` from `mod.rs` to every screen), 24 with the dialogs
 /// converted and 14 with the read-only screens converted; 16 once the containers screen and
-/// the command history (written against `App`, issue 41) joined. The issue's target is 6: the screens not yet components (`NOT_YET_COMPONENTS`)
+/// the command history (written against `App`, issue 41) joined; 15 with the usage columns a
+/// model (`ui::usage`, App's side in `ui::host`). The issue's target is 6: the screens not yet components (`NOT_YET_COMPONENTS`)
 /// keep it above that. Lower it as screens are converted; never raise it.
-const LARGEST_CIRCLE_RATCHET: usize = 16;
+const LARGEST_CIRCLE_RATCHET: usize = 15;
 
 /// Screen files still written as `impl App` blocks (they import `App` or another screen).
 /// They are converted one by one onto `ui::component`; remove a file from this list when its
@@ -180,7 +181,6 @@ const NOT_YET_COMPONENTS: &[&str] = &[
     "src/ui/screens/operations.rs",
     "src/ui/screens/pulse.rs",
     "src/ui/screens/table.rs",
-    "src/ui/screens/usage.rs",
 ];
 
 /// A module's path in the crate (`["ui", "screens", "scale"]`) → its file.

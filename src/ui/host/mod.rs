@@ -9,4 +9,5 @@ mod events;
 mod history;
 mod portforwards;
 mod text;
+mod usage;
 mod xray;

@@ -13,7 +13,6 @@
 //! - [`events`]: the DeltaFIFO event log, full screen and as the pane under a table.
 //! - [`informers`]: the informer panel.
 //! - [`pulse`]: the cluster pulse (tiles, usage, sparklines, restarts, warnings).
-//! - [`usage`]: the CPU/memory columns the pods and nodes tables join from metrics.
 //! - [`logs`]: container logs of a pod or of a workload's pods (a [`LogView`](super::log_view::LogView) fed by streams).
 //! - [`help`], [`confirm`], [`labels`], [`scale`], [`drain`]: dialogs (key help, confirm a
 //!   destructive write, label picker, scale, drain progress).
@@ -50,7 +49,6 @@ pub mod scale;
 pub mod set_image;
 pub mod table;
 pub mod text;
-pub mod usage;
 pub mod xray;
 
 use ratatui::buffer::Buffer;

@@ -22,7 +22,6 @@ mod draw;
 
 use super::Screen;
 use super::text::TextKind;
-use super::usage::{UsageKind, level_style, view_usage};
 use crate::informer::history::Since;
 use crate::informer::index::LABEL_INDEX;
 use crate::render::Column;
@@ -34,6 +33,7 @@ use crate::ui::kit::{DIM, centered};
 use crate::ui::resources::resolve;
 use crate::ui::table::rows_for_keys;
 use crate::ui::table::{Drill, LabelFilter, Mark, SortBy, TextFilter};
+use crate::ui::usage::{UsageKind, level_style, view_usage};
 pub use crate::ui::view::{DrillAnswer, DrillVia, OwnerFeed, ResourceView};
 use draw::{Shown, custom_cell, shown_columns};
 /// The columns a table sorts by, in the order on screen: Key (NAMESPACE in an all-namespaces
