@@ -875,7 +875,7 @@ impl App {
                 pod,
                 result,
             } => {
-                screens::containers::on_rows(self, &namespace, &pod, result);
+                self.on_pod_containers(&namespace, &pod, result);
                 self.dirty = true;
             }
             Action::Images { write, result } => self.on_images(&write, result),

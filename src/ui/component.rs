@@ -53,7 +53,8 @@ use ratatui::text::Line;
 use std::sync::Arc;
 
 use super::action::{
-    ClusterHealth, ConnectionState, ContextRow, Effect, InformerRow, ObjectSummary, ViewId,
+    ClusterHealth, ConnectionState, ContainerPort, ContextRow, Effect, InformerRow, ObjectSummary,
+    ViewId,
 };
 use super::drain::DrainOptions;
 use super::event_log::{EventLog, LogChange};
@@ -248,6 +249,18 @@ pub enum Request {
     OpenTable {
         resource: Box<ResourceInfo>,
         namespace: Option<String>,
+    },
+    /// [`Request::OpenLogs`] of the containers' previous instances (`kubectl logs -p`).
+    OpenPreviousLogs {
+        kind: String,
+        obj: Box<ObjectSummary>,
+        pick: ContainerPick,
+    },
+    /// The port-forward dialog for one of `ports` of `namespace/pod`.
+    ForwardPorts {
+        namespace: String,
+        pod: String,
+        ports: Vec<ContainerPort>,
     },
 }
 

@@ -4,6 +4,7 @@
 
 mod aliases;
 mod changes;
+mod containers;
 mod contexts;
 mod events;
 mod history;

@@ -105,6 +105,7 @@ impl Screen {
             Screen::Contexts(s) => Some(s),
             Screen::PortForwards(s) => Some(s),
             Screen::Xray(s) => Some(s.as_ref()),
+            Screen::Containers(s) => Some(s.as_ref()),
             _ => None,
         }
     }
@@ -121,6 +122,7 @@ impl Screen {
             Screen::Contexts(s) => Some(s),
             Screen::PortForwards(s) => Some(s),
             Screen::Xray(s) => Some(s.as_mut()),
+            Screen::Containers(s) => Some(s.as_mut()),
             _ => None,
         }
     }
@@ -191,7 +193,6 @@ fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> 
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
         Some(Screen::Helm(_)) => helm::on_key(app, action, fx),
-        Some(Screen::Containers(_)) => containers::on_key(app, action, fx),
         // A table, nothing, or a component (which answered already).
         _ => false,
     }
@@ -213,12 +214,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
         Some(Screen::Helm(_)) => helm::nav(app, action, n),
-        Some(Screen::Containers(_)) => {
-            let page = app.table_height();
-            if let Some(Screen::Containers(v)) = app.stack.last_mut() {
-                v.nav(action, n, page);
-            }
-        }
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -240,13 +235,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::Helm(h)) => h.draw(app.now_ms, &app.theme, area, buf),
-        Some(Screen::Containers(c)) => c.draw(
-            &app.theme,
-            app.now_ms.div_euclid(1000),
-            &app.forwards,
-            area,
-            buf,
-        ),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
         Some(_) => {}
@@ -290,7 +278,6 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         Some(Screen::Helm(h)) => Some(h.header(label, value)),
-        Some(Screen::Containers(c)) => Some(c.header(label, value)),
         _ => None,
     }
 }
@@ -304,7 +291,6 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         Some(Screen::Helm(_)) => Some(helm::HINTS.to_vec()),
-        Some(Screen::Containers(_)) => Some(containers::HINTS.to_vec()),
         _ => None,
     }
 }

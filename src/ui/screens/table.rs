@@ -374,7 +374,7 @@ impl App {
     pub(crate) fn after_rows(&mut self, view: ViewId, fx: &mut Vec<Effect>) {
         self.dirty = true;
         if self.current_view_id() == Some(view) {
-            super::containers::follow_pod(self, fx);
+            self.follow_containers_pod(fx);
         }
         let feed = self.views.get(&view).and_then(|v| v.feeds.clone());
         if let Some(feed) = feed {
@@ -654,7 +654,7 @@ impl App {
             // As k9s: a pod's containers (its YAML stays on `y`).
             "Pod" if view.resource.api_resource.group.is_empty() => {
                 let pod = obj.clone();
-                super::containers::open(self, pod, fx);
+                self.open_containers(pod, fx);
                 return;
             }
             _ => {}
