@@ -164,7 +164,9 @@ fn the_cluster_layer_never_imports_the_ui() {
 /// `import_graph` does: `use` items and written-out paths outside unit tests). It was 49
 /// before the component seam (`ui/` from `mod.rs` to every screen), 24 with the dialogs
 /// converted and 14 with the read-only screens converted; 16 once the containers screen and
-/// the command history (written against `App`, issue 41) joined. The issue's target is 6: the screens not yet components (`NOT_YET_COMPONENTS`)
+/// the command history (written against `App`, issue 41) joined; 15 with the usage columns a
+/// model (`ui::usage`, App's side in `ui::host`), 14 with the containers screen a component.
+/// The issue's target is 6: the screens not yet components (`NOT_YET_COMPONENTS`)
 /// keep it above that. Lower it as screens are converted; never raise it.
 /// 12 once the custom columns, fleet, merged tables, k9s state, breadcrumbs and replay left
 /// `App`'s circle (their `impl App` halves in `ui/host/`): `App`'s circle is 10 (`app`,
@@ -177,14 +179,12 @@ const LARGEST_CIRCLE_RATCHET: usize = 12;
 /// screen is a component. The list only shrinks (a test fails when a listed file no longer
 /// needs to be on it).
 const NOT_YET_COMPONENTS: &[&str] = &[
-    "src/ui/screens/containers.rs",
     "src/ui/screens/helm.rs",
     "src/ui/screens/k9s.rs",
     "src/ui/screens/logs.rs",
     "src/ui/screens/operations.rs",
     "src/ui/screens/pulse.rs",
     "src/ui/screens/table.rs",
-    "src/ui/screens/usage.rs",
 ];
 
 /// A module's path in the crate (`["ui", "screens", "scale"]`) → its file.

@@ -19,7 +19,7 @@ use kinformer::ui::action::Action;
 use kinformer::ui::action::NodePods;
 use kinformer::ui::app::Screen;
 use kinformer::ui::metrics::MetricsScope;
-use kinformer::ui::screens::usage::view_usage;
+use kinformer::ui::usage::view_usage;
 use runtime_support::{Setup, headless_on_demo, skip_on_real_cluster};
 
 const HANG_GUARD: Duration = Duration::from_secs(60);

@@ -35,8 +35,8 @@ use super::screens::pulse::PulseScreen;
 pub use super::screens::scale::ScaleDialog;
 pub use super::screens::table::{DrillAnswer, DrillVia, OwnerFeed, ResourceView};
 pub use super::screens::text::{TextKind, TextView, text_area, wrapped_rows};
-use super::screens::usage::UsageMap;
 use super::screens::{self, text::TextResult};
+use super::usage::UsageMap;
 
 /// How the app was started (from the command line).
 #[derive(Debug, Clone)]
@@ -861,7 +861,7 @@ impl App {
                 pod,
                 result,
             } => {
-                screens::containers::on_rows(self, &namespace, &pod, result);
+                self.on_pod_containers(&namespace, &pod, result);
                 self.dirty = true;
             }
             Action::Images { write, result } => self.on_images(&write, result),

@@ -53,7 +53,8 @@ use ratatui::text::Line;
 use std::sync::Arc;
 
 use super::action::{
-    ClusterHealth, ConnectionState, ContextRow, Effect, InformerRow, ObjectSummary, ViewId,
+    ClusterHealth, ConnectionState, ContainerPort, ContextRow, Effect, InformerRow, ObjectSummary,
+    ViewId,
 };
 use super::drain::DrainOptions;
 use super::event_log::{EventLog, LogChange};
@@ -253,6 +254,18 @@ pub enum Request {
     TypedCommand(String),
     /// The `/` line changed, was entered or left: the screen on top filters (or searches).
     Filter(FilterLine),
+    /// [`Request::OpenLogs`] of the containers' previous instances (`kubectl logs -p`).
+    OpenPreviousLogs {
+        kind: String,
+        obj: Box<ObjectSummary>,
+        pick: ContainerPick,
+    },
+    /// The port-forward dialog for one of `ports` of `namespace/pod`.
+    ForwardPorts {
+        namespace: String,
+        pod: String,
+        ports: Vec<ContainerPort>,
+    },
 }
 
 /// What the `/` line tells the screen on top.

@@ -129,6 +129,7 @@ pub(crate) mod style;
 pub mod table;
 pub mod theme;
 pub mod time_travel;
+pub mod usage;
 pub mod user_config;
 pub mod user_keys;
 mod verify;

@@ -203,6 +203,14 @@ impl App {
                 self.stack.push(Screen::Table(id));
                 self.scroll_current();
             }
+            Request::OpenPreviousLogs { kind, obj, pick } => {
+                self.open_logs_of(&kind, &obj, pick, true, fx)
+            }
+            Request::ForwardPorts {
+                namespace,
+                pod,
+                ports,
+            } => self.open_forward_dialog_with(namespace, pod, ports),
             Request::Search { text } => {
                 self.mode = Mode::Filter {
                     input: Prompt::filter(text),

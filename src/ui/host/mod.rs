@@ -4,11 +4,13 @@
 
 mod aliases;
 mod changes;
+mod containers;
 mod contexts;
 mod events;
 mod history;
 mod portforwards;
 mod text;
+mod usage;
 mod xray;
 // The App-touching halves of non-screen modules (they keep their plain data and pure parts,
 // outside App's import circle).

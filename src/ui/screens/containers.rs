@@ -9,8 +9,10 @@
 //! PodMetrics are read with a GET ([`Effect::FetchPodContainers`]) when the view opens and again
 //! whenever the pod's row changes (a new resourceVersion in the table under it).
 //!
-//! The screen is a self-contained component: it owns its state, maps keys to an [`Outcome`] the
-//! app carries out, and draws from its own rows.
+//! The screen is a [component](crate::ui::component): it owns its state, maps keys to an
+//! [`Outcome`] the app carries out, and draws from its own rows and the `Ctx` (theme, clock,
+//! port-forwards). `App`'s side (opening it, reading the pod again, handing it the rows) is
+//! `ui/host/containers.rs`.
 //!
 //! Where this differs from k9s: k9s's CPU/R:L, MEM/R:L and (wide) VALID columns are left out
 //! (the percentages say the same), and the rows are not re-sorted (the pod's order).
@@ -21,16 +23,13 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Row, Table, Widget};
 
-use super::Screen;
 use crate::render::Health;
 use crate::render::metrics::UsageCell;
-use crate::ui::action::{ContainerPort, Effect, ObjectSummary};
-use crate::ui::app::App;
+use crate::ui::action::{Effect, ObjectSummary};
+use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, header_style, screen_block};
 use crate::ui::log_stream::ContainerPick;
-use crate::ui::portforward::ForwardRow;
-use crate::ui::theme::Theme;
 
 /// The footer hints of the screen.
 pub const HINTS: [KeyAction; 6] = [
@@ -63,24 +62,6 @@ pub const COLUMNS: [&str; 16] = [
 ];
 
 pub use crate::ui::pod_containers::*;
-
-/// What a key on the containers screen asks the app to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// Done here (a move), or nothing to do.
-    Taken,
-    /// Not this screen's key (the app's global keys: back, command line, help).
-    NotMine,
-    /// The container's logs (`previous`: its previous instance's).
-    Logs {
-        container: String,
-        previous: bool,
-    },
-    Shell(String),
-    Attach(String),
-    /// Port-forward one of these ports (the container's).
-    Forward(Vec<ContainerPort>),
-}
 
 /// The containers screen's own state.
 #[derive(Debug, Clone)]
@@ -159,41 +140,35 @@ impl ContainersView {
         self.cursor = self.cursor.min(self.len().saturating_sub(1));
     }
 
-    /// A key (after the key map): what the app should do.
-    pub fn on_key(&mut self, action: KeyAction) -> Outcome {
-        let name = || self.selected().map(|r| r.name.clone());
-        let on_container = |f: fn(String) -> Outcome| name().map_or(Outcome::Taken, f);
-        match action {
-            KeyAction::Enter | KeyAction::Logs => on_container(|container| Outcome::Logs {
-                container,
-                previous: false,
-            }),
-            KeyAction::PreviousLogs => on_container(|container| Outcome::Logs {
-                container,
-                previous: true,
-            }),
-            KeyAction::Shell => on_container(Outcome::Shell),
-            KeyAction::Attach => on_container(Outcome::Attach),
-            KeyAction::PortForward => match self.selected() {
-                Some(r) => Outcome::Forward(r.ports.clone()),
-                None => Outcome::Taken,
-            },
-            KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => {
-                Outcome::NotMine
+    /// Why `what` is refused here (read-only), if it is.
+    fn refusal(ctx: &Ctx, what: &str) -> Option<Outcome> {
+        ctx.readonly
+            .then(|| Outcome::Error(crate::ui::operate::readonly_refusal(what, ctx.readonly_why)))
+    }
+
+    /// The logs of the selected container (`previous`: its previous instance's).
+    fn logs(&self, previous: bool) -> Outcome {
+        let Some(container) = self.selected().map(|r| r.name.clone()) else {
+            return Outcome::Consumed;
+        };
+        let obj = Box::new(self.pod.clone());
+        let pick = ContainerPick::One(container);
+        Outcome::Ask(if previous {
+            Request::OpenPreviousLogs {
+                kind: "Pod".into(),
+                obj,
+                pick,
             }
-            // The resource table's keys do not apply here.
-            _ => Outcome::Taken,
-        }
+        } else {
+            Request::OpenLogs {
+                kind: "Pod".into(),
+                obj,
+                pick,
+            }
+        })
     }
-
-    /// Up, down, page, top, bottom; `page`: rows on screen.
-    pub fn nav(&mut self, action: KeyAction, n: usize, page: usize) {
-        self.cursor = crate::ui::cursor::moved_cursor(action, n, self.cursor, self.len());
-        self.scroll = crate::ui::cursor::scrolled_to(self.cursor, self.scroll, page.max(1));
-    }
-
     /// Header lines 2 and 3: the pod, and how many containers of each sort.
-    pub fn header(&self, label: Style, value: Style) -> [Line<'static>; 2] {
+    fn header_lines(&self, label: Style, value: Style) -> [Line<'static>; 2] {
         let pod = format!("{}/{}", self.namespace(), self.pod.name);
         let counts = match &self.rows {
             None => "reading the pod…".to_string(),
@@ -225,17 +200,80 @@ impl ContainersView {
             ]),
         ]
     }
+}
 
-    /// Draw the table. `now_unix`: the clock for AGE; `forwards`: the active port-forwards
-    /// (PF shows `Ⓕ` on a container one of them goes to, as k9s).
-    pub fn draw(
-        &self,
-        theme: &Theme,
-        now_unix: i64,
-        forwards: &[ForwardRow],
-        area: Rect,
-        buf: &mut Buffer,
-    ) {
+impl Component for ContainersView {
+    /// A key (after the key map): Enter or `l` the selected container's logs, `p` its previous
+    /// instance's, `s` a shell, `a` attach, `shift-f` port-forward.
+    fn on_action(&mut self, action: KeyAction, ctx: &Ctx) -> Outcome {
+        let pod = self.pod.name.to_string();
+        let namespace = self.namespace().to_string();
+        let Some(container) = self.selected().map(|r| r.name.clone()) else {
+            return match action {
+                KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => {
+                    Outcome::NotConsumed
+                }
+                _ => Outcome::Consumed,
+            };
+        };
+        match action {
+            KeyAction::Enter | KeyAction::Logs => self.logs(false),
+            KeyAction::PreviousLogs => self.logs(true),
+            KeyAction::Shell => Self::refusal(ctx, "shell").unwrap_or_else(|| {
+                Outcome::Effects(vec![Effect::Shell {
+                    namespace,
+                    pod,
+                    container: Some(container),
+                }])
+            }),
+            KeyAction::Attach => Self::refusal(ctx, "attach").unwrap_or_else(|| {
+                Outcome::Effects(vec![Effect::Attach {
+                    namespace,
+                    pod,
+                    container,
+                }])
+            }),
+            KeyAction::PortForward => {
+                let ports = self.selected().map(|r| r.ports.clone()).unwrap_or_default();
+                match Self::refusal(ctx, "port-forward") {
+                    Some(refused) => refused,
+                    None if ports.is_empty() => {
+                        Outcome::Error("the container declares no ports".into())
+                    }
+                    None => Outcome::Ask(Request::ForwardPorts {
+                        namespace,
+                        pod,
+                        ports,
+                    }),
+                }
+            }
+            KeyAction::Back | KeyAction::Quit | KeyAction::Command | KeyAction::Help => {
+                Outcome::NotConsumed
+            }
+            // The resource table's keys do not apply here.
+            _ => Outcome::Consumed,
+        }
+    }
+
+    /// Up, down, page, top, bottom; a page is the rows on screen.
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        self.cursor = crate::ui::cursor::moved_cursor(action, n, self.cursor, self.len());
+        self.scroll =
+            crate::ui::cursor::scrolled_to(self.cursor, self.scroll, ctx.table_height.max(1));
+    }
+
+    fn header(&self, _ctx: &Ctx, label: Style, value: Style) -> Option<[Line<'static>; 2]> {
+        Some(self.header_lines(label, value))
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
+    }
+
+    /// The table: AGE from the clock; PF shows `Ⓕ` on a container one of the active
+    /// port-forwards goes to, as k9s.
+    fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        let (theme, now_unix, forwards) = (ctx.theme, ctx.now_ms.div_euclid(1000), ctx.forwards);
         let title = format!(
             " Containers({}/{})[{}] ",
             self.namespace(),
@@ -351,108 +389,4 @@ impl ContainersView {
             .column_spacing(1)
             .render(inner, buf);
     }
-}
-
-/// Why `what` is refused here (read-only), if it is.
-fn refusal(app: &App, what: &str) -> Option<String> {
-    app.readonly
-        .then(|| crate::ui::operate::readonly_refusal(what, &app.readonly_why))
-}
-
-/// Enter on a pod: push its containers screen and read them.
-pub(crate) fn open(app: &mut App, pod: ObjectSummary, fx: &mut Vec<Effect>) {
-    let view = ContainersView::new(pod);
-    fx.push(view.fetch());
-    app.stack.push(Screen::Containers(Box::new(view)));
-}
-
-/// The pod's containers arrived: to every containers screen of that pod on the stack.
-pub(crate) fn on_rows(
-    app: &mut App,
-    namespace: &str,
-    pod: &str,
-    result: Result<PodContainers, String>,
-) {
-    for s in app.stack.iter_mut() {
-        if let Screen::Containers(v) = s
-            && v.namespace() == namespace
-            && *v.pod.name == *pod
-        {
-            v.set_rows(result.clone());
-        }
-    }
-}
-
-/// The pods table under the screen on top got rows: when the pod's row has a new
-/// resourceVersion, read its containers again (they changed: a restart, a state, a probe).
-pub(crate) fn follow_pod(app: &mut App, fx: &mut Vec<Effect>) {
-    let Some(Screen::Containers(v)) = app.stack.last() else {
-        return;
-    };
-    let Some(table) = app.current_view() else {
-        return;
-    };
-    let Some(entry) = table.table.entry(&v.pod.key) else {
-        return;
-    };
-    let rv = entry.summary.object.metadata.resource_version.clone();
-    if rv.as_deref().unwrap_or_default() == v.read_at {
-        return;
-    }
-    let summary = entry.summary.clone();
-    if let Some(Screen::Containers(v)) = app.stack.last_mut() {
-        v.read_at = rv.unwrap_or_default();
-        v.pod = summary;
-        fx.push(v.fetch());
-    }
-}
-
-/// A key for the containers screen on top; false when it is not its key.
-pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
-    let Some(Screen::Containers(v)) = app.stack.last_mut() else {
-        return false;
-    };
-    let outcome = v.on_key(action);
-    let pod = v.pod.clone();
-    let namespace = v.namespace().to_string();
-    match outcome {
-        Outcome::Taken => {}
-        Outcome::NotMine => return false,
-        Outcome::Logs {
-            container,
-            previous,
-        } => app.open_logs_of("Pod", &pod, ContainerPick::One(container), previous, fx),
-        Outcome::Shell(container) => {
-            if let Some(why) = refusal(app, "shell") {
-                app.error(why);
-            } else {
-                fx.push(Effect::Shell {
-                    namespace,
-                    pod: pod.name.to_string(),
-                    container: Some(container),
-                });
-            }
-        }
-        Outcome::Attach(container) => {
-            if let Some(why) = refusal(app, "attach") {
-                app.error(why);
-            } else {
-                fx.push(Effect::Attach {
-                    namespace,
-                    pod: pod.name.to_string(),
-                    container,
-                });
-            }
-        }
-        Outcome::Forward(ports) => {
-            if let Some(why) = refusal(app, "port-forward") {
-                app.error(why);
-            } else if ports.is_empty() {
-                app.error("the container declares no ports");
-            } else {
-                app.open_forward_dialog_with(namespace, pod.name.to_string(), ports);
-            }
-        }
-    }
-    true
 }

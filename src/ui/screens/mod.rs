@@ -13,7 +13,6 @@
 //! - [`events`]: the DeltaFIFO event log, full screen and as the pane under a table.
 //! - [`informers`]: the informer panel.
 //! - [`pulse`]: the cluster pulse (tiles, usage, sparklines, restarts, warnings).
-//! - [`usage`]: the CPU/memory columns the pods and nodes tables join from metrics.
 //! - [`logs`]: container logs of a pod or of a workload's pods (a [`LogView`](super::log_view::LogView) fed by streams).
 //! - [`help`], [`confirm`], [`labels`], [`scale`], [`drain`]: dialogs (key help, confirm a
 //!   destructive write, label picker, scale, drain progress).
@@ -52,7 +51,6 @@ pub mod scale;
 pub mod set_image;
 pub mod table;
 pub mod text;
-pub mod usage;
 pub mod xray;
 
 use ratatui::buffer::Buffer;
@@ -136,6 +134,7 @@ impl Screen {
             Screen::Contexts(s) => Some(s),
             Screen::PortForwards(s) => Some(s),
             Screen::Xray(s) => Some(s.as_ref()),
+            Screen::Containers(s) => Some(s.as_ref()),
             _ => None,
         }
     }
@@ -152,6 +151,7 @@ impl Screen {
             Screen::Contexts(s) => Some(s),
             Screen::PortForwards(s) => Some(s),
             Screen::Xray(s) => Some(s.as_mut()),
+            Screen::Containers(s) => Some(s.as_mut()),
             _ => None,
         }
     }
@@ -222,7 +222,6 @@ fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> 
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
         Some(Screen::Helm(_)) => helm::on_key(app, action, fx),
-        Some(Screen::Containers(_)) => containers::on_key(app, action, fx),
         // A table, nothing, or a component (which answered already).
         _ => false,
     }
@@ -244,12 +243,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
         Some(Screen::Helm(_)) => helm::nav(app, action, n),
-        Some(Screen::Containers(_)) => {
-            let page = app.table_height();
-            if let Some(Screen::Containers(v)) = app.stack.last_mut() {
-                v.nav(action, n, page);
-            }
-        }
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -271,13 +264,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         Some(Screen::Helm(h)) => h.draw(app.now_ms, &app.theme, area, buf),
-        Some(Screen::Containers(c)) => c.draw(
-            &app.theme,
-            app.now_ms.div_euclid(1000),
-            &app.forwards,
-            area,
-            buf,
-        ),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
         Some(_) => {}
@@ -321,7 +307,6 @@ pub(crate) fn header_lines<'a>(
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         Some(Screen::Helm(h)) => Some(h.header(label, value)),
-        Some(Screen::Containers(c)) => Some(c.header(label, value)),
         _ => None,
     }
 }
@@ -335,7 +320,6 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         Some(Screen::Helm(_)) => Some(helm::HINTS.to_vec()),
-        Some(Screen::Containers(_)) => Some(containers::HINTS.to_vec()),
         _ => None,
     }
 }

@@ -20,7 +20,6 @@ mod draw;
 use super::Screen;
 use super::prompt::Prompt;
 use super::text::TextKind;
-use super::usage::{UsageKind, level_style, view_usage};
 use crate::informer::history::Since;
 use crate::informer::index::LABEL_INDEX;
 use crate::render::Column;
@@ -33,6 +32,7 @@ use crate::ui::kit::{DIM, centered};
 use crate::ui::resources::resolve;
 use crate::ui::table::rows_for_keys;
 use crate::ui::table::{Drill, LabelFilter, Mark, SortBy, TextFilter};
+use crate::ui::usage::{UsageKind, level_style, view_usage};
 pub use crate::ui::view::{DrillAnswer, DrillVia, OwnerFeed, ResourceView};
 use draw::{Shown, custom_cell, shown_columns};
 /// The columns a table sorts by, in the order on screen: Key (NAMESPACE in an all-namespaces
@@ -373,7 +373,7 @@ impl App {
     pub(crate) fn after_rows(&mut self, view: ViewId, fx: &mut Vec<Effect>) {
         self.dirty = true;
         if self.current_view_id() == Some(view) {
-            super::containers::follow_pod(self, fx);
+            self.follow_containers_pod(fx);
         }
         let feed = self.views.get(&view).and_then(|v| v.feeds.clone());
         if let Some(feed) = feed {
@@ -653,7 +653,7 @@ impl App {
             // As k9s: a pod's containers (its YAML stays on `y`).
             "Pod" if view.resource.api_resource.group.is_empty() => {
                 let pod = obj.clone();
-                super::containers::open(self, pod, fx);
+                self.open_containers(pod, fx);
                 return;
             }
             _ => {}
