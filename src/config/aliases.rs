@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::error::{Error, Problem};
 use super::yaml::{locate, parse as parse_yaml};
-use super::{Error, Problem};
 
 /// One alias and where it was defined.
 #[derive(Debug, Clone, PartialEq, Eq)]

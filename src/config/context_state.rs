@@ -62,7 +62,7 @@ struct View {
 
 /// Parse a context's `config.yaml` text (`path` is where it is, for the state to be written
 /// back there).
-pub fn parse(text: &str, path: &Path) -> Result<ContextState, super::Error> {
+pub fn parse(text: &str, path: &Path) -> Result<ContextState, super::error::Error> {
     let f: Option<File> = super::yaml::parse(text, path)?;
     let k = f.unwrap_or_default().k9s;
     let nonempty = |s: Option<String>| s.filter(|s| !s.trim().is_empty());

@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::error::{Error, Problem};
 use super::yaml::{locate, parse as parse_yaml};
-use super::{Error, Problem};
 
 /// One hotkey and where it was defined.
 #[derive(Debug, Clone, PartialEq, Eq)]

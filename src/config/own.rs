@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::error::{Error, Problem};
 use super::yaml::{parse as parse_yaml, parse_toml};
-use super::{Error, Problem};
 
 /// Whether and where to read k9s's files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -31,8 +31,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::error::{Error, Problem};
 use super::yaml::{locate, locate_value, parse as parse_yaml};
-use super::{Error, Problem};
 
 /// One plugin and where it was defined.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,8 +22,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::error::{Error, Problem};
 use super::yaml::{locate_value, parse as parse_yaml};
-use super::{Error, Problem};
 
 /// A skin colour: the terminal's default, or an RGB value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

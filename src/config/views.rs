@@ -21,8 +21,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
+use super::error::{Error, Problem};
 use super::yaml::{locate, locate_value, parse as parse_yaml};
-use super::{Error, Problem};
 use crate::render::jsonpath::JsonPath;
 
 /// One configured column.

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::de::DeserializeOwned;
 
-use super::{Error, Problem};
+use super::error::{Error, Problem};
 
 /// Parse YAML into `T`; an error names the file, line and column.
 pub(crate) fn parse<T: DeserializeOwned>(text: &str, path: &Path) -> Result<T, Error> {

@@ -80,14 +80,14 @@ impl FaultInjector {
     }
 
     /// Take an etcd backup of `cluster` now, for [`Self::restore_snapshot`].
-    pub fn save_snapshot(&self, cluster: &crate::demo::DemoCluster) {
+    pub fn save_snapshot(&self, cluster: &crate::demo::cluster::DemoCluster) {
         *self.inner.snapshot.lock() = Some(cluster.snapshot());
     }
 
     /// Restore the backup taken by [`Self::save_snapshot`] (etcd restored: fewer objects, lower
     /// resourceVersions) and end every open watch, as the API server restarted over it does.
     /// `false` without a backup.
-    pub fn restore_snapshot(&self, cluster: &crate::demo::DemoCluster) -> bool {
+    pub fn restore_snapshot(&self, cluster: &crate::demo::cluster::DemoCluster) -> bool {
         let Some(snap) = self.inner.snapshot.lock().clone() else {
             return false;
         };
@@ -98,7 +98,7 @@ impl FaultInjector {
 
     /// Re-create the cluster (everything gone, revisions from zero, a new `kube-system` uid)
     /// and end every open watch.
-    pub fn recreate_cluster(&self, cluster: &crate::demo::DemoCluster) {
+    pub fn recreate_cluster(&self, cluster: &crate::demo::cluster::DemoCluster) {
         cluster.recreate();
         self.drop_watches();
     }

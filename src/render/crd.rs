@@ -7,8 +7,8 @@
 use kube::api::DynamicObject;
 use serde_json::Value;
 
+use super::cell::{Cell, Column, Health, Row, arr_at, int_at, name_cell, parse_time, str_at};
 use super::jsonpath::JsonPath;
-use super::{Cell, Column, Health, Row, arr_at, int_at, name_cell, parse_time, str_at};
 
 /// One `additionalPrinterColumns` entry of a CRD version.
 #[derive(Debug, Clone, PartialEq, Eq)]

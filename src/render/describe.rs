@@ -10,9 +10,9 @@ use std::sync::Arc;
 use kube::api::DynamicObject;
 use serde_json::Value;
 
+use super::cell::{Cell, arr_at, at, bool_at, format_age, int_at, int_opt, parse_time, str_at};
 use super::pod::pod_phase_reason;
 use super::resources::{event_last_seen, node_roles, node_status};
-use super::{Cell, arr_at, at, bool_at, format_age, int_at, int_opt, parse_time, str_at};
 use crate::informer::cached::{EventRecord, event};
 
 /// Describe `obj` with its `events` (any events; those about other objects are skipped), ages
@@ -391,7 +391,7 @@ fn describe_node(out: &mut String, obj: &DynamicObject) {
 
 fn describe_workload(out: &mut String, kind: &str, d: &Value) {
     if let Some(sel) = at(d, &["spec", "selector", "matchLabels"]) {
-        field(out, "Selector", &super::format_labels(Some(sel)));
+        field(out, "Selector", &super::cell::format_labels(Some(sel)));
     }
     match kind {
         "DaemonSet" => {

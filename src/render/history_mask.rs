@@ -137,7 +137,7 @@ pub fn history_mask(kind: &str) -> Mask {
         "Pod" => POD,
         "Deployment" | "StatefulSet" | "ReplicaSet" | "DaemonSet" => WORKLOAD,
         "CronJob" => CRON_JOB,
-        _ => return super::cache_mask(kind).data,
+        _ => return super::prune::mask(kind).data,
     };
     static MASKS: OnceLock<Mutex<HashMap<String, Mask>>> = OnceLock::new();
     let masks = MASKS.get_or_init(|| Mutex::new(HashMap::new()));
@@ -145,7 +145,7 @@ pub fn history_mask(kind: &str) -> Mask {
     if let Some(m) = masks.get(kind) {
         return *m;
     }
-    let m = union(super::cache_mask(kind).data, rule);
+    let m = union(super::prune::mask(kind).data, rule);
     masks.insert(kind.to_string(), m);
     m
 }
@@ -180,7 +180,7 @@ pub fn decode_mask(kind: &str) -> ObjectMask {
     if let Some(m) = masks.get(kind) {
         return *m;
     }
-    let cache = super::cache_mask(kind);
+    let cache = super::prune::mask(kind);
     let m = ObjectMask {
         data: union(cache.data, history_mask(kind)),
         // Not the fieldsV1 sets: decoding every object's managedFields took the recording cost

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::informer::cached::pod_record;
 
-use super::{
+use super::cell::{
     Cell, Column, Health, Row, age_cell, arr_at, at, bool_at, int_at, name_cell, or_none, str_at,
     time_at,
 };

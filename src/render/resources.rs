@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::informer::cached::{EventRecord, event};
 
-use super::{
+use super::cell::{
     Cell, Column, Health, Row, age_cell, arr_at, at, bool_at, format_labels, int_at, int_opt,
     len_at, name_cell, or_none, str_at, time_at,
 };
@@ -712,7 +712,7 @@ pub(super) fn node_status(obj: &DynamicObject) -> String {
 /// `firstTimestamp`, else `eventTime` (events.k8s.io/v1 spells the first two
 /// `deprecatedLastTimestamp` / `deprecatedFirstTimestamp`).
 pub(super) fn event_last_seen(e: &EventRecord<'_>) -> Option<i64> {
-    let t = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().and_then(super::parse_time);
+    let t = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().and_then(super::cell::parse_time);
     if let Some(series) = &e.series {
         return t(&series.last_observed_time);
     }
@@ -725,7 +725,7 @@ pub(super) fn event_last_seen(e: &EventRecord<'_>) -> Option<i64> {
 
 /// kubectl's FIRST SEEN: `firstTimestamp` (`deprecatedFirstTimestamp`), else `eventTime`.
 pub(super) fn event_first_seen(e: &EventRecord<'_>) -> Option<i64> {
-    let t = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().and_then(super::parse_time);
+    let t = |s: &Option<std::borrow::Cow<'_, str>>| s.as_deref().and_then(super::cell::parse_time);
     t(&e.first_timestamp)
         .or_else(|| t(&e.deprecated_first_timestamp))
         .or_else(|| t(&e.event_time))
