@@ -268,3 +268,140 @@ fn a_record_killed_with_sigkill_while_writing_leaves_a_file_that_opens_and_repla
     assert!(loaded.versions >= first as u64 && loaded.unreadable == 0);
     assert!(loaded.end.get("pods").is_some_and(|p| !p.is_empty()));
 }
+
+/// The versions recorded of the pod `name` (its delta types, oldest first).
+fn recorded_deltas(file: &std::path::Path, name: &str) -> Vec<String> {
+    let Ok(rec) = Recording::open(file) else {
+        return Vec::new();
+    };
+    rec.connection()
+        .prepare(
+            "SELECT v.delta FROM versions v JOIN objects o ON o.id = v.object_id
+             WHERE o.kind = 'Pod' AND o.name = ?1 ORDER BY v.id",
+        )
+        .and_then(|mut s| {
+            s.query_map([name], |r| r.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboards_recording_keeps_a_deletion_only_a_relist_finds() {
+    let demo = start_demo(&DemoSpec {
+        port: 0,
+        pods: 5,
+        nodes: Some(1),
+        churn_per_sec: 0.0,
+        seed: 3,
+        history: 1_000,
+        metrics: false,
+        namespace_user: None,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
+        log_lines_per_second: 0.0,
+    })
+    .await
+    .expect("demo");
+    demo.churn.abort();
+    demo.scales.abort();
+    let cluster = demo.handle.cluster();
+    let faults = demo.handle.faults();
+    // The etcd backup holds no pod `doomed`; the informers see it created after.
+    faults.save_snapshot(&cluster);
+    let dir = tempfile::tempdir().expect("tmp");
+    let kubeconfig = dir.path().join("kubeconfig");
+    demo.handle
+        .write_kubeconfig(&kubeconfig)
+        .expect("kubeconfig");
+    let conn = Connection::open(&ConnectOptions {
+        kubeconfig: Some(kubeconfig),
+        context: None,
+    })
+    .await
+    .expect("connect");
+    let resources = conn.discover().await.expect("discovery");
+    let file = dir.path().join("rec.db");
+    let recorder = Arc::new(
+        Recorder::open(
+            &file,
+            SessionInfo {
+                cluster: "demo".into(),
+                context: conn.context.clone(),
+                server_version: None,
+                kinds: vec!["dashboard".into()],
+            },
+            RecorderOptions::default(),
+        )
+        .expect("recorder"),
+    );
+    let mut app = App::new(
+        AppConfig {
+            namespace: None,
+            ..AppConfig::default()
+        },
+        KeyMap::defaults().expect("keys"),
+    );
+    app.update(Action::Discovery(resources));
+    let mut rt = Headless::start_recording(conn, Duration::from_secs(60), Some(recorder.clone()));
+    for e in app.init() {
+        rt.carry_out(e).await;
+    }
+    let run = async {
+        // Until the recording holds `deltas` (or more) of `doomed`, driving the app meanwhile.
+        async fn until(
+            rt: &mut Headless,
+            app: &mut App,
+            recorder: &Recorder,
+            file: &std::path::Path,
+            done: impl Fn(&[String]) -> bool,
+        ) {
+            loop {
+                recorder.flush();
+                if done(&recorded_deltas(file, "doomed")) {
+                    return;
+                }
+                tokio::select! {
+                    a = rt.next_action() => {
+                        for e in app.update(a.expect("runtime")) {
+                            rt.carry_out(e).await;
+                        }
+                    }
+                    _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+                }
+            }
+        }
+        cluster
+            .apply(kinformer::demo::mutation::Mutation::Create {
+                resource: kinformer::demo::objects::PODS,
+                object: serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "doomed", "namespace": "default"},
+                    "spec": {"containers": [{"name": "c", "image": "busybox"}]}}),
+            })
+            .expect("create");
+        until(&mut rt, &mut app, &recorder, &file, |d| !d.is_empty()).await;
+        // etcd restored from the backup under the watches: the relist finds `doomed` gone.
+        assert!(faults.restore_snapshot(&cluster));
+        until(&mut rt, &mut app, &recorder, &file, |d| {
+            d.last().is_some_and(|l| l == "Deleted")
+        })
+        .await;
+        let replay = ReplayBackend::load(&file, |_, _| {}).expect("replays");
+        assert!(
+            replay
+                .loaded
+                .end
+                .get("pods")
+                .is_some_and(|p| p
+                    .iter()
+                    .all(|o| o.metadata.name.as_deref() != Some("doomed"))),
+            "the replay's end holds no deleted pod"
+        );
+    };
+    tokio::time::timeout(HANG_GUARD, run)
+        .await
+        .expect("the recording holds the relist's deletion");
+    rt.shutdown().await;
+    recorder.finish();
+    demo.handle.shutdown().await;
+}
