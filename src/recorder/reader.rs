@@ -11,7 +11,7 @@ use rusqlite::{Connection, params};
 use serde::Deserialize as _;
 use serde_json::Value;
 
-use super::writer::decode;
+use super::writer::{EventColumns, decode, join_event};
 use super::{Error, patch, schema};
 use crate::informer::delta_fifo::{DeletedFinalStateUnknown, Delta, DeltaObject, DeltaType};
 use crate::informer::history::{History, TimelineEvent};
@@ -157,6 +157,8 @@ impl Recording {
                     "SELECT r.resource, r.api_version, r.kind, r.plural,
                      EXISTS (SELECT 1 FROM objects o WHERE o.resource = r.resource
                              AND o.namespace <> '')
+                     OR EXISTS (SELECT 1 FROM events e WHERE e.resource = r.resource
+                             AND e.namespace <> '')
                      FROM resources r ORDER BY r.resource",
                 )?
                 .query_map([], |r| {
@@ -293,6 +295,7 @@ impl Recording {
                 Some((a, b)) => (a.min(at_ms), b.max(at_ms)),
             });
         }
+        self.load_events(history, cluster, &mut loaded, &mut intern, &mut current)?;
         for (value, deleted, resource, _) in current.into_values() {
             if deleted {
                 continue;
@@ -309,13 +312,110 @@ impl Recording {
         Ok(loaded)
     }
 
+    /// The Events' rows into `history` (and `current`, keyed by the negated row id of their
+    /// first row, with the objects' states).
+    fn load_events(
+        &self,
+        history: &History,
+        cluster: Option<&str>,
+        loaded: &mut Loaded,
+        intern: &mut impl FnMut(String) -> Arc<str>,
+        current: &mut HashMap<i64, (Value, bool, Arc<str>, Arc<str>)>,
+    ) -> Result<(), Error> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, seen_ms, resource, namespace, name, uid, rv, delta, type, reason,
+                 message, rest FROM events WHERE ?1 IS NULL OR cluster = ?1 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt.query(params![cluster]).map_err(|e| self.err(e))?;
+        // Each Event's slot in `current`, by (resource, namespace, name, uid).
+        let mut slots: HashMap<(Arc<str>, String, String, String), i64> = HashMap::new();
+        let mask = crate::render::history_mask("Event");
+        let kind = intern("Event".to_string());
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let read = (|| -> rusqlite::Result<_> {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                    (
+                        r.get::<_, String>(3)?,
+                        r.get::<_, String>(4)?,
+                        r.get::<_, String>(5)?,
+                        r.get::<_, String>(6)?,
+                    ),
+                    r.get::<_, String>(7)?,
+                    EventColumns {
+                        kind: r.get(8)?,
+                        reason: r.get(9)?,
+                        message: r.get(10)?,
+                    },
+                    r.get::<_, Option<Vec<u8>>>(11)?,
+                ))
+            })();
+            let (id, seen_ms, resource, (namespace, name, uid, rv), delta, cols, rest) =
+                read.map_err(|e| self.err(e))?;
+            loaded.versions += 1;
+            let resource = intern(resource);
+            let delta = delta_of(&delta);
+            let deleting = delta == Some(DeltaType::Deleted);
+            let slot_key = (Arc::clone(&resource), namespace, name, uid);
+            let slot = *slots.entry(slot_key.clone()).or_insert(-id);
+            let value = match rest {
+                Some(rest) => match decode(&rest) {
+                    Ok(rest) => join_event(rest, &slot_key.1, &slot_key.2, &slot_key.3, &rv, cols),
+                    Err(_) => {
+                        loaded.unreadable += 1;
+                        continue;
+                    }
+                },
+                // A relist's deletion: the Event as its row before.
+                None => match current.get(&slot) {
+                    Some(c) => c.0.clone(),
+                    None => {
+                        loaded.unreadable += 1;
+                        continue;
+                    }
+                },
+            };
+            let Ok(obj) = DynamicObject::deserialize(&value) else {
+                loaded.unreadable += 1;
+                continue;
+            };
+            history.observe_as_at(&resource, &obj, mask, delta, seen_ms);
+            if deleting {
+                let key = crate::informer::meta_namespace_key(&obj).unwrap_or_default();
+                let d = Delta {
+                    kind: DeltaType::Deleted,
+                    object: DeltaObject::Tombstone(DeletedFinalStateUnknown {
+                        key: key.clone(),
+                        obj: Some(Arc::new(obj)),
+                    }),
+                };
+                history.popped_at(&resource, &key, &[d], seen_ms);
+                current.remove(&slot);
+                slots.remove(&slot_key);
+            } else {
+                current.insert(slot, (value, false, resource, Arc::clone(&kind)));
+            }
+            loaded.span = Some(match loaded.span {
+                None => (seen_ms, seen_ms),
+                Some((a, b)) => (a.min(seen_ms), b.max(seen_ms)),
+            });
+        }
+        Ok(())
+    }
+
     /// The Events recorded about the object with `uid`, oldest first.
     pub fn events_about(&self, uid: &str) -> Result<Vec<TimelineEvent>, Error> {
         let read = || -> rusqlite::Result<Vec<TimelineEvent>> {
             self.conn
                 .prepare_cached(
-                    "SELECT at_ms, type, reason, message, count, namespace FROM events
-                     WHERE object_uid = ?1 ORDER BY at_ms",
+                    "SELECT at_ms, COALESCE(type, ''), COALESCE(reason, ''),
+                     COALESCE(message, ''), count, namespace FROM events
+                     WHERE object_uid = ?1 AND delta <> 'Deleted' ORDER BY at_ms",
                 )?
                 .query_map(params![uid], |r| {
                     let ns: String = r.get(5)?;

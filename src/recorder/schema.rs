@@ -9,7 +9,7 @@ use super::Error;
 
 /// The schema this build writes and the newest it reads (`PRAGMA user_version`, and `schema`
 /// in the `meta` table).
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// `PRAGMA application_id`: "kinf". A SQLite file with another id is not a recording.
 pub const APPLICATION_ID: i64 = 0x6b69_6e66;
@@ -49,6 +49,7 @@ CREATE TABLE objects (
     namespace TEXT NOT NULL,
     name TEXT NOT NULL,
     uid TEXT NOT NULL,
+    gone_ms INTEGER,
     UNIQUE (cluster, resource, namespace, name, uid)
 );
 CREATE TABLE versions (
@@ -68,17 +69,26 @@ CREATE INDEX versions_by_time ON versions (at_ms);
 CREATE TABLE events (
     id INTEGER PRIMARY KEY,
     session_id INTEGER NOT NULL REFERENCES sessions(id),
+    seen_ms INTEGER NOT NULL,
     at_ms INTEGER NOT NULL,
+    cluster TEXT NOT NULL,
+    resource TEXT NOT NULL,
     namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    uid TEXT NOT NULL,
+    rv TEXT NOT NULL,
+    delta TEXT NOT NULL,
     object_kind TEXT NOT NULL,
     object_name TEXT NOT NULL,
     object_uid TEXT NOT NULL,
-    type TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    message TEXT NOT NULL,
-    count INTEGER NOT NULL
+    type TEXT,
+    reason TEXT,
+    message TEXT,
+    count INTEGER NOT NULL,
+    rest BLOB
 );
 CREATE INDEX events_by_object ON events (object_uid);
+CREATE INDEX events_by_seen ON events (seen_ms);
 CREATE TABLE marks (at_ms INTEGER NOT NULL, note TEXT NOT NULL);
 ";
 
@@ -178,6 +188,12 @@ pub fn open_existing(path: &Path) -> Result<Connection, Error> {
     .or_else(|_| Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY))
     .map_err(|e| Error::from_sqlite(&shown, e))?;
     check_ours(&conn, &shown)?;
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| Error::from_sqlite(&shown, e))?;
+    if version < SCHEMA_VERSION {
+        return Err(Error::Older(shown, version, SCHEMA_VERSION));
+    }
     Ok(conn)
 }
 
