@@ -405,3 +405,184 @@ async fn the_dashboards_recording_keeps_a_deletion_only_a_relist_finds() {
     recorder.finish();
     demo.handle.shutdown().await;
 }
+
+/// 2026-12-07 03:00:00 UTC.
+const T0: i64 = 1_796_612_400_000;
+
+fn on_node(kind: &str, name: &str, rv: u64) -> DynamicObject {
+    let body = if kind == "Node" {
+        serde_json::json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": format!("uid-{name}"),
+                         "resourceVersion": rv.to_string()},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}})
+    } else {
+        serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "shop", "uid": format!("uid-{name}"),
+                         "resourceVersion": rv.to_string(),
+                         "creationTimestamp": "2026-12-07T02:00:00Z"},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "web", "image": "web:1"}]},
+            "status": {"phase": "Running",
+                       "containerStatuses": [{"name": "web", "ready": true, "restartCount": 0}]}})
+    };
+    serde_json::from_value(body).expect("an object")
+}
+
+/// A recording of node-1 and its pods: alpha and bravo from 03:00, charlie from 03:03, alpha
+/// deleted at 03:04; the end is 03:05.
+fn node_recording(dir: &std::path::Path) -> std::path::PathBuf {
+    use kinformer::informer::delta_fifo::DeltaType;
+    let file = dir.join("node.db");
+    let r = Recorder::open(
+        &file,
+        SessionInfo {
+            cluster: "demo".into(),
+            context: "demo".into(),
+            server_version: None,
+            kinds: vec!["pods".into(), "nodes".into()],
+        },
+        RecorderOptions::default(),
+    )
+    .expect("recorder");
+    let (pods, nodes) = (
+        kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
+        kube::discovery::ApiResource::erase::<k8s_openapi::api::core::v1::Node>(&()),
+    );
+    r.kind_seen(&pods);
+    r.kind_seen(&nodes);
+    let label = |s: &str| -> Arc<str> { Arc::from(s) };
+    let steps = [
+        (0, "Node", "node-1", 1, DeltaType::Replaced),
+        (0, "Pod", "web-alpha", 2, DeltaType::Replaced),
+        (0, "Pod", "web-bravo", 3, DeltaType::Replaced),
+        (180, "Pod", "web-charlie", 4, DeltaType::Added),
+        (240, "Pod", "web-alpha", 5, DeltaType::Deleted),
+        (300, "Pod", "web-bravo", 6, DeltaType::Updated),
+    ];
+    for (s, kind, name, rv, delta) in steps {
+        let resource = if kind == "Node" { "nodes" } else { "pods" };
+        r.observe_at(
+            &label(resource),
+            &label(kind),
+            &on_node(kind, name, rv),
+            Some(delta),
+            T0 + s * 1000,
+        );
+    }
+    r.finish();
+    file
+}
+
+/// A replay of `file` as `kinformer replay` opens it (120×30, the pods table).
+fn replay_app(file: &std::path::Path) -> (ReplayBackend, App) {
+    let mut backend = ReplayBackend::load(file, |_, _| {}).expect("replays");
+    let mut app = backend.app(
+        Some("pods"),
+        None,
+        KeyMap::defaults().expect("keys"),
+        Arc::new(kinformer::config::UserConfig::default()),
+    );
+    app.update(Action::Resize(120, 30));
+    let mut fx = app.update(Action::Discovery(backend.resources.clone()));
+    fx.extend(app.init());
+    for e in fx {
+        assert!(backend.carry_out(&mut app, e));
+    }
+    (backend, app)
+}
+
+/// Type `:line` and Enter, as the replay's loop does (its cursor follows the instant shown).
+fn command(backend: &mut ReplayBackend, app: &mut App, line: &str) {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let keys = std::iter::once(KeyCode::Char(':'))
+        .chain(line.chars().map(KeyCode::Char))
+        .chain(std::iter::once(KeyCode::Enter));
+    for code in keys {
+        for e in app.update(Action::Key(KeyEvent::new(code, KeyModifiers::NONE))) {
+            assert!(backend.carry_out(app, e));
+        }
+    }
+    backend.cursor = app.replay_instant().filter(|a| *a < backend.span().1);
+}
+
+fn screen_text(app: &App) -> String {
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(app.size.0, app.size.1))
+            .expect("terminal");
+    terminal
+        .draw(|f| f.render_widget(&*app, f.area()))
+        .expect("draw");
+    let buf = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn an_xray_in_a_replay_shows_the_instant_viewed_not_the_end() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (mut backend, mut app) = replay_app(&node_recording(dir.path()));
+    command(&mut backend, &mut app, "at 03:01");
+    assert_eq!(app.replay_instant(), Some(T0 + 60_000));
+    command(&mut backend, &mut app, "xray node");
+    let text = screen_text(&app);
+    assert!(
+        text.contains("web-alpha") && text.contains("web-bravo"),
+        "the pods on node-1 at 03:01:\n{text}"
+    );
+    assert!(
+        !text.contains("web-charlie"),
+        "charlie came at 03:03:\n{text}"
+    );
+}
+
+#[test]
+fn choosing_an_instant_while_a_replay_plays_pauses_there() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let dir = tempfile::tempdir().expect("tmp");
+    let (mut backend, mut app) = replay_app(&node_recording(dir.path()));
+    let space = KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE);
+    for e in app.replay_key(&space).expect("space plays") {
+        assert!(backend.carry_out(&mut app, e));
+    }
+    assert_eq!(app.replay.as_ref().and_then(|r| r.speed), Some(1));
+    command(&mut backend, &mut app, "at 03:01");
+    assert_eq!(app.replay.as_ref().and_then(|r| r.speed), None, "paused");
+    for e in app.replay_advance(10_000) {
+        assert!(backend.carry_out(&mut app, e));
+    }
+    assert_eq!(
+        app.replay_instant(),
+        Some(T0 + 60_000),
+        "the next tick leaves the instant chosen"
+    );
+}
+
+#[test]
+fn a_replay_counts_at_back_from_its_end_and_never_past_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (mut backend, mut app) = replay_app(&node_recording(dir.path()));
+    let end = backend.span().1;
+    assert_eq!(end, T0 + 300_000);
+    // Ten minutes of wall clock in the replay.
+    for e in app.update(Action::Tick(end + 600_000)) {
+        assert!(backend.carry_out(&mut app, e));
+    }
+    command(&mut backend, &mut app, "at -1m");
+    assert_eq!(app.replay_instant(), Some(end - 60_000));
+    command(&mut backend, &mut app, "at 03:07");
+    assert_eq!(
+        app.replay_instant(),
+        Some(end - 60_000),
+        "03:07 is after the recording's end: refused"
+    );
+    let text = screen_text(&app);
+    assert!(
+        text.contains("AS OF 03:04:00 (−1m0s)"),
+        "ago counts from the end:\n{text}"
+    );
+}

@@ -140,6 +140,22 @@ impl ReplayBackend {
             .unwrap_or_default()
     }
 
+    /// The objects of `resource` present at `at_ms`, in `namespace` (or all).
+    fn objects_at(
+        &self,
+        resource: &str,
+        namespace: Option<&str>,
+        at_ms: i64,
+    ) -> Vec<Arc<DynamicObject>> {
+        let live = self.end_objects(resource, namespace);
+        self.history
+            .past_view(resource, namespace, at_ms, live)
+            .rows
+            .into_iter()
+            .map(|r| r.object)
+            .collect()
+    }
+
     /// The app, set up for a replay of this recording at its end.
     pub fn app(
         &self,
@@ -218,7 +234,12 @@ impl ReplayBackend {
             } => {
                 let label = history_resource(&resource.api_resource);
                 let ns = namespace.as_deref().filter(|_| resource.namespaced);
-                let objects = self.end_objects(&label, ns);
+                // A table opens at the end and travels to the instant shown (its `esc` is the
+                // end); any other feed (the xray's) is the objects at the instant shown.
+                let objects = match self.cursor.filter(|_| !app.views.contains_key(&view)) {
+                    Some(at) => self.objects_at(&label, ns, at),
+                    None => self.end_objects(&label, ns),
+                };
                 let store = Arc::new(ThreadSafeStore::new(indexers_for(&resource.api_resource)));
                 let mut rows = Vec::with_capacity(objects.len());
                 for o in &objects {

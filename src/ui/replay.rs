@@ -9,7 +9,10 @@
 //! (the runtime refuses anything that would reach a cluster the same way).
 //!
 //! Invariants: the instant shown is the current table's past view's, or the end of the
-//! recording when it shows the end; playing never moves past the end (it stops there).
+//! recording when it shows the end; playing never moves past the end (it stops there); the
+//! end is the replay's present (`:at` counts back from it and cannot go beyond it); choosing
+//! an instant (`:at`, `[`, `]`) while playing pauses there, so the next tick does not move
+//! the table away from it.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_input::Input;
@@ -53,6 +56,19 @@ impl Replay {
 }
 
 impl App {
+    /// The present: the wall clock, or in a replay the end of the recording (`:at` and the
+    /// AS OF banner count back from it; nothing is shown later).
+    pub fn present_ms(&self) -> i64 {
+        self.replay.as_ref().map_or(self.now_ms, |r| r.end_ms)
+    }
+
+    /// A replay playing stops (the user chose an instant: `:at`, `[`, `]`).
+    pub(crate) fn pause_replay(&mut self) {
+        if let Some(r) = self.replay.as_mut() {
+            r.speed = None;
+        }
+    }
+
     /// The instant a replay shows: the current table's past view's, else the recording's end.
     pub fn replay_instant(&self) -> Option<i64> {
         let r = self.replay.as_ref()?;
