@@ -162,9 +162,10 @@ async fn a_replay_of_a_demo_recording_shows_the_live_dashboards_past_rows_at_sev
         recorder.flush();
         let times = rt.history().change_times("pods", None);
         assert!(times.len() > 10, "{} instants", times.len());
-        let replay = ReplayBackend::load(&file, |_, _| {}).expect("replays");
+        // Opened as `kinformer replay` opens it: every view read from the file at its instant.
+        let replay = ReplayBackend::open(&file).expect("replays");
         assert_eq!(
-            replay.history.change_times("pods", None),
+            replay.recording.change_times("pods").expect("times"),
             times,
             "the same instants to step through"
         );
@@ -189,12 +190,7 @@ async fn a_replay_of_a_demo_recording_shows_the_live_dashboards_past_rows_at_sev
                     None => panic!("runtime gone"),
                 }
             };
-            let replayed = replay.history.past_view(
-                "pods",
-                None,
-                at,
-                replay.loaded.end.get("pods").cloned().unwrap_or_default(),
-            );
+            let replayed = replay.past_view("pods", None, at);
             assert_eq!(live.at_ms, replayed.at_ms);
             assert_eq!(printed(&live), printed(&replayed), "at {at}");
             assert!(!live.rows.is_empty());
@@ -386,15 +382,12 @@ async fn the_dashboards_recording_keeps_a_deletion_only_a_relist_finds() {
             d.last().is_some_and(|l| l == "Deleted")
         })
         .await;
-        let replay = ReplayBackend::load(&file, |_, _| {}).expect("replays");
+        let mut replay = ReplayBackend::open(&file).expect("replays");
         assert!(
             replay
-                .loaded
-                .end
-                .get("pods")
-                .is_some_and(|p| p
-                    .iter()
-                    .all(|o| o.metadata.name.as_deref() != Some("doomed"))),
+                .end_objects("pods", None)
+                .iter()
+                .all(|o| o.metadata.name.as_deref() != Some("doomed")),
             "the replay's end holds no deleted pod"
         );
     };
@@ -474,7 +467,7 @@ fn node_recording(dir: &std::path::Path) -> std::path::PathBuf {
 
 /// A replay of `file` as `kinformer replay` opens it (120×30, the pods table).
 fn replay_app(file: &std::path::Path) -> (ReplayBackend, App) {
-    let mut backend = ReplayBackend::load(file, |_, _| {}).expect("replays");
+    let mut backend = ReplayBackend::open(file).expect("replays");
     let mut app = backend.app(
         Some("pods"),
         None,

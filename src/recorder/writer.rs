@@ -658,13 +658,22 @@ impl Writer {
                 let id: i64 = self
                     .conn
                     .prepare_cached(
-                        "INSERT INTO objects (cluster, resource, kind, namespace, name, uid)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                        "INSERT INTO objects (cluster, resource, kind, namespace, name, uid,
+                     first_ms, first_delta) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                      ON CONFLICT (cluster, resource, namespace, name, uid)
                      DO UPDATE SET kind = excluded.kind, gone_ms = NULL RETURNING id",
                     )?
                     .query_row(
-                        params![self.cluster, &*resource, &*kind, namespace, name, uid],
+                        params![
+                            self.cluster,
+                            &*resource,
+                            &*kind,
+                            namespace,
+                            name,
+                            uid,
+                            at_ms,
+                            delta_name
+                        ],
                         |r| r.get(0),
                     )?;
                 self.shared.objects.fetch_add(1, Ordering::Relaxed);
