@@ -35,7 +35,9 @@ use super::index::{Indexers, NODE_INDEX, default_indexers, dynamic_pod_node_inde
 use super::list_watch::{KubeListerWatcher, ListerWatcher};
 use super::listing::ListSizeHint;
 use super::reflector::ReflectorConfig;
-use super::shared_informer::{DEFAULT_TAP_CAPACITY, EventTap, InformerConfig, SharedIndexInformer};
+use super::shared_informer::{
+    DEFAULT_TAP_CAPACITY, EventTap, InformerConfig, PopObserver, SharedIndexInformer,
+};
 
 /// The informer type a factory hands out.
 pub type DynamicInformer = SharedIndexInformer<DynamicObject>;
@@ -51,6 +53,10 @@ pub type TransformHook =
 /// Chooses the observer for a kind (shown each object as decoded, with its delta type); `None`
 /// = none.
 pub type ObserverHook = Arc<dyn Fn(&ApiResource) -> Option<Observer<DynamicObject>> + Send + Sync>;
+
+/// Chooses the pop observer for a kind (shown each pop's key and deltas); `None` = none.
+pub type PopObserverHook =
+    Arc<dyn Fn(&ApiResource) -> Option<PopObserver<DynamicObject>> + Send + Sync>;
 
 /// Chooses the decode mask for a kind (see [`super::decode`]); `None` = decode everything. It
 /// must drop no more than that kind's transform drops.
@@ -140,6 +146,8 @@ pub struct FactoryOptions {
     pub observer: Option<ObserverHook>,
     /// Per-object history: told of every pop (deletions, tombstones).
     pub history: Option<Arc<History>>,
+    /// Per-kind pop observer (a flight recorder learns of a relist's deletions there).
+    pub pop_observer: Option<PopObserverHook>,
 }
 
 impl Default for FactoryOptions {
@@ -155,6 +163,7 @@ impl Default for FactoryOptions {
             reflector: ReflectorConfig::default(),
             observer: None,
             history: None,
+            pop_observer: None,
         }
     }
 }
@@ -317,6 +326,11 @@ impl SharedInformerFactory {
                         Arc::clone(h),
                     )
                 }),
+                pop_observer: self
+                    .options
+                    .pop_observer
+                    .as_ref()
+                    .and_then(|hook| hook(resource)),
             },
         )
     }

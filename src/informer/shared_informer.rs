@@ -40,6 +40,10 @@
 //! - A [`HandlerRegistration`] removes itself from the informer it came from, so client-go's
 //!   "remove a foreign registration" case (`TestSharedInformerRemoveForeignHandler`) cannot be
 //!   expressed; adding a handler to a stopped informer fails with [`Error::Closed`].
+//! - Besides the handlers, an optional pop observer ([`InformerConfig::pop_observer`]) is shown
+//!   each pop's deltas, tombstones included, with no listener buffer between: the flight
+//!   recorder's view of the deletions a relist finds (client-go has no such hook; a handler
+//!   would do, but every runtime path that makes an informer would have to add it).
 //!
 //! client-go's `shared_informer_test.go` is ported case by case in `tests/ported.rs`.
 
@@ -53,8 +57,8 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::delta_fifo::{
-    DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects, Observer, Popped,
-    Transform, default_transform,
+    Delta, DeltaFifo, DeltaFifoOptions, DeltaObject, DeltaType, Deltas, KnownObjects, Observer,
+    Popped, Transform, default_transform,
 };
 use super::history::History;
 use super::index::{Indexers, default_indexers};
@@ -464,7 +468,13 @@ pub struct InformerConfig<K> {
     /// The history recorder told of every pop (it names deletions and tombstones, and versions
     /// observed without their delta type), and this informer's resource name there.
     pub history: Option<(Arc<str>, Arc<History>)>,
+    /// Shown every pop's key and deltas after the handlers (a flight recorder learns here of
+    /// the deletions a relist finds, which no decoded object carries).
+    pub pop_observer: Option<PopObserver<K>>,
 }
+
+/// Shown each pop's key and deltas (see [`InformerConfig::pop_observer`]).
+pub type PopObserver<K> = Arc<dyn Fn(&str, &[Delta<K>]) + Send + Sync>;
 
 impl<K: Object> Default for InformerConfig<K> {
     fn default() -> Self {
@@ -478,6 +488,7 @@ impl<K: Object> Default for InformerConfig<K> {
             reflector: ReflectorConfig::default(),
             observer: None,
             history: None,
+            pop_observer: None,
         }
     }
 }
@@ -592,6 +603,7 @@ pub struct SharedIndexInformer<K: Object> {
     /// Asks the reflector for a history check or a relist (see the reflector's `rewind`).
     control: crate::informer::reflector::ReflectorControl,
     history: Option<(Arc<str>, Arc<History>)>,
+    pop_observer: Option<PopObserver<K>>,
     /// The objects of the list in progress, for views that show a list as it arrives.
     listing: Arc<ListingLog<K>>,
 }
@@ -640,6 +652,7 @@ impl<K: Object> SharedIndexInformer<K> {
             reflector_status: Mutex::new(None),
             control: crate::informer::reflector::ReflectorControl::default(),
             history: config.history,
+            pop_observer: config.pop_observer,
             listing: Arc::new(ListingLog::new()),
         })
     }
@@ -912,6 +925,9 @@ impl<K: Object> SharedIndexInformer<K> {
             .record(&self.kind, &popped.key, &popped.deltas, popped.queue_depth);
         if let Some((resource, history)) = &self.history {
             history.popped(resource, &popped.key, &popped.deltas);
+        }
+        if let Some(observe) = &self.pop_observer {
+            observe(&popped.key, &popped.deltas);
         }
     }
 

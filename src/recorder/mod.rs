@@ -18,6 +18,13 @@
 //! in 200 MB (~550 bytes a version, indexes included). Each body starts with one byte saying
 //! how it is encoded: `j` JSON, `z` zlib-compressed JSON.
 //!
+//! Events are stored apart: each version of an Event is one row of `events` and nothing else
+//! (no `objects` row, no version): the columns a query asks for (the object it is about, type,
+//! reason, message, count) and, in `rest`, the rest of the Event ([`writer::split_event`];
+//! [`writer::join_event`] rebuilds it). An Event is new far more often than it changes, so a
+//! whole object a version is what it costs anyway, and half of a busy cluster's versions are
+//! Events.
+//!
 //! Writes go through a bounded channel to one thread that owns the connection and commits in
 //! batches (a transaction per ~200 ms), so the informers never wait for the disk (the
 //! dashboard drops versions when the channel is full and says so; `record` waits instead).
@@ -42,7 +49,8 @@
 //! - every object's first version held is whole: pruning (`--max-mib`) deletes the oldest
 //!   versions and first rewrites, whole, each object's oldest version that remains;
 //! - a version is written only when its resourceVersion changed (a relist of the same
-//!   version writes nothing), or when it is a deletion;
+//!   version writes nothing), or when it is a deletion (a watch's, or one a relist finds:
+//!   the factory's pop observer reports those, for `record` and `--record` alike);
 //! - a file this build cannot read is refused with one line naming why ([`Error`]); a write
 //!   that fails (a full disk) stops the recording with one line, never the dashboard.
 
@@ -73,7 +81,9 @@ pub enum Error {
         "{0}: recorded by a newer kinformer (schema {1}; this one reads up to {2}): upgrade kinformer"
     )]
     Newer(String, i64, i64),
-    #[error("{0}: an older recording (schema {1}; this one writes {2}): record into a new file")]
+    #[error(
+        "{0}: an older recording (schema {1}; this kinformer reads and writes schema {2} only)"
+    )]
     Older(String, i64, i64),
     #[error("{0}: the disk is full")]
     DiskFull(String),

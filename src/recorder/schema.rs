@@ -9,7 +9,7 @@ use super::Error;
 
 /// The schema this build writes and the newest it reads (`PRAGMA user_version`, and `schema`
 /// in the `meta` table).
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// `PRAGMA application_id`: "kinf". A SQLite file with another id is not a recording.
 pub const APPLICATION_ID: i64 = 0x6b69_6e66;
@@ -49,6 +49,9 @@ CREATE TABLE objects (
     namespace TEXT NOT NULL,
     name TEXT NOT NULL,
     uid TEXT NOT NULL,
+    first_ms INTEGER NOT NULL,
+    first_delta TEXT NOT NULL,
+    gone_ms INTEGER,
     UNIQUE (cluster, resource, namespace, name, uid)
 );
 CREATE TABLE versions (
@@ -64,23 +67,36 @@ CREATE TABLE versions (
     body BLOB NOT NULL
 );
 CREATE INDEX versions_by_object ON versions (object_id, id);
+CREATE INDEX versions_whole ON versions (object_id, id, at_ms) WHERE whole = 1;
 CREATE INDEX versions_by_time ON versions (at_ms);
 CREATE TABLE events (
     id INTEGER PRIMARY KEY,
     session_id INTEGER NOT NULL REFERENCES sessions(id),
+    seen_ms INTEGER NOT NULL,
     at_ms INTEGER NOT NULL,
+    cluster TEXT NOT NULL,
+    resource TEXT NOT NULL,
     namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    uid TEXT NOT NULL,
+    rv TEXT NOT NULL,
+    delta TEXT NOT NULL,
     object_kind TEXT NOT NULL,
     object_name TEXT NOT NULL,
     object_uid TEXT NOT NULL,
-    type TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    message TEXT NOT NULL,
-    count INTEGER NOT NULL
+    type TEXT,
+    reason TEXT,
+    message TEXT,
+    count INTEGER NOT NULL,
+    rest BLOB
 );
 CREATE INDEX events_by_object ON events (object_uid);
+CREATE INDEX events_by_seen ON events (seen_ms);
 CREATE TABLE marks (at_ms INTEGER NOT NULL, note TEXT NOT NULL);
 ";
+
+/// Files up to this size are checked page by page when opened (`PRAGMA quick_check`).
+const QUICK_CHECK_UP_TO: u64 = 64 * 1024 * 1024;
 
 /// The first bytes of every SQLite 3 file.
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";
@@ -156,7 +172,12 @@ fn check_ours(conn: &Connection, shown: &str) -> Result<(), Error> {
     if version > SCHEMA_VERSION {
         return Err(Error::Newer(shown.to_string(), version, SCHEMA_VERSION));
     }
-    // Every page readable: a file cut short in the middle is malformed.
+    // Every page readable: a file cut short in the middle is malformed. It reads the whole
+    // file: only for small ones (a replay opens a large one at once; a damaged page there is
+    // named when a read meets it).
+    if std::fs::metadata(shown).is_ok_and(|m| m.len() > QUICK_CHECK_UP_TO) {
+        return Ok(());
+    }
     let quick: String = conn
         .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
         .map_err(|e| Error::from_sqlite(shown, e))?;
@@ -178,6 +199,12 @@ pub fn open_existing(path: &Path) -> Result<Connection, Error> {
     .or_else(|_| Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY))
     .map_err(|e| Error::from_sqlite(&shown, e))?;
     check_ours(&conn, &shown)?;
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| Error::from_sqlite(&shown, e))?;
+    if version < SCHEMA_VERSION {
+        return Err(Error::Older(shown, version, SCHEMA_VERSION));
+    }
     Ok(conn)
 }
 

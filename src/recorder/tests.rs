@@ -219,10 +219,12 @@ fn each_bad_file_is_named_in_one_line() {
     let bytes = std::fs::read(&good).expect("read");
     std::fs::write(at("truncated.db"), &bytes[..bytes.len() / 2]).expect("write");
     std::fs::write(at("header.db"), &bytes[..50]).expect("write");
-    std::fs::copy(&good, at("newer.db")).expect("copy");
-    rusqlite::Connection::open(at("newer.db"))
-        .and_then(|c| c.pragma_update(None, "user_version", 99))
-        .expect("bump");
+    for (name, version) in [("newer.db", 99), ("older.db", 1)] {
+        std::fs::copy(&good, at(name)).expect("copy");
+        rusqlite::Connection::open(at(name))
+            .and_then(|c| c.pragma_update(None, "user_version", version))
+            .expect("bump");
+    }
     rusqlite::Connection::open(at("foreign.db"))
         .and_then(|c| c.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);"))
         .expect("foreign");
@@ -238,7 +240,11 @@ fn each_bad_file_is_named_in_one_line() {
         ),
         (
             "newer.db",
-            "recorded by a newer kinformer (schema 99; this one reads up to 1)",
+            "recorded by a newer kinformer (schema 99; this one reads up to 2)",
+        ),
+        (
+            "older.db",
+            "an older recording (schema 1; this kinformer reads and writes schema 2 only)",
         ),
         ("truncated.db", "truncated ("),
         ("header.db", "truncated (50 bytes of 100)"),
@@ -507,4 +513,92 @@ fn the_readmes_two_queries_answer_on_a_recording() {
         [("shop".to_string(), "a".to_string())],
         "c restarted before 03:00, b after 03:20"
     );
+}
+
+fn event(count: u64, rv: u64) -> DynamicObject {
+    serde_json::from_value(json!({
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": "web-1.17f",
+            "namespace": "shop",
+            "uid": "uid-event",
+            "resourceVersion": rv.to_string(),
+            "creationTimestamp": "2026-12-07T03:00:00Z"
+        },
+        "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "shop", "uid": "uid-web-1"},
+        "type": "Warning",
+        "reason": "BackOff",
+        "message": "Back-off restarting failed container web",
+        "count": count,
+        "firstTimestamp": "2026-12-07T03:00:00Z",
+        "lastTimestamp": format!("2026-12-07T03:0{count}:00Z"),
+        "source": {"component": "kubelet", "host": "node-1"}
+    }))
+    .expect("an event")
+}
+
+#[test]
+fn an_event_is_stored_once_and_replays_as_it_was_seen() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("rec.db");
+    let r = Arc::new(Recorder::open(&path, session(), RecorderOptions::default()).expect("opens"));
+    let resource: Arc<str> = Arc::from("events");
+    let kind: Arc<str> = Arc::from("Event");
+    let t = 1_796_612_400_000;
+    r.observe_at(&resource, &kind, &event(1, 10), Some(DeltaType::Added), t);
+    // A relist of the same version writes nothing.
+    r.observe_at(
+        &resource,
+        &kind,
+        &event(1, 10),
+        Some(DeltaType::Replaced),
+        t + 1,
+    );
+    r.observe_at(
+        &resource,
+        &kind,
+        &event(2, 11),
+        Some(DeltaType::Updated),
+        t + 60_000,
+    );
+    r.flush();
+    let rec = Recording::open(&path).expect("opens");
+    let count = |sql: &str| -> i64 {
+        rec.connection()
+            .query_row(sql, [], |x| x.get(0))
+            .expect("count")
+    };
+    assert_eq!(count("SELECT COUNT(*) FROM events"), 2, "one row a version");
+    assert_eq!(
+        count("SELECT COUNT(*) FROM versions"),
+        0,
+        "and nothing else"
+    );
+    assert_eq!(count("SELECT COUNT(*) FROM objects"), 0);
+    let h = History::with_mib(16);
+    let loaded = rec.load(&h, |_, _| {}).expect("loads");
+    let end = loaded.end.get("events").expect("the Event at the end");
+    assert_eq!(
+        serde_json::to_value(&*end[0]).expect("json"),
+        serde_json::to_value(event(2, 11)).expect("json"),
+        "the Event rebuilt from its row is the one seen"
+    );
+    let about = rec.events_about("uid-web-1").expect("events about the pod");
+    assert_eq!(
+        about.iter().map(|e| e.count).collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    // A relist finds it gone: a deletion row, and the replay's end no longer holds it.
+    r.deleted(&resource, "shop/web-1.17f");
+    r.flush();
+    assert_eq!(
+        count("SELECT COUNT(*) FROM events WHERE delta = 'Deleted'"),
+        1
+    );
+    let h = History::with_mib(16);
+    let loaded = rec.load(&h, |_, _| {}).expect("loads");
+    assert!(loaded.end.get("events").is_none_or(Vec::is_empty));
+    assert_eq!(loaded.unreadable, 0);
+    assert_eq!(rec.events_about("uid-web-1").expect("events").len(), 2);
 }

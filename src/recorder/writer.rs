@@ -176,6 +176,7 @@ impl Recorder {
             session: session_id,
             cluster: session.cluster,
             objects: HashMap::new(),
+            events: HashMap::new(),
             options: options.clone(),
             shared: Arc::clone(&shared),
             gap: None,
@@ -339,12 +340,21 @@ struct ObjState {
     deleted: bool,
 }
 
+/// What the writer remembers of an Event not deleted: its uid and resourceVersion (to skip
+/// a relist's same version) and its last row (a relist's deletion repeats it).
+struct EventState {
+    uid: String,
+    rv: String,
+    row: i64,
+}
+
 struct Writer {
     conn: Connection,
     shown: String,
     session: i64,
     cluster: String,
     objects: HashMap<(Arc<str>, String), ObjState>,
+    events: HashMap<(Arc<str>, String), EventState>,
     options: RecorderOptions,
     shared: Arc<Shared>,
     /// The open gap's row.
@@ -405,6 +415,80 @@ fn writer_of(before: &[(String, String)], now: &[(String, String)]) -> Option<St
         .filter(|(who, time)| !before.iter().any(|(w, t)| w == who && t == time))
         .max_by(|a, b| a.1.cmp(&b.1))
         .map(|(who, _)| who.clone())
+}
+
+/// The columns of `events` an Event's JSON gives up (its `type`, `reason` and `message`,
+/// when they are strings); `None`: it has none.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct EventColumns {
+    pub kind: Option<String>,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+}
+
+/// Take out of an Event's JSON what `events` holds in columns: `metadata`'s name, namespace,
+/// uid and resourceVersion, and the top-level `type`, `reason` and `message` strings (the
+/// last three returned). [`join_event`] puts them back.
+pub fn split_event(value: &mut Value) -> EventColumns {
+    let Some(map) = value.as_object_mut() else {
+        return EventColumns::default();
+    };
+    if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+        for k in ["name", "namespace", "uid", "resourceVersion"] {
+            meta.remove(k);
+        }
+    }
+    let mut take = |k: &str| match map.get(k) {
+        Some(Value::String(_)) => match map.remove(k) {
+            Some(Value::String(s)) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    };
+    EventColumns {
+        kind: take("type"),
+        reason: take("reason"),
+        message: take("message"),
+    }
+}
+
+/// An Event's JSON from its row: `rest` with the columns [`split_event`] took put back.
+pub fn join_event(
+    mut rest: Value,
+    namespace: &str,
+    name: &str,
+    uid: &str,
+    rv: &str,
+    cols: EventColumns,
+) -> Value {
+    let Some(map) = rest.as_object_mut() else {
+        return rest;
+    };
+    let meta = map
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
+    if let Some(meta) = meta.as_object_mut() {
+        for (k, v) in [
+            ("name", name),
+            ("namespace", namespace),
+            ("uid", uid),
+            ("resourceVersion", rv),
+        ] {
+            if !v.is_empty() {
+                meta.insert(k.into(), Value::String(v.into()));
+            }
+        }
+    }
+    for (k, v) in [
+        ("type", cols.kind),
+        ("reason", cols.reason),
+        ("message", cols.message),
+    ] {
+        if let Some(v) = v {
+            map.insert(k.into(), Value::String(v));
+        }
+    }
+    rest
 }
 
 impl Writer {
@@ -528,6 +612,9 @@ impl Writer {
             format!("{namespace}/{name}")
         };
         let deleting = delta == Some(DeltaType::Deleted);
+        if &*kind == "Event" {
+            return self.event(resource, key, at_ms, delta, obj);
+        }
         let value = match serde_json::to_value(obj) {
             Ok(v) => v,
             Err(_) => return Ok(()),
@@ -571,13 +658,22 @@ impl Writer {
                 let id: i64 = self
                     .conn
                     .prepare_cached(
-                        "INSERT INTO objects (cluster, resource, kind, namespace, name, uid)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                        "INSERT INTO objects (cluster, resource, kind, namespace, name, uid,
+                     first_ms, first_delta) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                      ON CONFLICT (cluster, resource, namespace, name, uid)
-                     DO UPDATE SET kind = excluded.kind RETURNING id",
+                     DO UPDATE SET kind = excluded.kind, gone_ms = NULL RETURNING id",
                     )?
                     .query_row(
-                        params![self.cluster, &*resource, &*kind, namespace, name, uid],
+                        params![
+                            self.cluster,
+                            &*resource,
+                            &*kind,
+                            namespace,
+                            name,
+                            uid,
+                            at_ms,
+                            delta_name
+                        ],
                         |r| r.get(0),
                     )?;
                 self.shared.objects.fetch_add(1, Ordering::Relaxed);
@@ -615,17 +711,46 @@ impl Writer {
                 body
             ])?;
         self.shared.versions.fetch_add(1, Ordering::Relaxed);
-        if &*kind == "Event" && !deleting {
-            self.event(obj)?;
+        if deleting {
+            self.gone(object_id, at_ms)?;
         }
         Ok(())
     }
 
-    /// An Event's row in `events` (the object it is about, when, why).
-    fn event(&mut self, obj: &DynamicObject) -> rusqlite::Result<()> {
-        let Some(e) = TimelineEvent::of(obj) else {
+    /// The object `object_id` is deleted at `at_ms` (`objects.gone_ms`).
+    fn gone(&mut self, object_id: i64, at_ms: i64) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached("UPDATE objects SET gone_ms = ?1 WHERE id = ?2")?
+            .execute(params![at_ms, object_id])?;
+        Ok(())
+    }
+
+    /// An Event's version: one row of `events`, its columns (the object it is about, when,
+    /// why) and, in `rest`, the rest of the Event (see [`split_event`]). An Event is stored
+    /// nowhere else: it is most of what a cluster changes, and seldom changes itself.
+    fn event(
+        &mut self,
+        resource: Arc<str>,
+        key: String,
+        seen_ms: i64,
+        delta: Option<DeltaType>,
+        obj: &DynamicObject,
+    ) -> rusqlite::Result<()> {
+        let deleting = delta == Some(DeltaType::Deleted);
+        let uid = obj.metadata.uid.clone().unwrap_or_default();
+        let rv = obj.metadata.resource_version.clone().unwrap_or_default();
+        let map_key = (resource, key);
+        let known = self.events.get(&map_key).filter(|s| s.uid == uid);
+        if !deleting && known.is_some_and(|s| !rv.is_empty() && s.rv == rv) {
+            return Ok(());
+        }
+        if known.is_none() {
+            self.shared.objects.fetch_add(1, Ordering::Relaxed);
+        }
+        let Ok(mut value) = serde_json::to_value(obj) else {
             return Ok(());
         };
+        let timeline = TimelineEvent::of(obj);
         let about = obj
             .data
             .get("involvedObject")
@@ -637,29 +762,70 @@ impl Writer {
                 .unwrap_or("")
                 .to_string()
         };
-        self.conn
+        let (object_kind, object_name, object_uid) = (field("kind"), field("name"), field("uid"));
+        let cols = split_event(&mut value);
+        let rest = serde_json::to_vec(&value).unwrap_or_default();
+        let (resource, key) = map_key;
+        let row: i64 = self
+            .conn
             .prepare_cached(
-                "INSERT INTO events (session_id, at_ms, namespace, object_kind, object_name,
-                 object_uid, type, reason, message, count)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO events (session_id, seen_ms, at_ms, cluster, resource, namespace,
+                 name, uid, rv, delta, object_kind, object_name, object_uid, type, reason,
+                 message, count, rest)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                 ?17, ?18) RETURNING id",
             )?
-            .execute(params![
-                self.session,
-                e.at_ms,
-                e.namespace.clone().unwrap_or_default(),
-                field("kind"),
-                field("name"),
-                field("uid"),
-                e.kind,
-                e.reason,
-                e.message,
-                e.count as i64
-            ])?;
+            .query_row(
+                params![
+                    self.session,
+                    seen_ms,
+                    timeline.as_ref().map_or(seen_ms, |t| t.at_ms),
+                    self.cluster,
+                    &*resource,
+                    obj.metadata.namespace.as_deref().unwrap_or(""),
+                    obj.metadata.name.as_deref().unwrap_or(""),
+                    uid,
+                    rv,
+                    delta.map_or("Updated", DeltaType::as_str),
+                    object_kind,
+                    object_name,
+                    object_uid,
+                    cols.kind,
+                    cols.reason,
+                    cols.message,
+                    timeline.as_ref().map_or(1, |t| t.count as i64),
+                    encode(&rest)
+                ],
+                |r| r.get(0),
+            )?;
+        self.shared.versions.fetch_add(1, Ordering::Relaxed);
+        let map_key = (resource, key);
+        if deleting {
+            self.events.remove(&map_key);
+        } else {
+            self.events.insert(map_key, EventState { uid, rv, row });
+        }
         Ok(())
     }
 
     fn tombstone(&mut self, resource: Arc<str>, key: String, at_ms: i64) -> rusqlite::Result<()> {
-        let Some(s) = self.objects.get_mut(&(resource, key)) else {
+        let map_key = (resource, key);
+        if let Some(e) = self.events.remove(&map_key) {
+            // The Event's last row again, deleted, its body that row's (`rest` NULL).
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO events (session_id, seen_ms, at_ms, cluster, resource,
+                     namespace, name, uid, rv, delta, object_kind, object_name, object_uid,
+                     type, reason, message, count, rest)
+                     SELECT ?1, ?2, at_ms, cluster, resource, namespace, name, uid, rv,
+                     'Deleted', object_kind, object_name, object_uid, type, reason, message,
+                     count, NULL FROM events WHERE id = ?3",
+                )?
+                .execute(params![self.session, at_ms, e.row])?;
+            self.shared.versions.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
+        }
+        let Some(s) = self.objects.get_mut(&map_key) else {
             return Ok(());
         };
         if s.deleted {
@@ -673,7 +839,8 @@ impl Writer {
             )?
             .execute(params![s.id, self.session, at_ms, s.rv, encode(b"[]")])?;
         self.shared.versions.fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        let id = s.id;
+        self.gone(id, at_ms)
     }
 
     fn resource(&mut self, ar: &kube::discovery::ApiResource) -> rusqlite::Result<()> {

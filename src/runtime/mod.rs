@@ -25,13 +25,15 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::cluster::{Connection, ResourceInfo, one_line};
-use crate::informer::delta_fifo::{DeltaObject, Observer, Transform};
-use crate::informer::factory::{FactoryOptions, InformerKey, SharedInformerFactory};
+use crate::informer::delta_fifo::{Delta, DeltaObject, DeltaType, Observer, Transform};
+use crate::informer::factory::{
+    FactoryOptions, InformerKey, PopObserverHook, SharedInformerFactory,
+};
 use crate::informer::history::{DEFAULT_BUDGET_MIB, History, history_resource};
 use crate::informer::index::IndexFunc;
 use crate::informer::reflector::{ReflectorState, ReflectorStatus};
 use crate::informer::shared_informer::{
-    DeleteObject, HandlerRegistration, ResourceEventHandler, SharedIndexInformer,
+    DeleteObject, HandlerRegistration, PopObserver, ResourceEventHandler, SharedIndexInformer,
 };
 use crate::informer::thread_safe_store::ThreadSafeStore;
 use crate::informer::workqueue::RateLimitingQueue;
@@ -236,7 +238,7 @@ pub(crate) fn factory_with(
     flight: Option<&Arc<Recorder>>,
 ) -> Arc<SharedInformerFactory> {
     let recorder = history.cloned();
-    let flight = flight.cloned();
+    let observed = flight.cloned();
     let options = FactoryOptions {
         transform: Some(Arc::new(move |ar: &kube::discovery::ApiResource| {
             let kind = ar.kind.clone();
@@ -253,7 +255,7 @@ pub(crate) fn factory_with(
             let resource = history_resource(ar);
             let mask = render::history_mask(&ar.kind);
             let history = recorder.clone();
-            let flight = flight.clone();
+            let flight = observed.clone();
             if let Some(f) = &flight {
                 f.kind_seen(ar);
             }
@@ -280,6 +282,23 @@ pub(crate) fn factory_with(
             )
         })),
         history: history.cloned(),
+        // The deletions a relist finds (tombstones) carry no decoded object: the observer
+        // above never sees them, the pops do.
+        pop_observer: flight.map(|f| {
+            let f = Arc::clone(f);
+            Arc::new(move |ar: &kube::discovery::ApiResource| {
+                let f = Arc::clone(&f);
+                let resource: Arc<str> = Arc::from(history_resource(ar).as_str());
+                Some(Arc::new(move |key: &str, deltas: &[Delta<DynamicObject>]| {
+                    if deltas
+                        .iter()
+                        .any(|d| d.kind == DeltaType::Deleted && d.object.is_tombstone())
+                    {
+                        f.deleted(&resource, key);
+                    }
+                }) as PopObserver<DynamicObject>)
+            }) as PopObserverHook
+        }),
         ..FactoryOptions::default()
     };
     Arc::new(SharedInformerFactory::from_client(

@@ -3,7 +3,8 @@
 //!
 //! The informers are the dashboard's own ([`make_factory`]: the same reflector, decoder masks
 //! and cache transform), so a recording holds what the dashboard would have shown. Deletions a
-//! relist finds (tombstones) reach the recorder through an event handler; the server's
+//! relist finds (tombstones) reach the recorder through the factory's pop observer, as with
+//! `--record`; the server's
 //! outages are the gaps: from the first informer backing off after an error to every informer
 //! watching again.
 
@@ -17,11 +18,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::factory_with;
 use crate::cluster::{Connection, ResourceInfo, one_line};
-use crate::informer::delta_fifo::DeltaObject;
 use crate::informer::factory::InformerKey;
 use crate::informer::history::history_resource;
 use crate::informer::reflector::ReflectorState;
-use crate::informer::shared_informer::ResourceEventHandlerFuncs;
 use crate::recorder::{Recorder, RecorderOptions, SessionInfo};
 
 /// The kinds `record` follows unless `--kinds` says.
@@ -156,22 +155,7 @@ pub async fn record(
     let mut keys = Vec::new();
     for k in &kinds {
         let ns = plan.namespace.as_deref().filter(|_| k.namespaced);
-        let informer = factory.informer_for(&k.api_resource, ns);
-        let resource: Arc<str> = Arc::from(history_resource(&k.api_resource));
-        let r = Arc::clone(&recorder);
-        let on_delete = move |obj: &DeltaObject<kube::api::DynamicObject>| {
-            if let DeltaObject::Tombstone(t) = obj {
-                r.deleted(&resource, &t.key);
-            }
-        };
-        let handler = ResourceEventHandlerFuncs {
-            add: None,
-            update: None,
-            delete: Some(Box::new(on_delete)),
-        };
-        if let Err(e) = informer.add_event_handler(Arc::new(handler), None) {
-            tracing::warn!(error = %e, "record: no tombstones for this kind");
-        }
+        factory.informer_for(&k.api_resource, ns);
         keys.push(InformerKey::new(&k.api_resource, ns));
     }
     factory.start();

@@ -1,16 +1,19 @@
 //! `kinformer replay FILE`: the dashboard on a recording, with no cluster.
 //!
-//! The recording is loaded into per-object history ([`crate::recorder::Recording::load`]);
-//! the objects present at its end are each view's store and rows (the replay's "now"), and
-//! every earlier instant is the dashboard's own past view of the table (`:at`, `[`, `]`,
-//! `space` playing; see `ui::replay`). [`ReplayBackend`] carries out the app's effects from
+//! Opening reads nothing but the kinds and the span: each table reads the objects present at
+//! its instant from the file when it opens ([`crate::recorder::Recording::state_at`]: per
+//! object, the latest whole version at or before the instant and the patches after it), the
+//! end for its store and rows (the replay's "now"), any earlier instant for the dashboard's
+//! own past view of the table (`:at`, `[`, `]`, `space` playing; see `ui::replay`). `h` and
+//! blame read the one object's versions when asked; `:changes` reads the history loaded into
+//! [`History`] on a thread of its own once the first table is drawn. [`ReplayBackend`] carries out the app's effects from
 //! the recording: anything that would reach a cluster (a write, logs, a shell, a
 //! port-forward) is answered "replay: read-only".
 
 use std::collections::HashMap;
-use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, EventStream, KeyEventKind};
@@ -21,9 +24,10 @@ use super::session::ExitSignals;
 use super::terminal;
 use crate::cluster::ResourceInfo;
 use crate::informer::factory::indexers_for;
-use crate::informer::history::{History, history_resource};
+use crate::informer::history::{History, PastRow, PastView, history_resource};
 use crate::informer::thread_safe_store::ThreadSafeStore;
-use crate::recorder::{Loaded, Mark, Recording};
+use crate::recorder::reader::RecordedKind;
+use crate::recorder::{Mark, Recording};
 use crate::ui::action::{
     Access, Action, ConnectionState, Effect, InformerRow, InformerState, ObjectSummary,
 };
@@ -41,11 +45,18 @@ pub struct ReplaySetup {
     pub user: Arc<crate::config::UserConfig>,
 }
 
-/// A recording loaded, answering the app's effects.
+/// A recording open, answering the app's effects.
 pub struct ReplayBackend {
     pub recording: Recording,
+    /// Every version of the recording, for `:changes`: filled in the background
+    /// ([`Self::load_in_background`]) or at once ([`Self::load`]).
     pub history: Arc<History>,
-    pub loaded: Loaded,
+    /// Versions loaded into `history` so far, and whether it is complete.
+    loading: Arc<(AtomicU64, AtomicBool)>,
+    pub kinds: Vec<RecordedKind>,
+    span: Option<(i64, i64)>,
+    /// The objects at the end, by resource, read when first asked.
+    end: HashMap<String, Vec<Arc<DynamicObject>>>,
     /// The instant views open at (the instant shown when they are opened), `None`: the end.
     pub cursor: Option<i64>,
     /// The kinds recorded, as the app's tables know them.
@@ -54,12 +65,15 @@ pub struct ReplayBackend {
     views: HashMap<crate::ui::action::ViewId, (String, Option<String>)>,
 }
 
+/// Instants either side of the one shown handed to the app for `[` and `]` (each step asks
+/// again, so the window moves with it).
+const NEIGHBOUR_TIMES: usize = 512;
+
 /// The recorded kinds as tables: the built-in kind's description when it is one, else made
 /// from what was recorded.
-fn resources_of(loaded: &Loaded) -> Vec<ResourceInfo> {
+fn resources_of(kinds: &[RecordedKind]) -> Vec<ResourceInfo> {
     let builtin = crate::ui::resources::builtin_resources();
-    loaded
-        .kinds
+    kinds
         .iter()
         .map(|k| {
             builtin
@@ -98,38 +112,94 @@ fn in_scope(obj: &DynamicObject, namespace: Option<&str>) -> bool {
 }
 
 impl ReplayBackend {
-    /// Open and load `file` (`progress(done, total)` while loading).
-    pub fn load(
-        file: &std::path::Path,
-        progress: impl FnMut(u64, u64),
-    ) -> Result<Self, crate::recorder::Error> {
+    /// Open `file`: the kinds and the span, nothing else read yet (each table reads the
+    /// objects at its instant when asked; `:changes` waits for [`Self::load_in_background`]).
+    pub fn open(file: &std::path::Path) -> Result<Self, crate::recorder::Error> {
         let recording = Recording::open(file)?;
         // Everything the file holds, and room to spare (the screens show the budget).
         let file_bytes = std::fs::metadata(file).map_or(0, |m| m.len()) as usize;
         let history = Arc::new(History::new(
             file_bytes.saturating_mul(8).max(256 * 1024 * 1024),
         ));
-        let loaded = recording.load(&history, progress)?;
-        let resources = resources_of(&loaded);
+        let kinds = recording.kinds()?;
+        let span = recording.span()?;
+        let resources = resources_of(&kinds);
         Ok(Self {
             recording,
             history,
-            loaded,
+            loading: Arc::new((AtomicU64::new(0), AtomicBool::new(false))),
+            kinds,
+            span,
+            end: HashMap::new(),
             cursor: None,
             resources,
             views: HashMap::new(),
         })
     }
 
+    /// [`Self::open`], and every version loaded into history before it returns.
+    pub fn load(
+        file: &std::path::Path,
+        progress: impl FnMut(u64, u64),
+    ) -> Result<Self, crate::recorder::Error> {
+        let backend = Self::open(file)?;
+        let loaded = backend.recording.load(&backend.history, progress)?;
+        backend.loading.0.store(loaded.versions, Ordering::Relaxed);
+        backend.loading.1.store(true, Ordering::Relaxed);
+        Ok(backend)
+    }
+
+    /// Load every version into history on a thread of its own (its own connection), for
+    /// `:changes`; the tables do not wait for it.
+    pub fn load_in_background(&self) {
+        let path = self.recording.path().to_path_buf();
+        let history = Arc::clone(&self.history);
+        let loading = Arc::clone(&self.loading);
+        let spawned = std::thread::Builder::new()
+            .name("replay-load".into())
+            .spawn(move || {
+                let started = Instant::now();
+                let result = Recording::open(&path).and_then(|r| {
+                    r.load(&history, |done, _| loading.0.store(done, Ordering::Relaxed))
+                });
+                match result {
+                    Ok(l) => tracing::info!(
+                        versions = l.versions,
+                        ms = started.elapsed().as_millis() as u64,
+                        "replay: history loaded"
+                    ),
+                    Err(e) => tracing::warn!(error = %e, "replay: history not loaded"),
+                }
+                loading.1.store(true, Ordering::Relaxed);
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "replay: history not loaded");
+        }
+    }
+
     /// The first and last instants recorded.
     pub fn span(&self) -> (i64, i64) {
-        self.loaded.span.unwrap_or((0, 0))
+        self.span.unwrap_or((0, 0))
     }
 
     /// The objects of `resource` present at the end, in `namespace` (or all).
-    fn end_objects(&self, resource: &str, namespace: Option<&str>) -> Vec<Arc<DynamicObject>> {
-        self.loaded
-            .end
+    pub fn end_objects(
+        &mut self,
+        resource: &str,
+        namespace: Option<&str>,
+    ) -> Vec<Arc<DynamicObject>> {
+        if !self.end.contains_key(resource) {
+            let objects = self
+                .recording
+                .state_at(resource, self.span().1)
+                .map(|rows| rows.into_iter().map(|r| r.object).collect())
+                .unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, %resource, "replay: objects not read");
+                    Vec::new()
+                });
+            self.end.insert(resource.to_string(), objects);
+        }
+        self.end
             .get(resource)
             .map(|objs| {
                 objs.iter()
@@ -138,6 +208,47 @@ impl ReplayBackend {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// The objects of `resource` present at `at_ms`, in `namespace` (or all).
+    fn objects_at(
+        &self,
+        resource: &str,
+        namespace: Option<&str>,
+        at_ms: i64,
+    ) -> Vec<Arc<DynamicObject>> {
+        self.past_view(resource, namespace, at_ms)
+            .rows
+            .into_iter()
+            .map(|r| r.object)
+            .collect()
+    }
+
+    /// `resource` in `namespace` as it was at `at_ms`, read from the file.
+    pub fn past_view(&self, resource: &str, namespace: Option<&str>, at_ms: i64) -> PastView {
+        let mut rows: Vec<PastRow> = self
+            .recording
+            .state_at(resource, at_ms)
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, %resource, "replay: past view not read");
+                Vec::new()
+            })
+            .into_iter()
+            .filter(|r| in_scope(&r.object, namespace))
+            .map(|r| PastRow {
+                key: Arc::from(r.key.as_str()),
+                object: r.object,
+                since: r.since,
+                version: None,
+            })
+            .collect();
+        rows.sort_by(|a, b| a.key.cmp(&b.key));
+        PastView {
+            asked_ms: at_ms,
+            at_ms,
+            earliest_ms: None,
+            rows,
+        }
     }
 
     /// The app, set up for a replay of this recording at its end.
@@ -218,7 +329,12 @@ impl ReplayBackend {
             } => {
                 let label = history_resource(&resource.api_resource);
                 let ns = namespace.as_deref().filter(|_| resource.namespaced);
-                let objects = self.end_objects(&label, ns);
+                // A table opens at the end and travels to the instant shown (its `esc` is the
+                // end); any other feed (the xray's) is the objects at the instant shown.
+                let objects = match self.cursor.filter(|_| !app.views.contains_key(&view)) {
+                    Some(at) => self.objects_at(&label, ns, at),
+                    None => self.end_objects(&label, ns),
+                };
                 let store = Arc::new(ThreadSafeStore::new(indexers_for(&resource.api_resource)));
                 let mut rows = Vec::with_capacity(objects.len());
                 for o in &objects {
@@ -258,11 +374,12 @@ impl ReplayBackend {
                 namespace,
                 at_ms,
             } => {
-                let ns = namespace.as_deref();
                 let asked = Instant::now();
-                let live = self.end_objects(&resource, ns);
-                let past = self.history.past_view(&resource, ns, at_ms, live);
-                let times = self.history.change_times(&resource, ns);
+                let past = self.past_view(&resource, namespace.as_deref(), at_ms);
+                let times = self
+                    .recording
+                    .change_times_near(&resource, at_ms, NEIGHBOUR_TIMES)
+                    .unwrap_or_default();
                 tracing::info!(
                     %resource,
                     rows = past.rows.len(),
@@ -283,22 +400,23 @@ impl ReplayBackend {
                 key,
                 kind: _,
             } => {
-                let timeline = self.history.timeline(&resource, &key).map(Box::new);
+                // This object's versions only, read now (the whole history may still be
+                // loading).
+                let own = History::with_mib(64);
+                if let Err(e) = self.recording.load_object(&own, &resource, &key) {
+                    tracing::warn!(error = %e, %resource, %key, "replay: history not read");
+                }
+                let timeline = own.timeline(&resource, &key).map(Box::new);
                 let uid = self
-                    .loaded
-                    .end
-                    .get(&resource)
-                    .and_then(|objs| {
-                        objs.iter().find(|o| {
-                            crate::informer::meta_namespace_key(&***o).is_ok_and(|k| k == key)
-                        })
-                    })
+                    .end_objects(&resource, None)
+                    .into_iter()
+                    .find(|o| crate::informer::meta_namespace_key(&**o).is_ok_and(|k| k == key))
                     .and_then(|o| o.metadata.uid.clone())
                     .or_else(|| self.uid_of(&resource, &key));
                 let events = uid
                     .and_then(|u| self.recording.events_about(&u).ok())
                     .unwrap_or_default();
-                let stats = self.history.stats();
+                let stats = own.stats();
                 answer(
                     app,
                     Action::History {
@@ -327,6 +445,18 @@ impl ReplayBackend {
                         stats,
                     },
                 );
+                if !self.loading.1.load(Ordering::Relaxed) {
+                    answer(
+                        app,
+                        Action::Notify {
+                            message: format!(
+                                "replay: still loading the recording for :changes ({} versions so far)",
+                                self.loading.0.load(Ordering::Relaxed)
+                            ),
+                            error: false,
+                        },
+                    );
+                }
             }
             Effect::FetchYaml {
                 request,
@@ -465,26 +595,14 @@ fn informer_row(label: &str, namespace: Option<&str>, cached: usize) -> Informer
 
 /// Run the replay in the terminal until the user quits or a signal arrives.
 pub async fn run(setup: ReplaySetup) -> Result<(), String> {
-    let tty = std::io::stderr().is_terminal();
     let started = Instant::now();
-    let mut backend = ReplayBackend::load(&setup.file, |done, total| {
-        if tty && total > 0 {
-            eprint!(
-                "\r\x1b[2Kloading {}: {}%",
-                setup.file.display(),
-                done * 100 / total
-            );
-            let _ = std::io::stderr().flush();
-        }
-    })
-    .map_err(|e| e.to_string())?;
+    let mut backend = ReplayBackend::open(&setup.file).map_err(|e| e.to_string())?;
     tracing::info!(
         file = %setup.file.display(),
-        versions = backend.loaded.versions,
         ms = started.elapsed().as_millis() as u64,
-        "replay: recording loaded"
+        "replay: recording open"
     );
-    if backend.loaded.span.is_none() {
+    if backend.span.is_none() {
         return Err(format!(
             "{}: the recording holds no version yet",
             setup.file.display()
@@ -501,7 +619,6 @@ pub async fn run(setup: ReplaySetup) -> Result<(), String> {
         return Err(format!(
             "{r}: not in the recording (it holds {})",
             backend
-                .loaded
                 .kinds
                 .iter()
                 .map(|k| k.resource.as_str())
@@ -538,6 +655,12 @@ pub async fn run(setup: ReplaySetup) -> Result<(), String> {
         tui.draw(|f| f.render_widget(app, f.area())).map(|_| ())
     };
     draw(&mut tui, &app).map_err(|e| e.to_string())?;
+    tracing::info!(
+        ms = started.elapsed().as_millis() as u64,
+        "replay: first table drawn"
+    );
+    // The table is up: the rest of the file (for `:changes`) loads behind it.
+    backend.load_in_background();
     while running {
         let action = tokio::select! {
             ev = events.next() => match ev {

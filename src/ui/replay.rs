@@ -9,7 +9,10 @@
 //! (the runtime refuses anything that would reach a cluster the same way).
 //!
 //! Invariants: the instant shown is the current table's past view's, or the end of the
-//! recording when it shows the end; playing never moves past the end (it stops there).
+//! recording when it shows the end; playing never moves past the end (it stops there); the
+//! end is the replay's present (`:at` counts back from it and cannot go beyond it); choosing
+//! an instant (`:at`, `[`, `]`) while playing pauses there, so the next tick does not move
+//! the table away from it.
 
 use crate::ui::screens::history::clock;
 

@@ -118,9 +118,15 @@ impl App {
             self.error(":at TIME (10:42, 10:42:13 UTC, -5m, -30s, now)");
             return;
         };
-        match parse_at(arg, self.now_ms) {
-            Ok(None) => self.leave_past(id),
-            Ok(Some(at)) => self.travel_to(id, at, fx),
+        match parse_at(arg, self.present_ms()) {
+            Ok(None) => {
+                self.pause_replay();
+                self.leave_past(id);
+            }
+            Ok(Some(at)) => {
+                self.pause_replay();
+                self.travel_to(id, at, fx);
+            }
             Err(e) => self.error(e),
         }
     }
@@ -162,13 +168,15 @@ impl App {
         let Some(id) = self.current_view_id() else {
             return;
         };
+        // A step chooses the instant: a replay playing stops there.
+        self.pause_replay();
         let Some(v) = self.views.get(&id) else {
             return;
         };
         let Some(p) = &v.past else {
             if back {
                 // From live: the times are not known yet; ask for now, then step once they are.
-                self.travel_to(id, self.now_ms, fx);
+                self.travel_to(id, self.present_ms(), fx);
                 if let Some(p) = self.views.get_mut(&id).and_then(|v| v.past.as_mut()) {
                     p.asked_ms = i64::MIN;
                 }

@@ -9,6 +9,19 @@ use crate::ui::screens::text::{TextKind, TextView};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 impl App {
+    /// The present: the wall clock, or in a replay the end of the recording (`:at` and the
+    /// AS OF banner count back from it; nothing is shown later).
+    pub fn present_ms(&self) -> i64 {
+        self.replay.as_ref().map_or(self.now_ms, |r| r.end_ms)
+    }
+
+    /// A replay playing stops (the user chose an instant: `:at`, `[`, `]`).
+    pub(crate) fn pause_replay(&mut self) {
+        if let Some(r) = self.replay.as_mut() {
+            r.speed = None;
+        }
+    }
+
     /// The instant a replay shows: the current table's past view's, else the recording's end.
     pub fn replay_instant(&self) -> Option<i64> {
         let r = self.replay.as_ref()?;

@@ -47,7 +47,7 @@ impl App {
         )];
         if let Some(p) = &v.past {
             title_spans.push(Span::styled(
-                p.banner(self.now_ms, room),
+                p.banner(self.present_ms(), room),
                 Style::default()
                     .fg(Color::Black)
                     .bg(Color::LightMagenta)
