@@ -68,6 +68,16 @@ fn load_options(args: &DashboardArgs, context: Option<(String, String)>) -> Load
 /// The kubeconfig's `(cluster, context)` for `context` (else its current context), for k9s's
 /// per-context files; `None` when there is no kubeconfig or no such context.
 fn kubeconfig_context(args: &DashboardArgs) -> Option<(String, String)> {
+    // The in-process demo's kubeconfig (see `DemoServer::kubeconfig_yaml`): cluster
+    // `kinformer-demo`, context `kinformer-demo` (or `kinformer-demo-<user>`), so its k9s
+    // files are `clusters/kinformer-demo/<context>/`, never the user's current context's.
+    if args.demo && args.demo_clusters.is_none() {
+        let context = match &args.demo_as_namespace_user {
+            Some(_) => format!("{DEMO_CLUSTER}-{DEMO_NAMESPACE_USER}"),
+            None => DEMO_CLUSTER.to_string(),
+        };
+        return Some((DEMO_CLUSTER.to_string(), context));
+    }
     let (kc, _) = load_kubeconfig(args.kubeconfig.as_deref()).ok()?;
     let name = args
         .context
@@ -680,6 +690,9 @@ pub struct DemoSpec {
 
 /// The name of the demo's namespace-scoped user (`--as-namespace-user`).
 pub const DEMO_NAMESPACE_USER: &str = "jane";
+
+/// The in-process demo's cluster and context name in its kubeconfig.
+const DEMO_CLUSTER: &str = "kinformer-demo";
 
 /// A seed mutation reduced to what [`Simulator::rejected`] reads: its resource, namespace and
 /// name (a delete is kept whole: it holds no object).

@@ -978,3 +978,92 @@ fn k9s_navigation_containers_command_arguments_history_and_marked_deletes() {
     let end = s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
     assert!(!end.contains("panicked"), "{end}");
 }
+
+/// Issue 41: k9s's node shell on the demo, opted in as k9s asks (the context's
+/// `featureGates.nodeShell`): `s` on a node asks, the pod (k9s's spec, bound to the node) runs,
+/// the shell is on the node (its hostname), and the pod is deleted when the shell exits;
+/// `--readonly` refuses it before anything is created.
+#[test]
+fn a_node_shell_on_the_demo_runs_its_pod_on_the_node_and_deletes_it_after() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let home = tempfile::tempdir().expect("tempdir");
+    let ctx = home
+        .path()
+        .join("data/k9s/clusters/kinformer-demo/kinformer-demo");
+    std::fs::create_dir_all(&ctx).expect("context dir");
+    std::fs::write(
+        ctx.join("config.yaml"),
+        "k9s:\n  cluster: kinformer-demo\n  featureGates:\n    nodeShell: true\n",
+    )
+    .expect("config.yaml");
+    let env = format!(
+        "XDG_CONFIG_HOME={} XDG_DATA_HOME={} XDG_STATE_HOME={}",
+        home.path().join("config").display(),
+        home.path().join("data").display(),
+        home.path().join("state").display(),
+    );
+    let s = Session::start_env("nodeshell", 160, &env, "--demo --demo-pods 60 -r nodes");
+    let nodes = s.wait_for("the nodes table", 60, |t| {
+        t.contains("Nodes(") && t.contains("synced") && t.contains("Ready")
+    });
+    // The first row (the cursor's), under the header.
+    let node = nodes
+        .lines()
+        .skip_while(|l| !l.contains("NAME"))
+        .nth(1)
+        .and_then(|l| l.trim_start_matches('│').split_whitespace().next())
+        .unwrap_or_else(|| panic!("a node row:\n{nodes}"))
+        .to_string();
+    s.keys(&["s"]);
+    s.wait_for("the confirmation", 15, |t| {
+        t.contains(&format!("Open a shell on node {node}?")) && t.contains("busybox")
+    });
+    s.keys(&["y"]);
+    s.wait_for("the node's shell prompt", 60, |t| {
+        t.contains("kinformer: shell in default/kinformer-shell-")
+            && t.contains(&format!("{node}:/$"))
+    });
+    s.text("cat /README");
+    s.keys(&["Enter"]);
+    s.wait_for("the node's banner", 15, |t| {
+        t.contains(&format!(
+            "simulated shell on node {node}, entered with nsenter"
+        ))
+    });
+    s.text("exit");
+    s.keys(&["Enter"]);
+    let back = s.wait_for("the dashboard, the pod deleted", 30, |t| {
+        t.contains("Nodes(") && t.contains(&format!("node shell on {node} exited; pod"))
+    });
+    assert!(!back.contains(":/$"), "{back}");
+    let log = std::fs::read_to_string(s.log_path()).unwrap_or_default();
+    assert!(
+        log.lines().any(|l| l.contains("op=\"delete\"")
+            && l.contains("kinformer-shell-")
+            && l.contains("Ok(\"deleted\")")),
+        "the pod deleted after the shell:\n{log}"
+    );
+    s.quit();
+    s.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
+    drop(s);
+
+    let ro = Session::start_env(
+        "nodeshellro",
+        160,
+        &env,
+        "--demo --demo-pods 60 --readonly -r nodes",
+    );
+    ro.wait_for("the nodes table", 60, |t| {
+        t.contains("Nodes(") && t.contains("synced")
+    });
+    ro.keys(&["s"]);
+    let refused = ro.wait_for("the refusal", 15, |t| {
+        t.contains("read-only") && t.contains("node shell")
+    });
+    assert!(!refused.contains("Open a shell"), "{refused}");
+    ro.quit();
+    ro.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
+}

@@ -745,3 +745,72 @@ fn the_last_column_that_does_not_fit_whole_is_cut_rather_than_dropped() {
     assert!(header.contains("NODE") && header.contains("IP"), "{header}");
     assert!(!header.contains("%MEM/L"), "{header}");
 }
+
+/// Issue 41: at 100×30 with `-A` and long pod names, NAME and NAMESPACE are cut so that IP and
+/// NODE still show (NODE cut to the room left); the usage columns are the ones left out.
+#[test]
+fn at_100_columns_with_all_namespaces_long_names_give_way_to_ip_and_node() {
+    let node = "ip-10-0-64-11.eu-west-1.compute.internal";
+    let long = [
+        ("ingress-nginx", "ingress-nginx-controller-26j56jcgfb-xbd4t"),
+        (
+            "monitoring",
+            "kube-prometheus-stack-operator-7d9f8b6c5d-q2w3e",
+        ),
+        ("payments", "payment-gateway-v78scnqt9-cxx9q"),
+    ];
+    let rows: Vec<ObjectSummary> = long
+        .iter()
+        .map(|(ns, name)| {
+            summary(
+                "Pod",
+                json!({
+                    "apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": name, "namespace": ns, "uid": format!("uid-{name}"),
+                        "creationTimestamp": "2026-11-25T11:00:00Z"},
+                    "spec": {"nodeName": node, "containers": [{"name": "app",
+                        "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]},
+                    "status": {"phase": "Running", "podIP": "10.244.17.203",
+                        "containerStatuses": [{"name": "app", "ready": true, "restartCount": 0,
+                            "state": {"running": {}}}]}
+                }),
+            )
+        })
+        .collect();
+    let (mut app, _) = app_with(
+        kinformer::ui::AppConfig {
+            namespace: None,
+            ..config()
+        },
+        rows,
+    );
+    app.update(Action::Metrics(MetricsUpdate::Usage {
+        scope: MetricsScope::Pods(None),
+        usage: usage(&[
+            (
+                "ingress-nginx/ingress-nginx-controller-26j56jcgfb-xbd4t",
+                12,
+                90,
+            ),
+            (
+                "monitoring/kube-prometheus-stack-operator-7d9f8b6c5d-q2w3e",
+                30,
+                120,
+            ),
+            ("payments/payment-gateway-v78scnqt9-cxx9q", 5, 33),
+        ]),
+    }));
+    let t = draw(&mut app, 100, 30);
+    let text = screen_text(&t);
+    let header = text
+        .lines()
+        .find(|l| l.contains("NAME"))
+        .unwrap_or_default();
+    assert!(
+        header.contains("NAMESPACE") && header.contains("IP") && header.contains("NODE"),
+        "{header}"
+    );
+    assert!(text.contains("10.244.17.203"), "{text}");
+    assert!(text.contains("ip-10-0-64"), "NODE shown, cut: {text}");
+    insta::assert_snapshot!(t.backend());
+}

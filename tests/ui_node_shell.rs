@@ -12,7 +12,8 @@ use kinformer::ui::app::Mode;
 use kinformer::ui::{App, AppConfig};
 use ui_support::*;
 
-fn nodes_app(readonly: bool, user: UserConfig) -> App {
+fn nodes_app(readonly: bool, mut user: UserConfig) -> App {
+    user.settings.k9s_node_shell = true;
     let (app, _) = app_with(
         AppConfig {
             resource: "nodes".into(),
@@ -84,4 +85,27 @@ fn a_node_shell_is_refused_read_only_without_a_dialog() {
     assert!(matches!(app.mode, Mode::Normal), "{:?}", app.mode);
     let (msg, error) = app.message.clone().unwrap();
     assert!(error && msg.contains("node shell"), "{msg}");
+}
+
+#[test]
+fn with_the_contexts_node_shell_gate_off_s_says_in_one_line_how_to_turn_it_on() {
+    let (mut app, _) = app_with(
+        AppConfig {
+            resource: "nodes".into(),
+            user: Arc::new(UserConfig::default()),
+            ..config()
+        },
+        vec![cluster_object("worker-1", "Ready")],
+    );
+    let fx = app.update(key('s'));
+    assert!(node_shells(&fx).is_empty());
+    assert!(
+        matches!(app.mode, Mode::Normal),
+        "no dialog: {:?}",
+        app.mode
+    );
+    let (msg, error) = app.message.clone().unwrap();
+    assert!(error, "{msg}");
+    assert!(msg.contains("k9s.featureGates.nodeShell: true"), "{msg}");
+    assert!(!msg.contains('\n'), "one line: {msg}");
 }

@@ -43,8 +43,9 @@ pub const MAIN_SUPPORTED: [&str; 16] = [
     "k9s.shellPod.limits.memory",
 ];
 /// What kinformer reads from a context's `config.yaml`.
-pub const CONTEXT_SUPPORTED: [&str; 6] = [
+pub const CONTEXT_SUPPORTED: [&str; 7] = [
     "k9s.readOnly",
+    "k9s.featureGates.nodeShell",
     "k9s.skin",
     "k9s.namespace.active",
     "k9s.namespace.favorites",

@@ -239,6 +239,7 @@ impl UserConfig {
                     }
                     let settings = k9s_settings::scan(text, path, &k9s_settings::CONTEXT_SUPPORTED);
                     cfg.context_read_only = read_only_at(&settings, ctx.read_only);
+                    cfg.settings.k9s_node_shell = ctx.node_shell;
                     let n = settings.len();
                     cfg.k9s_settings.extend(settings);
                     Ok(n)

@@ -108,6 +108,10 @@ pub struct Settings {
     /// k9s's `shellPod` (the node shell's pod).
     #[serde(skip)]
     pub k9s_shell_pod: ShellPod,
+    /// k9s's `featureGates.nodeShell` of the context's `config.yaml`: `s` on a node opens a
+    /// node shell (off unless the file says, as in k9s).
+    #[serde(skip)]
+    pub k9s_node_shell: bool,
 }
 
 /// k9s's `k9s.logger` (each unset means kinformer's default).
@@ -375,6 +379,16 @@ struct ContextFile {
 struct ContextK9s {
     skin: Option<String>,
     read_only: Option<bool>,
+    #[serde(default)]
+    feature_gates: FeatureGates,
+}
+
+/// k9s's `FeatureGates` (`internal/config/data/feature_gate.go`): opt-in features.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct FeatureGates {
+    #[serde(default)]
+    node_shell: bool,
 }
 
 /// What kinformer takes from a context's `config.yaml`.
@@ -383,6 +397,8 @@ pub struct K9sContext {
     pub skin: Option<String>,
     /// `k9s.readOnly`: over the global one for this context.
     pub read_only: Option<bool>,
+    /// `k9s.featureGates.nodeShell`.
+    pub node_shell: bool,
 }
 
 /// A context's `config.yaml`: the skin it names and its `readOnly`, if any.
@@ -392,5 +408,6 @@ pub(super) fn parse_k9s_context(text: &str, path: &Path) -> Result<K9sContext, E
     Ok(K9sContext {
         skin: k.skin.filter(|s| !s.is_empty()),
         read_only: k.read_only,
+        node_shell: k.feature_gates.node_shell,
     })
 }

@@ -206,6 +206,38 @@ fn per_context_files_override_the_global_ones() {
 }
 
 #[test]
+fn the_contexts_feature_gate_node_shell_is_read_as_k9s_writes_it_and_is_off_by_default() {
+    let ctx = "data/k9s/clusters/kind-x/ctx-a/config.yaml";
+    let load = |text: &str| {
+        let (dir, _) = load_files(&[(ctx, text)]);
+        UserConfig::load(&LoadOptions {
+            env: env_at(dir.path()),
+            context: Some(("kind-x".into(), "ctx-a".into())),
+            ..Default::default()
+        })
+    };
+    let cfg = load("k9s:\n  cluster: kind-x\n  featureGates:\n    nodeShell: true\n");
+    assert!(cfg.problems.is_empty(), "{:?}", cfg.problems);
+    assert!(cfg.settings.k9s_node_shell);
+    let gate = cfg
+        .k9s_settings
+        .iter()
+        .find(|s| s.key == "k9s.featureGates.nodeShell")
+        .expect("listed");
+    assert!(gate.supported);
+    assert!(
+        !load("k9s:\n  featureGates:\n    nodeShell: false\n")
+            .settings
+            .k9s_node_shell
+    );
+    assert!(
+        !load("k9s:\n  view:\n    active: po\n")
+            .settings
+            .k9s_node_shell
+    );
+}
+
+#[test]
 fn k9s_dir_false_reads_no_k9s_file_and_a_missing_explicit_config_is_a_problem() {
     let (dir, _) = load_files(&[
         ("kinformer/config.toml", "k9s_dir = false\n"),

@@ -342,6 +342,104 @@ pub fn container_image(cluster: &DemoCluster, pod: &Value, container: &str) -> C
     }
 }
 
+/// `nsenter -t 1 ... -- CMD` (k9s's node shell): with the host's PID namespace and a
+/// privileged container, PID 1 is the node's init and CMD runs in the node's namespaces (the
+/// simulated shell of the node: its hostname, its `/etc`); without them it fails as nsenter
+/// does (PID 1 is the container's own without `hostPID`; entering needs privileges).
+fn nsenter(
+    cluster: &DemoCluster,
+    pod: &Value,
+    container: &str,
+    image: ContainerImage,
+    command: Vec<String>,
+) -> (ContainerImage, Vec<String>) {
+    let rest: Vec<String> = match command.iter().position(|w| w == "--") {
+        Some(i) => command[i + 1..].to_vec(),
+        None => Vec::new(),
+    };
+    let rest = if rest.is_empty() {
+        vec!["sh".to_string()]
+    } else {
+        rest
+    };
+    let privileged = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|c| c.get("name").and_then(Value::as_str) == Some(container))
+        .and_then(|c| c.pointer("/securityContext/privileged"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let host_pid = pod
+        .pointer("/spec/hostPID")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if !privileged {
+        let fail = "echo \"nsenter: reassociate to namespace 'ns/ipc' failed: Operation not permitted\"; exit 1";
+        return (image, vec!["sh".into(), "-c".into(), fail.into()]);
+    }
+    if !host_pid {
+        // PID 1 is the container's own process: nsenter enters the container again.
+        return (image, rest);
+    }
+    let node = pod
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .unwrap_or("node")
+        .to_string();
+    let pod_name = pod
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let ns = pod
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let ip = cluster
+        .get(&ResourceId::new("", "v1", "nodes"), None, &node)
+        .and_then(|n| {
+            n.pointer("/status/addresses")?
+                .as_array()?
+                .iter()
+                .find(|a| a.get("type").and_then(Value::as_str) == Some("InternalIP"))?
+                .get("address")?
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "10.0.0.1".into());
+    let mut files = BTreeMap::new();
+    files.insert("/etc/hostname".to_string(), format!("{node}\n"));
+    files.insert(
+        "/etc/hosts".to_string(),
+        format!("127.0.0.1\tlocalhost\n{ip}\t{node}\n"),
+    );
+    files.insert(
+        "/etc/os-release".to_string(),
+        "NAME=\"kinformer demo\"\nID=kinformer-demo\nPRETTY_NAME=\"kinformer demo node (simulated)\"\n"
+            .to_string(),
+    );
+    files.insert(
+        "/README".to_string(),
+        format!(
+            "This is the kinformer demo's simulated shell on node {node}, entered with nsenter from pod {ns}/{pod_name}.\nNo process runs here; type `help` for the commands it knows.\n"
+        ),
+    );
+    let node_image = ContainerImage {
+        files,
+        env: vec![
+            (
+                "PATH".into(),
+                "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".into(),
+            ),
+            ("HOME".into(), "/root".into()),
+        ],
+        hostname: node,
+        command: "/sbin/init".into(),
+    };
+    (node_image, rest)
+}
+
 fn resolve_env_from(
     cluster: &DemoCluster,
     ns: &str,
@@ -454,12 +552,19 @@ fn start(
     } else if command.is_empty() {
         return StatusError::bad_request("you must specify at least 1 command").into_response();
     }
+    let mut image = container_image(&cluster, &pod, &container);
+    if !attach
+        && command
+            .first()
+            .is_some_and(|c| c.rsplit('/').next() == Some("nsenter"))
+    {
+        (image, command) = nsenter(&cluster, &pod, &container, image, command);
+    }
     let opts = SessionOptions {
         stdin: flag(&q, "stdin"),
         tty: flag(&q, "tty"),
         command,
     };
-    let image = container_image(&cluster, &pod, &container);
     tracing::info!(%ns, pod = %name, %container, command = ?opts.command, tty = opts.tty, "demo exec");
     upgrade(req, &PROTOCOLS, move |ws, protocol| async move {
         run_session(ws, protocol, image, opts).await;

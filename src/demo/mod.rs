@@ -81,6 +81,7 @@ pub mod eviction;
 pub mod exec;
 pub mod faults;
 pub mod fleet;
+pub mod kubelet;
 pub mod logs;
 pub mod managed;
 pub mod metrics;

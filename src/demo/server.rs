@@ -1048,6 +1048,16 @@ async fn handle(
             let mut v = parse_body(headers, &body)?;
             reset_status_on_create(info, &mut v);
             let v = cluster.create_with(t.idx, t.ns.as_deref(), v, &write)?;
+            // A pod bound to a node at create: that node's kubelet runs it (its own write).
+            if info.id.plural == "pods"
+                && !write.dry_run
+                && let (Some(ns), Some(name)) = (
+                    t.ns.as_deref(),
+                    v.pointer("/metadata/name").and_then(Value::as_str),
+                )
+            {
+                super::kubelet::pod_created(cluster, ns, name);
+            }
             Ok(json_response(StatusCode::CREATED, &v))
         }
         "update" => {

@@ -51,6 +51,15 @@ pub(super) async fn run(
         }
         Err(e) => (format!("node shell on {node}: {e}"), true),
     };
+    // "node shell on NODE exited", not the pod's long name twice in one footer line.
+    let outcome = (
+        outcome.0.replacen(
+            &format!("shell in {namespace}/{name} ({CONTAINER})"),
+            &format!("node shell on {node}"),
+            1,
+        ),
+        outcome.1,
+    );
     let deleted = pods
         .delete(
             name,

@@ -153,6 +153,7 @@ mod tests {
             overwrite_output: overwrite,
             context: "kind".into(),
             target: "pod default/web-1".into(),
+            more: Vec::new(),
         }
     }
 

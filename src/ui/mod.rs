@@ -90,6 +90,7 @@ pub mod action;
 pub mod app;
 pub mod apply;
 pub mod blame;
+mod column_fit;
 mod command;
 pub mod component;
 mod create;

@@ -1,4 +1,5 @@
-//! `s` on a node, as k9s's node shell: a pod of k9s's `shellPod` image (busybox unless the
+//! `s` on a node, as k9s's node shell (only where the context's `config.yaml` sets
+//! `k9s.featureGates.nodeShell: true`, k9s's opt-in; else the footer says how): a pod of k9s's `shellPod` image (busybox unless the
 //! user's `config.yaml` says) pinned to the node, privileged, in the host's PID and network
 //! namespaces, with the host's `/` at `/host`; the shell enters PID 1's namespaces with
 //! `nsenter`, and the pod is deleted when the shell exits (the runtime does both).
@@ -11,6 +12,18 @@
 use serde_json::{Value, json};
 
 use crate::config::ShellPod;
+
+/// The footer line when the context's feature gate is off (k9s offers no node shell then):
+/// how to turn it on, in the context's `config.yaml` (`file`, when the context is known).
+pub fn gate_off_message(file: Option<&std::path::Path>) -> String {
+    let file = file.map_or_else(
+        || "the context's clusters/<cluster>/<context>/config.yaml".to_string(),
+        |p| p.display().to_string(),
+    );
+    format!(
+        "node shell is off for this context, as in k9s: set k9s.featureGates.nodeShell: true in {file}"
+    )
+}
 
 /// The container's name.
 pub const CONTAINER: &str = "kinformer-shell";

@@ -12,7 +12,12 @@
 //! terminal as the shell does; background ones run as a task with their output in a file
 //! under the state directory, and the footer says how they ended.
 //!
-//! Where this differs from k9s: `$CONTAINER` is a pod's first container (k9s sets it in its
+//! Marked rows (`space`): the plugin runs once on each, in the rows' order, each with its own
+//! row's variables ([`PluginRun::more`]), after one confirmation and one inputs dialog for all.
+//!
+//! Where this differs from k9s: k9s's plugin action reads the cursor row only and ignores the
+//! marks (its `pluginAction` expands from `GetSelectedItem`); here marks are honoured as
+//! `ctrl-d` honours them, and without marks the cursor row is used as in k9s. `$CONTAINER` is a pod's first container (k9s sets it in its
 //! containers view only); `$GROUPS` is empty (k9s's impersonation groups); variables that are
 //! not k9s's are left to the environment (the runtime expands them from its own, in the same
 //! single pass, so a value is never expanded again).
@@ -41,12 +46,18 @@ pub struct PluginRun {
     pub context: String,
     /// What it runs on (`pod shop/web-1`), for messages.
     pub target: String,
+    /// The same plugin on the other marked rows, run after this one (confirmed once, with the
+    /// same inputs); empty on the runtime's side.
+    pub more: Vec<PluginRun>,
 }
 
 impl PluginRun {
     /// Add variables (a plugin's inputs, `INPUT_<NAME>`) and expand the command and arguments
     /// again with them.
     pub fn add_vars(&mut self, vars: Vec<(String, String)>) {
+        for m in &mut self.more {
+            m.add_vars(vars.clone());
+        }
         for (k, v) in vars {
             self.vars.retain(|(x, _)| *x != k);
             self.vars.push((k, v));
@@ -60,6 +71,19 @@ impl PluginRun {
             .iter()
             .map(|a| expand(a, &lookup))
             .collect();
+    }
+
+    /// What it runs on: the target, or how many rows when it runs on several.
+    pub fn targets(&self) -> String {
+        match self.more.len() {
+            0 => self.target.clone(),
+            n => format!("{} marked rows", n + 1),
+        }
+    }
+
+    /// Every row it runs on, in order (`pod shop/web-1`, ...).
+    pub fn all_targets(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.target.as_str()).chain(self.more.iter().map(|m| m.target.as_str()))
     }
 
     /// The command line as shown in the confirmation dialog.

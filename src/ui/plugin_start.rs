@@ -47,7 +47,8 @@ impl App {
         p.applies_to(&refs)
     }
 
-    /// Run plugin `index` on the selected row (see the module documentation).
+    /// Run plugin `index` on the selected row, or once on each marked row (`space`) after one
+    /// confirmation when the plugin asks for one (see the module documentation).
     pub(crate) fn run_plugin(&mut self, index: u16, fx: &mut Vec<Effect>) {
         let Some(p) = self.plugin(index).cloned() else {
             return;
@@ -60,14 +61,61 @@ impl App {
             ));
             return;
         }
-        let Some((view, obj)) = self.selected_object() else {
-            self.error(format!("plugin {}: no row selected", p.name));
+        let marked = self.marked_objects();
+        let objects = if marked.is_empty() {
+            match self.selected_object() {
+                Some((_, obj)) => vec![obj.clone()],
+                None => {
+                    self.error(format!("plugin {}: no row selected", p.name));
+                    return;
+                }
+            }
+        } else {
+            marked
+        };
+        let mut runs = Vec::with_capacity(objects.len());
+        for obj in &objects {
+            match self.plugin_run_on(&p, obj) {
+                Ok(run) => runs.push(run),
+                Err(e) => return self.error(e),
+            }
+        }
+        let mut runs = runs.into_iter();
+        let Some(mut run) = runs.next() else {
             return;
         };
+        run.more = runs.collect();
+        if !p.inputs.is_empty() {
+            self.mode = Mode::PluginInputs(Box::new(PluginInputsDialog::new(run, p.inputs)));
+            return;
+        }
+        if p.confirm {
+            self.ask_confirm(Pending::Plugin(Box::new(run)));
+        } else {
+            self.start_plugin(run, fx);
+        }
+    }
+
+    /// Plugin `p` on `obj`, a row of the current table: k9s's variables of that row, or why it
+    /// is refused (a dangerous plugin where writes are refused, for the row's own cluster).
+    fn plugin_run_on(
+        &self,
+        p: &Plugin,
+        obj: &super::action::ObjectSummary,
+    ) -> Result<PluginRun, String> {
+        let Some(view) = self.current_view() else {
+            return Err(format!("plugin {}: no table", p.name));
+        };
         let row_cluster = obj.cluster().map(str::to_string);
-        let context = row_cluster
-            .clone()
-            .unwrap_or_else(|| self.connection.context.clone());
+        if p.dangerous
+            && let Some(why) = self.readonly_for_cluster(row_cluster.as_deref())
+        {
+            return Err(format!(
+                "read-only mode: plugin {} is dangerous and disabled ({why})",
+                p.name
+            ));
+        }
+        let context = row_cluster.unwrap_or_else(|| self.connection.context.clone());
         let (cluster, user) = self
             .context_rows
             .iter()
@@ -88,17 +136,8 @@ impl App {
             Some(ns) => format!("{} {ns}/{}", view.resource.singular, obj.name),
             None => format!("{} {}", view.resource.singular, obj.name),
         };
-        if p.dangerous
-            && let Some(why) = self.readonly_for_cluster(row_cluster.as_deref())
-        {
-            self.error(format!(
-                "read-only mode: plugin {} is dangerous and disabled ({why})",
-                p.name
-            ));
-            return;
-        }
         let lookup = |n: &str| vars.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-        let run = PluginRun {
+        Ok(PluginRun {
             name: p.name.clone(),
             command: expand(&p.command, &lookup),
             args: p.args.iter().map(|a| expand(a, &lookup)).collect(),
@@ -108,28 +147,31 @@ impl App {
             overwrite_output: p.overwrite_output,
             context,
             target,
-        };
-        if !p.inputs.is_empty() {
-            self.mode = Mode::PluginInputs(Box::new(PluginInputsDialog::new(run, p.inputs)));
-            return;
-        }
-        if p.confirm {
-            self.ask_confirm(Pending::Plugin(Box::new(run)));
-        } else {
-            self.start_plugin(run, fx);
-        }
+            more: Vec::new(),
+        })
     }
 
-    /// A key for the plugin inputs dialog: Enter with good values confirms (k9s asks by
-    /// default after inputs) or runs, Esc cancels.
-    /// Hand a plugin run to the runtime.
-    pub(crate) fn start_plugin(&mut self, run: PluginRun, fx: &mut Vec<Effect>) {
+    /// Hand a plugin run to the runtime: one run per marked row (the marks go with it, as
+    /// with a write on them), in the rows' order.
+    pub(crate) fn start_plugin(&mut self, mut run: PluginRun, fx: &mut Vec<Effect>) {
+        let more = std::mem::take(&mut run.more);
         if run.background {
+            let on = match more.len() {
+                0 => run.target.clone(),
+                n => format!("{} rows", n + 1),
+            };
             self.info(format!(
-                "plugin {} running in the background on {}",
-                run.name, run.target
+                "plugin {} running in the background on {on}",
+                run.name
             ));
         }
-        fx.push(Effect::RunPlugin(Box::new(run)));
+        if !more.is_empty() {
+            self.clear_marks();
+        }
+        fx.extend(
+            std::iter::once(run)
+                .chain(more)
+                .map(|r| Effect::RunPlugin(Box::new(r))),
+        );
     }
 }

@@ -237,3 +237,95 @@ async fn a_shell_whose_terminal_input_ends_closes_its_stdin_and_ends() {
     );
     s.cleanup().await;
 }
+
+/// k9s's node shell on the demo: its pod (k9s's spec, bound to the node) is run by the node's
+/// kubelet, `nsenter` into PID 1 reaches the node, and the pod goes when deleted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_node_shell_pod_runs_on_its_node_and_nsenter_reaches_the_node() {
+    let s = setup().await;
+    if s.demo.is_none() {
+        println!("skipping: needs the demo's kubelet and simulated shell");
+        return s.cleanup().await;
+    }
+    let node = format!("shell-node-{}", rand::random::<u16>());
+    create_node(&s, &node).await;
+    let cfg = kinformer::config::ShellPod {
+        namespace: s.ns.clone(),
+        ..Default::default()
+    };
+    let name = kinformer::ui::node_shell::pod_name(&node, 1);
+    let spec = kinformer::ui::node_shell::shell_pod(&node, &name, &cfg);
+    let pods: Api<Pod> = Api::namespaced(s.conn.client.clone(), &s.ns);
+    let created = pods
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(spec).unwrap(),
+        )
+        .await
+        .unwrap();
+    let phase = |p: &Pod| p.status.as_ref().and_then(|s| s.phase.clone());
+    assert_eq!(
+        phase(&created).as_deref(),
+        Some("Pending"),
+        "answered as created"
+    );
+    // The kubelet's status follows the create.
+    let running = pods.get(&name).await.unwrap();
+    let status = running.status.clone().unwrap();
+    assert_eq!(status.phase.as_deref(), Some("Running"));
+    assert!(status.start_time.is_some() && status.host_ip.is_some());
+    assert_eq!(
+        status.pod_ip, status.host_ip,
+        "hostNetwork: the node's address"
+    );
+    assert_eq!(status.qos_class.as_deref(), Some("Guaranteed"));
+    let cs = &status.container_statuses.unwrap()[0];
+    assert_eq!(cs.name, kinformer::ui::node_shell::CONTAINER);
+    assert!(cs.ready && cs.state.as_ref().unwrap().running.is_some());
+    // The node shell's command, with a command instead of the interactive sh.
+    let mut command: Vec<&str> = kinformer::ui::node_shell::NSENTER.to_vec();
+    command.pop();
+    command.extend(["sh", "-c", "hostname; cat /etc/os-release"]);
+    let ap = kube::api::AttachParams::default()
+        .stdout(true)
+        .stderr(true)
+        .container(kinformer::ui::node_shell::CONTAINER);
+    let mut p = pods.exec(&name, command, &ap).await.unwrap();
+    let out = read_all(p.stdout().unwrap()).await;
+    assert!(out.starts_with(&format!("{node}\n")), "{out}");
+    assert!(out.contains("demo node"), "{out}");
+    p.join().await.unwrap();
+    // Without privileges nsenter cannot enter (as on a real node).
+    let mut plain = kinformer::ui::node_shell::shell_pod(&node, "unprivileged", &cfg);
+    plain["spec"]["containers"][0]["securityContext"]["privileged"] = json!(false);
+    pods.create(
+        &PostParams::default(),
+        &serde_json::from_value(plain).unwrap(),
+    )
+    .await
+    .unwrap();
+    let mut p = pods
+        .exec("unprivileged", kinformer::ui::node_shell::NSENTER, &ap)
+        .await
+        .unwrap();
+    let status = p.take_status().unwrap();
+    let out = read_all(p.stdout().unwrap()).await;
+    assert!(out.contains("Operation not permitted"), "{out}");
+    let st = tokio::time::timeout(HANG_GUARD, status)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(st.reason.as_deref(), Some("NonZeroExitCode"));
+    // Deleted with no grace period, as the node shell deletes it: gone at once.
+    pods.delete(
+        &name,
+        &DeleteParams {
+            grace_period_seconds: Some(0),
+            ..DeleteParams::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(pods.get_opt(&name).await.unwrap().is_none());
+    s.cleanup().await;
+}

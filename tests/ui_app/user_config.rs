@@ -268,3 +268,65 @@ fn a_confirm_plugin_asks_first_and_a_dangerous_one_is_refused_read_only() {
     let fx = app.update(shift('W'));
     assert_eq!(plugin_runs(&fx).len(), 1);
 }
+
+#[test]
+fn a_plugin_runs_once_on_each_marked_row_after_one_confirmation() {
+    let (mut app, v) = on_with(
+        fixture_user_config(),
+        "pods",
+        vec![
+            simple_pod("default", "web-1"),
+            simple_pod("shop", "web-2"),
+            simple_pod("shop", "web-3"),
+        ],
+    );
+    // Marked: web-1 and web-2 (space moves the cursor down); the cursor is on web-3.
+    app.update(key(' '));
+    app.update(key(' '));
+    let fx = app.update(shift('W'));
+    let runs = plugin_runs(&fx);
+    let argv: Vec<&str> = runs.iter().map(|r| r.args[1].as_str()).collect();
+    assert_eq!(
+        argv,
+        [
+            "echo \"default/web-1\" >> \"$KINFORMER_PLUGIN_OUT\"",
+            "echo \"shop/web-2\" >> \"$KINFORMER_PLUGIN_OUT\""
+        ],
+        "one run per marked row, never the cursor's unmarked row"
+    );
+    assert!(
+        app.views[&v].marked.is_empty(),
+        "the marks go with the runs"
+    );
+    // A `confirm: true` plugin asks once for all of them.
+    app.update(key('k'));
+    app.update(key(' '));
+    app.update(key(' '));
+    assert_eq!(app.views[&v].marked.len(), 2);
+    let fx = app.update(shift('X'));
+    assert!(plugin_runs(&fx).is_empty());
+    assert!(
+        matches!(app.mode, kinformer::ui::app::Mode::Confirm(_)),
+        "{:?} {:?}",
+        app.mode,
+        app.message
+    );
+    let text = {
+        let t = draw(&mut app, 120, 30);
+        let buf = t.backend().buffer();
+        let mut s = String::new();
+        for y in 0..30 {
+            for x in 0..120 {
+                s.push_str(buf[(x, y)].symbol());
+            }
+            s.push('\n');
+        }
+        s
+    };
+    assert!(text.contains("Run plugin nuke on 2 marked rows?"), "{text}");
+    let fx = app.update(key('y'));
+    let runs = plugin_runs(&fx);
+    assert_eq!(runs.len(), 2, "{fx:?}");
+    assert!(runs.iter().all(|r| r.more.is_empty()));
+    assert!(matches!(app.mode, kinformer::ui::app::Mode::Normal));
+}

@@ -125,6 +125,21 @@ impl ConfirmWrite {
                     format!("as kubectl drain {}", opts.flags()),
                 ],
             ),
+            Pending::Plugin(p) if !p.more.is_empty() => {
+                const SHOWN: usize = 5;
+                let mut names: Vec<&str> = p.all_targets().take(SHOWN).collect();
+                let rest = format!("and {} more", p.more.len() + 1 - names.len());
+                if p.more.len() + 1 > SHOWN {
+                    names.push(&rest);
+                }
+                (
+                    format!("Run plugin {} on {}?", p.name, p.targets()),
+                    vec![
+                        format!("once on each: {}", names.join(", ")),
+                        format!("first: {}", p.command_line()),
+                    ],
+                )
+            }
             Pending::Plugin(p) => (
                 format!("Run plugin {} on {}?", p.name, p.target),
                 vec![p.command_line()],

@@ -216,6 +216,12 @@ impl App {
             self.error(readonly_refusal("node shell", &self.readonly_why));
             return;
         }
+        if !self.user.settings.k9s_node_shell {
+            self.error(crate::ui::node_shell::gate_off_message(
+                self.user.context_state.as_ref().map(|s| s.path.as_path()),
+            ));
+            return;
+        }
         let cfg = &self.user.settings.k9s_shell_pod;
         let name = crate::ui::node_shell::pod_name(node, self.now_ms);
         let pod = crate::ui::node_shell::shell_pod(node, &name, cfg);

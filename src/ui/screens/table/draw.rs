@@ -378,6 +378,22 @@ impl App {
         } else {
             None
         };
+        // A pods table keeps IP and NODE: NAME, then NAMESPACE, are cut to make room for them.
+        let at = |n: &str| {
+            shown_cols
+                .iter()
+                .position(|c| c.name == n)
+                .map(|i| i + lead)
+        };
+        if let (Some(_), Some(node), Some(name)) = (at("IP"), at("NODE"), at("NAME")) {
+            use crate::ui::column_fit::{NAME_FLOOR, NAMESPACE_FLOOR, give_way};
+            let mut shrink = vec![(name, NAME_FLOOR)];
+            if all_ns {
+                shrink.push((lead - 1, NAMESPACE_FLOOR));
+            }
+            let keep: Vec<usize> = (0..=node).collect();
+            give_way(&mut widths, &keep, &shrink, u32::from(inner.width));
+        }
         if let Some(by_priority) = by_priority {
             // The columns that fit whole are kept; the next one too, cut to the room left, when
             // that is still a useful width (a status one character wider must not drop NODE;
