@@ -112,6 +112,7 @@ pub mod log_feeds;
 pub mod log_stream;
 mod members;
 pub mod metrics;
+pub mod metrics_stream;
 mod node_pods;
 mod node_shell;
 pub mod operate;
