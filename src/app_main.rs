@@ -20,6 +20,7 @@ use crate::fleet::{is_glob, select_contexts};
 use crate::runtime::{self, RuntimeConfig};
 use crate::selector::LabelSelector;
 use crate::ui::AppConfig;
+pub use crate::ui::action::DemoSeeding;
 use crate::ui::keys::KeyMap;
 use kube::config::Kubeconfig;
 
@@ -277,12 +278,18 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         watch_list_unsupported: false,
         log_lines_per_second: args.demo_log_rate,
     });
+    // One demo cluster is seeded while the dashboard runs: its progress is the footer's line.
+    let mut demo_seeding = None;
     let demo = match (demo_spec, args.demo_clusters) {
         (None, _) => None,
         (Some(spec), Some(n)) if n > 1 => {
             Some(DemoRun::Fleet(start_demo_fleet(&spec, n as usize).await?))
         }
-        (Some(spec), _) => Some(DemoRun::One(start_demo(&spec).await?)),
+        (Some(spec), _) => {
+            let d = launch_demo(&spec).await?;
+            demo_seeding = Some(d.progress.clone());
+            Some(DemoRun::one(d))
+        }
     };
     let connection = connect_selected(&args, demo.as_ref()).await;
     let (connection, fleet) = match connection {
@@ -373,6 +380,7 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         app,
         keys,
         banner,
+        demo_seeding,
         metrics_period: std::time::Duration::from_secs(metrics_period.max(1)),
         history_bytes: (history_mib as usize).saturating_mul(1024 * 1024),
         recorder,
@@ -583,7 +591,7 @@ async fn connect_selected(
                 .map_err(|e| MainError::Runtime(format!("demo kubeconfig: {e}")))?;
             let context = match d {
                 DemoRun::Fleet(_) => Some(args.context.clone().unwrap_or_else(|| "*".into())),
-                DemoRun::One(_) => args.context.clone(),
+                DemoRun::One { .. } => args.context.clone(),
             };
             (kubeconfig, "demo".to_string(), context)
         }
@@ -619,26 +627,37 @@ async fn connect_selected(
 
 /// The dashboard's demo: one cluster (`--demo`) or a fleet (`--demo-clusters N`).
 enum DemoRun {
-    One(RunningDemo),
+    /// One cluster, seeding in the background; its task ends with it running (churn started).
+    One {
+        url: String,
+        kubeconfig: String,
+        cancel: tokio_util::sync::CancellationToken,
+        running: tokio::task::JoinHandle<Result<RunningDemo, MainError>>,
+    },
     Fleet(RunningFleet),
 }
 
 impl DemoRun {
+    fn one(d: SeedingDemo) -> DemoRun {
+        DemoRun::One {
+            url: d.handle.base_url(),
+            kubeconfig: d.handle.kubeconfig_yaml(),
+            cancel: d.cancel.clone(),
+            running: tokio::spawn(d.seeded()),
+        }
+    }
+
     fn kubeconfig_yaml(&self) -> String {
         match self {
-            DemoRun::One(d) => d.handle.kubeconfig_yaml(),
+            DemoRun::One { kubeconfig, .. } => kubeconfig.clone(),
             DemoRun::Fleet(f) => f.kubeconfig_yaml(),
         }
     }
 
-    /// The header's extra line.
+    /// The footer's start-up message (one cluster: once seeded, with the objects stored).
     fn banner(&self) -> String {
         match self {
-            DemoRun::One(d) => format!(
-                "demo cluster at {} ({} objects)",
-                d.handle.base_url(),
-                d.seeded_objects
-            ),
+            DemoRun::One { url, .. } => format!("demo cluster at {url}"),
             DemoRun::Fleet(f) => {
                 let names: Vec<&str> = f.members.iter().map(|(n, _)| n.as_str()).collect();
                 format!(
@@ -652,7 +671,14 @@ impl DemoRun {
 
     async fn stop(self) {
         match self {
-            DemoRun::One(d) => d.stop().await,
+            DemoRun::One {
+                cancel, running, ..
+            } => {
+                cancel.cancel();
+                if let Ok(Ok(d)) = running.await {
+                    d.stop().await;
+                }
+            }
             DemoRun::Fleet(f) => f.stop().await,
         }
     }
@@ -723,6 +749,26 @@ fn seed_key(m: &Mutation) -> Mutation {
 
 /// Start the demo API server on loopback, seed it from the simulator and start churn.
 pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
+    launch_demo(spec).await?.seeded().await
+}
+
+/// A demo cluster whose server already answers while the simulator's seed is stored in a
+/// background thread ([`launch_demo`]); [`SeedingDemo::seeded`] waits for the seed and starts
+/// churn and the simulated controllers.
+pub struct SeedingDemo {
+    pub handle: DemoHandle,
+    /// The seed's progress: a value at every percent, the last one with the objects stored.
+    pub progress: tokio::sync::watch::Receiver<DemoSeeding>,
+    /// Cancelled: the seed stops at the next object (a user quitting while it goes on).
+    pub cancel: tokio_util::sync::CancellationToken,
+    seeding: tokio::task::JoinHandle<(Simulator, usize)>,
+    churn_per_sec: f64,
+}
+
+/// Start the demo API server on loopback and seed it from the simulator in a background thread:
+/// the server answers at once (discovery, lists and watches of what is stored so far), so the
+/// dashboard draws while 60,000 pods are stored.
+pub async fn launch_demo(spec: &DemoSpec) -> Result<SeedingDemo, MainError> {
     let handle = DemoServer::start(DemoOptions {
         port: spec.port,
         history: spec.history,
@@ -745,14 +791,44 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
         step_millis: 0,
         ..SimConfig::default()
     });
+    let first = DemoSeeding {
+        pods: spec.pods,
+        percent: 0,
+        seeded: None,
+    };
+    let (tx, progress) = tokio::sync::watch::channel(first);
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let (cluster, stop) = (handle.cluster(), cancel.clone());
+    let seeding = tokio::task::spawn_blocking(move || seed_demo(sim, &cluster, &tx, &stop));
+    Ok(SeedingDemo {
+        handle,
+        progress,
+        cancel,
+        seeding,
+        churn_per_sec: spec.churn_per_sec,
+    })
+}
+
+/// Store the simulator's seed in `cluster`, publishing the progress at every percent; returns
+/// the simulator (told of refused objects) and the objects offered.
+fn seed_demo(
+    mut sim: Simulator,
+    cluster: &crate::demo::DemoCluster,
+    progress: &tokio::sync::watch::Sender<DemoSeeding>,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> (Simulator, usize) {
+    let pods = progress.borrow().pods;
     // Stream the seed: each object is rendered, stored and dropped in turn, so seeding 150k pods
     // never holds every seed object at once. Refusals are reported after the iterator ends (it
     // borrows the simulator).
-    let mut sim = sim;
-    let cluster = handle.cluster();
     let mut refused = Vec::new();
     let mut seeded_objects = 0usize;
-    for m in sim.seed_iter() {
+    let mut shown = 0u8;
+    let mut iter = sim.seed_iter();
+    while let Some(m) = iter.next() {
+        if cancel.is_cancelled() {
+            break;
+        }
         seeded_objects += 1;
         // What the simulator needs of a refused mutation is its key: a clone of every seed
         // object (and its drop) was ~20 % of seeding.
@@ -764,36 +840,68 @@ pub async fn start_demo(spec: &DemoSpec) -> Result<RunningDemo, MainError> {
             }
             refused.push(key);
         }
+        let (done, planned) = iter.progress();
+        // 100 % is said once everything is stored.
+        let percent = u8::try_from((done * 100 / planned.max(1)).min(99)).unwrap_or(99);
+        if percent != shown {
+            shown = percent;
+            progress.send_replace(DemoSeeding {
+                pods,
+                percent,
+                seeded: None,
+            });
+        }
     }
+    drop(iter);
     for m in &refused {
         sim.rejected(m);
     }
-    let sim = Arc::new(Mutex::new(sim));
-    let (scale_sim, cordon_sim, scale_rejected) = (sim.clone(), sim.clone(), sim.clone());
-    let (template_sim, deleted_sim) = (sim.clone(), sim.clone());
-    let scales = crate::demo::churn::follow_clients(
-        cluster.clone(),
-        move |ns, kind, name, to| live(&scale_sim).external_scale(ns, kind, name, to),
-        move |node, on| live(&cordon_sim).set_cordoned(node, on),
-        move |ns, kind, name, template, generation| {
-            live(&template_sim).external_template(ns, kind, name, template, generation)
-        },
-        move |ns, name, uid, gone| live(&deleted_sim).external_pod_deleted(ns, name, uid, gone),
-        move |m, _| scale_rejected.lock().rejected(m),
-    );
-    let tick_sim = sim.clone();
-    let churn = run_churn(
-        cluster,
-        move |n| live(&tick_sim).tick(n),
-        move |m, _| sim.lock().rejected(m),
-        spec.churn_per_sec,
-    );
-    Ok(RunningDemo {
-        handle,
-        churn,
-        scales,
-        seeded_objects,
-    })
+    progress.send_replace(DemoSeeding {
+        pods,
+        percent: 100,
+        seeded: Some(seeded_objects),
+    });
+    (sim, seeded_objects)
+}
+
+impl SeedingDemo {
+    /// Wait for the seed, then start churn and the simulated controllers following clients.
+    pub async fn seeded(self) -> Result<RunningDemo, MainError> {
+        let (sim, seeded_objects) = match self.seeding.await {
+            Ok(s) => s,
+            Err(e) => {
+                self.handle.shutdown().await;
+                return Err(MainError::Runtime(format!("demo seed: {e}")));
+            }
+        };
+        let cluster = self.handle.cluster();
+        let sim = Arc::new(Mutex::new(sim));
+        let (scale_sim, cordon_sim, scale_rejected) = (sim.clone(), sim.clone(), sim.clone());
+        let (template_sim, deleted_sim) = (sim.clone(), sim.clone());
+        let scales = crate::demo::churn::follow_clients(
+            cluster.clone(),
+            move |ns, kind, name, to| live(&scale_sim).external_scale(ns, kind, name, to),
+            move |node, on| live(&cordon_sim).set_cordoned(node, on),
+            move |ns, kind, name, template, generation| {
+                live(&template_sim).external_template(ns, kind, name, template, generation)
+            },
+            move |ns, name, uid, gone| live(&deleted_sim).external_pod_deleted(ns, name, uid, gone),
+            move |m, _| scale_rejected.lock().rejected(m),
+        );
+        let tick_sim = sim.clone();
+        let churn = run_churn(
+            cluster,
+            move |n| live(&tick_sim).tick(n),
+            move |m, _| sim.lock().rejected(m),
+            self.churn_per_sec,
+        );
+        Ok(RunningDemo {
+            handle: self.handle,
+            churn,
+            scales,
+            seeded_objects,
+        })
+    }
 }
 
 /// The live demo's simulator with its clock moved to the wall clock: the objects it writes

@@ -1067,3 +1067,22 @@ fn a_node_shell_on_the_demo_runs_its_pod_on_the_node_and_deletes_it_after() {
     ro.quit();
     ro.wait_for("exit code", 20, |t| t.contains("EXIT=0"));
 }
+
+/// `--demo --demo-pods 60000` draws at once: the header, the pods table filling and the demo
+/// seed's progress in the footer, instead of a blank terminal while 60,000 pods are stored; a
+/// quit while it goes on exits at once (the seed stops at the next object).
+#[test]
+fn a_big_demo_draws_at_once_with_its_seeds_progress_and_quits_while_seeding() {
+    if !tmux_available() {
+        eprintln!("skipping: tmux is not installed");
+        return;
+    }
+    let s = Session::start_with("seeding", 160, "--demo --demo-pods 60000");
+    let first = s.wait_for("the dashboard with the seed's progress", 60, |t| {
+        t.contains("Context:") && t.contains("demo cluster: seeding 60,000 pods…")
+    });
+    assert!(first.contains("Pods(all)"), "{first}");
+    s.quit();
+    let screen = s.wait_for("exit code", 30, |t| t.contains("EXIT="));
+    assert!(screen.contains("EXIT=0"), "{screen}");
+}

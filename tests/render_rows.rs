@@ -953,14 +953,59 @@ fn malformed_pod_record_falls_back_to_the_status() {
     assert_eq!(pod_status(&obj(v)), "CrashLoopBackOff");
 }
 
+/// A Secret in the cache: each key with the decoded size of its value, never the value, whether
+/// the cache transform or the decoder's mask made it (`x`, YAML and describe GET the object).
 #[test]
-fn prune_blanks_secret_and_configmap_payloads_but_keeps_keys() {
-    let s = prune("Secret", fixture("secret"));
-    assert_eq!(s.data["data"]["password"], json!(""));
-    assert_eq!(texts("Secret", &s, None)[2], "3");
+fn a_cached_secret_keeps_each_keys_decoded_size_and_never_its_value() {
+    let text = fixture_json("secret").to_string();
+    let decoded = kinformer::informer::decode::decode_dynamic_masked(
+        &text,
+        &kinformer::render::cache_mask("Secret"),
+    )
+    .unwrap();
+    for s in [prune("Secret", fixture("secret")), prune("Secret", decoded)] {
+        // admin, hunter2, postgres://db:5432/shop
+        assert_eq!(
+            s.data["data"],
+            json!({"username": 5, "password": 7, "url": 23})
+        );
+        assert_eq!(texts("Secret", &s, None)[2], "3");
+        let all = cached::to_json(&s).unwrap().to_string();
+        for value in [
+            "YWRtaW4=",
+            "aHVudGVyMg==",
+            "cG9zdGdyZXM6Ly9kYjo1NDMyL3Nob3A=",
+        ] {
+            assert!(!all.contains(value), "{all}");
+        }
+        // Pruning again keeps the sizes.
+        assert_eq!(prune("Secret", s.clone()), s);
+    }
+}
+
+/// A ConfigMap in the cache keeps a value of at most 128 bytes (history shows it change), the
+/// size of a longer one and of binary data.
+#[test]
+fn a_cached_configmap_keeps_short_values_and_the_size_of_longer_ones() {
     let c = prune("ConfigMap", fixture("configmap"));
-    assert_eq!(c.data["data"]["app.yaml"], json!(""));
+    let long = fixture_json("configmap")["data"]["app.yaml"]
+        .as_str()
+        .unwrap()
+        .len();
+    assert!(long > 128);
+    assert_eq!(
+        c.data["data"],
+        json!({"app.yaml": long, "LOG_LEVEL": "info", "FEATURES": "a,b,c"})
+    );
+    // A 1×1 PNG: 70 bytes.
+    assert_eq!(c.data["binaryData"], json!({"logo.png": 70}));
+    assert_eq!(texts("ConfigMap", &c, None)[1], "4");
     assert!(c.metadata.annotations.is_none());
+    let at_cap = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "d"},
+        "data": {"128": "x".repeat(128), "129": "x".repeat(129)}});
+    let c = prune("ConfigMap", serde_json::from_value(at_cap).unwrap());
+    assert_eq!(c.data["data"], json!({"128": "x".repeat(128), "129": 129}));
 }
 
 #[test]

@@ -1093,3 +1093,40 @@ fn a_narrow_containers_table_leaves_out_usage_columns_before_cutting_image_or_st
     assert!(!text.contains("%MEM/L"), "{text}");
     assert!(text.contains("RESTARTS") && text.contains("AGE"), "{text}");
 }
+
+/// `--demo --demo-pods 60000`: the dashboard draws at once, the footer saying how far the demo
+/// cluster's seed has come (the table fills as the informer sees the objects stored).
+#[test]
+fn the_demo_clusters_seeding_progress_is_the_footer_line_from_the_first_frame() {
+    let (mut app, _) = app_demo(config());
+    let seeding = |percent, seeded| {
+        Action::DemoSeeding(kinformer::ui::action::DemoSeeding {
+            pods: 60_000,
+            percent,
+            seeded,
+        })
+    };
+    app.update(seeding(40, None));
+    // The start-up banner does not hide it; an error does, until a key.
+    app.update(Action::Notify {
+        message: "demo cluster at http://127.0.0.1:1234".into(),
+        error: false,
+    });
+    insta::assert_snapshot!(draw(&mut app, 100, 24).backend());
+    app.update(Action::Notify {
+        message: "boom".into(),
+        error: true,
+    });
+    let text = format!("{:?}", draw(&mut app, 100, 24).backend());
+    assert!(text.contains("boom") && !text.contains("seeding"), "{text}");
+    app.update(key('j'));
+    let text = format!("{:?}", draw(&mut app, 100, 24).backend());
+    assert!(
+        text.contains("demo cluster: seeding 60,000 pods… 40%"),
+        "{text}"
+    );
+    // Done: the line leaves the footer.
+    app.update(seeding(100, Some(81_234)));
+    let text = format!("{:?}", draw(&mut app, 100, 24).backend());
+    assert!(!text.contains("seeding"), "{text}");
+}

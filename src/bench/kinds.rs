@@ -12,12 +12,16 @@
 //! live-bytes figure `tests/informer_memory.rs` pins with a counting allocator: the two differ
 //! by malloc's per-allocation overhead and the store's spare capacity.
 //!
-//! Latest (2026-12-07 22:12 UTC, debug build: the bytes do not depend on the build; 2 shared
-//! cores at load 8-10, `--pods 100000 --only kinds`): ReplicaSet 1,869 B (packed record; 8,526 B
-//! at 10k before), Event 1,343 B (packed record), ConfigMap 2,135 B, Secret 3,008 B (values never
-//! kept: keys only). The counting allocator's figures for the demo's objects: 2,224 / 1,199 /
-//! 2,828 B (ConfigMaps differ: the demo's first ConfigMap, copied here, is smaller than their
-//! average there).
+//! Latest (2026-12-08 00:21 UTC, debug build: the bytes do not depend on the build; 2 shared
+//! cores at load 14, `--pods 100000 --only kinds`): ReplicaSet 1,872 B, Event 1,342 B,
+//! ConfigMap 2,142 B, Secret 3,008 B. A Secret keeps each key with its value's decoded size, never
+//! the value; a ConfigMap its values of at most 128 B, the size of longer ones (the demo's
+//! ConfigMap copied here is `kube-root-ca.crt`, whose one 1.1 KB value is a size); a number costs
+//! what the `""` kept before did (2026-12-07 22:12, load 8-10: 1,869 / 1,343 / 2,135 / 3,008 B).
+//! Neither has a record of its own yet: a Secret is metadata (labels, annotations kept) and a
+//! map of keys. The counting allocator's figures for the demo's objects: 2,224 / 1,199 / 2,828 B
+//! (ConfigMaps differ: the demo's first ConfigMap, copied here, is smaller than their average
+//! there).
 
 use super::*;
 

@@ -43,8 +43,53 @@ pub enum Mask {
     Keys(&'static [(&'static str, Mask)]),
     /// Each element of an array under this mask.
     Each(&'static Mask),
-    /// An object keeps its keys, each with `""` as its value (the count without the payload).
-    Blank,
+    /// An object keeps its keys, each value replaced by its size (see [`Sizes`]): the keys and
+    /// how big each is, without the payload.
+    Blank(Sizes),
+}
+
+/// What a [`Mask::Blank`] keeps of each value of an object: its size in bytes as a JSON number
+/// (of the decoded bytes when the values are base64, as a Secret's are), or, when it is a string
+/// of at most `keep` bytes, the value itself. A value already a number (a size: masking twice)
+/// stays; any other value (not a string: a malformed object) becomes `""`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sizes {
+    /// Strings of at most this many bytes are kept as they are.
+    pub keep: u16,
+    /// The values are base64 (a Secret's `data`, a ConfigMap's `binaryData`).
+    pub base64: bool,
+}
+
+impl Sizes {
+    /// Never a value, only sizes (a Secret's data).
+    pub const ONLY: Sizes = Sizes {
+        keep: 0,
+        base64: false,
+    };
+
+    /// What is kept of the string `s`.
+    pub fn of_str(self, s: &str) -> Value {
+        if s.len() <= usize::from(self.keep) {
+            return Value::String(s.to_owned());
+        }
+        let size = if self.base64 {
+            // Every 4 characters are 3 bytes, less the padding.
+            let pad = s.bytes().rev().take(2).filter(|b| *b == b'=').count();
+            (s.len() / 4 * 3 + s.len() % 4 * 3 / 4).saturating_sub(pad)
+        } else {
+            s.len()
+        };
+        Value::from(size)
+    }
+
+    /// What is kept of the value `v`.
+    pub fn of(self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => self.of_str(s),
+            Value::Number(n) => Value::Number(n.clone()),
+            _ => Value::String(String::new()),
+        }
+    }
 }
 
 /// Which annotations a masked decode keeps.
@@ -147,9 +192,9 @@ pub fn apply_mask(v: &mut Value, mask: Mask) {
                 }
             }
         }
-        (Mask::Blank, Value::Object(m)) => {
+        (Mask::Blank(sizes), Value::Object(m)) => {
             for x in m.values_mut() {
-                *x = Value::String(String::new());
+                *x = sizes.of(x);
             }
         }
         _ => {}
@@ -265,7 +310,7 @@ fn give_up<E: de::Error>(why: &str) -> E {
 #[derive(Clone, Copy)]
 enum Field {
     Keep(Mask),
-    Blank,
+    Blank(Sizes),
     Drop,
 }
 
@@ -276,7 +321,7 @@ fn field(mask: Mask, key: &str) -> Field {
             .iter()
             .find(|(k, _)| *k == key)
             .map_or(Field::Drop, |(_, m)| Field::Keep(*m)),
-        Mask::Blank => Field::Blank,
+        Mask::Blank(sizes) => Field::Blank(sizes),
     }
 }
 
@@ -322,9 +367,8 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                             let v = map.next_value_seed(Masked(sub))?;
                             data.insert(k, v);
                         }
-                        Field::Blank => {
-                            map.next_value::<IgnoredAny>()?;
-                            data.insert(k, Value::String(String::new()));
+                        Field::Blank(sizes) => {
+                            data.insert(k, map.next_value_seed(Sized(sizes))?);
                         }
                         Field::Drop => {
                             map.next_value::<IgnoredAny>()?;
@@ -344,6 +388,53 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
             metadata: metadata.unwrap_or_default(),
             data: Value::Object(data),
         })
+    }
+}
+
+/// Decodes one value of a [`Mask::Blank`] object as [`Sizes::of`] keeps it, the string read
+/// without a copy when it has no escapes and never kept when it is longer than `keep`.
+#[derive(Clone, Copy)]
+struct Sized(Sizes);
+
+impl<'de> DeserializeSeed<'de> for Sized {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Sized {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(self.0.of_str(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Ok(self
+            .0
+            .of(&serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Value, E> {
+        Ok(Value::String(String::new()))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::String(String::new()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Value::String(String::new()))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Value::String(String::new()))
     }
 }
 
@@ -413,9 +504,9 @@ impl<'de> Visitor<'de> for Masked {
                     let v = map.next_value_seed(Masked(sub))?;
                     out.insert(key.into_owned(), v);
                 }
-                Field::Blank => {
-                    map.next_value::<IgnoredAny>()?;
-                    out.insert(key.into_owned(), Value::String(String::new()));
+                Field::Blank(sizes) => {
+                    let v = map.next_value_seed(Sized(sizes))?;
+                    out.insert(key.into_owned(), v);
                 }
                 Field::Drop => {
                     map.next_value::<IgnoredAny>()?;
@@ -709,7 +800,7 @@ mod tests {
                     ("items", Mask::Each(&Mask::Keys(&[("a", Mask::All)]))),
                 ]),
             ),
-            ("blank", Mask::Blank),
+            ("blank", Mask::Blank(Sizes::ONLY)),
             ("whole", Mask::All),
         ]),
         annotations: AnnotationMask::Only(&["keep.me/x"]),
@@ -717,6 +808,42 @@ mod tests {
         managed_writers: false,
         generate_name: false,
     };
+
+    /// A blanked value keeps its size (of the decoded bytes for base64), a short one itself
+    /// under a cap; masking again keeps the sizes; escapes count as the text they stand for.
+    #[test]
+    fn blanked_values_keep_their_sizes_and_short_ones_under_the_cap() {
+        const SIZES: ObjectMask = ObjectMask {
+            data: Mask::Keys(&[
+                (
+                    "b64",
+                    Mask::Blank(Sizes {
+                        keep: 0,
+                        base64: true,
+                    }),
+                ),
+                (
+                    "text",
+                    Mask::Blank(Sizes {
+                        keep: 3,
+                        base64: false,
+                    }),
+                ),
+            ]),
+            ..ObjectMask::ALL
+        };
+        let json = r#"{"b64":{"a":"aHVudGVyMg==","b":"YWI=","c":"YWJj","d":"","e":null,"f":[1]},"text":{"s":"abc","l":"abcd","n":"a\nbc","u":"é"}}"#;
+        let o = decode_dynamic_masked(json, &SIZES).expect("decodes");
+        assert_eq!(
+            o.data,
+            serde_json::json!({"b64":{"a":7,"b":2,"c":3,"d":"","e":"","f":""},
+                "text":{"s":"abc","l":4,"n":4,"u":"é"}})
+        );
+        masked_same_as_decode_then_apply(json, &SIZES);
+        let mut again = o.clone();
+        SIZES.apply(&mut again);
+        assert_eq!(again, o);
+    }
 
     fn masked_same_as_decode_then_apply(json: &str, mask: &ObjectMask) {
         let masked = decode_dynamic_masked(json, mask).map_err(|e| e.to_string());
@@ -775,12 +902,12 @@ mod tests {
     }
 
     #[test]
-    fn masked_decoding_drops_keys_and_blanks_values() {
+    fn masked_decoding_drops_keys_and_keeps_only_the_sizes_of_blanked_values() {
         let json = r#"{"metadata":{"name":"a","generateName":"a-","annotations":{"keep.me/x":"1","big":"zzz"},"managedFields":[{"manager":"m"}]},"spec":{"keep":1,"drop":2,"items":[{"a":1,"b":2}]},"blank":{"k":"secret"},"other":1}"#;
         let o = decode_dynamic_masked(json, &MASK).expect("decodes");
         assert_eq!(
             o.data,
-            serde_json::json!({"spec":{"keep":1,"items":[{"a":1}]},"blank":{"k":""}})
+            serde_json::json!({"spec":{"keep":1,"items":[{"a":1}]},"blank":{"k":6}})
         );
         assert_eq!(o.metadata.name.as_deref(), Some("a"));
         assert!(o.metadata.generate_name.is_none());

@@ -679,9 +679,15 @@ fn reference_leaves(o: &DynamicObject, mask: Mask) -> BTreeMap<String, String> {
                     }
                 }
             }
-            (Value::Object(m), Mask::Blank) => {
-                for k in m.keys() {
-                    out.insert(format!("{path}/{}", esc(k)), String::new());
+            (Value::Object(m), Mask::Blank(sizes)) => {
+                for (k, x) in m {
+                    walk(
+                        &sizes.of(x),
+                        Mask::All,
+                        &format!("{path}/{}", esc(k)),
+                        None,
+                        out,
+                    );
                 }
             }
             (Value::Object(m), _) => {

@@ -7,7 +7,7 @@
 //!   and everything the history mask keeps, and of `managedFields` who wrote and when, not the
 //!   fieldsV1 sets (see [`decode_mask`]);
 //! - kinds without a rule here track what their cache mask keeps (nothing more is decoded);
-//! - secret values are never tracked (a Secret's cache mask blanks them).
+//! - secret values are never tracked (a Secret's cache mask keeps their sizes only).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -167,7 +167,7 @@ pub fn union(a: Mask, b: Mask) -> Mask {
             Keys(Box::leak(merged.into_boxed_slice()))
         }
         (Each(x), Each(y)) => Each(Box::leak(Box::new(union(*x, *y)))),
-        (Mask::Blank, Mask::Blank) => Mask::Blank,
+        (Mask::Blank(x), Mask::Blank(y)) => Mask::Blank(if x.keep >= y.keep { x } else { y }),
         _ => All,
     }
 }

@@ -30,9 +30,10 @@
 //! - a ReplicaSet is packed too, its labels and kept annotation with its data (see
 //!   `crate::informer::cached::unpacked`, its readers' one door): 8,370 B a demo ReplicaSet
 //!   before;
-//! - Secrets and ConfigMaps never keep their values: `data` (and a ConfigMap's `binaryData`)
-//!   keep their keys, each value `""` (the DATA column counts them); YAML, describe and `x`
-//!   read the object from a GET;
+//! - Secrets never keep their values: `data` keeps its keys, each with the size of its decoded
+//!   value (the DATA column counts them); a ConfigMap keeps a value of at most 128 bytes
+//!   ([`CONFIG_MAP_VALUES`]), of a longer one (and of `binaryData`) its size; YAML, describe and
+//!   `x` read the object from a GET;
 //! - kinds without a dedicated rule (custom resources) keep their spec and status, since their
 //!   printer columns may point anywhere.
 
@@ -45,7 +46,7 @@ use crate::informer::cached::{
     EVENT_RECORD_KEY, Labels, POD_RECORD_KEY, PodRecord, event, is_packed_replica_set, pack_event,
     pack_pod, pack_replica_set, pod_record,
 };
-use crate::informer::decode::{AnnotationMask, Mask, ObjectMask};
+use crate::informer::decode::{AnnotationMask, Mask, ObjectMask, Sizes};
 
 /// Annotations worth their bytes in the cache (the rest is read from a GET when needed).
 const KEPT_ANNOTATIONS: &[&str] = &[
@@ -56,6 +57,22 @@ const KEPT_ANNOTATIONS: &[&str] = &[
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 use Mask::{All, Blank, Each, Keys};
+
+/// A ConfigMap's `data` in the cache: values of at most 128 bytes (a log level, a feature flag,
+/// a URL: what history's diffs show changing), the size of longer ones (a whole config file, a
+/// CA bundle, a dashboard's JSON: YAML and describe read them from a GET). 128 B × a few keys
+/// keeps a ConfigMap near the size of its metadata.
+pub const CONFIG_MAP_VALUES: Sizes = Sizes {
+    keep: 128,
+    base64: false,
+};
+
+/// A Secret's `data` and a ConfigMap's `binaryData` in the cache: the decoded size of each
+/// value, never the value (`x`, YAML and describe read the object from a GET).
+pub const BASE64_SIZES: Sizes = Sizes {
+    keep: 0,
+    base64: true,
+};
 
 /// Conditions as rows and describe's summary read them.
 const CONDITIONS: Mask = Each(&Keys(&[("type", All), ("status", All), ("reason", All)]));
@@ -358,8 +375,11 @@ pub fn mask(kind: &str) -> ObjectMask {
         "Job" => JOB,
         "CronJob" => CRON_JOB,
         "Service" => SERVICE,
-        "ConfigMap" => Keys(&[("data", Blank), ("binaryData", Blank)]),
-        "Secret" => Keys(&[("type", All), ("data", Blank)]),
+        "ConfigMap" => Keys(&[
+            ("data", Blank(CONFIG_MAP_VALUES)),
+            ("binaryData", Blank(BASE64_SIZES)),
+        ]),
+        "Secret" => Keys(&[("type", All), ("data", Blank(BASE64_SIZES))]),
         "Node" => NODE,
         "Namespace" => Keys(&[("status", Keys(&[("phase", All)]))]),
         "ServiceAccount" => Keys(&[("secrets", Each(&Keys(&[("name", All)])))]),

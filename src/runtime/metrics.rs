@@ -29,6 +29,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::metrics_stream::MetricsListReader;
 use crate::informer::Error;
 use crate::render::metrics::{Usage, parse_bytes, parse_cpu_nanos};
 use crate::ui::action::ViewId;
@@ -106,14 +107,16 @@ impl MetricsSource for KubeMetricsSource {
             let wait = crate::informer::failed_answer::AskedWait::default();
             let res =
                 crate::informer::failed_answer::send_checked(&self.client, req, &wait).await?;
-            // One copy of the body (not text, then bytes, then a String): the items borrow it.
-            let body = res
-                .into_body()
-                .collect()
-                .await
-                .map_err(|e| Error::Connect(format!("metrics body: {e}")))?
-                .to_bytes();
-            usage_by_key(&scope, &body)
+            // Read as it arrives, an item at a time: the body is never held whole.
+            let mut body = res.into_body();
+            let mut reader = MetricsListReader::new(scope);
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(|e| Error::Connect(format!("metrics body: {e}")))?;
+                if let Some(chunk) = frame.data_ref() {
+                    reader.feed(chunk)?;
+                }
+            }
+            reader.finish()
         })
     }
 }
@@ -122,7 +125,7 @@ impl MetricsSource for KubeMetricsSource {
 /// text: its name and namespace, and each container's (a pod's) or its own (a node's) usage.
 /// The rest (labels, timestamps, window) is skipped while parsing.
 #[derive(serde::Deserialize)]
-struct MetricsItem<'a> {
+pub(super) struct MetricsItem<'a> {
     #[serde(borrow, default)]
     metadata: ItemMeta<'a>,
     #[serde(borrow, default)]
@@ -179,34 +182,44 @@ pub fn usage_by_key(scope: &MetricsScope, text: &[u8]) -> Result<HashMap<String,
     let items = list.items.unwrap_or_default();
     let mut out = HashMap::with_capacity(items.len());
     for item in items {
-        let (Some(name), ns) = (item.metadata.name, item.metadata.namespace) else {
-            continue;
-        };
-        let (key, usage) = match (scope, ns) {
-            (MetricsScope::Pods(_), Some(ns)) => {
-                let mut u = item.containers.as_ref().map(|_| Usage::default());
-                for c in item.containers.iter().flatten() {
-                    u = match (u, c.usage.as_ref().and_then(UsageText::usage)) {
-                        (Some(acc), Some(c)) => Some(Usage {
-                            cpu_n: acc.cpu_n.saturating_add(c.cpu_n),
-                            mem: acc.mem.saturating_add(c.mem),
-                        }),
-                        _ => None,
-                    };
-                }
-                (format!("{ns}/{name}"), u)
-            }
-            (MetricsScope::Nodes, _) => (
-                name.into_owned(),
-                item.usage.as_ref().and_then(UsageText::usage),
-            ),
-            _ => continue,
-        };
-        if let Some(u) = usage {
-            out.insert(key, u);
-        }
+        fold_item(scope, item, &mut out);
     }
     Ok(out)
+}
+
+/// Add one item's usage to `out` under its informer key (a pod's: summed over its containers,
+/// none when one container has none); an item without a name or usage adds nothing.
+pub(super) fn fold_item(
+    scope: &MetricsScope,
+    item: MetricsItem<'_>,
+    out: &mut HashMap<String, Usage>,
+) {
+    let (Some(name), ns) = (item.metadata.name, item.metadata.namespace) else {
+        return;
+    };
+    let (key, usage) = match (scope, ns) {
+        (MetricsScope::Pods(_), Some(ns)) => {
+            let mut u = item.containers.as_ref().map(|_| Usage::default());
+            for c in item.containers.iter().flatten() {
+                u = match (u, c.usage.as_ref().and_then(UsageText::usage)) {
+                    (Some(acc), Some(c)) => Some(Usage {
+                        cpu_n: acc.cpu_n.saturating_add(c.cpu_n),
+                        mem: acc.mem.saturating_add(c.mem),
+                    }),
+                    _ => None,
+                };
+            }
+            (format!("{ns}/{name}"), u)
+        }
+        (MetricsScope::Nodes, _) => (
+            name.into_owned(),
+            item.usage.as_ref().and_then(UsageText::usage),
+        ),
+        _ => return,
+    };
+    if let Some(u) = usage {
+        out.insert(key, u);
+    }
 }
 
 /// Doubling wait after failures: `period`, `2 × period`, ... at most [`MAX_BACKOFF`].

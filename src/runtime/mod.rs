@@ -70,8 +70,12 @@ pub struct RuntimeConfig {
     pub resources: Vec<ResourceInfo>,
     pub app: AppConfig,
     pub keys: KeyMap,
-    /// Extra line for the header, e.g. "demo cluster on 127.0.0.1:PORT".
+    /// The start-up message, e.g. "demo cluster at http://127.0.0.1:PORT (601 objects)"; with
+    /// `demo_seeding`, shown when the seed is done, with the objects it stored.
     pub banner: Option<String>,
+    /// The demo cluster's seed going on in the background: its progress, forwarded to the app
+    /// (the footer's line) until it is done.
+    pub demo_seeding: Option<tokio::sync::watch::Receiver<crate::ui::action::DemoSeeding>>,
     /// How often the metrics API is polled while a pods/nodes view or the pulse is open.
     pub metrics_period: Duration,
     /// Per-object history budget (`--history-mib`).
@@ -110,6 +114,7 @@ pub mod log_feeds;
 pub mod log_stream;
 mod members;
 pub mod metrics;
+pub mod metrics_stream;
 mod node_pods;
 mod node_shell;
 pub mod operate;
@@ -1076,6 +1081,35 @@ fn log_first_complete_frame(app: &App, feeds: &HashMap<ViewId, ViewFeed>) -> boo
     true
 }
 
+/// The demo cluster's seeding progress as actions, then, once it is done, the banner with the
+/// objects it stored.
+fn forward_demo_seeding(
+    mut seeding: tokio::sync::watch::Receiver<crate::ui::action::DemoSeeding>,
+    banner: Option<String>,
+    tx: mpsc::UnboundedSender<Action>,
+) {
+    tokio::spawn(async move {
+        loop {
+            let s = *seeding.borrow_and_update();
+            if tx.send(Action::DemoSeeding(s)).is_err() {
+                return;
+            }
+            if let Some(objects) = s.seeded {
+                if let Some(b) = banner {
+                    let _ = tx.send(Action::Notify {
+                        message: format!("{b} ({objects} objects)"),
+                        error: false,
+                    });
+                }
+                return;
+            }
+            if seeding.changed().await.is_err() {
+                return;
+            }
+        }
+    });
+}
+
 /// Run the dashboard until the user quits or a signal arrives; the terminal is restored on every
 /// way out.
 pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
@@ -1132,7 +1166,16 @@ pub async fn run(config: RuntimeConfig) -> Result<(), UiError> {
     // CRD's plural, short name or plural.group), as `:` does, and the alias and plugin-scope
     // problems discovery finds show over the banner.
     let mut start_fx = Vec::new();
-    if let Some(banner) = config.banner
+    let banner = match config.demo_seeding {
+        Some(seeding) => {
+            // In the first frame already.
+            app.update(Action::DemoSeeding(*seeding.borrow()));
+            forward_demo_seeding(seeding, config.banner, tx.clone());
+            None
+        }
+        None => config.banner,
+    };
+    if let Some(banner) = banner
         && app.config_problems.is_empty()
     {
         start_fx.extend(app.update(Action::Notify {

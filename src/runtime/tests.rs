@@ -548,3 +548,40 @@ async fn last_error_and_stale_clear_when_the_informer_recovers() {
     assert_eq!(row.last_error, None);
     factory.shutdown().await;
 }
+
+/// The demo's seed in the background: each progress the seeder publishes reaches the app, and
+/// once it is done the start-up banner says how many objects it stored.
+#[tokio::test]
+async fn the_demo_seeds_progress_reaches_the_app_and_its_end_brings_the_banner() {
+    use crate::ui::action::DemoSeeding;
+    let at = |percent, seeded| DemoSeeding {
+        pods: 60_000,
+        percent,
+        seeded,
+    };
+    let (seeder, progress) = tokio::sync::watch::channel(at(0, None));
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    forward_demo_seeding(progress, Some("demo cluster at http://x".into()), tx);
+    let Some(Action::DemoSeeding(first)) = rx.recv().await else {
+        panic!("the progress first")
+    };
+    assert_eq!(first, at(0, None));
+    seeder.send_replace(at(40, None));
+    let Some(Action::DemoSeeding(s)) = rx.recv().await else {
+        panic!("the next progress")
+    };
+    assert_eq!(s, at(40, None));
+    seeder.send_replace(at(100, Some(81_234)));
+    let Some(Action::DemoSeeding(done)) = rx.recv().await else {
+        panic!("the end")
+    };
+    assert_eq!(done.seeded, Some(81_234));
+    match rx.recv().await {
+        Some(Action::Notify { message, error }) => {
+            assert_eq!(message, "demo cluster at http://x (81234 objects)");
+            assert!(!error);
+        }
+        other => panic!("the banner, not {other:?}"),
+    }
+    assert!(rx.recv().await.is_none(), "nothing more once seeded");
+}

@@ -500,6 +500,20 @@ pub enum Action {
         rows: Vec<crate::informer::history::ChangeRow>,
         stats: crate::informer::history::HistoryStats,
     },
+    /// How far the built-in demo cluster's seeding has come (`--demo`).
+    DemoSeeding(DemoSeeding),
+}
+
+/// The built-in demo cluster is stored while the dashboard already runs: the footer shows how
+/// far (`demo cluster: seeding 60,000 pods… 40%`) until `seeded` says it is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DemoSeeding {
+    /// The pods asked for (`--demo-pods`).
+    pub pods: usize,
+    /// Of the seed, 0 to 99 while it goes on.
+    pub percent: u8,
+    /// Done: the objects stored.
+    pub seeded: Option<usize>,
 }
 
 /// Requests the runtime carries out.

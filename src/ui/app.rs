@@ -169,6 +169,8 @@ pub struct App {
     /// When an info message leaves the footer (errors stay until a key). None with an info
     /// message: the countdown starts at the next tick (the clock is only known from ticks).
     pub message_until_ms: Option<i64>,
+    /// The demo cluster still being seeded: the footer's line until it is done.
+    pub demo_seeding: Option<super::action::DemoSeeding>,
     /// The footer's recent messages, whole and oldest first (`:messages` shows them; the
     /// footer cuts a long one at a word).
     pub messages: std::collections::VecDeque<(String, bool)>,
@@ -311,6 +313,7 @@ impl App {
             show_events_pane: true,
             mode: Mode::Normal,
             message: None,
+            demo_seeding: None,
             messages: std::collections::VecDeque::new(),
             message_until_ms: None,
             should_quit: false,
@@ -874,6 +877,10 @@ impl App {
             } => self.on_apply_refused(resource, text, message, &mut fx),
             Action::ApplyPlan(plan) => self.on_apply_plan(*plan),
             Action::Notify { message, error } => self.notify(message, error),
+            Action::DemoSeeding(s) => {
+                self.demo_seeding = s.seeded.is_none().then_some(s);
+                self.dirty = true;
+            }
             Action::Metrics(update) => self.on_metrics(update),
             Action::NodePods(update) => self.on_node_pods(update),
             Action::Log { view, batch } => self.on_log_batch(view, batch),

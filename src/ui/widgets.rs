@@ -358,6 +358,23 @@ impl App {
     }
 
     fn render_footer(&self, area: Rect, buf: &mut Buffer) {
+        // The demo cluster's seeding, until it is done (only an error goes over it).
+        if let Some(s) = &self.demo_seeding
+            && !matches!(self.message, Some((_, true)))
+        {
+            let text = format!(
+                "demo cluster: seeding {} pods… {}%",
+                crate::ui::listing::thousands(u64::try_from(s.pods).unwrap_or(u64::MAX)),
+                s.percent
+            );
+            let text = fit_message(&text, usize::from(area.width).saturating_sub(1));
+            Paragraph::new(Line::styled(
+                format!(" {text}"),
+                Style::default().fg(Color::Yellow),
+            ))
+            .render(area, buf);
+            return;
+        }
         if let Some((msg, err)) = &self.message {
             let style = if *err {
                 Style::default().fg(Color::White).bg(Color::Red)

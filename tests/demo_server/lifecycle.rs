@@ -330,3 +330,102 @@ fn at(t: &k8s_openapi::apimachinery::pkg::apis::meta::v1::Time) -> chrono::DateT
         .unwrap()
         .with_timezone(&chrono::Utc)
 }
+
+fn seeding_spec(pods: usize) -> kinformer::app_main::DemoSpec {
+    kinformer::app_main::DemoSpec {
+        port: 0,
+        pods,
+        nodes: None,
+        churn_per_sec: 0.0,
+        seed: 7,
+        history: 1_000_000,
+        metrics: false,
+        namespace_user: None,
+        pod_shape: kinformer::demo::realistic::PodShape::Compact,
+        watch_list_unsupported: false,
+        log_lines_per_second: 0.0,
+    }
+}
+
+/// `--demo --demo-pods 60000` draws at once: the server answers as soon as it listens, the seed
+/// is stored in the background and says how far it is at every percent, and what it stores is
+/// the cluster `start_demo` makes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launched_demo_answers_while_its_seed_is_stored_and_publishes_its_progress() {
+    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
+        println!("skipping: the live demo's simulator is demo-only");
+        return;
+    }
+    let demo = kinformer::app_main::launch_demo(&seeding_spec(3_000))
+        .await
+        .unwrap();
+    let client = client_for(&demo.handle.kubeconfig_yaml()).await;
+    tokio::time::timeout(HANG_GUARD, client.apiserver_version())
+        .await
+        .unwrap()
+        .unwrap();
+    let mut progress = demo.progress.clone();
+    let mut seen = Vec::new();
+    loop {
+        let s = *progress.borrow_and_update();
+        seen.push(s);
+        if s.seeded.is_some() {
+            break;
+        }
+        tokio::time::timeout(HANG_GUARD, progress.changed())
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    assert!(seen.iter().all(|s| s.pods == 3_000));
+    assert!(
+        seen.windows(2).all(|w| w[0].percent <= w[1].percent),
+        "the percent never goes back: {seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .all(|s| (s.percent == 100) == s.seeded.is_some()),
+        "100 % only once stored: {seen:?}"
+    );
+    let running = demo.seeded().await.unwrap();
+    let whole = kinformer::app_main::start_demo(&seeding_spec(3_000))
+        .await
+        .unwrap();
+    assert_eq!(seen.last().unwrap().seeded, Some(running.seeded_objects));
+    assert_eq!(running.seeded_objects, whole.seeded_objects);
+    let pods: Api<Pod> = Api::all(client);
+    let listed = pods.list(&ListParams::default()).await.unwrap().items.len();
+    let whole_pods = whole.handle.cluster().len(&kinformer::demo::objects::PODS);
+    assert_eq!(
+        listed, whole_pods,
+        "the same pods as a seed stored up front"
+    );
+    running.stop().await;
+    whole.stop().await;
+}
+
+/// Quitting the dashboard while the demo is seeded stops the seed at the next object (the
+/// dashboard's exit does not wait for 60,000 pods to be stored).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_demo_seed_stops_before_storing_everything() {
+    if std::env::var("KINFORMER_TEST_KUBECONFIG").is_ok() {
+        println!("skipping: the live demo's simulator is demo-only");
+        return;
+    }
+    let demo = kinformer::app_main::launch_demo(&seeding_spec(30_000))
+        .await
+        .unwrap();
+    demo.cancel.cancel();
+    let progress = demo.progress.clone();
+    let running = tokio::time::timeout(HANG_GUARD, demo.seeded())
+        .await
+        .unwrap()
+        .unwrap();
+    let pods = running
+        .handle
+        .cluster()
+        .len(&kinformer::demo::objects::PODS);
+    assert!(pods < 30_000, "{pods} pods stored after the cancel");
+    assert_eq!(progress.borrow().seeded, Some(running.seeded_objects));
+    running.stop().await;
+}

@@ -248,6 +248,16 @@ pub struct SeedIter<'a> {
     sim: &'a Simulator,
     plan: std::vec::IntoIter<Seed>,
     buf: VecDeque<Mutation>,
+    /// Entries the plan had (see [`SeedIter::progress`]).
+    planned: usize,
+}
+
+impl SeedIter<'_> {
+    /// How far the seed has come: (plan entries taken, plan entries), an entry being an object
+    /// or a workload with its ReplicaSets; `(0, 0)` for a simulator seeded before.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.planned - self.plan.len(), self.planned)
+    }
 }
 
 impl Iterator for SeedIter<'_> {

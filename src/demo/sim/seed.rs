@@ -21,6 +21,7 @@ impl Simulator {
         let plan = self.build_seed();
         SeedIter {
             sim: self,
+            planned: plan.len(),
             plan: plan.into_iter(),
             buf: VecDeque::new(),
         }

@@ -268,10 +268,11 @@ impl<const NAMES: bool> Sink<'_, NAMES> {
                     }
                 }
             }
-            (Value::Object(m), Mask::Blank) => {
-                for k in m.keys() {
+            (Value::Object(m), Mask::Blank(sizes)) => {
+                // Each value's size, or a short one kept (never a Secret's value).
+                for (k, x) in m {
                     let len = self.enter(k);
-                    self.leaf_bytes(b"", seg_hash(h, k));
+                    self.leaf(&sizes.of(x), seg_hash(h, k));
                     self.leave(len);
                 }
             }

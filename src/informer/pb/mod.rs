@@ -219,7 +219,7 @@ fn field_mask(mask: Mask, name: &str) -> Option<Mask> {
     match mask {
         Mask::Keys(keys) => keys.iter().find(|(k, _)| *k == name).map(|(_, m)| *m),
         // `Blank` is applied to the decoded object; `Each` on an object keeps it whole.
-        Mask::All | Mask::Blank | Mask::Each(_) => Some(Mask::All),
+        Mask::All | Mask::Blank(_) | Mask::Each(_) => Some(Mask::All),
     }
 }
 
@@ -256,9 +256,9 @@ pub fn decode_into(
         })?;
     }
     absent_fields(msg, mask, out, true);
-    if mask == Mask::Blank {
+    if let Mask::Blank(_) = mask {
         let mut v = Value::Object(std::mem::take(out));
-        apply_mask(&mut v, Mask::Blank);
+        apply_mask(&mut v, mask);
         if let Value::Object(m) = v {
             *out = m;
         }
@@ -301,10 +301,9 @@ fn decode_field(
                 .entry(f.name)
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(m) = slot {
-                let v = if mask == Mask::Blank {
-                    Value::String(String::new())
-                } else {
-                    v
+                let v = match mask {
+                    Mask::Blank(sizes) => sizes.of(&v),
+                    _ => v,
                 };
                 m.insert(k, v);
             }
@@ -512,8 +511,8 @@ pub fn decode_object(
     // A top-level object's `apiVersion`/`kind` are the envelope's, not constants.
     absent_fields(msg, mask.data, &mut data, false);
     let mut data = Value::Object(data);
-    if mask.data == Mask::Blank {
-        apply_mask(&mut data, Mask::Blank);
+    if let Mask::Blank(_) = mask.data {
+        apply_mask(&mut data, mask.data);
     }
     Ok(DynamicObject {
         types,

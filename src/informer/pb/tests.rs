@@ -54,7 +54,22 @@ const POD_CACHE: ObjectMask = ObjectMask {
 };
 
 const CM_CACHE: ObjectMask = ObjectMask {
-    data: Mask::Keys(&[("data", Mask::Blank), ("binaryData", Mask::Blank)]),
+    data: Mask::Keys(&[
+        (
+            "data",
+            Mask::Blank(crate::informer::decode::Sizes {
+                keep: 4,
+                base64: false,
+            }),
+        ),
+        (
+            "binaryData",
+            Mask::Blank(crate::informer::decode::Sizes {
+                keep: 0,
+                base64: true,
+            }),
+        ),
+    ]),
     annotations: AnnotationMask::Only(&["keep"]),
     managed_fields: false,
     managed_writers: false,
