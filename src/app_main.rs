@@ -274,6 +274,9 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
         }
         (Some(spec), _) => Some(DemoRun::One(start_demo(&spec).await?)),
     };
+    if let Some(d) = &demo {
+        d.install_provider_crds(args.demo_crds as usize)?;
+    }
     let connection = connect_selected(&args, demo.as_ref()).await;
     let (connection, fleet) = match connection {
         Ok(c) => c,
@@ -527,6 +530,7 @@ pub async fn run_replay(args: crate::cli::ReplayArgs) -> Result<(), MainError> {
         write: false,
         demo: false,
         demo_pods: 0,
+        demo_crds: 0,
         demo_clusters: None,
         demo_churn: 0.0,
         demo_no_metrics: true,
@@ -614,6 +618,18 @@ enum DemoRun {
 }
 
 impl DemoRun {
+    /// `--demo-crds N` in every demo cluster.
+    fn install_provider_crds(&self, n: usize) -> Result<(), MainError> {
+        let members: Vec<&RunningDemo> = match self {
+            DemoRun::One(d) => vec![d],
+            DemoRun::Fleet(f) => f.members.iter().map(|(_, d)| d).collect(),
+        };
+        for d in members.into_iter().filter(|_| n > 0) {
+            d.install_provider_crds(n)?;
+        }
+        Ok(())
+    }
+
     fn kubeconfig_yaml(&self) -> String {
         match self {
             DemoRun::One(d) => d.handle.kubeconfig_yaml(),
@@ -655,6 +671,18 @@ pub struct RunningDemo {
     /// The simulated controllers following clients' scaling and cordons.
     pub scales: tokio::task::JoinHandle<()>,
     pub seeded_objects: usize,
+}
+
+impl RunningDemo {
+    /// Serve `n` generated provider CRDs with a couple of objects each (`--demo-crds`, see
+    /// [`crate::demo::provider_crds`]).
+    pub fn install_provider_crds(&self, n: usize) -> Result<(), MainError> {
+        self.handle
+            .cluster()
+            .install_provider_crds(n)
+            .map(|_| ())
+            .map_err(|e| MainError::Runtime(format!("demo CRDs: {e}")))
+    }
 }
 
 /// What a demo cluster should look like.
@@ -918,6 +946,7 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
         return run_demo_fleet_server(&args, &spec).await;
     }
     let demo = start_demo(&spec).await?;
+    demo.install_provider_crds(args.crds as usize)?;
     if let Some(mbps) = args.server_mbps {
         demo.handle.faults().set_send_rates(
             mbps.json.saturating_mul(1_000_000),
@@ -966,6 +995,9 @@ async fn run_demo_fleet_server(args: &DemoServerArgs, spec: &DemoSpec) -> Result
         ));
     }
     let fleet = start_demo_fleet(spec, args.clusters as usize).await?;
+    for (_, d) in fleet.members.iter().filter(|_| args.crds > 0) {
+        d.install_provider_crds(args.crds as usize)?;
+    }
     if let Err(e) = std::fs::write(&args.kubeconfig_out, fleet.kubeconfig_yaml()) {
         fleet.stop().await;
         return Err(MainError::Runtime(format!("writing kubeconfig: {e}")));
