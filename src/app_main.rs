@@ -531,6 +531,7 @@ pub async fn run_replay(args: crate::cli::ReplayArgs) -> Result<(), MainError> {
         demo: false,
         demo_pods: 0,
         demo_crds: 0,
+        cache_dir: None,
         demo_clusters: None,
         demo_churn: 0.0,
         demo_no_metrics: true,
@@ -607,7 +608,15 @@ async fn connect_selected(
         }
         other => (other, Vec::new()),
     };
-    let connection = Connection::from_kubeconfig(kubeconfig, path, first).await?;
+    let mut connection = Connection::from_kubeconfig(kubeconfig, path, first).await?;
+    // kubectl's discovery cache, shared with it; not for the demo, a fresh server on a new port
+    // each run.
+    if demo.is_none() {
+        connection.cache_root = args
+            .cache_dir
+            .clone()
+            .or_else(crate::cluster::discovery_cache::default_root);
+    }
     Ok((connection, fleet))
 }
 

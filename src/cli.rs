@@ -59,6 +59,10 @@ pub struct DashboardArgs {
     /// refuse them, as k9s's --write (--readonly-contexts still applies).
     #[arg(long, conflicts_with = "readonly")]
     pub write: bool,
+    /// kubectl's cache directory: discovery is read from and written to DIR/discovery/HOST, as
+    /// kubectl does (default: $KUBECACHEDIR, else ~/.kube/cache; fresh for 6 hours).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
     /// Run against a built-in demo cluster on loopback (no cluster needed).
     #[arg(long)]
     pub demo: bool,

@@ -124,3 +124,109 @@ async fn kubectl_does_not_find_a_kind_whose_crd_the_demo_does_not_hold() {
     );
     h.shutdown().await;
 }
+
+/// The demo stops serving `buckets.s3…` (its CRD deleted): what lists it afterwards read it from
+/// a cache.
+fn forget_buckets(h: &DemoHandle) {
+    use kinformer::demo::cluster::DeleteOptions;
+    use kinformer::demo::resources;
+    let crds = resources::find("apiextensions.k8s.io", "v1", "customresourcedefinitions").unwrap();
+    h.cluster()
+        .delete(
+            crds,
+            None,
+            "buckets.s3.aws.demo.kinformer.io",
+            &DeleteOptions::now(),
+        )
+        .unwrap();
+}
+
+async fn kinformer_connection(
+    k: &Kubectl,
+    cache: &std::path::Path,
+) -> kinformer::cluster::Connection {
+    let kc = kube::config::Kubeconfig::read_from(&k.kubeconfig).unwrap();
+    let mut c = kinformer::cluster::Connection::from_kubeconfig(kc, "test".into(), None)
+        .await
+        .unwrap();
+    c.cache_root = Some(cache.to_path_buf());
+    c
+}
+
+fn names(resources: &[kinformer::cluster::ResourceInfo]) -> Vec<String> {
+    resources.iter().map(|r| r.display_name()).collect()
+}
+
+/// kubectl's discovery cache (`--cache-dir DIR`: `DIR/discovery/127.0.0.1_PORT/…`) is read by
+/// kinformer as it is: a kind the server no longer serves is still found there, until kinformer
+/// asks again (an unknown kind typed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kinformer_reads_the_discovery_cache_kubectl_wrote() {
+    let test = "kinformer_reads_the_discovery_cache_kubectl_wrote";
+    let Some((k, h, dir)) = demo_with_crds(test, 30).await else {
+        return;
+    };
+    let cache = dir.path().join("cache");
+    k.ok(&["--cache-dir", cache.to_str().unwrap(), "api-resources"])
+        .await;
+    let host = h.addr().to_string().replace(':', "_");
+    assert!(
+        cache
+            .join(format!(
+                "discovery/{host}/s3.aws.demo.kinformer.io/v1/serverresources.json"
+            ))
+            .is_file()
+    );
+    forget_buckets(&h);
+    let c = kinformer_connection(&k, &cache).await;
+    let cached = names(&c.discover().await.unwrap());
+    assert!(cached.contains(&"buckets.s3.aws.demo.kinformer.io".to_string()));
+    assert!(
+        cached.contains(&"pods".to_string()) && cached.contains(&"deployments.apps".to_string())
+    );
+    let fresh = names(&c.rediscover().await.unwrap());
+    assert!(!fresh.contains(&"buckets.s3.aws.demo.kinformer.io".to_string()));
+    assert!(fresh.contains(&"instances.s3.aws.demo.kinformer.io".to_string()));
+    // Asking again rewrote the cache: the next start reads the fresh documents.
+    let again = names(&c.discover().await.unwrap());
+    assert_eq!(again, fresh);
+    h.shutdown().await;
+}
+
+/// What kinformer writes, kubectl reads (`api-resources --cached` uses the cache alone): a kind
+/// the server stopped serving is still listed from kinformer's files.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_reads_the_discovery_cache_kinformer_wrote() {
+    let test = "kubectl_reads_the_discovery_cache_kinformer_wrote";
+    let Some((k, h, dir)) = demo_with_crds(test, 30).await else {
+        return;
+    };
+    let cache = dir.path().join("cache");
+    kinformer_connection(&k, &cache)
+        .await
+        .discover()
+        .await
+        .unwrap();
+    forget_buckets(&h);
+    let cache = cache.to_str().unwrap();
+    let bucket = "buckets.s3.aws.demo.kinformer.io";
+    let cached = k
+        .ok(&[
+            "--cache-dir",
+            cache,
+            "api-resources",
+            "--cached",
+            "-o",
+            "name",
+        ])
+        .await;
+    assert!(cached.lines().any(|l| l == bucket), "{cached}");
+    assert!(cached.lines().any(|l| l == "pods"), "{cached}");
+    assert!(cached.lines().any(|l| l == "deployments.apps"), "{cached}");
+    // The control: asked of the server, the kind is gone.
+    let live = k
+        .ok(&["--cache-dir", cache, "api-resources", "-o", "name"])
+        .await;
+    assert!(!live.lines().any(|l| l == bucket), "{live}");
+    h.shutdown().await;
+}
