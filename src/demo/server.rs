@@ -936,6 +936,17 @@ async fn handle(
     if let Some((ns, name)) = super::logs::log_path(uri.path()) {
         return pod_log(app, &method, &ns, &name, &q);
     }
+    match uri
+        .path()
+        .trim_matches('/')
+        .split('/')
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["api", v] => faults.on_discovery_request("", v).await,
+        ["apis", g, v] => faults.on_discovery_request(g, v).await,
+        _ => {}
+    }
     let t = match route(uri.path(), &|i| app.cluster.serves(i))? {
         Route::Doc(mut v) => {
             if method != Method::GET {
