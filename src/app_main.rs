@@ -283,10 +283,15 @@ pub async fn run_dashboard(mut args: DashboardArgs) -> Result<(), MainError> {
     let demo = match (demo_spec, args.demo_clusters) {
         (None, _) => None,
         (Some(spec), Some(n)) if n > 1 => {
-            Some(DemoRun::Fleet(start_demo_fleet(&spec, n as usize).await?))
+            let fleet = start_demo_fleet(&spec, n as usize).await?;
+            for (_, d) in &fleet.members {
+                install_provider_crds(&d.handle, args.demo_crds as usize)?;
+            }
+            Some(DemoRun::Fleet(fleet))
         }
         (Some(spec), _) => {
             let d = launch_demo(&spec).await?;
+            install_provider_crds(&d.handle, args.demo_crds as usize)?;
             demo_seeding = Some(d.progress.clone());
             Some(DemoRun::one(d))
         }
@@ -545,6 +550,8 @@ pub async fn run_replay(args: crate::cli::ReplayArgs) -> Result<(), MainError> {
         write: false,
         demo: false,
         demo_pods: 0,
+        demo_crds: 0,
+        cache_dir: None,
         demo_clusters: None,
         demo_churn: 0.0,
         demo_no_metrics: true,
@@ -621,7 +628,15 @@ async fn connect_selected(
         }
         other => (other, Vec::new()),
     };
-    let connection = Connection::from_kubeconfig(kubeconfig, path, first).await?;
+    let mut connection = Connection::from_kubeconfig(kubeconfig, path, first).await?;
+    // kubectl's discovery cache, shared with it; not for the demo, a fresh server on a new port
+    // each run.
+    if demo.is_none() {
+        connection.cache_root = args
+            .cache_dir
+            .clone()
+            .or_else(crate::cluster::discovery_cache::default_root);
+    }
     Ok((connection, fleet))
 }
 
@@ -691,6 +706,19 @@ pub struct RunningDemo {
     /// The simulated controllers following clients' scaling and cordons.
     pub scales: tokio::task::JoinHandle<()>,
     pub seeded_objects: usize,
+}
+
+/// Serve `n` generated provider CRDs with a couple of objects each (`--demo-crds`, see
+/// [`crate::demo::provider_crds`]) in one demo cluster.
+fn install_provider_crds(handle: &DemoHandle, n: usize) -> Result<(), MainError> {
+    if n == 0 {
+        return Ok(());
+    }
+    handle
+        .cluster()
+        .install_provider_crds(n)
+        .map(|_| ())
+        .map_err(|e| MainError::Runtime(format!("demo CRDs: {e}")))
 }
 
 /// What a demo cluster should look like.
@@ -1039,6 +1067,7 @@ pub async fn run_demo_server(args: DemoServerArgs) -> Result<(), MainError> {
         return run_demo_fleet_server(&args, &spec).await;
     }
     let demo = start_demo(&spec).await?;
+    install_provider_crds(&demo.handle, args.crds as usize)?;
     if let Some(mbps) = args.server_mbps {
         demo.handle.faults().set_send_rates(
             mbps.json.saturating_mul(1_000_000),
@@ -1087,6 +1116,9 @@ async fn run_demo_fleet_server(args: &DemoServerArgs, spec: &DemoSpec) -> Result
         ));
     }
     let fleet = start_demo_fleet(spec, args.clusters as usize).await?;
+    for (_, d) in &fleet.members {
+        install_provider_crds(&d.handle, args.crds as usize)?;
+    }
     if let Err(e) = std::fs::write(&args.kubeconfig_out, fleet.kubeconfig_yaml()) {
         fleet.stop().await;
         return Err(MainError::Runtime(format!("writing kubeconfig: {e}")));

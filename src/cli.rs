@@ -59,12 +59,20 @@ pub struct DashboardArgs {
     /// refuse them, as k9s's --write (--readonly-contexts still applies).
     #[arg(long, conflicts_with = "readonly")]
     pub write: bool,
+    /// kubectl's cache directory: discovery is read from and written to DIR/discovery/HOST, as
+    /// kubectl does (default: $KUBECACHEDIR, else ~/.kube/cache; fresh for 6 hours).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
     /// Run against a built-in demo cluster on loopback (no cluster needed).
     #[arg(long)]
     pub demo: bool,
     /// Pods in the demo cluster (with --demo).
     #[arg(long, value_name = "N", default_value_t = 600)]
     pub demo_pods: usize,
+    /// Custom resource kinds in the demo cluster (with --demo): N CRDs in N/10 API groups, as
+    /// Crossplane providers bring, each with a few objects.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1000))]
+    pub demo_crds: u64,
     /// Run N demo clusters (prod-eu, prod-us, staging, ...; implies --demo), each its own server
     /// and seed, with one kubeconfig context per cluster, all selected (the header shows each
     /// one's state; --context NAMES picks some).
@@ -241,6 +249,10 @@ pub struct DemoServerArgs {
     /// Nodes to seed (default: one per 30 pods, at least 3).
     #[arg(long)]
     pub nodes: Option<usize>,
+    /// Custom resource kinds to serve: N CRDs in N/10 API groups, as Crossplane providers
+    /// bring, each with a few objects.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1000))]
+    pub crds: u64,
     /// Churn rate in events per second (0 = none).
     #[arg(long, value_name = "EV_PER_S", default_value_t = 20.0)]
     pub churn: f64,
@@ -419,6 +431,29 @@ mod tests {
             panic!("demo-server subcommand");
         };
         assert_eq!(args.log_rate, 5000.0);
+    }
+
+    #[test]
+    fn demo_crd_counts_parse_up_to_a_thousand() {
+        let cli =
+            Cli::try_parse_from(["kinformer", "--demo", "--demo-crds", "300"]).expect("parses");
+        assert_eq!(cli.dashboard.demo_crds, 300);
+        assert_eq!(
+            Cli::try_parse_from(["kinformer"])
+                .expect("parses")
+                .dashboard
+                .demo_crds,
+            0
+        );
+        assert!(Cli::try_parse_from(["kinformer", "--demo-crds", "1001"]).is_err());
+        let Some(Command::DemoServer(args)) =
+            Cli::try_parse_from(["kinformer", "demo-server", "--crds", "40"])
+                .expect("parses")
+                .command
+        else {
+            panic!("demo-server subcommand");
+        };
+        assert_eq!(args.crds, 40);
     }
 
     #[test]

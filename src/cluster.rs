@@ -9,6 +9,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::discovery::ApiResource;
 
+pub mod discovery_cache;
+pub use discovery_cache::DiscoveryCache;
+
 /// Errors of the cluster-connection layer.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
@@ -65,6 +68,9 @@ pub struct Connection {
     /// TLS certificate verification is off: only when the kubeconfig's cluster says
     /// `insecure-skip-tls-verify: true` (the header should say so).
     pub insecure_skip_tls_verify: bool,
+    /// kubectl's `--cache-dir` (discovery is cached under `ROOT/discovery/HOST`, see
+    /// [`discovery_cache`]); `None`: discovery is always asked of the server.
+    pub cache_root: Option<PathBuf>,
     kubeconfig: Kubeconfig,
 }
 
@@ -307,18 +313,28 @@ impl Connection {
             server,
             kubeconfig_path: path,
             insecure_skip_tls_verify,
+            cache_root: None,
             kubeconfig,
         })
     }
 
     /// Switch to another context of the same kubeconfig (`:ctx NAME`).
     pub async fn switch_context(&self, context: &str) -> Result<Self, ClusterError> {
-        Self::from_kubeconfig(
+        let mut c = Self::from_kubeconfig(
             self.kubeconfig.clone(),
             self.kubeconfig_path.clone(),
             Some(context.to_string()),
         )
-        .await
+        .await?;
+        c.cache_root = self.cache_root.clone();
+        Ok(c)
+    }
+
+    /// This server's discovery cache, when a cache root is set.
+    pub fn discovery_cache(&self) -> Option<DiscoveryCache> {
+        self.cache_root
+            .as_deref()
+            .map(|root| DiscoveryCache::new(root, &self.server))
     }
 
     /// `GET /version`: proves the server is reachable and gives the header its version.
@@ -336,9 +352,30 @@ impl Connection {
 
     /// Discover every listable and watchable resource the server serves (core group first, then
     /// each group's preferred version), with short names, as `kubectl api-resources` does.
+    ///
+    /// With a cache root ([`Self::cache_root`]) each document fresh in kubectl's disk cache is
+    /// read from there and every other one asked of the server and written there.
     pub async fn discover(&self) -> Result<Vec<ResourceInfo>, ClusterError> {
+        self.discover_with(self.discovery_cache().as_ref(), true)
+            .await
+    }
+
+    /// [`Self::discover`] reading no cached document (kubectl's `Invalidate`): a kind was typed
+    /// that the cached documents do not name, so everything is asked of the server again (and
+    /// the cache rewritten).
+    pub async fn rediscover(&self) -> Result<Vec<ResourceInfo>, ClusterError> {
+        self.discover_with(self.discovery_cache().as_ref(), false)
+            .await
+    }
+
+    async fn discover_with(
+        &self,
+        cache: Option<&DiscoveryCache>,
+        read_cache: bool,
+    ) -> Result<Vec<ResourceInfo>, ClusterError> {
         let client = &self.client;
-        let mut out = Vec::new();
+        let now = std::time::SystemTime::now();
+        let readable = cache.filter(|_| read_cache);
         let disc_err = |e: kube::Error| {
             let msg = one_line(&e.to_string());
             if is_connect_error(&e) {
@@ -353,35 +390,52 @@ impl Connection {
                 }
             }
         };
-        let core = client
-            .list_core_api_resources("v1")
-            .await
-            .map_err(disc_err)?;
-        out.extend(
-            core.resources
-                .iter()
-                .filter_map(|r| ResourceInfo::from_api_resource("", "v1", r)),
-        );
-        let groups = client.list_api_groups().await.map_err(disc_err)?;
-        // Every group's resources asked at once (kubectl's discovery does the same), then
-        // taken in the groups' order: one round trip for all of them, not one per group.
+        // The groups: the legacy core group first (as client-go's ServerGroups lists it), then
+        // `/apis`'s.
+        let groups = match readable.and_then(|c| c.groups(now)) {
+            Some(g) => g,
+            None => {
+                let mut g = client.list_api_groups().await.map_err(disc_err)?;
+                g.groups.insert(0, core_group());
+                if let Some(c) = cache {
+                    c.put_groups(&g);
+                }
+                g
+            }
+        };
+        // Every group version asked at once (kubectl's discovery does the same), each read from
+        // the cache when fresh there, then taken in the groups' order: one round trip for all.
         let asks = groups.groups.iter().filter_map(|group| {
             let version = group
                 .preferred_version
                 .as_ref()
                 .or_else(|| group.versions.first())?;
             Some(async move {
-                let list = client
-                    .list_api_group_resources(&version.group_version)
-                    .await;
+                if let Some(list) = readable.and_then(|c| c.resources(&version.group_version, now))
+                {
+                    return (group, version, Ok(list));
+                }
+                let list = if group.name.is_empty() {
+                    client.list_core_api_resources(&version.version).await
+                } else {
+                    client
+                        .list_api_group_resources(&version.group_version)
+                        .await
+                };
+                if let (Ok(list), Some(c)) = (&list, cache) {
+                    c.put_resources(list);
+                }
                 (group, version, list)
             })
         });
+        let mut out = Vec::new();
         for (group, version, list) in futures::future::join_all(asks).await {
             match list {
                 Ok(list) => out.extend(list.resources.iter().filter_map(|r| {
                     ResourceInfo::from_api_resource(&group.name, &version.version, r)
                 })),
+                // Without the core group nothing works: that is the server refusing discovery.
+                Err(e) if group.name.is_empty() => return Err(disc_err(e)),
                 // One broken aggregated API (metrics-server down, say) must not hide the rest.
                 Err(e) => {
                     tracing::warn!(group = %version.group_version, error = %e, "discovery of group failed; skipping it")
@@ -415,6 +469,22 @@ impl Connection {
                 tracing::warn!(error = %e, "listing CRDs failed; custom resources show NAME AGE")
             }
         }
+    }
+}
+
+/// The legacy core group as client-go's `ServerGroups` puts it first in the group list (and
+/// kubectl's `servergroups.json`): name `""`, version `v1`.
+fn core_group() -> k8s_openapi::apimachinery::pkg::apis::meta::v1::APIGroup {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIGroup, GroupVersionForDiscovery};
+    let v1 = GroupVersionForDiscovery {
+        group_version: "v1".into(),
+        version: "v1".into(),
+    };
+    APIGroup {
+        name: String::new(),
+        versions: vec![v1.clone()],
+        preferred_version: Some(v1),
+        server_address_by_client_cidrs: None,
     }
 }
 

@@ -463,6 +463,10 @@ fn unknown_resource_inline_error() {
     app.update(key(':'));
     type_str(&mut app, "gizmos");
     app.update(code(KeyCode::Enter));
+    // Discovery asked again (the kind is unknown) knows it no better.
+    app.update(Action::Discovery(
+        kinformer::ui::resources::builtin_resources(),
+    ));
     insta::assert_snapshot!(draw(&mut app, 100, 12).backend());
 }
 

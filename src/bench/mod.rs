@@ -157,6 +157,7 @@ mod fleet;
 mod history;
 mod kinds;
 mod listing;
+mod names;
 mod pipeline;
 mod scale;
 mod screen;
@@ -277,6 +278,9 @@ pub enum FigureGroup {
     /// Figure 12: bytes per cached ReplicaSet, Event, ConfigMap and Secret (N = the first
     /// `--pods` count of each).
     Kinds,
+    /// Figure 13: many kinds and names: discovery with 300 CRDs (cold and warm disk cache), `:`
+    /// completion over 1,000 names, `:ns` with 2,000 namespaces, 5,000 nodes.
+    Names,
 }
 
 impl BenchOptions {
@@ -560,6 +564,10 @@ pub async fn run(opts: BenchOptions) -> Result<Report, BenchError> {
     if opts.wants(FigureGroup::Kinds) {
         tracing::info!("bench: cache bytes by kind");
         kinds::kind_figures(&opts, &mut report)?;
+    }
+    if opts.wants(FigureGroup::Names) {
+        tracing::info!("bench: many kinds and names");
+        names::names_figures(&opts, &mut report).await?;
     }
     report.notes.push(
         "figures 4 and 6 drive the dashboard's App (Action::Rows of ObjectSummary::from_object, \

@@ -608,6 +608,49 @@ impl DemoCluster {
         }
     }
 
+    /// Whether the kind at `idx` of [`RESOURCES`] is served: the built-in ones always, a generated
+    /// provider kind ([`super::provider_crds`]) while its CustomResourceDefinition is stored.
+    pub fn serves(&self, idx: usize) -> bool {
+        if idx < resources::builtin_len() {
+            return true;
+        }
+        let Some(info) = RESOURCES.get(idx) else {
+            return false;
+        };
+        let Some(crds) = resources::find("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        else {
+            return false;
+        };
+        let name = super::provider_crds::crd_name(info);
+        self.state.lock().objects[crds].contains_key(&make_key(None, &name))
+    }
+
+    /// `--demo-crds N`: store the first `n` generated provider CRDs (at most
+    /// [`super::provider_crds::MAX`]) and two objects of each kind; the kinds are served from then
+    /// on. Returns how many CRDs were stored.
+    pub fn install_provider_crds(&self, n: usize) -> Result<usize, StatusError> {
+        let Some(crds) = resources::find("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        else {
+            return Err(StatusError::internal(
+                "customresourcedefinitions are not served",
+            ));
+        };
+        let n = n.min(super::provider_crds::MAX);
+        let base = resources::builtin_len();
+        for i in 0..n {
+            let info = &RESOURCES[base + i];
+            match self.create(crds, None, super::provider_crds::crd(info)) {
+                Ok(_) => {}
+                Err(e) if e.code == 409 => continue,
+                Err(e) => return Err(e),
+            }
+            for k in 0..2 {
+                self.create(base + i, None, super::provider_crds::object(info, i, k))?;
+            }
+        }
+        Ok(n)
+    }
+
     /// Objects of resource `idx` in `ns` (all namespaces: `None`) after `key`, for a page's
     /// `remainingItemCount`.
     pub fn count_after(&self, idx: usize, ns: Option<&str>, key: &str) -> usize {

@@ -43,6 +43,12 @@ struct Inner {
     snapshot: Mutex<Option<crate::demo::cluster::Snapshot>>,
     /// The same for protobuf bodies.
     send_rate_pb: AtomicU64,
+    /// The group whose discovery document (`/apis/GROUP/VERSION`) is held until released.
+    discovery_hold: Mutex<Option<String>>,
+    /// Bumped to release a held discovery document.
+    discovery_release: watch::Sender<u64>,
+    /// The group versions whose discovery documents were asked for (`v1` for the core group).
+    discovery_asked: watch::Sender<BTreeSet<String>>,
 }
 
 impl Default for FaultInjector {
@@ -70,7 +76,47 @@ impl FaultInjector {
                 send_rate: AtomicU64::new(0),
                 snapshot: Mutex::new(None),
                 send_rate_pb: AtomicU64::new(0),
+                discovery_hold: Mutex::new(None),
+                discovery_release: watch::channel(0).0,
+                discovery_asked: watch::channel(BTreeSet::new()).0,
             }),
+        }
+    }
+
+    /// Hold `group`'s discovery document: its requests wait until [`Self::release_discovery`],
+    /// as a slow aggregated API server (metrics-server, a provider's webhook) keeps its clients.
+    pub fn hold_discovery(&self, group: &str) {
+        *self.inner.discovery_hold.lock() = Some(group.to_string());
+    }
+
+    /// Answer the held discovery requests, and hold none from now on.
+    pub fn release_discovery(&self) {
+        *self.inner.discovery_hold.lock() = None;
+        self.inner.discovery_release.send_modify(|n| *n += 1);
+    }
+
+    /// The group versions whose discovery documents were asked for so far (`v1`: the core
+    /// group; `apps/v1`, …), as they arrive: a test waits on it for an explicit signal.
+    pub fn discovery_asked(&self) -> watch::Receiver<BTreeSet<String>> {
+        self.inner.discovery_asked.subscribe()
+    }
+
+    /// A group version's discovery document is asked for: note it, then wait while its group
+    /// is held.
+    pub(crate) async fn on_discovery_request(&self, group: &str, version: &str) {
+        let gv = if group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{group}/{version}")
+        };
+        self.inner.discovery_asked.send_modify(|s| {
+            s.insert(gv);
+        });
+        let mut released = self.inner.discovery_release.subscribe();
+        while self.inner.discovery_hold.lock().as_deref() == Some(group) && !group.is_empty() {
+            if released.changed().await.is_err() {
+                return;
+            }
         }
     }
 

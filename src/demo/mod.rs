@@ -91,6 +91,7 @@ pub mod openapi;
 pub mod patch;
 pub mod portforward;
 pub mod proto;
+pub mod provider_crds;
 pub mod rbac;
 pub mod realistic;
 pub mod resources;

@@ -60,8 +60,21 @@ const fn version(v: &'static str, mut r: ResourceInfo) -> ResourceInfo {
 /// The demo CRD group.
 pub const DEMO_GROUP: &str = "demo.kinformer.io";
 
-/// Every resource served, in discovery order.
-pub const RESOURCES: &[ResourceInfo] = &[
+/// Every resource served, in discovery order: the built-in kinds and the Widget, then the
+/// generated provider kinds of [`super::provider_crds`] (served only while their CRD exists).
+pub static RESOURCES: std::sync::LazyLock<Vec<ResourceInfo>> = std::sync::LazyLock::new(|| {
+    let mut all = BUILTIN.to_vec();
+    all.extend(super::provider_crds::resource_infos());
+    all
+});
+
+/// How many of [`RESOURCES`] every cluster serves (the generated kinds follow).
+pub fn builtin_len() -> usize {
+    BUILTIN.len()
+}
+
+/// The kinds every demo cluster serves.
+const BUILTIN: &[ResourceInfo] = &[
     r(
         "",
         "namespaces",
@@ -449,16 +462,18 @@ const VERBS: &[&str] = &[
 ];
 
 /// `APIResourceList` for one group/version (`/api/v1`, `/apis/apps/v1`).
-pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+/// Only the kinds `served` says the cluster serves are listed (see [`Served`]).
+pub fn api_resource_list(group: &str, version: &str, served: Served<'_>) -> Option<Value> {
     let gv = if group.is_empty() {
         version.to_string()
     } else {
         format!("{group}/{version}")
     };
     let mut resources = Vec::new();
-    for r in RESOURCES
+    for (_, r) in RESOURCES
         .iter()
-        .filter(|r| r.id.group == group && r.id.version == version)
+        .enumerate()
+        .filter(|(i, r)| r.id.group == group && r.id.version == version && served(*i))
     {
         let mut entry = json!({
             "name": r.id.plural,
@@ -527,10 +542,15 @@ pub fn api_versions(server_address: &str) -> Value {
     })
 }
 
-fn groups() -> Vec<&'static str> {
+/// Whether the cluster serves the kind at this index of [`RESOURCES`]
+/// ([`super::DemoCluster::serves`]).
+pub type Served<'a> = &'a dyn Fn(usize) -> bool;
+
+fn groups(served: Served<'_>) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
-    for r in RESOURCES {
-        if !r.id.group.is_empty() && !out.contains(&r.id.group) {
+    let mut seen = std::collections::HashSet::new();
+    for (i, r) in RESOURCES.iter().enumerate() {
+        if !r.id.group.is_empty() && served(i) && seen.insert(r.id.group) {
             out.push(r.id.group);
         }
     }
@@ -547,15 +567,15 @@ fn api_group(name: &str) -> Value {
 }
 
 /// `APIGroupList` for `/apis` (with `authorization.k8s.io`, served by [`super::rbac`]).
-pub fn api_group_list() -> Value {
-    let mut groups: Vec<Value> = groups().into_iter().map(api_group).collect();
+pub fn api_group_list(served: Served<'_>) -> Value {
+    let mut groups: Vec<Value> = groups(served).into_iter().map(api_group).collect();
     groups.push(api_group("authorization.k8s.io"));
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
 /// `APIGroup` for `/apis/{group}`.
-pub fn api_group_doc(group: &str) -> Option<Value> {
-    groups().contains(&group).then(|| {
+pub fn api_group_doc(group: &str, served: Served<'_>) -> Option<Value> {
+    groups(served).contains(&group).then(|| {
         let mut g = api_group(group);
         g["kind"] = json!("APIGroup");
         g["apiVersion"] = json!("v1");

@@ -654,26 +654,26 @@ enum Route {
     Resource(Target),
 }
 
-fn route(path: &str) -> Result<Route, StatusError> {
+fn route(path: &str, served: resources::Served<'_>) -> Result<Route, StatusError> {
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     let not_found = StatusError::unknown_path;
     let (group, version, rest): (&str, &str, &[&str]) = match segs.as_slice() {
         ["version"] => return Ok(Route::Doc(resources::version_info())),
         ["api"] => return Ok(Route::Doc(resources::api_versions("127.0.0.1"))),
-        ["apis"] => return Ok(Route::Doc(resources::api_group_list())),
+        ["apis"] => return Ok(Route::Doc(resources::api_group_list(served))),
         ["healthz" | "livez" | "readyz"] => return Ok(Route::Healthy),
         ["api", v] => {
-            return resources::api_resource_list("", v)
+            return resources::api_resource_list("", v, served)
                 .map(Route::Doc)
                 .ok_or_else(not_found);
         }
         ["apis", g] => {
-            return resources::api_group_doc(g)
+            return resources::api_group_doc(g, served)
                 .map(Route::Doc)
                 .ok_or_else(not_found);
         }
         ["apis", g, v] => {
-            return resources::api_resource_list(g, v)
+            return resources::api_resource_list(g, v, served)
                 .map(Route::Doc)
                 .ok_or_else(not_found);
         }
@@ -690,7 +690,8 @@ fn route(path: &str) -> Result<Route, StatusError> {
     };
     let namespaced_prefix = rest.len() >= 3
         && rest[0] == "namespaces"
-        && resources::find(group, version, rest[2]).is_some_and(|i| RESOURCES[i].namespaced);
+        && resources::find(group, version, rest[2])
+            .is_some_and(|i| RESOURCES[i].namespaced && served(i));
     let (ns, rest) = if namespaced_prefix {
         (Some(rest[1].to_string()), &rest[2..])
     } else {
@@ -702,7 +703,9 @@ fn route(path: &str) -> Result<Route, StatusError> {
         [p, n, s] => (*p, Some(n.to_string()), Some(*s)),
         _ => return Err(not_found()),
     };
-    let idx = resources::find(group, version, plural).ok_or_else(not_found)?;
+    let idx = resources::find(group, version, plural)
+        .filter(|i| served(*i))
+        .ok_or_else(not_found)?;
     let info = &RESOURCES[idx];
     if (ns.is_some() && !info.namespaced) || name.as_deref() == Some("") {
         return Err(not_found());
@@ -933,7 +936,18 @@ async fn handle(
     if let Some((ns, name)) = super::logs::log_path(uri.path()) {
         return pod_log(app, &method, &ns, &name, &q);
     }
-    let t = match route(uri.path())? {
+    match uri
+        .path()
+        .trim_matches('/')
+        .split('/')
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["api", v] => faults.on_discovery_request("", v).await,
+        ["apis", g, v] => faults.on_discovery_request(g, v).await,
+        _ => {}
+    }
+    let t = match route(uri.path(), &|i| app.cluster.serves(i))? {
         Route::Doc(mut v) => {
             if method != Method::GET {
                 return Err(StatusError::method_not_allowed(format!(

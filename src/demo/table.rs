@@ -2,7 +2,7 @@
 //! (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`). Columns follow kube-apiserver's
 //! printers for pods, deployments, replicasets, nodes, namespaces, services, events, configmaps
 //! and secrets, the CRD's additionalPrinterColumns for
-//! widgets, and `NAME, AGE` for everything else.
+//! widgets and the generated provider kinds, and `NAME, AGE` for everything else.
 
 use serde_json::{Value, json};
 
@@ -53,6 +53,15 @@ fn age_col() -> Value {
 
 /// The column definitions for a resource.
 pub fn columns(info: &ResourceInfo) -> Vec<Value> {
+    if super::provider_crds::is_generated(info) {
+        let mut cols = vec![name_col()];
+        cols.extend(
+            super::provider_crds::table_columns()
+                .iter()
+                .map(|(name, ty)| col(name, ty, "", 0, "")),
+        );
+        return cols;
+    }
     match info.id.plural {
         "pods" => vec![
             name_col(),
@@ -438,6 +447,12 @@ fn cells(info: &ResourceInfo, o: &Value) -> Vec<Value> {
             .and_then(Value::as_str),
     );
     let name = json!(s(o, "/metadata/name"));
+    if super::provider_crds::is_generated(info) {
+        let mut cells = vec![name];
+        cells.extend(super::provider_crds::table_cells(o));
+        cells.push(json!(age));
+        return cells;
+    }
     match info.id.plural {
         "pods" => pod_cells(o, age),
         "deployments" => {
@@ -723,7 +738,7 @@ mod tests {
     #[test]
     fn every_kind_has_as_many_cells_as_columns() {
         let o = json!({"metadata": {"name": "x"}});
-        for i in RESOURCES {
+        for i in RESOURCES.iter() {
             assert_eq!(columns(i).len(), cells(i, &o).len(), "{}", i.id.plural);
         }
     }

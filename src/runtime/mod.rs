@@ -479,6 +479,16 @@ impl Runtime {
                     }
                 }
             }
+            Effect::Rediscover => {
+                let (connection, tx) = (self.connection.clone(), self.tx.clone());
+                tokio::spawn(async move {
+                    let resources = connection.rediscover().await.unwrap_or_else(|e| {
+                        tracing::warn!(error = %e, "discovery asked again failed");
+                        Vec::new()
+                    });
+                    let _ = tx.send(Action::Discovery(resources));
+                });
+            }
             Effect::Verify { view } => {
                 let informer = self.views.get(&view).and_then(|feed| {
                     let key = feed.opened.lock().as_ref().map(|o| o.key.clone())?;

@@ -520,6 +520,10 @@ pub struct DemoSeeding {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
+    /// A typed kind is not in discovery (which may come from kubectl's disk cache): ask the
+    /// server's discovery again, reading no cached document, and answer [`Action::Discovery`]
+    /// (empty when discovery failed).
+    Rediscover,
     /// Run a k9s plugin: in the background (a task, output to a file, a footer line when it
     /// ends) or with the terminal (as a shell).
     RunPlugin(Box<crate::ui::plugin_run::PluginRun>),

@@ -212,6 +212,9 @@ pub struct App {
     /// `-r NAME` that the resources known at start (the built-in ones when the server was
     /// unreachable) did not name: opened when discovery names it, if the user has not moved on.
     pub(super) pending_resource: Option<String>,
+    /// A `:` line naming a kind discovery did not know, run again when discovery answers anew
+    /// ([`Effect::Rediscover`]).
+    pub(super) pending_command: Option<String>,
     /// A discovery answer has arrived (the resources are the server's, not the built-in list).
     pub(super) discovered: bool,
     pub(super) initial_selector: Option<String>,
@@ -340,6 +343,7 @@ impl App {
             target_cluster: None,
             initial_resource: config.resource,
             pending_resource: None,
+            pending_command: None,
             discovered: false,
             context_namespace: config.context_namespace,
             initial_selector: config.selector,

@@ -128,6 +128,16 @@ impl App {
                         self.nav_history.record(&line);
                     }
                 }
+                // Discovery may be hours old (kubectl's disk cache) or older than a CRD
+                // installed since: ask the server again once, as kubectl does, then say so.
+                None if self.replay.is_none()
+                    && self.connection.reachable
+                    && self.pending_command.is_none() =>
+                {
+                    self.pending_command = Some(line.to_string());
+                    fx.push(Effect::Rediscover);
+                    self.info(format!("{name}: not in discovery; asking the server again"));
+                }
                 None => self.error(format!("unknown resource or command: {name}")),
             },
         }

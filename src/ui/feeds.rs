@@ -10,7 +10,7 @@ use super::app::{App, Mode, Screen};
 use super::keys::KeyAction;
 use super::resources::printer_columns_of;
 use super::screens::text::TextResult;
-use crate::cluster::ResourceInfo;
+use crate::cluster::{ResourceInfo, resolve};
 use crate::render::columns;
 
 /// A view's indexer as the runtime hands it over.
@@ -260,6 +260,21 @@ impl App {
     /// The server's resources: config checked against them, a pending `-r` opened, printer
     /// columns refreshed.
     pub(super) fn on_discovery(&mut self, resources: Vec<ResourceInfo>, fx: &mut Vec<Effect>) {
+        let pending = self.pending_command.take();
+        self.apply_discovery(resources, fx);
+        // The line that asked for this discovery, once more; still unknown, it says so (the
+        // pending line is gone, so no third ask).
+        if let Some(line) = pending {
+            let name = line.split_whitespace().next().unwrap_or_default();
+            if resolve(&self.resources, name).is_some() {
+                self.run_command(&line, fx);
+            } else {
+                self.error(format!("unknown resource or command: {name}"));
+            }
+        }
+    }
+
+    fn apply_discovery(&mut self, resources: Vec<ResourceInfo>, fx: &mut Vec<Effect>) {
         if !resources.is_empty() {
             self.resources = resources;
             self.discovered = true;

@@ -135,5 +135,6 @@ fn pod(ns: &str, name: &str, node: &str, phase: &str) -> serde_json::Value {
 }
 
 mod api;
+mod discovery;
 mod lifecycle;
 mod rbac;

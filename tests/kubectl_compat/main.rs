@@ -252,6 +252,7 @@ fn fixture(name: &str) -> serde_json::Value {
 
 mod apply;
 mod core;
+mod crds;
 mod forward;
 mod operate;
 mod protobuf;

@@ -16,19 +16,59 @@ fn tab_completes_the_command_line() {
     assert!(matches!(app.current_screen(), Some(Screen::Informers(_))));
 }
 
+/// An unknown kind asks discovery again once (it may come from kubectl's disk cache, hours
+/// old): still unknown, it is one error line and nothing else changes.
 #[test]
-fn unknown_resource_shows_an_inline_error() {
+fn unknown_resource_asks_discovery_again_once_then_shows_an_inline_error() {
     let (mut app, v) = app_with(config(), three_pods());
     app.update(key(':'));
     type_str(&mut app, "gizmos");
     let fx = app.update(code(KeyCode::Enter));
-    assert!(fx.is_empty());
-    let (msg, err) = app.message.clone().unwrap();
-    assert!(
-        err && msg.contains("unknown resource") && msg.contains("gizmos"),
-        "{msg}"
+    assert_eq!(fx, [Effect::Rediscover]);
+    assert_eq!(
+        app.message,
+        Some((
+            "gizmos: not in discovery; asking the server again".into(),
+            false
+        ))
+    );
+    let fx = app.update(Action::Discovery(
+        kinformer::ui::resources::builtin_resources(),
+    ));
+    assert!(fx.is_empty(), "{fx:?}");
+    assert_eq!(
+        app.message,
+        Some(("unknown resource or command: gizmos".into(), true))
     );
     assert_eq!(app.current_view_id(), Some(v));
+}
+
+/// A CRD installed after discovery (or missing from a stale cache): the kind typed is found
+/// when discovery is asked again, and its table opens.
+#[test]
+fn a_kind_discovery_learns_when_asked_again_opens() {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource;
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(key(':'));
+    type_str(&mut app, "buckets");
+    assert_eq!(app.update(code(KeyCode::Enter)), [Effect::Rediscover]);
+    let bucket = kinformer::cluster::ResourceInfo::from_api_resource(
+        "s3.aws.demo.kinformer.io",
+        "v1",
+        &APIResource {
+            name: "buckets".into(),
+            kind: "Bucket".into(),
+            namespaced: false,
+            singular_name: "bucket".into(),
+            verbs: vec!["list".into(), "watch".into(), "get".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut resources = kinformer::ui::resources::builtin_resources();
+    resources.push(bucket);
+    let fx = app.update(Action::Discovery(resources));
+    assert_eq!(opened(&fx)[0].1, "buckets");
 }
 
 #[test]
