@@ -38,7 +38,16 @@
 //! from three machines, and the three streams decode side by side. Unpaced, the three demo
 //! servers and the dashboard share the same two cores and the comparison measures CPU.
 
-use super::*;
+use super::common::*;
+use super::pipeline::{
+    HEIGHT, WIDTH, draw, fixture_pod, fixture_pod_at, new_terminal, now_ms, shown_rows, time_median,
+};
+use super::server::{ChildServer, client_from_kubeconfig, set_send_rate};
+use super::sync::{
+    RunningInformer, dashboard_pod_indexers, first_screen, kinformer_sync, pod_transform,
+    start_informer,
+};
+use super::wire::raw_list_proto;
 use crate::cluster::Connection;
 
 /// Pods per cluster of the label filter figure (smaller with `--smoke`).

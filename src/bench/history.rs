@@ -67,7 +67,9 @@
 //! instructions, 4–5 %), or not recording baselines during a sync, which loses the old value of
 //! the first change of every object whose tracked fields the cache drops (a pod's images).
 
-use super::*;
+use super::common::*;
+use super::server::bench_cluster;
+use super::sync::{dashboard_pod_indexers, pod_transform};
 use crate::informer::delta_fifo::{Delta, DeltaType, Observer};
 use crate::informer::history::History;
 

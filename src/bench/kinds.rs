@@ -23,7 +23,7 @@
 //! (ConfigMaps differ: the demo's first ConfigMap, copied here, is smaller than their average
 //! there).
 
-use super::*;
+use super::common::*;
 
 /// The kinds measured, their plural (to pick one of the demo's) and the target per object.
 const KINDS: [(&str, &str, Option<u64>); 4] = [

@@ -33,7 +33,11 @@
 //!   4 rows: the row map growing (rehashing ~57k rows; the runtime reserves it from the list's
 //!   total, this bench's App has none); the longest wall-time frame, 120 ms, waited for a CPU.
 
-use super::*;
+use super::common::*;
+use super::pipeline::{draw, new_terminal, pods_app, shown_rows, store_rows};
+use super::server::{bench_cluster, set_send_rate};
+use super::sync::start_informer;
+use super::wire::raw_list_proto;
 use crate::informer::listing::{ListedItem, ListingCursor};
 
 /// The shortest time between two frames (60 per second).
@@ -216,7 +220,7 @@ async fn listing_on(
         Verdict::Info,
     );
     frames.sort();
-    let p99 = super::percentile(&frames, 0.99);
+    let p99 = percentile(&frames, 0.99);
     report.fig(
         sec,
         "frames drawn while listing / wall p99 / wall longest (row summaries + apply + draw)",

@@ -17,10 +17,14 @@
 //!
 //! Median of `runs` (at least 5) for discovery; the longest of every key or frame for the rest.
 
-use super::*;
-use crossterm::event::KeyCode;
+use super::common::*;
+use super::pipeline::{
+    HEIGHT, WIDTH, draw, fixture_pod, fixture_pod_at, new_terminal, now_ms, shown_rows, store_rows,
+};
+use super::sync::{dashboard_pod_indexers, pod_transform};
 use crate::cluster::Connection;
 use crate::demo::{DemoOptions, DemoServer};
+use crossterm::event::KeyCode;
 
 const KEY_BUDGET: Duration = Duration::from_millis(10);
 const FRAME: Duration = Duration::from_millis(16);

@@ -1,7 +1,8 @@
 //! Figures 3 and 4: pipeline throughput and event → frame latency, with the dashboard's App
 //! driven as the runtime drives it.
 
-use super::*;
+use super::common::*;
+use super::sync::{start_informer, start_informer_with};
 
 // The dashboard App as the runtime drives it (src/ui/runtime.rs)
 

@@ -50,7 +50,12 @@
 //! (a row's cost is memory: a hash lookup and the cells behind pointers) but are spread over
 //! frames, so no frame grows past ~13 ms at 300k.
 
-use super::*;
+use super::common::*;
+use super::pipeline::{
+    SORT_COLUMN, draw, fixture_pod, fixture_pod_at, new_terminal, now_ms, pods_app, shown_rows,
+    store_rows, table,
+};
+use super::sync::{dashboard_pod_indexers, pod_transform};
 
 /// Rows per `ListedRows` while the list streams: about what a 16 ms frame receives from a server
 /// sending 60 MB/s of realistic pods (~6k pods a second), rounded up fivefold.

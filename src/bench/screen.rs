@@ -19,7 +19,12 @@
 //! rendered, sent or sorted for it (registering the handler on a synced informer still replays
 //! the cache to it, as client-go's `AddEventHandler` does; the gate drops those adds unread).
 
-use super::*;
+use super::common::*;
+use super::pipeline::{
+    BATCH_ROWS, HEIGHT, SORT_COLUMN, WIDTH, draw, fixture_pods, new_terminal, now_ms, pods_app,
+    shown_rows, store_rows, table, time_median,
+};
+use super::sync::{dashboard_pod_indexers, pod_transform};
 
 pub(super) fn label_and_render(opts: &BenchOptions, report: &mut Report) -> Result<(), BenchError> {
     let n = if opts.smoke { 20_000 } else { 100_000 };

@@ -1,7 +1,7 @@
 //! The demo server the sync and memory figures run against, as a child process, and its
 //! fault endpoint.
 
-use super::*;
+use super::common::*;
 
 // ---------------------------------------------------------------------------------------------
 // The child demo server
@@ -100,7 +100,7 @@ impl ChildServer {
 /// The cluster a figure measures: `--kubeconfig`'s, else a child demo server with `pods` pods
 /// (returned, for the caller to stop), and a client for it.
 pub(super) async fn bench_cluster(
-    opts: &super::BenchOptions,
+    opts: &BenchOptions,
     pods: usize,
 ) -> Result<(Option<ChildServer>, kube::Client), BenchError> {
     let child = match &opts.kubeconfig {

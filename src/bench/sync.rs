@@ -89,7 +89,10 @@
 //! re-sort of 100k rows 86 ms. The compact shape hid the whole-body buffering the realistic one
 //! exposed; it stays the shape of the in-process `--demo` and of the tests' simulator.
 
-use super::*;
+use super::common::*;
+use super::pipeline::{draw, new_terminal, now_ms, pods_app, shown_rows, store_rows};
+use super::server::{bench_cluster, post_fault, set_send_rate};
+use super::wire::{raw_list_proto, wire_figures};
 
 // ---------------------------------------------------------------------------------------------
 // Figure 1: the three syncs

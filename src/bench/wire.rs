@@ -68,7 +68,8 @@
 //! the index functions' strings 21 %, allocation). At 100k this took the protobuf sync from 1.14×
 //! to 1.07× the raw list.
 
-use super::*;
+use super::common::*;
+use super::sync::{floor_sync, kinformer_sync, raw_list};
 use crate::informer::list_body::ListBodyDecoder;
 use crate::informer::pb::client::WireFormat;
 use crate::informer::pb::{self, ProtoListDecoder};

@@ -15,7 +15,9 @@
 //! pod update (root found, rebuilt, rows spliced in) 1.98 ms; one namespace's whole tree (10
 //! deployments, 3,030 objects) 23 ms.
 
-use super::*;
+use super::common::*;
+use super::pipeline::time_median;
+use super::screen::{FIXTURE_REPLICASETS, owned_fixture_caches, workload_object};
 use crate::ui::xray::{XKind, Xray};
 
 pub(super) fn xray_tree(opts: &BenchOptions, report: &mut Report) -> Result<(), BenchError> {

@@ -32,17 +32,24 @@
 //! # How to add a screen
 //! 1. One new file `src/ui/screens/<name>.rs`: the screen's state (a struct) implementing
 //!    [`component::Component`]: `on_action` (the key map's meaning; navigation included,
-//!    `Ctx::page` rows a page) or `on_key` (raw keys, for text input), `draw`, `hints`, `title`.
-//!    It reads shared models through the `Ctx` and asks for everything else with an `Outcome`
+//!    `Ctx::page` rows a page) or `on_key` (raw keys, for text input), `draw`, `hints`, `title`;
+//!    its name in [`screens::Screen::name`] (the breadcrumbs and the key table's places). It
+//!    reads shared models through the `Ctx` and asks for everything else with an `Outcome`
 //!    (effects, pop, a footer message, a write through the one write path, a
 //!    [`component::Request`] for `App`). It imports neither `App` nor another screen
 //!    (`tests/layering.rs`).
-//! 2. One push: the command or key that opens it puts it on the stack.
+//! 2. One push: the command or key that opens it puts it on the stack. When opening it needs
+//!    `App`'s models (its state built from several), or the runtime answers it later, that is
+//!    `App`'s side: an `impl App` block in `src/ui/host/<name>.rs` (`host/xray.rs`,
+//!    `host/history.rs`), which `App` calls by method and never names, so it stays out of
+//!    `App`'s import circle. A `Request` variant is how the screen asks for it.
 //! 3. One key row in `assets/keys.toml` (a [`keys::KeyAction`] variant; its place in
 //!    [`keys::applies`] when it only applies there); it shows in help and the README's table.
 //!
 //! Screens still written as `impl App` blocks (listed in `tests/layering.rs`'s
-//! `NOT_YET_COMPONENTS`) are routed by the matches of `screens/mod.rs` until converted.
+//! `NOT_YET_COMPONENTS`) are routed by the matches of `screens/mod.rs` until converted; the
+//! resource table, its k9s and operating keys are App's own code in `host/` (`table.rs`,
+//! `k9s.rs`, `operations.rs`) until the table is a component.
 //!
 //! # The runtime's side of the protocol ([`crate::runtime`])
 //! - Create the app with `App::new(AppConfig, KeyMap::load(user)?)`, `user` being the

@@ -21,3 +21,8 @@ mod k9s_state;
 mod nav_history;
 mod prompt;
 mod replay;
+// The resource table screen and its k9s and operating keys: still App's own code (not yet a
+// component), kept out of `ui/screens/` so no screen file imports App.
+mod k9s;
+mod operations;
+mod table;

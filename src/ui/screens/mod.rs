@@ -8,7 +8,7 @@
 //! `impl App` blocks that read and write `App`'s shared parts. This module routes: `on_key` and
 //! `nav` send a key to the screen on top, `draw`, `header_lines` and `hints` ask it how to look.
 //!
-//! - [`table`]: a resource table (the informer-fed rows), its filters, sort and drill-down.
+//! - [`table`]: a resource table's model (the screen itself, its filters, sort and drill-down, is App's code in `ui/host/table.rs`).
 //! - [`text`]: YAML / describe of one object.
 //! - [`events`]: the DeltaFIFO event log, full screen and as the pane under a table.
 //! - [`informers`]: the informer panel.
@@ -20,7 +20,7 @@
 //!   [`changes`]: the latest changes across the cluster.
 //! - [`portforwards`]: the active port-forwards (`:pf`); [`forward_dialog`]: start one.
 //! - [`xray`]: the live owner tree (`:xray`).
-//! - [`operations`]: the table's operating keys (delete, kill, scale, restart, cordon, drain).
+//! - the table's operating keys (delete, kill, scale, restart, cordon, drain): `ui/host/operations.rs`.
 //! - [`prompt`]: the `:` command line and the `/` filter line over the screen on top.
 
 pub mod aliases;
@@ -42,7 +42,6 @@ pub mod k9s;
 pub mod labels;
 pub mod logs;
 pub mod node_actions;
-pub mod operations;
 pub mod plugin_inputs;
 pub mod portforwards;
 pub mod prompt;

@@ -2,7 +2,7 @@
 //! close (a node with children), YAML, describe, logs, history, and the operating keys that apply
 //! to the object's kind (none in read-only mode). ↑/↓ and Enter pick one, or its own key; each
 //! runs through the xray's key path (so an operating key goes through
-//! [`crate::ui::screens::operations`]: same checks and confirmations as on a table row).
+//! `ui/host/operations.rs`: same checks and confirmations as on a table row).
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;

@@ -14,7 +14,7 @@
 //! `L`, `h` (history) act on the selected node's object (`L` on a container: that container's
 //! logs; enter on a container too); the table's operating keys (`ctrl-d`, `ctrl-k`, `S`, `r`,
 //! `c`, `u`, `D`, `s`, `F`, `E`) act on it through the same code path as on a table row
-//! ([`crate::ui::screens::operations`]: read-only refusal, kinds, confirmation), a container node
+//! (`ui/host/operations.rs`: read-only refusal, kinds, confirmation), a container node
 //! standing for its pod; `/` filters by name (`/-l selector` and `l`: by labels).
 
 use std::collections::HashMap;

@@ -2,7 +2,7 @@
 //! chosen in the dialog), kill (`ctrl-k`, grace period 0), scale (`S`), rollout restart (`r`),
 //! a CronJob's trigger (`T`) and suspend / resume (`Z`, by its current `spec.suspend`), cordon
 //! (`c`), uncordon (`u`), drain (`D`), a shell in a pod (`s`), port-forward (`F`), edit
-//! (`E`, `ctrl-e`) and set image (`i`, a dialog: [`super::set_image`]). Each builds a [`Write`] for the selected object (a table row, or an xray
+//! (`E`, `ctrl-e`) and set image (`i`, a dialog: [`crate::ui::screens::set_image`]). Each builds a [`Write`] for the selected object (a table row, or an xray
 //! node's object: a container node stands for its pod) and goes through
 //! [`crate::ui::operate`]: refused in read-only mode or on a kind it does not apply to (the
 //! footer says why), confirmed when destructive, sent as an [`Effect::Write`] whose answer comes
