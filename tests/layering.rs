@@ -165,17 +165,17 @@ fn the_cluster_layer_never_imports_the_ui() {
 /// before the component seam (`ui/` from `mod.rs` to every screen), 24 with the dialogs
 /// converted and 14 with the read-only screens converted; 16 once the containers screen and
 /// the command history (written against `App`, issue 41) joined; 15 with the usage columns a
-/// model (`ui::usage`, App's side in `ui::host`), 14 with the containers screen a component.
+/// model (`ui::usage`, App's side in `ui::host`), 14 with the containers screen a component, 13 with
+/// the helm screens.
 /// The issue's target is 6: the screens not yet components (`NOT_YET_COMPONENTS`)
 /// keep it above that. Lower it as screens are converted; never raise it.
-const LARGEST_CIRCLE_RATCHET: usize = 14;
+const LARGEST_CIRCLE_RATCHET: usize = 13;
 
 /// Screen files still written as `impl App` blocks (they import `App` or another screen).
 /// They are converted one by one onto `ui::component`; remove a file from this list when its
 /// screen is a component. The list only shrinks (a test fails when a listed file no longer
 /// needs to be on it).
 const NOT_YET_COMPONENTS: &[&str] = &[
-    "src/ui/screens/helm.rs",
     "src/ui/screens/k9s.rs",
     "src/ui/screens/logs.rs",
     "src/ui/screens/operations.rs",

@@ -262,6 +262,14 @@ pub enum Request {
         pod: String,
         ports: Vec<ContainerPort>,
     },
+    /// The component numbered `requests` fetches from [`Ctx::next_request`] on and `views`
+    /// streams or feeds from [`Ctx::next_view`] on: `App` counts past them.
+    UseIds { requests: u64, views: u64 },
+    /// Push a text screen titled `title` showing the answer to the fetch `request` (asked for
+    /// in the same outcome).
+    AwaitText { title: String, request: u64 },
+    /// The revisions of the helm release `namespace/name`, over the releases.
+    OpenHelmRelease { namespace: String, name: String },
 }
 
 /// What a component may read while it handles a key or draws: shared references to `App`'s
@@ -308,6 +316,11 @@ pub struct Ctx<'a> {
     pub context_rows: &'a [ContextRow],
     /// The active port-forwards, as the runtime reports them.
     pub forwards: &'a [ForwardRow],
+    /// The number the next fetch takes (a component that fetches numbers its own from here on
+    /// and asks for [`Request::UseIds`]).
+    pub next_request: u64,
+    /// The id the next stream or feed takes (the same, for [`Request::UseIds`]).
+    pub next_view: ViewId,
 }
 
 impl Ctx<'_> {

@@ -8,6 +8,7 @@ use super::component::{Ctx, Outcome, Request};
 use super::operate::Write;
 use super::screens::confirm::{ConfirmWrite, Pending};
 use super::screens::history_diff::DiffView;
+use super::view::TextKind;
 
 impl App {
     /// What a component may read now.
@@ -35,6 +36,8 @@ impl App {
             contexts: &self.contexts,
             context_rows: &self.context_rows,
             forwards: &self.forwards,
+            next_request: self.next_request,
+            next_view: self.next_view,
         }
     }
 
@@ -208,6 +211,20 @@ impl App {
                 pod,
                 ports,
             } => self.open_forward_dialog_with(namespace, pod, ports),
+            Request::UseIds { requests, views } => {
+                self.next_request += requests;
+                self.next_view += views;
+            }
+            Request::AwaitText { title, request } => {
+                self.stack
+                    .push(Screen::Text(super::screens::text::TextView::new(
+                        TextKind::Describe,
+                        title,
+                        request,
+                        None,
+                    )))
+            }
+            Request::OpenHelmRelease { namespace, name } => self.open_helm_release(namespace, name),
             Request::Search { text } => {
                 self.mode = Mode::Filter {
                     input: tui_input::Input::new(text),

@@ -7,6 +7,7 @@ mod changes;
 mod containers;
 mod contexts;
 mod events;
+mod helm;
 mod history;
 mod portforwards;
 mod text;

@@ -106,6 +106,7 @@ impl Screen {
             Screen::PortForwards(s) => Some(s),
             Screen::Xray(s) => Some(s.as_ref()),
             Screen::Containers(s) => Some(s.as_ref()),
+            Screen::Helm(s) => Some(s.as_ref()),
             _ => None,
         }
     }
@@ -123,6 +124,7 @@ impl Screen {
             Screen::PortForwards(s) => Some(s),
             Screen::Xray(s) => Some(s.as_mut()),
             Screen::Containers(s) => Some(s.as_mut()),
+            Screen::Helm(s) => Some(s.as_mut()),
             _ => None,
         }
     }
@@ -192,7 +194,6 @@ fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> 
         }
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
-        Some(Screen::Helm(_)) => helm::on_key(app, action, fx),
         // A table, nothing, or a component (which answered already).
         _ => false,
     }
@@ -213,7 +214,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         Some(Screen::Pulse) => app.nav_pulse(action),
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
-        Some(Screen::Helm(_)) => helm::nav(app, action, n),
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -234,7 +234,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
         },
         Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
-        Some(Screen::Helm(h)) => h.draw(app.now_ms, &app.theme, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
         Some(_) => {}
@@ -277,7 +276,6 @@ pub(crate) fn header_lines<'a>(
     match screen {
         Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
-        Some(Screen::Helm(h)) => Some(h.header(label, value)),
         _ => None,
     }
 }
@@ -290,7 +288,6 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
     match screen {
         Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
-        Some(Screen::Helm(_)) => Some(helm::HINTS.to_vec()),
         _ => None,
     }
 }
