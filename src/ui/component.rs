@@ -61,10 +61,12 @@ use super::event_log::{EventLog, LogChange};
 use super::keys::{KeyAction, KeyMap};
 use super::log_stream::ContainerPick;
 use super::log_view::LogKeyMap;
+use super::metrics::MetricsScope;
 use super::operate::Write;
 use super::plugin_run::PluginRun;
 use super::portforward::ForwardRow;
 use super::theme::Theme;
+use super::usage::UsageMap;
 use super::view::{ResourceView, TextKind};
 use crate::cluster::ResourceInfo;
 use crate::config::UserConfig;
@@ -270,6 +272,13 @@ pub enum Request {
     AwaitText { title: String, request: u64 },
     /// The revisions of the helm release `namespace/name`, over the releases.
     OpenHelmRelease { namespace: String, name: String },
+    /// Open a table of `resource` (in the namespace scope) on top, its text filter `filter`
+    /// and, with `faults`, only its faulty rows (`ctrl-z`).
+    OpenFiltered {
+        resource: Box<ResourceInfo>,
+        filter: Option<String>,
+        faults: bool,
+    },
 }
 
 /// What a component may read while it handles a key or draws: shared references to `App`'s
@@ -321,6 +330,9 @@ pub struct Ctx<'a> {
     pub next_request: u64,
     /// The id the next stream or feed takes (the same, for [`Request::UseIds`]).
     pub next_view: ViewId,
+    /// The last metrics poll of each scope, and why metrics are unavailable (if they are).
+    pub metrics: &'a HashMap<MetricsScope, UsageMap>,
+    pub metrics_unavailable: Option<&'a str>,
 }
 
 impl Ctx<'_> {

@@ -38,6 +38,8 @@ impl App {
             forwards: &self.forwards,
             next_request: self.next_request,
             next_view: self.next_view,
+            metrics: &self.metrics,
+            metrics_unavailable: self.metrics_unavailable.as_deref(),
         }
     }
 
@@ -225,6 +227,11 @@ impl App {
                     )))
             }
             Request::OpenHelmRelease { namespace, name } => self.open_helm_release(namespace, name),
+            Request::OpenFiltered {
+                resource,
+                filter,
+                faults,
+            } => self.open_filtered(*resource, filter, faults, fx),
             Request::Search { text } => {
                 self.mode = Mode::Filter {
                     input: tui_input::Input::new(text),

@@ -10,6 +10,7 @@ mod events;
 mod helm;
 mod history;
 mod portforwards;
+mod pulse;
 mod text;
 mod usage;
 mod xray;

@@ -130,6 +130,15 @@ impl Screen {
     }
 }
 
+/// The component a screen is: its own, or for the pulse the state `App` keeps (its feeds'
+/// rows arrive while other screens are on top).
+fn component_of<'a>(app: &'a App, screen: Option<&'a Screen>) -> Option<&'a dyn Component> {
+    match screen? {
+        Screen::Pulse => app.pulse.as_deref().map(|p| p as &dyn Component),
+        s => s.component(),
+    }
+}
+
 /// Run `f` on the screen on top if it is a component: it leaves the stack while it runs (with
 /// the `Ctx` App lends), goes back, then App carries out its outcome. `None`: the screen on top
 /// is not a component; else whether it took the key.
@@ -138,6 +147,17 @@ fn on_top(
     fx: &mut Vec<Effect>,
     f: impl FnOnce(&mut dyn Component, &Ctx) -> Outcome,
 ) -> Option<bool> {
+    if matches!(app.current_screen(), Some(Screen::Pulse)) {
+        // The pulse takes every key (nothing goes to a table under it).
+        let Some(mut p) = app.pulse.take() else {
+            return Some(true);
+        };
+        let out = f(p.as_mut(), &app.ctx());
+        app.pulse = Some(p);
+        let taken = out.consumed();
+        app.run_outcome(out, fx);
+        return Some(taken);
+    }
     let mut top = app.stack.pop()?;
     let out = match top.component_mut() {
         Some(c) => f(c, &app.ctx()),
@@ -176,7 +196,7 @@ pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> 
 pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
     let taken = match on_top(app, fx, |c, ctx| c.on_action(action, ctx)) {
         Some(taken) => taken,
-        None => on_old_screen_key(app, action, fx),
+        None => on_old_screen_key(app),
     };
     if !taken && !app.on_table_key(action, fx) {
         app.on_events_key(action);
@@ -185,13 +205,8 @@ pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
 
 /// [`on_key`] for a screen not yet a component: true when taken (and what it does not take
 /// goes no further when it says so by returning true).
-fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
+fn on_old_screen_key(app: &App) -> bool {
     match app.current_screen() {
-        // The pulse takes Enter; the rest is not for a table under it.
-        Some(Screen::Pulse) => {
-            app.on_pulse_key(action, fx);
-            true
-        }
         // What the log view's key map does not bind does nothing there (no table beneath).
         Some(Screen::Logs(_)) => true,
         // A table, nothing, or a component (which answered already).
@@ -211,7 +226,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         return;
     }
     match app.current_screen() {
-        Some(Screen::Pulse) => app.nav_pulse(action),
         // The log view scrolls with its own keys.
         Some(Screen::Logs(_)) => {}
         Some(Screen::Table(id)) => {
@@ -224,7 +238,7 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
 
 /// Draw the screen on top into the body area.
 pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buffer) {
-    if let Some(c) = screen.and_then(Screen::component) {
+    if let Some(c) = component_of(app, screen) {
         return c.draw(area, buf, &app.ctx());
     }
     match screen {
@@ -232,7 +246,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
             Some(v) => app.render_table(v, area, buf),
             None => Paragraph::new("view closed").render(area, buf),
         },
-        Some(Screen::Pulse) => app.render_pulse(area, buf),
         Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
@@ -270,11 +283,10 @@ pub(crate) fn header_lines<'a>(
     label: Style,
     value: Style,
 ) -> Option<[Line<'a>; 2]> {
-    if let Some(c) = screen.and_then(Screen::component) {
+    if let Some(c) = component_of(app, screen) {
         return c.header(&app.ctx(), label, value);
     }
     match screen {
-        Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
         Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         _ => None,
     }
@@ -282,11 +294,10 @@ pub(crate) fn header_lines<'a>(
 
 /// The footer's key hints for a screen; `None`: the key map's hinted bindings.
 pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
-    if let Some(c) = screen.and_then(Screen::component) {
+    if let Some(c) = component_of(app, screen) {
         return c.hints(&app.ctx());
     }
     match screen {
-        Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
         Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         _ => None,
     }
