@@ -166,7 +166,8 @@ fn the_cluster_layer_never_imports_the_ui() {
 /// converted and 14 with the read-only screens converted; 16 once the containers screen and
 /// the command history (written against `App`, issue 41) joined; 15 with the usage columns a
 /// model (`ui::usage`, App's side in `ui::host`), 14 with the containers screen a component, 13 with
-/// the helm screens, 12 with the pulse.
+/// the helm screens, 12 with the pulse; with the log screen a component the `ui/` circle is 11
+/// and the largest is `src/bench/`'s (12: `bench` and its modules import each other).
 /// The issue's target is 6: the screens not yet components (`NOT_YET_COMPONENTS`)
 /// keep it above that. Lower it as screens are converted; never raise it.
 const LARGEST_CIRCLE_RATCHET: usize = 12;
@@ -177,7 +178,6 @@ const LARGEST_CIRCLE_RATCHET: usize = 12;
 /// needs to be on it).
 const NOT_YET_COMPONENTS: &[&str] = &[
     "src/ui/screens/k9s.rs",
-    "src/ui/screens/logs.rs",
     "src/ui/screens/operations.rs",
     "src/ui/screens/table.rs",
 ];

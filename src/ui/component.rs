@@ -279,6 +279,8 @@ pub enum Request {
         filter: Option<String>,
         faults: bool,
     },
+    /// The key acknowledged the footer message: it goes.
+    ClearMessage,
 }
 
 /// What a component may read while it handles a key or draws: shared references to `App`'s

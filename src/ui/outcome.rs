@@ -232,6 +232,7 @@ impl App {
                 filter,
                 faults,
             } => self.open_filtered(*resource, filter, faults, fx),
+            Request::ClearMessage => self.message = None,
             Request::Search { text } => {
                 self.mode = Mode::Filter {
                     input: tui_input::Input::new(text),

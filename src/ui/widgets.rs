@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::action::InformerState;
 use super::app::{App, Mode, Screen, events_pane_rows};
+use super::component::Component;
 use super::keys::KeyAction;
 use super::kit::{DIM, KEY, countdown, fit_message, hint_name, state_text, truncate};
 use super::screens;
@@ -24,7 +25,7 @@ impl Widget for &App {
             && l.view.fullscreen
             && !prompt
         {
-            self.render_logs(l, area, buf);
+            l.draw(area, buf, &self.ctx());
             screens::draw_dialog(self, area, buf);
             return;
         }

@@ -9,6 +9,7 @@ mod contexts;
 mod events;
 mod helm;
 mod history;
+mod logs;
 mod portforwards;
 mod pulse;
 mod text;

@@ -107,6 +107,7 @@ impl Screen {
             Screen::Xray(s) => Some(s.as_ref()),
             Screen::Containers(s) => Some(s.as_ref()),
             Screen::Helm(s) => Some(s.as_ref()),
+            Screen::Logs(s) => Some(s.as_ref()),
             _ => None,
         }
     }
@@ -125,6 +126,7 @@ impl Screen {
             Screen::Xray(s) => Some(s.as_mut()),
             Screen::Containers(s) => Some(s.as_mut()),
             Screen::Helm(s) => Some(s.as_mut()),
+            Screen::Logs(s) => Some(s.as_mut()),
             _ => None,
         }
     }
@@ -181,36 +183,17 @@ pub(crate) fn on_top_action(app: &mut App, action: KeyAction, fx: &mut Vec<Effec
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
 /// view) takes it here; true when taken.
 pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
-    if let Some(taken) = on_top(app, fx, |c, ctx| c.on_key(key, ctx)) {
-        return taken;
-    }
-    match app.current_screen() {
-        Some(Screen::Logs(_)) => app.on_logs_key(key, fx),
-        _ => false,
-    }
+    on_top(app, fx, |c, ctx| c.on_key(key, ctx)).unwrap_or(false)
 }
 
 /// A key that is not global (quit, help, command line, back, moves, the event pane): the screen
 /// on top takes it first; what it does not take goes to the resource table under it (sorting,
 /// filtering, YAML of the selection), then to the event pane.
 pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
-    let taken = match on_top(app, fx, |c, ctx| c.on_action(action, ctx)) {
-        Some(taken) => taken,
-        None => on_old_screen_key(app),
-    };
+    // A table, nothing, or a component that did not take it.
+    let taken = on_top(app, fx, |c, ctx| c.on_action(action, ctx)).unwrap_or(false);
     if !taken && !app.on_table_key(action, fx) {
         app.on_events_key(action);
-    }
-}
-
-/// [`on_key`] for a screen not yet a component: true when taken (and what it does not take
-/// goes no further when it says so by returning true).
-fn on_old_screen_key(app: &App) -> bool {
-    match app.current_screen() {
-        // What the log view's key map does not bind does nothing there (no table beneath).
-        Some(Screen::Logs(_)) => true,
-        // A table, nothing, or a component (which answered already).
-        _ => false,
     }
 }
 
@@ -226,8 +209,6 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
         return;
     }
     match app.current_screen() {
-        // The log view scrolls with its own keys.
-        Some(Screen::Logs(_)) => {}
         Some(Screen::Table(id)) => {
             let id = *id;
             app.nav_table(id, action, n);
@@ -246,7 +227,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
             Some(v) => app.render_table(v, area, buf),
             None => Paragraph::new("view closed").render(area, buf),
         },
-        Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
         Some(_) => {}
@@ -287,7 +267,6 @@ pub(crate) fn header_lines<'a>(
         return c.header(&app.ctx(), label, value);
     }
     match screen {
-        Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
         _ => None,
     }
 }
@@ -298,7 +277,6 @@ pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>
         return c.hints(&app.ctx());
     }
     match screen {
-        Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
         _ => None,
     }
 }
