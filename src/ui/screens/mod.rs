@@ -208,12 +208,9 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
     {
         return;
     }
-    match app.current_screen() {
-        Some(Screen::Table(id)) => {
-            let id = *id;
-            app.nav_table(id, action, n);
-        }
-        _ => {}
+    if let Some(Screen::Table(id)) = app.current_screen() {
+        let id = *id;
+        app.nav_table(id, action, n);
     }
 }
 
@@ -263,20 +260,10 @@ pub(crate) fn header_lines<'a>(
     label: Style,
     value: Style,
 ) -> Option<[Line<'a>; 2]> {
-    if let Some(c) = component_of(app, screen) {
-        return c.header(&app.ctx(), label, value);
-    }
-    match screen {
-        _ => None,
-    }
+    component_of(app, screen).and_then(|c| c.header(&app.ctx(), label, value))
 }
 
 /// The footer's key hints for a screen; `None`: the key map's hinted bindings.
 pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
-    if let Some(c) = component_of(app, screen) {
-        return c.hints(&app.ctx());
-    }
-    match screen {
-        _ => None,
-    }
+    component_of(app, screen).and_then(|c| c.hints(&app.ctx()))
 }

@@ -2,9 +2,9 @@
 //! ([`crate::ui::pulse::Pulse`]: counts kept incrementally, sparklines, top restarts, warnings).
 //!
 //! Opening it asks the runtime for one feed per kind the pulse follows (pods, deployments,
-//! nodes, jobs, events: [`Effect::OpenResource`] with view ids that are not tables; the runtime
+//! nodes, jobs, events: `Effect::OpenResource` with view ids that are not tables; the runtime
 //! shares the informers with the views that use them) and for node metrics
-//! ([`Effect::WatchMetrics`]); closing it closes those feeds ([`Effect::CloseView`]), which ends
+//! (`Effect::WatchMetrics`); closing it closes those feeds (`Effect::CloseView`), which ends
 //! the metrics poller when no nodes view uses it. The rows of those feeds go to the model, not
 //! to a table. Rows do not redraw by themselves: the once-a-second tick redraws the pulse (its
 //! sparklines move each second), so a churning cluster costs at most one pulse frame a second
