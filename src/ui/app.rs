@@ -729,7 +729,7 @@ impl App {
             {
                 fx.push(Effect::CloseHistory);
             }
-            Some(Screen::Helm(_)) => screens::helm::closed(self, fx),
+            Some(Screen::Helm(_)) => self.helm_closed(fx),
             _ => {}
         }
     }
@@ -753,7 +753,7 @@ impl App {
             match s {
                 Screen::Logs(l) => fx.push(Effect::CloseLogs { view: l.stream }),
                 Screen::Xray(x) => Self::close_xray(&x, fx),
-                Screen::Helm(_) => screens::helm::closed(self, fx),
+                Screen::Helm(_) => self.helm_closed(fx),
                 _ => {}
             }
         }
@@ -844,10 +844,8 @@ impl App {
                 self.on_text(request, result.map(TextResult::Describe))
             }
             Action::Drain(ev) => self.on_drain_event(ev),
-            Action::HelmReleases(result) => screens::helm::on_releases(self, result),
-            Action::HelmRelease { request, result } => {
-                screens::helm::on_release(self, request, result)
-            }
+            Action::HelmReleases(result) => self.on_helm_releases(result),
+            Action::HelmRelease { request, result } => self.on_helm_release(request, result),
             Action::Ports {
                 namespace,
                 pod,

@@ -52,7 +52,7 @@ impl App {
             }
             "xray" => self.open_xray(arg, fx),
             "helm" | "hm" | "charts" | "chart" => {
-                crate::ui::screens::helm::open(self, arg, fx);
+                self.open_helm(arg, fx);
                 // A view command, as in k9s: `[` and `-` come back to it.
                 self.nav_history.record(line);
             }

@@ -61,10 +61,12 @@ use super::event_log::{EventLog, LogChange};
 use super::keys::{KeyAction, KeyMap};
 use super::log_stream::ContainerPick;
 use super::log_view::LogKeyMap;
+use super::metrics::MetricsScope;
 use super::operate::Write;
 use super::plugin_run::PluginRun;
 use super::portforward::ForwardRow;
 use super::theme::Theme;
+use super::usage::UsageMap;
 use super::view::{ResourceView, TextKind};
 use crate::cluster::ResourceInfo;
 use crate::config::UserConfig;
@@ -266,6 +268,23 @@ pub enum Request {
         pod: String,
         ports: Vec<ContainerPort>,
     },
+    /// The component numbered `requests` fetches from [`Ctx::next_request`] on and `views`
+    /// streams or feeds from [`Ctx::next_view`] on: `App` counts past them.
+    UseIds { requests: u64, views: u64 },
+    /// Push a text screen titled `title` showing the answer to the fetch `request` (asked for
+    /// in the same outcome).
+    AwaitText { title: String, request: u64 },
+    /// The revisions of the helm release `namespace/name`, over the releases.
+    OpenHelmRelease { namespace: String, name: String },
+    /// Open a table of `resource` (in the namespace scope) on top, its text filter `filter`
+    /// and, with `faults`, only its faulty rows (`ctrl-z`).
+    OpenFiltered {
+        resource: Box<ResourceInfo>,
+        filter: Option<String>,
+        faults: bool,
+    },
+    /// The key acknowledged the footer message: it goes.
+    ClearMessage,
 }
 
 /// What the `/` line tells the screen on top.
@@ -327,6 +346,14 @@ pub struct Ctx<'a> {
     pub command_history: &'a std::collections::VecDeque<String>,
     /// The namespaces view (the names `:ns` completes).
     pub ns_view: Option<ViewId>,
+    /// The number the next fetch takes (a component that fetches numbers its own from here on
+    /// and asks for [`Request::UseIds`]).
+    pub next_request: u64,
+    /// The id the next stream or feed takes (the same, for [`Request::UseIds`]).
+    pub next_view: ViewId,
+    /// The last metrics poll of each scope, and why metrics are unavailable (if they are).
+    pub metrics: &'a HashMap<MetricsScope, UsageMap>,
+    pub metrics_unavailable: Option<&'a str>,
 }
 
 impl Ctx<'_> {

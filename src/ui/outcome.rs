@@ -9,6 +9,7 @@ use super::operate::Write;
 use super::screens::confirm::{ConfirmWrite, Pending};
 use super::screens::history_diff::DiffView;
 use super::screens::prompt::Prompt;
+use super::view::TextKind;
 
 impl App {
     /// What a component may read now.
@@ -38,6 +39,10 @@ impl App {
             forwards: &self.forwards,
             command_history: &self.command_history,
             ns_view: self.ns_view,
+            next_request: self.next_request,
+            next_view: self.next_view,
+            metrics: &self.metrics,
+            metrics_unavailable: self.metrics_unavailable.as_deref(),
         }
     }
 
@@ -211,6 +216,26 @@ impl App {
                 pod,
                 ports,
             } => self.open_forward_dialog_with(namespace, pod, ports),
+            Request::UseIds { requests, views } => {
+                self.next_request += requests;
+                self.next_view += views;
+            }
+            Request::AwaitText { title, request } => {
+                self.stack
+                    .push(Screen::Text(super::screens::text::TextView::new(
+                        TextKind::Describe,
+                        title,
+                        request,
+                        None,
+                    )))
+            }
+            Request::OpenHelmRelease { namespace, name } => self.open_helm_release(namespace, name),
+            Request::OpenFiltered {
+                resource,
+                filter,
+                faults,
+            } => self.open_filtered(*resource, filter, faults, fx),
+            Request::ClearMessage => self.message = None,
             Request::Search { text } => {
                 self.mode = Mode::Filter {
                     input: Prompt::filter(text),

@@ -25,7 +25,7 @@ impl Widget for &App {
             && l.view.fullscreen
             && !prompt
         {
-            self.render_logs(l, area, buf);
+            l.draw(area, buf, &self.ctx());
             screens::draw_dialog(self, area, buf);
             return;
         }

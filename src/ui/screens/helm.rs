@@ -7,6 +7,11 @@
 //! `d` a diff of the values and manifest between two revisions (the selected one and the one
 //! marked with `space`, else the one before it). On the revisions, Enter is that diff too.
 //!
+//! The screen is a [component](crate::ui::component): it numbers its GETs from
+//! `Ctx::next_request` (asking `App` to count past them) and asks `App` to push what it opens
+//! (a release's revisions, a text screen, a diff). `App`'s side (`:helm`, the feed's answers,
+//! the fetched releases) is `ui/host/helm.rs`.
+//!
 //! Where this differs from k9s: uninstall and rollback are not built in (k9s has them); they stay
 //! with plugins, as most k9s users run them.
 
@@ -18,16 +23,13 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Row, Table, Widget};
 
-use super::Screen;
-use super::history_diff::DiffView;
-use super::text::{TextKind, TextView};
 use crate::helm::{Release, Revision};
-use crate::informer::history::text_diff;
+use crate::informer::history::{DiffLine, text_diff};
 use crate::render::Health;
 use crate::ui::action::Effect;
+use crate::ui::component::{Component, Ctx, Outcome, Request};
 use crate::ui::keys::KeyAction;
 use crate::ui::kit::{DIM, header_style, screen_block, widest};
-use crate::ui::theme::Theme;
 
 /// The footer hints of the screen.
 /// (`d`, the diff, is named in the header: the footer would call it describe.)
@@ -60,21 +62,6 @@ enum Pending {
         requests: [u64; 2],
         got: [Option<Box<Release>>; 2],
     },
-}
-
-/// What a key or an answer asks of the app.
-#[derive(Debug)]
-pub enum Outcome {
-    /// Not a key of this screen: the global keys have it.
-    Ignored,
-    /// Taken; nothing more to do.
-    Done,
-    /// Push this screen (and carry out these effects).
-    Open(Box<Screen>, Vec<Effect>),
-    /// Carry out these effects.
-    Effects(Vec<Effect>),
-    /// Say this on the footer (an error when true).
-    Say(String, bool),
 }
 
 /// One helm screen: the releases, or one release's revisions.
@@ -139,15 +126,18 @@ impl HelmScreen {
         self.cursor = self.cursor.min(len.saturating_sub(1));
     }
 
-    /// Up, down, page, top, bottom.
-    pub fn nav(&mut self, action: KeyAction, n: usize, page: usize) {
-        let len = self.rows().len();
-        self.cursor = crate::ui::cursor::moved_cursor(action, n, self.cursor, len);
-        self.scroll = crate::ui::cursor::scrolled_to(self.cursor, self.scroll, page.max(1));
+    /// The revisions of the release `namespace/name`, from this screen's rows (Enter on a
+    /// release).
+    pub fn revisions_of(&self, namespace: String, name: String) -> HelmScreen {
+        let mut revisions = HelmScreen::releases(self.namespace.clone());
+        revisions.release = Some((namespace, name));
+        revisions.revisions = Arc::clone(&self.revisions);
+        revisions.loaded = self.loaded;
+        revisions
     }
 
     /// A key (`next_request` numbers the GETs it asks for).
-    pub fn on_key(&mut self, action: KeyAction, next_request: &mut u64) -> Outcome {
+    fn on_key(&mut self, action: KeyAction, next_request: &mut u64) -> Outcome {
         let part = match action {
             KeyAction::HelmValues => Some(Part::Values),
             KeyAction::HelmAllValues => Some(Part::AllValues),
@@ -160,14 +150,11 @@ impl HelmScreen {
         }
         match action {
             KeyAction::Enter if self.release.is_none() => match self.selected() {
-                Some(r) => {
-                    let mut revisions = HelmScreen::releases(self.namespace.clone());
-                    revisions.release = Some((r.namespace.clone(), r.name.clone()));
-                    revisions.revisions = Arc::clone(&self.revisions);
-                    revisions.loaded = self.loaded;
-                    Outcome::Open(Box::new(Screen::Helm(Box::new(revisions))), Vec::new())
-                }
-                None => Outcome::Done,
+                Some(r) => Outcome::Ask(Request::OpenHelmRelease {
+                    namespace: r.namespace.clone(),
+                    name: r.name.clone(),
+                }),
+                None => Outcome::Consumed,
             },
             KeyAction::Enter | KeyAction::Describe => self.diff(next_request),
             // `space`: several actions share it (marks, xray's nodes).
@@ -179,7 +166,7 @@ impl HelmScreen {
                         Some(r)
                     };
                 }
-                Outcome::Done
+                Outcome::Consumed
             }
             KeyAction::Back
             | KeyAction::Quit
@@ -190,9 +177,9 @@ impl HelmScreen {
             | KeyAction::PageUp
             | KeyAction::PageDown
             | KeyAction::Top
-            | KeyAction::Bottom => Outcome::Ignored,
+            | KeyAction::Bottom => Outcome::NotConsumed,
             // A resource table's keys do nothing here.
-            _ => Outcome::Done,
+            _ => Outcome::Consumed,
         }
     }
 
@@ -212,7 +199,7 @@ impl HelmScreen {
 
     fn open_text(&mut self, part: Part, next_request: &mut u64) -> Outcome {
         let Some(rev) = self.selected().cloned() else {
-            return Outcome::Say("no release selected".into(), true);
+            return Outcome::Error("no release selected".into());
         };
         let (request, effect) = Self::fetch(&rev, next_request);
         self.pending.push(Pending::Text { request, part });
@@ -222,28 +209,17 @@ impl HelmScreen {
             Part::Manifest => "manifest",
             Part::Notes => "notes",
         };
-        let view = TextView {
-            kind: TextKind::Describe,
-            title: format!(
-                "{}/{} revision {} {what}",
-                rev.namespace, rev.name, rev.revision
-            ),
-            request,
-            lines: None,
-            value: None,
-            reveal: false,
-            scroll: 0,
-            wrap: true,
-            search: None,
-            hit: None,
-        };
-        Outcome::Open(Box::new(Screen::Text(view)), vec![effect])
+        let title = format!(
+            "{}/{} revision {} {what}",
+            rev.namespace, rev.name, rev.revision
+        );
+        Outcome::Effects(vec![effect]).then(Outcome::Ask(Request::AwaitText { title, request }))
     }
 
     /// A diff of the selected revision with the marked one, else with the one before it.
     fn diff(&mut self, next_request: &mut u64) -> Outcome {
         let Some(sel) = self.selected().cloned() else {
-            return Outcome::Say("no release selected".into(), true);
+            return Outcome::Error("no release selected".into());
         };
         let history = crate::helm::history(&self.revisions, &sel.namespace, &sel.name);
         let other = match self.marked.filter(|m| *m != sel.revision) {
@@ -251,13 +227,10 @@ impl HelmScreen {
             None => history.iter().find(|r| r.revision < sel.revision),
         };
         let Some(other) = other.map(|r| (*r).clone()) else {
-            return Outcome::Say(
-                format!(
-                    "{}: revision {} is the first: nothing to compare it with (space marks another)",
-                    sel.name, sel.revision
-                ),
-                true,
-            );
+            return Outcome::Error(format!(
+                "{}: revision {} is the first: nothing to compare it with (space marks another)",
+                sel.name, sel.revision
+            ));
         };
         let (old, new) = if other.revision < sel.revision {
             (other, sel)
@@ -315,19 +288,18 @@ impl HelmScreen {
                 let [Some(old), Some(new)] = got else {
                     return Some(Answer::Waiting);
                 };
-                let view = DiffView {
+                let diff = Answer::Diff {
                     title: title.clone(),
                     lines: text_diff(&diff_text(old), &diff_text(new)),
-                    scroll: 0,
                 };
                 self.pending.remove(i);
-                Some(Answer::Diff(Box::new(view)))
+                Some(diff)
             }
         }
     }
 
     /// Header lines 2 and 3.
-    pub fn header(&self, label: Style, value: Style) -> [Line<'static>; 2] {
+    fn header_lines(&self, label: Style, value: Style) -> [Line<'static>; 2] {
         let scope = self.namespace.as_deref().unwrap_or("all namespaces");
         let l2 = match &self.release {
             None => vec![
@@ -377,9 +349,37 @@ impl HelmScreen {
         };
         [Line::from(l2), Line::from(l3)]
     }
+}
+
+impl Component for HelmScreen {
+    fn on_action(&mut self, action: KeyAction, ctx: &Ctx) -> Outcome {
+        let mut next = ctx.next_request;
+        let out = self.on_key(action, &mut next);
+        match next - ctx.next_request {
+            0 => out,
+            requests => out.then(Outcome::Ask(Request::UseIds { requests, views: 0 })),
+        }
+    }
+
+    /// Up, down, page, top, bottom.
+    fn on_nav(&mut self, action: KeyAction, n: usize, ctx: &Ctx) {
+        let len = self.rows().len();
+        self.cursor = crate::ui::cursor::moved_cursor(action, n, self.cursor, len);
+        self.scroll =
+            crate::ui::cursor::scrolled_to(self.cursor, self.scroll, ctx.table_height.max(1));
+    }
+
+    fn header(&self, _ctx: &Ctx, label: Style, value: Style) -> Option<[Line<'static>; 2]> {
+        Some(self.header_lines(label, value))
+    }
+
+    fn hints(&self, _ctx: &Ctx) -> Option<Vec<KeyAction>> {
+        Some(HINTS.to_vec())
+    }
 
     /// The table.
-    pub fn draw(&self, now_ms: i64, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    fn draw(&self, area: Rect, buf: &mut Buffer, ctx: &Ctx) {
+        let (now_ms, theme) = (ctx.now_ms, ctx.theme);
         let rows = self.rows();
         let title = match &self.release {
             None => format!(
@@ -506,7 +506,7 @@ pub enum Answer {
     /// The other side of the diff has not come yet.
     Waiting,
     /// The diff, to push.
-    Diff(Box<DiffView>),
+    Diff { title: String, lines: Vec<DiffLine> },
     /// Why the diff cannot be shown.
     Failed(String),
 }
@@ -548,92 +548,4 @@ fn diff_text(r: &Release) -> String {
         yaml(&r.user_values()),
         r.manifest
     )
-}
-
-// ------------------------------------------------------------------ wiring into the app
-
-use crate::ui::app::App;
-
-/// `:helm` (the current scope), `:helm NS`, `:helm all` (or `-A`): the releases.
-pub(crate) fn open(app: &mut App, arg: Option<&str>, fx: &mut Vec<Effect>) {
-    let namespace = match arg {
-        Some("all" | "-A" | "*") => None,
-        Some(ns) => Some(ns.to_string()),
-        None => app.namespace.clone(),
-    };
-    // One helm screen at a time: `:helm` again replaces the screens (and the feed's scope).
-    app.stack.retain(|s| !matches!(s, Screen::Helm(_)));
-    fx.push(Effect::WatchHelm {
-        namespace: namespace.clone(),
-    });
-    app.stack
-        .push(Screen::Helm(Box::new(HelmScreen::releases(namespace))));
-}
-
-/// A key on a helm screen; false when it is not one (the global keys take it).
-pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
-    let mut next = app.next_request;
-    let Some(Screen::Helm(h)) = app.stack.last_mut() else {
-        return false;
-    };
-    let outcome = h.on_key(action, &mut next);
-    app.next_request = next;
-    match outcome {
-        Outcome::Ignored => return false,
-        Outcome::Done => {}
-        Outcome::Open(screen, effects) => {
-            fx.extend(effects);
-            app.stack.push(*screen);
-        }
-        Outcome::Effects(effects) => fx.extend(effects),
-        Outcome::Say(m, true) => app.error(m),
-        Outcome::Say(m, false) => app.info(m),
-    }
-    true
-}
-
-/// Up, down, page, top, bottom on the helm screen on top.
-pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
-    let page = app.table_height().max(1);
-    if let Some(Screen::Helm(h)) = app.stack.last_mut() {
-        h.nav(action, n, page);
-    }
-}
-
-/// The feed's rows: every helm screen on the stack takes them.
-pub(crate) fn on_releases(app: &mut App, result: Result<Vec<Revision>, String>) {
-    let shared = result.map(Arc::new);
-    for s in app.stack.iter_mut() {
-        if let Screen::Helm(h) = s {
-            h.set_revisions(&shared);
-        }
-    }
-    app.dirty = true;
-}
-
-/// A release fetched for a text screen or a diff.
-pub(crate) fn on_release(app: &mut App, request: u64, result: Result<Box<Release>, String>) {
-    let answer = app.stack.iter_mut().find_map(|s| match s {
-        Screen::Helm(h) => h.on_release(request, &result),
-        _ => None,
-    });
-    match answer {
-        Some(Answer::Text(text)) => {
-            app.on_text(request, text.map(super::text::TextResult::Describe))
-        }
-        // Shown only if the user is still where they asked for it.
-        Some(Answer::Diff(view)) if matches!(app.current_screen(), Some(Screen::Helm(_))) => {
-            app.stack.push(Screen::HistoryDiff(view));
-            app.dirty = true;
-        }
-        Some(Answer::Failed(e)) => app.error(e),
-        _ => {}
-    }
-}
-
-/// A helm screen left the stack: the feed stops with the last one.
-pub(crate) fn closed(app: &App, fx: &mut Vec<Effect>) {
-    if !app.stack.iter().any(|s| matches!(s, Screen::Helm(_))) {
-        fx.push(Effect::UnwatchHelm);
-    }
 }

@@ -134,6 +134,8 @@ impl Screen {
             Screen::PortForwards(s) => Some(s),
             Screen::Xray(s) => Some(s.as_ref()),
             Screen::Containers(s) => Some(s.as_ref()),
+            Screen::Helm(s) => Some(s.as_ref()),
+            Screen::Logs(s) => Some(s.as_ref()),
             _ => None,
         }
     }
@@ -151,8 +153,19 @@ impl Screen {
             Screen::PortForwards(s) => Some(s),
             Screen::Xray(s) => Some(s.as_mut()),
             Screen::Containers(s) => Some(s.as_mut()),
+            Screen::Helm(s) => Some(s.as_mut()),
+            Screen::Logs(s) => Some(s.as_mut()),
             _ => None,
         }
+    }
+}
+
+/// The component a screen is: its own, or for the pulse the state `App` keeps (its feeds'
+/// rows arrive while other screens are on top).
+fn component_of<'a>(app: &'a App, screen: Option<&'a Screen>) -> Option<&'a dyn Component> {
+    match screen? {
+        Screen::Pulse => app.pulse.as_deref().map(|p| p as &dyn Component),
+        s => s.component(),
     }
 }
 
@@ -164,6 +177,17 @@ fn on_top(
     fx: &mut Vec<Effect>,
     f: impl FnOnce(&mut dyn Component, &Ctx) -> Outcome,
 ) -> Option<bool> {
+    if matches!(app.current_screen(), Some(Screen::Pulse)) {
+        // The pulse takes every key (nothing goes to a table under it).
+        let Some(mut p) = app.pulse.take() else {
+            return Some(true);
+        };
+        let out = f(p.as_mut(), &app.ctx());
+        app.pulse = Some(p);
+        let taken = out.consumed();
+        app.run_outcome(out, fx);
+        return Some(taken);
+    }
     let mut top = app.stack.pop()?;
     let out = match top.component_mut() {
         Some(c) => f(c, &app.ctx()),
@@ -187,42 +211,17 @@ pub(crate) fn on_top_action(app: &mut App, action: KeyAction, fx: &mut Vec<Effec
 /// A key before the key map is asked (normal mode): a screen with its own key table (the log
 /// view) takes it here; true when taken.
 pub(crate) fn on_raw_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) -> bool {
-    if let Some(taken) = on_top(app, fx, |c, ctx| c.on_key(key, ctx)) {
-        return taken;
-    }
-    match app.current_screen() {
-        Some(Screen::Logs(_)) => app.on_logs_key(key, fx),
-        _ => false,
-    }
+    on_top(app, fx, |c, ctx| c.on_key(key, ctx)).unwrap_or(false)
 }
 
 /// A key that is not global (quit, help, command line, back, moves, the event pane): the screen
 /// on top takes it first; what it does not take goes to the resource table under it (sorting,
 /// filtering, YAML of the selection), then to the event pane.
 pub(crate) fn on_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) {
-    let taken = match on_top(app, fx, |c, ctx| c.on_action(action, ctx)) {
-        Some(taken) => taken,
-        None => on_old_screen_key(app, action, fx),
-    };
+    // A table, nothing, or a component that did not take it.
+    let taken = on_top(app, fx, |c, ctx| c.on_action(action, ctx)).unwrap_or(false);
     if !taken && !app.on_table_key(action, fx) {
         app.on_events_key(action);
-    }
-}
-
-/// [`on_key`] for a screen not yet a component: true when taken (and what it does not take
-/// goes no further when it says so by returning true).
-fn on_old_screen_key(app: &mut App, action: KeyAction, fx: &mut Vec<Effect>) -> bool {
-    match app.current_screen() {
-        // The pulse takes Enter; the rest is not for a table under it.
-        Some(Screen::Pulse) => {
-            app.on_pulse_key(action, fx);
-            true
-        }
-        // What the log view's key map does not bind does nothing there (no table beneath).
-        Some(Screen::Logs(_)) => true,
-        Some(Screen::Helm(_)) => helm::on_key(app, action, fx),
-        // A table, nothing, or a component (which answered already).
-        _ => false,
     }
 }
 
@@ -237,22 +236,15 @@ pub(crate) fn nav(app: &mut App, action: KeyAction, n: usize) {
     {
         return;
     }
-    match app.current_screen() {
-        Some(Screen::Pulse) => app.nav_pulse(action),
-        // The log view scrolls with its own keys.
-        Some(Screen::Logs(_)) => {}
-        Some(Screen::Helm(_)) => helm::nav(app, action, n),
-        Some(Screen::Table(id)) => {
-            let id = *id;
-            app.nav_table(id, action, n);
-        }
-        _ => {}
+    if let Some(Screen::Table(id)) = app.current_screen() {
+        let id = *id;
+        app.nav_table(id, action, n);
     }
 }
 
 /// Draw the screen on top into the body area.
 pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buffer) {
-    if let Some(c) = screen.and_then(Screen::component) {
+    if let Some(c) = component_of(app, screen) {
         return c.draw(area, buf, &app.ctx());
     }
     match screen {
@@ -260,9 +252,6 @@ pub(crate) fn draw(app: &App, screen: Option<&Screen>, area: Rect, buf: &mut Buf
             Some(v) => app.render_table(v, area, buf),
             None => Paragraph::new("view closed").render(area, buf),
         },
-        Some(Screen::Pulse) => app.render_pulse(area, buf),
-        Some(Screen::Logs(l)) => app.render_logs(l, area, buf),
-        Some(Screen::Helm(h)) => h.draw(app.now_ms, &app.theme, area, buf),
         None => Paragraph::new("starting…").render(area, buf),
         // A component (drawn above).
         Some(_) => {}
@@ -299,26 +288,10 @@ pub(crate) fn header_lines<'a>(
     label: Style,
     value: Style,
 ) -> Option<[Line<'a>; 2]> {
-    if let Some(c) = screen.and_then(Screen::component) {
-        return c.header(&app.ctx(), label, value);
-    }
-    match screen {
-        Some(Screen::Pulse) => Some(app.pulse_header(label, value)),
-        Some(Screen::Logs(l)) => Some(app.logs_header(l, label, value)),
-        Some(Screen::Helm(h)) => Some(h.header(label, value)),
-        _ => None,
-    }
+    component_of(app, screen).and_then(|c| c.header(&app.ctx(), label, value))
 }
 
 /// The footer's key hints for a screen; `None`: the key map's hinted bindings.
 pub(crate) fn hints(app: &App, screen: Option<&Screen>) -> Option<Vec<KeyAction>> {
-    if let Some(c) = screen.and_then(Screen::component) {
-        return c.hints(&app.ctx());
-    }
-    match screen {
-        Some(Screen::Pulse) => Some(pulse::HINTS.to_vec()),
-        Some(Screen::Logs(_)) => Some(logs::HINTS.to_vec()),
-        Some(Screen::Helm(_)) => Some(helm::HINTS.to_vec()),
-        _ => None,
-    }
+    component_of(app, screen).and_then(|c| c.hints(&app.ctx()))
 }
