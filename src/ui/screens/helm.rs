@@ -561,8 +561,9 @@ pub(crate) fn open(app: &mut App, arg: Option<&str>, fx: &mut Vec<Effect>) {
         Some(ns) => Some(ns.to_string()),
         None => app.namespace.clone(),
     };
-    // One helm screen at a time: `:helm` again replaces the screens (and the feed's scope).
-    app.stack.retain(|s| !matches!(s, Screen::Helm(_)));
+    // A command replaces the stack, as in k9s (`:helm` over a pod's containers is `<helm>`,
+    // not `<pods> <containers> <helm>`); `[` and `-` come back to the command before.
+    app.clear_stack(fx);
     fx.push(Effect::WatchHelm {
         namespace: namespace.clone(),
     });
