@@ -319,6 +319,9 @@ impl HelmScreen {
                     title: title.clone(),
                     lines: text_diff(&diff_text(old), &diff_text(new)),
                     scroll: 0,
+                    about: Some(
+                        "the two revisions' user-supplied values, then their rendered manifests",
+                    ),
                 };
                 self.pending.remove(i);
                 Some(Answer::Diff(Box::new(view)))
