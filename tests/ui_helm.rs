@@ -306,6 +306,15 @@ fn d_diffs_the_selected_revision_with_the_one_before_it() {
         lines.contains(&"Added(\"  replicas: 5\")".to_string()),
         "{lines:?}"
     );
+    // The header says what a helm diff compares (not history's recorded fields).
+    let screen = format!("{:?}", draw(&mut app, 120, 30).backend());
+    assert!(
+        screen.contains(
+            "Compares: the two revisions' user-supplied values, then their rendered manifests"
+        ),
+        "{screen}"
+    );
+    assert!(!screen.contains("recorded fields"), "{screen}");
 }
 
 #[test]

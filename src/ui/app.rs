@@ -710,6 +710,11 @@ impl App {
 
     pub(super) fn pop_screen(&mut self, fx: &mut Vec<Effect>) {
         if self.stack.len() <= 1 {
+            // A command's own view alone on the stack (`:helm`): back to the command before,
+            // as k9s's Esc on a root view (`PrevCmd`).
+            if matches!(self.stack.last(), Some(Screen::Helm(_))) {
+                self.nav_step(true, fx);
+            }
             return;
         }
         match self.stack.pop() {
@@ -736,6 +741,15 @@ impl App {
 
     /// Replace the whole stack with a new root table.
     pub(super) fn reset_to(&mut self, resource: ResourceInfo, fx: &mut Vec<Effect>) {
+        self.clear_stack(fx);
+        let ns = self.scope_for(&resource);
+        let id = self.open_view(resource, ns, fx);
+        self.stack.push(Screen::Table(id));
+    }
+
+    /// Close every screen and view (but the namespaces table kept for `:ns`), as a `:`
+    /// command does in k9s before it shows its view: the breadcrumbs then name that view only.
+    pub(crate) fn clear_stack(&mut self, fx: &mut Vec<Effect>) {
         let old: Vec<ViewId> = self
             .views
             .keys()
@@ -757,9 +771,6 @@ impl App {
                 _ => {}
             }
         }
-        let ns = self.scope_for(&resource);
-        let id = self.open_view(resource, ns, fx);
-        self.stack.push(Screen::Table(id));
     }
 
     /// Apply one action; returns what the runtime must do.

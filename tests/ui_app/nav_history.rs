@@ -141,3 +141,25 @@ fn the_event_pane_is_one_line_at_30_rows_and_a_quarter_of_the_body_above() {
     app.update(Action::Resize(200, 50));
     assert!(screen_text(&app).contains("DeltaFIFO events["));
 }
+
+#[test]
+fn a_command_over_the_containers_replaces_the_stack_and_brackets_still_go_back() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    app.update(code(KeyCode::Enter));
+    assert_eq!(
+        kinformer::ui::nav_history::crumbs(&app),
+        ["pods", "containers(web-1)"]
+    );
+    run_line(&mut app, "helm");
+    assert_eq!(kinformer::ui::nav_history::crumbs(&app), ["helm"]);
+    let text = screen_text(&app);
+    assert!(!text.contains("<containers(web-1)>"), "{text}");
+    // `[`: the command before, its table alone on the stack.
+    app.update(key('['));
+    assert_eq!(kinformer::ui::nav_history::crumbs(&app), ["pods"]);
+    // `]`: forward to :helm, and esc there returns to the command before, as k9s's esc.
+    app.update(key(']'));
+    assert_eq!(kinformer::ui::nav_history::crumbs(&app), ["helm"]);
+    app.update(code(KeyCode::Esc));
+    assert_eq!(kinformer::ui::nav_history::crumbs(&app), ["pods"]);
+}

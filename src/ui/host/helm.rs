@@ -19,8 +19,9 @@ impl App {
             Some(ns) => Some(ns.to_string()),
             None => self.namespace.clone(),
         };
-        // One helm screen at a time: `:helm` again replaces the screens (and the feed's scope).
-        self.stack.retain(|s| !matches!(s, Screen::Helm(_)));
+        // A command replaces the stack, as in k9s (`:helm` over a pod's containers is `<helm>`,
+        // not `<pods> <containers> <helm>`); `[` and `-` come back to the command before.
+        self.clear_stack(fx);
         fx.push(Effect::WatchHelm {
             namespace: namespace.clone(),
         });
@@ -59,8 +60,10 @@ impl App {
             Some(Answer::Diff { title, lines })
                 if matches!(self.current_screen(), Some(Screen::Helm(_))) =>
             {
-                self.stack
-                    .push(Screen::HistoryDiff(Box::new(DiffView::new(title, lines))));
+                let mut view = DiffView::new(title, lines);
+                view.about =
+                    Some("the two revisions' user-supplied values, then their rendered manifests");
+                self.stack.push(Screen::HistoryDiff(Box::new(view)));
                 self.dirty = true;
             }
             Some(Answer::Failed(e)) => self.error(e),

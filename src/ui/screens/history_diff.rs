@@ -18,6 +18,8 @@ pub struct DiffView {
     pub title: String,
     pub lines: Vec<DiffLine>,
     pub scroll: usize,
+    /// What is compared, for the third header line (`None`: history's recorded fields).
+    pub about: Option<&'static str>,
 }
 
 impl DiffView {
@@ -26,6 +28,7 @@ impl DiffView {
             title,
             lines,
             scroll: 0,
+            about: None,
         }
     }
 }
@@ -68,9 +71,18 @@ fn diff_header(d: &DiffView, label: Style, value: Style) -> [Line<'static>; 2] {
             Span::styled(d.title.clone(), value),
         ]),
         Line::from(vec![
-            Span::styled(" Fields: ", label),
             Span::styled(
-                "the recorded fields of the two versions, one dotted path a line".to_string(),
+                if d.about.is_some() {
+                    " Compares: "
+                } else {
+                    " Fields: "
+                },
+                label,
+            ),
+            Span::styled(
+                d.about
+                    .unwrap_or("the recorded fields of the two versions, one dotted path a line")
+                    .to_string(),
                 value,
             ),
         ]),
