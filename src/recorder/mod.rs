@@ -31,19 +31,18 @@
 //! The file is in WAL mode with `synchronous = NORMAL`: a committed batch survives `kill -9`
 //! (only a power cut may lose the last batches), and the file always opens.
 //!
-//! Measured (2026-12-07 22:11 UTC, debug build, the 2 shared cores at load 8–10; the release
-//! build did not finish in time under that load): a demo server with 10,000 realistic pods and
-//! 100 changes/s, `record` (default kinds) against `record --informers-only` for 120 s: 11.5 s
-//! of CPU against 3.8 s (the target is +10 %: a miss in debug; serialising, diffing and
-//! compressing every version on the writer thread, and the first list's 17,600 whole objects,
-//! are most of it). The file: 34.5 MB after 120 s, ~23 MB of it the first list; the churn's
-//! ~11.8 MB per 120 s extrapolates to ~380 MB an hour (target 200 MB): half of it new Events
-//! (each a new object, stored whole, with its `objects` row and unique-index entry), then the
-//! `fields` text and the row overhead. `replay` of that file: 8.4 s to the first table (every
-//! version is loaded into history first: linear, so ~4 min from 1 GB; target 1 s), a first
-//! `:at` over 10,000 pods 210 ms, a `[` step 42 ms. Next steps: load lazily (the state at the
-//! instant from the last whole versions first, history behind it), Events as rows of `events`
-//! only, `fields` as interned path ids.
+//! Measured (`scripts/bench_recorder.sh`, SECS=60, release build, 2026-12-08 01:13 UTC, the
+//! 2 shared cores at load 13–15): a demo server with 10,000 realistic pods and 100 changes/s,
+//! `record` against `record --informers-only`: 5.77 s of CPU against 0.95 s in 60 s (+507 %,
+//! the first list's 17,000 whole objects included; target +10 %: a miss, not profiled yet:
+//! the suspects are the writer's JSON round trip of every version, `serde_json::to_value`,
+//! the diff walk and zlib on the whole ones). The file: 32.4 MB after 60 s; the churn's
+//! versions and Events hold ~2.35 MB of bodies a minute (~140 MB an hour before indexes).
+//! `replay` of it: open 0.12 s, first table drawn 1.9 s, an `:at` over 10k pods 3.3 s: each
+//! past view rebuilds every object from the file (inflate, JSON parse, deserialize), ~0.3 ms
+//! a pod at that load. Next steps: cache the objects rebuilt per instant and patch them
+//! forward on a step, store bodies as the rows' printed cells for the first table, profile
+//! the writer.
 //!
 //! Invariants:
 //! - every object's first version held is whole: pruning (`--max-mib`) deletes the oldest

@@ -62,6 +62,10 @@ pub struct Loaded {
     pub unreadable: u64,
 }
 
+/// Each object's latest state while a recording loads, by object row (an Event by the negated
+/// id of its first row): the JSON, whether deleted, its resource and kind.
+type Current = HashMap<i64, (Value, bool, Arc<str>, Arc<str>)>;
+
 /// One object as it was at an instant ([`Recording::state_at`]).
 #[derive(Debug, Clone)]
 pub struct StateRow {
@@ -169,8 +173,8 @@ impl Recording {
                     "SELECT r.resource, r.api_version, r.kind, r.plural,
                      EXISTS (SELECT 1 FROM objects o WHERE o.resource = r.resource
                              AND o.namespace <> '')
-                     OR EXISTS (SELECT 1 FROM events e WHERE e.resource = r.resource
-                             AND e.namespace <> '')
+                     OR (r.kind = 'Event' AND EXISTS (SELECT 1 FROM events e
+                             WHERE e.resource = r.resource AND e.namespace <> ''))
                      FROM resources r ORDER BY r.resource",
                 )?
                 .query_map([], |r| {
@@ -250,7 +254,7 @@ impl Recording {
         args: &[&dyn rusqlite::ToSql],
         loaded: &mut Loaded,
         intern: &mut impl FnMut(String) -> Arc<str>,
-        current: &mut HashMap<i64, (Value, bool, Arc<str>, Arc<str>)>,
+        current: &mut Current,
         total: Option<i64>,
         mut progress: impl FnMut(u64, u64),
     ) -> Result<(), Error> {
@@ -360,7 +364,7 @@ impl Recording {
         cluster: Option<&str>,
         loaded: &mut Loaded,
         intern: &mut impl FnMut(String) -> Arc<str>,
-        current: &mut HashMap<i64, (Value, bool, Arc<str>, Arc<str>)>,
+        current: &mut Current,
     ) -> Result<(), Error> {
         let mut stmt = self
             .conn
@@ -563,14 +567,14 @@ impl Recording {
             if cur.as_ref().is_some_and(|c| c.0 != object) {
                 finish(cur.take(), out)?;
             }
-            match (&mut cur, body) {
-                (_, Some(v)) if whole => cur = Some((object, v, version, at, deleted)),
-                (Some(c), Some(Value::Array(ops))) => {
-                    if patch::apply(&mut c.1, &ops).is_ok() {
-                        (c.2, c.3, c.4) = (version, at, deleted);
-                    }
+            if whole {
+                if let Some(v) = body {
+                    cur = Some((object, v, version, at, deleted));
                 }
-                _ => {}
+            } else if let (Some(c), Some(Value::Array(ops))) = (cur.as_mut(), body)
+                && patch::apply(&mut c.1, &ops).is_ok()
+            {
+                (c.2, c.3, c.4) = (version, at, deleted);
             }
         }
         finish(cur.take(), out)

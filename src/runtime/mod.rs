@@ -312,6 +312,42 @@ pub(crate) fn factory_with(
     ))
 }
 
+/// The answer to [`Effect::FetchChanges`] from `history` (the live runtime's and a replay's).
+pub(crate) fn changes(
+    history: &History,
+    filter: crate::ui::action::ChangesFilter,
+    limit: usize,
+) -> Action {
+    let selector = crate::selector::LabelSelector::parse(&filter.selector)
+        .ok()
+        .filter(|s| !s.is_empty());
+    let rows = history.latest(limit, |id, labels| {
+        filter.passes(selector.as_ref(), &id.resource, &id.key, labels)
+    });
+    let stats = history.stats();
+    Action::Changes {
+        filter,
+        rows,
+        stats,
+    }
+}
+
+/// [`Effect::SaveTable`]: write the table, and the footer's line saying so (or why not).
+pub(crate) fn save_table(path: &std::path::Path, contents: &str, rows: usize) -> Action {
+    let written = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(path, contents.as_bytes()));
+    let (message, error) = match written {
+        Ok(()) => {
+            tracing::info!(path = %path.display(), rows, "table saved");
+            (format!("saved {rows} rows to {}", path.display()), false)
+        }
+        Err(e) => (format!("saving the table: {}: {e}", path.display()), true),
+    };
+    Action::Notify { message, error }
+}
+
 /// The bounded streams a runtime's frame loop reads besides its action channel.
 struct Streams {
     metrics_rx: mpsc::Receiver<MetricsUpdate>,
@@ -628,18 +664,7 @@ impl Runtime {
                 });
             }
             Effect::FetchChanges { filter, limit } => {
-                let selector = crate::selector::LabelSelector::parse(&filter.selector)
-                    .ok()
-                    .filter(|s| !s.is_empty());
-                let rows = self.history.latest(limit, |id, labels| {
-                    filter.passes(selector.as_ref(), &id.resource, &id.key, labels)
-                });
-                let stats = self.history.stats();
-                let _ = self.tx.send(Action::Changes {
-                    filter,
-                    rows,
-                    stats,
-                });
+                let _ = self.tx.send(changes(&self.history, filter, limit));
             }
             Effect::SaveTable {
                 path,
@@ -648,18 +673,7 @@ impl Runtime {
             } => {
                 let tx = self.tx.clone();
                 tokio::task::spawn_blocking(move || {
-                    let written = path
-                        .parent()
-                        .map_or(Ok(()), std::fs::create_dir_all)
-                        .and_then(|()| std::fs::write(&path, contents.as_bytes()));
-                    let (message, error) = match written {
-                        Ok(()) => {
-                            tracing::info!(path = %path.display(), rows, "table saved");
-                            (format!("saved {rows} rows to {}", path.display()), false)
-                        }
-                        Err(e) => (format!("saving the table: {}: {e}", path.display()), true),
-                    };
-                    let _ = tx.send(Action::Notify { message, error });
+                    let _ = tx.send(save_table(&path, &contents, rows));
                 });
             }
             e @ (Effect::OpenLogs { .. } | Effect::CloseLogs { .. } | Effect::SaveLogs { .. }) => {

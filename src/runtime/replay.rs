@@ -225,7 +225,11 @@ impl ReplayBackend {
     }
 
     /// `resource` in `namespace` as it was at `at_ms`, read from the file.
-    pub fn past_view(&self, resource: &str, namespace: Option<&str>, at_ms: i64) -> PastView {
+    pub fn past_view(&self, resource: &str, namespace: Option<&str>, asked_ms: i64) -> PastView {
+        // Before the first instant recorded: the first (as a live past view clamps to the
+        // oldest version its history holds).
+        let start = self.span().0;
+        let at_ms = asked_ms.max(start);
         let mut rows: Vec<PastRow> = self
             .recording
             .state_at(resource, at_ms)
@@ -244,9 +248,9 @@ impl ReplayBackend {
             .collect();
         rows.sort_by(|a, b| a.key.cmp(&b.key));
         PastView {
-            asked_ms: at_ms,
+            asked_ms,
             at_ms,
-            earliest_ms: None,
+            earliest_ms: Some(start),
             rows,
         }
     }
@@ -430,21 +434,7 @@ impl ReplayBackend {
                 );
             }
             Effect::FetchChanges { filter, limit } => {
-                let selector = crate::selector::LabelSelector::parse(&filter.selector)
-                    .ok()
-                    .filter(|s| !s.is_empty());
-                let rows = self.history.latest(limit, |id, labels| {
-                    filter.passes(selector.as_ref(), &id.resource, &id.key, labels)
-                });
-                let stats = self.history.stats();
-                answer(
-                    app,
-                    Action::Changes {
-                        filter,
-                        rows,
-                        stats,
-                    },
-                );
+                answer(app, super::changes(&self.history, filter, limit));
                 if !self.loading.1.load(Ordering::Relaxed) {
                     answer(
                         app,
@@ -490,17 +480,7 @@ impl ReplayBackend {
                 path,
                 contents,
                 rows,
-            } => {
-                let written = path
-                    .parent()
-                    .map_or(Ok(()), std::fs::create_dir_all)
-                    .and_then(|()| std::fs::write(&path, contents.as_bytes()));
-                let (message, error) = match written {
-                    Ok(()) => (format!("saved {rows} rows to {}", path.display()), false),
-                    Err(e) => (format!("saving the table: {}: {e}", path.display()), true),
-                };
-                answer(app, Action::Notify { message, error });
-            }
+            } => answer(app, super::save_table(&path, &contents, rows)),
             // Nothing to start or stop without a cluster.
             Effect::CloseHistory
             | Effect::SetDrill { .. }
