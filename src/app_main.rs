@@ -648,6 +648,9 @@ enum DemoRun {
         kubeconfig: String,
         cancel: tokio_util::sync::CancellationToken,
         running: tokio::task::JoinHandle<Result<RunningDemo, MainError>>,
+        /// Dropped unstopped (the dashboard returned an error): the seed stops too, or the
+        /// runtime's end would wait for its thread.
+        _stop_seed: tokio_util::sync::DropGuard,
     },
     Fleet(RunningFleet),
 }
@@ -658,6 +661,7 @@ impl DemoRun {
             url: d.handle.base_url(),
             kubeconfig: d.handle.kubeconfig_yaml(),
             cancel: d.cancel.clone(),
+            _stop_seed: d.cancel.clone().drop_guard(),
             running: tokio::spawn(d.seeded()),
         }
     }

@@ -1,5 +1,5 @@
-//! Figure 11 (issue 28): how the App's costs grow with the number of objects — 10k, 100k, 150k
-//! and 300k pods (`--smoke`: 2k and 20k). For each size, the dashboard's real [`App`] holds that
+//! Figure 11 (issue 28): how the App's costs grow with the number of objects — 10k, 100k, 150k,
+//! 300k and 1M pods (`--smoke`: 2k and 20k; 1M needs ~3 GB). For each size, the dashboard's real [`App`] holds that
 //! many fixture pods (pruned by the cache transform, in an indexer with the dashboard's indexes
 //! attached as the runtime attaches it) and the bench measures:
 //! - the list streaming in: every pod sent as `Action::ListedRows` in batches of
@@ -19,7 +19,10 @@
 //! - one watch event's cost to the view (summary + `Action::Rows` into the sorted table);
 //! - the App loop while idle: a 1 s `Action::Tick` and the frame it asks for, as a share of one
 //!   core (the informer's own idle share, a watch with nothing on it, does not grow with the
-//!   number of objects: figure 6b measures it).
+//!   number of objects: figure 6b measures it);
+//! - memory per pod once the App holds them all: RSS above the bench's start (the store, its
+//!   indexes, the rows and the table) over the pods; a size above 100k is held to the 100k
+//!   figure + 10 %.
 //!
 //! The table is sorted by key while the list streams (the default), then by STATUS. Frames are
 //! reported by wall time and by that less the time their thread waited for a CPU (`on-CPU`,
@@ -69,20 +72,59 @@ fn sizes(opts: &BenchOptions) -> Vec<usize> {
     if opts.smoke {
         vec![2_000, 20_000]
     } else {
-        vec![10_000, 100_000, 150_000, 300_000]
+        vec![10_000, 100_000, 150_000, 300_000, 1_000_000]
     }
 }
 
+/// The size whose memory per pod the larger ones are held to.
+const MEMORY_REFERENCE: usize = 100_000;
+
+/// How much more memory per pod than at [`MEMORY_REFERENCE`] a larger size may take.
+const MEMORY_GROWTH: f64 = 1.10;
+
 pub(super) fn scale_figures(opts: &BenchOptions, report: &mut Report) -> Result<(), BenchError> {
+    // Memory is read as RSS above this baseline: what a smaller size freed is kept by the
+    // allocator and reused by the next (sizes grow), so an RSS delta from before each size would
+    // not see the part reused.
+    let baseline = rss_bytes().unwrap_or(0);
+    let mut reference: Option<f64> = None;
     for n in sizes(opts) {
         tracing::info!(n, "bench: scale");
-        scale_at(n, report)?;
+        let per_pod = scale_at(n, baseline, report)?;
+        let sec = scale_section(n);
+        let (target, v) = match reference {
+            Some(r) if n > MEMORY_REFERENCE => (
+                format!("≤ {:.0} B (the 100k figure + 10 %)", r * MEMORY_GROWTH),
+                verdict(per_pod <= r * MEMORY_GROWTH),
+            ),
+            _ => (String::new(), Verdict::Info),
+        };
+        report.fig(
+            &sec,
+            "memory per pod: RSS above the bench's start over the pods (cache + rows + App)",
+            format!("{per_pod:.0} B"),
+            &target,
+            v,
+        );
+        if n == MEMORY_REFERENCE {
+            reference = Some(per_pod);
+        }
     }
     Ok(())
 }
 
-fn scale_at(n: usize, report: &mut Report) -> Result<(), BenchError> {
-    let sec = format!("scale {}k", n / 1000);
+fn scale_section(n: usize) -> String {
+    if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
+        format!("scale {}M", n / 1_000_000)
+    } else {
+        format!("scale {}k", n / 1000)
+    }
+}
+
+/// The figures at `n` pods; returns the memory per pod with the App holding them all (RSS
+/// above `baseline`).
+fn scale_at(n: usize, baseline: u64, report: &mut Report) -> Result<f64, BenchError> {
+    let sec = scale_section(n);
     let sec = sec.as_str();
     let store = Arc::new(ThreadSafeStore::new(dashboard_pod_indexers()));
     let transform = pod_transform();
@@ -128,6 +170,7 @@ fn scale_at(n: usize, report: &mut Report) -> Result<(), BenchError> {
     }
     // The list ends: the store path's resync of the same rows (nothing changes on screen).
     app.update(Action::Resync { view, rows });
+    let per_pod = rss_bytes().unwrap_or(0).saturating_sub(baseline) as f64 / n as f64;
     report.fig(
         sec,
         &format!(
@@ -289,7 +332,33 @@ fn scale_at(n: usize, report: &mut Report) -> Result<(), BenchError> {
         "≤ 1%",
         verdict(pct <= 1.0),
     );
-    Ok(())
+    Ok(per_pod)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scale_figure_goes_to_a_million_pods_named_in_millions() {
+        let opts = BenchOptions {
+            pods: Vec::new(),
+            runs: 1,
+            no_peer: true,
+            churn: Vec::new(),
+            kubeconfig: None,
+            smoke: false,
+            only: vec![FigureGroup::Scale],
+            pod_shape: PodShape::Compact,
+            server_mbps: None,
+            clusters: 1,
+            wire: crate::informer::pb::client::WireFormat::Protobuf,
+        };
+        assert_eq!(sizes(&opts).last(), Some(&1_000_000));
+        assert!(sizes(&opts).contains(&MEMORY_REFERENCE));
+        assert_eq!(scale_section(1_000_000), "scale 1M");
+        assert_eq!(scale_section(150_000), "scale 150k");
+    }
 }
 
 /// What a measured step cost: on a CPU, and in wall time. Ordered by the CPU time.
