@@ -31,7 +31,7 @@
 //! The file is in WAL mode with `synchronous = NORMAL`: a committed batch survives `kill -9`
 //! (only a power cut may lose the last batches), and the file always opens.
 //!
-//! Measured (`scripts/bench_recorder.sh`, SECS=60, release build, 2026-12-08 01:13 UTC, the
+//! Measured (`src/bench/recorder.sh`, SECS=60, release build, 2026-12-08 01:13 UTC, the
 //! 2 shared cores at load 13–15): a demo server with 10,000 realistic pods and 100 changes/s,
 //! `record` against `record --informers-only`: 5.77 s of CPU against 0.95 s in 60 s (+507 %,
 //! the first list's 17,000 whole objects included; target +10 %: a miss, not profiled yet:

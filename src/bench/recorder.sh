@@ -1,6 +1,6 @@
 #!/bin/sh
 # The flight recorder's figures in the README's benchmark table (issue 42), from a release build:
-#   cargo build --release --locked && scripts/bench_recorder.sh
+#   cargo build --release --locked && src/bench/recorder.sh
 # A demo server with PODS realistic pods and CHURN changes/s (its own process, so its CPU is not
 # counted); `record --informers-only` (the same informers, nothing recorded) and `record` for
 # SECS seconds each, their CPU (user + system, from /usr/bin/time) and the file's size; then
