@@ -171,8 +171,7 @@ const LARGEST_CIRCLE_RATCHET: usize = 6;
 /// They are converted one by one onto `ui::component`; remove a file from this list when its
 /// screen is a component. The list only shrinks (a test fails when a listed file no longer
 /// needs to be on it).
-const NOT_YET_COMPONENTS: &[&str] = &[
-];
+const NOT_YET_COMPONENTS: &[&str] = &[];
 
 /// A module's path in the crate (`["ui", "screens", "scale"]`) → its file.
 type Modules = std::collections::BTreeMap<Vec<String>, PathBuf>;

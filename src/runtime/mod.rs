@@ -1120,10 +1120,7 @@ fn forward_demo_seeding(
             }
             if let Some(objects) = s.seeded {
                 if let Some(b) = banner {
-                    let _ = tx.send(Action::Notify {
-                        message: format!("{b} ({objects} objects)"),
-                        error: false,
-                    });
+                    let _ = tx.send(Action::DemoSeeded(format!("{b} ({objects} objects)")));
                 }
                 return;
             }

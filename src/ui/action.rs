@@ -502,6 +502,9 @@ pub enum Action {
     },
     /// How far the built-in demo cluster's seeding has come (`--demo`).
     DemoSeeding(DemoSeeding),
+    /// The demo cluster is seeded: its banner, shown unless the footer already says something
+    /// (an error or a problem found meanwhile is not covered by it).
+    DemoSeeded(String),
 }
 
 /// The built-in demo cluster is stored while the dashboard already runs: the footer shows how

@@ -894,6 +894,11 @@ impl App {
                 self.demo_seeding = s.seeded.is_none().then_some(s);
                 self.dirty = true;
             }
+            Action::DemoSeeded(banner) => {
+                if self.message.is_none() {
+                    self.info(banner);
+                }
+            }
             Action::Metrics(update) => self.on_metrics(update),
             Action::NodePods(update) => self.on_node_pods(update),
             Action::Log { view, batch } => self.on_log_batch(view, batch),

@@ -46,8 +46,16 @@ impl Session {
         let bin = env!("CARGO_BIN_EXE_kinformer");
         let log = dir.path().join("kinformer.log");
         let stty = dir.path().join("stty.txt");
+        // The user's own k9s and kinformer files stay out of it, and what a run saves on exit
+        // (a context's view and favourites, as k9s saves them) stays in this session's
+        // directory: tests running at once never start on each other's saved view. A test's
+        // own `env` comes after, so it wins.
+        let home = dir.path().display();
+        let isolated = format!(
+            "XDG_CONFIG_HOME={home}/config XDG_DATA_HOME={home}/data XDG_STATE_HOME={home}/state"
+        );
         let script = format!(
-            "{env} {bin} --log-file {} {args}; echo EXIT=$? ; stty -a > {}; sleep 60",
+            "{isolated} {env} {bin} --log-file {} {args}; echo EXIT=$? ; stty -a > {}; sleep 60",
             log.display(),
             stty.display()
         );

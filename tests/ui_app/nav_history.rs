@@ -163,3 +163,23 @@ fn a_command_over_the_containers_replaces_the_stack_and_brackets_still_go_back()
     app.update(code(KeyCode::Esc));
     assert_eq!(kinformer::ui::nav_history::crumbs(&app), ["pods"]);
 }
+
+/// The views that are not resources (`:xray`, `:pulse`, `:pf`, `:aliases`, `:deltas`,
+/// `:informers`) open over the current one, and esc returns to it: a deliberate difference from
+/// k9s, whose commands all replace the stack.
+#[test]
+fn views_that_are_not_resources_open_over_the_table_and_esc_returns_to_it() {
+    let (mut app, _) = app_with(config(), vec![simple_pod("default", "web-1")]);
+    for line in ["xray", "pulse", "pf", "aliases", "deltas", "informers"] {
+        run_line(&mut app, line);
+        let crumbs = kinformer::ui::nav_history::crumbs(&app);
+        assert_eq!(
+            crumbs.first().map(String::as_str),
+            Some("pods"),
+            "{line}: {crumbs:?}"
+        );
+        assert_eq!(crumbs.len(), 2, "{line}: {crumbs:?}");
+        app.update(code(KeyCode::Esc));
+        assert_eq!(kinformer::ui::nav_history::crumbs(&app), ["pods"], "{line}");
+    }
+}

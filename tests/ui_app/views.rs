@@ -495,3 +495,32 @@ fn the_events_table_shows_kubectls_and_k9ss_columns() {
         "{text}"
     );
 }
+
+/// The demo's banner arrives when its seed is stored, seconds after the start: it must not
+/// cover what the footer says by then (a forbidden namespace's fallback, a config problem).
+#[test]
+fn the_demos_seeded_banner_never_covers_a_message_already_in_the_footer() {
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::DemoSeeded(
+        "demo cluster at http://x (5 objects)".into(),
+    ));
+    assert_eq!(
+        app.message,
+        Some(("demo cluster at http://x (5 objects)".to_string(), false))
+    );
+    let (mut app, _) = app_with(config(), three_pods());
+    app.update(Action::Notify {
+        message: "listing pods in all namespaces is forbidden".into(),
+        error: true,
+    });
+    app.update(Action::DemoSeeded(
+        "demo cluster at http://x (5 objects)".into(),
+    ));
+    assert_eq!(
+        app.message,
+        Some((
+            "listing pods in all namespaces is forbidden".to_string(),
+            true
+        ))
+    );
+}
