@@ -62,8 +62,10 @@ impl Drop for DemoServerProcess {
     }
 }
 
-/// The informer panel's LIST cell for all-namespace pods, once it is synced (cells:
-/// RESOURCE NAMESPACE STATE LIST SYNCED ...), and the whole row.
+/// The informer panel's LIST cell for all-namespace pods, once it is synced and watching
+/// (cells: RESOURCE NAMESPACE STATE LIST SYNCED ...), and the whole row. A relist under load
+/// (synced, its STATE `listing 99%`, two words) or a backoff is waited out: the LIST cell is
+/// read from a row whose STATE is the one word `watching`.
 fn synced_pods_list_mode(dash: &Session) -> (String, String) {
     dash.wait_for("the pods table", 60, |t| {
         t.contains("Pods(all)") && t.contains("Running")
@@ -76,7 +78,9 @@ fn synced_pods_list_mode(dash: &Session) -> (String, String) {
             .trim_matches(|c: char| c == '│' || c.is_whitespace())
             .split_whitespace()
             .collect();
-        cells.first() == Some(&"pods") && cells.contains(&"true")
+        cells.first() == Some(&"pods")
+            && cells.get(2) == Some(&"watching")
+            && cells.contains(&"true")
     };
     let screen = dash.wait_for("a synced pods informer in the panel", 60, |t| {
         t.lines().any(is_pods_row)
