@@ -46,13 +46,15 @@ impl Session {
         let bin = env!("CARGO_BIN_EXE_kinformer");
         let log = dir.path().join("kinformer.log");
         let stty = dir.path().join("stty.txt");
-        // The user's own k9s and kinformer files stay out of it, and what a run saves on exit
-        // (a context's view and favourites, as k9s saves them) stays in this session's
-        // directory: tests running at once never start on each other's saved view. A test's
+        // The user's own k9s and kinformer files stay out of it, and what a run saves (a
+        // context's view and favourites on exit, as k9s saves them; kubectl's discovery cache,
+        // kept by a demo server's port that a later test may reuse) stays in this session's
+        // directory: tests running at once never start on each other's saved state. A test's
         // own `env` comes after, so it wins.
         let home = dir.path().display();
         let isolated = format!(
-            "XDG_CONFIG_HOME={home}/config XDG_DATA_HOME={home}/data XDG_STATE_HOME={home}/state"
+            "XDG_CONFIG_HOME={home}/config XDG_DATA_HOME={home}/data XDG_STATE_HOME={home}/state \
+             KUBECACHEDIR={home}/kube-cache"
         );
         let script = format!(
             "{isolated} {env} {bin} --log-file {} {args}; echo EXIT=$? ; stty -a > {}; sleep 60",
