@@ -44,21 +44,7 @@ impl App {
             .filter(|v| UsageKind::of(&v.resource) == Some(UsageKind::Nodes))
             .map(|v| v.id)
             .collect();
-        for id in ids {
-            if let Some(v) = self.views.get_mut(&id)
-                && let (SortBy::Joined(col), _) = v.table.sort()
-            {
-                fill_joined(
-                    &self.metrics,
-                    self.node_pods.as_ref(),
-                    self.fleet
-                        .is_fleet()
-                        .then_some(self.connection.context.as_str()),
-                    v,
-                    col,
-                );
-            }
-        }
+        self.refill_usage_sorts(ids);
         if matches!(self.current_screen(), Some(Screen::Table(id)) if self
             .views
             .get(id)
@@ -89,21 +75,7 @@ impl App {
                     })
                     .map(|v| v.id)
                     .collect();
-                for id in ids {
-                    if let Some(v) = self.views.get_mut(&id)
-                        && let (SortBy::Joined(col), _) = v.table.sort()
-                    {
-                        fill_joined(
-                            &self.metrics,
-                            self.node_pods.as_ref(),
-                            self.fleet
-                                .is_fleet()
-                                .then_some(self.connection.context.as_str()),
-                            v,
-                            col,
-                        );
-                    }
-                }
+                self.refill_usage_sorts(ids);
                 if self.shows_usage() {
                     self.dirty = true;
                     self.scroll_current();
@@ -146,7 +118,7 @@ impl App {
         let Some(id) = self.current_view_id() else {
             return;
         };
-        let Some(v) = self.views.get_mut(&id) else {
+        let Some(v) = self.views.get(&id) else {
             return;
         };
         let Some(kind) = UsageKind::of(&v.resource) else {
@@ -157,34 +129,43 @@ impl App {
             return;
         };
         let by = SortBy::Joined(col);
-        if v.table.sort().0 != by {
-            fill_joined(
-                &self.metrics,
-                self.node_pods.as_ref(),
-                self.fleet
-                    .is_fleet()
-                    .then_some(self.connection.context.as_str()),
-                v,
-                col,
-            );
-        }
+        self.prepare_joined_sort(id, by);
         // As k9s: the most CPU or memory on top first.
-        v.table.set_sort_first(by, true);
+        if let Some(v) = self.views.get_mut(&id) {
+            v.table.set_sort_first(by, true);
+        }
         self.scroll_current();
     }
 
     /// Before a sort change to a usage column: fill its keys.
     pub(crate) fn prepare_joined_sort(&mut self, id: ViewId, by: SortBy) {
         if let SortBy::Joined(col) = by
-            && let Some(v) = self.views.get_mut(&id)
-            && v.table.sort().0 != by
+            && self.views.get(&id).is_some_and(|v| v.table.sort().0 != by)
         {
+            self.fill_usage_keys(id, col);
+        }
+    }
+
+    /// The views `ids` sorted by a usage column: their keys again, from the latest poll.
+    fn refill_usage_sorts(&mut self, ids: Vec<ViewId>) {
+        for id in ids {
+            if let Some((SortBy::Joined(col), _)) = self.views.get(&id).map(|v| v.table.sort()) {
+                self.fill_usage_keys(id, col);
+            }
+        }
+    }
+
+    /// Fill view `id`'s keys for its usage column `col` from the polls kept.
+    fn fill_usage_keys(&mut self, id: ViewId, col: usize) {
+        let fleet_context = self
+            .fleet
+            .is_fleet()
+            .then_some(self.connection.context.as_str());
+        if let Some(v) = self.views.get_mut(&id) {
             fill_joined(
                 &self.metrics,
                 self.node_pods.as_ref(),
-                self.fleet
-                    .is_fleet()
-                    .then_some(self.connection.context.as_str()),
+                fleet_context,
                 v,
                 col,
             );
